@@ -1,0 +1,400 @@
+/* codec.c - whole-message encode and decode (SPEC §8, §10), the per-element
+ * error bound (SPEC §6) and per-tile inspection. */
+#include <math.h>
+#include "internal.h"
+
+/* ---- sizes ----------------------------------------------------------------- */
+
+tahq_status tahq_encode_bound(const tahq_config *cfg, const tahq_shape *shape, size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = tahq_check_config(cfg);
+    if (st == TAHQ_OK)
+        st = tahq_check_shape(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    tahq_layout lay;
+    uint64_t n_low = tahq_required_low_units(cfg, shape);
+    tahq_layout_compute(cfg, shape, n_low, 0, &lay);
+    tahq_layout_compute(cfg, shape, n_low, lay.n_tiles, &lay);
+    uint64_t total = TAHQ_HEADER_BYTES + lay.payload_bytes;
+    if (total > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    *bytes = (size_t)total;
+    return TAHQ_OK;
+}
+
+/* Units ranked together: S tokens (token mode) or T tiles (tile mode). */
+static uint64_t alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
+{
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: return shape->seq_len;
+    case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
+    default: return 0;
+    }
+}
+
+tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
+                                       size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = tahq_check_config(cfg);
+    if (st == TAHQ_OK)
+        st = tahq_check_shape(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    uint64_t n = alloc_group_size(cfg, shape);
+    uint64_t total = n * (sizeof(uint64_t) + sizeof(float));
+    if (total > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    *bytes = (size_t)total;
+    return TAHQ_OK;
+}
+
+/* ---- encode ---------------------------------------------------------------- */
+
+/* Index of the first element that is not finite or has |x| >= 2^64, and its
+ * status; TAHQ_OK if none. The fast path is a branch-free max over |x| bits. */
+static tahq_status check_input(const float *x, uint64_t n)
+{
+    uint32_t worst = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        worst = a > worst ? a : worst;
+    }
+    if (worst < 0x5F800000u) /* 2^64 */
+        return TAHQ_OK;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        if (a >= 0x7F800000u)
+            return TAHQ_ERR_NONFINITE;
+        if (a >= 0x5F800000u)
+            return TAHQ_ERR_RANGE;
+    }
+    return TAHQ_OK;
+}
+
+static void put_meta(uint8_t *dst, tahq_meta meta, float v)
+{
+    uint32_t bits = tahq_meta_bits(meta, v);
+    if (meta == TAHQ_META_FP32)
+        tahq_put_u32(dst, bits);
+    else
+        tahq_put_u16(dst, (uint16_t)bits);
+}
+
+static float get_meta(const uint8_t *src, tahq_meta meta)
+{
+    uint32_t bits = meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
+    return tahq_meta_value(meta, bits);
+}
+
+static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
+{
+    return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
+}
+
+/* Is tile t low precision, given the precision map? */
+static int tile_is_low(const tahq_config *cfg, const uint8_t *map, uint64_t t,
+                       uint64_t tiles_per_row)
+{
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: return (int)tahq_get_bit(map, t / tiles_per_row);
+    case TAHQ_ALLOC_TILE: return (int)tahq_get_bit(map, t);
+    default: return 0;
+    }
+}
+
+tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                        void *workspace, size_t workspace_bytes, uint8_t *out,
+                        size_t out_capacity, size_t *out_len)
+{
+    if (!cfg || !shape || !x || !out || !out_len)
+        return TAHQ_ERR_NULL;
+    *out_len = 0;
+    tahq_status st = tahq_check_config(cfg);
+    if (st == TAHQ_OK)
+        st = tahq_check_shape(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    size_t bound, ws_need;
+    st = tahq_encode_bound(cfg, shape, &bound);
+    if (st == TAHQ_OK)
+        st = tahq_encode_workspace_size(cfg, shape, &ws_need);
+    if (st != TAHQ_OK)
+        return st;
+    if (out_capacity < bound)
+        return TAHQ_ERR_BUFFER;
+    if (workspace_bytes < ws_need || (ws_need > 0 && !workspace) ||
+        ((uintptr_t)workspace % sizeof(uint64_t)) != 0)
+        return ws_need > 0 && !workspace ? TAHQ_ERR_NULL : TAHQ_ERR_BUFFER;
+
+    tahq_layout lay;
+    tahq_layout_compute(cfg, shape, tahq_required_low_units(cfg, shape), 0, &lay);
+    st = check_input(x, lay.n_tiles * cfg->tile);
+    if (st != TAHQ_OK)
+        return st;
+
+    const uint32_t G = cfg->tile;
+    const uint32_t k = lay.tile_log2;
+    uint8_t *payload = out + TAHQ_HEADER_BYTES;
+    memset(payload, 0, (size_t)(lay.map_bytes + lay.flag_bytes));
+    memset(payload + lay.pivot_off, 0, (size_t)((lay.n_tiles * k + 7) / 8));
+
+    uint64_t group = alloc_group_size(cfg, shape);
+    uint64_t *keys = (uint64_t *)workspace;
+    float *entropies = (float *)(keys + group);
+    uint8_t *map = payload;
+    uint64_t n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
+
+    uint8_t *flags = payload + lay.map_bytes;
+    uint8_t *codes_out = payload + lay.code_off;
+    uint8_t *pivots = payload + lay.pivot_off;
+    uint64_t n_flagged = 0;
+    float v[TAHQ_TILE_MAX];
+    uint8_t codes[TAHQ_TILE_MAX];
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        const float *tile_x = x + t * G;
+        uint32_t bits = tile_is_low(cfg, map, t, lay.tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
+        uint32_t pivot;
+        int flagged = tahq_gate(tile_x, G, cfg->tau, &pivot);
+        memcpy(v, tile_x, G * sizeof(float));
+        if (flagged)
+            tahq_hadamard_forward(v, G, pivot);
+        float z, s;
+        st = tahq_quantize_tile(v, G, bits, cfg->meta, cfg->rounding, cfg->seed, t * G, &z, &s,
+                                codes);
+        if (st != TAHQ_OK) {
+            memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */
+            return st;
+        }
+        put_meta(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta, z);
+        put_meta(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta, s);
+        tahq_pack_tile(codes_out, codes, G, bits);
+        codes_out += (uint64_t)G * bits / 8;
+        if (flagged) {
+            uint8_t p = (uint8_t)pivot;
+            tahq_set_bit(flags, t);
+            tahq_pack_bits(pivots, n_flagged * k, &p, 1, k);
+            n_flagged++;
+        }
+    }
+    tahq_layout_compute(cfg, shape, n_low, n_flagged, &lay);
+    tahq_header_write(out, cfg, shape, n_low, n_flagged, lay.payload_bytes);
+    tahq_header_seal(out, lay.payload_bytes);
+    *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
+    return TAHQ_OK;
+}
+
+/* ---- decode ---------------------------------------------------------------- */
+
+static uint64_t popcount_bits(const uint8_t *buf, uint64_t first, uint64_t n)
+{
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < n; i++)
+        c += tahq_get_bit(buf, first + i);
+    return c;
+}
+
+/* Bits from nbits up to the end of the last byte must be zero. */
+static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
+{
+    if ((nbits & 7u) == 0)
+        return 1;
+    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
+}
+
+/* SPEC §8.4 step 5: everything in the payload that the header does not fix. */
+static tahq_status validate_payload(const tahq_header *h, const tahq_layout *lay,
+                                    const uint8_t *payload)
+{
+    const tahq_config *cfg = &h->config;
+    const uint8_t *map = payload;
+    uint64_t group = alloc_group_size(cfg, &h->shape);
+    if (group > 0) {
+        uint64_t want = tahq_low_count(group, cfg->hi_permille);
+        for (uint64_t first = 0; first < lay->map_bits; first += group)
+            if (popcount_bits(map, first, group) != want)
+                return TAHQ_ERR_PAYLOAD;
+        if (!padding_is_zero(map, lay->map_bits))
+            return TAHQ_ERR_PAYLOAD;
+    }
+    const uint8_t *flags = payload + lay->map_bytes;
+    if (popcount_bits(flags, 0, lay->n_tiles) != h->n_flagged || !padding_is_zero(flags, lay->n_tiles))
+        return TAHQ_ERR_PAYLOAD;
+    if (!padding_is_zero(payload + lay->pivot_off, h->n_flagged * lay->tile_log2))
+        return TAHQ_ERR_PAYLOAD;
+    for (uint64_t t = 0; t < lay->n_tiles; t++) {
+        uint32_t zb = meta_get_bits(payload + lay->zero_off + t * lay->meta_bytes, cfg->meta);
+        uint32_t sb = meta_get_bits(payload + lay->scale_off + t * lay->meta_bytes, cfg->meta);
+        float z = tahq_meta_value(cfg->meta, zb);
+        float s = tahq_meta_value(cfg->meta, sb);
+        uint32_t sign = cfg->meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
+        if (!(z - z == 0.0f) || zb == sign) /* non-finite, or -0 */
+            return TAHQ_ERR_PAYLOAD;
+        if (!(s - s == 0.0f) || (sb & sign))
+            return TAHQ_ERR_PAYLOAD;
+    }
+    return TAHQ_OK;
+}
+
+/* Walks the tiles of a validated message in order. */
+typedef struct tile_cursor {
+    const tahq_header *h;
+    const tahq_layout *lay;
+    const uint8_t *payload;
+    const uint8_t *codes;   /* next tile's codes */
+    uint64_t t;             /* next tile */
+    uint64_t n_flagged;     /* flagged tiles seen so far */
+} tile_cursor;
+
+typedef struct tile_data {
+    uint32_t bits, flagged, pivot;
+    float zero, scale;
+    uint8_t codes[TAHQ_TILE_MAX];
+} tile_data;
+
+static void cursor_next(tile_cursor *c, tile_data *d)
+{
+    const tahq_config *cfg = &c->h->config;
+    const tahq_layout *lay = c->lay;
+    const uint32_t G = cfg->tile;
+    uint64_t t = c->t;
+    d->bits = tile_is_low(cfg, c->payload, t, lay->tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
+    d->flagged = tahq_get_bit(c->payload + lay->map_bytes, t);
+    d->pivot = 0;
+    if (d->flagged) {
+        uint8_t p;
+        tahq_unpack_bits(c->payload + lay->pivot_off, c->n_flagged * lay->tile_log2, &p, 1,
+                         lay->tile_log2);
+        d->pivot = p;
+        c->n_flagged++;
+    }
+    d->zero = get_meta(c->payload + lay->zero_off + t * lay->meta_bytes, cfg->meta);
+    d->scale = get_meta(c->payload + lay->scale_off + t * lay->meta_bytes, cfg->meta);
+    tahq_unpack_tile(c->codes, d->codes, G, d->bits);
+    c->codes += (uint64_t)G * d->bits / 8;
+    c->t++;
+}
+
+/* Parse + validate the whole message; fills header and layout. */
+static tahq_status open_message(const uint8_t *msg, size_t len, tahq_header *h, tahq_layout *lay,
+                                tile_cursor *cur)
+{
+    tahq_status st = tahq_parse_header(msg, len, h);
+    if (st != TAHQ_OK)
+        return st;
+    tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged, lay);
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
+    st = validate_payload(h, lay, payload);
+    if (st != TAHQ_OK)
+        return st;
+    cur->h = h;
+    cur->lay = lay;
+    cur->payload = payload;
+    cur->codes = payload + lay->code_off;
+    cur->t = 0;
+    cur->n_flagged = 0;
+    return TAHQ_OK;
+}
+
+tahq_status tahq_decode(const uint8_t *msg, size_t len, float *out, size_t count)
+{
+    if (!msg || !out)
+        return TAHQ_ERR_NULL;
+    tahq_header h;
+    tahq_layout lay;
+    tile_cursor cur;
+    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    if (st != TAHQ_OK)
+        return st;
+    const uint32_t G = h.config.tile;
+    if ((uint64_t)count != lay.n_tiles * G)
+        return TAHQ_ERR_BUFFER;
+    tile_data d;
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        cursor_next(&cur, &d);
+        float *dst = out + t * G;
+        tahq_dequantize_tile(d.codes, G, d.zero, d.scale, dst);
+        if (d.flagged)
+            tahq_hadamard_inverse(dst, G, d.pivot);
+    }
+    return TAHQ_OK;
+}
+
+/* ---- error bound (SPEC §6) --------------------------------------------------- */
+
+/* §6.2 element bound of a tile quantized with (zero, scale, bits). */
+static double element_bound(double zero, double scale, uint32_t bits, tahq_rounding rounding)
+{
+    const double u = 0x1p-24;
+    const double levels = (double)((1u << bits) - 1u);
+    const double eq = rounding == TAHQ_ROUND_STOCHASTIC ? 1.0 : 0.5;
+    return scale * (eq + (5.0 * levels + 4.0) * u) + fabs(zero) * u + 0x1p-148;
+}
+
+tahq_status tahq_error_bound(const uint8_t *msg, size_t len, double *bound, size_t count)
+{
+    if (!msg || !bound)
+        return TAHQ_ERR_NULL;
+    tahq_header h;
+    tahq_layout lay;
+    tile_cursor cur;
+    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    if (st != TAHQ_OK)
+        return st;
+    const uint32_t G = h.config.tile;
+    if ((uint64_t)count != lay.n_tiles * G)
+        return TAHQ_ERR_BUFFER;
+    const double u = 0x1p-24;
+    const uint32_t k = lay.tile_log2;
+    const double gamma = pow(1.0 + u, (double)(k + 1)) - 1.0;
+    const double kappa = (k & 1u) ? sqrt(2.0) : 1.0;
+    const double root_g = sqrt((double)G);
+    const double slack = 1.0 + 0x1p-40; /* binary64 rounding of these formulas */
+    tile_data d;
+    float v[TAHQ_TILE_MAX];
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        cursor_next(&cur, &d);
+        double b = element_bound(d.zero, d.scale, d.bits, h.config.rounding);
+        double e = b;
+        if (d.flagged) {
+            tahq_dequantize_tile(d.codes, G, d.zero, d.scale, v);
+            double norm2 = 0.0;
+            for (uint32_t i = 0; i < G; i++)
+                norm2 += (double)v[i] * (double)v[i];
+            double x_norm = kappa * (sqrt(norm2) + root_g * (b + 0x1p-150)) / (1.0 - gamma);
+            e = (1.0 + gamma) * kappa * root_g * b + gamma * (2.0 + gamma) * x_norm + 0x1p-140;
+        }
+        e *= slack;
+        for (uint32_t i = 0; i < G; i++)
+            bound[t * G + i] = e;
+    }
+    return TAHQ_OK;
+}
+
+tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info, size_t n_tiles)
+{
+    if (!msg || !info)
+        return TAHQ_ERR_NULL;
+    tahq_header h;
+    tahq_layout lay;
+    tile_cursor cur;
+    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    if (st != TAHQ_OK)
+        return st;
+    if ((uint64_t)n_tiles != lay.n_tiles)
+        return TAHQ_ERR_BUFFER;
+    tile_data d;
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        cursor_next(&cur, &d);
+        info[t].bits = d.bits;
+        info[t].flagged = d.flagged;
+        info[t].pivot = d.pivot;
+        info[t].zero = d.zero;
+        info[t].scale = d.scale;
+    }
+    return TAHQ_OK;
+}

@@ -1,0 +1,190 @@
+/* entropy.c - the SPEC's log2, summation trees, entropy and precision
+ * allocation (SPEC §2.3, §2.5, §4). */
+#include "internal.h"
+
+/* Horner coefficients c0..c8 of log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1]. */
+static const float log2_coeff[9] = {
+    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f, -0x1.715c9cp-2f, 0x1.26d41p-2f,
+    -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
+};
+
+float tahq_log2(float x)
+{
+    uint32_t w = tahq_bits_of(x);
+    int32_t adjust = 0;
+    if ((w >> 23) == 0u) { /* subnormal: scale into the normal range, exactly */
+        x = x * 0x1p23f;
+        w = tahq_bits_of(x);
+        adjust = -23;
+    }
+    int32_t e = (int32_t)((w >> 23) & 0xFFu) - 127 + adjust;
+    uint32_t frac = w & 0x7FFFFFu;
+    float m = tahq_float_of(frac | 0x3F800000u);
+    if (frac > 0x3504F3u) { /* m > sqrt(2): use m/2 in [sqrt(1/2), 1) */
+        m = m * 0.5f;
+        e += 1;
+    }
+    float f = m - 1.0f; /* exact (Sterbenz) */
+    float y = log2_coeff[8];
+    for (int i = 7; i >= 0; i--)
+        y = y * f + log2_coeff[i];
+    return (float)e + f * y;
+}
+
+float tahq_tree_sum(const float *v, uint32_t n)
+{
+    float w[TAHQ_TILE_MAX];
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = v[i];
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = w[j] + w[j + h];
+    return w[0];
+}
+
+/* Pairwise (binary-counter) combination of tile sums (SPEC §2.5): partial
+ * sums of complete subtrees live on a stack; pushing a tile sum merges equal
+ * sized neighbours, finishing merges what remains from the right. */
+typedef struct pairwise_acc {
+    float sum[64];
+    uint64_t count; /* number of tile sums pushed; its bits say which subtrees exist */
+    uint32_t depth;
+} pairwise_acc;
+
+static void pairwise_push(pairwise_acc *acc, float v)
+{
+    uint64_t c = acc->count;
+    while (c & 1u) { /* a complete left subtree of the same size exists */
+        v = acc->sum[--acc->depth] + v;
+        c >>= 1;
+    }
+    acc->sum[acc->depth++] = v;
+    acc->count++;
+}
+
+static float pairwise_finish(const pairwise_acc *acc)
+{
+    /* Right-most partial subtrees are completed with zero padding, which
+     * leaves them unchanged: combine from the right. */
+    float v = acc->sum[acc->depth - 1];
+    for (uint32_t i = acc->depth - 1; i > 0; i--)
+        v = acc->sum[i - 1] + v;
+    return v;
+}
+
+/* Sum of |x| over a tile, halving tree. */
+static float tile_abs_sum(const float *x, uint32_t tile)
+{
+    float w[TAHQ_TILE_MAX];
+    for (uint32_t i = 0; i < tile; i++)
+        w[i] = tahq_absf(x[i]);
+    for (uint32_t h = tile / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = w[j] + w[j + h];
+    return w[0];
+}
+
+/* Sum of p*log2(p), p = |x|/total, over a tile, halving tree. */
+static float tile_plogp_sum(const float *x, uint32_t tile, float total)
+{
+    float w[TAHQ_TILE_MAX];
+    for (uint32_t i = 0; i < tile; i++) {
+        float p = tahq_absf(x[i]) / total;
+        w[i] = p == 0.0f ? 0.0f : p * tahq_log2(p);
+    }
+    for (uint32_t h = tile / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = w[j] + w[j + h];
+    return w[0];
+}
+
+float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
+{
+    pairwise_acc acc;
+    acc.count = 0;
+    acc.depth = 0;
+    for (uint32_t t = 0; t < tiles; t++)
+        pairwise_push(&acc, tile_abs_sum(x + (uint64_t)t * tile, tile));
+    float total = pairwise_finish(&acc);
+    if (total == 0.0f)
+        return 0.0f;
+    acc.count = 0;
+    acc.depth = 0;
+    for (uint32_t t = 0; t < tiles; t++)
+        pairwise_push(&acc, tile_plogp_sum(x + (uint64_t)t * tile, tile, total));
+    return 0.0f - pairwise_finish(&acc);
+}
+
+/* ---- allocation ---------------------------------------------------------- */
+
+/* In-place heapsort of 64-bit keys (entropy bits << 32 | index): keys are
+ * distinct, so the order, and with it the tie rule, is total. */
+static void sift_down(uint64_t *a, uint64_t start, uint64_t n)
+{
+    uint64_t root = start;
+    while (2 * root + 1 < n) {
+        uint64_t child = 2 * root + 1;
+        if (child + 1 < n && a[child] < a[child + 1])
+            child++;
+        if (a[root] >= a[child])
+            return;
+        uint64_t t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+static void sort_keys(uint64_t *a, uint64_t n)
+{
+    if (n < 2)
+        return;
+    for (uint64_t start = n / 2; start-- > 0;)
+        sift_down(a, start, n);
+    for (uint64_t end = n - 1; end > 0; end--) {
+        uint64_t t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+/* Mark the n_low smallest of the n entropies of a group: map bits
+ * first_bit + index. Returns n_low. */
+static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uint64_t *keys,
+                           uint8_t *map, uint64_t first_bit)
+{
+    for (uint64_t i = 0; i < n; i++)
+        keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) | i;
+    sort_keys(keys, n);
+    for (uint64_t i = 0; i < n_low; i++)
+        tahq_set_bit(map, first_bit + (keys[i] & 0xFFFFFFFFu));
+    return n_low;
+}
+
+uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                       float *entropy_ws, uint64_t *key_ws, uint8_t *map)
+{
+    const uint32_t G = cfg->tile;
+    const uint64_t C = shape->channels;
+    const uint32_t T = (uint32_t)(C / G);
+    uint64_t n_low = 0;
+    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+        const uint64_t S = shape->seq_len;
+        const uint64_t low = tahq_low_count(S, cfg->hi_permille);
+        for (uint64_t b = 0; b < shape->batch; b++) {
+            for (uint64_t s = 0; s < S; s++)
+                entropy_ws[s] = tahq_entropy(x + (b * S + s) * C, T, G);
+            n_low += select_low(entropy_ws, S, low, key_ws, map, b * S);
+        }
+    } else if (cfg->alloc == TAHQ_ALLOC_TILE) {
+        const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+        const uint64_t low = tahq_low_count(T, cfg->hi_permille);
+        for (uint64_t r = 0; r < rows; r++) {
+            for (uint32_t t = 0; t < T; t++)
+                entropy_ws[t] = tahq_entropy(x + r * C + (uint64_t)t * G, 1, G);
+            n_low += select_low(entropy_ws, T, low, key_ws, map, r * T);
+        }
+    }
+    return n_low;
+}

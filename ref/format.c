@@ -1,0 +1,252 @@
+/* format.c - CRC-32C, header layout and payload sizes (SPEC §2.6, §8). */
+#include "internal.h"
+
+/* Reflected CRC-32C table for polynomial 0x82F63B78 (byte at a time). */
+static const uint32_t crc32c_table[256] = {
+    0x00000000u, 0xF26B8303u, 0xE13B70F7u, 0x1350F3F4u, 0xC79A971Fu, 0x35F1141Cu,
+    0x26A1E7E8u, 0xD4CA64EBu, 0x8AD958CFu, 0x78B2DBCCu, 0x6BE22838u, 0x9989AB3Bu,
+    0x4D43CFD0u, 0xBF284CD3u, 0xAC78BF27u, 0x5E133C24u, 0x105EC76Fu, 0xE235446Cu,
+    0xF165B798u, 0x030E349Bu, 0xD7C45070u, 0x25AFD373u, 0x36FF2087u, 0xC494A384u,
+    0x9A879FA0u, 0x68EC1CA3u, 0x7BBCEF57u, 0x89D76C54u, 0x5D1D08BFu, 0xAF768BBCu,
+    0xBC267848u, 0x4E4DFB4Bu, 0x20BD8EDEu, 0xD2D60DDDu, 0xC186FE29u, 0x33ED7D2Au,
+    0xE72719C1u, 0x154C9AC2u, 0x061C6936u, 0xF477EA35u, 0xAA64D611u, 0x580F5512u,
+    0x4B5FA6E6u, 0xB93425E5u, 0x6DFE410Eu, 0x9F95C20Du, 0x8CC531F9u, 0x7EAEB2FAu,
+    0x30E349B1u, 0xC288CAB2u, 0xD1D83946u, 0x23B3BA45u, 0xF779DEAEu, 0x05125DADu,
+    0x1642AE59u, 0xE4292D5Au, 0xBA3A117Eu, 0x4851927Du, 0x5B016189u, 0xA96AE28Au,
+    0x7DA08661u, 0x8FCB0562u, 0x9C9BF696u, 0x6EF07595u, 0x417B1DBCu, 0xB3109EBFu,
+    0xA0406D4Bu, 0x522BEE48u, 0x86E18AA3u, 0x748A09A0u, 0x67DAFA54u, 0x95B17957u,
+    0xCBA24573u, 0x39C9C670u, 0x2A993584u, 0xD8F2B687u, 0x0C38D26Cu, 0xFE53516Fu,
+    0xED03A29Bu, 0x1F682198u, 0x5125DAD3u, 0xA34E59D0u, 0xB01EAA24u, 0x42752927u,
+    0x96BF4DCCu, 0x64D4CECFu, 0x77843D3Bu, 0x85EFBE38u, 0xDBFC821Cu, 0x2997011Fu,
+    0x3AC7F2EBu, 0xC8AC71E8u, 0x1C661503u, 0xEE0D9600u, 0xFD5D65F4u, 0x0F36E6F7u,
+    0x61C69362u, 0x93AD1061u, 0x80FDE395u, 0x72966096u, 0xA65C047Du, 0x5437877Eu,
+    0x4767748Au, 0xB50CF789u, 0xEB1FCBADu, 0x197448AEu, 0x0A24BB5Au, 0xF84F3859u,
+    0x2C855CB2u, 0xDEEEDFB1u, 0xCDBE2C45u, 0x3FD5AF46u, 0x7198540Du, 0x83F3D70Eu,
+    0x90A324FAu, 0x62C8A7F9u, 0xB602C312u, 0x44694011u, 0x5739B3E5u, 0xA55230E6u,
+    0xFB410CC2u, 0x092A8FC1u, 0x1A7A7C35u, 0xE811FF36u, 0x3CDB9BDDu, 0xCEB018DEu,
+    0xDDE0EB2Au, 0x2F8B6829u, 0x82F63B78u, 0x709DB87Bu, 0x63CD4B8Fu, 0x91A6C88Cu,
+    0x456CAC67u, 0xB7072F64u, 0xA457DC90u, 0x563C5F93u, 0x082F63B7u, 0xFA44E0B4u,
+    0xE9141340u, 0x1B7F9043u, 0xCFB5F4A8u, 0x3DDE77ABu, 0x2E8E845Fu, 0xDCE5075Cu,
+    0x92A8FC17u, 0x60C37F14u, 0x73938CE0u, 0x81F80FE3u, 0x55326B08u, 0xA759E80Bu,
+    0xB4091BFFu, 0x466298FCu, 0x1871A4D8u, 0xEA1A27DBu, 0xF94AD42Fu, 0x0B21572Cu,
+    0xDFEB33C7u, 0x2D80B0C4u, 0x3ED04330u, 0xCCBBC033u, 0xA24BB5A6u, 0x502036A5u,
+    0x4370C551u, 0xB11B4652u, 0x65D122B9u, 0x97BAA1BAu, 0x84EA524Eu, 0x7681D14Du,
+    0x2892ED69u, 0xDAF96E6Au, 0xC9A99D9Eu, 0x3BC21E9Du, 0xEF087A76u, 0x1D63F975u,
+    0x0E330A81u, 0xFC588982u, 0xB21572C9u, 0x407EF1CAu, 0x532E023Eu, 0xA145813Du,
+    0x758FE5D6u, 0x87E466D5u, 0x94B49521u, 0x66DF1622u, 0x38CC2A06u, 0xCAA7A905u,
+    0xD9F75AF1u, 0x2B9CD9F2u, 0xFF56BD19u, 0x0D3D3E1Au, 0x1E6DCDEEu, 0xEC064EEDu,
+    0xC38D26C4u, 0x31E6A5C7u, 0x22B65633u, 0xD0DDD530u, 0x0417B1DBu, 0xF67C32D8u,
+    0xE52CC12Cu, 0x1747422Fu, 0x49547E0Bu, 0xBB3FFD08u, 0xA86F0EFCu, 0x5A048DFFu,
+    0x8ECEE914u, 0x7CA56A17u, 0x6FF599E3u, 0x9D9E1AE0u, 0xD3D3E1ABu, 0x21B862A8u,
+    0x32E8915Cu, 0xC083125Fu, 0x144976B4u, 0xE622F5B7u, 0xF5720643u, 0x07198540u,
+    0x590AB964u, 0xAB613A67u, 0xB831C993u, 0x4A5A4A90u, 0x9E902E7Bu, 0x6CFBAD78u,
+    0x7FAB5E8Cu, 0x8DC0DD8Fu, 0xE330A81Au, 0x115B2B19u, 0x020BD8EDu, 0xF0605BEEu,
+    0x24AA3F05u, 0xD6C1BC06u, 0xC5914FF2u, 0x37FACCF1u, 0x69E9F0D5u, 0x9B8273D6u,
+    0x88D28022u, 0x7AB90321u, 0xAE7367CAu, 0x5C18E4C9u, 0x4F48173Du, 0xBD23943Eu,
+    0xF36E6F75u, 0x0105EC76u, 0x12551F82u, 0xE03E9C81u, 0x34F4F86Au, 0xC69F7B69u,
+    0xD5CF889Du, 0x27A40B9Eu, 0x79B737BAu, 0x8BDCB4B9u, 0x988C474Du, 0x6AE7C44Eu,
+    0xBE2DA0A5u, 0x4C4623A6u, 0x5F16D052u, 0xAD7D5351u,};
+
+uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
+{
+    uint32_t c = ~crc;
+    for (size_t i = 0; i < n; i++)
+        c = crc32c_table[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
+    return ~c;
+}
+
+uint64_t tahq_low_count(uint64_t n, uint32_t hi_permille)
+{
+    /* n < 2^41 in every use (n <= B*S*C/8), so n * 1000 cannot overflow */
+    return n * (uint64_t)(1000u - hi_permille) / 1000u;
+}
+
+void tahq_config_default(tahq_config *cfg)
+{
+    cfg->tile = 64;
+    cfg->hi_bits = 4;
+    cfg->lo_bits = 3;
+    cfg->hi_permille = 800;
+    cfg->alloc = TAHQ_ALLOC_TOKEN;
+    cfg->tau = 2.0f;
+    cfg->rounding = TAHQ_ROUND_NEAREST_EVEN;
+    cfg->seed = 0;
+    cfg->meta = TAHQ_META_FP16;
+}
+
+void tahq_config_plain(tahq_config *cfg, uint32_t tile, uint32_t bits)
+{
+    tahq_config_default(cfg);
+    cfg->tile = tile;
+    cfg->hi_bits = bits;
+    cfg->lo_bits = bits;
+    cfg->hi_permille = 1000;
+    cfg->alloc = TAHQ_ALLOC_NONE;
+    cfg->tau = tahq_float_of(0x7F800000u);
+}
+
+tahq_status tahq_check_config(const tahq_config *cfg)
+{
+    if (!cfg)
+        return TAHQ_ERR_NULL;
+    if (cfg->tile < TAHQ_TILE_MIN || cfg->tile > TAHQ_TILE_MAX || tahq_tile_log2(cfg->tile) == 0)
+        return TAHQ_ERR_CONFIG;
+    if (cfg->hi_bits < 1 || cfg->hi_bits > TAHQ_BITS_MAX || cfg->lo_bits < 1 ||
+        cfg->lo_bits > cfg->hi_bits)
+        return TAHQ_ERR_CONFIG;
+    if (cfg->hi_permille > 1000)
+        return TAHQ_ERR_CONFIG;
+    if ((unsigned)cfg->alloc > TAHQ_ALLOC_TILE || (unsigned)cfg->rounding > TAHQ_ROUND_STOCHASTIC ||
+        (unsigned)cfg->meta > TAHQ_META_FP32)
+        return TAHQ_ERR_CONFIG;
+    uint32_t tau = tahq_bits_of(cfg->tau);
+    if ((tau & 0x80000000u) || (tau & 0x7FFFFFFFu) > 0x7F800000u)
+        return TAHQ_ERR_CONFIG;
+    return TAHQ_OK;
+}
+
+tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape)
+{
+    if (!cfg || !shape)
+        return TAHQ_ERR_NULL;
+    if (shape->batch == 0 || shape->seq_len == 0 || shape->channels < cfg->tile ||
+        shape->channels % cfg->tile != 0)
+        return TAHQ_ERR_SHAPE;
+    uint64_t rows = (uint64_t)shape->batch * shape->seq_len; /* < 2^64 */
+    if (rows > TAHQ_MAX_ELEMENTS / shape->channels)
+        return TAHQ_ERR_SHAPE;
+    return TAHQ_OK;
+}
+
+uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape)
+{
+    uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN:
+        return (uint64_t)shape->batch * tahq_low_count(shape->seq_len, cfg->hi_permille);
+    case TAHQ_ALLOC_TILE:
+        return rows * tahq_low_count(shape->channels / cfg->tile, cfg->hi_permille);
+    default:
+        return 0;
+    }
+}
+
+void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                         uint64_t n_flagged, tahq_layout *lay)
+{
+    const uint64_t G = cfg->tile;
+    lay->tile_log2 = tahq_tile_log2(cfg->tile);
+    lay->rows = (uint64_t)shape->batch * shape->seq_len;
+    lay->tiles_per_row = shape->channels / G;
+    lay->n_tiles = lay->rows * lay->tiles_per_row;
+    lay->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN  ? lay->rows
+                    : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles
+                                                    : 0;
+    lay->map_bytes = (lay->map_bits + 7) / 8;
+    lay->flag_bytes = (lay->n_tiles + 7) / 8;
+    lay->meta_bytes = tahq_meta_bytes(cfg->meta);
+    uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * lay->tiles_per_row : n_low;
+    uint64_t high_tiles = lay->n_tiles - low_tiles;
+    lay->zero_off = lay->map_bytes + lay->flag_bytes;
+    lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
+    lay->code_off = lay->scale_off + lay->n_tiles * lay->meta_bytes;
+    lay->code_bytes = (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8);
+    lay->pivot_off = lay->code_off + lay->code_bytes;
+    lay->pivot_bytes = (n_flagged * lay->tile_log2 + 7) / 8;
+    lay->payload_bytes = lay->pivot_off + lay->pivot_bytes;
+}
+
+void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *shape,
+                       uint64_t n_low, uint64_t n_flagged, uint64_t payload_bytes)
+{
+    memset(dst, 0, TAHQ_HEADER_BYTES);
+    memcpy(dst, TAHQ_MAGIC, 4);
+    tahq_put_u16(dst + 4, (uint16_t)TAHQ_FORMAT_VERSION);
+    tahq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
+    dst[8] = (uint8_t)tahq_tile_log2(cfg->tile);
+    dst[9] = (uint8_t)cfg->hi_bits;
+    dst[10] = (uint8_t)cfg->lo_bits;
+    dst[11] = (uint8_t)cfg->alloc;
+    dst[12] = (uint8_t)cfg->rounding;
+    dst[13] = (uint8_t)cfg->meta;
+    tahq_put_u16(dst + 14, (uint16_t)cfg->hi_permille);
+    tahq_put_u32(dst + 16, tahq_bits_of(cfg->tau));
+    tahq_put_u32(dst + 20, shape->batch);
+    tahq_put_u32(dst + 24, shape->seq_len);
+    tahq_put_u32(dst + 28, shape->channels);
+    tahq_put_u64(dst + 32, cfg->seed);
+    tahq_put_u64(dst + 40, n_low);
+    tahq_put_u64(dst + 48, n_flagged);
+    tahq_put_u64(dst + 56, payload_bytes);
+}
+
+static uint32_t message_crc(const uint8_t *msg, uint64_t payload_bytes)
+{
+    uint32_t crc = tahq_crc32c(0, msg, 68);
+    return tahq_crc32c(crc, msg + TAHQ_HEADER_BYTES, (size_t)payload_bytes);
+}
+
+void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
+{
+    tahq_put_u32(msg + 68, message_crc(msg, payload_bytes));
+}
+
+tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
+{
+    if (!msg || !hdr)
+        return TAHQ_ERR_NULL;
+    if (len < 4)
+        return TAHQ_ERR_TRUNCATED;
+    if (memcmp(msg, TAHQ_MAGIC, 4) != 0)
+        return TAHQ_ERR_MAGIC;
+    if (len < 8)
+        return TAHQ_ERR_TRUNCATED;
+    if (tahq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_VERSION;
+    if (len < TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_TRUNCATED;
+
+    tahq_header h;
+    memset(&h, 0, sizeof h);
+    h.version = tahq_get_u16(msg + 4);
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+        msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    h.config.tile = 1u << msg[8];
+    h.config.hi_bits = msg[9];
+    h.config.lo_bits = msg[10];
+    h.config.alloc = (tahq_alloc)msg[11];
+    h.config.rounding = (tahq_rounding)msg[12];
+    h.config.meta = (tahq_meta)msg[13];
+    h.config.hi_permille = tahq_get_u16(msg + 14);
+    h.config.tau = tahq_float_of(tahq_get_u32(msg + 16));
+    h.config.seed = tahq_get_u64(msg + 32);
+    h.shape.batch = tahq_get_u32(msg + 20);
+    h.shape.seq_len = tahq_get_u32(msg + 24);
+    h.shape.channels = tahq_get_u32(msg + 28);
+    h.n_low = tahq_get_u64(msg + 40);
+    h.n_flagged = tahq_get_u64(msg + 48);
+    h.payload_bytes = tahq_get_u64(msg + 56);
+    h.crc = tahq_get_u32(msg + 68);
+    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
+        return TAHQ_ERR_HEADER;
+    if (tahq_get_u32(msg + 64) != 0)
+        return TAHQ_ERR_HEADER;
+    if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
+        return TAHQ_ERR_HEADER;
+    tahq_layout lay;
+    tahq_layout_compute(&h.config, &h.shape, h.n_low, 0, &lay);
+    if (h.n_flagged > lay.n_tiles)
+        return TAHQ_ERR_HEADER;
+    tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &lay);
+    if (h.payload_bytes != lay.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if (message_crc(msg, h.payload_bytes) != h.crc)
+        return TAHQ_ERR_CRC;
+    *hdr = h;
+    return TAHQ_OK;
+}

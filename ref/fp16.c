@@ -1,0 +1,130 @@
+/* fp16.c - binary16 / bfloat16 conversions and the metadata grid (SPEC §2.2).
+ * Integer-only bit manipulation, so the results do not depend on the host's
+ * conversion instructions. */
+#include "internal.h"
+
+uint16_t tahq_f32_to_f16(float x)
+{
+    uint32_t w = tahq_bits_of(x);
+    uint32_t sign = (w >> 16) & 0x8000u;
+    uint32_t a = w & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) /* NaN: quiet, keep the top payload bits */
+        return (uint16_t)(sign | 0x7E00u | ((a >> 13) & 0x3FFu));
+    if (a >= 0x477FF000u) /* >= 65520 rounds to infinity (65504 is odd) */
+        return (uint16_t)(sign | 0x7C00u);
+    if (a >= 0x38800000u) { /* normal binary16: rebias, round at bit 13 */
+        uint32_t h = a - 0x38000000u;
+        h = (h + 0x0FFFu + ((h >> 13) & 1u)) >> 13;
+        return (uint16_t)(sign | h);
+    }
+    if (a <= 0x33000000u) /* <= 2^-25: rounds to zero (2^-25 is a tie to even 0) */
+        return (uint16_t)sign;
+    /* subnormal binary16: value = m * 2^(e-150), result = round(value / 2^-24) */
+    uint32_t e = a >> 23;
+    uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
+    uint32_t sh = 126u - e; /* 14..24 */
+    uint32_t q = m >> sh;
+    uint32_t rem = m & ((1u << sh) - 1u);
+    uint32_t half = 1u << (sh - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+float tahq_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+    uint32_t e = ((uint32_t)h >> 10) & 0x1Fu;
+    uint32_t m = (uint32_t)h & 0x3FFu;
+    if (e == 0u) {
+        if (m == 0u)
+            return tahq_float_of(sign);
+        /* subnormal: normalize the mantissa into a binary32 normal */
+        uint32_t shift = 0;
+        while ((m & 0x400u) == 0u) {
+            m <<= 1;
+            shift++;
+        }
+        m &= 0x3FFu;
+        return tahq_float_of(sign | ((113u - shift) << 23) | (m << 13));
+    }
+    if (e == 31u)
+        return tahq_float_of(sign | 0x7F800000u | (m << 13));
+    return tahq_float_of(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+uint16_t tahq_f32_to_bf16(float x)
+{
+    uint32_t w = tahq_bits_of(x);
+    if ((w & 0x7FFFFFFFu) > 0x7F800000u)
+        return (uint16_t)((w >> 16) | 0x40u);
+    w += 0x7FFFu + ((w >> 16) & 1u);
+    return (uint16_t)(w >> 16);
+}
+
+float tahq_bf16_to_f32(uint16_t h)
+{
+    return tahq_float_of((uint32_t)h << 16);
+}
+
+/* 16-bit sign-magnitude patterns (binary16 and bfloat16 alike): the next
+ * representable value below / above. -0 and +0 both step to the smallest
+ * subnormal of the right sign; the largest finite steps to infinity. */
+static uint16_t pattern16_next_down(uint16_t h)
+{
+    if ((h & 0x7FFFu) == 0u)
+        return 0x8001u;
+    return (h & 0x8000u) ? (uint16_t)(h + 1u) : (uint16_t)(h - 1u);
+}
+
+static uint16_t pattern16_next_up(uint16_t h)
+{
+    if ((h & 0x7FFFu) == 0u)
+        return 0x0001u;
+    return (h & 0x8000u) ? (uint16_t)(h - 1u) : (uint16_t)(h + 1u);
+}
+
+uint32_t tahq_meta_bits(tahq_meta meta, float v)
+{
+    switch (meta) {
+    case TAHQ_META_FP16: return tahq_f32_to_f16(v);
+    case TAHQ_META_BF16: return tahq_f32_to_bf16(v);
+    default: return tahq_bits_of(v);
+    }
+}
+
+float tahq_meta_value(tahq_meta meta, uint32_t bits)
+{
+    switch (meta) {
+    case TAHQ_META_FP16: return tahq_f16_to_f32((uint16_t)bits);
+    case TAHQ_META_BF16: return tahq_bf16_to_f32((uint16_t)bits);
+    default: return tahq_float_of(bits);
+    }
+}
+
+uint32_t tahq_meta_bytes(tahq_meta meta)
+{
+    return meta == TAHQ_META_FP32 ? 4u : 2u;
+}
+
+float tahq_meta_round_down(tahq_meta meta, float x)
+{
+    if (meta == TAHQ_META_FP32 || x != x)
+        return x;
+    uint16_t h = (uint16_t)tahq_meta_bits(meta, x);
+    float v = tahq_meta_value(meta, h);
+    if (v > x)
+        v = tahq_meta_value(meta, pattern16_next_down(h));
+    return v;
+}
+
+float tahq_meta_round_up(tahq_meta meta, float x)
+{
+    if (meta == TAHQ_META_FP32 || x != x)
+        return x;
+    uint16_t h = (uint16_t)tahq_meta_bits(meta, x);
+    float v = tahq_meta_value(meta, h);
+    if (v < x)
+        v = tahq_meta_value(meta, pattern16_next_up(h));
+    return v;
+}

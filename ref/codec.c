@@ -160,11 +160,14 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
         uint32_t bits = tile_is_low(cfg, map, t, lay.tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
         uint32_t pivot;
         int flagged = tahq_gate(tile_x, G, cfg->tau, &pivot);
-        memcpy(v, tile_x, G * sizeof(float));
-        if (flagged)
+        const float *values = tile_x;
+        if (flagged) {
+            memcpy(v, tile_x, G * sizeof(float));
             tahq_hadamard_forward(v, G, pivot);
+            values = v;
+        }
         float z, s;
-        st = tahq_quantize_tile(v, G, bits, cfg->meta, cfg->rounding, cfg->seed, t * G, &z, &s,
+        st = tahq_quantize_tile(values, G, bits, cfg->meta, cfg->rounding, cfg->seed, t * G, &z, &s,
                                 codes);
         if (st != TAHQ_OK) {
             memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */

@@ -8,27 +8,35 @@ static const float log2_coeff[9] = {
     -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
 };
 
-float tahq_log2(float x)
+/* SPEC §2.3 written without branches (selects only) so that the per-tile
+ * loops below vectorize; the value is the same as the step-by-step text. */
+static inline float log2_core(float x)
 {
-    uint32_t w = tahq_bits_of(x);
-    int32_t adjust = 0;
-    if ((w >> 23) == 0u) { /* subnormal: scale into the normal range, exactly */
-        x = x * 0x1p23f;
-        w = tahq_bits_of(x);
-        adjust = -23;
-    }
-    int32_t e = (int32_t)((w >> 23) & 0xFFu) - 127 + adjust;
+    uint32_t w0 = tahq_bits_of(x);
+    uint32_t subnormal = 0u - (uint32_t)(w0 < 0x00800000u); /* all ones if subnormal */
+    uint32_t w = (tahq_bits_of(x * 0x1p23f) & subnormal) | (w0 & ~subnormal); /* exact */
+    int32_t e = (int32_t)(w >> 23) - 127 - (int32_t)(subnormal & 23u);
     uint32_t frac = w & 0x7FFFFFu;
-    float m = tahq_float_of(frac | 0x3F800000u);
-    if (frac > 0x3504F3u) { /* m > sqrt(2): use m/2 in [sqrt(1/2), 1) */
-        m = m * 0.5f;
-        e += 1;
-    }
+    uint32_t above_sqrt2 = (uint32_t)(frac > 0x3504F3u);
+    /* m in [1,2), halved (exponent field 127 -> 126, exact) above sqrt(2) */
+    float m = tahq_float_of((frac | 0x3F800000u) - (above_sqrt2 << 23));
+    e += (int32_t)above_sqrt2;
     float f = m - 1.0f; /* exact (Sterbenz) */
     float y = log2_coeff[8];
-    for (int i = 7; i >= 0; i--)
-        y = y * f + log2_coeff[i];
+    y = y * f + log2_coeff[7];
+    y = y * f + log2_coeff[6];
+    y = y * f + log2_coeff[5];
+    y = y * f + log2_coeff[4];
+    y = y * f + log2_coeff[3];
+    y = y * f + log2_coeff[2];
+    y = y * f + log2_coeff[1];
+    y = y * f + log2_coeff[0];
     return (float)e + f * y;
+}
+
+float tahq_log2(float x)
+{
+    return log2_core(x);
 }
 
 float tahq_tree_sum(const float *v, uint32_t n)
@@ -73,7 +81,7 @@ static float pairwise_finish(const pairwise_acc *acc)
 }
 
 /* Sum of |x| over a tile, halving tree. */
-static float tile_abs_sum(const float *x, uint32_t tile)
+TAHQ_HOT static float tile_abs_sum(const float *x, uint32_t tile)
 {
     float w[TAHQ_TILE_MAX];
     for (uint32_t i = 0; i < tile; i++)
@@ -85,12 +93,13 @@ static float tile_abs_sum(const float *x, uint32_t tile)
 }
 
 /* Sum of p*log2(p), p = |x|/total, over a tile, halving tree. */
-static float tile_plogp_sum(const float *x, uint32_t tile, float total)
+TAHQ_HOT static float tile_plogp_sum(const float *x, uint32_t tile, float total)
 {
     float w[TAHQ_TILE_MAX];
     for (uint32_t i = 0; i < tile; i++) {
         float p = tahq_absf(x[i]) / total;
-        w[i] = p == 0.0f ? 0.0f : p * tahq_log2(p);
+        uint32_t plogp = tahq_bits_of(p * log2_core(p));
+        w[i] = tahq_float_of(tahq_bits_of(p) == 0u ? 0u : plogp); /* 0 log 0 = +0 */
     }
     for (uint32_t h = tile / 2; h >= 1; h /= 2)
         for (uint32_t j = 0; j < h; j++)

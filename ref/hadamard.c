@@ -2,26 +2,40 @@
  * (SPEC §5.1, §5.2). */
 #include "internal.h"
 
+/* Largest of |x_i| over the tile with element `skip` counted as 0 (pass
+ * skip = tile to count all). |x| of a finite float orders like its bit
+ * pattern, and an integer max reduction vectorizes. */
+TAHQ_HOT static float max_magnitude(const float *x, uint32_t tile, uint32_t skip)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < tile; i++) {
+        uint32_t keep = 0u - (uint32_t)(i != skip); /* a mask, not a branch */
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu & keep;
+        m = a > m ? a : m;
+    }
+    return tahq_float_of(m);
+}
+
+/* Lowest index whose magnitude has bit pattern m (a min reduction). */
+TAHQ_HOT static uint32_t first_index_of_magnitude(const float *x, uint32_t tile, uint32_t m)
+{
+    uint32_t d = tile;
+    for (uint32_t i = 0; i < tile; i++) {
+        uint32_t candidate = (tahq_bits_of(x[i]) & 0x7FFFFFFFu) == m ? i : tile;
+        d = candidate < d ? candidate : d;
+    }
+    return d;
+}
+
 int tahq_gate(const float *x, uint32_t tile, float tau, uint32_t *pivot)
 {
-    /* m1 and its lowest index d; m2 = max over i != d. Strict '>' keeps the
-     * first occurrence as pivot and sends later equal magnitudes to m2. */
-    float m1 = tahq_absf(x[0]);
-    float m2 = 0.0f;
-    uint32_t d = 0;
-    for (uint32_t i = 1; i < tile; i++) {
-        float a = tahq_absf(x[i]);
-        if (a > m1) {
-            m2 = m1;
-            m1 = a;
-            d = i;
-        } else if (a > m2) {
-            m2 = a;
-        }
-    }
+    /* m1, its lowest index d, then m2 = max over i != d (SPEC §5.1) */
+    float m1 = max_magnitude(x, tile, tile);
+    uint32_t d = first_index_of_magnitude(x, tile, tahq_bits_of(m1));
     *pivot = d;
     if (tahq_bits_of(tau) == 0x7F800000u || !(m1 > 0.0f))
         return 0;
+    float m2 = max_magnitude(x, tile, d);
     return m1 >= tau * m2;
 }
 

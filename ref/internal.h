@@ -26,6 +26,16 @@ static inline float tahq_absf(float x)
     return tahq_float_of(tahq_bits_of(x) & 0x7FFFFFFFu);
 }
 
+/* Hot per-tile loops are compiled twice on x86-64 GCC/Clang (baseline and
+ * AVX2) and picked at load time. AVX2 only widens the vectors: FMA is a
+ * separate target feature and stays off, so results are identical. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FRAMAC__) && !defined(__clang__) && \
+    defined(__ELF__) && !defined(__SANITIZE_ADDRESS__)
+#define TAHQ_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define TAHQ_HOT
+#endif
+
 /* log2 of a power-of-two tile size (8..256); 0 if not one. */
 static inline uint32_t tahq_tile_log2(uint32_t tile)
 {

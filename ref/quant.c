@@ -11,24 +11,40 @@ static float meta_min_positive(tahq_meta meta)
     }
 }
 
-/* Nearest integer, ties to even, of 0 <= t < 2^23: adding 2^23 leaves no
- * fraction bits, so the addition itself rounds (exactly once, RNE). */
-static uint32_t round_half_even(float t)
+/* A signed integer key that orders finite floats like their values (with
+ * -0 < +0): negative floats get their magnitude bits flipped. */
+static inline int32_t order_key(float x)
 {
-    float r = (t + 0x1p23f) - 0x1p23f;
-    return (uint32_t)r;
+    int32_t w = (int32_t)tahq_bits_of(x);
+    return w ^ (int32_t)((uint32_t)(w >> 31) >> 1);
 }
 
-tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
-                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
-                               float *zero, float *scale, uint8_t *codes)
+static inline float from_order_key(int32_t k)
 {
-    const uint32_t levels = (1u << bits) - 1u;
-    float lo = v[0], hi = v[0];
+    return tahq_float_of((uint32_t)(k ^ (int32_t)((uint32_t)(k >> 31) >> 1)));
+}
+
+/* min and max of the tile. Integer reductions vectorize; the result can
+ * differ from a float scan only in the sign of a zero, which §5.3's
+ * canonical +0 zero-point makes irrelevant. */
+TAHQ_HOT static void tile_min_max(const float *v, uint32_t tile, float *lo, float *hi)
+{
+    int32_t kmin = order_key(v[0]), kmax = kmin;
     for (uint32_t i = 1; i < tile; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
+        int32_t k = order_key(v[i]);
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
     }
+    *lo = from_order_key(kmin);
+    *hi = from_order_key(kmax);
+}
+
+/* Zero-point and scale of a tile (SPEC §5.3 steps 1-3). */
+static tahq_status tile_zero_scale(const float *v, uint32_t tile, uint32_t levels, tahq_meta meta,
+                                   float *zero, float *scale)
+{
+    float lo, hi;
+    tile_min_max(v, tile, &lo, &hi);
     float z = tahq_meta_round_down(meta, lo);
     if (tahq_bits_of(z) == 0xFF800000u)
         return TAHQ_ERR_RANGE;
@@ -44,28 +60,67 @@ tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tah
     }
     *zero = z;
     *scale = s;
-    if (s == 0.0f) {
-        for (uint32_t i = 0; i < tile; i++)
-            codes[i] = 0;
-        return TAHQ_OK;
-    }
+    return TAHQ_OK;
+}
+
+/* Nearest-even codes: 0 <= t < L + 1/2 (SPEC §5.3), so no clamp is needed
+ * for the value; the min() only guards the byte conversion. */
+TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float s, uint32_t levels,
+                                   uint8_t *codes)
+{
     for (uint32_t i = 0; i < tile; i++) {
-        float t = (v[i] - z) / s; /* 0 <= t < L + 1/2 (SPEC §5.3) */
-        uint32_t q;
-        if (rounding == TAHQ_ROUND_STOCHASTIC) {
-            float f0 = (float)(uint32_t)t; /* floor, t >= 0 */
-            float phi = t - f0;
-            float rho = (float)(tahq_random_word(seed, elem0 + i) >> 8) * 0x1p-24f;
-            q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
-        } else {
-            q = round_half_even(t);
-        }
+        float t = (v[i] - z) / s;
+        uint32_t q = (uint32_t)((t + 0x1p23f) - 0x1p23f); /* one rounding, ties to even */
         codes[i] = (uint8_t)(q < levels ? q : levels);
+    }
+}
+
+/* Stochastic codes. One Philox call yields the words of four consecutive
+ * element indices (SPEC §2.4: counter = index / 4, word = index mod 4), so a
+ * new block is generated only when index / 4 changes. */
+static void codes_stochastic(const float *v, uint32_t tile, float z, float s, uint32_t levels,
+                             uint64_t seed, uint64_t elem0, uint8_t *codes)
+{
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    uint32_t word[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < tile; i++) {
+        uint64_t idx = elem0 + i;
+        if (i == 0 || (idx & 3u) == 0) {
+            uint64_t block = idx >> 2;
+            const uint32_t counter[4] = {(uint32_t)block, (uint32_t)(block >> 32), 0u, 0u};
+            tahq_philox4x32_10(counter, key, word);
+        }
+        float t = (v[i] - z) / s;
+        float f0 = (float)(uint32_t)t; /* floor, t >= 0 */
+        float phi = t - f0;             /* exact */
+        float rho = (float)(word[idx & 3u] >> 8) * 0x1p-24f;
+        uint32_t q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
+        codes[i] = (uint8_t)(q < levels ? q : levels);
+    }
+}
+
+tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
+                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
+                               float *zero, float *scale, uint8_t *codes)
+{
+    const uint32_t levels = (1u << bits) - 1u;
+    float z, s;
+    tahq_status st = tile_zero_scale(v, tile, levels, meta, &z, &s);
+    if (st != TAHQ_OK)
+        return st;
+    *zero = z;
+    *scale = s;
+    if (s == 0.0f) {
+        memset(codes, 0, tile);
+    } else if (rounding == TAHQ_ROUND_STOCHASTIC) {
+        codes_stochastic(v, tile, z, s, levels, seed, elem0, codes);
+    } else {
+        codes_nearest(v, tile, z, s, levels, codes);
     }
     return TAHQ_OK;
 }
 
-void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
+TAHQ_HOT void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
                           float *out)
 {
     for (uint32_t i = 0; i < tile; i++)

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# End-to-end test of the tahq program: every command on a small tensor, the
+# exit status and message of bad inputs, and that no partial output is left.
+# usage: cli_test.sh PATH/TO/tahq WORKDIR
+set -euo pipefail
+
+T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+D="$2"
+rm -rf "$D"
+mkdir -p "$D"
+cd "$D"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# expect_rc WANT CMD...: run, keep stdout/stderr in out.txt/err.txt
+expect_rc() {
+  local want="$1"
+  shift
+  local rc=0
+  "$@" >out.txt 2>err.txt || rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $(cat err.txt)"
+}
+
+expect_err() { # expect_err TEXT: err.txt holds TEXT, on one line
+  grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"
+  [ "$(wc -l <err.txt)" -eq 1 ] || fail "stderr is not one line: $(cat err.txt)"
+}
+
+size_of() { wc -c <"$1" | tr -d ' '; }
+
+# --- version and help ------------------------------------------------------
+expect_rc 0 "$T" --version
+[ "$(cat out.txt)" = "tahq 0.1.0, format 1" ] || fail "--version prints '$(cat out.txt)'"
+expect_rc 0 "$T" --help
+for c in encode decode inspect roundtrip report bench gen-llm; do
+  expect_rc 0 "$T" "$c" --help
+  grep -q "usage: tahq $c" out.txt || fail "$c --help"
+done
+expect_rc 2 "$T"
+expect_rc 2 "$T" frobnicate
+
+# --- the commands on a small tensor ----------------------------------------
+expect_rc 0 "$T" gen-llm x.npy --seq 64 --channels 256
+[ "$(size_of x.npy)" -eq $((128 + 64 * 256 * 4)) ] || fail "x.npy size"
+expect_rc 0 "$T" gen-llm x2.npy --seq 64 --channels 256
+cmp -s x.npy x2.npy || fail "gen-llm is not deterministic"
+
+expect_rc 0 "$T" encode x.npy x.tahq
+expect_rc 0 "$T" encode x.npy x2.tahq --json
+cmp -s x.tahq x2.tahq || fail "encode is not deterministic"
+head -c 1 out.txt | grep -q '{' || fail "encode --json"
+[ "$(head -c 4 x.tahq)" = "TAHQ" ] || fail "message magic"
+
+expect_rc 0 "$T" decode x.tahq y.npy
+[ "$(size_of y.npy)" -eq $((128 + 64 * 256 * 4)) ] || fail "y.npy size"
+[ "$(head -c 6 y.npy | tail -c 5)" = "NUMPY" ] || fail "y.npy magic"
+expect_rc 0 "$T" decode x.tahq y.f32
+[ "$(size_of y.f32)" -eq $((64 * 256 * 4)) ] || fail "y.f32 size"
+tail -c $((64 * 256 * 4)) y.npy | cmp -s - y.f32 || fail "y.npy and y.f32 differ"
+
+expect_rc 0 "$T" inspect x.tahq
+grep -q "bits/element" out.txt || fail "inspect"
+expect_rc 0 "$T" inspect x.tahq --tiles
+[ "$(wc -l <out.txt)" -ge $((64 * 4)) ] || fail "inspect --tiles lines"
+expect_rc 0 "$T" inspect x.tahq --tiles --json
+
+expect_rc 0 "$T" roundtrip x.npy
+grep -q "within its error bound" out.txt || fail "roundtrip"
+expect_rc 0 "$T" roundtrip x.npy --tile 8 --bits 8/1 --ratio 0 --alloc tile --tau 0 \
+  --rounding stochastic --seed 99 --meta bf16 --json
+expect_rc 0 "$T" roundtrip y.f32 --shape 2x32x256 --tau inf --meta fp32
+
+# a decoded tensor encodes and decodes again
+expect_rc 0 "$T" encode y.f32 y.tahq --shape 64x256
+expect_rc 0 "$T" encode y.npy y2.tahq --batch 4
+expect_rc 0 "$T" inspect y2.tahq
+grep -q "B=4 S=16 C=256" out.txt || fail "--batch 4 shape"
+
+expect_rc 0 "$T" report --input x.npy
+grep -q "all errors within the SPEC bound" out.txt || fail "report --input"
+
+# --- bad inputs --------------------------------------------------------------
+expect_rc 1 "$T" encode missing.npy o.tahq
+expect_err "missing.npy: cannot open"
+
+head -c -5 x.npy >trunc.npy
+expect_rc 1 "$T" encode trunc.npy o.tahq
+expect_err "data size mismatch"
+
+head -c 40 x.npy >trunc_hdr.npy
+expect_rc 1 "$T" encode trunc_hdr.npy o.tahq
+expect_err "truncated"
+
+LC_ALL=C sed "1s/'<f4'/'<f8'/" x.npy >f8.npy
+expect_rc 1 "$T" encode f8.npy o.tahq
+expect_err "dtype '<f8' not supported (need float32 '<f4')"
+
+LC_ALL=C sed "1s/False/True /" x.npy >fortran.npy
+expect_rc 1 "$T" encode fortran.npy o.tahq
+expect_err "Fortran-order"
+
+printf 'not a numpy file at all' >bad.npy
+expect_rc 1 "$T" encode bad.npy o.tahq
+expect_err "bad magic"
+
+expect_rc 2 "$T" encode y.f32 o.tahq
+expect_err "needs --shape"
+expect_rc 1 "$T" encode y.f32 o.tahq --shape 64x255
+expect_err "size mismatch"
+
+expect_rc 1 "$T" encode x.npy /nonexistent-dir/o.tahq
+expect_err "cannot create output file"
+mkdir -p adir
+expect_rc 1 "$T" encode x.npy adir
+expect_err "is a directory"
+
+# usage errors
+expect_rc 2 "$T" encode x.npy
+expect_rc 2 "$T" encode x.npy o.tahq --tile 48
+expect_err "invalid configuration"
+expect_rc 2 "$T" encode x.npy o.tahq --bits 3/4
+expect_rc 2 "$T" encode x.npy o.tahq --ratio 1001
+expect_rc 2 "$T" encode x.npy o.tahq --tau -1
+expect_rc 2 "$T" encode x.npy o.tahq --alloc sometimes
+expect_rc 2 "$T" encode x.npy o.tahq --seed 18446744073709551616
+expect_rc 2 "$T" encode x.npy o.tahq --tile
+expect_err "needs a value"
+expect_rc 2 "$T" encode x.npy o.tahq --no-such-option
+expect_rc 2 "$T" encode x.npy o.tahq --batch 3
+expect_rc 2 "$T" bench --mib 0
+expect_rc 2 "$T" report --tile 32
+
+# C not a multiple of G
+"$T" gen-llm c100.npy --seq 4 --channels 100 >/dev/null
+expect_rc 1 "$T" encode c100.npy o.tahq
+expect_err "does not fit tile 64"
+
+# corrupted and truncated messages
+cp x.tahq flip.tahq
+printf '\377' | dd of=flip.tahq bs=1 seek=100 conv=notrunc status=none
+expect_rc 1 "$T" decode flip.tahq o.npy
+expect_err "err_crc"
+expect_rc 1 "$T" inspect flip.tahq
+head -c -1 x.tahq >trunc.tahq
+expect_rc 1 "$T" decode trunc.tahq o.npy
+expect_err "err_truncated"
+expect_rc 1 "$T" decode x.npy o.npy
+expect_err "err_magic"
+
+# a failed command leaves an existing output untouched and no temporary files
+printf 'old' >keep.tahq
+expect_rc 1 "$T" encode trunc.npy keep.tahq
+[ "$(cat keep.tahq)" = "old" ] || fail "failed encode changed its output"
+expect_rc 1 "$T" decode flip.tahq keep.tahq
+[ "$(cat keep.tahq)" = "old" ] || fail "failed decode changed its output"
+[ ! -e o.tahq ] || fail "o.tahq left behind"
+[ ! -e o.npy ] || fail "o.npy left behind"
+left="$(find . -name '*.tmp-*')"
+[ -z "$left" ] || fail "temporary files left behind: $left"
+
+echo "cli_test: all checks passed"

@@ -1,0 +1,539 @@
+/* cmd_codec.c - tahq encode, decode, inspect, roundtrip. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_ops.h"
+#include "commands.h"
+#include "npy.h"
+#include "util.h"
+
+#define MAX_POS 4
+
+static int unknown_option(const char *a)
+{
+    return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq %s --help)", a, cli_command());
+}
+
+static int add_positional(const char **pos, int *npos, const char *a)
+{
+    if (*npos >= MAX_POS)
+        return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
+    pos[(*npos)++] = a;
+    return 0;
+}
+
+static void print_shape_json(FILE *f, const tahq_shape *s)
+{
+    fprintf(f, "[%u, %u, %u]", (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
+}
+
+static int check_shape_for(const char *what, const tahq_config *cfg, const tahq_shape *shape)
+{
+    tahq_status st = tahq_check_shape(cfg, shape);
+    if (st == TAHQ_OK)
+        return 0;
+    return cli_fail(EXIT_RUNTIME,
+                    "%s: shape [%u, %u, %u] does not fit tile %u (C must be a multiple of G; "
+                    "B, S >= 1; at most 2^40 elements): %s",
+                    what, (unsigned)shape->batch, (unsigned)shape->seq_len,
+                    (unsigned)shape->channels, (unsigned)cfg->tile, tahq_strerror(st));
+}
+
+/* Encode with a readable error; 0 or exit code. */
+static int encode_or_fail(const char *what, const tahq_config *cfg, const tahq_shape *shape,
+                          const float *x, uint8_t **msg, size_t *len)
+{
+    int rc = check_shape_for(what, cfg, shape);
+    if (rc)
+        return rc;
+    int st = run_encode(cfg, shape, x, msg, len);
+    if (st != TAHQ_OK)
+        return cli_fail(EXIT_RUNTIME, "%s: encode failed: %s (%s)", what, cli_status_text(st),
+                        st == CLI_ERR_NOMEM ? "malloc" : tahq_status_name(st));
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void encode_help(void)
+{
+    printf("usage: tahq encode IN OUT [options] [--json]\n"
+           "Compress a float32 tensor into a tahq message (format %u).\n"
+           "IN is a .npy file ('<f4', C order, [rows, C] or [B, S, C]) or a raw\n"
+           "little-endian float32 file with --shape. OUT receives the message.\n\n",
+           (unsigned)TAHQ_FORMAT_VERSION);
+    enc_opts_help(stdout);
+    printf("  --json                   print the result as JSON\n");
+}
+
+int cmd_encode(int argc, char **argv)
+{
+    enc_opts o;
+    enc_opts_init(&o);
+    const char *pos[MAX_POS];
+    int npos = 0, json = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            encode_help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        int r = enc_opts_parse(&o, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(a);
+        if (add_positional(pos, &npos, a))
+            return EXIT_USAGE;
+    }
+    if (npos != 2)
+        return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
+    int rc = enc_opts_check(&o);
+    if (rc)
+        return rc;
+    npy_tensor t;
+    tahq_shape shape;
+    if ((rc = load_input(pos[0], &o, &t, &shape)) != 0)
+        return rc;
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    rc = encode_or_fail(pos[0], &o.cfg, &shape, t.data, &msg, &len);
+    npy_free(&t);
+    if (rc)
+        return rc;
+    tahq_header h;
+    tahq_status st = tahq_parse_header(msg, len, &h);
+    if (st != TAHQ_OK) {
+        free(msg);
+        return cli_fail(EXIT_RUNTIME, "%s: own message does not parse: %s", pos[1],
+                        tahq_strerror(st));
+    }
+    if ((rc = cli_write_file(pos[1], msg, len)) != 0) {
+        free(msg);
+        return rc;
+    }
+    free(msg);
+    uint64_t n = shape_count(&shape);
+    double bpe = (double)len * 8.0 / (double)n;
+    if (json) {
+        printf("{\"command\": \"encode\", \"input\": ");
+        json_str(stdout, pos[0]);
+        printf(", \"output\": ");
+        json_str(stdout, pos[1]);
+        printf(", \"shape\": ");
+        print_shape_json(stdout, &shape);
+        printf(", \"config\": ");
+        json_config(stdout, &o.cfg);
+        printf(", \"elements\": %llu, \"bytes\": %zu, \"bits_per_element\": ",
+               (unsigned long long)n, len);
+        json_num(stdout, bpe);
+        printf(", \"n_low\": %llu, \"n_flagged\": %llu}\n", (unsigned long long)h.n_low,
+               (unsigned long long)h.n_flagged);
+    } else {
+        char txt[160];
+        cli_config_text(&o.cfg, txt, sizeof txt);
+        printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element, "
+               "%llu low units, %llu flagged tiles (%s)\n",
+               pos[0], pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len,
+               (unsigned)shape.channels, (unsigned long long)n, len, bpe,
+               (unsigned long long)h.n_low, (unsigned long long)h.n_flagged, txt);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h)
+{
+    int rc = cli_read_file(path, msg, len);
+    if (rc)
+        return rc;
+    tahq_status st = tahq_parse_header(*msg, *len, h);
+    if (st != TAHQ_OK) {
+        free(*msg);
+        *msg = NULL;
+        return cli_fail(EXIT_RUNTIME, "%s: not a valid tahq message: %s (%s)", path,
+                        tahq_strerror(st), tahq_status_name(st));
+    }
+    return 0;
+}
+
+static void decode_help(void)
+{
+    printf("usage: tahq decode IN.tahq OUT [--json]\n"
+           "Decompress a tahq message. OUT is a float32 .npy of shape [B, S, C], or a\n"
+           "raw little-endian float32 file if OUT ends in .f32.\n");
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    const char *pos[MAX_POS];
+    int npos = 0, json = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            decode_help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(a);
+        if (add_positional(pos, &npos, a))
+            return EXIT_USAGE;
+    }
+    if (npos != 2)
+        return cli_fail(EXIT_USAGE, "need IN.tahq and OUT (see tahq decode --help)");
+    uint8_t *msg;
+    size_t len;
+    tahq_header h;
+    int rc = read_message(pos[0], &msg, &len, &h);
+    if (rc)
+        return rc;
+    float *y;
+    uint64_t n;
+    int st = run_decode(msg, len, &y, &n);
+    free(msg);
+    if (st != TAHQ_OK)
+        return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s", pos[0], cli_status_text(st));
+    uint64_t dims[3] = {h.shape.batch, h.shape.seq_len, h.shape.channels};
+    if (cli_has_suffix(pos[1], ".f32"))
+        rc = raw_f32_write(pos[1], n, y);
+    else
+        rc = npy_write(pos[1], 3, dims, y);
+    free(y);
+    if (rc)
+        return rc;
+    if (json) {
+        printf("{\"command\": \"decode\", \"input\": ");
+        json_str(stdout, pos[0]);
+        printf(", \"output\": ");
+        json_str(stdout, pos[1]);
+        printf(", \"shape\": ");
+        print_shape_json(stdout, &h.shape);
+        printf(", \"elements\": %llu, \"bytes\": %zu}\n", (unsigned long long)n, len);
+    } else {
+        printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes\n", pos[0], pos[1],
+               (unsigned)h.shape.batch, (unsigned)h.shape.seq_len, (unsigned)h.shape.channels,
+               (unsigned long long)n, len);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void inspect_help(void)
+{
+    printf("usage: tahq inspect IN.tahq [--tiles] [--json]\n"
+           "Print the header of a tahq message, its size in bits per element (all\n"
+           "bytes counted), the high/low precision split and the flagged tile count.\n"
+           "--tiles adds one line per tile: bits, flagged, pivot, zero-point, scale and\n"
+           "the largest per-element error bound (SPEC section 6) of the tile.\n");
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+    const char *pos[MAX_POS];
+    int npos = 0, json = 0, tiles = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            inspect_help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (cli_opt_flag(a, "--tiles")) {
+            tiles = 1;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(a);
+        if (add_positional(pos, &npos, a))
+            return EXIT_USAGE;
+    }
+    if (npos != 1)
+        return cli_fail(EXIT_USAGE, "need one IN.tahq (see tahq inspect --help)");
+    const char *path = pos[0];
+    uint8_t *msg;
+    size_t len;
+    tahq_header h;
+    int rc = read_message(path, &msg, &len, &h);
+    if (rc)
+        return rc;
+
+    const tahq_config *c = &h.config;
+    uint64_t n = shape_count(&h.shape);
+    uint64_t rows = (uint64_t)h.shape.batch * h.shape.seq_len;
+    uint64_t per_row = h.shape.channels / c->tile;
+    uint64_t n_tiles = rows * per_row;
+
+    tahq_tile_info *info = malloc(n_tiles ? (size_t)n_tiles * sizeof *info : 1u);
+    if (!info) {
+        free(msg);
+        return cli_fail(EXIT_RUNTIME, "%s: out of memory", path);
+    }
+    tahq_status st = tahq_tile_infos(msg, len, info, (size_t)n_tiles);
+    if (st != TAHQ_OK) {
+        free(info);
+        free(msg);
+        return cli_fail(EXIT_RUNTIME, "%s: tile infos: %s", path, tahq_strerror(st));
+    }
+    double *bound = NULL;
+    if (tiles) {
+        int bst = run_bound(msg, len, n, &bound);
+        if (bst != TAHQ_OK) {
+            free(info);
+            free(msg);
+            return cli_fail(EXIT_RUNTIME, "%s: error bound: %s", path, cli_status_text(bst));
+        }
+    }
+
+    /* units of the precision split */
+    const char *unit = c->alloc == TAHQ_ALLOC_TOKEN ? "token"
+                       : c->alloc == TAHQ_ALLOC_TILE ? "tile"
+                                                     : "none";
+    uint64_t n_units = c->alloc == TAHQ_ALLOC_TOKEN ? rows : n_tiles;
+    uint64_t low_tiles_hdr = c->alloc == TAHQ_ALLOC_TOKEN ? h.n_low * per_row : h.n_low;
+    uint64_t flagged = 0, low_tiles = 0;
+    for (uint64_t t = 0; t < n_tiles; ++t) {
+        flagged += info[t].flagged ? 1u : 0u;
+        low_tiles += (info[t].bits == c->lo_bits && c->lo_bits != c->hi_bits) ? 1u : 0u;
+    }
+    int consistent = flagged == h.n_flagged &&
+                     (c->lo_bits == c->hi_bits || low_tiles == low_tiles_hdr);
+    if (c->lo_bits == c->hi_bits)
+        low_tiles = low_tiles_hdr;
+    double bpe = (double)len * 8.0 / (double)n;
+
+    if (json) {
+        printf("{\"command\": \"inspect\", \"file\": ");
+        json_str(stdout, path);
+        printf(", \"bytes\": %zu, \"header_bytes\": %u, \"payload_bytes\": %llu, "
+               "\"version\": %u, \"config\": ",
+               len, (unsigned)TAHQ_HEADER_BYTES, (unsigned long long)h.payload_bytes,
+               (unsigned)h.version);
+        json_config(stdout, c);
+        printf(", \"shape\": ");
+        print_shape_json(stdout, &h.shape);
+        printf(", \"elements\": %llu, \"tiles\": %llu, \"bits_per_element\": ",
+               (unsigned long long)n, (unsigned long long)n_tiles);
+        json_num(stdout, bpe);
+        printf(", \"unit\": \"%s\", \"units\": %llu, \"n_low\": %llu, \"low_tiles\": %llu, "
+               "\"high_tiles\": %llu, \"n_flagged\": %llu, \"crc32c\": %u",
+               unit, (unsigned long long)n_units, (unsigned long long)h.n_low,
+               (unsigned long long)low_tiles, (unsigned long long)(n_tiles - low_tiles),
+               (unsigned long long)h.n_flagged, (unsigned)h.crc);
+        if (tiles) {
+            printf(", \"tile_info\": [");
+            for (uint64_t t = 0; t < n_tiles; ++t) {
+                double bmax = 0.0;
+                const double *b = bound + t * c->tile;
+                for (uint32_t k = 0; k < c->tile; ++k)
+                    bmax = b[k] > bmax ? b[k] : bmax;
+                printf("%s{\"tile\": %llu, \"row\": %llu, \"col\": %llu, \"bits\": %u, "
+                       "\"flagged\": %u, \"pivot\": %u, \"zero\": ",
+                       t ? ", " : "", (unsigned long long)t, (unsigned long long)(t / per_row),
+                       (unsigned long long)(t % per_row), (unsigned)info[t].bits,
+                       (unsigned)info[t].flagged, (unsigned)info[t].pivot);
+                json_num(stdout, (double)info[t].zero);
+                printf(", \"scale\": ");
+                json_num(stdout, (double)info[t].scale);
+                printf(", \"bound\": ");
+                json_num(stdout, bmax);
+                printf("}");
+            }
+            printf("]");
+        }
+        printf("}\n");
+    } else {
+        char txt[160];
+        cli_config_text(c, txt, sizeof txt);
+        printf("file            %s\n", path);
+        printf("message bytes   %zu (header %u, payload %llu)\n", len,
+               (unsigned)TAHQ_HEADER_BYTES, (unsigned long long)h.payload_bytes);
+        printf("format version  %u\n", (unsigned)h.version);
+        printf("config          %s seed=%llu\n", txt, (unsigned long long)c->seed);
+        printf("shape           B=%u S=%u C=%u (%llu elements, %llu tiles of %u)\n",
+               (unsigned)h.shape.batch, (unsigned)h.shape.seq_len, (unsigned)h.shape.channels,
+               (unsigned long long)n, (unsigned long long)n_tiles, (unsigned)c->tile);
+        printf("bits/element    %.4f (all message bytes counted)\n", bpe);
+        printf("precision       alloc %s: %llu of %llu units low (%u bits), %llu high "
+               "(%u bits); tiles: %llu low, %llu high\n",
+               unit, (unsigned long long)h.n_low, (unsigned long long)n_units,
+               (unsigned)c->lo_bits, (unsigned long long)(n_units - h.n_low),
+               (unsigned)c->hi_bits, (unsigned long long)low_tiles,
+               (unsigned long long)(n_tiles - low_tiles));
+        printf("flagged tiles   %llu (%.2f%%)\n", (unsigned long long)h.n_flagged,
+               n_tiles ? 100.0 * (double)h.n_flagged / (double)n_tiles : 0.0);
+        printf("crc32c          0x%08x\n", (unsigned)h.crc);
+        if (tiles) {
+            printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
+                   "flagged", "pivot", "zero", "scale", "bound");
+            for (uint64_t t = 0; t < n_tiles; ++t) {
+                double bmax = 0.0;
+                const double *b = bound + t * c->tile;
+                for (uint32_t k = 0; k < c->tile; ++k)
+                    bmax = b[k] > bmax ? b[k] : bmax;
+                char piv[16];
+                if (info[t].flagged)
+                    snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);
+                else
+                    snprintf(piv, sizeof piv, "-");
+                printf("%8llu %8llu %5llu %4u %7s %5s %15.9g %15.9g %15.9g\n",
+                       (unsigned long long)t, (unsigned long long)(t / per_row),
+                       (unsigned long long)(t % per_row), (unsigned)info[t].bits,
+                       info[t].flagged ? "yes" : "no", piv, (double)info[t].zero,
+                       (double)info[t].scale, bmax);
+            }
+        }
+    }
+    free(bound);
+    free(info);
+    free(msg);
+    if (!consistent)
+        return cli_fail(EXIT_RUNTIME,
+                        "%s: FAIL: tile infos disagree with the header (flagged %llu vs %llu, "
+                        "low tiles %llu vs %llu)",
+                        path, (unsigned long long)flagged, (unsigned long long)h.n_flagged,
+                        (unsigned long long)low_tiles, (unsigned long long)low_tiles_hdr);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void roundtrip_help(void)
+{
+    printf("usage: tahq roundtrip IN [options] [--json]\n"
+           "Encode IN, decode the message, and report the relative MSE\n"
+           "(sum (x - y)^2 / sum x^2), the SQNR in dB, the largest |error|, the largest\n"
+           "|error| / bound (bound: SPEC section 6 per-element error bound) and bits per\n"
+           "element. Exits 1 if any element exceeds its bound.\n\n");
+    enc_opts_help(stdout);
+    printf("  --json                   print the result as JSON\n");
+}
+
+int cmd_roundtrip(int argc, char **argv)
+{
+    enc_opts o;
+    enc_opts_init(&o);
+    const char *pos[MAX_POS];
+    int npos = 0, json = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            roundtrip_help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        int r = enc_opts_parse(&o, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(a);
+        if (add_positional(pos, &npos, a))
+            return EXIT_USAGE;
+    }
+    if (npos != 1)
+        return cli_fail(EXIT_USAGE, "need one IN (see tahq roundtrip --help)");
+    int rc = enc_opts_check(&o);
+    if (rc)
+        return rc;
+    npy_tensor t;
+    tahq_shape shape;
+    if ((rc = load_input(pos[0], &o, &t, &shape)) != 0)
+        return rc;
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    if ((rc = encode_or_fail(pos[0], &o.cfg, &shape, t.data, &msg, &len)) != 0) {
+        npy_free(&t);
+        return rc;
+    }
+    float *y = NULL;
+    double *bound = NULL;
+    uint64_t n = 0;
+    int st = run_decode(msg, len, &y, &n);
+    if (st == TAHQ_OK && n != t.count)
+        st = TAHQ_ERR_SHAPE;
+    if (st == TAHQ_OK)
+        st = run_bound(msg, len, n, &bound);
+    tahq_header h;
+    if (st == TAHQ_OK)
+        st = tahq_parse_header(msg, len, &h);
+    free(msg);
+    if (st != TAHQ_OK) {
+        free(y);
+        free(bound);
+        npy_free(&t);
+        return cli_fail(EXIT_RUNTIME, "%s: decoding the own message failed: %s", pos[0],
+                        cli_status_text(st));
+    }
+    rt_stats s;
+    compute_stats(t.data, y, bound, n, &s);
+    free(y);
+    free(bound);
+    npy_free(&t);
+    double bpe = (double)len * 8.0 / (double)n;
+    if (json) {
+        printf("{\"command\": \"roundtrip\", \"input\": ");
+        json_str(stdout, pos[0]);
+        printf(", \"shape\": ");
+        print_shape_json(stdout, &shape);
+        printf(", \"config\": ");
+        json_config(stdout, &o.cfg);
+        printf(", \"elements\": %llu, \"bytes\": %zu, \"bits_per_element\": ",
+               (unsigned long long)n, len);
+        json_num(stdout, bpe);
+        printf(", \"rel_mse\": ");
+        json_num(stdout, s.rel_mse);
+        printf(", \"sqnr_db\": ");
+        json_num(stdout, s.sqnr_db);
+        printf(", \"max_abs_err\": ");
+        json_num(stdout, s.max_abs_err);
+        printf(", \"max_err_over_bound\": ");
+        json_num(stdout, s.max_err_over_bound);
+        printf(", \"n_over_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, \"ok\": %s}\n",
+               (unsigned long long)s.n_over_bound, (unsigned long long)h.n_low,
+               (unsigned long long)h.n_flagged, s.n_over_bound ? "false" : "true");
+    } else {
+        char txt[160];
+        cli_config_text(&o.cfg, txt, sizeof txt);
+        printf("input           %s [%u, %u, %u] (%llu elements)\n", pos[0],
+               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
+               (unsigned long long)n);
+        printf("config          %s seed=%llu\n", txt, (unsigned long long)o.cfg.seed);
+        printf("message bytes   %zu (%.4f bits/element)\n", len, bpe);
+        printf("relative MSE    %.6e\n", s.rel_mse);
+        printf("SQNR            %.3f dB\n", s.sqnr_db);
+        printf("max |error|     %.9g\n", s.max_abs_err);
+        printf("max error/bound %.6f\n", s.max_err_over_bound);
+        printf("low units       %llu\n", (unsigned long long)h.n_low);
+        printf("flagged tiles   %llu\n", (unsigned long long)h.n_flagged);
+    }
+    if (s.n_over_bound)
+        return cli_fail(EXIT_RUNTIME,
+                        "FAIL: %llu elements exceed their error bound (first: element %llu, "
+                        "|error| %.17g > bound %.17g)",
+                        (unsigned long long)s.n_over_bound, (unsigned long long)s.first_over,
+                        s.first_over_err, s.first_over_bound);
+    if (!json)
+        printf("ok: every element within its error bound\n");
+    return 0;
+}

@@ -1,0 +1,100 @@
+/* cmd_gen_llm.c - tahq gen-llm: write the built-in LLM-like tensor. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "llm_tensor.h"
+#include "npy.h"
+#include "util.h"
+
+static void gen_help(void)
+{
+    printf("usage: tahq gen-llm OUT.npy [--batch B] [--seq S] [--channels C] [--seed N]\n"
+           "                    [--json]\n"
+           "Write the built-in deterministic LLM-like activation tensor (the data of\n"
+           "tahq report) as float32 .npy of shape [B, S, C] (defaults %u, %u, %u, seed\n"
+           "%llu), or as raw float32 if OUT ends in .f32. The values are identical on\n"
+           "every IEEE-754 platform.\n",
+           LLM_DEFAULT_BATCH, LLM_DEFAULT_SEQ, LLM_DEFAULT_CHANNELS,
+           (unsigned long long)LLM_DEFAULT_SEED);
+}
+
+int cmd_gen_llm(int argc, char **argv)
+{
+    uint32_t B = LLM_DEFAULT_BATCH, S = LLM_DEFAULT_SEQ, C = LLM_DEFAULT_CHANNELS;
+    uint64_t seed = LLM_DEFAULT_SEED;
+    const char *out = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v;
+        int r;
+        if (cli_is_help(a)) {
+            gen_help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        uint32_t *dst = NULL;
+        const char *name = NULL;
+        if ((r = cli_opt_value(argc, argv, &i, "--batch", &v)) != 0) {
+            dst = &B;
+            name = "--batch";
+        } else if ((r = cli_opt_value(argc, argv, &i, "--seq", &v)) != 0) {
+            dst = &S;
+            name = "--seq";
+        } else if ((r = cli_opt_value(argc, argv, &i, "--channels", &v)) != 0) {
+            dst = &C;
+            name = "--channels";
+        } else if ((r = cli_opt_value(argc, argv, &i, "--seed", &v)) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            if (cli_parse_u64(v, &seed) != 0)
+                return cli_fail(EXIT_USAGE, "invalid value '%s' for --seed", v);
+            continue;
+        }
+        if (r < 0)
+            return EXIT_USAGE;
+        if (dst) {
+            if (cli_parse_u32(v, UINT32_MAX, dst) != 0 || *dst == 0)
+                return cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need an integer >= 1)",
+                                v, name);
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq gen-llm --help)", a);
+        if (out)
+            return cli_fail(EXIT_USAGE, "too many arguments (see tahq gen-llm --help)");
+        out = a;
+    }
+    if (!out)
+        return cli_fail(EXIT_USAGE, "need OUT.npy (see tahq gen-llm --help)");
+    uint64_t n = (uint64_t)B * S;
+    if (n > TAHQ_MAX_ELEMENTS / C)
+        return cli_fail(EXIT_USAGE, "[%u, %u, %u] exceeds 2^40 elements", (unsigned)B,
+                        (unsigned)S, (unsigned)C);
+    n *= C;
+    if (n > SIZE_MAX / sizeof(float))
+        return cli_fail(EXIT_RUNTIME, "tensor too large for this machine");
+    float *x = malloc((size_t)n * sizeof(float));
+    if (!x || llm_tensor_fill(x, B, S, C, seed) != 0) {
+        free(x);
+        return cli_fail(EXIT_RUNTIME, "out of memory (%llu elements)", (unsigned long long)n);
+    }
+    uint64_t dims[3] = {B, S, C};
+    int rc = cli_has_suffix(out, ".f32") ? raw_f32_write(out, n, x) : npy_write(out, 3, dims, x);
+    free(x);
+    if (rc)
+        return rc;
+    if (json) {
+        printf("{\"command\": \"gen-llm\", \"output\": ");
+        json_str(stdout, out);
+        printf(", \"shape\": [%u, %u, %u], \"seed\": %llu, \"elements\": %llu}\n", (unsigned)B,
+               (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);
+    } else {
+        printf("%s: LLM-like tensor [%u, %u, %u], seed %llu, %llu elements\n", out, (unsigned)B,
+               (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);
+    }
+    return 0;
+}

@@ -1,0 +1,331 @@
+#include "codec_ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void enc_opts_init(enc_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    tahq_config_default(&o->cfg);
+}
+
+void enc_opts_help(FILE *f)
+{
+    fputs("Encode options (defaults: the paper operating point):\n"
+          "  --tile G                 tile size, power of two 8..256 (64)\n"
+          "  --bits HI/LO             bits of high / low precision units, or one number (4/3)\n"
+          "  --ratio PERMILLE         high-precision share in 1/1000, 0..1000 (800)\n"
+          "  --alloc none|token|tile  entropy-guided 3/4-bit allocation unit (token)\n"
+          "  --tau T|inf              outlier gate threshold, >= 0 or inf = never (2)\n"
+          "  --rounding nearest|stochastic   rounding of codes (nearest)\n"
+          "  --seed N                 stochastic rounding seed, 0..2^64-1 (0)\n"
+          "  --meta fp16|bf16|fp32    type of zero-points and scales (fp16)\n"
+          "  --batch B --seq S        split the rows into B sequences of S tokens\n"
+          "  --shape ROWSxC|BxSxC     shape of a raw little-endian float32 input\n",
+          f);
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+    cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need %s)", val, opt, want);
+    return -1;
+}
+
+int enc_opts_parse(enc_opts *o, int argc, char **argv, int *i)
+{
+    const char *v = NULL;
+    int r;
+    tahq_config *c = &o->cfg;
+    if ((r = cli_opt_value(argc, argv, i, "--tile", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (cli_parse_u32(v, UINT32_MAX, &c->tile) != 0)
+            return bad_value("--tile", v, "a power of two 8..256");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--bits", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        const char *slash = strchr(v, '/');
+        char hi[24];
+        size_t n = slash ? (size_t)(slash - v) : strlen(v);
+        if (n == 0 || n >= sizeof hi)
+            return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
+        memcpy(hi, v, n);
+        hi[n] = '\0';
+        if (cli_parse_u32(hi, UINT32_MAX, &c->hi_bits) != 0)
+            return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
+        if (slash) {
+            if (cli_parse_u32(slash + 1, UINT32_MAX, &c->lo_bits) != 0)
+                return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
+        } else {
+            c->lo_bits = c->hi_bits;
+        }
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--ratio", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (cli_parse_u32(v, 1000u, &c->hi_permille) != 0)
+            return bad_value("--ratio", v, "permille, an integer 0..1000");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--alloc", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (strcmp(v, "none") == 0)
+            c->alloc = TAHQ_ALLOC_NONE;
+        else if (strcmp(v, "token") == 0)
+            c->alloc = TAHQ_ALLOC_TOKEN;
+        else if (strcmp(v, "tile") == 0)
+            c->alloc = TAHQ_ALLOC_TILE;
+        else
+            return bad_value("--alloc", v, "none, token or tile");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--tau", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        float t;
+        if (cli_parse_float(v, &t) != 0 || !(t >= 0.0f))
+            return bad_value("--tau", v, "a number >= 0 or inf");
+        c->tau = t;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--rounding", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (strcmp(v, "nearest") == 0)
+            c->rounding = TAHQ_ROUND_NEAREST_EVEN;
+        else if (strcmp(v, "stochastic") == 0)
+            c->rounding = TAHQ_ROUND_STOCHASTIC;
+        else
+            return bad_value("--rounding", v, "nearest or stochastic");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--seed", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (cli_parse_u64(v, &c->seed) != 0)
+            return bad_value("--seed", v, "an integer 0..2^64-1");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--meta", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (strcmp(v, "fp16") == 0)
+            c->meta = TAHQ_META_FP16;
+        else if (strcmp(v, "bf16") == 0)
+            c->meta = TAHQ_META_BF16;
+        else if (strcmp(v, "fp32") == 0)
+            c->meta = TAHQ_META_FP32;
+        else
+            return bad_value("--meta", v, "fp16, bf16 or fp32");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--batch", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (cli_parse_u32(v, UINT32_MAX, &o->batch) != 0 || o->batch == 0)
+            return bad_value("--batch", v, "an integer >= 1");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--seq", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        if (cli_parse_u32(v, UINT32_MAX, &o->seq) != 0 || o->seq == 0)
+            return bad_value("--seq", v, "an integer >= 1");
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--shape", &v)) != 0) {
+        if (r < 0)
+            return -1;
+        o->shape_text = v;
+        return 1;
+    }
+    return 0;
+}
+
+int enc_opts_check(const enc_opts *o)
+{
+    tahq_status st = tahq_check_config(&o->cfg);
+    if (st != TAHQ_OK) {
+        char txt[160];
+        cli_config_text(&o->cfg, txt, sizeof txt);
+        return cli_fail(EXIT_USAGE, "invalid configuration (%s): %s", txt, tahq_strerror(st));
+    }
+    return 0;
+}
+
+uint64_t shape_count(const tahq_shape *s)
+{
+    return (uint64_t)s->batch * s->seq_len * s->channels;
+}
+
+int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *shape)
+{
+    int rc;
+    if (o->shape_text)
+        rc = raw_f32_read(path, o->shape_text, t);
+    else if (cli_has_suffix(path, ".f32"))
+        return cli_fail(EXIT_USAGE, "%s: raw float32 input needs --shape ROWSxC or BxSxC", path);
+    else
+        rc = npy_read(path, t);
+    if (rc)
+        return rc;
+
+    uint64_t C = t->dims[t->ndim - 1u];
+    uint64_t B = 1, S = 1;
+    if (t->ndim == 3) {
+        B = t->dims[0];
+        S = t->dims[1];
+    } else if (t->ndim == 2) {
+        S = t->dims[0];
+    }
+    uint64_t rows = B * S;
+    if (o->batch && o->seq) {
+        if ((uint64_t)o->batch * o->seq != rows) {
+            npy_free(t);
+            return cli_fail(EXIT_USAGE, "%s: --batch %u --seq %u does not match %llu rows", path,
+                            (unsigned)o->batch, (unsigned)o->seq, (unsigned long long)rows);
+        }
+        B = o->batch;
+        S = o->seq;
+    } else if (o->batch || o->seq) {
+        uint64_t given = o->batch ? o->batch : o->seq;
+        if (rows % given != 0) {
+            npy_free(t);
+            return cli_fail(EXIT_USAGE, "%s: %llu rows are not divisible by %s %llu", path,
+                            (unsigned long long)rows, o->batch ? "--batch" : "--seq",
+                            (unsigned long long)given);
+        }
+        B = o->batch ? given : rows / given;
+        S = o->batch ? rows / given : given;
+    }
+    if (B > UINT32_MAX || S > UINT32_MAX || C > UINT32_MAX) {
+        npy_free(t);
+        return cli_fail(EXIT_RUNTIME, "%s: a dimension exceeds 2^32-1", path);
+    }
+    shape->batch = (uint32_t)B;
+    shape->seq_len = (uint32_t)S;
+    shape->channels = (uint32_t)C;
+    return 0;
+}
+
+int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+               uint8_t **msg, size_t *len)
+{
+    *msg = NULL;
+    *len = 0;
+    size_t cap = 0, wsz = 0;
+    tahq_status st = tahq_encode_bound(cfg, shape, &cap);
+    if (st != TAHQ_OK)
+        return st;
+    st = tahq_encode_workspace_size(cfg, shape, &wsz);
+    if (st != TAHQ_OK)
+        return st;
+    void *ws = NULL;
+    if (wsz) {
+        ws = malloc(wsz);
+        if (!ws)
+            return CLI_ERR_NOMEM;
+    }
+    uint8_t *out = malloc(cap ? cap : 1u);
+    if (!out) {
+        free(ws);
+        return CLI_ERR_NOMEM;
+    }
+    st = tahq_encode(cfg, shape, x, ws, wsz, out, cap, len);
+    free(ws);
+    if (st != TAHQ_OK) {
+        free(out);
+        *len = 0;
+        return st;
+    }
+    *msg = out;
+    return TAHQ_OK;
+}
+
+int run_decode(const uint8_t *msg, size_t len, float **out, uint64_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    tahq_header h;
+    tahq_status st = tahq_parse_header(msg, len, &h);
+    if (st != TAHQ_OK)
+        return st;
+    uint64_t n = shape_count(&h.shape);
+    if (n > SIZE_MAX / sizeof(float))
+        return CLI_ERR_NOMEM;
+    float *y = malloc(n ? (size_t)n * sizeof(float) : 1u);
+    if (!y)
+        return CLI_ERR_NOMEM;
+    st = tahq_decode(msg, len, y, (size_t)n);
+    if (st != TAHQ_OK) {
+        free(y);
+        return st;
+    }
+    *out = y;
+    *count = n;
+    return TAHQ_OK;
+}
+
+int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound)
+{
+    *bound = NULL;
+    if (count > SIZE_MAX / sizeof(double))
+        return CLI_ERR_NOMEM;
+    double *b = malloc(count ? (size_t)count * sizeof(double) : 1u);
+    if (!b)
+        return CLI_ERR_NOMEM;
+    tahq_status st = tahq_error_bound(msg, len, b, (size_t)count);
+    if (st != TAHQ_OK) {
+        free(b);
+        return st;
+    }
+    *bound = b;
+    return TAHQ_OK;
+}
+
+void compute_stats(const float *x, const float *y, const double *bound, uint64_t n,
+                   rt_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->count = n;
+    for (uint64_t i = 0; i < n; ++i) {
+        double xv = (double)x[i];
+        double e = fabs(xv - (double)y[i]);
+        s->sum_sq_x += xv * xv;
+        s->sum_sq_err += e * e;
+        if (e > s->max_abs_err || e != e)
+            s->max_abs_err = e;
+        if (bound) {
+            double b = bound[i];
+            double ratio;
+            if (e == 0.0)
+                ratio = 0.0;
+            else if (b > 0.0)
+                ratio = e / b;
+            else
+                ratio = INFINITY;
+            if (ratio > s->max_err_over_bound || ratio != ratio)
+                s->max_err_over_bound = ratio;
+            if (!(e <= b)) {
+                if (s->n_over_bound == 0) {
+                    s->first_over = i;
+                    s->first_over_err = e;
+                    s->first_over_bound = b;
+                }
+                s->n_over_bound++;
+            }
+        }
+    }
+    if (s->sum_sq_x > 0.0)
+        s->rel_mse = s->sum_sq_err / s->sum_sq_x;
+    else
+        s->rel_mse = s->sum_sq_err == 0.0 ? 0.0 : INFINITY;
+    s->sqnr_db = s->rel_mse > 0.0 ? -10.0 * log10(s->rel_mse) : INFINITY;
+}

@@ -1,0 +1,64 @@
+/* codec_ops.h - pieces shared by the commands: encode options, loading an
+ * input tensor with its [B, S, C] shape, running the library's encode and
+ * decode into freshly allocated buffers, and round-trip statistics. */
+#ifndef TAHQ_CLI_CODEC_OPS_H
+#define TAHQ_CLI_CODEC_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npy.h"
+#include "tahq.h"
+
+typedef struct enc_opts {
+    tahq_config cfg;
+    uint32_t batch, seq; /* 0 = not given */
+    const char *shape_text; /* --shape for raw .f32 input, NULL if not given */
+} enc_opts;
+
+/* Defaults: tahq_config_default. */
+void enc_opts_init(enc_opts *o);
+/* Try to consume argv[*i] (and its value) as an encode option. Returns 1 if
+ * consumed, 0 if argv[*i] is not an encode option, -1 after printing a usage
+ * error (bad or missing value). */
+int enc_opts_parse(enc_opts *o, int argc, char **argv, int *i);
+/* Check the configuration with tahq_check_config. 0 or EXIT_USAGE (printed). */
+int enc_opts_check(const enc_opts *o);
+/* Help text of the encode options. */
+void enc_opts_help(FILE *f);
+
+/* Load IN: .npy, or raw float32 when --shape is given or IN ends in .f32.
+ * Then derive [B, S, C]: C is the last dimension; 3-D input gives B and S,
+ * 2-D gives B=1, S=rows, 1-D gives B=S=1; --batch / --seq override B and S
+ * (their product must equal the number of rows). 0 or an exit code. */
+int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *shape);
+
+/* Encode into a malloc'd message (size from tahq_encode_bound, workspace
+ * from tahq_encode_workspace_size). Returns a tahq_status or CLI_ERR_NOMEM. */
+int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+               uint8_t **msg, size_t *len);
+/* Decode into a malloc'd float array of count values (B*S*C of the header). */
+int run_decode(const uint8_t *msg, size_t len, float **out, uint64_t *count);
+/* Error bounds into a malloc'd double array. */
+int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound);
+
+typedef struct rt_stats {
+    uint64_t count;
+    double sum_sq_x, sum_sq_err;
+    double rel_mse;       /* sum (x - y)^2 / sum x^2 */
+    double sqnr_db;       /* -10 log10(rel_mse); +inf if rel_mse == 0 */
+    double max_abs_err;
+    double max_err_over_bound; /* max |x - y| / bound (0/0 counts as 0) */
+    uint64_t n_over_bound;     /* elements with |x - y| > bound */
+    uint64_t first_over;       /* index of the first such element */
+    double first_over_err, first_over_bound;
+} rt_stats;
+
+/* Statistics in double; bound may be NULL (then the bound fields are 0). */
+void compute_stats(const float *x, const float *y, const double *bound, uint64_t n,
+                   rt_stats *s);
+
+uint64_t shape_count(const tahq_shape *s);
+
+#endif

@@ -1,0 +1,92 @@
+/* util.h - shared helpers of the tahq command-line program: error output,
+ * option parsing, number parsing, whole-file reading, atomic file writing,
+ * JSON output and timing. */
+#ifndef TAHQ_CLI_UTIL_H
+#define TAHQ_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tahq.h"
+
+#define TAHQ_CLI_VERSION "0.1.0"
+
+/* Exit codes. */
+#define EXIT_OK 0
+#define EXIT_RUNTIME 1 /* files, data, library errors, failed checks */
+#define EXIT_USAGE 2   /* command line cannot be parsed, option value out of range */
+
+/* A status outside tahq_status for "out of memory" in CLI helpers. */
+#define CLI_ERR_NOMEM 100
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* The command name used as prefix of error messages ("tahq encode: ..."). */
+void cli_set_command(const char *name);
+const char *cli_command(void);
+
+/* Print "tahq CMD: message" (one line) to stderr and return code. */
+int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Text of a tahq_status or CLI_ERR_NOMEM. */
+const char *cli_status_text(int status);
+
+/* Option matching. name is e.g. "--tile". Accepts "--tile V" and "--tile=V".
+ * Returns 1 and sets *val if argv[*i] is the option (advancing *i past a
+ * separate value), 0 if argv[*i] is another option, -1 (error printed) if
+ * the option has no value. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* 1 if argv[i] is exactly the flag name, else 0. */
+int cli_opt_flag(const char *arg, const char *name);
+int cli_is_help(const char *arg);
+
+/* Strict number parsing: whole string, no sign for unsigned, range checked.
+ * Return 0 on success, -1 otherwise (nothing printed). */
+int cli_parse_u64(const char *s, uint64_t *v);
+int cli_parse_u32(const char *s, uint32_t max, uint32_t *v);
+int cli_parse_float(const char *s, float *v); /* also "inf" */
+
+/* 1 if path ends with suffix. */
+int cli_has_suffix(const char *path, const char *suffix);
+
+/* Read a whole file into a malloc'd buffer (*len bytes). Returns 0, or an
+ * exit code after printing an error naming the file. */
+int cli_read_file(const char *path, uint8_t **data, size_t *len);
+
+/* Atomic output: data goes to a temporary file in the directory of path,
+ * which is renamed onto path by cli_out_commit; cli_out_abort (or a failed
+ * write or commit) removes it, so no partial output is ever left behind. */
+typedef struct cli_out {
+    FILE *f;
+    char *tmp_path;
+    const char *path;
+    int failed;
+    int err; /* errno of the first failure */
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);                /* 0 or exit code (printed) */
+void cli_out_write(cli_out *o, const void *data, size_t n);    /* errors are kept for commit */
+int cli_out_commit(cli_out *o);                                /* 0 or exit code (printed) */
+void cli_out_abort(cli_out *o);
+/* Write a whole buffer atomically. */
+int cli_write_file(const char *path, const void *data, size_t n);
+
+/* JSON output helpers (to stdout). */
+void json_str(FILE *f, const char *s);        /* quoted, escaped */
+void json_num(FILE *f, double v);              /* %.17g, or null if not finite */
+
+/* Names of configuration values. */
+const char *cli_alloc_name(tahq_alloc a);
+const char *cli_rounding_name(tahq_rounding r);
+const char *cli_meta_name(tahq_meta m);
+/* Short description "G=64 4/3 r=800 token tau=2 nearest fp16". */
+void cli_config_text(const tahq_config *cfg, char *buf, size_t n);
+void json_config(FILE *f, const tahq_config *cfg);
+
+/* Monotonic clock in seconds. */
+double cli_now(void);
+
+#endif

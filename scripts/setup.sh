@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Install the build tools if they are missing (Debian/Ubuntu, apt-get), then
+# configure and build tahq into build/ (Release, -O2).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v make >/dev/null 2>&1 || missing+=(make)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: missing ${missing[*]} and no apt-get; install them by hand" >&2
+    exit 1
+  fi
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo_cmd=(sudo)
+    else
+      echo "setup: missing ${missing[*]}; not root and no sudo to install them" >&2
+      exit 1
+    fi
+  fi
+  ${sudo_cmd[@]+"${sudo_cmd[@]}"} apt-get update
+  ${sudo_cmd[@]+"${sudo_cmd[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    "${missing[@]}"
+fi
+
+# CMake 3.25 or newer is required (Debian 12 has 3.25.1).
+cmake_version="$(cmake --version | head -n1 | sed 's/[^0-9.]*\([0-9.]*\).*/\1/')"
+cmake_major="${cmake_version%%.*}"
+cmake_minor="${cmake_version#*.}"
+cmake_minor="${cmake_minor%%.*}"
+if [ "$cmake_major" -lt 3 ] || { [ "$cmake_major" -eq 3 ] && [ "$cmake_minor" -lt 25 ]; }; then
+  echo "setup: cmake $cmake_version found, tahq needs 3.25 or newer" >&2
+  exit 1
+fi
+
+jobs="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"

@@ -195,6 +195,9 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile);
 int tahq_gate(const float *x, uint32_t tile, float tau, uint32_t *pivot);
 /* §5.3 unnormalized in-place fast Walsh-Hadamard transform, stages h=1,2,..,G/2. */
 void tahq_fwht(float *x, uint32_t tile);
+/* The same transform as plain scalar loops (the fast path above must match
+ * it bit for bit; tests compare them). */
+void tahq_fwht_scalar(float *x, uint32_t tile);
 /* §5.3 forward (swap, FWHT, *2^-ceil(k/2)) and inverse (FWHT, *2^-floor(k/2), swap). */
 void tahq_hadamard_forward(float *x, uint32_t tile, uint32_t pivot);
 void tahq_hadamard_inverse(float *x, uint32_t tile, uint32_t pivot);

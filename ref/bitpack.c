@@ -1,4 +1,5 @@
 /* bitpack.c - LSB-first bit streams (SPEC §8.3). */
+#include <string.h>
 #include "tahq.h"
 
 void tahq_pack_bits(uint8_t *buf, uint64_t bitpos, const uint8_t *codes, uint64_t n, uint32_t b)
@@ -32,18 +33,44 @@ void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint6
     }
 }
 
-/* Codes of one tile: groups of 8 codes fill exactly b bytes, so a group is
- * assembled in a 64-bit word and stored byte by byte (SPEC §8.3 order).
- * One copy per bit-width so that the shifts are constants. */
+/* Codes of one tile: each group of 8 codes fills exactly b bytes. The group
+ * is loaded as one little-endian 64-bit word of 8 byte-sized codes and
+ * compressed in three SWAR steps (pairs of bytes, pairs of 16-bit lanes,
+ * the two halves), giving code j at bits j*b.. of the result, which is
+ * stored as b bytes (SPEC §8.3 order). One copy per bit-width so the
+ * shifts are constants. */
+/* The n (<= 8) low bytes of a little-endian 64-bit value. */
+static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
+{
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, n);
+#else
+    for (uint32_t k = 0; k < n; k++)
+        v |= (uint64_t)p[k] << (8 * k);
+#endif
+    return v;
+}
+
+static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, n);
+#else
+    for (uint32_t k = 0; k < n; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+#endif
+}
+
 static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t tile,
                                    const uint32_t b)
 {
     for (uint32_t g = 0; g < tile; g += 8) {
-        uint64_t word = 0;
-        for (uint32_t j = 0; j < 8; j++)
-            word |= (uint64_t)codes[g + j] << (j * b);
-        for (uint32_t k = 0; k < b; k++)
-            dst[k] = (uint8_t)(word >> (8 * k));
+        uint64_t v = load_le64(codes + g, 8);
+        v = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF)) << b;
+        v = (v & UINT64_C(0x0000FFFF0000FFFF)) | ((v >> 16) & UINT64_C(0x0000FFFF0000FFFF)) << (2 * b);
+        v = (v & UINT64_C(0x00000000FFFFFFFF)) | (v >> 32) << (4 * b);
+        store_le64(dst, v, b);
         dst += b;
     }
 }
@@ -62,17 +89,19 @@ void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t 
     }
 }
 
-/* One unpacker per bit-width so that the shifts are constants. */
+/* The inverse: spread the 8*b bits back into one byte per code. */
 static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_t tile,
                                      const uint32_t b)
 {
-    const uint64_t mask = (UINT64_C(1) << b) - 1u;
+    const uint64_t field = (UINT64_C(1) << b) - 1u;
+    const uint64_t f2 = (UINT64_C(1) << (2 * b)) - 1u, f4 = (UINT64_C(1) << (4 * b)) - 1u;
     for (uint32_t g = 0; g < tile; g += 8) {
-        uint64_t word = 0;
-        for (uint32_t k = 0; k < b; k++)
-            word |= (uint64_t)src[k] << (8 * k);
-        for (uint32_t j = 0; j < 8; j++)
-            codes[g + j] = (uint8_t)((word >> (j * b)) & mask);
+        uint64_t v = load_le64(src, b);
+        v = (v & f4) | ((v >> (4 * b)) & f4) << 32;
+        v = (v & (f2 | f2 << 32)) | ((v >> (2 * b)) & (f2 | f2 << 32)) << 16;
+        v = (v & (field * UINT64_C(0x0001000100010001))) |
+            ((v >> b) & (field * UINT64_C(0x0001000100010001))) << 8;
+        store_le64(codes + g, v, 8);
         src += b;
     }
 }

@@ -57,7 +57,7 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
 
 /* Index of the first element that is not finite or has |x| >= 2^64, and its
  * status; TAHQ_OK if none. The fast path is a branch-free max over |x| bits. */
-static tahq_status check_input(const float *x, uint64_t n)
+TAHQ_HOT static tahq_status check_input(const float *x, uint64_t n)
 {
     uint32_t worst = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -96,12 +96,11 @@ static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
     return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
 }
 
-/* Is tile t low precision, given the precision map? */
-static int tile_is_low(const tahq_config *cfg, const uint8_t *map, uint64_t t,
-                       uint64_t tiles_per_row)
+/* Is tile t (in row `row`) low precision, given the precision map? */
+static int tile_is_low(const tahq_config *cfg, const uint8_t *map, uint64_t row, uint64_t t)
 {
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return (int)tahq_get_bit(map, t / tiles_per_row);
+    case TAHQ_ALLOC_TOKEN: return (int)tahq_get_bit(map, row);
     case TAHQ_ALLOC_TILE: return (int)tahq_get_bit(map, t);
     default: return 0;
     }
@@ -155,9 +154,14 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     uint64_t n_flagged = 0;
     float v[TAHQ_TILE_MAX];
     uint8_t codes[TAHQ_TILE_MAX];
-    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+    uint64_t row = 0, col = 0; /* t = row * tiles_per_row + col */
+    for (uint64_t t = 0; t < lay.n_tiles; t++, col++) {
+        if (col == lay.tiles_per_row) {
+            col = 0;
+            row++;
+        }
         const float *tile_x = x + t * G;
-        uint32_t bits = tile_is_low(cfg, map, t, lay.tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
+        uint32_t bits = tile_is_low(cfg, map, row, t) ? cfg->lo_bits : cfg->hi_bits;
         uint32_t pivot;
         int flagged = tahq_gate(tile_x, G, cfg->tau, &pivot);
         const float *values = tile_x;
@@ -249,7 +253,8 @@ typedef struct tile_cursor {
     const tahq_layout *lay;
     const uint8_t *payload;
     const uint8_t *codes;   /* next tile's codes */
-    uint64_t t;             /* next tile */
+    uint64_t t;             /* next tile = row * tiles_per_row + col */
+    uint64_t row, col;
     uint64_t n_flagged;     /* flagged tiles seen so far */
 } tile_cursor;
 
@@ -265,7 +270,11 @@ static void cursor_next(tile_cursor *c, tile_data *d)
     const tahq_layout *lay = c->lay;
     const uint32_t G = cfg->tile;
     uint64_t t = c->t;
-    d->bits = tile_is_low(cfg, c->payload, t, lay->tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
+    if (c->col == lay->tiles_per_row) {
+        c->col = 0;
+        c->row++;
+    }
+    d->bits = tile_is_low(cfg, c->payload, c->row, t) ? cfg->lo_bits : cfg->hi_bits;
     d->flagged = tahq_get_bit(c->payload + lay->map_bytes, t);
     d->pivot = 0;
     if (d->flagged) {
@@ -280,6 +289,7 @@ static void cursor_next(tile_cursor *c, tile_data *d)
     tahq_unpack_tile(c->codes, d->codes, G, d->bits);
     c->codes += (uint64_t)G * d->bits / 8;
     c->t++;
+    c->col++;
 }
 
 /* Parse + validate the whole message; fills header and layout. */
@@ -299,6 +309,8 @@ static tahq_status open_message(const uint8_t *msg, size_t len, tahq_header *h, 
     cur->payload = payload;
     cur->codes = payload + lay->code_off;
     cur->t = 0;
+    cur->row = 0;
+    cur->col = 0;
     cur->n_flagged = 0;
     return TAHQ_OK;
 }

@@ -39,15 +39,55 @@ float tahq_log2(float x)
     return log2_core(x);
 }
 
+/* SPEC §2.5 halving tree over w[0..n), n a power of two; w is overwritten. */
+static inline float halving_tree_scalar(float *w, uint32_t n)
+{
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = w[j] + w[j + h];
+    return w[0];
+}
+
+#ifdef TAHQ_HAVE_V8
+
+/* The same tree with 8-lane vectors: levels h >= 8 add whole vectors; the
+ * last three levels (h = 4, 2, 1) add a lane permutation, and only lane 0
+ * (which holds w[0] + w[h] at every level) is used at the end. Every value
+ * that reaches lane 0 is the SPEC's. */
+static inline float halving_tree(float *w, uint32_t n)
+{
+    if (n < 8)
+        return halving_tree_scalar(w, n);
+    for (uint32_t h = n / 2; h >= 8; h /= 2)
+        for (uint32_t j = 0; j < h; j += 8) {
+            tahq_v8f a, b;
+            memcpy(&a, w + j, sizeof a);
+            memcpy(&b, w + j + h, sizeof b);
+            a = a + b;
+            memcpy(w + j, &a, sizeof a);
+        }
+    const tahq_v8i up4 = {4, 5, 6, 7, 0, 1, 2, 3}, up2 = {2, 3, 0, 1, 6, 7, 4, 5},
+                   up1 = {1, 0, 3, 2, 5, 4, 7, 6};
+    tahq_v8f v;
+    memcpy(&v, w, sizeof v);
+    v = v + __builtin_shuffle(v, up4);
+    v = v + __builtin_shuffle(v, up2);
+    v = v + __builtin_shuffle(v, up1);
+    return v[0];
+}
+#else
+static inline float halving_tree(float *w, uint32_t n)
+{
+    return halving_tree_scalar(w, n);
+}
+#endif
+
 float tahq_tree_sum(const float *v, uint32_t n)
 {
     float w[TAHQ_TILE_MAX];
     for (uint32_t i = 0; i < n; i++)
         w[i] = v[i];
-    for (uint32_t h = n / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            w[j] = w[j] + w[j + h];
-    return w[0];
+    return halving_tree_scalar(w, n);
 }
 
 /* Pairwise (binary-counter) combination of tile sums (SPEC §2.5): partial
@@ -86,10 +126,7 @@ TAHQ_HOT static float tile_abs_sum(const float *x, uint32_t tile)
     float w[TAHQ_TILE_MAX];
     for (uint32_t i = 0; i < tile; i++)
         w[i] = tahq_absf(x[i]);
-    for (uint32_t h = tile / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            w[j] = w[j] + w[j + h];
-    return w[0];
+    return halving_tree(w, tile);
 }
 
 /* Sum of p*log2(p), p = |x|/total, over a tile, halving tree. */
@@ -101,10 +138,7 @@ TAHQ_HOT static float tile_plogp_sum(const float *x, uint32_t tile, float total)
         uint32_t plogp = tahq_bits_of(p * log2_core(p));
         w[i] = tahq_float_of(tahq_bits_of(p) == 0u ? 0u : plogp); /* 0 log 0 = +0 */
     }
-    for (uint32_t h = tile / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            w[j] = w[j] + w[j + h];
-    return w[0];
+    return halving_tree(w, tile);
 }
 
 float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)

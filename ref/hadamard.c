@@ -2,46 +2,49 @@
  * (SPEC §5.1, §5.2). */
 #include "internal.h"
 
-/* Largest of |x_i| over the tile with element `skip` counted as 0 (pass
- * skip = tile to count all). |x| of a finite float orders like its bit
- * pattern, and an integer max reduction vectorizes. */
-TAHQ_HOT static float max_magnitude(const float *x, uint32_t tile, uint32_t skip)
+/* m1 = max |x_i| (bit patterns: |x| of a finite float orders like its
+ * bits), d = its lowest index, m2 = max over i != d, which is m1 itself when
+ * m1 occurs twice. Two passes of integer reductions, which vectorize. */
+TAHQ_HOT static void gate_scan(const float *x, uint32_t tile, uint32_t *m1_bits,
+                               uint32_t *d_out, uint32_t *m2_bits)
 {
-    uint32_t m = 0;
+    uint32_t m1 = 0;
     for (uint32_t i = 0; i < tile; i++) {
-        uint32_t keep = 0u - (uint32_t)(i != skip); /* a mask, not a branch */
-        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu & keep;
-        m = a > m ? a : m;
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        m1 = a > m1 ? a : m1;
     }
-    return tahq_float_of(m);
-}
-
-/* Lowest index whose magnitude has bit pattern m (a min reduction). */
-TAHQ_HOT static uint32_t first_index_of_magnitude(const float *x, uint32_t tile, uint32_t m)
-{
-    uint32_t d = tile;
+    uint32_t d = tile, count = 0;
     for (uint32_t i = 0; i < tile; i++) {
-        uint32_t candidate = (tahq_bits_of(x[i]) & 0x7FFFFFFFu) == m ? i : tile;
+        uint32_t is_max = (tahq_bits_of(x[i]) & 0x7FFFFFFFu) == m1;
+        uint32_t candidate = is_max ? i : tile;
         d = candidate < d ? candidate : d;
+        count += is_max;
     }
-    return d;
+    uint32_t below = 0; /* largest magnitude other than m1 */
+    for (uint32_t i = 0; i < tile; i++) {
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        uint32_t other = a & (0u - (uint32_t)(a != m1)); /* a mask, not a branch */
+        below = other > below ? other : below;
+    }
+    *m1_bits = m1;
+    *d_out = d;
+    *m2_bits = count >= 2 ? m1 : below;
 }
 
 int tahq_gate(const float *x, uint32_t tile, float tau, uint32_t *pivot)
 {
-    /* m1, its lowest index d, then m2 = max over i != d (SPEC §5.1) */
-    float m1 = max_magnitude(x, tile, tile);
-    uint32_t d = first_index_of_magnitude(x, tile, tahq_bits_of(m1));
-    *pivot = d;
+    uint32_t m1_bits, m2_bits;
+    gate_scan(x, tile, &m1_bits, pivot, &m2_bits);
+    float m1 = tahq_float_of(m1_bits), m2 = tahq_float_of(m2_bits);
     if (tahq_bits_of(tau) == 0x7F800000u || !(m1 > 0.0f))
         return 0;
-    float m2 = max_magnitude(x, tile, d);
     return m1 >= tau * m2;
 }
 
-void tahq_fwht(float *x, uint32_t tile)
+/* Reference form of SPEC §5.2 step 2: stage h pairs i and i+h (i & h == 0). */
+static inline void fwht_stages(float *x, uint32_t tile, uint32_t first_h)
 {
-    for (uint32_t h = 1; h < tile; h *= 2)
+    for (uint32_t h = first_h; h < tile; h *= 2)
         for (uint32_t i = 0; i < tile; i += 2 * h)
             for (uint32_t j = i; j < i + h; j++) {
                 float a = x[j];
@@ -51,13 +54,79 @@ void tahq_fwht(float *x, uint32_t tile)
             }
 }
 
+#ifdef TAHQ_HAVE_V8
+/* Stages h = 1, 2, 4 act inside each group of 8 consecutive values. With
+ * 8-lane vectors the partner of every lane is a fixed permutation p of the
+ * lanes: lanes with i & h == 0 take v + v[p] (= a + b), the others
+ * v[p] - v (= a - b, the same single operation on the same operands). So
+ * each value is computed exactly as in fwht_stages. */
+
+/* One in-vector stage: v <- (v + v[p]) where upper == 0, (v[p] - v) where upper == -1. */
+#define TAHQ_STAGE_IN_VECTOR(v, partner, upper)                                   \
+    do {                                                                           \
+        tahq_v8f p_ = __builtin_shuffle((v), (partner));                           \
+        tahq_v8i sum_, diff_;                                                      \
+        tahq_v8f s_ = (v) + p_, d_ = p_ - (v);                                     \
+        memcpy(&sum_, &s_, sizeof sum_);                                           \
+        memcpy(&diff_, &d_, sizeof diff_);                                         \
+        sum_ = (sum_ & ~(upper)) | (diff_ & (upper));                              \
+        memcpy(&(v), &sum_, sizeof sum_);                                          \
+    } while (0)
+
+TAHQ_HOT static void fwht_low_stages(float *x, uint32_t tile)
+{
+    const tahq_v8i p1 = {1, 0, 3, 2, 5, 4, 7, 6}, u1 = {0, -1, 0, -1, 0, -1, 0, -1};
+    const tahq_v8i p2 = {2, 3, 0, 1, 6, 7, 4, 5}, u2 = {0, 0, -1, -1, 0, 0, -1, -1};
+    const tahq_v8i p4 = {4, 5, 6, 7, 0, 1, 2, 3}, u4 = {0, 0, 0, 0, -1, -1, -1, -1};
+    for (uint32_t g = 0; g < tile; g += 8) {
+        tahq_v8f v;
+        memcpy(&v, x + g, sizeof v);
+        TAHQ_STAGE_IN_VECTOR(v, p1, u1);
+        TAHQ_STAGE_IN_VECTOR(v, p2, u2);
+        TAHQ_STAGE_IN_VECTOR(v, p4, u4);
+        memcpy(x + g, &v, sizeof v);
+    }
+}
+
+/* Stages h >= 8: the pairs (j, j+h) form runs of whole 8-lane vectors. */
+TAHQ_HOT static void fwht_high_stages(float *x, uint32_t tile)
+{
+    for (uint32_t h = 8; h < tile; h *= 2)
+        for (uint32_t i = 0; i < tile; i += 2 * h)
+            for (uint32_t j = i; j < i + h; j += 8) {
+                tahq_v8f a, b;
+                memcpy(&a, x + j, sizeof a);
+                memcpy(&b, x + j + h, sizeof b);
+                tahq_v8f sum = a + b, diff = a - b;
+                memcpy(x + j, &sum, sizeof sum);
+                memcpy(x + j + h, &diff, sizeof diff);
+            }
+}
+
+void tahq_fwht(float *x, uint32_t tile)
+{
+    fwht_low_stages(x, tile);
+    fwht_high_stages(x, tile);
+}
+#else
+void tahq_fwht(float *x, uint32_t tile)
+{
+    fwht_stages(x, tile, 1);
+}
+#endif
+
+void tahq_fwht_scalar(float *x, uint32_t tile)
+{
+    fwht_stages(x, tile, 1);
+}
+
 /* 2^-n for 0 <= n <= 4, exact. */
 static float pow2_neg(uint32_t n)
 {
     return tahq_float_of((127u - n) << 23);
 }
 
-static void scale_tile(float *x, uint32_t tile, float factor)
+TAHQ_HOT static void scale_tile(float *x, uint32_t tile, float factor)
 {
     for (uint32_t i = 0; i < tile; i++)
         x[i] = x[i] * factor;

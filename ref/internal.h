@@ -36,6 +36,15 @@ static inline float tahq_absf(float x)
 #define TAHQ_HOT
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__FRAMAC__)
+/* 8-lane vectors (GCC vector extensions, __builtin_shuffle) for the fast
+ * paths; each computes the same operations as its scalar form. Other
+ * compilers take the scalar forms. */
+#define TAHQ_HAVE_V8 1
+typedef float tahq_v8f __attribute__((vector_size(32)));
+typedef int32_t tahq_v8i __attribute__((vector_size(32)));
+#endif
+
 /* log2 of a power-of-two tile size (8..256); 0 if not one. */
 static inline uint32_t tahq_tile_log2(uint32_t tile)
 {

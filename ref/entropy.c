@@ -99,7 +99,7 @@ typedef struct pairwise_acc {
     uint32_t depth;
 } pairwise_acc;
 
-static void pairwise_push(pairwise_acc *acc, float v)
+static inline void pairwise_push(pairwise_acc *acc, float v)
 {
     uint64_t c = acc->count;
     while (c & 1u) { /* a complete left subtree of the same size exists */
@@ -110,7 +110,7 @@ static void pairwise_push(pairwise_acc *acc, float v)
     acc->count++;
 }
 
-static float pairwise_finish(const pairwise_acc *acc)
+static inline float pairwise_finish(const pairwise_acc *acc)
 {
     /* Right-most partial subtrees are completed with zero padding, which
      * leaves them unchanged: combine from the right. */
@@ -120,42 +120,45 @@ static float pairwise_finish(const pairwise_acc *acc)
     return v;
 }
 
-/* Sum of |x| over a tile, halving tree. */
-TAHQ_HOT static float tile_abs_sum(const float *x, uint32_t tile)
+/* Σ|x| over a unit of `tiles` tiles (SPEC §2.5: halving tree per tile,
+ * pairwise across tiles). One call per unit so that the vector loop's set-up
+ * is paid once, not per tile. */
+TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile)
 {
+    pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
-    for (uint32_t i = 0; i < tile; i++)
-        w[i] = tahq_absf(x[i]);
-    return halving_tree(w, tile);
+    for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        for (uint32_t i = 0; i < tile; i++)
+            w[i] = tahq_absf(x[i]);
+        pairwise_push(&acc, halving_tree(w, tile));
+    }
+    return pairwise_finish(&acc);
 }
 
-/* Sum of p*log2(p), p = |x|/total, over a tile, halving tree. */
-TAHQ_HOT static float tile_plogp_sum(const float *x, uint32_t tile, float total)
+/* Σ p*log2(p) with p = min(|x| * (1/total), 1) over a unit (SPEC §4.1). */
+TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
+    pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
-    for (uint32_t i = 0; i < tile; i++) {
-        float p = tahq_absf(x[i]) / total;
-        uint32_t plogp = tahq_bits_of(p * log2_core(p));
-        w[i] = tahq_float_of(tahq_bits_of(p) == 0u ? 0u : plogp); /* 0 log 0 = +0 */
+    const float inverse = 1.0f / total;
+    for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        for (uint32_t i = 0; i < tile; i++) {
+            float p = tahq_absf(x[i]) * inverse;
+            p = p < 1.0f ? p : 1.0f; /* the rounded reciprocal can push a sole value to 1+ulp */
+            uint32_t plogp = tahq_bits_of(p * log2_core(p));
+            w[i] = tahq_float_of(tahq_bits_of(p) == 0u ? 0u : plogp); /* 0 log 0 = +0 */
+        }
+        pairwise_push(&acc, halving_tree(w, tile));
     }
-    return halving_tree(w, tile);
+    return pairwise_finish(&acc);
 }
 
 float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
 {
-    pairwise_acc acc;
-    acc.count = 0;
-    acc.depth = 0;
-    for (uint32_t t = 0; t < tiles; t++)
-        pairwise_push(&acc, tile_abs_sum(x + (uint64_t)t * tile, tile));
-    float total = pairwise_finish(&acc);
+    float total = unit_abs_sum(x, tiles, tile);
     if (total == 0.0f)
         return 0.0f;
-    acc.count = 0;
-    acc.depth = 0;
-    for (uint32_t t = 0; t < tiles; t++)
-        pairwise_push(&acc, tile_plogp_sum(x + (uint64_t)t * tile, tile, total));
-    return 0.0f - pairwise_finish(&acc);
+    return 0.0f - unit_plogp_sum(x, tiles, tile, total);
 }
 
 /* ---- allocation ---------------------------------------------------------- */

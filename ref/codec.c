@@ -163,16 +163,19 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
         const float *tile_x = x + t * G;
         uint32_t bits = tile_is_low(cfg, map, row, t) ? cfg->lo_bits : cfg->hi_bits;
         uint32_t pivot;
-        int flagged = tahq_gate(tile_x, G, cfg->tau, &pivot);
+        float lo, hi; /* one range scan serves the gate and, if unflagged, the quantizer */
+        tahq_tile_range(tile_x, G, &lo, &hi);
+        int flagged = tahq_gate_from_range(tile_x, G, cfg->tau, lo, hi, &pivot);
         const float *values = tile_x;
         if (flagged) {
             memcpy(v, tile_x, G * sizeof(float));
             tahq_hadamard_forward(v, G, pivot);
+            tahq_tile_range(v, G, &lo, &hi);
             values = v;
         }
         float z, s;
-        st = tahq_quantize_tile(values, G, bits, cfg->meta, cfg->rounding, cfg->seed, t * G, &z, &s,
-                                codes);
+        st = tahq_quantize_tile_range(values, G, lo, hi, bits, cfg->meta, cfg->rounding, cfg->seed,
+                                      t * G, &z, &s, codes);
         if (st != TAHQ_OK) {
             memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */
             return st;

@@ -2,43 +2,67 @@
  * (SPEC §5.1, §5.2). */
 #include "internal.h"
 
-/* m1 = max |x_i| (bit patterns: |x| of a finite float orders like its
- * bits), d = its lowest index, m2 = max over i != d, which is m1 itself when
- * m1 occurs twice. Two passes of integer reductions, which vectorize. */
-TAHQ_HOT static void gate_scan(const float *x, uint32_t tile, uint32_t *m1_bits,
-                               uint32_t *d_out, uint32_t *m2_bits)
+/* Given m1 = max |x_i| (as bits; |x| of a finite float orders like its
+ * bits): how many elements reach it, and the largest magnitude below it.
+ * m2 = max over i != d is then m1 if it occurs twice, else `below`. */
+TAHQ_HOT static void magnitude_runner_up(const float *x, uint32_t tile, uint32_t m1,
+                                         uint32_t *count, uint32_t *below)
 {
-    uint32_t m1 = 0;
+    uint32_t n = 0, b = 0;
     for (uint32_t i = 0; i < tile; i++) {
         uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
-        m1 = a > m1 ? a : m1;
+        uint32_t is_max = a == m1;
+        n += is_max;
+        uint32_t other = a & (0u - (1u - is_max)); /* a mask, not a branch */
+        b = other > b ? other : b;
     }
-    uint32_t d = tile, count = 0;
+    *count = n;
+    *below = b;
+}
+
+/* Lowest index whose magnitude has bit pattern m1 (a min reduction). */
+TAHQ_HOT static uint32_t first_index_of_magnitude(const float *x, uint32_t tile, uint32_t m1)
+{
+    uint32_t d = tile;
     for (uint32_t i = 0; i < tile; i++) {
-        uint32_t is_max = (tahq_bits_of(x[i]) & 0x7FFFFFFFu) == m1;
-        uint32_t candidate = is_max ? i : tile;
+        uint32_t candidate = (tahq_bits_of(x[i]) & 0x7FFFFFFFu) == m1 ? i : tile;
         d = candidate < d ? candidate : d;
-        count += is_max;
     }
-    uint32_t below = 0; /* largest magnitude other than m1 */
-    for (uint32_t i = 0; i < tile; i++) {
-        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
-        uint32_t other = a & (0u - (uint32_t)(a != m1)); /* a mask, not a branch */
-        below = other > below ? other : below;
+    return d;
+}
+
+/* SPEC §5.1: m1 = max |x_i| = max(|lo|, |hi|) exactly. */
+static uint32_t max_magnitude_bits(float lo, float hi)
+{
+    uint32_t lo_bits = tahq_bits_of(lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(hi) & 0x7FFFFFFFu;
+    return lo_bits > hi_bits ? lo_bits : hi_bits;
+}
+
+int tahq_gate_from_range(const float *x, uint32_t tile, float tau, float lo, float hi,
+                         uint32_t *pivot)
+{
+    uint32_t m1_bits = max_magnitude_bits(lo, hi);
+    float m1 = tahq_float_of(m1_bits);
+    int flagged = 0;
+    if (tahq_bits_of(tau) != 0x7F800000u && m1 > 0.0f) {
+        uint32_t count, below;
+        magnitude_runner_up(x, tile, m1_bits, &count, &below);
+        float m2 = tahq_float_of(count >= 2 ? m1_bits : below);
+        flagged = m1 >= tau * m2;
     }
-    *m1_bits = m1;
-    *d_out = d;
-    *m2_bits = count >= 2 ? m1 : below;
+    /* the pivot is only needed (and only searched for) when flagged */
+    *pivot = flagged ? first_index_of_magnitude(x, tile, m1_bits) : 0u;
+    return flagged;
 }
 
 int tahq_gate(const float *x, uint32_t tile, float tau, uint32_t *pivot)
 {
-    uint32_t m1_bits, m2_bits;
-    gate_scan(x, tile, &m1_bits, pivot, &m2_bits);
-    float m1 = tahq_float_of(m1_bits), m2 = tahq_float_of(m2_bits);
-    if (tahq_bits_of(tau) == 0x7F800000u || !(m1 > 0.0f))
-        return 0;
-    return m1 >= tau * m2;
+    float lo, hi;
+    tahq_tile_range(x, tile, &lo, &hi);
+    int flagged = tahq_gate_from_range(x, tile, tau, lo, hi, pivot);
+    if (!flagged)
+        *pivot = first_index_of_magnitude(x, tile, max_magnitude_bits(lo, hi));
+    return flagged;
 }
 
 /* Reference form of SPEC §5.2 step 2: stage h pairs i and i+h (i & h == 0). */

@@ -88,6 +88,17 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes);
 uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                        float *entropy_ws, uint64_t *key_ws, uint8_t *map);
 
+/* min and max of a tile (quant.c); the sign of a zero result is unspecified. */
+void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *hi);
+/* The gate (SPEC §5.1) given the tile's range from tahq_tile_range. */
+int tahq_gate_from_range(const float *x, uint32_t tile, float tau, float lo, float hi,
+                         uint32_t *pivot);
+/* tahq_quantize_tile given the range of v from tahq_tile_range. */
+tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
+                                     uint32_t bits, tahq_meta meta, tahq_rounding rounding,
+                                     uint64_t seed, uint64_t elem0, float *zero, float *scale,
+                                     uint8_t *codes);
+
 /* Tile codes, byte-aligned, LSB-first (bitpack.c); codes must be < 2^b. */
 void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b);
 void tahq_unpack_tile(const uint8_t *src, uint8_t *codes, uint32_t tile, uint32_t b);

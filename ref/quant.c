@@ -27,10 +27,10 @@ static inline float from_order_key(int32_t k)
 /* min and max of the tile. Integer reductions vectorize; the result can
  * differ from a float scan only in the sign of a zero, which §5.3's
  * canonical +0 zero-point makes irrelevant. */
-TAHQ_HOT static void tile_min_max(const float *v, uint32_t tile, float *lo, float *hi)
+TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *hi)
 {
     int32_t kmin = order_key(v[0]), kmax = kmin;
-    for (uint32_t i = 1; i < tile; i++) {
+    for (uint32_t i = 0; i < tile; i++) { /* from 0: a whole number of vectors */
         int32_t k = order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
@@ -39,12 +39,10 @@ TAHQ_HOT static void tile_min_max(const float *v, uint32_t tile, float *lo, floa
     *hi = from_order_key(kmax);
 }
 
-/* Zero-point and scale of a tile (SPEC §5.3 steps 1-3). */
-static tahq_status tile_zero_scale(const float *v, uint32_t tile, uint32_t levels, tahq_meta meta,
+/* Zero-point and scale of a tile from its range (SPEC §5.3 steps 2-3). */
+static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_meta meta,
                                    float *zero, float *scale)
 {
-    float lo, hi;
-    tile_min_max(v, tile, &lo, &hi);
     float z = tahq_meta_round_down(meta, lo);
     if (tahq_bits_of(z) == 0xFF800000u)
         return TAHQ_ERR_RANGE;
@@ -99,13 +97,14 @@ static void codes_stochastic(const float *v, uint32_t tile, float z, float s, ui
     }
 }
 
-tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
-                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
-                               float *zero, float *scale, uint8_t *codes)
+tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
+                                     uint32_t bits, tahq_meta meta, tahq_rounding rounding,
+                                     uint64_t seed, uint64_t elem0, float *zero, float *scale,
+                                     uint8_t *codes)
 {
     const uint32_t levels = (1u << bits) - 1u;
     float z, s;
-    tahq_status st = tile_zero_scale(v, tile, levels, meta, &z, &s);
+    tahq_status st = tile_zero_scale(lo, hi, levels, meta, &z, &s);
     if (st != TAHQ_OK)
         return st;
     *zero = z;
@@ -118,6 +117,16 @@ tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tah
         codes_nearest(v, tile, z, s, levels, codes);
     }
     return TAHQ_OK;
+}
+
+tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
+                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
+                               float *zero, float *scale, uint8_t *codes)
+{
+    float lo, hi;
+    tahq_tile_range(v, tile, &lo, &hi);
+    return tahq_quantize_tile_range(v, tile, lo, hi, bits, meta, rounding, seed, elem0, zero,
+                                    scale, codes);
 }
 
 TAHQ_HOT void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,

@@ -76,9 +76,8 @@ TAHQ_HOT static tahq_status check_input(const float *x, uint64_t n)
     return TAHQ_OK;
 }
 
-static void put_meta(uint8_t *dst, tahq_meta meta, float v)
+static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
 {
-    uint32_t bits = tahq_meta_bits(meta, v);
     if (meta == TAHQ_META_FP32)
         tahq_put_u32(dst, bits);
     else
@@ -174,14 +173,15 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
             values = v;
         }
         float z, s;
+        uint32_t zero_bits, scale_bits;
         st = tahq_quantize_tile_range(values, G, lo, hi, bits, cfg->meta, cfg->rounding, cfg->seed,
-                                      t * G, &z, &s, codes);
+                                      t * G, &z, &s, &zero_bits, &scale_bits, codes);
         if (st != TAHQ_OK) {
             memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */
             return st;
         }
-        put_meta(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta, z);
-        put_meta(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta, s);
+        put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta, zero_bits);
+        put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta, scale_bits);
         tahq_pack_tile(codes_out, codes, G, bits);
         codes_out += (uint64_t)G * bits / 8;
         if (flagged) {

@@ -145,8 +145,11 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) * inverse;
             p = p < 1.0f ? p : 1.0f; /* the rounded reciprocal can push a sole value to 1+ulp */
-            uint32_t plogp = tahq_bits_of(p * log2_core(p));
-            w[i] = tahq_float_of(tahq_bits_of(p) == 0u ? 0u : plogp); /* 0 log 0 = +0 */
+            /* For p = +0, log2_core gives -150 and the product is -0 instead
+             * of the SPEC's +0: adding -0 leaves every non-zero partial sum
+             * unchanged and H = 0 - sum maps both zeros to +0, so H is the
+             * same bit pattern. */
+            w[i] = p * log2_core(p);
         }
         pairwise_push(&acc, halving_tree(w, tile));
     }

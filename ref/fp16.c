@@ -107,24 +107,33 @@ uint32_t tahq_meta_bytes(tahq_meta meta)
     return meta == TAHQ_META_FP32 ? 4u : 2u;
 }
 
+/* Bit patterns of down(x) and up(x) (SPEC §2.2); x is not NaN. */
+uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x)
+{
+    uint32_t h = tahq_meta_bits(meta, x);
+    if (meta != TAHQ_META_FP32 && tahq_meta_value(meta, h) > x)
+        h = pattern16_next_down((uint16_t)h);
+    return h;
+}
+
+uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x)
+{
+    uint32_t h = tahq_meta_bits(meta, x);
+    if (meta != TAHQ_META_FP32 && tahq_meta_value(meta, h) < x)
+        h = pattern16_next_up((uint16_t)h);
+    return h;
+}
+
 float tahq_meta_round_down(tahq_meta meta, float x)
 {
-    if (meta == TAHQ_META_FP32 || x != x)
+    if (x != x)
         return x;
-    uint16_t h = (uint16_t)tahq_meta_bits(meta, x);
-    float v = tahq_meta_value(meta, h);
-    if (v > x)
-        v = tahq_meta_value(meta, pattern16_next_down(h));
-    return v;
+    return tahq_meta_value(meta, tahq_meta_round_down_bits(meta, x));
 }
 
 float tahq_meta_round_up(tahq_meta meta, float x)
 {
-    if (meta == TAHQ_META_FP32 || x != x)
+    if (x != x)
         return x;
-    uint16_t h = (uint16_t)tahq_meta_bits(meta, x);
-    float v = tahq_meta_value(meta, h);
-    if (v < x)
-        v = tahq_meta_value(meta, pattern16_next_up(h));
-    return v;
+    return tahq_meta_value(meta, tahq_meta_round_up_bits(meta, x));
 }

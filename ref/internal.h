@@ -97,7 +97,10 @@ int tahq_gate_from_range(const float *x, uint32_t tile, float tau, float lo, flo
 tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
                                      uint32_t bits, tahq_meta meta, tahq_rounding rounding,
                                      uint64_t seed, uint64_t elem0, float *zero, float *scale,
-                                     uint8_t *codes);
+                                     uint32_t *zero_bits, uint32_t *scale_bits, uint8_t *codes);
+/* Wire bit patterns of the metadata values down(x) and up(x) (fp16.c). */
+uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
+uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
 
 /* Tile codes, byte-aligned, LSB-first (bitpack.c); codes must be < 2^b. */
 void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b);

@@ -39,25 +39,35 @@ TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *h
     *hi = from_order_key(kmax);
 }
 
-/* Zero-point and scale of a tile from its range (SPEC §5.3 steps 2-3). */
+/* Zero-point and scale of a tile from its range (SPEC §5.3 steps 2-3), as
+ * values and as their wire bit patterns. */
 static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_meta meta,
-                                   float *zero, float *scale)
+                                   float *zero, float *scale, uint32_t *zero_bits,
+                                   uint32_t *scale_bits)
 {
-    float z = tahq_meta_round_down(meta, lo);
+    uint32_t zb = tahq_meta_round_down_bits(meta, lo);
+    float z = tahq_meta_value(meta, zb);
     if (tahq_bits_of(z) == 0xFF800000u)
         return TAHQ_ERR_RANGE;
-    if (z == 0.0f)
-        z = 0.0f; /* canonical +0 */
+    if (z == 0.0f) { /* canonical +0 */
+        z = 0.0f;
+        zb = 0;
+    }
     float w = hi - z;
     float s = 0.0f;
+    uint32_t sb = 0;
     if (w != 0.0f) {
         float s0 = w / (float)levels;
-        s = s0 == 0.0f ? meta_min_positive(meta) : tahq_meta_round_up(meta, s0);
+        sb = s0 == 0.0f ? tahq_meta_bits(meta, meta_min_positive(meta))
+                        : tahq_meta_round_up_bits(meta, s0);
+        s = tahq_meta_value(meta, sb);
         if (tahq_bits_of(s) == 0x7F800000u)
             return TAHQ_ERR_RANGE;
     }
     *zero = z;
     *scale = s;
+    *zero_bits = zb;
+    *scale_bits = sb;
     return TAHQ_OK;
 }
 
@@ -100,11 +110,11 @@ static void codes_stochastic(const float *v, uint32_t tile, float z, float s, ui
 tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
                                      uint32_t bits, tahq_meta meta, tahq_rounding rounding,
                                      uint64_t seed, uint64_t elem0, float *zero, float *scale,
-                                     uint8_t *codes)
+                                     uint32_t *zero_bits, uint32_t *scale_bits, uint8_t *codes)
 {
     const uint32_t levels = (1u << bits) - 1u;
     float z, s;
-    tahq_status st = tile_zero_scale(lo, hi, levels, meta, &z, &s);
+    tahq_status st = tile_zero_scale(lo, hi, levels, meta, &z, &s, zero_bits, scale_bits);
     if (st != TAHQ_OK)
         return st;
     *zero = z;
@@ -124,9 +134,10 @@ tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tah
                                float *zero, float *scale, uint8_t *codes)
 {
     float lo, hi;
+    uint32_t zero_bits, scale_bits;
     tahq_tile_range(v, tile, &lo, &hi);
     return tahq_quantize_tile_range(v, tile, lo, hi, bits, meta, rounding, seed, elem0, zero,
-                                    scale, codes);
+                                    scale, &zero_bits, &scale_bits, codes);
 }
 
 TAHQ_HOT void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,

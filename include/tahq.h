@@ -120,9 +120,12 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
                                        size_t *bytes);
 
 /* Encode x[B*S*C] (row-major, rows = B*S tokens of C channels) into out.
- * On success *out_len is the message length. On error *out_len = 0 and
- * the first TAHQ_HEADER_BYTES of out (if that many fit) are zeroed so that
- * no partial message can be mistaken for a valid one. */
+ * On success *out_len is the message length. On error *out_len = 0 (when
+ * out_len is not NULL). Every check that can be made up front (config,
+ * shape, buffers, input values) runs before anything is written, so those
+ * errors leave out untouched. A metadata overflow (TAHQ_ERR_RANGE) is only
+ * found tile by tile: then the first TAHQ_HEADER_BYTES of out are zeroed so
+ * that the partial output cannot be mistaken for a message. */
 tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                         void *workspace, size_t workspace_bytes,
                         uint8_t *out, size_t out_capacity, size_t *out_len);

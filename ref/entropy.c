@@ -82,8 +82,21 @@ static inline float halving_tree(float *w, uint32_t n)
 }
 #endif
 
+/* The halving tree without scratch memory: the value that ends in w[r] at
+ * the level where the stride is m aggregates the indices r mod m... so the
+ * root is E(0, 1) with E(r, m) = v[r] if m = n, else E(r, 2m) + E(r+m, 2m).
+ * Used for n above the tile size (recursion depth log2 n). */
+static float halving_tree_recursive(const float *v, uint32_t n, uint32_t r, uint32_t m)
+{
+    if (m == n)
+        return v[r];
+    return halving_tree_recursive(v, n, r, 2 * m) + halving_tree_recursive(v, n, r + m, 2 * m);
+}
+
 float tahq_tree_sum(const float *v, uint32_t n)
 {
+    if (n > TAHQ_TILE_MAX)
+        return halving_tree_recursive(v, n, 0, 1);
     float w[TAHQ_TILE_MAX];
     for (uint32_t i = 0; i < n; i++)
         w[i] = v[i];

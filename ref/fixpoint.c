@@ -30,9 +30,6 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
     }
     const int32_t levels = (1 << (bits - 1)) - 1;
     const int32_t offset = 1 << (bits - 1);
-    const float min_positive = meta == TAHQ_META_FP16   ? 0x1p-24f
-                               : meta == TAHQ_META_BF16 ? 0x1p-133f
-                                                        : 0x1p-149f;
     /* Steps first, so that nothing is written if one overflows the meta type. */
     for (uint32_t c = 0; c < channels; c++) {
         float m = 0.0f;
@@ -42,8 +39,7 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
         }
         float h = 0.0f;
         if (m > 0.0f) {
-            float h0 = m / (float)levels;
-            h = h0 == 0.0f ? min_positive : tahq_meta_round_up(meta, h0);
+            h = tahq_meta_value(meta, tahq_meta_scale_bits(meta, m, (uint32_t)levels));
             if (tahq_bits_of(h) == 0x7F800000u)
                 return TAHQ_ERR_RANGE;
         }

@@ -137,3 +137,22 @@ float tahq_meta_round_up(tahq_meta meta, float x)
         return x;
     return tahq_meta_value(meta, tahq_meta_round_up_bits(meta, x));
 }
+
+/* SPEC §5.3 step 3 / §7.2: the smallest meta value s >= fl(w / levels) with
+ * fl(w / s) <= levels, as bits (w > 0 finite). Starting from up(fl(w/L)),
+ * at most a few steps are taken: one in the normal range (where the
+ * rounding of w/L is relative), a few where w/L is subnormal (absolute
+ * rounding). up(0) = 0 is skipped because w / 0 = inf. Positive patterns of
+ * every meta type order like their values, so the next value is bits + 1;
+ * the largest finite value steps to +inf, which the caller rejects. */
+uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels)
+{
+    const float L = (float)levels;
+    const uint32_t inf_bits = meta == TAHQ_META_FP32 ? 0x7F800000u
+                              : meta == TAHQ_META_BF16 ? 0x7F80u
+                                                       : 0x7C00u;
+    uint32_t sb = tahq_meta_round_up_bits(meta, w / L);
+    while (sb < inf_bits && !(w / tahq_meta_value(meta, sb) <= L))
+        sb++;
+    return sb;
+}

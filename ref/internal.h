@@ -101,6 +101,8 @@ tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, fl
 /* Wire bit patterns of the metadata values down(x) and up(x) (fp16.c). */
 uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
 uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
+/* Scale of SPEC §5.3/§7.2 as bits: smallest meta s >= fl(w/L) with fl(w/s) <= L. */
+uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels);
 
 /* Tile codes, byte-aligned, LSB-first (bitpack.c); codes must be < 2^b. */
 void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b);

@@ -1,16 +1,6 @@
 /* quant.c - per-tile asymmetric min/max quantization (SPEC §5.3, §6.1). */
 #include "internal.h"
 
-/* Smallest positive value of each metadata type. */
-static float meta_min_positive(tahq_meta meta)
-{
-    switch (meta) {
-    case TAHQ_META_FP16: return 0x1p-24f;
-    case TAHQ_META_BF16: return 0x1p-133f;
-    default: return 0x1p-149f;
-    }
-}
-
 /* A signed integer key that orders finite floats like their values (with
  * -0 < +0): negative floats get their magnitude bits flipped. */
 static inline int32_t order_key(float x)
@@ -57,9 +47,7 @@ static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_met
     float s = 0.0f;
     uint32_t sb = 0;
     if (w != 0.0f) {
-        float s0 = w / (float)levels;
-        sb = s0 == 0.0f ? tahq_meta_bits(meta, meta_min_positive(meta))
-                        : tahq_meta_round_up_bits(meta, s0);
+        sb = tahq_meta_scale_bits(meta, w, levels);
         s = tahq_meta_value(meta, sb);
         if (tahq_bits_of(s) == 0x7F800000u)
             return TAHQ_ERR_RANGE;
@@ -71,8 +59,8 @@ static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_met
     return TAHQ_OK;
 }
 
-/* Nearest-even codes: 0 <= t < L + 1/2 (SPEC §5.3), so no clamp is needed
- * for the value; the min() only guards the byte conversion. */
+/* Nearest-even codes: 0 <= t <= L by the choice of s (SPEC §5.3), so the
+ * min() never changes a code; it only guards the byte conversion. */
 TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float s, uint32_t levels,
                                    uint8_t *codes)
 {

@@ -11,5 +11,8 @@ int cmd_roundtrip(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_gen_llm(int argc, char **argv);
+int cmd_golden_gen(int argc, char **argv);
+int cmd_conform(int argc, char **argv);
+int cmd_bounds(int argc, char **argv);
 
 #endif

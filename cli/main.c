@@ -20,6 +20,9 @@ static const command commands[] = {
     {"report", cmd_report, "verification report on the built-in LLM-like tensor"},
     {"bench", cmd_bench, "single-thread encode/decode throughput beside memcpy"},
     {"gen-llm", cmd_gen_llm, "write the built-in LLM-like activation tensor"},
+    {"golden-gen", cmd_golden_gen, "write the golden vector set (golden/README.md)"},
+    {"conform", cmd_conform, "check another implementation against golden vectors"},
+    {"bounds", cmd_bounds, "error vs bits/element sweep against the SPEC error bound"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

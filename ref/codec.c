@@ -46,7 +46,8 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
     if (st != TAHQ_OK)
         return st;
     uint64_t n = alloc_group_size(cfg, shape);
-    uint64_t total = n * (sizeof(uint64_t) + sizeof(float));
+    /* keys and entropies, plus slack to align the keys to 8 bytes */
+    uint64_t total = n == 0 ? 0 : n * (sizeof(uint64_t) + sizeof(float)) + sizeof(uint64_t) - 1;
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
     *bytes = (size_t)total;
@@ -125,9 +126,10 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
         return st;
     if (out_capacity < bound)
         return TAHQ_ERR_BUFFER;
-    if (workspace_bytes < ws_need || (ws_need > 0 && !workspace) ||
-        ((uintptr_t)workspace % sizeof(uint64_t)) != 0)
-        return ws_need > 0 && !workspace ? TAHQ_ERR_NULL : TAHQ_ERR_BUFFER;
+    if (ws_need > 0 && !workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < ws_need)
+        return TAHQ_ERR_BUFFER;
 
     tahq_layout lay;
     tahq_layout_compute(cfg, shape, tahq_required_low_units(cfg, shape), 0, &lay);
@@ -142,7 +144,10 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     memset(payload + lay.pivot_off, 0, (size_t)((lay.n_tiles * k + 7) / 8));
 
     uint64_t group = alloc_group_size(cfg, shape);
-    uint64_t *keys = (uint64_t *)workspace;
+    uint8_t *ws = (uint8_t *)workspace; /* any alignment: round up inside the slack */
+    uint64_t *keys = ws ? (uint64_t *)(ws + (sizeof(uint64_t) - (uintptr_t)ws % sizeof(uint64_t)) %
+                                                sizeof(uint64_t))
+                        : NULL;
     float *entropies = (float *)(keys + group);
     uint8_t *map = payload;
     uint64_t n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);

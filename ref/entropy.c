@@ -148,12 +148,30 @@ TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile
     return pairwise_finish(&acc);
 }
 
+/* The same sum with p = |x| / total, for units whose reciprocal overflows
+ * (all values below 2^-128; rare, so no fast path). p <= 1 exactly here. */
+static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile, float total)
+{
+    pairwise_acc acc = {.count = 0, .depth = 0};
+    float w[TAHQ_TILE_MAX];
+    for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        for (uint32_t i = 0; i < tile; i++) {
+            float p = tahq_absf(x[i]) / total;
+            w[i] = p * log2_core(p); /* -0 for p = 0: see unit_plogp_sum */
+        }
+        pairwise_push(&acc, halving_tree(w, tile));
+    }
+    return pairwise_finish(&acc);
+}
+
 /* Σ p*log2(p) with p = min(|x| * (1/total), 1) over a unit (SPEC §4.1). */
 TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
     pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
     const float inverse = 1.0f / total;
+    if (tahq_bits_of(inverse) == 0x7F800000u) /* total < 2^-128: divide (SPEC §4.1) */
+        return unit_plogp_sum_divide(x, tiles, tile, total);
     for (uint32_t t = 0; t < tiles; t++, x += tile) {
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) * inverse;

@@ -54,7 +54,7 @@ static uint32_t crc32c_bytes(uint32_t c, const uint8_t *data, size_t n)
     return c;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FRAMAC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
 /* SSE4.2 has a CRC-32C instruction (same polynomial, same reflection). */
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t c, const uint8_t *data,
                                                                 size_t n)
@@ -76,7 +76,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t c, const
 uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
     uint32_t c = ~crc;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FRAMAC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
     if (__builtin_cpu_supports("sse4.2"))
         return ~crc32c_sse42(c, data, n);
 #endif
@@ -85,8 +85,10 @@ uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 
 uint64_t tahq_low_count(uint64_t n, uint32_t hi_permille)
 {
-    /* n < 2^41 in every use (n <= B*S*C/8), so n * 1000 cannot overflow */
-    return n * (uint64_t)(1000u - hi_permille) / 1000u;
+    /* floor(n*k/1000) with n = 1000q + r: q*k + floor(r*k/1000), exact and
+     * free of overflow for every 64-bit n (q*k <= n, r*k < 10^6). */
+    const uint64_t k = 1000u - hi_permille;
+    return (n / 1000u) * k + (n % 1000u) * k / 1000u;
 }
 
 void tahq_config_default(tahq_config *cfg)

@@ -26,17 +26,23 @@ static inline float tahq_absf(float x)
     return tahq_float_of(tahq_bits_of(x) & 0x7FFFFFFFu);
 }
 
+/* TAHQ_SCALAR_ONLY (set for Frama-C and for the tests' scalar build) turns
+ * off every fast path: AVX2 clones, 8-lane vectors and the SSE4.2 CRC. */
+#if defined(__FRAMAC__) && !defined(TAHQ_SCALAR_ONLY)
+#define TAHQ_SCALAR_ONLY 1
+#endif
+
 /* Hot per-tile loops are compiled twice on x86-64 GCC/Clang (baseline and
  * AVX2) and picked at load time. AVX2 only widens the vectors: FMA is a
  * separate target feature and stays off, so results are identical. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FRAMAC__) && !defined(__clang__) && \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY) && !defined(__clang__) && \
     defined(__ELF__) && !defined(__SANITIZE_ADDRESS__)
 #define TAHQ_HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define TAHQ_HOT
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__FRAMAC__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 /* 8-lane vectors (GCC vector extensions, __builtin_shuffle) for the fast
  * paths; each computes the same operations as its scalar form. Other
  * compilers take the scalar forms. */

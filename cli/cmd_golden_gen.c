@@ -1,0 +1,1486 @@
+/* cmd_golden_gen.c - tahq golden-gen: write the golden vector set (see
+ * golden/README.md). Every tensor is computed from fixed seeds with
+ * Philox4x32-10, integer operations and exact binary32 scaling, so the set
+ * is byte-identical on every platform where libtahq is correct. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "codec_ops.h"
+#include "commands.h"
+#include "golden_common.h"
+#include "llm_tensor.h"
+#include "npy.h"
+#include "sha256.h"
+#include "util.h"
+
+#define GOLDEN_SET "v1"
+#define MAX_CASES 2000
+
+typedef struct gen {
+    const char *dir;
+    FILE *man;
+    char *man_buf;
+    size_t man_len;
+    int n_cases;
+    uint64_t total_bytes;
+    int failed;
+    char *ids[MAX_CASES];
+} gen;
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static int write_rel(gen *g, const char *rel, const void *data, size_t n, char sha[65])
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", g->dir, rel);
+    int rc = cli_write_file(path, data, n);
+    if (rc)
+        return rc;
+    sha256_hex(data, n, sha);
+    g->total_bytes += n;
+    return 0;
+}
+
+static int write_npy_rel(gen *g, const char *rel, const tahq_shape *s, const float *x, char sha[65],
+                         size_t *bytes)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", g->dir, rel);
+    uint64_t dims[3] = {s->batch, s->seq_len, s->channels};
+    int rc = npy_write(path, 3, dims, x);
+    if (rc)
+        return rc;
+    uint8_t *buf;
+    size_t len;
+    rc = cli_read_file(path, &buf, &len);
+    if (rc)
+        return rc;
+    sha256_hex(buf, len, sha);
+    free(buf);
+    *bytes = len;
+    g->total_bytes += len;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- manifest */
+
+static int add_flag(char *list, size_t n, const char *f)
+{
+    /* list is ",a,b," style while building */
+    char key[96];
+    snprintf(key, sizeof key, ",%s,", f);
+    if (strstr(list, key))
+        return 0;
+    size_t l = strlen(list);
+    snprintf(list + l, n - l, "%s,", f);
+    return 1;
+}
+
+static void write_flags(FILE *f, const char *list)
+{
+    fputs("[", f);
+    int first = 1;
+    const char *p = list;
+    while (*p) {
+        while (*p == ',')
+            ++p;
+        if (!*p)
+            break;
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        fprintf(f, "%s\"%.*s\"", first ? "" : ", ", (int)n, p);
+        first = 0;
+        p += n;
+    }
+    fputs("]", f);
+}
+
+static int begin_case(gen *g, const char *id, const char *kind, const char *flags,
+                      const char *desc)
+{
+    for (int i = 0; i < g->n_cases; ++i)
+        if (strcmp(g->ids[i], id) == 0) {
+            fprintf(stderr, "tahq golden-gen: duplicate case id %s\n", id);
+            g->failed = 1;
+            return -1;
+        }
+    if (g->n_cases >= MAX_CASES) {
+        g->failed = 1;
+        return -1;
+    }
+    g->ids[g->n_cases] = malloc(strlen(id) + 1);
+    if (!g->ids[g->n_cases]) {
+        g->failed = 1;
+        return -1;
+    }
+    strcpy(g->ids[g->n_cases], id);
+    fprintf(g->man, "%s    {\n      \"id\": \"%s\",\n      \"kind\": \"%s\",\n      \"flags\": ",
+            g->n_cases ? ",\n" : "", id, kind);
+    write_flags(g->man, flags);
+    fputs(",\n      \"description\": ", g->man);
+    json_str(g->man, desc);
+    fputs(",\n", g->man);
+    g->n_cases++;
+    return 0;
+}
+
+static void config_flags(char *fl, size_t n, const tahq_config *c)
+{
+    char b[64];
+    snprintf(b, sizeof b, "tile_%u", (unsigned)c->tile);
+    add_flag(fl, n, b);
+    snprintf(b, sizeof b, "alloc_%s", cli_alloc_name(c->alloc));
+    add_flag(fl, n, b);
+    snprintf(b, sizeof b, "meta_%s", cli_meta_name(c->meta));
+    add_flag(fl, n, b);
+    add_flag(fl, n, c->rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest_even");
+    if (c->tau == 0.0f)
+        add_flag(fl, n, "gate_always");
+    else if (isinf(c->tau))
+        add_flag(fl, n, "gate_never");
+}
+
+static void shape_flags(char *fl, size_t n, const tahq_config *c, const tahq_shape *s)
+{
+    if (s->batch > 1)
+        add_flag(fl, n, "multi_batch");
+    if ((uint64_t)s->batch * s->seq_len * (s->channels / (c->tile ? c->tile : 1)) == 1)
+        add_flag(fl, n, "single_tile");
+}
+
+static void write_config_shape(gen *g, const tahq_config *cfg, const tahq_shape *s)
+{
+    char cj[512];
+    golden_config_json(cj, sizeof cj, cfg);
+    fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
+            (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
+}
+
+/* A valid encode case: input, expected message and decoded tensor. */
+static void emit_encode(gen *g, const char *id, const char *flags, const char *desc,
+                        const tahq_config *cfg, const tahq_shape *s, const float *x)
+{
+    if (g->failed)
+        return;
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    int st = run_encode(cfg, s, x, &msg, &len);
+    if (st != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: encode failed: %s\n", id,
+                tahq_status_name(st));
+        g->failed = 1;
+        return;
+    }
+    float *y = NULL;
+    uint64_t cnt = 0;
+    st = run_decode(msg, len, &y, &cnt);
+    tahq_header h;
+    if (st != TAHQ_OK || tahq_parse_header(msg, len, &h) != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: decode of the own message failed: %s\n", id,
+                tahq_status_name(st));
+        free(msg);
+        free(y);
+        g->failed = 1;
+        return;
+    }
+    char fl[1024] = ",";
+    config_flags(fl, sizeof fl, cfg);
+    shape_flags(fl, sizeof fl, cfg, s);
+    char b[32];
+    snprintf(b, sizeof b, "bits_%u", (unsigned)cfg->hi_bits);
+    add_flag(fl, sizeof fl, b);
+    if (h.n_low > 0) {
+        snprintf(b, sizeof b, "bits_%u", (unsigned)cfg->lo_bits);
+        add_flag(fl, sizeof fl, b);
+    }
+    if (h.n_flagged > 0)
+        add_flag(fl, sizeof fl, "gate_flagged");
+    /* manual flags */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, sizeof fl, p);
+
+    char rel_in[300], rel_bin[300], rel_dec[300], sh_in[65], sh_bin[65], sh_dec[65];
+    size_t in_bytes = 0, dec_bytes = 0;
+    snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
+    snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
+    snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
+    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) || write_rel(g, rel_bin, msg, len, sh_bin) ||
+        write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
+        g->failed = 1;
+    } else if (begin_case(g, id, "encode", fl, desc) == 0) {
+        write_config_shape(g, cfg, s);
+        fprintf(g->man,
+                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+                "      \"expected_status\": \"ok\",\n"
+                "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
+                "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
+                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}\n    }",
+                rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, h.n_low, h.n_flagged, rel_dec,
+                dec_bytes, sh_dec);
+    }
+    free(msg);
+    free(y);
+}
+
+/* An input the encoder must reject with `expect`. */
+static void emit_encode_error(gen *g, const char *id, const char *flags, const char *desc,
+                              const tahq_config *cfg, const tahq_shape *s, const float *x,
+                              int expect)
+{
+    if (g->failed)
+        return;
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    int st = run_encode(cfg, s, x, &msg, &len);
+    free(msg);
+    if (st != expect) {
+        fprintf(stderr, "tahq golden-gen: case %s: encode returned %s, the SPEC says %s\n", id,
+                tahq_status_name(st), tahq_status_name(expect));
+        g->failed = 1;
+        return;
+    }
+    char fl[1024] = ",";
+    config_flags(fl, sizeof fl, cfg);
+    add_flag(fl, sizeof fl, "invalid_input");
+    add_flag(fl, sizeof fl, tahq_status_name(expect));
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, sizeof fl, p);
+    char rel_in[300], sh_in[65];
+    size_t in_bytes = 0;
+    snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
+    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes)) {
+        g->failed = 1;
+        return;
+    }
+    if (begin_case(g, id, "encode_error", fl, desc) == 0) {
+        write_config_shape(g, cfg, s);
+        fprintf(g->man,
+                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+                "      \"expected_status\": \"%s\"\n    }",
+                rel_in, in_bytes, sh_in, tahq_status_name(expect));
+    }
+}
+
+/* A message the decoder must reject with `expect`. */
+static void emit_decode_error(gen *g, const char *id, const char *flags, const char *desc,
+                              const uint8_t *msg, size_t len, int expect)
+{
+    if (g->failed)
+        return;
+    float *y = NULL;
+    uint64_t cnt = 0;
+    int st = run_decode(msg, len, &y, &cnt);
+    free(y);
+    if (st != expect) {
+        fprintf(stderr, "tahq golden-gen: case %s: decode returned %s, the SPEC says %s\n", id,
+                tahq_status_name(st), tahq_status_name(expect));
+        g->failed = 1;
+        return;
+    }
+    char fl[1024] = ",";
+    add_flag(fl, sizeof fl, "invalid_message");
+    add_flag(fl, sizeof fl, tahq_status_name(expect));
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, sizeof fl, p);
+    char rel[300], sh[65];
+    snprintf(rel, sizeof rel, "inputs/%s.bin", id);
+    if (write_rel(g, rel, msg, len, sh)) {
+        g->failed = 1;
+        return;
+    }
+    if (begin_case(g, id, "decode_error", fl, desc) == 0)
+        fprintf(g->man,
+                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+                "      \"expected_status\": \"%s\"\n    }",
+                rel, len, sh, tahq_status_name(expect));
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static uint64_t count_of(const tahq_shape *s)
+{
+    return (uint64_t)s->batch * s->seq_len * s->channels;
+}
+
+static float *alloc_x(const tahq_shape *s)
+{
+    float *x = calloc((size_t)count_of(s) + 1, sizeof(float));
+    if (!x) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(EXIT_RUNTIME);
+    }
+    return x;
+}
+
+/* Uniform in [-1, 1) on a 2^-23 grid, times scale (exact for powers of two). */
+static float unif(uint64_t seed, uint64_t i)
+{
+    uint32_t w = tahq_random_word(seed, i);
+    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
+}
+
+static void fill_uniform(float *x, uint64_t n, uint64_t seed, float scale)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = unif(seed, i) * scale;
+}
+
+/* In every `every`-th tile, one element (at a pseudo-random position) is
+ * replaced by +-mag times a factor in [1, 2). */
+static void add_spikes(float *x, uint64_t n, uint32_t G, uint32_t every, uint64_t seed, float mag)
+{
+    for (uint64_t t = 0; t * G < n; ++t) {
+        if (t % every != 0)
+            continue;
+        uint32_t w = tahq_random_word(seed ^ 0x5A5A5A5Aull, t);
+        uint32_t pos = w % G;
+        float f = 1.0f + (float)((w >> 16) & 0xFF) * 0x1p-8f;
+        x[t * G + pos] = ((w >> 31) ? -mag : mag) * f;
+    }
+}
+
+/* Rows scaled by 2^-(r mod 5) and a few zeroed entries: distinct entropies. */
+static void fill_rows(float *x, const tahq_shape *s, uint64_t seed)
+{
+    uint64_t rows = (uint64_t)s->batch * s->seq_len;
+    for (uint64_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < s->channels; ++c) {
+            uint64_t i = r * s->channels + c;
+            float v = unif(seed, i) * ldexpf(1.0f, -(int)(r % 5));
+            if ((tahq_random_word(seed + 1, i) & 7u) == 0)
+                v = 0.0f;
+            if ((r + c) % 37 == 0)
+                v *= 24.0f;
+            x[i] = v;
+        }
+}
+
+static tahq_config base_cfg(uint32_t G, uint32_t hi, uint32_t lo, tahq_alloc a, float tau,
+                            tahq_meta m)
+{
+    tahq_config c;
+    tahq_config_default(&c);
+    c.tile = G;
+    c.hi_bits = hi;
+    c.lo_bits = lo;
+    c.alloc = a;
+    c.tau = tau;
+    c.meta = m;
+    return c;
+}
+
+static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
+{
+    tahq_shape r = {b, s, c};
+    return r;
+}
+
+static const char *tau_name(float tau, char *buf, size_t n)
+{
+    if (isinf(tau))
+        snprintf(buf, n, "inf");
+    else {
+        snprintf(buf, n, "%g", (double)tau);
+        for (char *p = buf; *p; ++p)
+            if (*p == '.')
+                *p = 'p';
+    }
+    return buf;
+}
+
+/* ---------------------------------------------------------------- families */
+
+static const uint32_t tiles_all[6] = {8, 16, 32, 64, 128, 256};
+static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+static const tahq_alloc allocs[3] = {TAHQ_ALLOC_NONE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE};
+
+static void fam_sweep(gen *g)
+{
+    for (int gi = 0; gi < 6; ++gi)
+        for (uint32_t b = 1; b <= 8; ++b) {
+            uint32_t G = tiles_all[gi];
+            tahq_config c = base_cfg(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
+                                     metas[(gi + 2 * b) % 3]);
+            c.hi_permille = 600;
+            tahq_shape s = shp(2, 5, 2 * G);
+            float *x = alloc_x(&s);
+            fill_uniform(x, count_of(&s), 1000u * G + b, 1.0f);
+            add_spikes(x, count_of(&s), G, 3, 1000u * G + b, 16.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "sweep-g%03u-b%u", (unsigned)G, (unsigned)b);
+            snprintf(desc, sizeof desc,
+                     "tile and bit-width sweep: G=%u, %u/%u bits, uniform values with a spike "
+                     "in every third tile",
+                     (unsigned)G, (unsigned)c.hi_bits, (unsigned)c.lo_bits);
+            emit_encode(g, id, "sweep", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_alloc(gen *g)
+{
+    static const uint32_t rs[7] = {0, 1, 200, 500, 800, 999, 1000};
+    for (int a = 0; a < 3; ++a)
+        for (int ri = 0; ri < 7; ++ri) {
+            tahq_config c = base_cfg(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
+            c.hi_permille = rs[ri];
+            tahq_shape s = shp(2, 10, 256);
+            float *x = alloc_x(&s);
+            fill_rows(x, &s, 77 + (uint64_t)ri);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            snprintf(desc, sizeof desc,
+                     "allocation %s with hi_permille %u on rows of different entropy",
+                     cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            emit_encode(g, id, "allocation", desc, &c, &s, x);
+            free(x);
+        }
+    static const uint32_t pairs[8][2] = {{8, 1}, {8, 8}, {5, 2}, {3, 3},
+                                         {2, 1}, {7, 6}, {1, 1}, {6, 4}};
+    for (int p = 0; p < 8; ++p)
+        for (int a = 1; a < 3; ++a) {
+            tahq_config c = base_cfg(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
+                                     TAHQ_META_FP16);
+            c.hi_permille = 700;
+            tahq_shape s = shp(1, 10, 128);
+            float *x = alloc_x(&s);
+            fill_rows(x, &s, 500 + (uint64_t)p);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "bits-%u-%u-%s", (unsigned)pairs[p][0], (unsigned)pairs[p][1],
+                     cli_alloc_name(allocs[a]));
+            snprintf(desc, sizeof desc, "bit-width pair %u/%u with %s allocation",
+                     (unsigned)pairs[p][0], (unsigned)pairs[p][1], cli_alloc_name(allocs[a]));
+            emit_encode(g, id, "bit_pair", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_tau(gen *g)
+{
+    static const float taus[9] = {0.0f, 0.25f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 16.0f, INFINITY};
+    static const uint32_t Gs[3] = {8, 64, 256};
+    for (int ti = 0; ti < 9; ++ti)
+        for (int gi = 0; gi < 3; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
+            tahq_shape s = shp(1, 4, 2 * G);
+            float *x = alloc_x(&s);
+            uint64_t n = count_of(&s);
+            fill_uniform(x, n, 31 + (uint64_t)gi, 1.0f);
+            /* spikes of magnitude 1..32: each tau flags a different set */
+            for (uint64_t t = 0; t * G < n; ++t) {
+                uint32_t w = tahq_random_word(99, t);
+                x[t * G + w % G] = (float)(1u << (t % 6)) * ((w >> 31) ? -1.0f : 1.0f);
+            }
+            char id[64], desc[200], tn[32];
+            snprintf(id, sizeof id, "tau-%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "outlier gate tau=%s, G=%u, tiles with spikes of magnitude 1..32",
+                     tn, (unsigned)G);
+            emit_encode(g, id, "gate_tau", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+/* Tiles built to sit on the gate's decision boundary (SPEC §5.1). */
+static void gate_tiles(float *x, uint32_t G, float tau)
+{
+    /* 8 tiles; base values 1/8 except where set */
+    for (uint32_t i = 0; i < 8 * G; ++i)
+        x[i] = (float)((int)(i % 7) - 3) * 0x1p-5f;
+    float m2 = 1.0f;
+    float *t0 = x, *t1 = x + G, *t2 = x + 2 * G, *t3 = x + 3 * G, *t4 = x + 4 * G,
+          *t5 = x + 5 * G, *t6 = x + 6 * G, *t7 = x + 7 * G;
+    float thr = isinf(tau) ? 2.0f : tau * m2; /* fl(tau * m2) */
+    /* t0: m1 exactly fl(tau*m2): flagged */
+    t0[1] = m2;
+    t0[G - 1] = thr;
+    /* t1: m1 one ulp below: not flagged (unless tau <= 1) */
+    t1[0] = -m2;
+    t1[3] = -nextafterf(thr, 0.0f);
+    /* t2: two equal maxima of opposite sign: pivot is the lower index */
+    t2[2] = -1.5f;
+    t2[5] = 1.5f;
+    /* t3: single non-zero value: flagged for every finite tau */
+    for (uint32_t i = 0; i < G; ++i)
+        t3[i] = 0.0f;
+    t3[G / 2] = -7.0f;
+    /* t4: all zero: never flagged */
+    for (uint32_t i = 0; i < G; ++i)
+        t4[i] = 0.0f;
+    /* t5: fl(3 * (1 + 3*2^-23)) rounds down to 3 + 2^-20: with tau = 3 the
+     * rounded product decides (real product is larger than m1) */
+    t5[0] = 1.0f + 3.0f * 0x1p-23f;
+    t5[G - 2] = 3.0f + 0x1p-20f;
+    /* t6: constant non-zero tile (m1 = m2) */
+    for (uint32_t i = 0; i < G; ++i)
+        t6[i] = 0.75f;
+    /* t7: pivot at the last position, max repeated later is impossible: max
+     * at index G-1 only */
+    t7[G - 1] = 5.0f * m2;
+    t7[0] = 1.25f;
+}
+
+static void fam_gate(gen *g)
+{
+    static const float taus[5] = {0.0f, 1.0f, 2.0f, 3.0f, INFINITY};
+    static const uint32_t Gs[2] = {8, 256};
+    for (int ti = 0; ti < 5; ++ti)
+        for (int gi = 0; gi < 2; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
+            tahq_shape s = shp(1, 1, 8 * G);
+            float *x = alloc_x(&s);
+            gate_tiles(x, G, taus[ti]);
+            char id[64], desc[240], tn[32];
+            snprintf(id, sizeof id, "gate-boundary-tau%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "gate decision boundary, tau=%s: m1 = fl(tau*m2), one ulp below, equal "
+                     "maxima, single value, zero tile, rounded product, constant tile",
+                     tn);
+            emit_encode(g, id, "gate_boundary,single_spike,all_zero_tile,constant_tile", desc, &c,
+                        &s, x);
+            free(x);
+        }
+}
+
+static void fam_stochastic(gen *g)
+{
+    static const uint64_t seeds[5] = {0, 1, 42, UINT64_MAX, UINT64_C(0x0123456789ABCDEF)};
+    static const uint32_t bits[5] = {1, 2, 3, 4, 8};
+    for (int si = 0; si < 5; ++si)
+        for (int bi = 0; bi < 5; ++bi) {
+            uint32_t b = bits[bi];
+            tahq_config c = base_cfg(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
+                                     TAHQ_META_FP16);
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+            c.seed = seeds[si];
+            tahq_shape s = shp(1, 3, 256);
+            float *x = alloc_x(&s);
+            fill_uniform(x, count_of(&s), 7 + (uint64_t)bi, 1.0f);
+            add_spikes(x, count_of(&s), 64, 4, 7, 8.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "stoch-seed%d-b%u", si, (unsigned)b);
+            snprintf(desc, sizeof desc, "stochastic rounding, seed %" PRIu64 ", %u bits",
+                     seeds[si], (unsigned)b);
+            emit_encode(g, id, "stochastic_seed", desc, &c, &s, x);
+            free(x);
+        }
+    for (int gi = 0; gi < 6; ++gi) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = base_cfg(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
+        c.rounding = TAHQ_ROUND_STOCHASTIC;
+        c.seed = 1234567u + G;
+        tahq_shape s = shp(2, 2, 2 * G);
+        float *x = alloc_x(&s);
+        fill_uniform(x, count_of(&s), 17 + (uint64_t)G, 4.0f);
+        add_spikes(x, count_of(&s), G, 2, 17, 64.0f);
+        char id[64], desc[200];
+        snprintf(id, sizeof id, "stoch-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "stochastic rounding with tile allocation, G=%u", (unsigned)G);
+        emit_encode(g, id, "", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_meta(gen *g)
+{
+    static const char *fams[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 6; ++f) {
+            tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+            tahq_shape s = shp(1, 4, 128);
+            uint64_t n = count_of(&s);
+            float *x = alloc_x(&s);
+            fill_uniform(x, n, 300 + (uint64_t)f, 1.0f);
+            add_spikes(x, n, 32, 3, 300, 6.0f);
+            for (uint64_t i = 0; i < n; ++i) {
+                switch (f) {
+                case 1: x[i] *= 0x1p12f; break;
+                case 2: x[i] *= 0x1p-14f; break;
+                case 3: x[i] *= 0x1p-30f; break;
+                case 4: x[i] += 1000.0f; break;
+                case 5: x[i] *= 0x1p60f; break;
+                default: break;
+                }
+            }
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "meta-%s-%s", cli_meta_name(metas[m]), fams[f]);
+            snprintf(desc, sizeof desc, "%s metadata, %s-magnitude values", cli_meta_name(metas[m]),
+                     fams[f]);
+            if (f == 5 && metas[m] == TAHQ_META_FP16)
+                emit_encode_error(g, id, "meta_overflow", desc, &c, &s, x, TAHQ_ERR_RANGE);
+            else
+                emit_encode(g, id, f == 3 ? "tiny_range" : "", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_edge(gen *g)
+{
+    char id[64], desc[240];
+    /* all-zero tensors */
+    for (int gi = 0; gi < 6; gi += 2) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 3, 2 * G);
+        float *x = alloc_x(&s);
+        snprintf(id, sizeof id, "edge-all-zero-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
+                 (unsigned)G);
+        emit_encode(g, id, "all_zero_tile,tie_entropy", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
+        tahq_shape s = shp(1, 2, 64);
+        float *x = alloc_x(&s);
+        emit_encode(g, "edge-all-zero-tau0", "all_zero_tile", "all-zero tensor under tau=0: an all-zero tile is never flagged", &c, &s, x);
+        free(x);
+    }
+    /* zero tiles mixed with others */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        if (m == 2)
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+        tahq_shape s = shp(1, 4, 64);
+        uint64_t n = count_of(&s);
+        float *x = alloc_x(&s);
+        fill_uniform(x, n, 5, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 16) % 3 == 1)
+                x[i] = 0.0f;
+        snprintf(id, sizeof id, "edge-zero-tiles-%s", cli_meta_name(metas[m]));
+        emit_encode(g, id, "all_zero_tile", "every third tile is all zero", &c, &s, x);
+        free(x);
+    }
+    /* constant tiles */
+    static const struct {
+        const char *name;
+        float v;
+        tahq_meta m;
+        float tau;
+    } consts[] = {
+        {"ongrid-fp16", 1.5f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-fp16", 0.1f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-bf16", 0.1f, TAHQ_META_BF16, 2.0f},
+        {"fp32", 0.1f, TAHQ_META_FP32, 2.0f},
+        {"negative", -3.25f, TAHQ_META_FP16, 2.0f},
+        {"above-fp16-max", 70000.0f, TAHQ_META_FP16, 2.0f},
+        {"tau0", 0.75f, TAHQ_META_FP16, 0.0f},
+        {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
+    };
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; ++k) {
+        tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
+        tahq_shape s = shp(1, 2, 96);
+        uint64_t n = count_of(&s);
+        float *x = alloc_x(&s);
+        fill_uniform(x, n, 9, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 32) % 2 == 0)
+                x[i] = consts[k].v;
+        snprintf(id, sizeof id, "edge-constant-%s", consts[k].name);
+        snprintf(desc, sizeof desc, "constant tiles of %.9g beside random ones", (double)consts[k].v);
+        emit_encode(g, id, "constant_tile", desc, &c, &s, x);
+        free(x);
+    }
+    /* single spikes */
+    static const uint32_t pos[4] = {0, 63, 17, 32};
+    for (int p = 0; p < 4; ++p)
+        for (int z = 0; z < 2; ++z) {
+            tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
+            tahq_shape s = shp(1, 1, 128);
+            float *x = alloc_x(&s);
+            if (!z)
+                fill_uniform(x, 128, 11, 0x1p-10f);
+            x[pos[p]] = p % 2 ? -1000.0f : 1000.0f;
+            x[64 + pos[p]] = 3.0f;
+            snprintf(id, sizeof id, "edge-spike-pos%02u-%s", (unsigned)pos[p], z ? "zero" : "noise");
+            snprintf(desc, sizeof desc,
+                     "a single spike at position %u in a tile of %s (Hadamard spreads it)",
+                     (unsigned)pos[p], z ? "zeros" : "small noise");
+            emit_encode(g, id, "single_spike", desc, &c, &s, x);
+            free(x);
+        }
+    {
+        tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 1, 128);
+        float *x = alloc_x(&s);
+        fill_uniform(x, 128, 11, 0x1p-10f);
+        x[5] = 1000.0f;
+        emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
+        free(x);
+    }
+    /* subnormal inputs */
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 3; ++f) {
+            tahq_config c = base_cfg(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
+                                     metas[m]);
+            tahq_shape s = shp(1, 4, 64);
+            uint64_t n = count_of(&s);
+            float *x = alloc_x(&s);
+            for (uint64_t i = 0; i < n; ++i) {
+                uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
+                uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
+                float v = u2f(mag | (w & 0x80000000u));
+                if (f == 1 && i % 5 == 0)
+                    v = unif(601, i) * 0x1p-120f; /* a few normals */
+                x[i] = v;
+            }
+            static const char *fn[3] = {"all", "mixed", "smallest"};
+            snprintf(id, sizeof id, "edge-denormal-%s-%s", fn[f], cli_meta_name(metas[m]));
+            snprintf(desc, sizeof desc,
+                     "binary32 subnormal inputs (%s), %s metadata; the entropy reciprocal "
+                     "overflows to +inf",
+                     fn[f], cli_meta_name(metas[m]));
+            emit_encode(g, id, "denormal", desc, &c, &s, x);
+            free(x);
+        }
+    /* signed zeros */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = base_cfg(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        tahq_shape s = shp(1, 2, 32);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 64; ++i)
+            x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+        for (uint32_t i = 16; i < 24; ++i)
+            x[i] = (i % 2) ? 0.5f : -0.0f; /* min is -0: z must be written as +0 */
+        for (uint32_t i = 40; i < 48; ++i)
+            x[i] = (i % 2) ? -0.25f : -0.0f; /* max is -0 */
+        snprintf(id, sizeof id, "edge-signed-zero-%s", cli_meta_name(metas[m]));
+        emit_encode(g, id, "signed_zero,all_zero_tile", "tiles of -0 and +0, and tiles whose min or max is -0", &c, &s, x);
+        free(x);
+    }
+    /* round-half-even ties of the codes */
+    for (int k = 0; k < 3; ++k) {
+        uint32_t b = k == 0 ? 2 : 3;
+        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
+        tahq_shape s = shp(1, 2, 16);
+        float *x = alloc_x(&s);
+        float L = (float)((1u << b) - 1u);
+        for (uint32_t i = 0; i < 16; ++i)
+            x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
+        x[7] = L; /* range 0..L: z = 0, s = 1 */
+        x[8] = 0.0f;
+        x[15] = L;
+        for (uint32_t i = 9; i < 15; ++i)
+            x[i] = (float)(i - 9) + 0.5f;
+        snprintf(id, sizeof id, "edge-tie-round-b%u-%s", (unsigned)b, cli_meta_name(c.meta));
+        emit_encode(g, id, "tie_round", "codes exactly halfway between two integers (ties to even)", &c, &s, x);
+        free(x);
+    }
+    /* entropy ties */
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(2, 6, 64);
+        float *x = alloc_x(&s);
+        for (uint32_t r = 0; r < 12; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = unif(1, i);
+        emit_encode(g, "edge-tie-entropy-token", "tie_entropy,multi_batch", "identical tokens: equal entropies, the lower row index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(1, 3, 128);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 384; ++i)
+            x[i] = unif(2, i % 16);
+        emit_encode(g, "edge-tie-entropy-tile", "tie_entropy", "identical tiles: equal entropies, the lower tile index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(1, 8, 64);
+        float *x = alloc_x(&s);
+        for (uint32_t r = 0; r < 8; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
+        emit_encode(g, "edge-tie-entropy-permuted", "tie_entropy", "tokens holding the same values in tile-rotated order", &c, &s, x);
+        free(x);
+    }
+    /* near the input limit 2^64 */
+    for (int m = 1; m < 3; ++m) {
+        tahq_config c = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+        tahq_shape s = shp(1, 2, 16);
+        float *x = alloc_x(&s);
+        fill_uniform(x, 32, 8, 0x1p40f);
+        x[0] = u2f(0x5F7FFFFFu);  /* largest float below 2^64 */
+        x[9] = -u2f(0x5F7FFFFFu);
+        x[10] = u2f(0x5F7FFFFFu);
+        snprintf(id, sizeof id, "edge-near-limit-%s", cli_meta_name(metas[m]));
+        emit_encode(g, id, "input_limit,single_spike", "values of magnitude just below 2^64 (Hadamard outputs near 2^66)", &c, &s, x);
+        free(x);
+    }
+    /* fp16 range boundary */
+    for (uint32_t b = 1; b <= 4; b += 3) {
+        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 1, 8);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 8; ++i)
+            x[i] = (float)i * 1000.0f;
+        x[0] = -65504.0f;
+        x[7] = 65504.0f;
+        snprintf(id, sizeof id, "edge-fp16-max-b%u", (unsigned)b);
+        if (b == 1)
+            emit_encode_error(g, id, "meta_overflow", "range 131008 with L=1: the fp16 scale overflows", &c, &s, x, TAHQ_ERR_RANGE);
+        else
+            emit_encode(g, id, "meta_boundary", "values at the fp16 limits +-65504", &c, &s, x);
+        free(x);
+    }
+    /* fp16 subnormal scales (a few search steps) */
+    {
+        tahq_config c = base_cfg(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 4, 8);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 32; ++i)
+            x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
+        emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_llm(gen *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, hi, lo, r;
+        tahq_alloc a;
+        float tau;
+        tahq_rounding rd;
+        tahq_meta m;
+    } v[] = {
+        {"default", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tile-alloc", 64, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau-inf", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau0", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"stochastic", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_FP16},
+        {"bf16", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+        {"fp32", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32},
+        {"g8", 8, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g32", 32, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g128", 128, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g256", 256, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"plain4", 64, 4, 4, 800, TAHQ_ALLOC_NONE, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits8-4", 64, 8, 4, 500, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits2-1", 64, 2, 1, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+    };
+    char id[64], desc[240];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
+        c.hi_permille = v[k].r;
+        c.rounding = v[k].rd;
+        c.seed = 7;
+        tahq_shape s = shp(1, 16, 512);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 16, 512, 3)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-1x16x512-%s", v[k].name);
+        snprintf(desc, sizeof desc, "LLM-like activations [1,16,512] (seed 3), %s", v[k].name);
+        emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    static const uint32_t shapes[3][3] = {{2, 32, 256}, {4, 8, 128}, {3, 5, 1536}};
+    for (int k = 0; k < 3; ++k) {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = shp(shapes[k][0], shapes[k][1], shapes[k][2]);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, s.batch, s.seq_len, s.channels, 11 + (uint64_t)k)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-%ux%ux%u-default", (unsigned)s.batch, (unsigned)s.seq_len,
+                 (unsigned)s.channels);
+        snprintf(desc, sizeof desc, "LLM-like activations [%u,%u,%u], paper operating point",
+                 (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
+        emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = shp(1, 1024, 1600);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 1024, 1600, 1)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        emit_encode(g, "llm-1x1024x1600-default", "llm_like,massive_activation,large",
+                    "the paper's worked size [1,1024,1600] (GPT2-XL hidden size), G=64, paper "
+                    "operating point",
+                    &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_sizes(gen *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, b, s, c, r;
+        tahq_alloc a;
+    } v[] = {
+        {"one-tile-g8", 8, 1, 1, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"one-tile-g64", 64, 1, 1, 64, 800, TAHQ_ALLOC_TILE},
+        {"one-tile-g256", 256, 1, 1, 256, 0, TAHQ_ALLOC_TOKEN},
+        {"one-row-g8", 8, 1, 1, 1024, 800, TAHQ_ALLOC_TILE},
+        {"one-column-g8", 8, 1, 64, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r800", 64, 8, 1, 64, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r0", 64, 8, 1, 64, 0, TAHQ_ALLOC_TOKEN},
+        {"batch16-g16", 16, 16, 3, 32, 667, TAHQ_ALLOC_TOKEN},
+    };
+    char id[64], desc[200];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = v[k].r;
+        tahq_shape s = shp(v[k].b, v[k].s, v[k].c);
+        float *x = alloc_x(&s);
+        fill_rows(x, &s, 40 + (uint64_t)k);
+        add_spikes(x, count_of(&s), v[k].G, 5, 40, 10.0f);
+        snprintf(id, sizeof id, "size-%s", v[k].name);
+        snprintf(desc, sizeof desc, "shape [%u,%u,%u], G=%u, %s allocation, r=%u", (unsigned)v[k].b,
+                 (unsigned)v[k].s, (unsigned)v[k].c, (unsigned)v[k].G, cli_alloc_name(v[k].a),
+                 (unsigned)v[k].r);
+        emit_encode(g, id, "size", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+/* Configurations drawn from fixed seeds: broad coverage of combinations. */
+static void fam_random(gen *g)
+{
+    static const float taus[6] = {0.0f, 1.0f, 1.5f, 2.0f, 4.0f, INFINITY};
+    char id[64], desc[200];
+    for (uint32_t k = 0; k < 48; ++k) {
+        uint32_t w[4];
+        uint32_t ctr[4] = {k, 0, 0, 0}, key[2] = {0x60DEu, 0x1u};
+        tahq_philox4x32_10(ctr, key, w);
+        uint32_t G = tiles_all[w[0] % 6];
+        uint32_t hi = 1 + (w[0] >> 8) % 8;
+        uint32_t lo = 1 + (w[0] >> 16) % hi;
+        tahq_config c = base_cfg(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
+                                 metas[(w[1] >> 16) % 3]);
+        c.hi_permille = (w[2] >> 8) % 1001;
+        c.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
+        c.seed = (uint64_t)w[3] << 32 | w[2];
+        uint32_t maxc = G >= 128 ? 2 : 4;
+        tahq_shape s = shp(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
+        float *x = alloc_x(&s);
+        fill_rows(x, &s, 900 + (uint64_t)k);
+        add_spikes(x, count_of(&s), G, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k,
+                   (float)(1u << ((w[2] >> 4) % 8)));
+        snprintf(id, sizeof id, "random-%03u", (unsigned)k);
+        cli_config_text(&c, desc, sizeof desc);
+        emit_encode(g, id, "random_config", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_encode_errors(gen *g)
+{
+    tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 2, 32);
+    struct {
+        const char *name;
+        int i1;
+        float v1;
+        int i2;
+        float v2;
+        int expect;
+        const char *desc;
+    } v[] = {
+        {"nan-first", 0, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at element 0"},
+        {"nan-last", 63, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at the last element"},
+        {"pos-inf", 20, INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "+inf in the input"},
+        {"neg-inf", 33, -INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "-inf in the input"},
+        {"two-pow-64", 7, 0x1p64f, -1, 0, TAHQ_ERR_RANGE, "|x| = 2^64 (limit is |x| < 2^64)"},
+        {"neg-two-pow-64", 7, -0x1p64f, -1, 0, TAHQ_ERR_RANGE, "x = -2^64"},
+        {"range-before-nan", 3, 0x1p70f, 10, NAN, TAHQ_ERR_RANGE, "2^70 at element 3 precedes a NaN at element 10: index order"},
+        {"nan-before-range", 3, NAN, 10, 0x1p70f, TAHQ_ERR_NONFINITE, "NaN at element 3 precedes 2^70 at element 10: index order"},
+        {"max-float", 12, 0x1.fffffep127f, -1, 0, TAHQ_ERR_RANGE, "FLT_MAX in the input"},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        float *x = alloc_x(&s);
+        fill_uniform(x, 64, 3, 1.0f);
+        x[v[k].i1] = v[k].v1;
+        if (v[k].i2 >= 0)
+            x[v[k].i2] = v[k].v2;
+        snprintf(id, sizeof id, "encerr-%s", v[k].name);
+        emit_encode_error(g, id, "", v[k].desc, &c, &s, x, v[k].expect);
+        free(x);
+    }
+    static const uint32_t bad[2][2] = {{64, 96}, {64, 32}};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c2 = base_cfg(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s2 = shp(1, 2, bad[k][1]);
+        float *x = alloc_x(&s2);
+        fill_uniform(x, count_of(&s2), 3, 1.0f);
+        snprintf(id, sizeof id, "encerr-shape-c%u-g%u", (unsigned)bad[k][1], (unsigned)bad[k][0]);
+        emit_encode_error(g, id, "", k ? "C smaller than G" : "C not a multiple of G", &c2, &s2, x,
+                          TAHQ_ERR_SHAPE);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- invalid messages */
+
+static void fix_crc(uint8_t *m, size_t len)
+{
+    uint64_t pb = get_u64(m + 56);
+    if (len < 72 || len - 72 < pb)
+        return;
+    uint32_t crc = tahq_crc32c(0, m, 68);
+    crc = tahq_crc32c(crc, m + 72, (size_t)pb);
+    put_u32(m + 68, crc);
+}
+
+typedef struct base_msg {
+    uint8_t *m;
+    size_t len;
+    tahq_header h;
+    golden_layout L;
+} base_msg;
+
+static int make_base(base_msg *b, const tahq_config *c, const tahq_shape *s, uint64_t seed)
+{
+    float *x = alloc_x(s);
+    fill_rows(x, s, seed);
+    add_spikes(x, count_of(s), c->tile, 2, seed, 40.0f);
+    int st = run_encode(c, s, x, &b->m, &b->len);
+    free(x);
+    if (st != TAHQ_OK || tahq_parse_header(b->m, b->len, &b->h) != TAHQ_OK)
+        return -1;
+    golden_layout_of(&b->h, &b->L);
+    return 0;
+}
+
+static uint8_t *dup_msg(const base_msg *b, size_t extra)
+{
+    uint8_t *m = calloc(b->len + extra + 1, 1);
+    if (!m) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(EXIT_RUNTIME);
+    }
+    memcpy(m, b->m, b->len);
+    return m;
+}
+
+static void dec_err(gen *g, const char *base, const char *name, const char *flags,
+                    const char *desc, uint8_t *m, size_t len, int expect)
+{
+    char id[96];
+    snprintf(id, sizeof id, "decerr-%s-%s", base, name);
+    emit_decode_error(g, id, flags, desc, m, len, expect);
+    free(m);
+}
+
+/* header byte mutation with the CRC recomputed */
+static void hdr_mut(gen *g, const base_msg *b, const char *bn, const char *name, unsigned off,
+                    unsigned size, uint64_t val, int expect, const char *desc)
+{
+    uint8_t *m = dup_msg(b, 0);
+    if (size == 1)
+        m[off] = (uint8_t)val;
+    else if (size == 2)
+        put_u16(m + off, (uint16_t)val);
+    else if (size == 4)
+        put_u32(m + off, (uint32_t)val);
+    else
+        put_u64(m + off, val);
+    fix_crc(m, b->len);
+    dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
+}
+
+static void fam_decode_errors(gen *g)
+{
+    base_msg A, B, C;
+    tahq_config ca = base_cfg(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config cb = base_cfg(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
+    cb.hi_permille = 700;
+    tahq_config cc = base_cfg(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
+    tahq_shape sa = shp(1, 10, 128), sb = shp(1, 3, 24), sc = shp(2, 1, 48);
+    if (make_base(&A, &ca, &sa, 1) || make_base(&B, &cb, &sb, 2) || make_base(&C, &cc, &sc, 3)) {
+        fprintf(stderr, "tahq golden-gen: base messages failed\n");
+        g->failed = 1;
+        return;
+    }
+    const base_msg *bases[3] = {&A, &B, &C};
+    static const char *bn[3] = {"a", "b", "c"};
+    /* base messages must carry pivots with padding (B, C) and flags */
+    if (A.h.n_flagged == 0 || B.h.n_flagged == 0 || C.h.n_flagged == 0) {
+        fprintf(stderr, "tahq golden-gen: a base message has no flagged tile\n");
+        g->failed = 1;
+        return;
+    }
+    /* --- truncation, magic, version (SPEC §8.4 step 1) --- */
+    static const size_t cuts[5] = {0, 3, 7, 71, 72};
+    char name[64];
+    for (int k = 0; k < 5; ++k) {
+        snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
+        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(&A, 0), cuts[k],
+                TAHQ_ERR_TRUNCATED);
+    }
+    for (int k = 0; k < 3; ++k)
+        dec_err(g, bn[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
+                dup_msg(bases[k], 0), bases[k]->len - 1, TAHQ_ERR_TRUNCATED);
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[1] = 'X';
+        dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
+        m = dup_msg(&A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A.len, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        memcpy(m, "tahq", 4);
+        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A.len, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 0);
+        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 6, 64);
+        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 6, 73);
+        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A.len, TAHQ_ERR_VERSION);
+    }
+    /* --- header fields (step 2), CRC recomputed --- */
+    hdr_mut(g, &A, "a", "k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)");
+    hdr_mut(g, &A, "a", "k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)");
+    hdr_mut(g, &A, "a", "k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is");
+    hdr_mut(g, &A, "a", "hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0");
+    hdr_mut(g, &A, "a", "hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9");
+    hdr_mut(g, &A, "a", "lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0");
+    hdr_mut(g, &A, "a", "lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4");
+    hdr_mut(g, &A, "a", "alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3");
+    hdr_mut(g, &A, "a", "rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2");
+    hdr_mut(g, &A, "a", "meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3");
+    hdr_mut(g, &A, "a", "permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001");
+    hdr_mut(g, &A, "a", "tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2");
+    hdr_mut(g, &A, "a", "tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)");
+    hdr_mut(g, &A, "a", "tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN");
+    hdr_mut(g, &A, "a", "tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf");
+    hdr_mut(g, &A, "a", "batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0");
+    hdr_mut(g, &A, "a", "seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0");
+    hdr_mut(g, &A, "a", "channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0");
+    hdr_mut(g, &A, "a", "channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64");
+    hdr_mut(g, &A, "a", "channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64");
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        put_u32(m + 20, 1u << 20);
+        put_u32(m + 24, 1u << 20);
+        put_u32(m + 28, 1u << 10);
+        fix_crc(m, A.len);
+        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A.len, TAHQ_ERR_HEADER);
+    }
+    hdr_mut(g, &A, "a", "n-low-plus-1", 40, 8, A.h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
+    hdr_mut(g, &C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
+    hdr_mut(g, &A, "a", "n-flagged-above-tiles", 48, 8, A.L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
+    hdr_mut(g, &A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
+    hdr_mut(g, &B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
+    /* --- sizes (step 3) --- */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        hdr_mut(g, b, bn[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
+                "payload_bytes one more than the fields imply");
+        uint8_t *m = dup_msg(b, 1);
+        dec_err(g, bn[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
+                b->len + 1, TAHQ_ERR_SIZE);
+    }
+    hdr_mut(g, &A, "a", "payload-bytes-minus-1", 56, 8, A.h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
+    {
+        /* n_flagged changed so that the pivot section grows: SIZE */
+        uint64_t nf = B.h.n_flagged;
+        uint64_t want = (nf * B.L.k + 7) / 8;
+        uint64_t nf2 = nf;
+        while (nf2 < B.L.N && (nf2 * B.L.k + 7) / 8 == want)
+            ++nf2;
+        if (nf2 < B.L.N + 1 && (nf2 * B.L.k + 7) / 8 != want)
+            hdr_mut(g, &B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
+        /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
+        uint64_t nc = C.h.n_flagged;
+        for (uint64_t d = 1; d <= nc; ++d) {
+            uint64_t n2 = nc - d;
+            if ((n2 * C.L.k + 7) / 8 == (nc * C.L.k + 7) / 8) {
+                hdr_mut(g, &C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
+                break;
+            }
+        }
+    }
+    /* --- CRC (step 4) --- */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        uint8_t *m = dup_msg(b, 0);
+        m[b->L.codes_off] ^= 0x01;
+        dec_err(g, bn[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
+        m = dup_msg(b, 0);
+        m[68] ^= 0x80;
+        dec_err(g, bn[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
+    }
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[32] ^= 0x01;
+        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A.len, TAHQ_ERR_CRC);
+        m = dup_msg(&A, 0);
+        m[A.len - 1] ^= 0x40;
+        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A.len, TAHQ_ERR_CRC);
+    }
+    /* --- payload (step 5), CRC recomputed --- */
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[A.L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
+        fix_crc(m, A.len);
+        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* move one low bit to another row of the same sequence: still valid count;
+         * combine with a flipped flag to stay invalid is another case; here, flip
+         * a map bit of tile allocation in token 0 */
+        uint8_t *m = dup_msg(&B, 0);
+        m[B.L.map_off] ^= 0x01;
+        fix_crc(m, B.len);
+        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* B: map has rows*T = 9 bits: bit 9..15 are padding */
+        uint8_t *m = dup_msg(&B, 0);
+        m[B.L.map_off + 1] |= 0x80;
+        fix_crc(m, B.len);
+        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B.len, TAHQ_ERR_PAYLOAD);
+        /* flags: 9 bits */
+        m = dup_msg(&B, 0);
+        m[B.L.flags_off + 1] |= 0x40;
+        fix_crc(m, B.len);
+        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* A: rows = 10 map bits */
+        uint8_t *m = dup_msg(&A, 0);
+        m[A.L.map_off + 1] |= 0x04;
+        fix_crc(m, A.len);
+        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A.len, TAHQ_ERR_PAYLOAD);
+    }
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        uint64_t pbits = b->h.n_flagged * b->L.k;
+        if (pbits % 8) {
+            uint8_t *m = dup_msg(b, 0);
+            m[b->len - 1] |= (uint8_t)(0x80u);
+            fix_crc(m, b->len);
+            dec_err(g, bn[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+        }
+        /* flag bit flipped (n_flagged unchanged) */
+        uint8_t *m = dup_msg(b, 0);
+        uint64_t t = 0;
+        while (t < b->L.N && ((m[b->L.flags_off + t / 8] >> (t % 8)) & 1))
+            ++t;
+        m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
+        fix_crc(m, b->len);
+        dec_err(g, bn[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+    }
+    /* metadata values */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        tahq_meta mt = b->h.config.meta;
+        uint32_t nan_b = tahq_meta_bits(mt, NAN), inf_b = tahq_meta_bits(mt, INFINITY),
+                 nz_b = tahq_meta_bits(mt, -0.0f), neg_b = tahq_meta_bits(mt, -1.0f),
+                 ninf_b = tahq_meta_bits(mt, -INFINITY);
+        struct {
+            const char *name;
+            int scale;
+            uint32_t bits;
+            const char *desc;
+        } mv[] = {
+            {"zero-point-nan", 0, nan_b, "a zero-point is NaN"},
+            {"zero-point-inf", 0, inf_b, "a zero-point is +inf"},
+            {"zero-point-neg-inf", 0, ninf_b, "a zero-point is -inf"},
+            {"zero-point-neg-zero", 0, nz_b, "a zero-point is -0 (encoders write +0)"},
+            {"scale-nan", 1, nan_b, "a scale is NaN"},
+            {"scale-inf", 1, inf_b, "a scale is +inf"},
+            {"scale-negative", 1, neg_b, "a scale is -1"},
+            {"scale-neg-zero", 1, nz_b, "a scale is -0 (sign bit set)"},
+        };
+        for (size_t j = 0; j < sizeof mv / sizeof mv[0]; ++j) {
+            if (k != 0 && j % 2 == 1 && j != 3 && j != 7)
+                continue; /* b and c: NaN, -0 and one more per field */
+            uint8_t *m = dup_msg(b, 0);
+            uint64_t t = b->L.N / 2;
+            uint64_t off = (mv[j].scale ? b->L.sc_off : b->L.zp_off) + t * b->L.mb;
+            for (uint32_t q = 0; q < b->L.mb; ++q)
+                m[off + q] = (uint8_t)(mv[j].bits >> (8 * q));
+            fix_crc(m, b->len);
+            char dsc[160];
+            snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
+                     cli_meta_name(mt), t);
+            dec_err(g, bn[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
+                    b->len, TAHQ_ERR_PAYLOAD);
+        }
+    }
+    free(A.m);
+    free(B.m);
+    free(C.m);
+}
+
+/* ---------------------------------------------------------------- command */
+
+static void help(void)
+{
+    printf("usage: tahq golden-gen DIR\n"
+           "Write the golden vector set %s (format %u) into DIR: manifest.json, inputs/,\n"
+           "expected/. Deterministic: the same libtahq always writes the same bytes.\n"
+           "Each case is checked while it is written (encode status, decode of the own\n"
+           "message, the error code the SPEC prescribes for invalid inputs).\n",
+           GOLDEN_SET, (unsigned)TAHQ_FORMAT_VERSION);
+}
+
+static int mkdir_p1(const char *p)
+{
+    if (mkdir(p, 0755) == 0)
+        return 0;
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    return -1;
+}
+
+int cmd_golden_gen(int argc, char **argv)
+{
+    const char *dir = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (cli_is_help(argv[i])) {
+            help();
+            return 0;
+        }
+        if (argv[i][0] == '-')
+            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq golden-gen --help)", argv[i]);
+        if (dir)
+            return cli_fail(EXIT_USAGE, "too many arguments (see tahq golden-gen --help)");
+        dir = argv[i];
+    }
+    if (!dir)
+        return cli_fail(EXIT_USAGE, "need DIR (see tahq golden-gen --help)");
+    char p[4096];
+    snprintf(p, sizeof p, "%s/inputs", dir);
+    if (mkdir_p1(dir) || mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+    snprintf(p, sizeof p, "%s/expected", dir);
+    if (mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.dir = dir;
+    g.man = open_memstream(&g.man_buf, &g.man_len);
+    if (!g.man)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+
+    fam_sweep(&g);
+    fam_alloc(&g);
+    fam_tau(&g);
+    fam_gate(&g);
+    fam_stochastic(&g);
+    fam_meta(&g);
+    fam_edge(&g);
+    fam_sizes(&g);
+    fam_random(&g);
+    fam_llm(&g);
+    fam_encode_errors(&g);
+    fam_decode_errors(&g);
+    fclose(g.man);
+
+    int rc = 0;
+    if (g.failed) {
+        rc = cli_fail(EXIT_RUNTIME, "generation failed (see above); manifest not written");
+    } else {
+        FILE *f = NULL;
+        char *full = NULL;
+        size_t full_len = 0;
+        f = open_memstream(&full, &full_len);
+        if (!f) {
+            rc = cli_fail(EXIT_RUNTIME, "out of memory");
+        } else {
+            fprintf(f,
+                    "{\n  \"schema\": \"%s\",\n  \"set\": \"%s\",\n  \"format_version\": %u,\n"
+                    "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
+                    GOLDEN_SCHEMA, GOLDEN_SET, (unsigned)TAHQ_FORMAT_VERSION, g.n_cases);
+            fwrite(g.man_buf, 1, g.man_len, f);
+            fputs("\n  ]\n}\n", f);
+            fclose(f);
+            snprintf(p, sizeof p, "%s/manifest.json", dir);
+            rc = cli_write_file(p, full, full_len);
+            g.total_bytes += full_len;
+            free(full);
+        }
+        if (!rc)
+            printf("golden-gen: %d cases, %" PRIu64 " bytes in %s\n", g.n_cases, g.total_bytes,
+                   dir);
+    }
+    free(g.man_buf);
+    for (int i = 0; i < g.n_cases; ++i)
+        free(g.ids[i]);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* golden_common.h - pieces shared by `tahq golden-gen` and `tahq conform`:
+ * the configuration as one line of JSON (manifest and --run protocol), its
+ * parser, the section layout of a message (SPEC §8.2) and the name of the
+ * field a byte offset of a message belongs to. */
+#ifndef TAHQ_CLI_GOLDEN_COMMON_H
+#define TAHQ_CLI_GOLDEN_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mini_json.h"
+#include "tahq.h"
+
+#define GOLDEN_SCHEMA "tahq-golden-manifest/1"
+
+/* {"tile":64,"hi_bits":4,"lo_bits":3,"hi_permille":800,"alloc":"token",
+ *  "tau":"2","tau_bits":"0x40000000","rounding":"nearest","seed":"0","meta":"fp16"}
+ * (one line, no spaces, this key order). */
+void golden_config_json(char *buf, size_t n, const tahq_config *cfg);
+/* Parse the object above (tau_bits is the authority for tau). 0 or -1 with err. */
+int golden_config_parse(const json_node *o, tahq_config *cfg, char *err, size_t errlen);
+
+/* Byte layout of a message whose header has been parsed (SPEC §8.2). */
+typedef struct golden_layout {
+    uint32_t G, k, T, mb;
+    uint64_t rows, N;
+    uint64_t map_off, map_bits, flags_off, zp_off, sc_off, codes_off, piv_off, end;
+} golden_layout;
+void golden_layout_of(const tahq_header *h, golden_layout *L);
+/* 1 if tile t of the message is low precision (reads the map). */
+int golden_tile_is_low(const uint8_t *msg, const tahq_header *h, const golden_layout *L,
+                       uint64_t t);
+
+/* Describe the field holding byte `off` of the valid message msg[len]:
+ * "header.n_flagged", "precision_map (row 3)", "gate_flags (tiles 8..15)",
+ * "zero_points (tile 5)", "scales (tile 5)", "codes (tile 12, elements 4..5)",
+ * "pivots (pivot 2 of tile 40)", "past the end". *section gets the bare
+ * section name ("header", "precision_map", "gate_flags", "zero_points",
+ * "scales", "codes", "pivots", "length"); *tile the tile or -1. */
+void golden_locate(const uint8_t *msg, size_t len, uint64_t off, char *buf, size_t n,
+                   const char **section, int64_t *tile);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# tahq_adapter.sh - the `tahq` program as a candidate of `tahq conform --run`
+# (golden/README.md, "The --run protocol"). Usage:
+#   tahq_adapter.sh TAHQ encode IN.npy OUT.bin --config JSON
+#   tahq_adapter.sh TAHQ decode IN.bin OUT.npy
+# It maps the protocol's JSON configuration onto `tahq encode` options and
+# prints the status name (err_crc, ...) of a failure on stderr.
+set -u
+TAHQ="$1"
+shift
+op="$1"
+in="$2"
+out="$3"
+
+# value of "KEY":VALUE or "KEY":"VALUE" in the flat one-line JSON object
+val() {
+  printf '%s\n' "$cfg" | sed -n 's/.*"'"$1"'":"\{0,1\}\([^",}]*\)"\{0,1\}[,}].*/\1/p'
+}
+
+# status name for the messages of `tahq` that do not carry one
+name_of() {
+  n=$(grep -o 'err_[a-z_]*' "$1" | head -n 1)
+  if [ -z "$n" ]; then
+    if grep -q 'payload inconsistent' "$1"; then n=err_payload
+    elif grep -q 'shape invalid' "$1"; then n=err_shape
+    elif grep -q 'NaN or infinity' "$1"; then n=err_nonfinite
+    elif grep -q 'out of range' "$1"; then n=err_range
+    else n=err_unknown
+    fi
+  fi
+  printf '%s\n' "$n"
+}
+
+errf=$(mktemp)
+trap 'rm -f "$errf"' EXIT
+case "$op" in
+encode)
+  [ "${4:-}" = "--config" ] || { echo "usage: encode IN OUT --config JSON" >&2; exit 2; }
+  cfg="$5"
+  "$TAHQ" encode "$in" "$out" --tile "$(val tile)" --bits "$(val hi_bits)/$(val lo_bits)" \
+    --ratio "$(val hi_permille)" --alloc "$(val alloc)" --tau "$(val tau)" \
+    --rounding "$(val rounding)" --seed "$(val seed)" --meta "$(val meta)" 2>"$errf" >/dev/null
+  ;;
+decode)
+  "$TAHQ" decode "$in" "$out" 2>"$errf" >/dev/null
+  ;;
+*)
+  echo "unknown operation '$op'" >&2
+  exit 2
+  ;;
+esac
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  name_of "$errf" >&2
+  exit "$rc"
+fi
+exit 0

@@ -300,9 +300,10 @@ static void cursor_next(tile_cursor *c, tile_data *d)
     c->col++;
 }
 
-/* Parse + validate the whole message; fills header and layout. */
-static tahq_status open_message(const uint8_t *msg, size_t len, tahq_header *h, tahq_layout *lay,
-                                tile_cursor *cur)
+/* Parse + validate the whole message and check the caller's output size:
+ * `count` must be the number of elements (per_tile = 1: one entry per tile). */
+static tahq_status open_message(const uint8_t *msg, size_t len, size_t count, int per_tile,
+                                tahq_header *h, tahq_layout *lay, tile_cursor *cur)
 {
     tahq_status st = tahq_parse_header(msg, len, h);
     if (st != TAHQ_OK)
@@ -312,6 +313,8 @@ static tahq_status open_message(const uint8_t *msg, size_t len, tahq_header *h, 
     st = validate_payload(h, lay, payload);
     if (st != TAHQ_OK)
         return st;
+    if ((uint64_t)count != lay->n_tiles * (per_tile ? 1u : h->config.tile))
+        return TAHQ_ERR_BUFFER;
     cur->h = h;
     cur->lay = lay;
     cur->payload = payload;
@@ -330,12 +333,10 @@ tahq_status tahq_decode(const uint8_t *msg, size_t len, float *out, size_t count
     tahq_header h;
     tahq_layout lay;
     tile_cursor cur;
-    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    tahq_status st = open_message(msg, len, count, 0, &h, &lay, &cur);
     if (st != TAHQ_OK)
         return st;
     const uint32_t G = h.config.tile;
-    if ((uint64_t)count != lay.n_tiles * G)
-        return TAHQ_ERR_BUFFER;
     tile_data d;
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cursor_next(&cur, &d);
@@ -365,12 +366,10 @@ tahq_status tahq_error_bound(const uint8_t *msg, size_t len, double *bound, size
     tahq_header h;
     tahq_layout lay;
     tile_cursor cur;
-    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    tahq_status st = open_message(msg, len, count, 0, &h, &lay, &cur);
     if (st != TAHQ_OK)
         return st;
     const uint32_t G = h.config.tile;
-    if ((uint64_t)count != lay.n_tiles * G)
-        return TAHQ_ERR_BUFFER;
     const double u = 0x1p-24;
     const uint32_t k = lay.tile_log2;
     const double gamma = pow(1.0 + u, (double)(k + 1)) - 1.0;
@@ -405,11 +404,9 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
     tahq_header h;
     tahq_layout lay;
     tile_cursor cur;
-    tahq_status st = open_message(msg, len, &h, &lay, &cur);
+    tahq_status st = open_message(msg, len, n_tiles, 1, &h, &lay, &cur);
     if (st != TAHQ_OK)
         return st;
-    if ((uint64_t)n_tiles != lay.n_tiles)
-        return TAHQ_ERR_BUFFER;
     tile_data d;
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cursor_next(&cur, &d);

@@ -24,6 +24,35 @@ static int add_positional(const char **pos, int *npos, const char *a)
     return 0;
 }
 
+/* Arguments of the commands that take encoder options (encode, roundtrip):
+ * positionals, encoder options and --json. Returns -1 to go on, or the exit
+ * status (0 after --help). */
+static int parse_encode_style(int argc, char **argv, enc_opts *o, const char **pos, int *npos,
+                              int *json, void (*help)(void))
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            *json = 1;
+            continue;
+        }
+        int r = enc_opts_parse(o, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(a);
+        if (add_positional(pos, npos, a))
+            return EXIT_USAGE;
+    }
+    return -1;
+}
+
 static void print_shape_json(FILE *f, const tahq_shape *s)
 {
     fprintf(f, "[%u, %u, %u]", (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
@@ -74,26 +103,9 @@ int cmd_encode(int argc, char **argv)
     enc_opts_init(&o);
     const char *pos[MAX_POS];
     int npos = 0, json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            encode_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        int r = enc_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, encode_help);
+    if (done >= 0)
+        return done;
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
     int rc = enc_opts_check(&o);
@@ -431,26 +443,9 @@ int cmd_roundtrip(int argc, char **argv)
     enc_opts_init(&o);
     const char *pos[MAX_POS];
     int npos = 0, json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            roundtrip_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        int r = enc_opts_parse(&o, argc, argv, &i);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, roundtrip_help);
+    if (done >= 0)
+        return done;
     if (npos != 1)
         return cli_fail(EXIT_USAGE, "need one IN (see tahq roundtrip --help)");
     int rc = enc_opts_check(&o);

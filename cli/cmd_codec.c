@@ -217,7 +217,8 @@ int cmd_decode(int argc, char **argv)
     int st = run_decode(msg, len, &y, &n);
     free(msg);
     if (st != TAHQ_OK)
-        return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s", pos[0], cli_status_text(st));
+        return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s (%s)", pos[0], cli_status_text(st),
+                        tahq_status_name(st));
     uint64_t dims[3] = {h.shape.batch, h.shape.seq_len, h.shape.channels};
     if (cli_has_suffix(pos[1], ".f32"))
         rc = raw_f32_write(pos[1], n, y);
@@ -301,7 +302,8 @@ int cmd_inspect(int argc, char **argv)
     if (st != TAHQ_OK) {
         free(info);
         free(msg);
-        return cli_fail(EXIT_RUNTIME, "%s: tile infos: %s", path, tahq_strerror(st));
+        return cli_fail(EXIT_RUNTIME, "%s: tile infos: %s (%s)", path, tahq_strerror(st),
+                        tahq_status_name(st));
     }
     double *bound = NULL;
     if (tiles) {
@@ -309,7 +311,8 @@ int cmd_inspect(int argc, char **argv)
         if (bst != TAHQ_OK) {
             free(info);
             free(msg);
-            return cli_fail(EXIT_RUNTIME, "%s: error bound: %s", path, cli_status_text(bst));
+            return cli_fail(EXIT_RUNTIME, "%s: error bound: %s (%s)", path, cli_status_text(bst),
+                            tahq_status_name(bst));
         }
     }
 

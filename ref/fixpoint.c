@@ -71,7 +71,7 @@ tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint6
         if (codes[i] >= (1u << bits) || codes[i] == 0)
             return TAHQ_ERR_PAYLOAD;
     for (uint32_t c = 0; c < channels; c++)
-        if (!(steps[c] >= 0.0f) || !(steps[c] - steps[c] == 0.0f))
+        if ((tahq_bits_of(steps[c]) & 0x80000000u) || !(steps[c] - steps[c] == 0.0f))
             return TAHQ_ERR_PAYLOAD;
     for (uint64_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < channels; c++) {

@@ -108,7 +108,9 @@ int cli_parse_float(const char *s, float *v)
     char *end = NULL;
     errno = 0;
     float r = strtof(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE)
+    /* ERANGE on underflow still gives the correctly rounded subnormal (or 0):
+     * accept it; reject only overflow. */
+    if (end == s || *end != '\0' || (errno == ERANGE && isinf(r)))
         return -1;
     *v = r;
     return 0;

@@ -1,0 +1,664 @@
+/*
+ * test_device_math - CPU-side checks of the CUDA codec's code, no GPU needed.
+ *
+ *  1. The scalar __host__ __device__ primitives of tahq_device_math.cuh
+ *     (binary16/bfloat16, metadata rounding, log2, Philox, CRC-32C and its
+ *     GF(2) combine algebra, zero-point/scale/codes) against libtahq, bit
+ *     for bit, on dense samples and edge values.
+ *  2. The warp-level tile operations of tq_programs.cuh (the lane-layout
+ *     tree sum, tile entropy, gate, pivot swap + FWHT both ways, quantizer)
+ *     run on the emulated warp HostW, against libtahq, for every tile size.
+ *  3. The whole GPU pipeline (tq_pipeline.cuh: every warp program in launch
+ *     order) run by the host executor, against tahq_encode / tahq_decode /
+ *     tahq_fixpoint_*: message bytes, decoded floats, and the status of
+ *     invalid inputs and corrupted messages.
+ *
+ * Usage: test_device_math [--quick]. Exit status 0 when every check passes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <vector>
+
+#include "tq_host_exec.h"
+#include "tq_testdata.h"
+
+static uint64_t g_checks, g_fails;
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        g_checks++;                                                                        \
+        if (!(cond)) {                                                                     \
+            g_fails++;                                                                     \
+            if (g_fails <= 30) {                                                           \
+                fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);         \
+                fprintf(stderr, __VA_ARGS__);                                              \
+                fprintf(stderr, "\n");                                                     \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+static uint32_t bits_of(float x)
+{
+    uint32_t w;
+    memcpy(&w, &x, 4);
+    return w;
+}
+static float float_of(uint32_t w)
+{
+    float x;
+    memcpy(&x, &w, 4);
+    return x;
+}
+
+static bool g_quick = false;
+
+/* ======================================================================== 1 */
+
+static void test_scalar(void)
+{
+    /* binary16 / bfloat16, every 16-bit pattern back to float */
+    for (uint32_t h = 0; h < 65536u; h++) {
+        CHECK(bits_of(tq_f16_to_f32((uint16_t)h)) == bits_of(tahq_f16_to_f32((uint16_t)h)), "f16 %04x", h);
+        CHECK(bits_of(tq_bf16_to_f32((uint16_t)h)) == bits_of(tahq_bf16_to_f32((uint16_t)h)), "bf16 %04x", h);
+    }
+    /* float -> 16 bits and metadata rounding on a dense sample of patterns */
+    const uint32_t stride = g_quick ? 4093u : 509u;
+    uint64_t n = 0;
+    for (uint64_t w = 0; w < 0x100000000ull; w += stride) {
+        float x = float_of((uint32_t)w);
+        CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "f32->f16 %08x", (uint32_t)w);
+        CHECK(tq_f32_to_bf16(x) == tahq_f32_to_bf16(x), "f32->bf16 %08x", (uint32_t)w);
+        for (uint32_t m = 0; m < 3u; m++) {
+            CHECK(bits_of(tq_meta_round_down(m, x)) == bits_of(tahq_meta_round_down((tahq_meta)m, x)),
+                  "down %u %08x", m, (uint32_t)w);
+            CHECK(bits_of(tq_meta_round_up(m, x)) == bits_of(tahq_meta_round_up((tahq_meta)m, x)),
+                  "up %u %08x", m, (uint32_t)w);
+        }
+        n++;
+    }
+    /* boundaries of the binary16 ranges, every pattern near them */
+    const uint32_t edges[] = {0x477FF000u, 0x477FE000u, 0x38800000u, 0x33000000u, 0x33800000u,
+                              0x387FC000u, 0x7F800000u, 0x00000000u, 0x7F7FFFFFu, 0x00800000u};
+    for (uint32_t e : edges)
+        for (uint32_t d = 0; d < 4096u; d++)
+            for (uint32_t sgn = 0; sgn < 2u; sgn++) {
+                uint32_t w = ((e + d - 2048u) & 0x7FFFFFFFu) | (sgn << 31);
+                float x = float_of(w);
+                CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "edge f16 %08x", w);
+                for (uint32_t m = 0; m < 3u; m++) {
+                    CHECK(bits_of(tq_meta_round_down(m, x)) == bits_of(tahq_meta_round_down((tahq_meta)m, x)),
+                          "edge down %u %08x", m, w);
+                    CHECK(bits_of(tq_meta_round_up(m, x)) == bits_of(tahq_meta_round_up((tahq_meta)m, x)),
+                          "edge up %u %08x", m, w);
+                }
+            }
+    /* log2 over every positive finite pattern of a dense sample, (0, 1] fully
+     * in the quick mode's stride */
+    const uint32_t lstride = g_quick ? 997u : 31u;
+    for (uint32_t w = 1; w <= 0x3F800000u; w += lstride)
+        CHECK(bits_of(tq_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x", w);
+    for (uint32_t w = 0x3F800000u; w < 0x7F800000u; w += 104729u)
+        CHECK(bits_of(tq_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x", w);
+    CHECK(bits_of(tq_log2(1.0f)) == 0u, "log2(1) = +0");
+    CHECK(tq_plogp(0.0f) == 0.0f && bits_of(tq_plogp(0.0f)) == 0u, "0 log 0 = +0");
+
+    /* Philox: the SPEC's known answers, then random counters and keys */
+    {
+        uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+        tq_philox(c0, c1, c2, c3, 0, 0);
+        CHECK(c0 == 0x6627e8d5u && c1 == 0xe169c58du && c2 == 0xbc57ac4cu && c3 == 0x9b00dbd8u, "philox KAT 0");
+        c0 = 0x243f6a88u, c1 = 0x85a308d3u, c2 = 0x13198a2eu, c3 = 0x03707344u;
+        tq_philox(c0, c1, c2, c3, 0xa4093822u, 0x299f31d0u);
+        CHECK(c0 == 0xd16cfe09u && c1 == 0x94fdccebu && c2 == 0x5001e420u && c3 == 0x24126ea1u, "philox KAT pi");
+        TqRng r(1);
+        for (int i = 0; i < 20000; i++) {
+            uint32_t ctr[4] = {r.u32(), r.u32(), r.u32(), r.u32()}, key[2] = {r.u32(), r.u32()}, out[4];
+            tahq_philox4x32_10(ctr, key, out);
+            uint32_t a = ctr[0], b = ctr[1], c = ctr[2], d = ctr[3];
+            tq_philox(a, b, c, d, key[0], key[1]);
+            CHECK(a == out[0] && b == out[1] && c == out[2] && d == out[3], "philox %d", i);
+            uint64_t seed = r.next(), idx = r.next() >> (r.u32() & 63u);
+            CHECK(tq_random_word(seed, idx) == tahq_random_word(seed, idx), "word %d", i);
+        }
+    }
+
+    /* CRC-32C: table, raw register, GF(2) algebra */
+    {
+        TqRng r(2);
+        std::vector<uint8_t> buf(4096);
+        for (auto &b : buf)
+            b = (uint8_t)r.u32();
+        for (size_t len : {0, 1, 7, 68, 100, 1000, 4096}) {
+            uint32_t ref = tahq_crc32c(0, buf.data(), len);
+            CHECK(~tq_crc_raw_bytes(0xFFFFFFFFu, buf.data(), len) == ref, "crc len %zu", len);
+        }
+        CHECK(tq_gf2_mulmod(tq_gf2_xinv(), 0x40000000u) == 0x80000000u, "x * x^-1 = 1");
+        for (uint64_t m = 0; m < 40; m++)
+            CHECK(tq_gf2_mulmod(tq_gf2_xpow(m * 77u + 3u), tq_gf2_xpow_inv(m * 77u + 3u)) == 0x80000000u,
+                  "x^n x^-n %" PRIu64, m);
+        for (int i = 0; i < 300; i++) {
+            size_t a = r.below(2048), b = r.below(2048);
+            /* raw(s, A || B) = raw(s, A) * x^(8|B|) ^ raw(0, B) */
+            uint32_t s = r.u32();
+            uint32_t whole = tq_crc_raw_bytes(s, buf.data(), a + b);
+            uint32_t comb = tq_gf2_mulmod(tq_crc_raw_bytes(s, buf.data(), a), tq_gf2_xpow(8u * b)) ^
+                            tq_crc_raw_bytes(0, buf.data() + a, b);
+            CHECK(whole == comb, "combine %zu %zu", a, b);
+            /* leading zeros change nothing; trailing zeros are undone by x^-8m */
+            std::vector<uint8_t> z(a + b + 16, 0);
+            memcpy(z.data() + a, buf.data(), b);
+            CHECK(tq_crc_raw_bytes(0, z.data(), a + b) == tq_crc_raw_bytes(0, buf.data(), b), "lead zeros");
+            uint32_t m = r.below(16);
+            std::vector<uint8_t> t(b + m, 0);
+            memcpy(t.data(), buf.data(), b);
+            CHECK(tq_gf2_mulmod(tq_crc_raw_bytes(0, t.data(), b + m), tq_gf2_xpow_inv(8u * m)) ==
+                      tq_crc_raw_bytes(0, buf.data(), b),
+                  "trail zeros %u", m);
+        }
+        for (uint32_t v = 0; v < 256u; v++) {
+            uint8_t byte = (uint8_t)v;
+            CHECK(tq_crc_table_entry(v) == tq_crc_raw_bytes(0, &byte, 1), "table %u", v);
+        }
+    }
+
+    /* zero-point, scale and codes of single tiles (scalar path) */
+    {
+        TqRng r(3);
+        const int ntiles = g_quick ? 3000 : 30000;
+        for (int it = 0; it < ntiles; it++) {
+            uint32_t G = 8u << r.below(6);
+            uint32_t bits = 1u + r.below(8);
+            uint32_t meta = r.below(3);
+            uint32_t rounding = r.below(2);
+            uint64_t seed = r.next(), elem0 = (uint64_t)r.below(1u << 20) * G;
+            float v[256];
+            tq_fill(v, 1, G, G, (int)r.below(TQ_DATA_KINDS), r.next());
+            float zr, sr;
+            uint8_t cr[256];
+            tahq_status st = tahq_quantize_tile(v, G, bits, (tahq_meta)meta, (tahq_rounding)rounding, seed, elem0,
+                                                &zr, &sr, cr);
+            float lo = v[0], hi = v[0];
+            for (uint32_t i = 1; i < G; i++) {
+                lo = tq_order_key(v[i]) < tq_order_key(lo) ? v[i] : lo;
+                hi = tq_order_key(v[i]) > tq_order_key(hi) ? v[i] : hi;
+            }
+            float z, s;
+            uint32_t range;
+            tq_zero_scale(meta, lo, hi, (1u << bits) - 1u, &z, &s, &range);
+            CHECK((st == TAHQ_ERR_RANGE) == (range != 0u), "range %d", it);
+            if (st != TAHQ_OK)
+                continue;
+            CHECK(bits_of(z) == bits_of(zr) && bits_of(s) == bits_of(sr), "z/s tile %d G%u b%u meta%u lo %a hi %a z %a/%a s %a/%a", it, G, bits, meta, lo, hi, z, zr, s, sr);
+            for (uint32_t i = 0; i < G; i++) {
+                uint32_t q = 0;
+                if (s != 0.0f)
+                    q = rounding ? tq_code_stochastic(v[i], z, s, (1u << bits) - 1u, tq_random_word(seed, elem0 + i))
+                                 : tq_code_nearest(v[i], z, s, (1u << bits) - 1u);
+                CHECK(q == cr[i], "code tile %d i %u", it, i);
+            }
+        }
+    }
+    printf("scalar primitives: %" PRIu64 " dense samples, %" PRIu64 " checks so far\n", n, g_checks);
+}
+
+/* ======================================================================== 2 */
+
+template <int K> static void test_tile_ops(void)
+{
+    typedef TqGeo<K> Geo;
+    typedef TileOps<K, HostW> T;
+    typedef HostW::F F;
+    typedef HostW::U U;
+    typedef HostW::B B;
+    const uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS;
+    TqRng r(100 + K);
+    const int steps = g_quick ? 200 : 1500;
+    for (int it = 0; it < steps; it++) {
+        std::vector<float> buf(WS);
+        tq_fill(buf.data(), 1, WS, G, (int)r.below(TQ_DATA_KINDS), r.next());
+        if (r.below(3) == 0) /* a tie for the largest magnitude */
+            buf[r.below(WS)] = -buf[r.below(WS)];
+        U lane = HostW::lane();
+        U gl = lane & U(LPT - 1u), gbase = lane - gl;
+        F v[V];
+        for (uint32_t s = 0; s < V; s++) {
+            U off = T::step_off(lane, s);
+            for (int l = 0; l < 32; l++)
+                v[s].v[l] = buf[off.v[l]];
+        }
+        /* tsum and entropy per tile */
+        {
+            F t[V];
+            for (uint32_t s = 0; s < V; s++)
+                t[s] = v[s];
+            F sum = T::tsum(t);
+            F ent = T::tile_entropy(v, gbase);
+            for (uint32_t ti = 0; ti < TPW; ti++) {
+                float ref = tahq_tree_sum(&buf[ti * G], G);
+                CHECK(bits_of(sum.v[ti * LPT]) == bits_of(ref), "K%d tsum", K);
+                float eref = tahq_entropy(&buf[ti * G], 1, G);
+                CHECK(bits_of(ent.v[ti * LPT]) == bits_of(eref), "K%d entropy %g %g", K, ent.v[ti * LPT], eref);
+            }
+        }
+        /* gate */
+        TqEncCfg c;
+        memset(&c, 0, sizeof c);
+        static const uint32_t taus[] = {0x40000000u, 0x7F800000u, 0u, 0x3FC00000u, 0x3F800000u};
+        c.tau = float_of(taus[r.below(5)]);
+        c.tau_inf = bits_of(c.tau) == 0x7F800000u;
+        c.meta = r.below(3);
+        c.mb = tq_meta_bytes(c.meta);
+        c.rounding = r.below(2);
+        c.seed = r.next();
+        B flagged;
+        U d;
+        T::gate(v, B(true), c, lane, flagged, d);
+        for (uint32_t ti = 0; ti < TPW; ti++) {
+            uint32_t piv;
+            int fl = tahq_gate(&buf[ti * G], G, c.tau, &piv);
+            for (uint32_t l = ti * LPT; l < (ti + 1) * LPT; l++) {
+                CHECK((int)flagged.v[l] == fl, "K%d gate flag", K);
+                CHECK(d.v[l] == piv, "K%d pivot %u %u", K, d.v[l], piv);
+            }
+        }
+        /* forward transform of every tile (flag all), then inverse */
+        F w[V];
+        for (uint32_t s = 0; s < V; s++)
+            w[s] = v[s];
+        T::forward(w, d, B(true), lane, gl, gbase);
+        std::vector<float> ref(buf);
+        for (uint32_t ti = 0; ti < TPW; ti++)
+            tahq_hadamard_forward(&ref[ti * G], G, d.v[ti * LPT]);
+        for (uint32_t s = 0; s < V; s++) {
+            U off = T::step_off(lane, s);
+            for (int l = 0; l < 32; l++)
+                CHECK(bits_of(w[s].v[l]) == bits_of(ref[off.v[l]]), "K%d forward", K);
+        }
+        F u[V];
+        for (uint32_t s = 0; s < V; s++)
+            u[s] = w[s];
+        T::inverse(u, d, B(true), lane, gl, gbase);
+        std::vector<float> inv(ref);
+        for (uint32_t ti = 0; ti < TPW; ti++)
+            tahq_hadamard_inverse(&inv[ti * G], G, d.v[ti * LPT]);
+        for (uint32_t s = 0; s < V; s++) {
+            U off = T::step_off(lane, s);
+            for (int l = 0; l < 32; l++)
+                CHECK(bits_of(u[s].v[l]) == bits_of(inv[off.v[l]]), "K%d inverse", K);
+        }
+        /* quantize the transformed values with per-tile bit-widths */
+        U bits = U(1u) + (lane / U(LPT)) % U(8u);
+        c.hi = 8;
+        F z, sc;
+        U cw[2];
+        B range;
+        uint64_t tile0 = r.below(1u << 16);
+        T::quantize(w, B(true), bits, u64(lane / U(LPT)) + HostW::U64((uint64_t)tile0), lane, c, z, sc, cw, range);
+        for (uint32_t ti = 0; ti < TPW; ti++) {
+            uint32_t b = bits.v[ti * LPT];
+            float zr, sr;
+            uint8_t codes[256];
+            tahq_status st = tahq_quantize_tile(&ref[ti * G], G, b, (tahq_meta)c.meta, (tahq_rounding)c.rounding,
+                                                c.seed, (tile0 + ti) * G, &zr, &sr, codes);
+            CHECK((st == TAHQ_ERR_RANGE) == range.v[ti * LPT], "K%d range", K);
+            if (st != TAHQ_OK)
+                continue;
+            CHECK(bits_of(z.v[ti * LPT]) == bits_of(zr), "K%d zero", K);
+            CHECK(bits_of(sc.v[ti * LPT]) == bits_of(sr), "K%d scale", K);
+            for (uint32_t s = 0; s < V; s++) {
+                U e = T::elem(lane, s);
+                for (uint32_t l = ti * LPT; l < (ti + 1) * LPT; l++) {
+                    uint32_t q = (cw[s / 4u].v[l] >> (b * (s % 4u))) & ((1u << b) - 1u);
+                    CHECK(q == codes[e.v[l]], "K%d code", K);
+                }
+            }
+        }
+    }
+}
+
+/* ======================================================================== 3 */
+
+struct AlignedBuf {
+    std::vector<uint8_t> raw;
+    uint8_t *p;
+    size_t n;
+    explicit AlignedBuf(size_t bytes, size_t align = 256, size_t offset = 0) : raw(bytes + align + offset + 16), n(bytes)
+    {
+        p = reinterpret_cast<uint8_t *>(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1)) + offset;
+    }
+};
+
+static void put_crc(uint8_t *msg, size_t len)
+{
+    uint32_t c = tahq_crc32c(0, msg, 68);
+    c = tahq_crc32c(c, msg + TAHQ_HEADER_BYTES, len - TAHQ_HEADER_BYTES);
+    tq_put_u32(msg + 68, c);
+}
+
+static uint64_t g_cases, g_msgs_bytes, g_tiles;
+
+/* Encode x with the reference and the emulated GPU pipeline; compare. Then
+ * decode the reference message both ways; compare. Returns the reference
+ * message (empty on an encode error). */
+static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape &shape, const float *x,
+                                        bool poison_twice, size_t out_offset, const char *what)
+{
+    g_cases++;
+    size_t bound = 0, wsref = 0;
+    tahq_status sb = tahq_encode_bound(&cfg, &shape, &bound);
+    CHECK(sb == TAHQ_OK, "%s: bound %d", what, sb);
+    if (sb != TAHQ_OK)
+        return {};
+    tahq_encode_workspace_size(&cfg, &shape, &wsref);
+    std::vector<uint64_t> wr(wsref / 8 + 1);
+    std::vector<uint8_t> ref(bound);
+    size_t len_ref = 0;
+    tahq_status st_ref = tahq_encode(&cfg, &shape, x, wr.data(), wsref, ref.data(), bound, &len_ref);
+
+    TqEncPlan plan;
+    CHECK(tq_enc_plan(&cfg, &shape, &plan) == TAHQ_OK, "%s: plan", what);
+    CHECK(plan.bound == bound, "%s: bound %zu vs %" PRIu64, what, bound, plan.bound);
+    AlignedBuf ws(plan.total, 256, out_offset * 5); /* workspaces of any alignment */
+    uint8_t firsts[2] = {0xCD, 0x5A};
+    std::vector<uint8_t> got[2];
+    for (int pass = 0; pass < (poison_twice ? 2 : 1); pass++) {
+        AlignedBuf out(bound, 256, out_offset);
+        memset(out.p, firsts[pass], bound);
+        memset(ws.p, 0xEE - pass, plan.total);
+        TqHostExec ex;
+        size_t len = 12345;
+        tahq_status st = tq_encode_impl(ex, &cfg, &shape, x, ws.p, plan.total, out.p, bound, &len);
+        CHECK(st == st_ref, "%s: encode status %d vs ref %d", what, st, st_ref);
+        if (st != TAHQ_OK || st_ref != TAHQ_OK) {
+            CHECK(len == 0, "%s: out_len on error", what);
+            bool zero = true;
+            for (int i = 0; i < 72; i++)
+                zero = zero && out.p[i] == 0;
+            CHECK(zero, "%s: header not zeroed on error", what);
+            return {};
+        }
+        CHECK(len == len_ref, "%s: len %zu vs %zu", what, len, len_ref);
+        got[pass].assign(out.p, out.p + len);
+        if (len == len_ref && memcmp(out.p, ref.data(), len) != 0) {
+            size_t i = 0;
+            while (out.p[i] == ref[i])
+                i++;
+            CHECK(false, "%s: message differs at byte %zu of %zu (gpu %02x ref %02x)", what, i, len, out.p[i], ref[i]);
+        } else {
+            g_checks++;
+        }
+    }
+    if (poison_twice)
+        CHECK(got[0] == got[1], "%s: some byte not written", what);
+    g_msgs_bytes += len_ref;
+    g_tiles += (uint64_t)shape.batch * shape.seq_len * (shape.channels / cfg.tile);
+
+    /* decode the reference message */
+    const size_t count = (size_t)shape.batch * shape.seq_len * shape.channels;
+    std::vector<float> dref(count);
+    CHECK(tahq_decode(ref.data(), len_ref, dref.data(), count) == TAHQ_OK, "%s: ref decode", what);
+    TqDecPlan dp;
+    tq_dec_plan(len_ref, count, &dp);
+    AlignedBuf dws(dp.total);
+    AlignedBuf msg(len_ref, 256, out_offset);
+    memcpy(msg.p, ref.data(), len_ref);
+    for (int pass = 0; pass < (poison_twice ? 2 : 1); pass++) {
+        AlignedBuf outf(count * 4, 256, pass ? 4 : 0); /* also an unaligned output */
+        memset(outf.p, pass ? 0x7F : 0xFF, count * 4);
+        TqHostExec ex;
+        tahq_status st = tq_decode_impl(ex, msg.p, len_ref, reinterpret_cast<float *>(outf.p), count, dws.p, dp.total);
+        CHECK(st == TAHQ_OK, "%s: decode status %d", what, st);
+        if (memcmp(outf.p, dref.data(), count * 4) != 0) {
+            size_t i = 0;
+            const float *o = reinterpret_cast<const float *>(outf.p);
+            while (bits_of(o[i]) == bits_of(dref[i]))
+                i++;
+            CHECK(false, "%s: decoded float %zu differs (%08x vs %08x)", what, i, bits_of(o[i]), bits_of(dref[i]));
+        } else {
+            g_checks++;
+        }
+    }
+    return ref;
+}
+
+/* decode status of a (possibly corrupted) message, emulated vs reference */
+static void decode_status_check(const std::vector<uint8_t> &m, size_t len, size_t count, const char *what)
+{
+    std::vector<float> a(count + 1), b(count + 1);
+    for (size_t i = 0; i <= count; i++)
+        a[i] = b[i] = float_of(0x7FC00001u);
+    tahq_status sr = tahq_decode(m.data(), len, a.data(), count);
+    TqDecPlan dp;
+    tq_dec_plan(len, count, &dp);
+    AlignedBuf dws(dp.total);
+    AlignedBuf msg(len + 1, 256, 3);
+    memcpy(msg.p, m.data(), len);
+    TqHostExec ex;
+    tahq_status sg = tq_decode_impl(ex, msg.p, len, b.data(), count, dws.p, dp.total);
+    CHECK(sg == sr, "%s: decode status %d vs ref %d", what, sg, sr);
+    if (sr != TAHQ_OK) {
+        bool untouched = true;
+        for (size_t i = 0; i <= count; i++)
+            untouched = untouched && bits_of(b[i]) == 0x7FC00001u;
+        CHECK(untouched, "%s: output written for an invalid message", what);
+    } else {
+        CHECK(memcmp(a.data(), b.data(), count * 4) == 0, "%s: decoded values", what);
+    }
+}
+
+static void test_pipeline(void)
+{
+    const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
+    TqRng r(7);
+    const int per_g = g_quick ? 60 : 400;
+    for (uint32_t G : Gs) {
+        for (int i = 0; i < per_g; i++) {
+            tahq_config cfg = tq_config_of((uint64_t)i, G);
+            tahq_shape shape;
+            shape.batch = 1u + r.below(3);
+            shape.seq_len = 1u + r.below(i % 5 == 0 ? 40 : 9);
+            uint32_t T = 1u + r.below(i % 7 == 0 ? 70 : 9);
+            shape.channels = T * G;
+            std::vector<float> x((size_t)shape.batch * shape.seq_len * shape.channels + 8);
+            int kind = (int)r.below(TQ_DATA_KINDS);
+            size_t xoff = (i % 11 == 0) ? 1 : 0; /* an input that is not 16-byte aligned */
+            tq_fill(x.data() + xoff, (uint64_t)shape.batch * shape.seq_len, shape.channels, G, kind, r.next());
+            char what[160];
+            snprintf(what, sizeof what, "G%u cfg%d %ux%ux%u %s hi%u lo%u r%u alloc%d tau%08x rnd%d meta%d", G, i,
+                     shape.batch, shape.seq_len, shape.channels, tq_data_name(kind), cfg.hi_bits, cfg.lo_bits,
+                     cfg.hi_permille, cfg.alloc, bits_of(cfg.tau), cfg.rounding, cfg.meta);
+            std::vector<uint8_t> m = cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
+            if (m.empty() || i % 3 != 0)
+                continue;
+            /* corrupted messages: statuses must match the reference */
+            size_t count = (size_t)shape.batch * shape.seq_len * shape.channels;
+            size_t len = m.size();
+            for (int c = 0; c < 6; c++) {
+                std::vector<uint8_t> bad(m);
+                size_t pos = r.below((uint32_t)len);
+                bad[pos] ^= (uint8_t)(1u << r.below(8));
+                if (c >= 3 && pos >= 72) /* fix the CRC: payload checks must catch it, or it decodes */
+                    put_crc(bad.data(), len);
+                char w2[200];
+                snprintf(w2, sizeof w2, "%s corrupt %d at %zu", what, c, pos);
+                decode_status_check(bad, len, count, w2);
+            }
+            decode_status_check(m, len - 1, count, "truncated");
+            decode_status_check(m, 71, count, "short");
+            decode_status_check(m, 3, count, "tiny");
+            decode_status_check(m, len, count + 1, "count+1");
+            decode_status_check(m, len, count - 1, "count-1");
+            {
+                std::vector<uint8_t> m2(m);
+                m2.push_back(0);
+                decode_status_check(m2, len + 1, count, "long");
+            }
+            {
+                std::vector<uint8_t> bad(m);
+                bad[70] ^= 1; /* CRC wrong and count wrong: CRC first */
+                decode_status_check(bad, len, count + G, "crc+count");
+            }
+            {
+                /* a zero-point made NaN / -0, and a scale made negative, CRC fixed */
+                tq_layout L;
+                tahq_header h;
+                if (tahq_parse_header(m.data(), len, &h) == TAHQ_OK) {
+                    tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &L);
+                    std::vector<uint8_t> bad(m);
+                    uint8_t *zp = bad.data() + 72 + L.zero_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
+                    if (L.meta_bytes == 2) {
+                        zp[0] = 0x00, zp[1] = 0x80; /* -0 */
+                    } else {
+                        zp[0] = 0, zp[1] = 0, zp[2] = 0xC0, zp[3] = 0x7F; /* NaN */
+                    }
+                    put_crc(bad.data(), len);
+                    decode_status_check(bad, len, count, "bad zero");
+                    std::vector<uint8_t> bad2(m);
+                    uint8_t *sp = bad2.data() + 72 + L.scale_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
+                    sp[L.meta_bytes - 1] |= 0x80;
+                    put_crc(bad2.data(), len);
+                    decode_status_check(bad2, len, count, "negative scale");
+                    if (L.n_tiles % 8) { /* a padding bit of the flags */
+                        std::vector<uint8_t> bad3(m);
+                        bad3[72 + L.map_bytes + L.flag_bytes - 1] |= 0x80;
+                        put_crc(bad3.data(), len);
+                        decode_status_check(bad3, len, count, "flag padding");
+                    }
+                    if (L.map_bits % 8) {
+                        std::vector<uint8_t> bad4(m);
+                        bad4[72 + L.map_bytes - 1] |= 0x80;
+                        put_crc(bad4.data(), len);
+                        decode_status_check(bad4, len, count, "map padding");
+                    }
+                }
+            }
+        }
+    }
+    /* the plain per-tile quantizer (SPEC 7.1) is a profile of the codec */
+    for (uint32_t G : Gs)
+        for (uint32_t b = 1; b <= 8; b++) {
+            tahq_config cfg;
+            tahq_config_plain(&cfg, G, b);
+            tahq_shape shape = {2, 3, G * (1u + b % 3u)};
+            std::vector<float> x((size_t)2 * 3 * shape.channels);
+            tq_fill(x.data(), 6, shape.channels, G, (int)(b % TQ_DATA_KINDS), r.next());
+            char what[64];
+            snprintf(what, sizeof what, "plain G%u b%u", G, b);
+            cross_check(cfg, shape, x.data(), b == 4, 0, what);
+        }
+    /* invalid inputs: first bad element in index order decides */
+    for (int i = 0; i < (g_quick ? 30 : 120); i++) {
+        uint32_t G = Gs[r.below(6)];
+        tahq_config cfg = tq_config_of((uint64_t)i * 5u + 1u, G);
+        tahq_shape shape = {1u + r.below(2), 1u + r.below(6), G * (1u + r.below(5))};
+        size_t n = (size_t)shape.batch * shape.seq_len * shape.channels;
+        std::vector<float> x(n);
+        tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS, r.next());
+        for (int k = 0; k < 1 + (int)r.below(3); k++) {
+            static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u,
+                                            0x7F7FFFFFu, 0xFFC00001u};
+            x[r.below((uint32_t)n)] = float_of(badv[r.below(7)]);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "invalid input %d G%u alloc%d", i, G, cfg.alloc);
+        cross_check(cfg, shape, x.data(), false, 0, what);
+    }
+    /* metadata overflow: fp16 with values beyond 65504 (and fp32 fine) */
+    for (int i = 0; i < 24; i++) {
+        uint32_t G = Gs[i % 6];
+        tahq_config cfg = tq_config_of((uint64_t)i, G);
+        cfg.meta = (tahq_meta)(i % 3);
+        tahq_shape shape = {1, 3, G * 2};
+        std::vector<float> x((size_t)3 * G * 2);
+        tq_fill(x.data(), 3, G * 2, G, TQ_DATA_WIDE, (uint64_t)i);
+        x[r.below((uint32_t)x.size())] = (i & 1) ? -1.0e19f : 7.0e4f;
+        char what[64];
+        snprintf(what, sizeof what, "meta range %d", i);
+        cross_check(cfg, shape, x.data(), false, 0, what);
+    }
+    /* argument errors in the reference's order */
+    {
+        tahq_config cfg;
+        tahq_config_default(&cfg);
+        tahq_shape shape = {1, 4, 128};
+        TqHostExec ex;
+        std::vector<float> x(512, 1.0f);
+        TqEncPlan p;
+        tq_enc_plan(&cfg, &shape, &p);
+        AlignedBuf ws(p.total), out(p.bound);
+        size_t len;
+        CHECK(tq_encode_impl(ex, (tahq_config *)0, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "null cfg");
+        tahq_config bad = cfg;
+        bad.tile = 48;
+        CHECK(tq_encode_impl(ex, &bad, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_CONFIG, "config");
+        tahq_shape bs = {1, 4, 100};
+        CHECK(tq_encode_impl(ex, &cfg, &bs, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_SHAPE, "shape");
+        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total, out.p, p.bound - 1, &len) == TAHQ_ERR_BUFFER, "out small");
+        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total - 1, out.p, p.bound, &len) == TAHQ_ERR_BUFFER, "ws small");
+        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), (void *)0, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "ws null");
+    }
+    printf("pipeline emulation: %" PRIu64 " cases, %" PRIu64 " tiles, %" PRIu64 " message bytes\n", g_cases, g_tiles,
+           g_msgs_bytes);
+}
+
+static void test_fixpoint(void)
+{
+    TqRng r(9);
+    for (int i = 0; i < (g_quick ? 40 : 200); i++) {
+        uint64_t rows = 1u + r.below(300);
+        uint32_t C = 1u + r.below(100);
+        uint32_t bits = 2u + r.below(7);
+        tahq_meta meta = (tahq_meta)r.below(3);
+        std::vector<float> g(rows * C);
+        int kind = (int)r.below(TQ_DATA_KINDS);
+        tq_fill(g.data(), rows, C, 1, kind == TQ_DATA_CONST || kind == TQ_DATA_HALFWAY ? TQ_DATA_GAUSS : kind, r.next());
+        if (i % 10 == 9)
+            g[r.below((uint32_t)g.size())] = float_of(r.below(2) ? 0x7FC00000u : 0x5F900000u);
+        std::vector<uint8_t> cr(rows * C), cg(rows * C, 0xCC);
+        std::vector<float> sr(C), sg(C, -1.0f);
+        tahq_status a = tahq_fixpoint_encode(g.data(), rows, C, bits, meta, cr.data(), sr.data());
+        AlignedBuf ws(tq_fix_ws_bytes(C));
+        TqHostExec ex;
+        tahq_status b = tq_fix_encode_impl(ex, g.data(), rows, C, bits, meta, cg.data(), sg.data(), ws.p, ws.n);
+        CHECK(a == b, "fixpoint %d status %d vs %d", i, b, a);
+        if (a != TAHQ_OK || b != TAHQ_OK)
+            continue;
+        CHECK(cr == cg, "fixpoint %d codes", i);
+        CHECK(memcmp(sr.data(), sg.data(), C * 4) == 0, "fixpoint %d steps", i);
+        std::vector<float> dr(rows * C), dg(rows * C, -7.0f);
+        if (i % 7 == 3)
+            cr[r.below((uint32_t)cr.size())] = r.below(2) ? 0 : 0xFF;
+        if (i % 7 == 5)
+            sr[r.below(C)] = (i % 14 == 5) ? -1.0f : -0.0f; /* -0 is rejected too */
+        a = tahq_fixpoint_decode(cr.data(), sr.data(), rows, C, bits, dr.data());
+        b = tq_fix_decode_impl(ex, cr.data(), sr.data(), rows, C, bits, dg.data(), ws.p, ws.n);
+        CHECK(a == b, "fixpoint decode %d status %d vs %d", i, b, a);
+        if (a == TAHQ_OK)
+            CHECK(memcmp(dr.data(), dg.data(), dr.size() * 4) == 0, "fixpoint decode %d values", i);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") == 0)
+            g_quick = true;
+    clock_t t0 = clock();
+    test_scalar();
+    test_tile_ops<3>();
+    test_tile_ops<4>();
+    test_tile_ops<5>();
+    test_tile_ops<6>();
+    test_tile_ops<7>();
+    test_tile_ops<8>();
+    printf("warp tile ops: %" PRIu64 " checks so far\n", g_checks);
+    test_pipeline();
+    test_fixpoint();
+    printf("test_device_math: %" PRIu64 " checks, %" PRIu64 " failures, %.1f s\n", g_checks, g_fails,
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    return g_fails ? 1 : 0;
+}

@@ -1,0 +1,843 @@
+/*
+ * tq_pipeline.cuh - host-side orchestration of the tahq CUDA codec: argument
+ * checks in the reference's order, workspace plans, the sequence of warp
+ * programs, and the header and CRC finish. Templated on an executor X:
+ *
+ *   template <class P> tahq_status launch(const typename P::Args &, uint64_t nwarps, uint32_t wpb);
+ *   tahq_status memset(void *dev, int v, size_t n);
+ *   tahq_status h2d(void *dev, const void *host, size_t n);
+ *   tahq_status d2h(void *host, const void *dev, size_t n);   (synchronous)
+ *   tahq_status sync();
+ *
+ * tahq_cuda.cu instantiates it with the CUDA executor; test_device_math with
+ * a host executor that runs the same warp programs on the CPU.
+ */
+#ifndef TQ_PIPELINE_CUH
+#define TQ_PIPELINE_CUH
+
+#include "tq_programs.cuh"
+
+/* ---- layout (SPEC 8.2; mirrors ref/format.c tahq_layout_compute) ---------------- */
+
+struct tq_layout {
+    uint64_t rows, tiles_per_row, n_tiles, map_bits, map_bytes, flag_bytes, meta_bytes;
+    uint64_t zero_off, scale_off, code_off, code_bytes, pivot_off, pivot_bytes, payload_bytes;
+    uint32_t tile_log2;
+};
+
+inline uint64_t tq_required_low_units(const tahq_config *cfg, const tahq_shape *shape)
+{
+    uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: return (uint64_t)shape->batch * tq_low_count(shape->seq_len, cfg->hi_permille);
+    case TAHQ_ALLOC_TILE: return rows * tq_low_count(shape->channels / cfg->tile, cfg->hi_permille);
+    default: return 0;
+    }
+}
+
+inline void tq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                              uint64_t n_flagged, tq_layout *lay)
+{
+    const uint64_t G = cfg->tile;
+    lay->tile_log2 = tq_tile_log2(cfg->tile);
+    lay->rows = (uint64_t)shape->batch * shape->seq_len;
+    lay->tiles_per_row = shape->channels / G;
+    lay->n_tiles = lay->rows * lay->tiles_per_row;
+    lay->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN ? lay->rows : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles : 0;
+    lay->map_bytes = (lay->map_bits + 7) / 8;
+    lay->flag_bytes = (lay->n_tiles + 7) / 8;
+    lay->meta_bytes = tq_meta_bytes(cfg->meta);
+    uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * lay->tiles_per_row : n_low;
+    uint64_t high_tiles = lay->n_tiles - low_tiles;
+    lay->zero_off = lay->map_bytes + lay->flag_bytes;
+    lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
+    lay->code_off = lay->scale_off + lay->n_tiles * lay->meta_bytes;
+    lay->code_bytes = (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8);
+    lay->pivot_off = lay->code_off + lay->code_bytes;
+    lay->pivot_bytes = (n_flagged * lay->tile_log2 + 7) / 8;
+    lay->payload_bytes = lay->pivot_off + lay->pivot_bytes;
+}
+
+inline void tq_put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+inline void tq_put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+inline void tq_put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+inline uint16_t tq_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+inline uint32_t tq_get_u32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+inline uint64_t tq_get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* mirrors ref/format.c tahq_header_write */
+inline void tq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                            uint64_t n_flagged, uint64_t payload_bytes)
+{
+    memset(dst, 0, TAHQ_HEADER_BYTES);
+    memcpy(dst, TAHQ_MAGIC, 4);
+    tq_put_u16(dst + 4, (uint16_t)TAHQ_FORMAT_VERSION);
+    tq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
+    dst[8] = (uint8_t)tq_tile_log2(cfg->tile);
+    dst[9] = (uint8_t)cfg->hi_bits;
+    dst[10] = (uint8_t)cfg->lo_bits;
+    dst[11] = (uint8_t)cfg->alloc;
+    dst[12] = (uint8_t)cfg->rounding;
+    dst[13] = (uint8_t)cfg->meta;
+    tq_put_u16(dst + 14, (uint16_t)cfg->hi_permille);
+    tq_put_u32(dst + 16, tq_bits(cfg->tau));
+    tq_put_u32(dst + 20, shape->batch);
+    tq_put_u32(dst + 24, shape->seq_len);
+    tq_put_u32(dst + 28, shape->channels);
+    tq_put_u64(dst + 32, cfg->seed);
+    tq_put_u64(dst + 40, n_low);
+    tq_put_u64(dst + 48, n_flagged);
+    tq_put_u64(dst + 56, payload_bytes);
+}
+
+/* SPEC 8.4 steps 1-3 on the first min(len, 72) bytes: everything
+ * tahq_parse_header checks except the CRC (mirrors ref/format.c). */
+inline tahq_status tq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
+{
+    if (len < 4)
+        return TAHQ_ERR_TRUNCATED;
+    if (memcmp(msg, TAHQ_MAGIC, 4) != 0)
+        return TAHQ_ERR_MAGIC;
+    if (len < 8)
+        return TAHQ_ERR_TRUNCATED;
+    if (tq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_VERSION;
+    if (len < TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_TRUNCATED;
+    tahq_header h;
+    memset(&h, 0, sizeof h);
+    h.version = tq_get_u16(msg + 4);
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+        msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    h.config.tile = 1u << msg[8];
+    h.config.hi_bits = msg[9];
+    h.config.lo_bits = msg[10];
+    h.config.alloc = (tahq_alloc)msg[11];
+    h.config.rounding = (tahq_rounding)msg[12];
+    h.config.meta = (tahq_meta)msg[13];
+    h.config.hi_permille = tq_get_u16(msg + 14);
+    h.config.tau = tq_float(tq_get_u32(msg + 16));
+    h.config.seed = tq_get_u64(msg + 32);
+    h.shape.batch = tq_get_u32(msg + 20);
+    h.shape.seq_len = tq_get_u32(msg + 24);
+    h.shape.channels = tq_get_u32(msg + 28);
+    h.n_low = tq_get_u64(msg + 40);
+    h.n_flagged = tq_get_u64(msg + 48);
+    h.payload_bytes = tq_get_u64(msg + 56);
+    h.crc = tq_get_u32(msg + 68);
+    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
+        return TAHQ_ERR_HEADER;
+    if (tq_get_u32(msg + 64) != 0)
+        return TAHQ_ERR_HEADER;
+    if (h.n_low != tq_required_low_units(&h.config, &h.shape))
+        return TAHQ_ERR_HEADER;
+    tq_layout lay;
+    tq_layout_compute(&h.config, &h.shape, h.n_low, 0, &lay);
+    if (h.n_flagged > lay.n_tiles)
+        return TAHQ_ERR_HEADER;
+    tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &lay);
+    if (h.payload_bytes != lay.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    *hdr = h;
+    return TAHQ_OK;
+}
+
+/* ---- CRC plan ------------------------------------------------------------------------ */
+
+#define TQ_CRC_MAX_LEVELS 12
+
+struct TqCrcPlan {
+    uint64_t nseg;                          /* segments for the largest payload */
+    uint64_t count[TQ_CRC_MAX_LEVELS + 2];  /* count[L]: values after level L (count[0] = nseg) */
+    uint32_t nlevels;                       /* level programs to launch (>= 1) */
+    size_t off[TQ_CRC_MAX_LEVELS + 2];      /* workspace offset of the values of level L >= 1 */
+    size_t bytes;
+};
+
+inline size_t tq_align256(size_t x) { return (x + 255u) & ~(size_t)255u; }
+
+/* Workspaces may have any alignment: the plans add this much and the code
+ * rounds the pointer up to 256 bytes (as ref/ does for its 8-byte keys). */
+#define TQ_WS_SLACK 255u
+inline uint8_t *tq_ws_align(void *ws)
+{
+    return reinterpret_cast<uint8_t *>(((uintptr_t)ws + 255u) & ~(uintptr_t)255u);
+}
+
+/* Plan for payloads of at most pmax bytes; arrays from workspace offset base. */
+inline void tq_crc_plan(uint64_t pmax, size_t base, TqCrcPlan *p)
+{
+    p->nseg = (pmax + 32u + TQ_CRC_SEG - 1u) / TQ_CRC_SEG;
+    p->count[0] = p->nseg;
+    for (uint32_t L = 1; L < TQ_CRC_MAX_LEVELS + 2; L++)
+        p->count[L] = (p->count[L - 1] + 31u) / 32u;
+    /* level program l reads count[l] values; the last one (count[l] <= 32) is final */
+    uint32_t n = 1;
+    while (p->count[n] > 32u && n < TQ_CRC_MAX_LEVELS)
+        n++;
+    p->nlevels = n;
+    size_t off = base;
+    for (uint32_t l = 1; l <= n; l++) {
+        p->off[l] = off;
+        off += tq_align256((size_t)p->count[l] * 4u);
+    }
+    p->bytes = off - base;
+}
+
+/* x^(8 * SEG * 32^level * 2^j), j = 0..4 */
+inline void tq_crc_xp(uint32_t level, uint32_t xp[5])
+{
+    for (uint32_t j = 0; j < 5u; j++)
+        xp[j] = tq_gf2_xpow((uint64_t)8u * TQ_CRC_SEG << (5u * level + j));
+}
+
+template <class X>
+tahq_status tq_run_crc(X &ex, const uint8_t *payload, const unsigned long long *plen, uint8_t *ws,
+                       const TqCrcPlan &cp, tq_status_block *st)
+{
+    PCrcSeg::Args sa;
+    sa.g.s = payload;
+    sa.g.plen = plen;
+    sa.out = reinterpret_cast<uint32_t *>(ws + cp.off[1]);
+    tq_crc_xp(0, sa.xp);
+    sa.pad = 0;
+    tahq_status r = ex.template launch<PCrcSeg>(sa, cp.count[1], 4u);
+    if (r != TAHQ_OK)
+        return r;
+    for (uint32_t l = 1; l <= cp.nlevels; l++) {
+        PCrcLevel::Args la;
+        la.g = sa.g;
+        la.in = reinterpret_cast<const uint32_t *>(ws + cp.off[l]);
+        la.out = l < cp.nlevels ? reinterpret_cast<uint32_t *>(ws + cp.off[l + 1]) : (uint32_t *)0;
+        la.st = st;
+        la.level = l;
+        tq_crc_xp(l, la.xp);
+        for (uint32_t m = 0; m < 16u; m++)
+            la.xinv[m] = tq_gf2_xpow_inv(8u * m);
+        r = ex.template launch<PCrcLevel>(la, cp.count[l + 1], 8u);
+        if (r != TAHQ_OK)
+            return r;
+    }
+    return TAHQ_OK;
+}
+
+/* ---- encoder plan ---------------------------------------------------------------------- */
+
+/* Row kernels keep a row in shared memory when it fits in this much per warp. */
+#define TQ_ROW_CACHE_MAX (48u * 1024u)
+/* and use as many warps per block as fit in this much shared memory */
+#define TQ_ROW_BLOCK_SMEM (96u * 1024u)
+
+struct TqEncPlan {
+    uint32_t K, G;
+    uint64_t rows, C, T, N, n_low, nchunks, nparts, bound;
+    tq_layout lay;     /* with n_flagged = 0 */
+    uint64_t pmax;     /* payload bytes with every tile flagged */
+    uint32_t cached, wpb_row;
+    size_t off_st, off_ent, off_map8, off_lt, off_piv8, off_compact, off_parts;
+    TqCrcPlan crc;
+    size_t total;
+};
+
+template <int K> inline size_t tq_row_smem(uint64_t C, uint64_t T, bool token, bool cached)
+{
+    if (token)
+        return cached ? (size_t)C * 4u : 16u;
+    size_t e = ((size_t)T * 4u + 15u) & ~(size_t)15u;
+    return PRowTile<K>::EOFF + (cached ? e + (size_t)C * 4u : 0u);
+}
+
+inline size_t tq_row_smem_k(uint32_t K, uint64_t C, uint64_t T, bool token, bool cached)
+{
+    switch (K) {
+    case 3: return tq_row_smem<3>(C, T, token, cached);
+    case 4: return tq_row_smem<4>(C, T, token, cached);
+    case 5: return tq_row_smem<5>(C, T, token, cached);
+    case 6: return tq_row_smem<6>(C, T, token, cached);
+    case 7: return tq_row_smem<7>(C, T, token, cached);
+    default: return tq_row_smem<8>(C, T, token, cached);
+    }
+}
+
+inline tahq_status tq_enc_plan(const tahq_config *cfg, const tahq_shape *shape, TqEncPlan *p)
+{
+    tahq_status st = tahq_check_config(cfg);
+    if (st == TAHQ_OK)
+        st = tahq_check_shape(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    p->K = tq_tile_log2(cfg->tile);
+    p->G = cfg->tile;
+    p->rows = (uint64_t)shape->batch * shape->seq_len;
+    p->C = shape->channels;
+    p->T = p->C / p->G;
+    p->N = p->rows * p->T;
+    p->n_low = tq_required_low_units(cfg, shape);
+    tq_layout_compute(cfg, shape, p->n_low, 0, &p->lay);
+    tq_layout full;
+    tq_layout_compute(cfg, shape, p->n_low, p->N, &full);
+    p->pmax = full.payload_bytes;
+    p->bound = TAHQ_HEADER_BYTES + p->pmax;
+    if (p->bound > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    const uint32_t TPC = tq_chunk_floats(p->G) / p->G;
+    p->nchunks = (p->N + TPC - 1u) / TPC;
+    p->nparts = (p->nchunks + 1023u) / 1024u;
+    const bool token = cfg->alloc == TAHQ_ALLOC_TOKEN, tile = cfg->alloc == TAHQ_ALLOC_TILE;
+    p->cached = 0;
+    p->wpb_row = 8;
+    if (token || tile) {
+        size_t sw = tq_row_smem_k(p->K, p->C, p->T, token, true);
+        if (sw <= TQ_ROW_CACHE_MAX) {
+            p->cached = 1;
+            size_t w = TQ_ROW_BLOCK_SMEM / sw;
+            p->wpb_row = (uint32_t)(w < 1 ? 1 : w > 8 ? 8 : w);
+        }
+    }
+    size_t off = 0;
+    p->off_st = off;
+    off += 256;
+    p->off_ent = off;
+    if (token)
+        off += tq_align256((size_t)p->rows * 4u);
+    else if (tile && !p->cached)
+        off += tq_align256((size_t)p->N * 4u);
+    p->off_map8 = off;
+    if (token)
+        off += tq_align256((size_t)p->rows);
+    else if (tile)
+        off += tq_align256((size_t)p->N);
+    p->off_lt = off;
+    if (token)
+        off += tq_align256((size_t)p->nchunks * 8u);
+    p->off_piv8 = off;
+    off += tq_align256((size_t)p->N);
+    p->off_compact = off;
+    off += tq_align256((size_t)p->N);
+    p->off_parts = off;
+    off += tq_align256((size_t)p->nparts * 8u);
+    tq_crc_plan(p->pmax, off, &p->crc);
+    off += p->crc.bytes;
+    p->total = off + TQ_WS_SLACK;
+    return TAHQ_OK;
+}
+
+inline size_t tq_encode_workspace_bytes(const TqEncPlan &p) { return p.total; }
+
+/* ---- encoder --------------------------------------------------------------------------- */
+
+inline TqEncCfg tq_enc_cfg(const tahq_config *cfg)
+{
+    TqEncCfg c;
+    c.hi = cfg->hi_bits;
+    c.lo = cfg->lo_bits;
+    c.meta = (uint32_t)cfg->meta;
+    c.mb = tq_meta_bytes(c.meta);
+    c.rounding = (uint32_t)cfg->rounding;
+    c.tau_inf = tq_bits(cfg->tau) == 0x7F800000u ? 1u : 0u;
+    c.tau = cfg->tau;
+    c.pad = 0;
+    c.seed = cfg->seed;
+    return c;
+}
+
+inline tq_status_block tq_status_init(void)
+{
+    tq_status_block s;
+    memset(&s, 0, sizeof s);
+    s.bad = ~0ull;
+    return s;
+}
+
+template <int K, class X>
+tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, const TqEncPlan &p,
+                        const float *x, uint8_t *ws, uint8_t *out, size_t *out_len)
+{
+    typedef TqGeo<K> Geo;
+    tahq_status r;
+#define TQ_TRY(e)                                                                          \
+    do {                                                                                   \
+        r = (e);                                                                           \
+        if (r != TAHQ_OK)                                                                  \
+            return r;                                                                      \
+    } while (0)
+    tq_status_block *st = reinterpret_cast<tq_status_block *>(ws + p.off_st);
+    const tq_status_block init = tq_status_init();
+    TQ_TRY(ex.h2d(st, &init, sizeof init));
+    TQ_TRY(ex.memset(out, 0, TAHQ_HEADER_BYTES));
+
+    uint8_t *payload = out + TAHQ_HEADER_BYTES;
+    const tq_layout &L = p.lay;
+    uint8_t *map_sec = payload, *flag_sec = payload + L.map_bytes;
+    uint8_t *zero_sec = payload + L.zero_off, *scale_sec = payload + L.scale_off;
+    uint8_t *code_sec = payload + L.code_off, *pivot_sec = payload + L.pivot_off;
+    const TqEncCfg c = tq_enc_cfg(cfg);
+    const uint32_t aligned = ((uintptr_t)x & 15u) == 0u ? 1u : 0u;
+    float *ent = reinterpret_cast<float *>(ws + p.off_ent);
+    uint8_t *map8 = ws + p.off_map8;
+    uint64_t *chunk_lt = reinterpret_cast<uint64_t *>(ws + p.off_lt);
+    uint8_t *piv8 = ws + p.off_piv8;
+
+    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+        typename PEntropyToken<K>::Args ea;
+        ea.x = x;
+        ea.rows = p.rows;
+        ea.C = p.C;
+        ea.T = p.T;
+        ea.aligned = aligned;
+        ea.cached = p.cached;
+        ea.ent = ent;
+        ea.st = st;
+        TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
+        PSelectToken::Args sa;
+        sa.ent = ent;
+        sa.S = shape->seq_len;
+        sa.k = tq_low_count(shape->seq_len, cfg->hi_permille);
+        sa.T = p.T;
+        sa.TPC = Geo::TPC;
+        sa.pad = 0;
+        sa.map8 = map8;
+        sa.chunk_lt = chunk_lt;
+        TQ_TRY(ex.template launch<PSelectToken>(sa, shape->batch, 4u));
+        PPackBits::Args pa;
+        pa.src8 = map8;
+        pa.units = p.rows;
+        pa.map_sec = map_sec;
+        pa.flag_sec = (uint8_t *)0;
+        TQ_TRY(ex.template launch<PPackBits>(pa, (L.map_bytes + 31u) / 32u, 8u));
+    }
+    if (cfg->alloc == TAHQ_ALLOC_TILE) {
+        typename PRowTile<K>::Args ra;
+        ra.x = x;
+        ra.rows = p.rows;
+        ra.C = p.C;
+        ra.T = p.T;
+        ra.klow = tq_low_count(p.T, cfg->hi_permille);
+        ra.rowbytes = (uint64_t)(p.G / 8u) * (ra.klow * c.lo + (p.T - ra.klow) * c.hi);
+        ra.aligned = aligned;
+        ra.cached = p.cached;
+        ra.c = c;
+        ra.ent_g = ent;
+        ra.zero_sec = zero_sec;
+        ra.scale_sec = scale_sec;
+        ra.code_sec = code_sec;
+        ra.info8 = map8;
+        ra.piv8 = piv8;
+        ra.st = st;
+        TQ_TRY(ex.template launch<PRowTile<K> >(ra, p.rows, p.wpb_row));
+        PPackBits::Args pa;
+        pa.src8 = map8;
+        pa.units = p.N;
+        pa.map_sec = map_sec;
+        pa.flag_sec = flag_sec;
+        TQ_TRY(ex.template launch<PPackBits>(pa, (L.flag_bytes + 31u) / 32u, 8u));
+    } else {
+        typename PQuantFlat<K>::Args qa;
+        qa.x = x;
+        qa.N = p.N;
+        qa.T = p.T;
+        qa.aligned = aligned;
+        qa.token = cfg->alloc == TAHQ_ALLOC_TOKEN ? 1u : 0u;
+        qa.c = c;
+        qa.map8 = map8;
+        qa.chunk_lt = chunk_lt;
+        qa.zero_sec = zero_sec;
+        qa.scale_sec = scale_sec;
+        qa.code_sec = code_sec;
+        qa.flag_sec = flag_sec;
+        qa.piv8 = piv8;
+        qa.st = st;
+        TQ_TRY(ex.template launch<PQuantFlat<K> >(qa, p.nchunks, 8u));
+    }
+
+    /* flags -> pivots (compacted in tile order) -> pivot section */
+    TqFlagChunks fc;
+    fc.flag_sec = flag_sec;
+    fc.N = p.N;
+    fc.nchunks = p.nchunks;
+    fc.TPC = Geo::TPC;
+    fc.pad = 0;
+    uint64_t *parts = reinterpret_cast<uint64_t *>(ws + p.off_parts);
+    PFlagScanA::Args fa = {fc, parts};
+    TQ_TRY(ex.template launch<PFlagScanA>(fa, p.nparts, 8u));
+    PFlagScanB::Args fb = {parts, p.nparts, st};
+    TQ_TRY(ex.template launch<PFlagScanB>(fb, 1u, 1u));
+    PFlagScanC::Args fcc = {fc, parts, (uint64_t *)0, piv8, ws + p.off_compact};
+    TQ_TRY(ex.template launch<PFlagScanC>(fcc, p.nparts, 8u));
+    PPivotPack::Args pp;
+    pp.compact = ws + p.off_compact;
+    pp.pivot_sec = pivot_sec;
+    pp.pivot_off = L.pivot_off;
+    pp.k = K;
+    pp.pad = 0;
+    pp.st = st;
+    uint64_t maxpiv = (p.N * K + 7u) / 8u;
+    TQ_TRY(ex.template launch<PPivotPack>(pp, (maxpiv + 31u) / 32u, 8u));
+
+    TQ_TRY(tq_run_crc(ex, payload, &st->payload, ws, p.crc, st));
+
+    tq_status_block hs;
+    TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+    if (hs.bad != ~0ull)
+        return (hs.bad & 1u) ? TAHQ_ERR_RANGE : TAHQ_ERR_NONFINITE;
+    if (hs.range)
+        return TAHQ_ERR_RANGE;
+    tq_layout lay;
+    tq_layout_compute(cfg, shape, p.n_low, hs.n_flagged, &lay);
+    uint8_t hdr[TAHQ_HEADER_BYTES];
+    tq_header_write(hdr, cfg, shape, p.n_low, hs.n_flagged, lay.payload_bytes);
+    uint32_t state_h = ~tahq_crc32c(0, hdr, 68);
+    uint32_t crc = ~(tq_gf2_mulmod(state_h, tq_gf2_xpow(8u * lay.payload_bytes)) ^ hs.crc_raw);
+    tq_put_u32(hdr + 68, crc);
+    TQ_TRY(ex.h2d(out, hdr, TAHQ_HEADER_BYTES));
+    TQ_TRY(ex.sync());
+    *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
+    return TAHQ_OK;
+#undef TQ_TRY
+}
+
+template <class X>
+tahq_status tq_encode_impl(X &ex, const tahq_config *cfg, const tahq_shape *shape, const float *x, void *workspace,
+                           size_t workspace_bytes, uint8_t *out, size_t out_capacity, size_t *out_len)
+{
+    if (!cfg || !shape || !x || !out || !out_len)
+        return TAHQ_ERR_NULL;
+    *out_len = 0;
+    TqEncPlan p;
+    tahq_status st = tq_enc_plan(cfg, shape, &p);
+    if (st != TAHQ_OK)
+        return st;
+    if (out_capacity < p.bound)
+        return TAHQ_ERR_BUFFER;
+    if (!workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < p.total)
+        return TAHQ_ERR_BUFFER;
+    uint8_t *ws = tq_ws_align(workspace);
+    tahq_status r;
+    switch (p.K) {
+    case 3: r = tq_encode_k<3>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    case 4: r = tq_encode_k<4>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    case 5: r = tq_encode_k<5>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    case 6: r = tq_encode_k<6>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    case 7: r = tq_encode_k<7>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    default: r = tq_encode_k<8>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    }
+    if (r != TAHQ_OK) {
+        *out_len = 0;
+        ex.sync();
+    }
+    return r;
+}
+
+/* ---- decoder ---------------------------------------------------------------------------- */
+
+struct TqDecPlan {
+    size_t off_st, off_parts, off_flagoff, off_lt;
+    uint64_t nchunks_max, nparts_max;
+    TqCrcPlan crc;
+    size_t total;
+};
+
+inline void tq_dec_plan(size_t len, size_t count, TqDecPlan *p)
+{
+    p->nchunks_max = (count + 511u) / 512u + 1u;
+    p->nparts_max = (p->nchunks_max + 1023u) / 1024u;
+    size_t off = 0;
+    p->off_st = off;
+    off += 256;
+    p->off_parts = off;
+    off += tq_align256((size_t)p->nparts_max * 8u);
+    p->off_flagoff = off;
+    off += tq_align256((size_t)p->nchunks_max * 8u);
+    p->off_lt = off;
+    off += tq_align256((size_t)p->nchunks_max * 8u);
+    tq_crc_plan(len > TAHQ_HEADER_BYTES ? (uint64_t)len - TAHQ_HEADER_BYTES : 0u, off, &p->crc);
+    off += p->crc.bytes;
+    p->total = off + TQ_WS_SLACK;
+}
+
+template <int K, class X>
+tahq_status tq_decode_k(X &ex, const tahq_header &h, const tq_layout &L, const uint8_t *msg, size_t len,
+                        float *out, size_t count, uint8_t *ws, const TqDecPlan &p, const uint8_t *hdr)
+{
+    typedef TqGeo<K> Geo;
+    tahq_status r;
+#define TQ_TRY(e)                                                                          \
+    do {                                                                                   \
+        r = (e);                                                                           \
+        if (r != TAHQ_OK)                                                                  \
+            return r;                                                                      \
+    } while (0)
+    const tahq_config &cfg = h.config;
+    const uint64_t N = L.n_tiles;
+    const uint64_t P = h.payload_bytes;
+    const uint8_t *pl = msg + TAHQ_HEADER_BYTES;
+    const bool count_ok = (uint64_t)count == N * cfg.tile;
+    tq_status_block *st = reinterpret_cast<tq_status_block *>(ws + p.off_st);
+    tq_status_block init = tq_status_init();
+    init.payload = P;
+    init.status = 0xFFFFFFFFu;
+    TQ_TRY(ex.h2d(st, &init, sizeof init));
+
+    /* CRC over the payload */
+    TqCrcPlan cp;
+    tq_crc_plan(P, p.crc.off[1], &cp);
+    TQ_TRY(tq_run_crc(ex, pl, &st->payload, ws, cp, st));
+
+    /* payload checks (+ chunk_lt when the output will be written) */
+    const uint32_t TPC = Geo::TPC;
+    const uint64_t nchunks = (N + TPC - 1u) / TPC;
+    PDecValidate::Args va;
+    va.pl = pl;
+    va.L.map_bits = L.map_bits;
+    va.L.map_bytes = L.map_bytes;
+    va.L.flag_off = L.map_bytes;
+    va.L.zero_off = L.zero_off;
+    va.L.scale_off = L.scale_off;
+    va.L.code_off = L.code_off;
+    va.L.pivot_off = L.pivot_off;
+    va.L.N = N;
+    va.L.T = L.tiles_per_row;
+    va.L.rows = L.rows;
+    va.L.n_flagged = h.n_flagged;
+    va.alloc = (uint32_t)cfg.alloc;
+    if (cfg.alloc == TAHQ_ALLOC_TOKEN) {
+        va.ngroups = h.shape.batch;
+        va.group_n = h.shape.seq_len;
+        va.tpu = L.tiles_per_row;
+    } else if (cfg.alloc == TAHQ_ALLOC_TILE) {
+        va.ngroups = L.rows;
+        va.group_n = L.tiles_per_row;
+        va.tpu = 1;
+    } else {
+        va.ngroups = 0;
+        va.group_n = 1;
+        va.tpu = 1;
+    }
+    va.klow = tq_low_count(va.group_n, cfg.hi_permille);
+    va.nmeta = (N + 1023u) / 1024u;
+    va.meta = (uint32_t)cfg.meta;
+    va.mb = tq_meta_bytes(va.meta);
+    va.k = K;
+    va.TPC = TPC;
+    va.pad = 0;
+    uint64_t *chunk_lt = reinterpret_cast<uint64_t *>(ws + p.off_lt);
+    va.chunk_lt = count_ok ? chunk_lt : (uint64_t *)0;
+    va.st = st;
+    TQ_TRY(ex.template launch<PDecValidate>(va, va.ngroups + va.nmeta + 1u, 8u));
+
+    PDecFinalize::Args fa;
+    fa.st = st;
+    fa.state_h = ~tahq_crc32c(0, hdr, 68);
+    fa.xP = tq_gf2_xpow(8u * P);
+    fa.crc_expect = h.crc;
+    fa.pad = 0;
+    fa.n_flagged = h.n_flagged;
+    TQ_TRY(ex.template launch<PDecFinalize>(fa, 1u, 1u));
+
+    tq_status_block hs;
+    if (!count_ok) {
+        TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+        return hs.status != 0u ? (tahq_status)hs.status : TAHQ_ERR_BUFFER;
+    }
+
+    /* flags before each chunk (pivot indices) */
+    TqFlagChunks fc;
+    fc.flag_sec = pl + L.map_bytes;
+    fc.N = N;
+    fc.nchunks = nchunks;
+    fc.TPC = TPC;
+    fc.pad = 0;
+    uint64_t *parts = reinterpret_cast<uint64_t *>(ws + p.off_parts);
+    uint64_t *flagoff = reinterpret_cast<uint64_t *>(ws + p.off_flagoff);
+    const uint64_t nparts = (nchunks + 1023u) / 1024u;
+    PFlagScanA::Args a1 = {fc, parts};
+    TQ_TRY(ex.template launch<PFlagScanA>(a1, nparts, 8u));
+    PFlagScanB::Args a2 = {parts, nparts, st};
+    TQ_TRY(ex.template launch<PFlagScanB>(a2, 1u, 1u));
+    PFlagScanC::Args a3 = {fc, parts, flagoff, (const uint8_t *)0, (uint8_t *)0};
+    TQ_TRY(ex.template launch<PFlagScanC>(a3, nparts, 8u));
+
+    typename PDecode<K>::Args da;
+    da.pl = pl;
+    da.msg_lo = msg;
+    da.msg_hi = msg + len;
+    da.L = va.L;
+    da.alloc = (uint32_t)cfg.alloc;
+    da.hi = cfg.hi_bits;
+    da.lo = cfg.lo_bits;
+    da.meta = (uint32_t)cfg.meta;
+    da.mb = va.mb;
+    da.k = K;
+    da.aligned = ((uintptr_t)out & 15u) == 0u ? 1u : 0u;
+    da.pad = 0;
+    da.chunk_lt = chunk_lt;
+    da.flagoff = flagoff;
+    da.out = out;
+    da.st = st;
+    TQ_TRY(ex.template launch<PDecode<K> >(da, nchunks, 8u));
+    TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+    return (tahq_status)hs.status;
+#undef TQ_TRY
+}
+
+template <class X>
+tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, size_t count, void *workspace,
+                           size_t workspace_bytes)
+{
+    if (!msg || !out)
+        return TAHQ_ERR_NULL;
+    TqDecPlan p;
+    tq_dec_plan(len, count, &p);
+    if (!workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < p.total)
+        return TAHQ_ERR_BUFFER;
+    uint8_t hdr[TAHQ_HEADER_BYTES];
+    memset(hdr, 0, sizeof hdr);
+    size_t nh = len < TAHQ_HEADER_BYTES ? len : TAHQ_HEADER_BYTES;
+    tahq_status r = TAHQ_OK;
+    if (nh)
+        r = ex.d2h(hdr, msg, nh);
+    if (r != TAHQ_OK)
+        return r;
+    tahq_header h;
+    r = tq_parse_header_nocrc(hdr, len, &h);
+    if (r != TAHQ_OK)
+        return r;
+    tq_layout L;
+    tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &L);
+    uint8_t *ws = tq_ws_align(workspace);
+    switch (L.tile_log2) {
+    case 3: r = tq_decode_k<3>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    case 4: r = tq_decode_k<4>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    case 5: r = tq_decode_k<5>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    case 6: r = tq_decode_k<6>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    case 7: r = tq_decode_k<7>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    default: r = tq_decode_k<8>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    }
+    return r;
+}
+
+/* ---- fixpoint (SPEC 7.2) ----------------------------------------------------------------- */
+
+inline size_t tq_fix_ws_bytes(uint64_t channels)
+{
+    return 256u + tq_align256((size_t)channels * 4u) + tq_align256((size_t)channels * 4u) + TQ_WS_SLACK;
+}
+
+template <class X>
+tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t channels, uint32_t bits,
+                               tahq_meta meta, uint8_t *codes, float *steps, void *workspace,
+                               size_t workspace_bytes)
+{
+    if (!g || !codes || !steps)
+        return TAHQ_ERR_NULL;
+    if (bits < 2 || bits > 8 || (unsigned)meta > TAHQ_META_FP32)
+        return TAHQ_ERR_CONFIG;
+    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
+        return TAHQ_ERR_SHAPE;
+    if (!workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < tq_fix_ws_bytes(channels))
+        return TAHQ_ERR_BUFFER;
+    uint8_t *ws = tq_ws_align(workspace);
+    tq_status_block *st = reinterpret_cast<tq_status_block *>(ws);
+    unsigned int *colmax = reinterpret_cast<unsigned int *>(ws + 256);
+    float *steps_ws = reinterpret_cast<float *>(ws + 256 + tq_align256((size_t)channels * 4u));
+    tahq_status r;
+#define TQ_TRY(e)                                                                          \
+    do {                                                                                   \
+        r = (e);                                                                           \
+        if (r != TAHQ_OK)                                                                  \
+            return r;                                                                      \
+    } while (0)
+    const tq_status_block init = tq_status_init();
+    TQ_TRY(ex.h2d(st, &init, sizeof init));
+    TQ_TRY(ex.memset(colmax, 0, (size_t)channels * 4u));
+    const uint64_t ncb = (channels + 31u) / 32u;
+    PFixColMax::Args ca = {g, rows, channels, ncb, colmax, st};
+    TQ_TRY(ex.template launch<PFixColMax>(ca, ncb * ((rows + TQ_FIX_ROWS - 1u) / TQ_FIX_ROWS), 8u));
+    PFixSteps::Args sa = {colmax, steps_ws, channels, (1u << (bits - 1)) - 1u, (uint32_t)meta, st};
+    TQ_TRY(ex.template launch<PFixSteps>(sa, ncb, 8u));
+    const uint64_t n = rows * channels;
+    PFixCodes::Args xa = {g, steps_ws, steps, codes, n, channels, ncb, (1u << (bits - 1)) - 1u,
+                          1u << (bits - 1), st};
+    TQ_TRY(ex.template launch<PFixCodes>(xa, ncb + rows * ((channels + 127u) / 128u), 8u));
+    tq_status_block hs;
+    TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+    if (hs.bad != ~0ull)
+        return (hs.bad & 1u) ? TAHQ_ERR_RANGE : TAHQ_ERR_NONFINITE;
+    if (hs.range)
+        return TAHQ_ERR_RANGE;
+    return TAHQ_OK;
+#undef TQ_TRY
+}
+
+template <class X>
+tahq_status tq_fix_decode_impl(X &ex, const uint8_t *codes, const float *steps, uint64_t rows, uint32_t channels,
+                               uint32_t bits, float *out, void *workspace, size_t workspace_bytes)
+{
+    if (!codes || !steps || !out)
+        return TAHQ_ERR_NULL;
+    if (bits < 2 || bits > 8)
+        return TAHQ_ERR_CONFIG;
+    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
+        return TAHQ_ERR_SHAPE;
+    if (!workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < tq_fix_ws_bytes(channels))
+        return TAHQ_ERR_BUFFER;
+    tq_status_block *st = reinterpret_cast<tq_status_block *>(tq_ws_align(workspace));
+    tahq_status r;
+#define TQ_TRY(e)                                                                          \
+    do {                                                                                   \
+        r = (e);                                                                           \
+        if (r != TAHQ_OK)                                                                  \
+            return r;                                                                      \
+    } while (0)
+    const tq_status_block init = tq_status_init();
+    TQ_TRY(ex.h2d(st, &init, sizeof init));
+    const uint64_t n = rows * channels;
+    const uint64_t ncb = (channels + 31u) / 32u;
+    PFixDecValidate::Args va = {codes, steps, n, channels, ncb, bits, 0u, st};
+    TQ_TRY(ex.template launch<PFixDecValidate>(va, ncb + (n + 127u) / 128u, 8u));
+    PFixDecode::Args da = {codes, steps, out, n, channels, 1u << (bits - 1), 0u, st};
+    TQ_TRY(ex.template launch<PFixDecode>(da, rows * ((channels + 127u) / 128u), 8u));
+    tq_status_block hs;
+    TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+    return hs.range ? TAHQ_ERR_PAYLOAD : TAHQ_OK;
+#undef TQ_TRY
+}
+
+#endif /* TQ_PIPELINE_CUH */

@@ -997,9 +997,6 @@ int cmd_bounds(int argc, char **argv)
     }
 
     char csv_buf[4096], json_buf[4096], front_buf[4096];
-    if (mkdir_p(out_dir) != 0)
-        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir,
-                        strerror(errno));
     if (!csv_path) {
         snprintf(csv_buf, sizeof csv_buf, "%s/bounds.csv", out_dir);
         csv_path = csv_buf;
@@ -1054,6 +1051,12 @@ int cmd_bounds(int argc, char **argv)
     }
     if (nd == 0) {
         rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
+        goto out;
+    }
+    /* created only once the inputs are good: a failed command leaves nothing */
+    if (mkdir_p(out_dir) != 0) {
+        rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir,
+                      strerror(errno));
         goto out;
     }
     for (size_t d = 0; d < nd; ++d) {

@@ -7,6 +7,7 @@
 #include "codec_ops.h"
 #include "commands.h"
 #include "npy.h"
+#include "paper_v1_cli.h"
 #include "util.h"
 
 #define MAX_POS 4
@@ -95,10 +96,15 @@ static void encode_help(void)
            (unsigned)TAHQ_FORMAT_VERSION);
     enc_opts_help(stdout);
     printf("  --json                   print the result as JSON\n");
+    printf("  --profile paper-v1       the authors' headerless format instead (see\n"
+           "                           tahq encode --profile paper-v1 --help)\n");
 }
 
 int cmd_encode(int argc, char **argv)
 {
+    int profile = paper_v1_profile_requested(argc, argv);
+    if (profile != 0)
+        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_encode(argc, argv);
     enc_opts o;
     enc_opts_init(&o);
     const char *pos[MAX_POS];
@@ -182,11 +188,16 @@ static void decode_help(void)
 {
     printf("usage: tahq decode IN.tahq OUT [--json]\n"
            "Decompress a tahq message. OUT is a float32 .npy of shape [B, S, C], or a\n"
-           "raw little-endian float32 file if OUT ends in .f32.\n");
+           "raw little-endian float32 file if OUT ends in .f32.\n"
+           "  --profile paper-v1   the authors' headerless format: needs --shape and the\n"
+           "                       encoder's options (tahq decode --profile paper-v1 --help)\n");
 }
 
 int cmd_decode(int argc, char **argv)
 {
+    int profile = paper_v1_profile_requested(argc, argv);
+    if (profile != 0)
+        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_decode(argc, argv);
     const char *pos[MAX_POS];
     int npos = 0, json = 0;
     for (int i = 1; i < argc; ++i) {

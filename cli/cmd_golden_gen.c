@@ -13,6 +13,7 @@
 #include "codec_ops.h"
 #include "commands.h"
 #include "golden_common.h"
+#include "golden_paper_v1.h"
 #include "llm_tensor.h"
 #include "npy.h"
 #include "sha256.h"
@@ -1407,6 +1408,187 @@ static int mkdir_p1(const char *p)
     return -1;
 }
 
+/* ---------------------------------------------------------------- paper-v1 */
+
+/* A case of kind paper_v1: the authors' headerless format (ref/SPEC.md
+ * Appendix A), judged by conform with the tolerance of golden/README.md. */
+static void emit_paper_v1(gen *g, const char *id, const char *flags, const char *desc,
+                          const tahq_paper_v1_config *cfg, const tahq_shape *s, const float *x)
+{
+    if (g->failed)
+        return;
+    size_t cap = 0, wsz = 0, len = 0;
+    uint64_t cnt = count_of(s), nf = 0;
+    if (tahq_paper_v1_encode_bound(cfg, s, &cap) != TAHQ_OK ||
+        tahq_paper_v1_workspace_size(cfg, s, &wsz) != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: invalid paper-v1 config or shape\n", id);
+        g->failed = 1;
+        return;
+    }
+    uint8_t *msg = malloc(cap), *map = malloc((size_t)((uint64_t)s->batch * s->seq_len));
+    void *ws = malloc(wsz);
+    float *y = malloc((size_t)cnt * sizeof *y);
+    tahq_status st = TAHQ_ERR_BUFFER;
+    if (msg && ws && y && map) {
+        st = tahq_paper_v1_encode(cfg, s, x, ws, wsz, msg, cap, &len);
+        if (st == TAHQ_OK)
+            st = tahq_paper_v1_decode(msg, len, cfg, s, y, (size_t)cnt);
+        if (st == TAHQ_OK)
+            st = tahq_paper_v1_unpack(msg, len, cfg, s, map, NULL, NULL, NULL, NULL, NULL, &nf);
+    }
+    free(ws);
+    if (st != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: paper-v1 failed: %s\n", id,
+                tahq_status_name(st));
+        g->failed = 1;
+        free(msg);
+        free(y);
+        free(map);
+        return;
+    }
+    uint64_t n_low = 0;
+    for (uint64_t r = 0; r < (uint64_t)s->batch * s->seq_len; r++)
+        n_low += map[r];
+    free(map);
+    char fl[1024] = ",";
+    char b[32];
+    add_flag(fl, sizeof fl, "paper_v1");
+    snprintf(b, sizeof b, "tile_%u", (unsigned)cfg->tile);
+    add_flag(fl, sizeof fl, b);
+    tahq_config tc;
+    tahq_config_default(&tc);
+    tc.tile = cfg->tile;
+    shape_flags(fl, sizeof fl, &tc, s);
+    if (n_low < (uint64_t)s->batch * s->seq_len) {
+        snprintf(b, sizeof b, "bits_%u", (unsigned)cfg->hi_bits);
+        add_flag(fl, sizeof fl, b);
+    }
+    if (n_low > 0) {
+        snprintf(b, sizeof b, "bits_%u", (unsigned)cfg->lo_bits);
+        add_flag(fl, sizeof fl, b);
+    }
+    if (nf > 0)
+        add_flag(fl, sizeof fl, "gate_flagged");
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, sizeof fl, p);
+
+    char rel_in[300], rel_bin[300], rel_dec[300], sh_in[65], sh_bin[65], sh_dec[65], cj[256];
+    size_t in_bytes = 0, dec_bytes = 0;
+    snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
+    snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
+    snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
+    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) || write_rel(g, rel_bin, msg, len, sh_bin) ||
+        write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
+        g->failed = 1;
+    } else if (begin_case(g, id, GOLDEN_KIND_PAPER_V1, fl, desc) == 0) {
+        golden_pv1_config_json(cj, sizeof cj, cfg);
+        fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
+                (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
+        fprintf(g->man,
+                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+                "      \"expected_status\": \"ok\",\n"
+                "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
+                "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
+                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}\n    }",
+                rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, n_low, nf, rel_dec, dec_bytes,
+                sh_dec);
+    }
+    free(msg);
+    free(y);
+}
+
+static void fam_paper_v1(gen *g)
+{
+    tahq_paper_v1_config def;
+    tahq_paper_v1_config_default(&def);
+    {
+        /* the hand-derived message of ref/test_paper_v1.c */
+        static const float x[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
+        tahq_shape s = shp(1, 2, 8);
+        emit_paper_v1(g, "paper-v1-hand", "single_spike", "two tokens whose 12-byte message is "
+                      "derived by hand in ref/test_paper_v1.c", &c, &s, x);
+    }
+    {
+        tahq_shape s = shp(2, 16, 256);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9001);
+        add_spikes(x, count_of(&s), 64, 3, 9002, 50.0f);
+        emit_paper_v1(g, "paper-v1-default", "", "the authors' defaults (G=64, 4/3 bits, r=0.8) "
+                      "on rows of different entropy with outliers", &def, &s, x);
+        free(x);
+    }
+    {
+        /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
+        tahq_shape s = shp(2, 5, 64);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9003);
+        emit_paper_v1(g, "paper-v1-s5-r800", "allocation", "S=5 at r=0.8: the binary64 "
+                      "floor gives 0 low tokens", &def, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 32, .hi_bits = 8, .lo_bits = 2, .hi_permille = 333};
+        tahq_shape s = shp(3, 7, 96);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, count_of(&s), 9004, 3.0f);
+        add_spikes(x, count_of(&s), 32, 2, 9005, 20.0f);
+        emit_paper_v1(g, "paper-v1-g32-8-2", "bit_pair", "G=32 (odd log2: fl(sqrt 32)), 8/2 "
+                      "bits, r=0.333", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 0};
+        tahq_shape s = shp(1, 4, 512);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, count_of(&s), 9006, 0.5f);
+        add_spikes(x, count_of(&s), 256, 1, 9007, 8.0f);
+        emit_paper_v1(g, "paper-v1-g256-r0", "allocation", "G=256, r=0: every token low "
+                      "precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 3, .lo_bits = 5, .hi_permille = 1000};
+        tahq_shape s = shp(2, 3, 16);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, count_of(&s), 9008, 1.0f);
+        emit_paper_v1(g, "paper-v1-g8-r1000", "allocation", "G=8, r=1: every token high "
+                      "precision; lo_bits above hi_bits is allowed", &c, &s, x);
+        free(x);
+    }
+    {
+        /* all-zero tiles (flagged), equal maxima (not flagged), constant
+         * tiles, an fp16-overflowing range (inf scale), entropy ties */
+        tahq_shape s = shp(1, 6, 128);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        memset(x, 0, (size_t)count_of(&s) * sizeof *x);
+        for (int c = 0; c < 64; c++) {
+            x[1 * 128 + c] = 0.375f;                 /* constant tile */
+            x[2 * 128 + c] = (c % 2) ? 1.5f : -1.5f; /* equal maxima */
+            x[2 * 128 + 64 + c] = (float)(c % 7) * 0.25f;
+            x[3 * 128 + 64 + c] = (c == 9) ? 1.0e5f : (float)c; /* one large value */
+            x[4 * 128 + c] = (float)(c % 5) - 2.0f;   /* token 4 = token 5: tie */
+            x[5 * 128 + c] = (float)(c % 5) - 2.0f;
+        }
+        x[3 * 128 + 5] = -1.0e5f; /* equal maxima, not flagged: zero point */
+        x[3 * 128 + 6] = 1.0e5f;  /* -1e5 is sent as fp16 -inf */
+        tahq_paper_v1_config c = def;
+        c.hi_permille = 500;
+        emit_paper_v1(g, "paper-v1-edge", "all_zero_tile,constant_tile,tie_entropy,meta_overflow",
+                      "all-zero, constant and equal-maxima tiles, fp16 overflow of zero/scale "
+                      "(sent as inf), an entropy tie", &c, &s, x);
+        free(x);
+    }
+}
+
 int cmd_golden_gen(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -1450,6 +1632,7 @@ int cmd_golden_gen(int argc, char **argv)
     fam_llm(&g);
     fam_encode_errors(&g);
     fam_decode_errors(&g);
+    fam_paper_v1(&g);
     fclose(g.man);
 
     int rc = 0;

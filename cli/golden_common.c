@@ -74,7 +74,10 @@ int golden_config_parse(const json_node *o, tahq_config *cfg, char *err, size_t 
     else if (strcmp(meta, "fp32") == 0) cfg->meta = TAHQ_META_FP32;
     else { snprintf(err, errlen, "config: meta '%s'", meta); return -1; }
     char *e = NULL;
-    if (strncmp(tau_bits, "0x", 2) != 0 || strlen(tau_bits) != 10) {
+    /* exactly "0x" and 8 hex digits (strtoul alone would take a sign,
+     * blanks or a second "0x") */
+    if (strncmp(tau_bits, "0x", 2) != 0 || strlen(tau_bits) != 10 ||
+        strspn(tau_bits + 2, "0123456789abcdefABCDEF") != 8) {
         snprintf(err, errlen, "config: tau_bits '%s'", tau_bits);
         return -1;
     }

@@ -135,14 +135,19 @@ static int parse_container(jp *j, json_node *n, char close)
             ++j->p;
         }
         json_node *c = NULL;
-        if (parse_value(j, &c)) {
+        int rc = parse_value(j, &c);
+        if (c) {
+            /* linked even when parse_value failed part-way, so that the
+             * caller's node_free releases it and its children */
+            c->key = key;
+            *tail = c;
+            tail = &c->next;
+            n->count++;
+        } else {
             free(key);
-            return -1;
         }
-        c->key = key;
-        *tail = c;
-        tail = &c->next;
-        n->count++;
+        if (rc)
+            return -1;
         ws(j);
         if (j->p < j->end && *j->p == ',') {
             ++j->p;
@@ -190,7 +195,9 @@ static int parse_value(jp *j, json_node **out)
         j->p += 4;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         const char *s = j->p;
-        while (j->p < j->end && (strchr("+-.eE", *j->p) || (*j->p >= '0' && *j->p <= '9')))
+        /* (a NUL byte must end the number: strchr finds the terminator) */
+        while (j->p < j->end && *j->p != '\0' &&
+               (strchr("+-.eE", *j->p) || (*j->p >= '0' && *j->p <= '9')))
             ++j->p;
         size_t len = (size_t)(j->p - s);
         n->type = JSON_NUM;

@@ -3,6 +3,7 @@
 # (golden/README.md, "The --run protocol"). Usage:
 #   tahq_adapter.sh TAHQ encode IN.npy OUT.bin --config JSON
 #   tahq_adapter.sh TAHQ decode IN.bin OUT.npy
+#   tahq_adapter.sh TAHQ decode IN.bin OUT.npy --config JSON --shape BxSxC   (paper_v1 cases)
 # It maps the protocol's JSON configuration onto `tahq encode` options and
 # prints the status name (err_crc, ...) of a failure on stderr.
 set -u
@@ -37,12 +38,25 @@ case "$op" in
 encode)
   [ "${4:-}" = "--config" ] || { echo "usage: encode IN OUT --config JSON" >&2; exit 2; }
   cfg="$5"
+  if [ "$(val profile)" = "paper-v1" ]; then
+    "$TAHQ" encode --profile paper-v1 "$in" "$out" --tile "$(val tile)" \
+      --bits "$(val hi_bits)/$(val lo_bits)" --ratio "$(val hi_permille)" 2>"$errf" >/dev/null
+  else
   "$TAHQ" encode "$in" "$out" --tile "$(val tile)" --bits "$(val hi_bits)/$(val lo_bits)" \
     --ratio "$(val hi_permille)" --alloc "$(val alloc)" --tau "$(val tau)" \
     --rounding "$(val rounding)" --seed "$(val seed)" --meta "$(val meta)" 2>"$errf" >/dev/null
+  fi
   ;;
 decode)
-  "$TAHQ" decode "$in" "$out" 2>"$errf" >/dev/null
+  if [ "${4:-}" = "--config" ]; then
+    # paper_v1: the message has no header; config and shape come with the call
+    cfg="$5"
+    [ "${6:-}" = "--shape" ] || { echo "usage: decode IN OUT --config JSON --shape BxSxC" >&2; exit 2; }
+    "$TAHQ" decode --profile paper-v1 "$in" "$out" --shape "$7" --tile "$(val tile)" \
+      --bits "$(val hi_bits)/$(val lo_bits)" --ratio "$(val hi_permille)" 2>"$errf" >/dev/null
+  else
+    "$TAHQ" decode "$in" "$out" 2>"$errf" >/dev/null
+  fi
   ;;
 *)
   echo "unknown operation '$op'" >&2

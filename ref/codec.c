@@ -148,7 +148,7 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     uint64_t *keys = ws ? (uint64_t *)(ws + (sizeof(uint64_t) - (uintptr_t)ws % sizeof(uint64_t)) %
                                                 sizeof(uint64_t))
                         : NULL;
-    float *entropies = (float *)(keys + group);
+    float *entropies = keys ? (float *)(keys + group) : NULL; /* NULL + 0 is undefined */
     uint8_t *map = payload;
     uint64_t n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
 

@@ -9,6 +9,16 @@ missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v make >/dev/null 2>&1 || missing+=(make)
+# sgd_sim/ (tahq-sim) needs GSL and OpenBLAS, its plots gnuplot
+[ -e /usr/include/gsl/gsl_rng.h ] || missing+=(libgsl-dev)
+ls /usr/lib/*/libopenblas.so /usr/lib/libopenblas.so >/dev/null 2>&1 || missing+=(libopenblas-dev)
+command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
+# python/ tests (independent SPEC implementation, ctypes binding) use Debian's numpy
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing+=(python3 python3-numpy)
+# fuzz/ harnesses (libFuzzer) and the valgrind check
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Bad input in every command of the tahq program: missing files, wrong dtype
+# or shape in .npy, non-finite values, huge dimensions that would overflow a
+# size computation, unwritable output. Each must give a one-line error on
+# stderr, a non-zero exit status and no output file (nor temporary file).
+# usage: bad_input_test.sh PATH/TO/tahq WORKDIR [SOURCE_ROOT]
+# (with SOURCE_ROOT, the golden manifest checks of tahq conform run too)
+set -euo pipefail
+
+T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+D="$2"
+SRC="${3:-}"
+[ -z "$SRC" ] || SRC="$(cd "$SRC" && pwd)"
+rm -rf "$D"
+mkdir -p "$D"
+cd "$D"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+n_checks=0
+
+# bad RC CMD...: the command exits with RC (1 or 2), prints exactly one line
+# on stderr, and leaves no file named out.* and no temporary file behind.
+bad() {
+  local want="$1"
+  shift
+  local rc=0
+  "$@" >out.txt 2>err.txt || rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $(cat err.txt)"
+  [ "$(wc -l <err.txt)" -eq 1 ] || fail "'$*': stderr is not one line: $(cat err.txt)"
+  grep -q '^tahq' err.txt || fail "'$*': stderr does not name the program: $(cat err.txt)"
+  if grep -qiE 'AddressSanitizer|runtime error|LeakSanitizer' err.txt; then
+    fail "'$*': sanitizer report"
+  fi
+  local left
+  left="$(find . -name 'out.*' ! -name out.txt -o -name '*.tmp-*' | head -n 3)"
+  [ -z "$left" ] || fail "'$*' left $left behind"
+  n_checks=$((n_checks + 1))
+}
+has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
+
+# mknpy FILE DESCR SHAPE_TUPLE DATA_BYTES [MAJOR]: a .npy with the given
+# header (version 1.0 by default), padded to 128 bytes, and DATA_BYTES zero
+# bytes of data (or the float32 values in $NPY_DATA, raw bytes, if set)
+mknpy() {
+  local f="$1" descr="$2" shape="$3" nbytes="$4" major="${5:-1}"
+  local h="{'descr': '$descr', 'fortran_order': False, 'shape': $shape, }"
+  local pre=10
+  [ "$major" -eq 1 ] || pre=12
+  local hl=$((128 - pre))
+  while [ "${#h}" -ge "$hl" ]; do hl=$((hl + 64)); done
+  {
+    printf '\223NUMPY'
+    printf "\\x$(printf %02x "$major")\\x00"
+    printf "\\x$(printf %02x $((hl & 255)))\\x$(printf %02x $((hl >> 8)))"
+    [ "$major" -eq 1 ] || printf '\x00\x00'
+    printf '%s' "$h"
+    printf '%*s' $((hl - ${#h} - 1)) ''
+    printf '\n'
+    if [ -n "${NPY_DATA:-}" ]; then
+      printf "$NPY_DATA"
+    else
+      head -c "$nbytes" /dev/zero
+    fi
+  } >"$f"
+}
+
+# --- good inputs to start from -----------------------------------------------
+"$T" gen-llm x.npy --seq 16 --channels 128 >/dev/null
+"$T" encode x.npy x.tahq >/dev/null
+"$T" decode x.tahq x.f32 >/dev/null
+rows_c="16x128"
+
+# --- missing and unreadable inputs, every command ---------------------------
+bad 1 "$T" encode missing.npy out.tahq;          has "missing.npy: cannot open"
+bad 1 "$T" encode missing.f32 out.tahq --shape 4x8; has "missing.f32: cannot open"
+bad 1 "$T" decode missing.tahq out.npy;          has "missing.tahq"
+bad 1 "$T" inspect missing.tahq;                 has "missing.tahq"
+bad 1 "$T" roundtrip missing.npy;                has "missing.npy"
+bad 1 "$T" report --input missing.npy;           has "missing.npy"
+bad 1 "$T" bounds --input missing.npy --out-dir out.bounds --no-progress; has "missing.npy"
+bad 1 "$T" conform --vectors missing-dir --check; has "missing-dir"
+mkdir -p adir
+bad 1 "$T" encode adir out.tahq
+bad 1 "$T" decode adir out.npy;                  has "is a directory"
+bad 1 "$T" inspect adir;                         has "is a directory"
+bad 1 "$T" roundtrip adir
+: >empty.npy
+bad 1 "$T" encode empty.npy out.tahq
+bad 1 "$T" roundtrip empty.npy
+: >empty.tahq
+bad 1 "$T" decode empty.tahq out.npy;            has "err_truncated"
+bad 1 "$T" inspect empty.tahq;                   has "err_truncated"
+
+# --- wrong dtype, order, version, shape in .npy --------------------------------
+for d in '<f8' '>f4' '<f2' '|u1' '<i4' '|b1' 'f4'; do
+  mknpy dt.npy "$d" "(16, 128)" $((16 * 128 * 4))
+  bad 1 "$T" encode dt.npy out.tahq;  has "dtype '$d' not supported"
+  bad 1 "$T" roundtrip dt.npy;        has "not supported"
+  bad 1 "$T" report --input dt.npy;   has "not supported"
+done
+mknpy s4.npy '<f4' "(2, 2, 4, 128)" $((2 * 2 * 4 * 128 * 4))
+bad 1 "$T" encode s4.npy out.tahq;   has "more than 3 dimensions"
+mknpy s0.npy '<f4' "()" 4
+bad 1 "$T" encode s0.npy out.tahq;   has "0-dimensional"
+mknpy sz.npy '<f4' "(0, 128)" 0
+bad 1 "$T" encode sz.npy out.tahq;   has "empty array"
+mknpy c7.npy '<f4' "(16, 7)" $((16 * 7 * 4))
+bad 1 "$T" encode c7.npy out.tahq;   has "does not fit tile"
+mknpy short.npy '<f4' "(16, 128)" $((16 * 128 * 4 - 1))
+bad 1 "$T" encode short.npy out.tahq; has "data size mismatch"
+mknpy long.npy '<f4' "(16, 128)" $((16 * 128 * 4 + 4))
+bad 1 "$T" encode long.npy out.tahq;  has "data size mismatch"
+mknpy v9.npy '<f4' "(16, 128)" $((16 * 128 * 4)) 9
+bad 1 "$T" encode v9.npy out.tahq;    has "unsupported .npy version"
+printf '\223NUMPY\001\000\377\377{' >hl.npy
+bad 1 "$T" encode hl.npy out.tahq;    has "truncated .npy file"
+printf '\223NU' >magic3.npy
+bad 1 "$T" encode magic3.npy out.tahq
+# non-numeric shape, garbage dictionary
+mknpy g1.npy '<f4' "(16, x)" 8
+bad 1 "$T" encode g1.npy out.tahq;    has "shape"
+mknpy g2.npy '<f4' "[16, 128]" 8
+bad 1 "$T" encode g2.npy out.tahq;    has "not a tuple"
+
+# --- huge dimensions: rejected before any allocation or size overflow -------------
+# 2^40 + 1 elements; 2^64 (wraps a 64-bit product to 0); 2^64 * 4 bytes
+# (wraps the byte count); a dimension above 2^64; 2^40 exactly (accepted by
+# the parser, then the data size does not match)
+for shape in "(1099511627777,)" "(4294967296, 4294967296)" "(1048576, 1048576, 16777216)" \
+             "(4611686018427387904, 1)" "(18446744073709551615, 1, 1)" \
+             "(65536, 65536, 65536)" "(3, 6148914691236517206, 8)"; do
+  mknpy huge.npy '<f4' "$shape" 64
+  bad 1 "$T" encode huge.npy out.tahq;  has "too many elements"
+  bad 1 "$T" roundtrip huge.npy;        has "too many elements"
+done
+mknpy huge.npy '<f4' "(99999999999999999999999, 8)" 64
+bad 1 "$T" encode huge.npy out.tahq;    has "too large"
+mknpy limit.npy '<f4' "(1024, 1024, 1048576)" 64
+bad 1 "$T" encode limit.npy out.tahq;   has "data size mismatch"
+mknpy limit2.npy '<f4' "(1024, 1024, 1048576)" 64 2
+bad 1 "$T" roundtrip limit2.npy;        has "data size mismatch"
+# raw input: --shape beyond the limit or wrapping
+for s in 1099511627777 4294967296x4294967296 65536x65536x65536 18446744073709551616 \
+         3x6148914691236517206x8 0x128 16x0 16x 16xx128 -16x128 1x2x3x4; do
+  bad 2 "$T" encode x.f32 out.tahq --shape "$s"; has "--shape"
+done
+# batch / seq splits that do not divide the rows, or overflow 32 bits
+bad 2 "$T" encode x.npy out.tahq --batch 4294967296
+bad 2 "$T" encode x.npy out.tahq --seq 99999999999999999999
+bad 2 "$T" encode x.f32 out.tahq --shape 1x1x2048 --batch 3
+bad 2 "$T" gen-llm out.npy --batch 4294967295 --seq 4294967295 --channels 4294967295
+has "exceeds 2^40"
+bad 2 "$T" gen-llm out.npy --batch 65536 --seq 65536 --channels 257; has "exceeds 2^40"
+# a message header claiming 2^40+ elements (CRC made valid): rejected as a header
+"$T" inspect x.tahq >/dev/null
+cp x.tahq big.tahq
+printf '\377\377\377\377\377\377\377\377' | dd of=big.tahq bs=1 seek=20 conv=notrunc status=none
+bad 1 "$T" decode big.tahq out.npy
+bad 1 "$T" inspect big.tahq
+
+# --- non-finite and out-of-range values ---------------------------------------
+for v in '\x00\x00\xc0\x7f' '\x00\x00\x80\x7f' '\x00\x00\x80\xff' '\x00\x00\x80\x5f' \
+         '\x00\x00\x80\xdf' '\xff\xff\x7f\x7f'; do
+  NPY_DATA="$(printf '\\x00%.0s' $(seq 1 $((4 * 100))))$v$(printf '\\x00%.0s' $(seq 1 $((4 * 27))))"
+  NPY_DATA="$NPY_DATA" mknpy nf.npy '<f4' "(1, 128)" 0
+  want="err_nonfinite"
+  case "$v" in '\x00\x00\x80\x5f'|'\x00\x00\x80\xdf'|'\xff\xff\x7f\x7f') want="err_range" ;; esac
+  bad 1 "$T" encode nf.npy out.tahq --tile 8; has "$want"
+  bad 1 "$T" roundtrip nf.npy --tile 8;       has "$want"
+  bad 1 "$T" report --input nf.npy  # runs every configuration, each row FAIL
+done
+
+# --- unwritable output -----------------------------------------------------------
+bad 1 "$T" encode x.npy nodir/out.tahq;          has "cannot create output file"
+bad 1 "$T" encode x.npy x.npy/out.tahq;          has "cannot create output file"
+bad 1 "$T" decode x.tahq nodir/out.npy;          has "cannot create output file"
+bad 1 "$T" decode x.tahq nodir/out.f32;          has "cannot create output file"
+bad 1 "$T" gen-llm nodir/out.npy --seq 4 --channels 64; has "cannot create output file"
+bad 1 "$T" encode x.npy adir;                    has "is a directory"
+bad 2 "$T" encode x.npy "";                      has "empty output path"
+if [ -w /dev/full ]; then
+  bad 1 "$T" encode x.npy /dev/full
+  bad 1 "$T" decode x.tahq /dev/full
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  mkdir -p ro && chmod 555 ro
+  bad 1 "$T" encode x.npy ro/out.tahq;           has "cannot create output file"
+  chmod 755 ro
+fi
+# --- damaged golden manifests (tahq conform) -----------------------------------
+if [ -n "$SRC" ] && [ -f "$SRC/golden/v1/manifest.json" ]; then
+  mkdir -p gv
+  ln -s "$SRC/golden/v1/inputs" gv/inputs
+  ln -s "$SRC/golden/v1/expected" gv/expected
+  # a duplicate case id (this error path once read freed memory)
+  sed '0,/"id": "sweep-g008-b2"/s//"id": "sweep-g008-b1"/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "duplicate case id sweep-g008-b1"
+  head -c 5000 "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check
+  printf '{"schema": "tahq-golden-manifest/1", "cases": [' >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check
+  printf '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]' >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "nesting too deep"
+  printf '{"schema": 1\000}' >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check
+fi
+
+# an existing output survives a failed command untouched
+printf 'old' >keep.tahq
+bad 1 "$T" encode short.npy keep.tahq
+[ "$(cat keep.tahq)" = "old" ] || fail "failed encode changed its output"
+
+echo "bad_input_test: $n_checks bad inputs rejected cleanly"

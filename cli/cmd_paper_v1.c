@@ -1,0 +1,257 @@
+/* cmd_paper_v1.c - tahq encode/decode --profile paper-v1: the authors'
+ * headerless format (ref/SPEC.md Appendix A) through libtahq. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_ops.h"
+#include "commands.h"
+#include "npy.h"
+#include "paper_v1_cli.h"
+#include "util.h"
+
+int paper_v1_profile_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *v = NULL;
+        int r = cli_opt_value(argc, argv, &i, "--profile", &v);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue;
+        if (strcmp(v, "paper-v1") == 0)
+            return 1;
+        cli_fail(EXIT_USAGE, "--profile: unknown profile '%s' (paper-v1)", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse the options both commands share; returns -1 to go on or an exit status. */
+static int parse_args(int argc, char **argv, enc_opts *o, const char **pos, int *npos, int *json,
+                      void (*help)(void))
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        if (cli_is_help(a)) {
+            help();
+            return 0;
+        }
+        if (cli_opt_flag(a, "--json")) {
+            *json = 1;
+            continue;
+        }
+        int r = cli_opt_value(argc, argv, &i, "--profile", &v);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        r = enc_opts_parse(o, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (a[0] == '-' && a[1] != '\0')
+            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq %s --help)", a,
+                            cli_command());
+        if (*npos >= 2)
+            return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
+        pos[(*npos)++] = a;
+    }
+    return -1;
+}
+
+/* The paper-v1 configuration from the parsed options: only --tile, --bits
+ * and --ratio apply; the rest is fixed by the profile. */
+static int to_paper_cfg(const enc_opts *o, tahq_paper_v1_config *p)
+{
+    tahq_config d;
+    tahq_config_default(&d);
+    const tahq_config *c = &o->cfg;
+    if (c->alloc != d.alloc || c->rounding != d.rounding || c->meta != d.meta || c->seed != d.seed ||
+        memcmp(&c->tau, &d.tau, sizeof d.tau) != 0)
+        return cli_fail(EXIT_USAGE,
+                        "--profile paper-v1 fixes alloc token, tau 2, nearest rounding, fp16 "
+                        "metadata (only --tile, --bits and --ratio apply)");
+    p->tile = c->tile;
+    p->hi_bits = c->hi_bits;
+    p->lo_bits = c->lo_bits;
+    p->hi_permille = c->hi_permille;
+    return 0;
+}
+
+static void cfg_text(const tahq_paper_v1_config *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "paper-v1 G=%u %u/%u r=%u", (unsigned)p->tile, (unsigned)p->hi_bits,
+             (unsigned)p->lo_bits, (unsigned)p->hi_permille);
+}
+
+static void encode_help(void)
+{
+    printf("usage: tahq encode --profile paper-v1 IN OUT [--tile G] [--bits HI/LO]\n"
+           "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S] [--json]\n"
+           "Compress a float32 tensor in the authors' headerless format (ref/SPEC.md\n"
+           "Appendix A): token allocation, fp16 zero/scale, MSB-first bit stream.\n"
+           "Decoding needs the same shape and options (tahq decode --profile paper-v1).\n"
+           "Defaults: --tile 64 --bits 4/3 --ratio 800.\n");
+}
+
+int cmd_paper_v1_encode(int argc, char **argv)
+{
+    enc_opts o;
+    enc_opts_init(&o);
+    const char *pos[2];
+    int npos = 0, json = 0;
+    int done = parse_args(argc, argv, &o, pos, &npos, &json, encode_help);
+    if (done >= 0)
+        return done;
+    if (npos != 2)
+        return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
+    tahq_paper_v1_config pc;
+    int rc = to_paper_cfg(&o, &pc);
+    if (rc)
+        return rc;
+    tahq_shape shape = {1, 1, 1};
+    size_t cap = 0, wsz = 0;
+    tahq_status st = tahq_paper_v1_check(&pc, &shape);
+    if (st == TAHQ_ERR_CONFIG)
+        return cli_fail(EXIT_USAGE, "invalid paper-v1 configuration: %s", tahq_strerror(st));
+    npy_tensor t;
+    if ((rc = load_input(pos[0], &o, &t, &shape)) != 0)
+        return rc;
+    st = tahq_paper_v1_encode_bound(&pc, &shape, &cap);
+    if (st == TAHQ_OK)
+        st = tahq_paper_v1_workspace_size(&pc, &shape, &wsz);
+    if (st != TAHQ_OK) {
+        npy_free(&t);
+        return cli_fail(EXIT_RUNTIME, "%s: shape [%u, %u, %u]: %s (%s)", pos[0],
+                        (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
+                        tahq_strerror(st), tahq_status_name(st));
+    }
+    uint8_t *msg = malloc(cap ? cap : 1);
+    void *ws = malloc(wsz ? wsz : 1);
+    size_t len = 0;
+    if (!msg || !ws) {
+        free(msg);
+        free(ws);
+        npy_free(&t);
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    st = tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
+    free(ws);
+    npy_free(&t);
+    if (st != TAHQ_OK) {
+        free(msg);
+        return cli_fail(EXIT_RUNTIME, "%s: encode failed: %s (%s)", pos[0], tahq_strerror(st),
+                        tahq_status_name(st));
+    }
+    rc = cli_write_file(pos[1], msg, len);
+    free(msg);
+    if (rc)
+        return rc;
+    uint64_t n = shape_count(&shape);
+    char txt[96];
+    cfg_text(&pc, txt, sizeof txt);
+    if (json) {
+        printf("{\"command\": \"encode\", \"profile\": \"paper-v1\", \"input\": ");
+        json_str(stdout, pos[0]);
+        printf(", \"output\": ");
+        json_str(stdout, pos[1]);
+        printf(", \"shape\": [%u, %u, %u], \"config\": {\"tile\": %u, \"hi_bits\": %u, "
+               "\"lo_bits\": %u, \"hi_permille\": %u}, \"elements\": %llu, \"bytes\": %zu, "
+               "\"bits_per_element\": ",
+               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
+               (unsigned)pc.tile, (unsigned)pc.hi_bits, (unsigned)pc.lo_bits,
+               (unsigned)pc.hi_permille, (unsigned long long)n, len);
+        json_num(stdout, (double)len * 8.0 / (double)n);
+        printf("}\n");
+    } else {
+        printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element (%s)\n",
+               pos[0], pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len,
+               (unsigned)shape.channels, (unsigned long long)n, len,
+               (double)len * 8.0 / (double)n, txt);
+    }
+    return 0;
+}
+
+static void decode_help(void)
+{
+    printf("usage: tahq decode --profile paper-v1 IN OUT --shape BxSxC [--tile G]\n"
+           "                   [--bits HI/LO] [--ratio PERMILLE] [--json]\n"
+           "Decompress a paper-v1 message (ref/SPEC.md Appendix A). The format has no\n"
+           "header: the shape and the options must be those of the encoder. OUT is a\n"
+           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n");
+}
+
+int cmd_paper_v1_decode(int argc, char **argv)
+{
+    enc_opts o;
+    enc_opts_init(&o);
+    const char *pos[2];
+    int npos = 0, json = 0;
+    int done = parse_args(argc, argv, &o, pos, &npos, &json, decode_help);
+    if (done >= 0)
+        return done;
+    if (npos != 2)
+        return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq decode --help)");
+    tahq_paper_v1_config pc;
+    int rc = to_paper_cfg(&o, &pc);
+    if (rc)
+        return rc;
+    if (!o.shape_text)
+        return cli_fail(EXIT_USAGE, "--profile paper-v1 needs --shape BxSxC (the format has no "
+                                    "header)");
+    npy_tensor dims;
+    if (npy_parse_shape_text(o.shape_text, &dims) != 0 || dims.ndim < 2 || dims.ndim > 3)
+        return cli_fail(EXIT_USAGE, "--shape: invalid value '%s' (expected BxSxC or ROWSxC)",
+                        o.shape_text);
+    uint64_t B = dims.ndim == 3 ? dims.dims[0] : 1u, S = dims.dims[dims.ndim - 2u],
+             C = dims.dims[dims.ndim - 1u];
+    if (B > UINT32_MAX || S > UINT32_MAX || C > UINT32_MAX)
+        return cli_fail(EXIT_USAGE, "--shape: '%s' too large", o.shape_text);
+    tahq_shape shape = {(uint32_t)B, (uint32_t)S, (uint32_t)C};
+    tahq_status st = tahq_paper_v1_check(&pc, &shape);
+    if (st != TAHQ_OK)
+        return cli_fail(st == TAHQ_ERR_CONFIG ? EXIT_USAGE : EXIT_RUNTIME,
+                        "paper-v1 configuration/shape [%u, %u, %u]: %s (%s)", (unsigned)B,
+                        (unsigned)S, (unsigned)C, tahq_strerror(st), tahq_status_name(st));
+    uint8_t *msg;
+    size_t len;
+    if ((rc = cli_read_file(pos[0], &msg, &len)) != 0)
+        return rc;
+    uint64_t n = B * S * C;
+    float *y = malloc((size_t)n * sizeof *y);
+    if (!y) {
+        free(msg);
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    st = tahq_paper_v1_decode(msg, len, &pc, &shape, y, (size_t)n);
+    free(msg);
+    if (st != TAHQ_OK) {
+        free(y);
+        return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s (%s)", pos[0], tahq_strerror(st),
+                        tahq_status_name(st));
+    }
+    uint64_t d3[3] = {B, S, C};
+    if (cli_has_suffix(pos[1], ".f32"))
+        rc = raw_f32_write(pos[1], n, y);
+    else
+        rc = npy_write(pos[1], 3, d3, y);
+    free(y);
+    if (rc)
+        return rc;
+    if (json) {
+        printf("{\"command\": \"decode\", \"profile\": \"paper-v1\", \"input\": ");
+        json_str(stdout, pos[0]);
+        printf(", \"output\": ");
+        json_str(stdout, pos[1]);
+        printf(", \"shape\": [%u, %u, %u], \"elements\": %llu, \"bytes\": %zu}\n", (unsigned)B,
+               (unsigned)S, (unsigned)C, (unsigned long long)n, len);
+    } else {
+        printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes (paper-v1)\n", pos[0],
+               pos[1], (unsigned)B, (unsigned)S, (unsigned)C, (unsigned long long)n, len);
+    }
+    return 0;
+}

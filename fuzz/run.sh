@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Build the libFuzzer harnesses of fuzz/ with clang and run them.
+#
+#   fuzz/run.sh                      build, then run every harness FUZZ_SECONDS
+#                                    seconds (default 60) one after another
+#   fuzz/run.sh decode json          only these harnesses
+#   fuzz/run.sh --build-only         build the harnesses and seed corpora only
+#
+# Environment: FUZZ_SECONDS (per harness), FUZZ_BUILD_DIR (default
+# build-fuzz/ in the repository), CLANG (default: clang, else clang-14).
+# The harnesses are built directly from the source lists below (no CMake),
+# with -fsanitize=fuzzer,address,undefined. Seed corpora are generated from
+# golden/v1 into FUZZ_BUILD_DIR/seeds/NAME; the working corpora grow in
+# FUZZ_BUILD_DIR/corpus/NAME, crash inputs land in FUZZ_BUILD_DIR/crashes/NAME;
+# inputs that once crashed (fixed since) are kept in fuzz/regress/NAME and
+# run first every time.
+# Every run appends "harness runs seconds crashes" to FUZZ_BUILD_DIR/stats.tsv.
+# Exit status: 0 no crash, 1 a harness crashed or failed to build,
+# 77 no clang with libFuzzer on this machine (CTest shows it as skipped).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${FUZZ_SECONDS:-60}"
+all=(decode header npy json roundtrip)
+
+build_only=0
+names=()
+for a in "$@"; do
+  case "$a" in
+    --build-only) build_only=1 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) names+=("$a") ;;
+  esac
+done
+[ "${#names[@]}" -gt 0 ] || names=("${all[@]}")
+
+cc="${CLANG:-}"
+if [ -z "$cc" ]; then
+  for c in clang clang-14; do
+    if command -v "$c" >/dev/null 2>&1; then cc="$c"; break; fi
+  done
+fi
+if [ -z "$cc" ]; then
+  echo "fuzz: no clang found; skipped" >&2
+  exit 77
+fi
+
+mkdir -p "$out"
+flags=(-std=c11 -g -O2 -fsanitize=fuzzer,address,undefined,float-cast-overflow
+       -fno-sanitize-recover=all -fno-omit-frame-pointer
+       -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
+       -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$root/cli")
+probe="$out/probe.c"
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe"
+if ! "$cc" "${flags[@]}" "$probe" -o "$out/probe" >/dev/null 2>&1; then
+  echo "fuzz: $cc cannot build libFuzzer targets (libclang-rt-14-dev missing?); skipped" >&2
+  exit 77
+fi
+
+ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c
+         "$root"/ref/hadamard.c "$root"/ref/quant.c "$root"/ref/bitpack.c "$root"/ref/format.c
+         "$root"/ref/codec.c "$root"/ref/fixpoint.c)
+sources_of() {
+  case "$1" in
+    decode|header|roundtrip) echo ;;
+    npy) echo "$root/cli/npy.c $root/cli/util.c" ;;
+    json) echo "$root/cli/mini_json.c $root/cli/golden_common.c $root/cli/util.c" ;;
+    *) echo "fuzz: unknown harness '$1' (have: ${all[*]})" >&2; return 1 ;;
+  esac
+}
+max_len_of() {
+  case "$1" in
+    decode|header) echo 16384 ;;
+    npy) echo 8192 ;;
+    json) echo 4096 ;;
+    roundtrip) echo 4120 ;;
+  esac
+}
+
+# ----- build (the library once per harness: the sources are few and small) -----
+for n in "${names[@]}"; do
+  extra="$(sources_of "$n")"
+  exe="$out/fuzz_$n"
+  # shellcheck disable=SC2086
+  if [ ! -x "$exe" ] || [ -n "$(find "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra "$root/include" \
+        "$root/ref/internal.h" "$root"/cli/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
+        head -n1)" ]; then
+    echo "fuzz: building $exe" >&2
+    # shellcheck disable=SC2086
+    "$cc" "${flags[@]}" "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra -lm -o "$exe"
+  fi
+done
+
+# ----- seed corpora from the golden vectors (regenerated when missing) -----
+g="$root/golden/v1"
+seed_dir() { echo "$out/seeds/$1"; }
+make_seeds() {
+  local n="$1" d
+  d="$(seed_dir "$n")"
+  [ -d "$d" ] && [ -n "$(ls -A "$d" 2>/dev/null)" ] && return 0
+  mkdir -p "$d"
+  case "$n" in
+    decode|header)
+      find "$g/expected" -name '*.bin' -size -16k -exec cp {} "$d/" \; ;;
+    npy)
+      find "$g/inputs" -name '*.npy' -size -8k -exec cp {} "$d/" \; ;;
+    json)
+      # one seed per manifest case (the cases are objects on lines of their own)
+      awk -v d="$d" '
+        /^    \{/ { n++; f = sprintf("%s/case-%04d.json", d, n); buf = "" ; on = 1 }
+        on { buf = buf $0 "\n" }
+        /^    \},?$/ && on { sub(/,\n$/, "\n", buf); printf "%s", buf > f; close(f); on = 0 }
+      ' "$g/manifest.json"
+      head -n 7 "$g/manifest.json" | sed 's/"cases": \[/"cases": []}/' >"$d/head.json" ;;
+    roundtrip)
+      # a configuration prefix (24 bytes) + the float data of small golden inputs
+      local i=0 f
+      for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 64); do
+        i=$((i + 1))
+        {
+          printf "\\x$(printf %02x $((i % 6)))\\x04\\x03\\x$(printf %02x $((i % 3)))"
+          printf "\\x$(printf %02x $((i % 2)))\\x$(printf %02x $((i % 3)))\\x20\\x03"
+          printf '\x00\x00\x00\x40\x07\x00\x00\x00\x00\x00\x00\x00'
+          printf "\\x$(printf %02x $((i % 4)))\\x$(printf %02x $((i % 16)))\\x$(printf %02x $((i % 4)))\\x00"
+          tail -c +129 "$f"
+        } >"$d/seed-$i"
+      done ;;
+  esac
+}
+for n in "${names[@]}"; do make_seeds "$n"; done
+[ "$build_only" -eq 1 ] && exit 0
+
+# ----- run, one harness at a time -----
+status=0
+for n in "${names[@]}"; do
+  corpus="$out/corpus/$n"
+  crashes="$out/crashes/$n"
+  mkdir -p "$corpus" "$crashes"
+  log="$out/fuzz_$n.log"
+  # inputs that once crashed a harness (fuzz/regress/NAME) are always re-run
+  regress=()
+  [ -d "$root/fuzz/regress/$n" ] && regress=("$root/fuzz/regress/$n")
+  echo "fuzz: $n for ${seconds}s" >&2
+  set +e
+  "$out/fuzz_$n" -max_total_time="$seconds" -max_len="$(max_len_of "$n")" -timeout=20 \
+    -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$crashes/" \
+    "$corpus" "$(seed_dir "$n")" ${regress[@]+"${regress[@]}"} >"$log" 2>&1
+  rc=$?
+  set -e
+  runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)"
+  found="$(find "$crashes" -type f | wc -l)"
+  printf '%s\t%s\t%s\t%s\n' "$n" "${runs:-0}" "$seconds" "$rc" >>"$out/stats.tsv"
+  echo "fuzz: $n: ${runs:-0} executions, exit $rc, crash files in $crashes: $found" >&2
+  if [ "$rc" -ne 0 ]; then
+    grep -m1 -A30 -E 'ERROR: |runtime error|deadly signal' "$log" >&2 || tail -n 30 "$log" >&2
+    status=1
+  fi
+done
+exit "$status"

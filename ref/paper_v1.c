@@ -1,0 +1,523 @@
+/* paper_v1.c - the "paper-v1" compatibility profile: the authors' TAH-Quant
+ * codec numerics and their raw wire layout (ref/SPEC.md Appendix A). No
+ * header: the decoder takes the configuration and the shape from the caller. */
+#include <math.h>
+#include <stdlib.h>
+#include "internal.h"
+
+/* Binary32 constants of Appendix A.1. */
+#define PV1_EPS 1e-30f               /* 0x1.4484cp-100, the authors' epsilon */
+#define PV1_LN2 0x1.62e43p-1f        /* binary32 nearest ln 2 */
+#define PV1_SQRT2 0x1.6a09e6p+0f     /* binary32 nearest sqrt 2 */
+
+void tahq_paper_v1_config_default(tahq_paper_v1_config *cfg)
+{
+    if (!cfg)
+        return;
+    cfg->tile = 64;
+    cfg->hi_bits = 4;
+    cfg->lo_bits = 3;
+    cfg->hi_permille = 800;
+}
+
+static tahq_status pv1_check(const tahq_paper_v1_config *cfg, const tahq_shape *shape)
+{
+    if (!cfg || !shape)
+        return TAHQ_ERR_NULL;
+    if (tahq_tile_log2(cfg->tile) < 3u || cfg->hi_bits < 1u || cfg->hi_bits > TAHQ_BITS_MAX ||
+        cfg->lo_bits < 1u || cfg->lo_bits > TAHQ_BITS_MAX || cfg->hi_permille > 1000u)
+        return TAHQ_ERR_CONFIG;
+    tahq_config c;
+    tahq_config_default(&c);
+    c.tile = cfg->tile;
+    return tahq_check_shape(&c, shape);
+}
+
+tahq_status tahq_paper_v1_check(const tahq_paper_v1_config *cfg, const tahq_shape *shape)
+{
+    return pv1_check(cfg, shape);
+}
+
+uint64_t tahq_paper_v1_low_count(uint32_t seq_len, uint32_t hi_permille)
+{
+    /* The authors' int(S * (1 - r)) with r = 0.8 etc. as binary64 values. */
+    double r = (double)hi_permille / 1000.0;
+    double n = floor((double)seq_len * (1.0 - r));
+    if (n < 0.0)
+        return 0;
+    return (uint64_t)n;
+}
+
+/* ---- layout (bit offsets, Appendix A.3) ----------------------------------- */
+
+typedef struct pv1_layout {
+    uint64_t B, S, C, T, N, n_low, n_high;
+    uint32_t k;
+    uint64_t off_lo, off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
+} pv1_layout;
+
+static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                               pv1_layout *l)
+{
+    l->B = shape->batch;
+    l->S = shape->seq_len;
+    l->C = shape->channels;
+    l->T = l->C / cfg->tile;
+    l->N = l->B * l->S * l->T;
+    l->n_low = tahq_paper_v1_low_count(shape->seq_len, cfg->hi_permille);
+    l->n_high = l->S - l->n_low;
+    l->k = tahq_tile_log2(cfg->tile);
+    l->off_lo = 0;
+    l->off_hi = l->off_lo + l->B * l->n_low * l->C * cfg->lo_bits;
+    l->off_zero = l->off_hi + l->B * l->n_high * l->C * cfg->hi_bits;
+    l->off_scale = l->off_zero + 16u * l->N;
+    l->off_map = l->off_scale + 16u * l->N;
+    l->off_flags = l->off_map + l->B * l->S;
+    l->off_piv = l->off_flags + l->N;
+}
+
+static uint64_t bytes_of_bits(uint64_t bits)
+{
+    return bits / 8u + (bits % 8u != 0u);
+}
+
+tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                       size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    pv1_layout l;
+    pv1_layout_compute(cfg, shape, &l);
+    uint64_t total = bytes_of_bits(l.off_piv + l.N * l.k);
+    if (total > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    *bytes = (size_t)total;
+    return TAHQ_OK;
+}
+
+tahq_status tahq_paper_v1_message_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                       uint64_t n_flagged, size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    pv1_layout l;
+    pv1_layout_compute(cfg, shape, &l);
+    if (n_flagged > l.N)
+        return TAHQ_ERR_CONFIG;
+    *bytes = (size_t)bytes_of_bits(l.off_piv + n_flagged * l.k);
+    return TAHQ_OK;
+}
+
+tahq_status tahq_paper_v1_workspace_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                         size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    /* one 64-bit sort key per token of a sequence, plus alignment slack */
+    uint64_t total = (uint64_t)shape->seq_len * sizeof(uint64_t) + sizeof(uint64_t) - 1u;
+    if (total > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    *bytes = (size_t)total;
+    return TAHQ_OK;
+}
+
+/* ---- MSB-first bit stream -------------------------------------------------- */
+
+static void put_bits(uint8_t *buf, uint64_t pos, uint32_t v, uint32_t n)
+{
+    for (uint32_t i = n; i-- > 0; pos++)
+        if ((v >> i) & 1u)
+            buf[pos >> 3] |= (uint8_t)(0x80u >> (pos & 7u));
+}
+
+static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
+{
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < n; i++, pos++)
+        v = (v << 1) | ((buf[pos >> 3] >> (7u - (pos & 7u))) & 1u);
+    return v;
+}
+
+/* An fp16 value as its two bytes, little-endian, each byte MSB-first: the
+ * 16-bit field holds the low byte first. */
+static uint32_t f16_field(uint16_t h)
+{
+    return ((uint32_t)(h & 0xFFu) << 8) | (uint32_t)(h >> 8);
+}
+
+/* ---- numerics (Appendix A.1, A.2) ------------------------------------------ */
+
+/* Binary-counter pairwise combination of tile sums (SPEC §2.5). */
+typedef struct pv1_acc {
+    float sum[64];
+    uint64_t count;
+    uint32_t depth;
+} pv1_acc;
+
+static void acc_push(pv1_acc *a, float v)
+{
+    uint64_t c = a->count;
+    while (c & 1u) {
+        v = a->sum[--a->depth] + v;
+        c >>= 1;
+    }
+    a->sum[a->depth++] = v;
+    a->count++;
+}
+
+static float acc_finish(const pv1_acc *a)
+{
+    float v = a->sum[a->depth - 1u];
+    for (uint32_t i = a->depth - 1u; i > 0; i--)
+        v = a->sum[i - 1u] + v;
+    return v;
+}
+
+float tahq_paper_v1_ln(float y)
+{
+    return tahq_log2(y) * PV1_LN2;
+}
+
+float tahq_paper_v1_entropy(const float *x, uint32_t channels, uint32_t tile)
+{
+    uint32_t T = channels / tile;
+    float w[TAHQ_TILE_MAX];
+    pv1_acc acc = {.count = 0, .depth = 0};
+    for (uint32_t t = 0; t < T; t++) {
+        for (uint32_t i = 0; i < tile; i++)
+            w[i] = tahq_absf(x[(uint64_t)t * tile + i]);
+        acc_push(&acc, tahq_tree_sum(w, tile));
+    }
+    float den = acc_finish(&acc) + PV1_EPS;
+    pv1_acc hacc = {.count = 0, .depth = 0};
+    for (uint32_t t = 0; t < T; t++) {
+        for (uint32_t i = 0; i < tile; i++) {
+            float p = tahq_absf(x[(uint64_t)t * tile + i]) / den;
+            w[i] = p * tahq_paper_v1_ln(p + PV1_EPS);
+        }
+        acc_push(&hacc, tahq_tree_sum(w, tile));
+    }
+    return 0.0f - acc_finish(&hacc);
+}
+
+int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot)
+{
+    float m1 = tahq_absf(x[0]);
+    uint32_t d = 0;
+    for (uint32_t i = 1; i < tile; i++) {
+        float a = tahq_absf(x[i]);
+        if (a > m1) {
+            m1 = a;
+            d = i;
+        }
+    }
+    float m2 = -1.0f;
+    for (uint32_t i = 0; i < tile; i++) {
+        float a = tahq_absf(x[i]);
+        if (i != d && a > m2)
+            m2 = a;
+    }
+    if (pivot)
+        *pivot = d;
+    return m1 >= 2.0f * m2;
+}
+
+static float pv1_sqrt_tile(uint32_t tile)
+{
+    uint32_t k = tahq_tile_log2(tile);
+    float p = (float)(1u << (k / 2u)); /* 2^floor(k/2), exact */
+    return (k & 1u) ? p * PV1_SQRT2 : p; /* exact scaling of fl(sqrt 2) */
+}
+
+void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse)
+{
+    float r = pv1_sqrt_tile(tile);
+    if (!inverse) {
+        float t = v[0];
+        v[0] = v[pivot];
+        v[pivot] = t;
+    }
+    tahq_fwht(v, tile);
+    for (uint32_t i = 0; i < tile; i++)
+        v[i] = v[i] / r;
+    if (inverse) {
+        float t = v[0];
+        v[0] = v[pivot];
+        v[pivot] = t;
+    }
+}
+
+void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, float *zero,
+                                 float *scale, uint8_t *codes)
+{
+    float lo = v[0], hi = v[0];
+    for (uint32_t i = 1; i < tile; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    float L = (float)((1u << bits) - 1u);
+    float s = (hi - lo) / L;
+    if (!(s >= PV1_EPS))
+        s = PV1_EPS;
+    for (uint32_t i = 0; i < tile; i++) {
+        float t = (v[i] - lo) / s;
+        if (t > L)
+            t = L;
+        codes[i] = (uint8_t)(uint32_t)((t + 0x1p23f) - 0x1p23f); /* ties to even */
+    }
+    *zero = lo;
+    *scale = s;
+}
+
+/* ---- encode ---------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs the statement block for the tokens of sequence b in reordered order: low tokens
+ * (map bit 1) in ascending position, then high tokens. */
+#define PV1_FOR_REORDERED(map_bit, S, ...)                                                    \
+    do {                                                                                    \
+        uint64_t r_ = 0;                                                                    \
+        for (int pass_ = 1; pass_ >= 0; pass_--)                                            \
+            for (uint64_t s_ = 0; s_ < (S); s_++)                                           \
+                if ((int)(map_bit(s_)) == pass_) {                                           \
+                    uint64_t pos = s_, rank = r_++;                                         \
+                    int low = pass_;                                                        \
+                    __VA_ARGS__                                                             \
+                }                                                                           \
+    } while (0)
+
+tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                 const float *x, void *workspace, size_t workspace_bytes,
+                                 uint8_t *out, size_t out_capacity, size_t *out_len)
+{
+    if (out_len)
+        *out_len = 0;
+    if (!cfg || !shape || !out_len)
+        return TAHQ_ERR_NULL;
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    if (!x || !out || !workspace)
+        return TAHQ_ERR_NULL;
+    size_t bound = 0, ws_need = 0;
+    tahq_paper_v1_encode_bound(cfg, shape, &bound);
+    tahq_paper_v1_workspace_size(cfg, shape, &ws_need);
+    if (out_capacity < bound || workspace_bytes < ws_need)
+        return TAHQ_ERR_BUFFER;
+    pv1_layout l;
+    pv1_layout_compute(cfg, shape, &l);
+    uint64_t n = l.B * l.S * l.C;
+    for (uint64_t i = 0; i < n; i++) {
+        float a = tahq_absf(x[i]);
+        if (!(a <= 3.4028235e38f))
+            return TAHQ_ERR_NONFINITE;
+        if (a >= TAHQ_INPUT_LIMIT)
+            return TAHQ_ERR_RANGE;
+    }
+
+    const uint32_t G = cfg->tile;
+    uintptr_t p = (uintptr_t)workspace;
+    uint64_t *keys = (uint64_t *)(void *)(p + ((8u - (p & 7u)) & 7u));
+
+    /* Pass 1: allocation (token bitmap) and the number of flagged tiles. */
+    uint64_t n_flagged = 0;
+    memset(out, 0, bound);
+    for (uint64_t b = 0; b < l.B; b++) {
+        for (uint64_t s = 0; s < l.S; s++) {
+            const float *row = x + (b * l.S + s) * l.C;
+            float H = tahq_paper_v1_entropy(row, (uint32_t)l.C, G);
+            keys[s] = ((uint64_t)tahq_bits_of(H) << 32) | s;
+            for (uint64_t t = 0; t < l.T; t++)
+                n_flagged += (uint64_t)tahq_paper_v1_gate(row + t * G, G, NULL);
+        }
+        if (l.n_low > 0) {
+            qsort(keys, (size_t)l.S, sizeof keys[0], cmp_u64);
+            for (uint64_t i = 0; i < l.n_low; i++)
+                put_bits(out, l.off_map + b * l.S + (keys[i] & 0xFFFFFFFFu), 1u, 1u);
+        }
+    }
+
+    /* Pass 2: tiles in reordered order. */
+    uint64_t flag_rank = 0;
+    float v[TAHQ_TILE_MAX];
+    uint8_t codes[TAHQ_TILE_MAX];
+#define PV1_MAP_BIT(s) get_bits(out, l.off_map + b * l.S + (s), 1u)
+    for (uint64_t b = 0; b < l.B; b++) {
+        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
+            const float *row = x + (b * l.S + pos) * l.C;
+            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
+                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            for (uint64_t t = 0; t < l.T; t++) {
+                uint64_t tr = (b * l.S + rank) * l.T + t; /* reordered tile index */
+                memcpy(v, row + t * G, G * sizeof v[0]);
+                uint32_t piv = 0;
+                if (tahq_paper_v1_gate(v, G, &piv)) {
+                    tahq_paper_v1_hadamard(v, G, piv, 0);
+                    put_bits(out, l.off_flags + tr, 1u, 1u);
+                    put_bits(out, l.off_piv + (n_flagged - 1u - flag_rank) * l.k, piv, l.k);
+                    flag_rank++;
+                }
+                float z, sc;
+                tahq_paper_v1_quantize_tile(v, G, bits, &z, &sc, codes);
+                put_bits(out, l.off_zero + 16u * tr, f16_field(tahq_f32_to_f16(z)), 16u);
+                put_bits(out, l.off_scale + 16u * tr, f16_field(tahq_f32_to_f16(sc)), 16u);
+                uint64_t cb = code_base + t * G * bits;
+                for (uint32_t i = 0; i < G; i++)
+                    put_bits(out, cb + (uint64_t)i * bits, codes[i], bits);
+            }
+        });
+    }
+#undef PV1_MAP_BIT
+    *out_len = (size_t)bytes_of_bits(l.off_piv + n_flagged * l.k);
+    return TAHQ_OK;
+}
+
+/* ---- decode ---------------------------------------------------------------- */
+
+/* Validate msg against cfg and shape; on success fills the layout and the
+ * flagged-tile count. */
+static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                            const tahq_shape *shape, pv1_layout *l, uint64_t *n_flagged)
+{
+    if (!cfg || !shape)
+        return TAHQ_ERR_NULL;
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    if (!msg)
+        return TAHQ_ERR_NULL;
+    pv1_layout_compute(cfg, shape, l);
+    if ((uint64_t)len < bytes_of_bits(l->off_piv))
+        return TAHQ_ERR_TRUNCATED;
+    uint64_t nf = 0;
+    for (uint64_t t = 0; t < l->N; t++)
+        nf += get_bits(msg, l->off_flags + t, 1u);
+    uint64_t total = l->off_piv + nf * l->k;
+    uint64_t need = bytes_of_bits(total);
+    if ((uint64_t)len < need)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len > need)
+        return TAHQ_ERR_SIZE;
+    if (total % 8u != 0u && get_bits(msg, total, (uint32_t)(8u - total % 8u)) != 0u)
+        return TAHQ_ERR_PAYLOAD;
+    for (uint64_t b = 0; b < l->B; b++) {
+        uint64_t ones = 0;
+        for (uint64_t s = 0; s < l->S; s++)
+            ones += get_bits(msg, l->off_map + b * l->S + s, 1u);
+        if (ones != l->n_low)
+            return TAHQ_ERR_PAYLOAD;
+    }
+    *n_flagged = nf;
+    return TAHQ_OK;
+}
+
+tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                                 const tahq_shape *shape, uint8_t *low_map, uint8_t *flags,
+                                 uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
+                                 uint8_t *codes, uint64_t *n_flagged)
+{
+    pv1_layout l;
+    uint64_t nf;
+    tahq_status st = pv1_open(msg, len, cfg, shape, &l, &nf);
+    if (st != TAHQ_OK)
+        return st;
+    if (n_flagged)
+        *n_flagged = nf;
+    const uint32_t G = cfg->tile;
+    uint64_t flag_rank = 0;
+#define PV1_MAP_BIT(s) get_bits(msg, l.off_map + b * l.S + (s), 1u)
+    for (uint64_t b = 0; b < l.B; b++) {
+        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
+            uint64_t orow = b * l.S + pos;
+            if (low_map)
+                low_map[orow] = (uint8_t)low;
+            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
+                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            for (uint64_t t = 0; t < l.T; t++) {
+                uint64_t tr = (b * l.S + rank) * l.T + t;
+                uint64_t to = orow * l.T + t; /* original tile index */
+                uint32_t f = get_bits(msg, l.off_flags + tr, 1u);
+                uint32_t piv = 0;
+                if (f) {
+                    piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
+                    flag_rank++;
+                }
+                if (flags)
+                    flags[to] = (uint8_t)f;
+                if (pivots)
+                    pivots[to] = (uint16_t)piv;
+                if (zeros)
+                    zeros[to] = (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_zero + 16u * tr, 16u));
+                if (scales)
+                    scales[to] = (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_scale + 16u * tr, 16u));
+                if (codes)
+                    for (uint32_t i = 0; i < G; i++)
+                        codes[to * G + i] =
+                            (uint8_t)get_bits(msg, code_base + (t * G + i) * bits, bits);
+            }
+        });
+    }
+#undef PV1_MAP_BIT
+    return TAHQ_OK;
+}
+
+tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                                 const tahq_shape *shape, float *out, size_t count)
+{
+    pv1_layout l;
+    uint64_t nf;
+    tahq_status st = pv1_open(msg, len, cfg, shape, &l, &nf);
+    if (st != TAHQ_OK)
+        return st;
+    if (!out)
+        return TAHQ_ERR_NULL;
+    if ((uint64_t)count != l.B * l.S * l.C)
+        return TAHQ_ERR_BUFFER;
+    const uint32_t G = cfg->tile;
+    uint64_t flag_rank = 0;
+    float v[TAHQ_TILE_MAX];
+#define PV1_MAP_BIT(s) get_bits(msg, l.off_map + b * l.S + (s), 1u)
+    for (uint64_t b = 0; b < l.B; b++) {
+        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
+            float *row = out + (b * l.S + pos) * l.C;
+            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
+                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            for (uint64_t t = 0; t < l.T; t++) {
+                uint64_t tr = (b * l.S + rank) * l.T + t;
+                float z = tahq_f16_to_f32(
+                    (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_zero + 16u * tr, 16u)));
+                float sc = tahq_f16_to_f32(
+                    (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_scale + 16u * tr, 16u)));
+                for (uint32_t i = 0; i < G; i++) {
+                    float q = (float)get_bits(msg, code_base + (t * G + i) * bits, bits);
+                    v[i] = q * sc + z;
+                }
+                if (get_bits(msg, l.off_flags + tr, 1u)) {
+                    uint32_t piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
+                    flag_rank++;
+                    tahq_paper_v1_hadamard(v, G, piv, 1);
+                }
+                memcpy(row + t * G, v, G * sizeof v[0]);
+            }
+        });
+    }
+#undef PV1_MAP_BIT
+    return TAHQ_OK;
+}

@@ -1,0 +1,21 @@
+/* tahq-sim commands */
+#ifndef TAHQ_SIM_EXPERIMENTS_H
+#define TAHQ_SIM_EXPERIMENTS_H
+
+typedef struct sim_cli {
+    const char *out;     /* output folder */
+    int quick;
+    int jobs;
+    int seeds;           /* 0 = default */
+    int K;
+    int adamw;
+    int steps;           /* train: 0 = default */
+    const char *methods; /* comma list, NULL = default */
+} sim_cli;
+
+int cmd_converge(const sim_cli *o);
+int cmd_delta(const sim_cli *o);
+int cmd_train(const sim_cli *o);
+int cmd_throughput(const sim_cli *o);
+
+#endif

@@ -10,10 +10,11 @@ static const float log2_coeff[9] = {
 
 /* SPEC §2.3 written without branches (selects only) so that the per-tile
  * loops below vectorize; the value is the same as the step-by-step text. */
+/*@ assigns \nothing; */
 static inline float log2_core(float x)
 {
     uint32_t w0 = tahq_bits_of(x);
-    uint32_t subnormal = 0u - (uint32_t)(w0 < 0x00800000u); /* all ones if subnormal */
+    uint32_t subnormal = w0 < 0x00800000u ? 0xFFFFFFFFu : 0u; /* all ones if subnormal */
     uint32_t w = (tahq_bits_of(x * 0x1p23f) & subnormal) | (w0 & ~subnormal); /* exact */
     int32_t e = (int32_t)(w >> 23) - 127 - (int32_t)(subnormal & 23u);
     uint32_t frac = w & 0x7FFFFFu;
@@ -34,15 +35,24 @@ static inline float log2_core(float x)
     return (float)e + f * y;
 }
 
+/*@ assigns \nothing; */
 float tahq_log2(float x)
 {
     return log2_core(x);
 }
 
 /* SPEC §2.5 halving tree over w[0..n), n a power of two; w is overwritten. */
+/*@ requires 1 <= n && \valid(w + (0 .. n - 1));
+  @ assigns w[0 .. n - 1]; */
 static inline float halving_tree_scalar(float *w, uint32_t n)
 {
+    /*@ loop invariant 0 <= h <= n / 2;
+      @ loop assigns h, w[0 .. n - 1];
+      @ loop variant h; */
     for (uint32_t h = n / 2; h >= 1; h /= 2)
+        /*@ loop invariant 0 <= j <= h;
+          @ loop assigns j, w[0 .. n - 1];
+          @ loop variant h - j; */
         for (uint32_t j = 0; j < h; j++)
             w[j] = w[j] + w[j + h];
     return w[0];
@@ -76,6 +86,8 @@ static inline float halving_tree(float *w, uint32_t n)
     return v[0];
 }
 #else
+/*@ requires 1 <= n && \valid(w + (0 .. n - 1));
+  @ assigns w[0 .. n - 1]; */
 static inline float halving_tree(float *w, uint32_t n)
 {
     return halving_tree_scalar(w, n);
@@ -86,6 +98,10 @@ static inline float halving_tree(float *w, uint32_t n)
  * the level where the stride is m aggregates the indices r mod m... so the
  * root is E(0, 1) with E(r, m) = v[r] if m = n, else E(r, 2m) + E(r+m, 2m).
  * Used for n above the tile size (recursion depth log2 n). */
+/*@ requires tahq_is_pow2(n) && tahq_is_pow2(m) && m <= n && r < m;
+  @ requires \valid_read(v + (0 .. n - 1));
+  @ decreases n - m;
+  @ assigns \nothing; */
 static float halving_tree_recursive(const float *v, uint32_t n, uint32_t r, uint32_t m)
 {
     if (m == n)
@@ -93,11 +109,16 @@ static float halving_tree_recursive(const float *v, uint32_t n, uint32_t r, uint
     return halving_tree_recursive(v, n, r, 2 * m) + halving_tree_recursive(v, n, r + m, 2 * m);
 }
 
+/*@ requires tahq_is_pow2(n) && \valid_read(v + (0 .. n - 1));
+  @ assigns \nothing; */
 float tahq_tree_sum(const float *v, uint32_t n)
 {
     if (n > TAHQ_TILE_MAX)
         return halving_tree_recursive(v, n, 0, 1);
     float w[TAHQ_TILE_MAX];
+    /*@ loop invariant 0 <= i <= n;
+      @ loop assigns i, w[0 .. n - 1];
+      @ loop variant n - i; */
     for (uint32_t i = 0; i < n; i++)
         w[i] = v[i];
     return halving_tree_scalar(w, n);
@@ -112,9 +133,17 @@ typedef struct pairwise_acc {
     uint32_t depth;
 } pairwise_acc;
 
+/*@ requires \valid(acc) && acc->count < 0xFFFFFFFF && acc->depth == tahq_popcount(acc->count);
+  @ assigns acc->count, acc->depth, acc->sum[0 .. 63];
+  @ ensures acc->count == \old(acc->count) + 1 && acc->depth == tahq_popcount(acc->count); */
 static inline void pairwise_push(pairwise_acc *acc, float v)
 {
     uint64_t c = acc->count;
+    /*@ loop invariant 0 <= c <= \at(acc->count, Pre);
+      @ loop invariant acc->depth == tahq_popcount(c);
+      @ loop invariant tahq_popcount(c + 1) == tahq_popcount(\at(acc->count, Pre) + 1);
+      @ loop assigns c, v, acc->depth;
+      @ loop variant c; */
     while (c & 1u) { /* a complete left subtree of the same size exists */
         v = acc->sum[--acc->depth] + v;
         c >>= 1;
@@ -123,11 +152,16 @@ static inline void pairwise_push(pairwise_acc *acc, float v)
     acc->count++;
 }
 
+/*@ requires \valid_read(acc) && 1 <= acc->depth <= 64;
+  @ assigns \nothing; */
 static inline float pairwise_finish(const pairwise_acc *acc)
 {
     /* Right-most partial subtrees are completed with zero padding, which
      * leaves them unchanged: combine from the right. */
     float v = acc->sum[acc->depth - 1];
+    /*@ loop invariant 0 <= i <= acc->depth - 1;
+      @ loop assigns i, v;
+      @ loop variant i; */
     for (uint32_t i = acc->depth - 1; i > 0; i--)
         v = acc->sum[i - 1] + v;
     return v;
@@ -136,11 +170,21 @@ static inline float pairwise_finish(const pairwise_acc *acc)
 /* Σ|x| over a unit of `tiles` tiles (SPEC §2.5: halving tree per tile,
  * pairwise across tiles). One call per unit so that the vector loop's set-up
  * is paid once, not per tile. */
+/*@ requires 1 <= tiles && 1 <= tile <= 256 && \valid_read(x + (0 .. tiles * tile - 1));
+  @ assigns \nothing; */
 TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile)
 {
     pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
+    /*@ loop invariant 0 <= t <= tiles && acc.count == t && acc.depth == tahq_popcount(t);
+      @ loop invariant x == \at(x, Pre) + t * tile;
+      @ loop assigns t, x, acc, w[0 .. 255];
+      @ loop variant tiles - t; */
     for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        /*@ assert (t + 1) * tile <= tiles * tile; */
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop assigns i, w[0 .. 255];
+          @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++)
             w[i] = tahq_absf(x[i]);
         pairwise_push(&acc, halving_tree(w, tile));
@@ -150,11 +194,21 @@ TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile
 
 /* The same sum with p = |x| / total, for units whose reciprocal overflows
  * (all values below 2^-128; rare, so no fast path). p <= 1 exactly here. */
+/*@ requires 1 <= tiles && 1 <= tile <= 256 && \valid_read(x + (0 .. tiles * tile - 1));
+  @ assigns \nothing; */
 static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
     pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
+    /*@ loop invariant 0 <= t <= tiles && acc.count == t && acc.depth == tahq_popcount(t);
+      @ loop invariant x == \at(x, Pre) + t * tile;
+      @ loop assigns t, x, acc, w[0 .. 255];
+      @ loop variant tiles - t; */
     for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        /*@ assert (t + 1) * tile <= tiles * tile; */
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop assigns i, w[0 .. 255];
+          @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) / total;
             w[i] = p * log2_core(p); /* -0 for p = 0: see unit_plogp_sum */
@@ -165,6 +219,8 @@ static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile
 }
 
 /* Σ p*log2(p) with p = min(|x| * (1/total), 1) over a unit (SPEC §4.1). */
+/*@ requires 1 <= tiles && 1 <= tile <= 256 && \valid_read(x + (0 .. tiles * tile - 1));
+  @ assigns \nothing; */
 TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
     pairwise_acc acc = {.count = 0, .depth = 0};
@@ -172,7 +228,15 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
     const float inverse = 1.0f / total;
     if (tahq_bits_of(inverse) == 0x7F800000u) /* total < 2^-128: divide (SPEC §4.1) */
         return unit_plogp_sum_divide(x, tiles, tile, total);
+    /*@ loop invariant 0 <= t <= tiles && acc.count == t && acc.depth == tahq_popcount(t);
+      @ loop invariant x == \at(x, Pre) + t * tile;
+      @ loop assigns t, x, acc, w[0 .. 255];
+      @ loop variant tiles - t; */
     for (uint32_t t = 0; t < tiles; t++, x += tile) {
+        /*@ assert (t + 1) * tile <= tiles * tile; */
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop assigns i, w[0 .. 255];
+          @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) * inverse;
             p = p < 1.0f ? p : 1.0f; /* the rounded reciprocal can push a sole value to 1+ulp */
@@ -187,6 +251,8 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
     return pairwise_finish(&acc);
 }
 
+/*@ requires 1 <= tiles && 1 <= tile <= 256 && \valid_read(x + (0 .. tiles * tile - 1));
+  @ assigns \nothing; */
 float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
 {
     float total = unit_abs_sum(x, tiles, tile);
@@ -199,9 +265,16 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
 
 /* In-place heapsort of 64-bit keys (entropy bits << 32 | index): keys are
  * distinct, so the order, and with it the tie rule, is total. */
+/*@ requires start < n <= 0x100000000 && \valid(a + (0 .. n - 1));
+  @ requires tahq_keys_ok(a, n, n);
+  @ assigns a[0 .. n - 1];
+  @ ensures tahq_keys_ok(a, n, n); */
 static void sift_down(uint64_t *a, uint64_t start, uint64_t n)
 {
     uint64_t root = start;
+    /*@ loop invariant root < n && tahq_keys_ok(a, n, n);
+      @ loop assigns root, a[0 .. n - 1];
+      @ loop variant n - root; */
     while (2 * root + 1 < n) {
         uint64_t child = 2 * root + 1;
         if (child + 1 < n && a[child] < a[child + 1])
@@ -215,12 +288,23 @@ static void sift_down(uint64_t *a, uint64_t start, uint64_t n)
     }
 }
 
+/*@ requires n <= 0x100000000 && \valid(a + (0 .. n - 1)) && tahq_keys_ok(a, n, n);
+  @ assigns a[0 .. n - 1];
+  @ ensures tahq_keys_ok(a, n, n); */
 static void sort_keys(uint64_t *a, uint64_t n)
 {
     if (n < 2)
         return;
-    for (uint64_t start = n / 2; start-- > 0;)
+    /*@ loop invariant start <= n / 2 && tahq_keys_ok(a, n, n);
+      @ loop assigns start, a[0 .. n - 1];
+      @ loop variant start; */
+    for (uint64_t start = n / 2; start > 0;) {
+        start--;
         sift_down(a, start, n);
+    }
+    /*@ loop invariant 0 <= end <= n - 1 && tahq_keys_ok(a, n, n);
+      @ loop assigns end, a[0 .. n - 1];
+      @ loop variant end; */
     for (uint64_t end = n - 1; end > 0; end--) {
         uint64_t t = a[0];
         a[0] = a[end];
@@ -231,17 +315,43 @@ static void sort_keys(uint64_t *a, uint64_t n)
 
 /* Mark the n_low smallest of the n entropies of a group: map bits
  * first_bit + index. Returns n_low. */
+/*@ requires n_low <= n <= 0x100000000 && first_bit + n <= UINT64_MAX;
+  @ requires \valid_read(entropy + (0 .. n - 1)) && \valid(keys + (0 .. n - 1));
+  @ requires \valid(map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
+  @ requires \separated(keys + (0 .. n - 1), map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
+  @ assigns keys[0 .. n - 1], map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
+  @ ensures \result == n_low;
+  @ ensures low_units: tahq_keys_ok(keys, n, n); */
 static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uint64_t *keys,
                            uint8_t *map, uint64_t first_bit)
 {
+    /*@ loop invariant 0 <= i <= n;
+      @ loop invariant \forall integer j; 0 <= j < i ==> keys[j] % 0x100000000 == j;
+      @ loop invariant tahq_keys_ok(keys, i, n);
+      @ loop assigns i, keys[0 .. n - 1];
+      @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++)
         keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) | i;
     sort_keys(keys, n);
+    /*@ loop invariant 0 <= i <= n_low;
+      @ loop assigns i, map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
+      @ loop variant n_low - i; */
     for (uint64_t i = 0; i < n_low; i++)
         tahq_set_bit(map, first_bit + (keys[i] & 0xFFFFFFFFu));
     return n_low;
 }
 
+/*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
+  @ requires \valid_read(x + (0 .. tahq_elements(shape) - 1));
+  @ requires \valid(entropy_ws + (0 .. tahq_group(cfg, shape) - 1));
+  @ requires \valid(key_ws + (0 .. tahq_group(cfg, shape) - 1));
+  @ requires \valid(map + (0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1));
+  @ requires \separated(entropy_ws + (0 .. tahq_group(cfg, shape) - 1),
+  @                      key_ws + (0 .. tahq_group(cfg, shape) - 1),
+  @                      map + (0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1));
+  @ assigns entropy_ws[0 .. tahq_group(cfg, shape) - 1], key_ws[0 .. tahq_group(cfg, shape) - 1],
+  @         map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
+  @ ensures n_low: \result == tahq_required_low(cfg, shape); */
 uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                        float *entropy_ws, uint64_t *key_ws, uint8_t *map)
 {
@@ -252,17 +362,37 @@ uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const fl
     if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
         const uint64_t S = shape->seq_len;
         const uint64_t low = tahq_low_count(S, cfg->hi_permille);
+        /*@ loop invariant 0 <= b <= shape->batch && n_low == b * low;
+          @ loop assigns b, n_low, entropy_ws[0 .. S - 1], key_ws[0 .. S - 1],
+          @   map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
+          @ loop variant shape->batch - b; */
         for (uint64_t b = 0; b < shape->batch; b++) {
-            for (uint64_t s = 0; s < S; s++)
+            /*@ assert (b + 1) * S <= shape->batch * S; */
+            /*@ loop invariant 0 <= s <= S;
+              @ loop assigns s, entropy_ws[0 .. S - 1];
+              @ loop variant S - s; */
+            for (uint64_t s = 0; s < S; s++) {
+                /*@ assert (b * S + s + 1) * C <= tahq_elements(shape); */
                 entropy_ws[s] = tahq_entropy(x + (b * S + s) * C, T, G);
+            }
             n_low += select_low(entropy_ws, S, low, key_ws, map, b * S);
         }
     } else if (cfg->alloc == TAHQ_ALLOC_TILE) {
         const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
         const uint64_t low = tahq_low_count(T, cfg->hi_permille);
+        /*@ loop invariant 0 <= r <= rows && n_low == r * low;
+          @ loop assigns r, n_low, entropy_ws[0 .. T - 1], key_ws[0 .. T - 1],
+          @   map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
+          @ loop variant rows - r; */
         for (uint64_t r = 0; r < rows; r++) {
-            for (uint32_t t = 0; t < T; t++)
+            /*@ assert (r + 1) * T <= rows * T; */
+            /*@ loop invariant 0 <= t <= T;
+              @ loop assigns t, entropy_ws[0 .. T - 1];
+              @ loop variant T - t; */
+            for (uint32_t t = 0; t < T; t++) {
+                /*@ assert r * C + (t + 1) * G <= tahq_elements(shape); */
                 entropy_ws[t] = tahq_entropy(x + r * C + (uint64_t)t * G, 1, G);
+            }
             n_low += select_low(entropy_ws, T, low, key_ws, map, r * T);
         }
     }

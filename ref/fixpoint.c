@@ -4,13 +4,25 @@
 
 /* Nearest integer, ties to even, of |t| < 2^22: adding and removing 2^23
  * rounds exactly once. Rounding the magnitude keeps the rule symmetric. */
+/*@ assigns \nothing;
+  @ ensures -2147483647 <= \result <= 2147483647; */
 static int32_t round_half_even_signed(float t)
 {
     float a = tahq_absf(t);
-    int32_t m = (int32_t)((a + 0x1p23f) - 0x1p23f);
+    float r = (a + 0x1p23f) - 0x1p23f;
+    /*@ admit float_to_int: -1 < r < 2147483648; */ /* SPEC §7.2: |t| < L + 1 (tested) */
+    int32_t m = (int32_t)r;
     return (tahq_bits_of(t) & 0x80000000u) ? -m : m;
 }
 
+/*@ requires buffers: 0 < rows && 0 < channels && rows * channels <= 0x10000000000 ==>
+  @   (g == \null || \valid_read(g + (0 .. rows * channels - 1))) &&
+  @   (codes == \null || \valid(codes + (0 .. rows * channels - 1))) &&
+  @   (steps == \null || \valid(steps + (0 .. channels - 1)));
+  @ requires \separated(codes + (0 .. rows * channels - 1), steps + (0 .. channels - 1));
+  @ assigns codes[0 .. rows * channels - 1], steps[0 .. channels - 1];
+  @ ensures code_range: \result == TAHQ_OK ==> \forall integer i; 0 <= i < rows * channels ==>
+  @   1 <= codes[i] <= (1 << bits) - 1; */
 tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channels, uint32_t bits,
                                  tahq_meta meta, uint8_t *codes, float *steps)
 {
@@ -20,7 +32,11 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
         return TAHQ_ERR_CONFIG;
     if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
         return TAHQ_ERR_SHAPE;
+    /*@ assert rows * channels <= 0x10000000000; */
     const uint64_t n = rows * channels;
+    /*@ loop invariant 0 <= i <= n;
+      @ loop assigns i;
+      @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++) {
         uint32_t a = tahq_bits_of(g[i]) & 0x7FFFFFFFu;
         if (a >= 0x7F800000u)
@@ -31,9 +47,16 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
     const int32_t levels = (1 << (bits - 1)) - 1;
     const int32_t offset = 1 << (bits - 1);
     /* Steps first, so that nothing is written if one overflows the meta type. */
+    /*@ loop invariant 0 <= c <= channels;
+      @ loop assigns c, steps[0 .. channels - 1];
+      @ loop variant channels - c; */
     for (uint32_t c = 0; c < channels; c++) {
         float m = 0.0f;
+        /*@ loop invariant 0 <= r <= rows;
+          @ loop assigns r, m;
+          @ loop variant rows - r; */
         for (uint64_t r = 0; r < rows; r++) {
+            /*@ assert r * channels + c < rows * channels; */
             float a = tahq_absf(g[r * channels + c]);
             m = a > m ? a : m;
         }
@@ -45,8 +68,17 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
         }
         steps[c] = h;
     }
+    /*@ loop invariant 0 <= r <= rows;
+      @ loop invariant \forall integer i; 0 <= i < r * channels ==> 1 <= codes[i] <= (1 << bits) - 1;
+      @ loop assigns r, codes[0 .. rows * channels - 1];
+      @ loop variant rows - r; */
     for (uint64_t r = 0; r < rows; r++)
+        /*@ loop invariant 0 <= c <= channels;
+          @ loop invariant \forall integer i; 0 <= i < r * channels + c ==> 1 <= codes[i] <= (1 << bits) - 1;
+          @ loop assigns c, codes[0 .. rows * channels - 1];
+          @ loop variant channels - c; */
         for (uint32_t c = 0; c < channels; c++) {
+            /*@ assert r * channels + c < rows * channels; */
             int32_t q = 0;
             if (steps[c] > 0.0f) {
                 q = round_half_even_signed(g[r * channels + c] / steps[c]);
@@ -57,6 +89,11 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
     return TAHQ_OK;
 }
 
+/*@ requires buffers: 0 < rows && 0 < channels && rows * channels <= 0x10000000000 ==>
+  @   (codes == \null || \valid_read(codes + (0 .. rows * channels - 1))) &&
+  @   (steps == \null || \valid_read(steps + (0 .. channels - 1))) &&
+  @   (out == \null || \valid(out + (0 .. rows * channels - 1)));
+  @ assigns out[0 .. rows * channels - 1]; */
 tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint64_t rows,
                                  uint32_t channels, uint32_t bits, float *out)
 {
@@ -66,15 +103,29 @@ tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint6
         return TAHQ_ERR_CONFIG;
     if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
         return TAHQ_ERR_SHAPE;
+    /*@ assert rows * channels <= 0x10000000000; */
     const int32_t offset = 1 << (bits - 1);
+    /*@ loop invariant 0 <= i <= rows * channels;
+      @ loop assigns i;
+      @ loop variant rows * channels - i; */
     for (uint64_t i = 0; i < rows * channels; i++)
         if (codes[i] >= (1u << bits) || codes[i] == 0)
             return TAHQ_ERR_PAYLOAD;
+    /*@ loop invariant 0 <= c <= channels;
+      @ loop assigns c;
+      @ loop variant channels - c; */
     for (uint32_t c = 0; c < channels; c++)
         if ((tahq_bits_of(steps[c]) & 0x80000000u) || !(steps[c] - steps[c] == 0.0f))
             return TAHQ_ERR_PAYLOAD;
+    /*@ loop invariant 0 <= r <= rows;
+      @ loop assigns r, out[0 .. rows * channels - 1];
+      @ loop variant rows - r; */
     for (uint64_t r = 0; r < rows; r++)
+        /*@ loop invariant 0 <= c <= channels;
+          @ loop assigns c, out[0 .. rows * channels - 1];
+          @ loop variant channels - c; */
         for (uint32_t c = 0; c < channels; c++) {
+            /*@ assert r * channels + c < rows * channels; */
             int32_t q = (int32_t)codes[r * channels + c] - offset;
             out[r * channels + c] = (float)q * steps[c];
         }

@@ -47,8 +47,13 @@ static const uint32_t crc32c_table[256] = {
     0xD5CF889Du, 0x27A40B9Eu, 0x79B737BAu, 0x8BDCB4B9u, 0x988C474Du, 0x6AE7C44Eu,
     0xBE2DA0A5u, 0x4C4623A6u, 0x5F16D052u, 0xAD7D5351u,};
 
+/*@ requires \valid_read(data + (0 .. n - 1));
+  @ assigns \nothing; */
 static uint32_t crc32c_bytes(uint32_t c, const uint8_t *data, size_t n)
 {
+    /*@ loop invariant 0 <= i <= n;
+      @ loop assigns i, c;
+      @ loop variant n - i; */
     for (size_t i = 0; i < n; i++)
         c = crc32c_table[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
     return c;
@@ -73,6 +78,8 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t c, const
 }
 #endif
 
+/*@ requires \valid_read(data + (0 .. n - 1));
+  @ assigns \nothing; */
 uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
     uint32_t c = ~crc;
@@ -83,14 +90,21 @@ uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
     return ~crc32c_bytes(c, data, n);
 }
 
+/*@ requires hi_permille <= 1000;
+  @ assigns \nothing;
+  @ ensures \result == tahq_low(n, hi_permille) && \result <= n; */
 uint64_t tahq_low_count(uint64_t n, uint32_t hi_permille)
 {
     /* floor(n*k/1000) with n = 1000q + r: q*k + floor(r*k/1000), exact and
      * free of overflow for every 64-bit n (q*k <= n, r*k < 10^6). */
     const uint64_t k = 1000u - hi_permille;
+    /*@ assert (n / 1000) * k <= (n / 1000) * 1000 && (n % 1000) * k <= (n % 1000) * 1000; */
+    /*@ assert n * k == (n / 1000) * k * 1000 + (n % 1000) * k; */
     return (n / 1000u) * k + (n % 1000u) * k / 1000u;
 }
 
+/*@ requires \valid(cfg);
+  @ assigns *cfg; */
 void tahq_config_default(tahq_config *cfg)
 {
     cfg->tile = 64;
@@ -104,6 +118,8 @@ void tahq_config_default(tahq_config *cfg)
     cfg->meta = TAHQ_META_FP16;
 }
 
+/*@ requires \valid(cfg);
+  @ assigns *cfg; */
 void tahq_config_plain(tahq_config *cfg, uint32_t tile, uint32_t bits)
 {
     tahq_config_default(cfg);
@@ -115,6 +131,10 @@ void tahq_config_plain(tahq_config *cfg, uint32_t tile, uint32_t bits)
     cfg->tau = tahq_float_of(0x7F800000u);
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ assigns \nothing;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL || \result == TAHQ_ERR_CONFIG;
+  @ ensures \result == TAHQ_OK <==> cfg != \null && tahq_config_ok(cfg); */
 tahq_status tahq_check_config(const tahq_config *cfg)
 {
     if (!cfg)
@@ -135,6 +155,13 @@ tahq_status tahq_check_config(const tahq_config *cfg)
     return TAHQ_OK;
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires tile_nonzero: cfg != \null ==> cfg->tile != 0; // else channels % 0 (see proofs/README.md)
+  @ requires shape == \null || \valid_read(shape);
+  @ assigns \nothing;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL || \result == TAHQ_ERR_SHAPE;
+  @ ensures \result == TAHQ_OK ==> cfg != \null && shape != \null;
+  @ ensures cfg != \null && 8 <= cfg->tile ==> (\result == TAHQ_OK <==> shape != \null && tahq_shape_ok(cfg, shape)); */
 tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape)
 {
     if (!cfg || !shape)
@@ -145,12 +172,21 @@ tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape)
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len; /* < 2^64 */
     if (rows > TAHQ_MAX_ELEMENTS / shape->channels)
         return TAHQ_ERR_SHAPE;
+    /*@ assert rows * shape->channels <= 0x10000000000; */
     return TAHQ_OK;
 }
 
+/*@ requires \valid_read(cfg) && \valid_read(shape);
+  @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
+  @ assigns \nothing;
+  @ ensures \result == tahq_required_low(cfg, shape);
+  @ ensures cfg->alloc == TAHQ_ALLOC_TOKEN ==> \result <= tahq_rows(shape);
+  @ ensures \result <= tahq_ntiles(cfg, shape); */
 uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape)
 {
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+    /*@ assert rows * shape->channels <= 0x10000000000 && shape->channels / cfg->tile <= shape->channels; */
+    /*@ assert rows * (shape->channels / cfg->tile) <= 0x10000000000 && shape->batch <= rows; */
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
         return (uint64_t)shape->batch * tahq_low_count(shape->seq_len, cfg->hi_permille);
@@ -161,6 +197,14 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
     }
 }
 
+/*@ requires \valid_read(cfg) && \valid_read(shape);
+  @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
+  @ requires n_low <= (cfg->alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(shape) : tahq_ntiles(cfg, shape));
+  @ requires n_flagged <= tahq_ntiles(cfg, shape);
+  @ requires \valid(lay) && \separated(lay, cfg, shape);
+  @ assigns *lay;
+  @ ensures tahq_layout_ok(lay, cfg, shape, n_low, n_flagged);
+  @ ensures lay->payload_bytes <= 0x10000000000000; */
 void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
                          uint64_t n_flagged, tahq_layout *lay)
 {
@@ -168,6 +212,8 @@ void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64
     lay->tile_log2 = tahq_tile_log2(cfg->tile);
     lay->rows = (uint64_t)shape->batch * shape->seq_len;
     lay->tiles_per_row = shape->channels / G;
+    /*@ assert lay->rows * shape->channels <= 0x10000000000 && lay->tiles_per_row <= shape->channels; */
+    /*@ assert lay->rows * lay->tiles_per_row <= 0x10000000000; */
     lay->n_tiles = lay->rows * lay->tiles_per_row;
     lay->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN  ? lay->rows
                     : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles
@@ -175,8 +221,12 @@ void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64
     lay->map_bytes = (lay->map_bits + 7) / 8;
     lay->flag_bytes = (lay->n_tiles + 7) / 8;
     lay->meta_bytes = tahq_meta_bytes(cfg->meta);
+    /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_low * lay->tiles_per_row <= lay->n_tiles; */
     uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * lay->tiles_per_row : n_low;
     uint64_t high_tiles = lay->n_tiles - low_tiles;
+    /*@ assert high_tiles * cfg->hi_bits <= 0x80000000000 && low_tiles * cfg->lo_bits <= 0x80000000000; */
+    /*@ assert (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8) <= 0x200000000000; */
+    /*@ assert n_flagged * lay->tile_log2 <= 0x80000000000 && lay->n_tiles * lay->meta_bytes <= 0x40000000000; */
     lay->zero_off = lay->map_bytes + lay->flag_bytes;
     lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
     lay->code_off = lay->scale_off + lay->n_tiles * lay->meta_bytes;
@@ -186,11 +236,21 @@ void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64
     lay->payload_bytes = lay->pivot_off + lay->pivot_bytes;
 }
 
+/*@ requires \valid_read(cfg) && tahq_config_ok(cfg) && \valid_read(shape) && \valid(dst + (0 .. 71));
+  @ requires \separated(dst + (0 .. 71), cfg, shape);
+  @ assigns dst[0 .. 71]; */
 void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *shape,
                        uint64_t n_low, uint64_t n_flagged, uint64_t payload_bytes)
 {
-    memset(dst, 0, TAHQ_HEADER_BYTES);
-    memcpy(dst, TAHQ_MAGIC, 4);
+    /*@ loop invariant 0 <= i <= TAHQ_HEADER_BYTES;
+      @ loop assigns i, dst[0 .. 71];
+      @ loop variant TAHQ_HEADER_BYTES - i; */
+    for (uint32_t i = 0; i < TAHQ_HEADER_BYTES; i++) /* (a memset) */
+        dst[i] = 0;
+    dst[0] = 'T'; /* TAHQ_MAGIC */
+    dst[1] = 'A';
+    dst[2] = 'H';
+    dst[3] = 'Q';
     tahq_put_u16(dst + 4, (uint16_t)TAHQ_FORMAT_VERSION);
     tahq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
     dst[8] = (uint8_t)tahq_tile_log2(cfg->tile);
@@ -210,24 +270,34 @@ void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *s
     tahq_put_u64(dst + 56, payload_bytes);
 }
 
+/*@ requires \valid_read(msg + (0 .. TAHQ_HEADER_BYTES + payload_bytes - 1));
+  @ requires payload_bytes <= SIZE_MAX;
+  @ assigns \nothing; */
 static uint32_t message_crc(const uint8_t *msg, uint64_t payload_bytes)
 {
     uint32_t crc = tahq_crc32c(0, msg, 68);
     return tahq_crc32c(crc, msg + TAHQ_HEADER_BYTES, (size_t)payload_bytes);
 }
 
+/*@ requires \valid(msg + (0 .. TAHQ_HEADER_BYTES + payload_bytes - 1));
+  @ requires payload_bytes <= SIZE_MAX;
+  @ assigns msg[68 .. 71]; */
 void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
 {
     tahq_put_u32(msg + 68, message_crc(msg, payload_bytes));
 }
 
+/*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires hdr == \null || (\valid(hdr) && \separated(hdr, msg + (0 .. len - 1)));
+  @ assigns *hdr;
+  @ ensures \result == TAHQ_OK ==> tahq_header_ok(hdr, len); */
 tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
 {
     if (!msg || !hdr)
         return TAHQ_ERR_NULL;
     if (len < 4)
         return TAHQ_ERR_TRUNCATED;
-    if (memcmp(msg, TAHQ_MAGIC, 4) != 0)
+    if (msg[0] != 'T' || msg[1] != 'A' || msg[2] != 'H' || msg[3] != 'Q') /* TAHQ_MAGIC */
         return TAHQ_ERR_MAGIC;
     if (len < 8)
         return TAHQ_ERR_TRUNCATED;
@@ -236,8 +306,7 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
     if (len < TAHQ_HEADER_BYTES)
         return TAHQ_ERR_TRUNCATED;
 
-    tahq_header h;
-    memset(&h, 0, sizeof h);
+    tahq_header h = {0};
     h.version = tahq_get_u16(msg + 4);
     if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
         msg[13] > TAHQ_META_FP32)

@@ -3,6 +3,7 @@
  * conversion instructions. */
 #include "internal.h"
 
+/*@ assigns \nothing; */
 uint16_t tahq_f32_to_f16(float x)
 {
     uint32_t w = tahq_bits_of(x);
@@ -23,7 +24,9 @@ uint16_t tahq_f32_to_f16(float x)
     uint32_t e = a >> 23;
     uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
     uint32_t sh = 126u - e; /* 14..24 */
-    uint32_t q = m >> sh;
+    /*@ assert 14 <= sh <= 24 && m <= 0xFFFFFF; */
+    uint32_t q = m >> sh; /* m < 2^24, sh >= 14 */
+    /*@ assert q <= 0x3FF; */
     uint32_t rem = m & ((1u << sh) - 1u);
     uint32_t half = 1u << (sh - 1u);
     if (rem > half || (rem == half && (q & 1u)))
@@ -31,6 +34,7 @@ uint16_t tahq_f32_to_f16(float x)
     return (uint16_t)(sign | q);
 }
 
+/*@ assigns \nothing; */
 float tahq_f16_to_f32(uint16_t h)
 {
     uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
@@ -41,7 +45,11 @@ float tahq_f16_to_f32(uint16_t h)
             return tahq_float_of(sign);
         /* subnormal: normalize the mantissa into a binary32 normal */
         uint32_t shift = 0;
-        while ((m & 0x400u) == 0u) {
+        /*@ loop invariant 1 <= m < 0x800 && 0 <= shift <= 10;
+          @ loop invariant (1 << shift) <= m;
+          @ loop assigns m, shift;
+          @ loop variant 0x400 - m; */
+        while (m < 0x400u) { /* bit 10 clear: m < 0x800 throughout */
             m <<= 1;
             shift++;
         }
@@ -53,6 +61,7 @@ float tahq_f16_to_f32(uint16_t h)
     return tahq_float_of(sign | ((e + 112u) << 23) | (m << 13));
 }
 
+/*@ assigns \nothing; */
 uint16_t tahq_f32_to_bf16(float x)
 {
     uint32_t w = tahq_bits_of(x);
@@ -62,6 +71,7 @@ uint16_t tahq_f32_to_bf16(float x)
     return (uint16_t)(w >> 16);
 }
 
+/*@ assigns \nothing; */
 float tahq_bf16_to_f32(uint16_t h)
 {
     return tahq_float_of((uint32_t)h << 16);
@@ -70,44 +80,55 @@ float tahq_bf16_to_f32(uint16_t h)
 /* 16-bit sign-magnitude patterns (binary16 and bfloat16 alike): the next
  * representable value below / above. -0 and +0 both step to the smallest
  * subnormal of the right sign; the largest finite steps to infinity. */
+/*@ assigns \nothing; */
 static uint16_t pattern16_next_down(uint16_t h)
 {
     if ((h & 0x7FFFu) == 0u)
         return 0x8001u;
-    return (h & 0x8000u) ? (uint16_t)(h + 1u) : (uint16_t)(h - 1u);
+    return (h & 0x8000u) ? (uint16_t)((h + 1u) & 0xFFFFu) : (uint16_t)(h - 1u);
 }
 
+/*@ assigns \nothing; */
 static uint16_t pattern16_next_up(uint16_t h)
 {
     if ((h & 0x7FFFu) == 0u)
         return 0x0001u;
-    return (h & 0x8000u) ? (uint16_t)(h - 1u) : (uint16_t)(h + 1u);
+    return (h & 0x8000u) ? (uint16_t)(h - 1u) : (uint16_t)((h + 1u) & 0xFFFFu);
 }
 
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing;
+  @ ensures meta != TAHQ_META_FP32 ==> \result <= 0xFFFF; */
 uint32_t tahq_meta_bits(tahq_meta meta, float v)
 {
-    switch (meta) {
-    case TAHQ_META_FP16: return tahq_f32_to_f16(v);
-    case TAHQ_META_BF16: return tahq_f32_to_bf16(v);
-    default: return tahq_bits_of(v);
-    }
+    if (meta == TAHQ_META_FP16)
+        return tahq_f32_to_f16(v);
+    if (meta == TAHQ_META_BF16)
+        return tahq_f32_to_bf16(v);
+    return tahq_bits_of(v);
 }
 
+/*@ assigns \nothing; */
 float tahq_meta_value(tahq_meta meta, uint32_t bits)
 {
-    switch (meta) {
-    case TAHQ_META_FP16: return tahq_f16_to_f32((uint16_t)bits);
-    case TAHQ_META_BF16: return tahq_bf16_to_f32((uint16_t)bits);
-    default: return tahq_float_of(bits);
-    }
+    if (meta == TAHQ_META_FP16)
+        return tahq_f16_to_f32((uint16_t)(bits & 0xFFFFu));
+    if (meta == TAHQ_META_BF16)
+        return tahq_bf16_to_f32((uint16_t)(bits & 0xFFFFu));
+    return tahq_float_of(bits);
 }
 
+/*@ assigns \nothing;
+  @ ensures \result == (meta == TAHQ_META_FP32 ? 4 : 2); */
 uint32_t tahq_meta_bytes(tahq_meta meta)
 {
     return meta == TAHQ_META_FP32 ? 4u : 2u;
 }
 
 /* Bit patterns of down(x) and up(x) (SPEC §2.2); x is not NaN. */
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing;
+  @ ensures meta != TAHQ_META_FP32 ==> \result <= 0xFFFF; */
 uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x)
 {
     uint32_t h = tahq_meta_bits(meta, x);
@@ -116,6 +137,9 @@ uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x)
     return h;
 }
 
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing;
+  @ ensures meta != TAHQ_META_FP32 ==> \result <= 0xFFFF; */
 uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x)
 {
     uint32_t h = tahq_meta_bits(meta, x);
@@ -124,6 +148,8 @@ uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x)
     return h;
 }
 
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing; */
 float tahq_meta_round_down(tahq_meta meta, float x)
 {
     if (x != x)
@@ -131,6 +157,8 @@ float tahq_meta_round_down(tahq_meta meta, float x)
     return tahq_meta_value(meta, tahq_meta_round_down_bits(meta, x));
 }
 
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing; */
 float tahq_meta_round_up(tahq_meta meta, float x)
 {
     if (x != x)
@@ -145,6 +173,9 @@ float tahq_meta_round_up(tahq_meta meta, float x)
  * rounding). up(0) = 0 is skipped because w / 0 = inf. Positive patterns of
  * every meta type order like their values, so the next value is bits + 1;
  * the largest finite value steps to +inf, which the caller rejects. */
+/*@ requires meta <= TAHQ_META_FP32;
+  @ assigns \nothing;
+  @ ensures meta != TAHQ_META_FP32 ==> \result <= 0xFFFF; */
 uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels)
 {
     const float L = (float)levels;
@@ -152,6 +183,9 @@ uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels)
                               : meta == TAHQ_META_BF16 ? 0x7F80u
                                                        : 0x7C00u;
     uint32_t sb = tahq_meta_round_up_bits(meta, w / L);
+    /*@ loop invariant meta != TAHQ_META_FP32 ==> sb <= 0xFFFF;
+      @ loop assigns sb;
+      @ loop variant inf_bits - sb; */
     while (sb < inf_bits && !(w / tahq_meta_value(meta, sb) <= L))
         sb++;
     return sb;

@@ -6,7 +6,94 @@
 #include <string.h>
 #include "tahq.h"
 
+/*@ // ACSL vocabulary of the proofs (proofs/README.md).
+  @ axiomatic TahqBits {
+  @   // bits(x) of SPEC §2.1. WP's memory model cannot see through the
+  @   // memcpy below, so the two bit-view contracts are assumed for WP (and
+  @   // checked by Eva); every other fact about bits is derived from them.
+  @   logic integer tahq_f32_bits(float x) reads \nothing;
+  @   axiom tahq_f32_bits_range: \forall float x; 0 <= tahq_f32_bits(x) <= 0xFFFFFFFF;
+  @ }
+  @ axiomatic TahqBitwise {
+  @   // Facts about <<, >>, & and | on non-negative integers (two's
+  @   // complement). WP's provers see these operators as uninterpreted, so
+  @   // the facts are assumed (proofs/README.md, "trusted base").
+  @   axiom tahq_lsl_mono: \forall integer x, y, s; 0 <= x <= y && 0 <= s ==> (x << s) <= (y << s);
+  @   axiom tahq_pow2_pos: \forall integer s; 0 <= s ==> 1 <= (1 << s);
+  @   axiom tahq_land_le: \forall integer x, y; 0 <= x && 0 <= y ==>
+  @     0 <= (x & y) <= x && (x & y) <= y;
+  @   axiom tahq_land_low: \forall integer x, s; 0 <= x && 0 <= s ==>
+  @     (x & ((1 << s) - 1)) == x % (1 << s);
+  @   axiom tahq_land_7: \forall integer x; 0 <= x ==> (x & 7) == x % 8;
+  @   axiom tahq_land_1: \forall integer x; 0 <= x ==> (x & 1) == x % 2;
+  @   axiom tahq_land_u32: \forall integer x; 0 <= x ==> (x & 0xFFFFFFFF) == x % 0x100000000;
+  @   axiom tahq_lor_shift: \forall integer x, y, s; 0 <= x && 0 <= s && 0 <= y < (1 << s) ==>
+  @     ((x << s) | y) == (x << s) + y;
+  @   axiom tahq_land_255: \forall integer x; 0 <= x ==> (x & 0xFF) == x % 256;
+  @   axiom tahq_lnot: \forall integer x; ~x == -x - 1;
+  @   axiom tahq_lor_le: \forall integer x, y; 0 <= x && 0 <= y ==>
+  @     x <= (x | y) && y <= (x | y) && (x | y) <= x + y;
+  @   axiom tahq_lor_u8: \forall integer x, y; 0 <= x <= 0xFF && 0 <= y <= 0xFF ==>
+  @     (x | y) <= 0xFF;
+  @   axiom tahq_lor_u16: \forall integer x, y; 0 <= x <= 0xFFFF && 0 <= y <= 0xFFFF ==>
+  @     (x | y) <= 0xFFFF;
+  @   axiom tahq_lor_u32: \forall integer x, y; 0 <= x <= 0xFFFFFFFF && 0 <= y <= 0xFFFFFFFF ==>
+  @     (x | y) <= 0xFFFFFFFF;
+  @   axiom tahq_top_bit_set: \forall integer x; 0x80000000 <= x <= 0xFFFFFFFF ==>
+  @     x == 0x80000000 + (x & 0x7FFFFFFF);
+  @   axiom tahq_top_bit_clear: \forall integer x; 0 <= x < 0x80000000 ==> (x & 0x7FFFFFFF) == x;
+  @ }
+  @ predicate tahq_not_nan_bits(integer w) = (w & 0x7FFFFFFF) <= 0x7F800000;
+  @ logic integer tahq_mag(float x) = tahq_f32_bits(x) & 0x7FFFFFFF;
+  @ // Signed order key of a bit pattern (quant.c) and its inverse.
+  @ logic integer tahq_okey(integer u) = u >= 0x80000000 ? -(u & 0x7FFFFFFF) - 1 : u;
+  @ logic integer tahq_okey_inv(integer k) = k < 0 ? 0x80000000 + (-(k + 1)) : k;
+  @ lemma tahq_okey_inverse: \forall integer u; 0 <= u <= 0xFFFFFFFF ==>
+  @   tahq_okey_inv(tahq_okey(u)) == u;
+  @ lemma tahq_okey_range: \forall integer u; 0 <= u <= 0xFFFFFFFF ==>
+  @   -0x80000000 <= tahq_okey(u) <= 0x7FFFFFFF;
+  @ axiomatic TahqPow2 {
+  @   // n is a power of two 2^k, 0 <= k <= 31 (facts assumed: proofs/README.md).
+  @   predicate tahq_is_pow2(integer n);
+  @   axiom tahq_pow2_range: \forall integer n; tahq_is_pow2(n) ==> 1 <= n <= 0x80000000;
+  @   axiom tahq_pow2_one: tahq_is_pow2(1);
+  @   axiom tahq_pow2_double: \forall integer n, m; tahq_is_pow2(n) && tahq_is_pow2(m) && m < n ==>
+  @     2 * m <= n && tahq_is_pow2(2 * m);
+  @ }
+  @ // Number of one bits of c >= 0 (SPEC §2.5 pairwise stack depth).
+  @ logic integer tahq_popcount(integer c) = c <= 0 ? 0 : c % 2 + tahq_popcount(c / 2);
+  @ axiomatic TahqPopcount {
+  @   // Needs induction on c; assumed (proofs/README.md, "trusted base").
+  @   axiom tahq_popcount_bound: \forall integer c; 0 <= c <= 0xFFFFFFFF ==>
+  @     0 <= tahq_popcount(c) <= 32 && (1 <= c ==> 1 <= tahq_popcount(c));
+  @ }
+  @ // Allocation keys (entropy.c): the low 32 bits of a[0 .. m-1] are distinct
+  @ // unit indices below n, so marking the first n_low marks n_low units.
+  @ predicate tahq_keys_ok{L}(uint64_t *a, integer m, integer n) =
+  @   (\forall integer p; 0 <= p < m ==> a[p] % 0x100000000 < n) &&
+  @   (\forall integer p, q; 0 <= p < q < m ==> a[p] % 0x100000000 != a[q] % 0x100000000);
+  @ predicate tahq_pow2_le256(integer h) = h == 1 || h == 2 || h == 4 || h == 8 || h == 16 ||
+  @   h == 32 || h == 64 || h == 128 || h == 256;
+  @ predicate tahq_valid_tile(integer g) =
+  @   g == 8 || g == 16 || g == 32 || g == 64 || g == 128 || g == 256;
+  @ logic integer tahq_lg(integer g) =
+  @   g == 8 ? 3 : g == 16 ? 4 : g == 32 ? 5 : g == 64 ? 6 : g == 128 ? 7 : g == 256 ? 8 : 0;
+  @ // Shifts by small amounts unfolded for the provers (each proved by a
+  @ // case split on k).
+  @ lemma tahq_pow2_small: \forall integer k; 0 <= k <= 10 ==> (1 << k) ==
+  @   (k == 0 ? 1 : k == 1 ? 2 : k == 2 ? 4 : k == 3 ? 8 : k == 4 ? 16 :
+  @    k == 5 ? 32 : k == 6 ? 64 : k == 7 ? 128 : k == 8 ? 256 : k == 9 ? 512 : 1024);
+  @ lemma tahq_lsr_1: \forall integer x; 0 <= x ==> (x >> 1) == x / 2;
+  @ lemma tahq_lsr_3: \forall integer x; 0 <= x ==> (x >> 3) == x / 8;
+  @ lemma tahq_pow2_u32: \forall integer k; 0 <= k <= 31 ==> 1 <= (1 << k) <= 0x80000000;
+  @ lemma tahq_lsr_ge14: \forall integer m, k; 0 <= m <= 0xFFFFFF && 14 <= k <= 24 ==> (m >> k) <= 0x3FF;
+  @ lemma tahq_lsl255_small: \forall integer k; 0 <= k <= 7 ==> (255 << k) <= 32640;
+  @ lemma tahq_lsl255_bytes: \forall integer k; 0 <= k <= 7 ==> (255 << (8 * k)) <= 0xFF00000000000000;
+  @*/
+
 /* Bit views of binary32 values (SPEC §2.1); memcpy is the defined way in C. */
+/*@ assigns \nothing;
+  @ ensures \result == tahq_f32_bits(x); */
 static inline uint32_t tahq_bits_of(float x)
 {
     uint32_t w;
@@ -14,6 +101,8 @@ static inline uint32_t tahq_bits_of(float x)
     return w;
 }
 
+/*@ assigns \nothing;
+  @ ensures tahq_not_nan_bits(w) ==> tahq_f32_bits(\result) == w; */
 static inline float tahq_float_of(uint32_t w)
 {
     float x;
@@ -21,6 +110,9 @@ static inline float tahq_float_of(uint32_t w)
     return x;
 }
 
+/*@ assigns \nothing;
+  @ ensures tahq_not_nan_bits(tahq_f32_bits(x)) ==>
+  @         tahq_f32_bits(\result) == (tahq_f32_bits(x) & 0x7FFFFFFF); */
 static inline float tahq_absf(float x)
 {
     return tahq_float_of(tahq_bits_of(x) & 0x7FFFFFFFu);
@@ -51,10 +143,44 @@ typedef float tahq_v8f __attribute__((vector_size(32)));
 typedef int32_t tahq_v8i __attribute__((vector_size(32)));
 #endif
 
+/*@ // Configuration, shape and message sizes of SPEC §3.3, §3.1, §4.2, §8.2.
+  @ predicate tahq_config_ok{L}(tahq_config *cfg) =
+  @   \valid_read(cfg) && tahq_valid_tile(cfg->tile) &&
+  @   1 <= cfg->hi_bits <= 8 && 1 <= cfg->lo_bits <= cfg->hi_bits && cfg->hi_permille <= 1000 &&
+  @   0 <= cfg->alloc <= 2 && 0 <= cfg->rounding <= 1 && 0 <= cfg->meta <= 2 &&
+  @   (tahq_f32_bits(cfg->tau) & 0x80000000) == 0 && tahq_not_nan_bits(tahq_f32_bits(cfg->tau));
+  @ logic integer tahq_rows{L}(tahq_shape *s) = s->batch * s->seq_len;
+  @ logic integer tahq_elements{L}(tahq_shape *s) = tahq_rows(s) * s->channels;
+  @ predicate tahq_shape_ok{L}(tahq_config *cfg, tahq_shape *s) =
+  @   \valid_read(s) && s->batch >= 1 && s->seq_len >= 1 && s->channels >= cfg->tile &&
+  @   s->channels % cfg->tile == 0 && tahq_elements(s) <= 0x10000000000;
+  @ logic integer tahq_tpr{L}(tahq_config *cfg, tahq_shape *s) = s->channels / cfg->tile;
+  @ logic integer tahq_ntiles{L}(tahq_config *cfg, tahq_shape *s) = tahq_rows(s) * tahq_tpr(cfg, s);
+  @ logic integer tahq_group{L}(tahq_config *cfg, tahq_shape *s) =
+  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? s->seq_len :
+  @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_tpr(cfg, s) : 0;
+  @ logic integer tahq_map_bits{L}(tahq_config *cfg, tahq_shape *s) =
+  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(s) :
+  @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_ntiles(cfg, s) : 0;
+  @ logic integer tahq_low(integer n, integer r) = n * (1000 - r) / 1000;
+  @ logic integer tahq_required_low{L}(tahq_config *cfg, tahq_shape *s) =
+  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? s->batch * tahq_low(s->seq_len, cfg->hi_permille) :
+  @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_rows(s) * tahq_low(tahq_tpr(cfg, s), cfg->hi_permille) : 0;
+  @*/
+
 /* log2 of a power-of-two tile size (8..256); 0 if not one. */
+/*@ assigns \nothing;
+  @ ensures \result <= 8;
+  @ ensures tahq_valid_tile(tile) ==> \result == tahq_lg(tile);
+  @ ensures 8 <= tile <= 256 && !tahq_valid_tile(tile) ==> \result == 0; */
 static inline uint32_t tahq_tile_log2(uint32_t tile)
 {
     uint32_t k = 0;
+    /*@ loop invariant 0 <= k <= 9;
+      @ loop invariant \forall integer j; 0 <= j < k ==> (1 << j) != tile;
+      @ loop invariant tahq_valid_tile(tile) ==> k <= tahq_lg(tile);
+      @ loop assigns k;
+      @ loop variant 9 - k; */
     while (k < 9u && (1u << k) != tile)
         k++;
     return k < 9u ? k : 0u;
@@ -78,6 +204,46 @@ typedef struct tahq_layout {
     uint64_t payload_bytes;
     uint32_t tile_log2;
 } tahq_layout;
+
+/*@ // The layout of SPEC §8.2 for n_low units and n_flagged tiles.
+  @ logic integer tahq_low_tiles{L}(tahq_config *cfg, tahq_shape *s, integer n_low) =
+  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * tahq_tpr(cfg, s) : n_low;
+  @ logic integer tahq_meta_size{L}(tahq_config *cfg) = cfg->meta == TAHQ_META_FP32 ? 4 : 2;
+  @ logic integer tahq_zero_off{L}(tahq_config *cfg, tahq_shape *s) =
+  @   (tahq_map_bits(cfg, s) + 7) / 8 + (tahq_ntiles(cfg, s) + 7) / 8;
+  @ logic integer tahq_code_off{L}(tahq_config *cfg, tahq_shape *s) =
+  @   tahq_zero_off(cfg, s) + 2 * (tahq_ntiles(cfg, s) * tahq_meta_size(cfg));
+  @ logic integer tahq_code_bytes{L}(tahq_config *cfg, tahq_shape *s, integer n_low) =
+  @   ((tahq_ntiles(cfg, s) - tahq_low_tiles(cfg, s, n_low)) * cfg->hi_bits +
+  @    tahq_low_tiles(cfg, s, n_low) * cfg->lo_bits) * (cfg->tile / 8);
+  @ logic integer tahq_pivot_off{L}(tahq_config *cfg, tahq_shape *s, integer n_low) =
+  @   tahq_code_off(cfg, s) + tahq_code_bytes(cfg, s, n_low);
+  @ logic integer tahq_payload{L}(tahq_config *cfg, tahq_shape *s, integer n_low, integer n_flagged) =
+  @   tahq_pivot_off(cfg, s, n_low) + (n_flagged * tahq_lg(cfg->tile) + 7) / 8;
+  @ predicate tahq_layout_ok{L}(tahq_layout *lay, tahq_config *cfg, tahq_shape *s,
+  @                             integer n_low, integer n_flagged) =
+  @   lay->tile_log2 == tahq_lg(cfg->tile) &&
+  @   lay->rows == tahq_rows(s) && lay->tiles_per_row == tahq_tpr(cfg, s) &&
+  @   lay->n_tiles == tahq_ntiles(cfg, s) && lay->map_bits == tahq_map_bits(cfg, s) &&
+  @   lay->map_bytes == (lay->map_bits + 7) / 8 && lay->flag_bytes == (lay->n_tiles + 7) / 8 &&
+  @   lay->meta_bytes == tahq_meta_size(cfg) &&
+  @   lay->zero_off == tahq_zero_off(cfg, s) &&
+  @   lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes &&
+  @   lay->code_off == tahq_code_off(cfg, s) &&
+  @   lay->code_bytes == tahq_code_bytes(cfg, s, n_low) &&
+  @   lay->pivot_off == tahq_pivot_off(cfg, s, n_low) &&
+  @   lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8 &&
+  @   lay->payload_bytes == tahq_payload(cfg, s, n_low, n_flagged);
+  @*/
+
+/*@ // A header that tahq_parse_header accepted for a message of len bytes.
+  @ predicate tahq_header_ok{L}(tahq_header *h, integer len) =
+  @   tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape) &&
+  @   h->n_low == tahq_required_low(&h->config, &h->shape) &&
+  @   h->n_flagged <= tahq_ntiles(&h->config, &h->shape) &&
+  @   h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged) &&
+  @   len == TAHQ_HEADER_BYTES + h->payload_bytes;
+  @*/
 
 /* Number of low-precision units the SPEC requires for cfg and shape (§4.2). */
 uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape);
@@ -115,47 +281,68 @@ void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t 
 void tahq_unpack_tile(const uint8_t *src, uint8_t *codes, uint32_t tile, uint32_t b);
 
 /* Little-endian field access. */
+/*@ requires \valid(p + (0 .. 1));
+  @ assigns p[0 .. 1]; */
 static inline void tahq_put_u16(uint8_t *p, uint16_t v)
 {
-    p[0] = (uint8_t)v;
+    p[0] = (uint8_t)(v & 0xFFu);
     p[1] = (uint8_t)(v >> 8);
 }
+/*@ requires \valid(p + (0 .. 3));
+  @ assigns p[0 .. 3]; */
 static inline void tahq_put_u32(uint8_t *p, uint32_t v)
 {
+    /*@ loop invariant 0 <= i <= 4;
+      @ loop assigns i, p[0 .. 3];
+      @ loop variant 4 - i; */
     for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+        p[i] = (uint8_t)((v >> (8 * i)) & 0xFFu);
 }
+/*@ requires \valid(p + (0 .. 7));
+  @ assigns p[0 .. 7]; */
 static inline void tahq_put_u64(uint8_t *p, uint64_t v)
 {
+    /*@ loop invariant 0 <= i <= 8;
+      @ loop assigns i, p[0 .. 7];
+      @ loop variant 8 - i; */
     for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+        p[i] = (uint8_t)((v >> (8 * i)) & 0xFFu);
 }
+/*@ requires \valid_read(p + (0 .. 1));
+  @ assigns \nothing; */
 static inline uint16_t tahq_get_u16(const uint8_t *p)
 {
-    return (uint16_t)(p[0] | (p[1] << 8));
+    return (uint16_t)(p[0] + p[1] * 256);
 }
+/*@ requires \valid_read(p + (0 .. 3));
+  @ assigns \nothing; */
 static inline uint32_t tahq_get_u32(const uint8_t *p)
 {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
 }
+/*@ requires \valid_read(p + (0 .. 7));
+  @ assigns \nothing; */
 static inline uint64_t tahq_get_u64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
+    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) |
+           ((uint64_t)p[3] << 24) | ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) |
+           ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
 }
 
+/*@ requires \valid_read(buf + i / 8);
+  @ assigns \nothing;
+  @ ensures \result <= 1; */
 static inline uint32_t tahq_get_bit(const uint8_t *buf, uint64_t i)
 {
-    return (buf[i >> 3] >> (i & 7u)) & 1u;
+    return ((uint32_t)buf[i >> 3] >> (i & 7u)) & 1u;
 }
+/*@ requires \valid(buf + i / 8);
+  @ assigns buf[i / 8]; */
 static inline void tahq_set_bit(uint8_t *buf, uint64_t i)
 {
-    buf[i >> 3] = (uint8_t)(buf[i >> 3] | (1u << (i & 7u)));
+    /*@ assert (i & 7) <= 7; */
+    buf[i >> 3] = (uint8_t)((buf[i >> 3] | (1u << (i & 7u))) & 0xFFu);
 }
 
 #endif

@@ -3,23 +3,40 @@
 
 /* A signed integer key that orders finite floats like their values (with
  * -0 < +0): negative floats get their magnitude bits flipped. */
+/*@ assigns \nothing;
+  @ ensures \result == tahq_okey(tahq_f32_bits(x)); */
 static inline int32_t order_key(float x)
 {
-    int32_t w = (int32_t)tahq_bits_of(x);
-    return w ^ (int32_t)((uint32_t)(w >> 31) >> 1);
+    uint32_t u = tahq_bits_of(x);
+    int32_t m = (int32_t)(u & 0x7FFFFFFFu);
+    return u >= 0x80000000u ? ~m : m; /* negative: bits 0..30 flipped, = -1 - m */
 }
 
+/*@ assigns \nothing;
+  @ ensures tahq_not_nan_bits(tahq_okey_inv(k)) ==> tahq_f32_bits(\result) == tahq_okey_inv(k); */
 static inline float from_order_key(int32_t k)
 {
-    return tahq_float_of((uint32_t)(k ^ (int32_t)((uint32_t)(k >> 31) >> 1)));
+    return tahq_float_of(k < 0 ? 0x80000000u + (uint32_t)(-(k + 1)) : (uint32_t)k);
 }
 
 /* min and max of the tile. Integer reductions vectorize; the result can
  * differ from a float scan only in the sign of a zero, which §5.3's
  * canonical +0 zero-point makes irrelevant. */
+/*@ requires 1 <= tile <= 256 && \valid_read(v + (0 .. tile - 1));
+  @ requires \valid(lo) && \valid(hi) && \separated(lo, hi, v + (0 .. tile - 1));
+  @ assigns *lo, *hi;
+  @ ensures lo_attained: (\forall integer i; 0 <= i < tile ==> tahq_not_nan_bits(tahq_f32_bits(v[i]))) ==>
+  @   \exists integer j; 0 <= j < tile && tahq_f32_bits(*lo) == tahq_f32_bits(v[j]);
+  @ ensures hi_attained: (\forall integer i; 0 <= i < tile ==> tahq_not_nan_bits(tahq_f32_bits(v[i]))) ==>
+  @   \exists integer j; 0 <= j < tile && tahq_f32_bits(*hi) == tahq_f32_bits(v[j]); */
 TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *hi)
 {
     int32_t kmin = order_key(v[0]), kmax = kmin;
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop invariant \exists integer j; 0 <= j < tile && kmin == tahq_okey(tahq_f32_bits(v[j]));
+      @ loop invariant \exists integer j; 0 <= j < tile && kmax == tahq_okey(tahq_f32_bits(v[j]));
+      @ loop assigns i, kmin, kmax;
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) { /* from 0: a whole number of vectors */
         int32_t k = order_key(v[i]);
         kmin = k < kmin ? k : kmin;
@@ -31,6 +48,12 @@ TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *h
 
 /* Zero-point and scale of a tile from its range (SPEC §5.3 steps 2-3), as
  * values and as their wire bit patterns. */
+/*@ requires meta <= TAHQ_META_FP32;
+  @ requires \valid(zero) && \valid(scale) && \valid(zero_bits) && \valid(scale_bits);
+  @ requires \separated(zero, scale, zero_bits, scale_bits);
+  @ assigns *zero, *scale, *zero_bits, *scale_bits;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_RANGE;
+  @ ensures \result == TAHQ_OK && meta != TAHQ_META_FP32 ==> *zero_bits <= 0xFFFF && *scale_bits <= 0xFFFF; */
 static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_meta meta,
                                    float *zero, float *scale, uint32_t *zero_bits,
                                    uint32_t *scale_bits)
@@ -61,12 +84,22 @@ static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_met
 
 /* Nearest-even codes: 0 <= t <= L by the choice of s (SPEC §5.3), so the
  * min() never changes a code; it only guards the byte conversion. */
+/*@ requires tile <= 256 && 1 <= levels <= 255;
+  @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
+  @ assigns codes[0 .. tile - 1];
+  @ ensures code_range: \forall integer i; 0 <= i < tile ==> codes[i] <= levels; */
 TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float s, uint32_t levels,
                                    uint8_t *codes)
 {
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop invariant \forall integer j; 0 <= j < i ==> codes[j] <= levels;
+      @ loop assigns i, codes[0 .. tile - 1];
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float t = (v[i] - z) / s;
-        uint32_t q = (uint32_t)((t + 0x1p23f) - 0x1p23f); /* one rounding, ties to even */
+        float r = (t + 0x1p23f) - 0x1p23f; /* one rounding, ties to even */
+        /*@ admit float_to_int: -1 < r < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
+        uint32_t q = (uint32_t)r;
         codes[i] = (uint8_t)(q < levels ? q : levels);
     }
 }
@@ -74,27 +107,50 @@ TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float
 /* Stochastic codes. One Philox call yields the words of four consecutive
  * element indices (SPEC §2.4: counter = index / 4, word = index mod 4), so a
  * new block is generated only when index / 4 changes. */
+/*@ requires tile <= 256 && 1 <= levels <= 255 && elem0 + tile <= UINT64_MAX;
+  @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
+  @ assigns codes[0 .. tile - 1];
+  @ ensures code_range: \forall integer i; 0 <= i < tile ==> codes[i] <= levels; */
 static void codes_stochastic(const float *v, uint32_t tile, float z, float s, uint32_t levels,
                              uint64_t seed, uint64_t elem0, uint8_t *codes)
 {
-    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    const uint32_t key[2] = {(uint32_t)(seed & 0xFFFFFFFFu), (uint32_t)(seed >> 32)};
     uint32_t word[4] = {0, 0, 0, 0};
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop invariant \forall integer j; 0 <= j < i ==> codes[j] <= levels;
+      @ loop assigns i, word[0 .. 3], codes[0 .. tile - 1];
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         uint64_t idx = elem0 + i;
         if (i == 0 || (idx & 3u) == 0) {
             uint64_t block = idx >> 2;
-            const uint32_t counter[4] = {(uint32_t)block, (uint32_t)(block >> 32), 0u, 0u};
+            const uint32_t counter[4] = {(uint32_t)(block & 0xFFFFFFFFu), (uint32_t)(block >> 32),
+                                         0u, 0u};
             tahq_philox4x32_10(counter, key, word);
         }
         float t = (v[i] - z) / s;
+        /*@ admit float_to_int: -1 < t < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
         float f0 = (float)(uint32_t)t; /* floor, t >= 0 */
         float phi = t - f0;             /* exact */
         float rho = (float)(word[idx & 3u] >> 8) * 0x1p-24f;
-        uint32_t q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
+        /*@ admit float_to_int: -1 < f0 < 4294967296; */ /* f0 = floor(t) <= L (tested) */
+        uint32_t q0 = (uint32_t)f0;
+        /*@ admit floor_le_L: q0 <= levels; */ /* SPEC §5.3: t <= L (tested) */
+        uint32_t q = q0 + (rho < phi ? 1u : 0u);
         codes[i] = (uint8_t)(q < levels ? q : levels);
     }
 }
 
+/*@ requires 1 <= tile <= 256 && 1 <= bits <= 8 && elem0 + tile <= UINT64_MAX;
+  @ requires meta <= TAHQ_META_FP32;
+  @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
+  @ requires \valid(zero) && \valid(scale) && \valid(zero_bits) && \valid(scale_bits);
+  @ requires \separated(zero, scale, zero_bits, scale_bits, codes + (0 .. tile - 1));
+  @ assigns *zero, *scale, *zero_bits, *scale_bits, codes[0 .. tile - 1];
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_RANGE;
+  @ ensures \result == TAHQ_OK && meta != TAHQ_META_FP32 ==> *zero_bits <= 0xFFFF && *scale_bits <= 0xFFFF;
+  @ ensures code_range: \result == TAHQ_OK ==>
+  @   \forall integer i; 0 <= i < tile ==> codes[i] <= (1 << bits) - 1; */
 tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
                                      uint32_t bits, tahq_meta meta, tahq_rounding rounding,
                                      uint64_t seed, uint64_t elem0, float *zero, float *scale,
@@ -108,7 +164,12 @@ tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, fl
     *zero = z;
     *scale = s;
     if (s == 0.0f) {
-        memset(codes, 0, tile);
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop invariant \forall integer j; 0 <= j < i ==> codes[j] == 0;
+          @ loop assigns i, codes[0 .. tile - 1];
+          @ loop variant tile - i; */
+        for (uint32_t i = 0; i < tile; i++) /* (a memset) */
+            codes[i] = 0;
     } else if (rounding == TAHQ_ROUND_STOCHASTIC) {
         codes_stochastic(v, tile, z, s, levels, seed, elem0, codes);
     } else {
@@ -117,6 +178,14 @@ tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, fl
     return TAHQ_OK;
 }
 
+/*@ requires 1 <= tile <= 256 && 1 <= bits <= 8 && elem0 + tile <= UINT64_MAX;
+  @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
+  @ requires meta <= TAHQ_META_FP32;
+  @ requires \valid(zero) && \valid(scale) && \separated(zero, scale, codes + (0 .. tile - 1));
+  @ assigns *zero, *scale, codes[0 .. tile - 1];
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_RANGE;
+  @ ensures code_range: \result == TAHQ_OK ==>
+  @   \forall integer i; 0 <= i < tile ==> codes[i] <= (1 << bits) - 1; */
 tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
                                tahq_rounding rounding, uint64_t seed, uint64_t elem0,
                                float *zero, float *scale, uint8_t *codes)
@@ -128,9 +197,14 @@ tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tah
                                     scale, &zero_bits, &scale_bits, codes);
 }
 
+/*@ requires tile <= 256 && \valid_read(codes + (0 .. tile - 1)) && \valid(out + (0 .. tile - 1));
+  @ assigns out[0 .. tile - 1]; */
 TAHQ_HOT void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
                           float *out)
 {
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop assigns i, out[0 .. tile - 1];
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++)
         out[i] = zero + (float)codes[i] * scale;
 }

@@ -24,6 +24,8 @@ static const char *const status_texts[TAHQ_STATUS_COUNT] = {
     "payload inconsistent (precision map, flags, padding or metadata values)",
 };
 
+/*@ assigns \nothing;
+  @ ensures \result != \null; */
 const char *tahq_strerror(int status)
 {
     if (status < 0 || status >= TAHQ_STATUS_COUNT)
@@ -31,6 +33,8 @@ const char *tahq_strerror(int status)
     return status_texts[status];
 }
 
+/*@ assigns \nothing;
+  @ ensures \result != \null; */
 const char *tahq_status_name(int status)
 {
     if (status < 0 || status >= TAHQ_STATUS_COUNT)

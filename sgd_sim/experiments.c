@@ -52,6 +52,7 @@ static int split_methods(const char *list, const char *def, char names[][48], in
 typedef struct conv_task {
     const sim_problem *p;
     const sim_method *m;
+    const sim_opts *base; /* optimizer settings; eta and seed are the task's */
     uint32_t T;
     uint64_t seed;
     double eta;
@@ -60,6 +61,7 @@ typedef struct conv_task {
 
 typedef struct pool {
     conv_task *tasks;
+    size_t *order; /* task indices, longest run first (load balance) */
     size_t n, next, done;
     pthread_mutex_t mu;
     const char *label;
@@ -68,9 +70,17 @@ typedef struct pool {
 
 static void run_conv(conv_task *t)
 {
-    sim_opts o = {.micro = 2, .batch = 1, .eta = t->eta, .seed = t->seed};
+    sim_opts o = *t->base;
+    o.eta = t->eta;
+    o.seed = t->seed;
     sim_run *r = sim_run_new(t->p, t->m, &o);
     double *g = malloc(sizeof(double) * t->p->n_params);
+    if (!r || !g) {
+        t->avg = t->min = t->gap = NAN;
+        free(g);
+        sim_run_free(r);
+        return;
+    }
     double sum = 0, mn = INFINITY;
     for (uint32_t s = 0; s < t->T; s++) {
         double gn = sim_smooth_grad(t->p, sim_run_params(r), g);
@@ -100,7 +110,7 @@ static void *pool_worker(void *arg)
         pthread_mutex_unlock(&pl->mu);
         if (i >= pl->n)
             break;
-        run_conv(&pl->tasks[i]);
+        run_conv(&pl->tasks[pl->order[i]]);
         pthread_mutex_lock(&pl->mu);
         pl->done++;
         if (pl->done == pl->n || pl->done % 10 == 0)
@@ -116,6 +126,13 @@ static void *pool_worker(void *arg)
 static void run_pool(conv_task *tasks, size_t n, int jobs, const char *label)
 {
     pool pl = {.tasks = tasks, .n = n, .label = label, .t0 = now_s()};
+    /* longest runs first, so that no worker is left with a long one at the end */
+    pl.order = malloc(sizeof(size_t) * n);
+    size_t k = 0;
+    for (int b = 31; b >= 0; b--)
+        for (size_t i = 0; i < n; i++)
+            if (tasks[i].T >= (1u << b) && tasks[i].T < (2u << b))
+                pl.order[k++] = i;
     pthread_mutex_init(&pl.mu, NULL);
     if (jobs < 1)
         jobs = 1;
@@ -126,6 +143,7 @@ static void run_pool(conv_task *tasks, size_t n, int jobs, const char *label)
     for (int i = 0; i < nt; i++)
         pthread_join(th[i], NULL);
     pthread_mutex_destroy(&pl.mu);
+    free(pl.order);
 }
 
 /* OLS slope of ln(mean over seeds) vs ln T, with a percentile bootstrap over
@@ -173,7 +191,7 @@ int cmd_converge(const sim_cli *o)
         return 1;
     }
     char names[16][48];
-    int nm = split_methods(o->methods, o->quick ? "fp32,tah" : "fp32,tah,tah-sr,plain4,aqsgd", names, 16);
+    int nm = split_methods(o->methods, o->quick ? "fp32,tah" : "fp32,fp16,tah,plain4,aqsgd", names, 16);
     sim_method ms[16];
     for (int i = 0; i < nm; i++)
         if (sim_method_parse(names[i], &ms[i])) {
@@ -185,8 +203,18 @@ int cmd_converge(const sim_cli *o)
     uint32_t Ts[16];
     for (int i = 0; i < nT; i++)
         Ts[i] = 1u << (lo2 + i);
-    static const double grid[] = {0.25, 0.5, 1, 2, 4, 8, 16};
-    const int ng = (int)(sizeof grid / sizeof grid[0]);
+    /* c in eta = c/sqrt(T) on a log grid: SGD c = gamma/L (gamma = 0.25..16,
+     * the step relative to the smoothness); AdamW's step is per coordinate
+     * and scale-free, so c itself, 2^-7..2^-1 */
+    static const double grid_sgd[] = {0.25, 0.5, 1, 2, 4, 8, 16};
+    static const double grid_adamw[] = {1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.5};
+    const int ng = 7;
+    double grid[7];
+    for (int i = 0; i < ng; i++)
+        grid[i] = o->adamw ? grid_adamw[i] * p.L : grid_sgd[i]; /* as gamma = c L */
+    const sim_opts base = {.micro = 2, .batch = 1, .adamw = o->adamw, .beta1 = o->beta1,
+                           .beta2 = o->beta2, .eps = o->eps,
+                           .weight_decay = o->weight_decay >= 0 ? o->weight_decay : 0.0};
     const uint32_t Ttune = o->quick ? 1024 : 4096;
     const int ntune = 3;
     printf("converge: smooth problem K=%u stages, C=%u (x: %u, y: %u), S=%u, %u sequences, "
@@ -194,10 +222,15 @@ int cmd_converge(const sim_cli *o)
            p.K, p.C, p.d, p.n_out, p.S, p.n_seq);
     printf("converge: L = %.6g, mu = %.6g, f* = %.6g, f(w0) - f* = %.6g\n", p.L, p.mu, p.fstar,
            p.Stt / 2 - p.fstar);
+    if (o->adamw)
+        printf("converge: AdamW beta1=%g beta2=%g eps=%g weight_decay=%g (decoupled)\n", base.beta1,
+               base.beta2, base.eps, base.weight_decay);
+    else
+        printf("converge: SGD\n");
     /* tuning: eta = c/sqrt(T), c = gamma/L, gamma on a log grid, at Ttune */
     FILE *ft = open_out(o, "converge_tuning.csv");
     if (ft)
-        fprintf(ft, "method,gamma,c,T,mean_avg_grad2\n");
+        fprintf(ft, "method,gamma,c,T,mean_avg_grad2,optimizer\n");
     double cbest[16];
     for (int mi = 0; mi < nm; mi++) {
         conv_task tk[7 * 3];
@@ -207,6 +240,7 @@ int cmd_converge(const sim_cli *o)
                 memset(t, 0, sizeof *t);
                 t->p = &p;
                 t->m = &ms[mi];
+                t->base = &base;
                 t->T = Ttune;
                 t->seed = 1000 + (uint64_t)s;
                 t->eta = grid[gi] / p.L / sqrt((double)Ttune);
@@ -222,15 +256,17 @@ int cmd_converge(const sim_cli *o)
                 s += tk[gi * ntune + j].avg;
             s /= ntune;
             if (ft)
-                fprintf(ft, "%s,%g,%.6g,%u,%.6g\n", names[mi], grid[gi], grid[gi] / p.L, Ttune, s);
+                fprintf(ft, "%s,%.6g,%.6g,%u,%.6g,%s\n", names[mi], grid[gi], grid[gi] / p.L, Ttune, s,
+                        o->adamw ? "adamw" : "sgd");
             if (s < best) {
                 best = s;
                 bi = gi;
             }
         }
         cbest[mi] = grid[bi] / p.L;
-        printf("converge: %-8s tuned c = %g/L = %.4g (grid gamma = 0.25..16 x2, T=%u, %d seeds)\n",
-               names[mi], grid[bi], cbest[mi], Ttune, ntune);
+        printf("converge: %-8s tuned c = %.4g (gamma = c L = %.4g; grid %s, T=%u, %d seeds)\n",
+               names[mi], cbest[mi], grid[bi], o->adamw ? "c = 2^-7..2^-1" : "gamma = 0.25..16 x2",
+               Ttune, ntune);
     }
     if (ft)
         fclose(ft);
@@ -243,11 +279,11 @@ int cmd_converge(const sim_cli *o)
                 conv_task *t = &tasks[((size_t)mi * nT + i) * ns + s];
                 t->p = &p;
                 t->m = &ms[mi];
+                t->base = &base;
                 t->T = Ts[i];
                 t->seed = (uint64_t)s + 1;
                 t->eta = cbest[mi] / sqrt((double)Ts[i]);
             }
-    /* longest first for load balance */
     run_pool(tasks, ntask, o->jobs, "converge");
     FILE *fr = open_out(o, "converge_runs.csv");
     FILE *fs = open_out(o, "converge_summary.csv");
@@ -257,10 +293,12 @@ int cmd_converge(const sim_cli *o)
     if (fs)
         fprintf(fs, "method,T,eta,mean_avg,sd_avg,mean_min,sd_min,mean_gap,ratio_avg_vs_fp32,ratio_min_vs_fp32\n");
     if (ff)
-        fprintf(ff, "method,quantity,slope,ci_lo,ci_hi,c,gamma,ln_intercept\n");
+        fprintf(ff, "method,quantity,slope,ci_lo,ci_hi,c,gamma,ln_intercept,optimizer\n");
     double *avg = malloc(sizeof(double) * nT * ns), *mn = malloc(sizeof(double) * nT * ns);
     double *fp_avg = calloc(nT, sizeof(double)), *fp_min = calloc(nT, sizeof(double));
     int fail = 0;
+    /* the quick run's assertions are about SGD, the theory's setting */
+    const int checks = o->quick && !o->adamw;
     double slopes[16][2];
     printf("\n%-8s %6s %11s %11s %11s %9s %9s\n", "method", "T", "eta", "avg|g|^2", "min|g|^2",
            "ratio_avg", "ratio_min");
@@ -291,7 +329,7 @@ int cmd_converge(const sim_cli *o)
                 fprintf(fs, "%s,%u,%.6g,%.8g,%.6g,%.8g,%.6g,%.6g,%.6g,%.6g\n", names[mi], Ts[i],
                         cbest[mi] / sqrt((double)Ts[i]), ma, sa, mm, sm, gap, ra, rm);
             /* the quick test: TAH/FP32 ratio of the bound quantity <= 2 */
-            if (o->quick && strncmp(names[mi], "tah", 3) == 0 && !(ra <= 2.0 && ra >= 0.5)) {
+            if (checks && strncmp(names[mi], "tah", 3) == 0 && !(ra <= 2.0 && ra >= 0.5)) {
                 printf("FAIL: %s/fp32 ratio of avg |grad f|^2 at T=%u is %.3f, outside [0.5, 2]\n",
                        names[mi], Ts[i], ra);
                 fail = 1;
@@ -304,9 +342,9 @@ int cmd_converge(const sim_cli *o)
             printf("%-8s slope of %s |grad f|^2 vs T: %.3f, 95%% bootstrap CI [%.3f, %.3f]\n",
                    names[mi], q ? "min" : "avg", sl, clo, chi);
             if (ff)
-                fprintf(ff, "%s,%s,%.5f,%.5f,%.5f,%.6g,%.4g,%.6g\n", names[mi], q ? "min" : "avg", sl,
-                        clo, chi, cbest[mi], cbest[mi] * p.L, ic);
-            if (o->quick && q == 0 && (strcmp(names[mi], "fp32") == 0 || strncmp(names[mi], "tah", 3) == 0) &&
+                fprintf(ff, "%s,%s,%.5f,%.5f,%.5f,%.6g,%.4g,%.6g,%s\n", names[mi], q ? "min" : "avg", sl,
+                        clo, chi, cbest[mi], cbest[mi] * p.L, ic, o->adamw ? "adamw" : "sgd");
+            if (checks && q == 0 && (strcmp(names[mi], "fp32") == 0 || strncmp(names[mi], "tah", 3) == 0) &&
                 !(sl >= -0.65 && sl <= -0.35)) {
                 printf("FAIL: %s slope %.3f outside [-0.65, -0.35]\n", names[mi], sl);
                 fail = 1;
@@ -456,6 +494,10 @@ static void *train_worker(void *arg)
 {
     train_task *t = arg;
     sim_run *r = sim_run_new(t->p, &t->m, &t->so);
+    if (!r) {
+        t->failed = 1;
+        return NULL;
+    }
     for (int s = 0; s < t->steps; s++) {
         if (s % t->every == 0)
             t->eval[s / t->every] = sim_run_eval_loss(r);
@@ -484,8 +526,10 @@ int cmd_train(const sim_cli *o)
             return 2;
         }
         tt[i].p = &p;
-        tt[i].so = (sim_opts){.micro = 4, .batch = 1, .eta = o->adamw ? 1e-3 : 0.02,
-                              .adamw = o->adamw, .weight_decay = 0.01, .clip = 1.0, .seed = 3};
+        tt[i].so = (sim_opts){.micro = 4, .batch = 1, .eta = o->lr > 0 ? o->lr : o->adamw ? 1e-3 : 0.02,
+                              .adamw = o->adamw, .beta1 = o->beta1, .beta2 = o->beta2, .eps = o->eps,
+                              .weight_decay = o->weight_decay >= 0 ? o->weight_decay : SIM_ADAMW_WEIGHT_DECAY,
+                              .clip = 1.0, .seed = 3};
         tt[i].steps = steps;
         tt[i].every = every;
         tt[i].loss = calloc(steps, sizeof(double));
@@ -494,6 +538,9 @@ int cmd_train(const sim_cli *o)
     printf("train: LLM-like problem, K=%u residual MLP stages (C=%u, hidden %u), S=%u, %u sequences, "
            "4 micro-batches x 1 sequence, %s eta=%g, per-stage clip 1.0, %d steps\n",
            p.K, p.C, p.d, p.S, p.n_seq, o->adamw ? "AdamW" : "SGD", tt[0].so.eta, steps);
+    if (o->adamw)
+        printf("train: AdamW beta1=%g beta2=%g eps=%g weight_decay=%g (decoupled)\n", o->beta1, o->beta2,
+               o->eps, tt[0].so.weight_decay);
     double t0 = now_s();
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     for (int i = 0; i < nm; i += jobs) {
@@ -550,6 +597,26 @@ static double median5(double *v, int n)
     return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
 }
 
+/* The model's assumptions, printed with the table and written next to the
+ * CSV (throughput_assumptions.txt) so that a report can quote them as stated. */
+static void throughput_assumptions(FILE *f, uint32_t B, uint32_t S, uint32_t C, uint32_t K,
+                                   uint32_t M, double t_fwd, double t_bwd, double lat)
+{
+    fprintf(f, "throughput model (GPipe, K=%u stages, M=%u micro-batches of [%u, %u, %u] per step):\n", K, M, B, S, C);
+    fprintf(f, "  - per stage and micro-batch compute: forward %.1f ms, backward %.1f ms (GPT2-XL 1.5B / 8 stages,\n"
+               "    2*N*tokens flops forward and twice that backward at an assumed 40 TFLOP/s sustained)\n",
+            t_fwd * 1e3, t_bwd * 1e3);
+    fprintf(f, "  - one full-duplex link per boundary, bandwidth as listed, %.1f ms latency per message\n", lat * 1e3);
+    fprintf(f, "  - transfer of micro-batch i overlaps compute of micro-batch i+1: a pipeline slot takes\n"
+               "    max(compute + encode + decode, latency + bytes*8/bandwidth); step = (M + K - 1) slots\n"
+               "    forward + (M + K - 1) slots backward (GPipe fill and drain), no other overheads\n");
+    fprintf(f, "  - codec time: 'cpu' = encode+decode measured here with the single-thread C reference;\n"
+               "    'free' = codec time 0 (GPU kernels, as in the authors' runs)\n");
+    fprintf(f, "  - AQ-SGD: steady state after the first epoch (4-bit delta + fp16 scales); its first epoch\n"
+               "    sends fp32. Its cache costs 2*S*C*2 = %.2f MB per sample per stage\n", 4.0 * S * C / 1e6);
+    fprintf(f, "  - backward: fixpoint 6-bit for every compressed method, fp32 for fp32\n");
+}
+
 int cmd_throughput(const sim_cli *o)
 {
     /* one micro-batch of GPT2-XL: [1, 1024, 1600]; LLM-like values */
@@ -592,19 +659,13 @@ int cmd_throughput(const sim_cli *o)
         tb[i] = m.bwd == SIM_BWD_NONE ? 0 : median5(us, reps);
         fprintf(stderr, "throughput: measured %s\n", mn[i]);
     }
-    printf("throughput model (GPipe, K=%u stages, M=%u micro-batches of [%u, %u, %u] per step):\n", K, M, B, S, C);
-    printf("  - per stage and micro-batch compute: forward %.1f ms, backward %.1f ms (GPT2-XL 1.5B / 8 stages,\n"
-           "    2*N*tokens flops forward and twice that backward at an assumed 40 TFLOP/s sustained)\n",
-           t_fwd * 1e3, t_bwd * 1e3);
-    printf("  - one full-duplex link per boundary, bandwidth as listed, %.1f ms latency per message\n", lat * 1e3);
-    printf("  - transfer of micro-batch i overlaps compute of micro-batch i+1: a pipeline slot takes\n"
-           "    max(compute + encode + decode, latency + bytes*8/bandwidth); step = (M + K - 1) slots\n"
-           "    forward + (M + K - 1) slots backward (GPipe fill and drain), no other overheads\n");
-    printf("  - codec time: 'cpu' = encode+decode measured here with the single-thread C reference;\n"
-           "    'free' = codec time 0 (GPU kernels, as in the authors' runs)\n");
-    printf("  - AQ-SGD: steady state after the first epoch (4-bit delta + fp16 scales); its first epoch\n"
-           "    sends fp32. Its cache costs 2*S*C*2 = %.2f MB per sample per stage\n", 4.0 * S * C / 1e6);
-    printf("  - backward: fixpoint 6-bit for every compressed method, fp32 for fp32\n\n");
+    throughput_assumptions(stdout, B, S, C, K, M, t_fwd, t_bwd, lat);
+    printf("\n");
+    FILE *fa = open_out(o, "throughput_assumptions.txt");
+    if (fa) {
+        throughput_assumptions(fa, B, S, C, K, M, t_fwd, t_bwd, lat);
+        fclose(fa);
+    }
     printf("%-9s %12s %12s %10s %10s\n", "method", "fwd_bytes", "bwd_bytes", "enc+dec_ms", "bwd_ms");
     for (int i = 0; i < nm; i++)
         printf("%-9s %12.0f %12.0f %10.2f %10.2f\n", mn[i], fb[i], bb[i], tf[i] * 1e3, tb[i] * 1e3);

@@ -8,7 +8,10 @@ typedef struct sim_cli {
     int jobs;
     int seeds;           /* 0 = default */
     int K;
-    int adamw;
+    int adamw;           /* --optimizer adamw */
+    double beta1, beta2, eps;
+    double weight_decay; /* < 0: the command's default */
+    double lr;           /* train: step size, 0 = default */
     int steps;           /* train: 0 = default */
     const char *methods; /* comma list, NULL = default */
 } sim_cli;

@@ -28,7 +28,15 @@ static void usage(FILE *f)
             "  --methods LIST  comma list: fp32 fp16 tah tahH/L tah-tile tah-sr plainB aqsgd,\n"
             "                  each optionally +bwd-none, +bwd-fixB or +bwd-tah\n"
             "  --steps N       train: steps\n"
-            "  --adamw         train: AdamW instead of SGD\n");
+            "  --optimizer O   sgd (default) or adamw, for converge and train (--adamw = adamw)\n"
+            "  --lr X          train: step size (SGD 0.02, AdamW 0.001)\n"
+            "  --beta1 X       AdamW first-moment decay (0.9)\n"
+            "  --beta2 X       AdamW second-moment decay (0.999)\n"
+            "  --eps X         AdamW denominator epsilon (1e-8)\n"
+            "  --weight-decay X  AdamW decoupled weight decay (train 0.01; converge 0, since\n"
+            "                  decay moves the stationary point away from w*)\n"
+            "converge tunes c in eta = c/sqrt(T) once per method on a log grid: SGD c = gamma/L,\n"
+            "gamma = 0.25..16; AdamW c = 2^-7..2^-1 (converge_tuning.csv records grid and choice).\n");
 }
 
 static int run_plots(const char *out)
@@ -50,7 +58,8 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    sim_cli o = {.out = "build-sim/sim", .jobs = 2, .K = 4};
+    sim_cli o = {.out = "build-sim/sim", .jobs = 2, .K = 4, .beta1 = SIM_ADAMW_BETA1,
+                 .beta2 = SIM_ADAMW_BETA2, .eps = SIM_ADAMW_EPS, .weight_decay = -1};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,7 +67,35 @@ int main(int argc, char **argv)
             o.quick = 1;
         else if (strcmp(a, "--adamw") == 0)
             o.adamw = 1;
-        else if (strcmp(a, "--out") == 0 && v)
+        else if (strcmp(a, "--optimizer") == 0 && v) {
+            const char *x = argv[++i];
+            if (strcmp(x, "sgd") == 0)
+                o.adamw = 0;
+            else if (strcmp(x, "adamw") == 0)
+                o.adamw = 1;
+            else {
+                fprintf(stderr, "tahq-sim: --optimizer must be sgd or adamw, not %s\n", x);
+                return 2;
+            }
+        } else if ((strcmp(a, "--beta1") == 0 || strcmp(a, "--beta2") == 0 || strcmp(a, "--eps") == 0 ||
+                    strcmp(a, "--weight-decay") == 0 || strcmp(a, "--lr") == 0) && v) {
+            char *end = NULL;
+            double x = strtod(argv[++i], &end);
+            if (!end || *end || !(x >= 0) || x > 1e6) {
+                fprintf(stderr, "tahq-sim: %s needs a non-negative number, not %s\n", a, argv[i]);
+                return 2;
+            }
+            if (strcmp(a, "--beta1") == 0)
+                o.beta1 = x;
+            else if (strcmp(a, "--beta2") == 0)
+                o.beta2 = x;
+            else if (strcmp(a, "--eps") == 0)
+                o.eps = x;
+            else if (strcmp(a, "--lr") == 0)
+                o.lr = x;
+            else
+                o.weight_decay = x;
+        } else if (strcmp(a, "--out") == 0 && v)
             o.out = argv[++i];
         else if (strcmp(a, "--jobs") == 0 && v)
             o.jobs = atoi(argv[++i]);
@@ -78,6 +115,10 @@ int main(int argc, char **argv)
     }
     if (o.K < 2 || o.K > 8 || o.jobs < 1 || o.jobs > 16 || o.seeds < 0 || o.seeds == 1) {
         fprintf(stderr, "tahq-sim: --stages must be 2..8, --jobs 1..16, --seeds >= 2\n");
+        return 2;
+    }
+    if (o.beta1 >= 1 || o.beta2 >= 1 || o.eps <= 0) {
+        fprintf(stderr, "tahq-sim: --beta1 and --beta2 must be in [0, 1), --eps > 0\n");
         return 2;
     }
     sim_blas_init();

@@ -95,12 +95,22 @@ double sim_smooth_f(const sim_problem *p, const float *w);
 double sim_smooth_grad(const sim_problem *p, const float *w, double *g); /* returns ||g||^2 */
 
 /* ---------------- runs ---------------------------------------------------- */
+/* AdamW defaults (Loshchilov & Hutter; PyTorch's torch.optim.AdamW). */
+#define SIM_ADAMW_BETA1 0.9
+#define SIM_ADAMW_BETA2 0.999
+#define SIM_ADAMW_EPS 1e-8
+#define SIM_ADAMW_WEIGHT_DECAY 0.01
+
 typedef struct sim_opts {
     uint32_t micro;     /* M micro-batches per step */
     uint32_t batch;     /* B sequences per micro-batch */
     double eta;         /* step size */
-    int adamw;          /* 0 = SGD */
-    double weight_decay;
+    int adamw;          /* 0 = SGD: w -= eta g */
+    /* AdamW (adamw = 1), with decoupled weight decay:
+     *   m = beta1 m + (1 - beta1) g,  v = beta2 v + (1 - beta2) g^2   (stored as float)
+     *   w -= eta ((m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) + weight_decay w)
+     * beta1, beta2 in [0, 1), eps > 0; sim_run_new rejects anything else. */
+    double beta1, beta2, eps, weight_decay;
     double clip;        /* per-stage gradient-norm clip, <= 0: none */
     uint64_t seed;
 } sim_opts;
@@ -113,6 +123,9 @@ float *sim_run_params(sim_run *r);
 /* One training step (sample, forward, backward, update). Returns the
  * mini-batch loss (on the decoded activations), or NAN on a codec error. */
 double sim_run_step(sim_run *r);
+/* The update half of a step with a given gradient (clipping, then SGD or
+ * AdamW): what sim_run_step does after the backward pass. */
+void sim_run_apply_grad(sim_run *r, const float *grad);
 /* Mini-batch gradient at the current parameters for the given sequence ids
  * (count = micro*batch), without an update; key selects stochastic rounding. */
 int sim_run_grad(sim_run *r, const uint32_t *ids, uint64_t key, float *grad, double *loss);

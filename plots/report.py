@@ -1,0 +1,785 @@
+#!/usr/bin/env python3
+"""Build the tahq report directory: run the tools, then write index.md and
+report.json from their own JSON/CSV outputs.
+
+usage: plots/report.py [--out DIR] [--build DIR] [--quick | --full | --smoke]
+                       [--jobs N] [-- TAHQ_REPORT_ARGS...]
+       plots/report.py --check DIR
+
+scripts/report.sh calls this after building (README, "Quick start"). Every
+number in the report is copied from a tool's output file (tahq report --json,
+tahq conform --json, tahq bounds' bounds.json, tahq-sim's CSVs); nothing is
+recomputed here. A section whose input is missing says "not available" and
+why. Exit status: 0, or 1 when the codec verification, golden conformance or
+the bound sweep failed (the report is written either way), 2 usage error.
+--check validates a report directory (sections, JSON, linked images) and
+exits 1 on any problem; CTest uses it (label report).
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Section keys in the order index.md shows them; --check requires all.
+SECTIONS = [
+    ("verification", "Codec verification (tahq report)"),
+    ("conformance", "Golden conformance (tahq conform, golden/v1)"),
+    ("bounds", "Error per bit budget (tahq bounds)"),
+    ("convergence", "Convergence: O(1/sqrt(T)) on the smooth problem (tahq-sim converge)"),
+    ("delta", "Relative bias delta and variance per codec (tahq-sim delta)"),
+    ("throughput", "GPipe throughput model (tahq-sim throughput)"),
+    ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
+    ("proofs", "Proof status (proofs/stats.json)"),
+    ("machine", "Machine and run"),
+]
+STATUSES = ("ok", "fail", "not available")
+# Sections whose failure makes the report exit non-zero: they check the codec
+# itself. The simulator's statistical checks are reported, and CTest's
+# sim_quick gates them.
+GATING = ("verification", "conformance", "bounds")
+
+
+def log(msg):
+    print("report: " + msg, file=sys.stderr, flush=True)
+
+
+def not_available(reason, **extra):
+    d = {"status": "not available", "reason": reason}
+    d.update(extra)
+    return d
+
+
+def missing_output(reason, rc):
+    """A tool gave no readable output: a failure when it exited non-zero
+    (a codec check that failed must not read as merely missing)."""
+    if rc:
+        return {"status": "fail", "reason": reason, "no_data": True, "exit_status": rc}
+    return not_available(reason, exit_status=rc)
+
+
+# ---------------------------------------------------------------- running
+
+
+class Runner:
+    """Runs the tools one at a time, records exit status, wall and CPU time."""
+
+    def __init__(self, data_dir, total):
+        self.data_dir = data_dir
+        self.steps = []
+        self.total = total
+
+    def run(self, name, argv, stdout_name=None, echo=False):
+        """Run argv; stdout goes to data/stdout_name (and to the terminal when
+        echo), stderr (the tools' progress lines) to the terminal."""
+        log("[%d/%d] %s: %s" % (len(self.steps) + 1, self.total, name,
+                                " ".join(os.path.relpath(a, REPO) if a.startswith(REPO) else a
+                                         for a in argv)))
+        t0 = time.monotonic()
+        c0 = os.times()
+        try:
+            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=None, cwd=REPO)
+            rc, out = proc.returncode, proc.stdout
+        except OSError as e:
+            rc, out = 127, ("cannot run %s: %s\n" % (argv[0], e)).encode()
+        c1 = os.times()
+        wall = time.monotonic() - t0
+        cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+        if stdout_name:
+            with open(os.path.join(self.data_dir, stdout_name), "wb") as f:
+                f.write(out)
+        if echo:
+            sys.stdout.write(out.decode("utf-8", "replace"))
+            sys.stdout.flush()
+        step = {"name": name, "command": argv, "exit_status": rc,
+                "wall_s": round(wall, 2), "cpu_user_sys_s": round(cpu, 2)}
+        self.steps.append(step)
+        log("    exit %d, %.1f s wall, %.1f s CPU (user+sys)" % (rc, wall, cpu))
+        return rc
+
+
+# ---------------------------------------------------------------- readers
+
+
+def shown(path):
+    """A path relative to the repository when it is inside it."""
+    rel = os.path.relpath(path, REPO)
+    return path if rel.startswith("..") else rel
+
+
+def read_json(path):
+    """(object, None) or (None, reason)."""
+    if not os.path.exists(path):
+        return None, "%s was not written" % shown(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f), None
+    except (OSError, ValueError) as e:
+        return None, "%s is not valid JSON (%s)" % (shown(path), e)
+
+
+def read_csv(path):
+    """(list of dict rows, None) or (None, reason)."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None, "%s was not written" % shown(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f)), None
+    except (OSError, csv.Error) as e:
+        return None, "%s is unreadable (%s)" % (shown(path), e)
+
+
+def num(s):
+    """CSV field to a number when it is one (the tools print %g)."""
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return s
+    return int(v) if re.fullmatch(r"-?\d+", str(s).strip()) else v
+
+
+def images(out_dir, folder, names):
+    """Relative paths of the PNGs that exist."""
+    found = []
+    for n in names:
+        rel = os.path.join(folder, n + ".png")
+        if os.path.exists(os.path.join(out_dir, rel)):
+            found.append(rel)
+    return found
+
+
+# ---------------------------------------------------------------- sections
+
+
+def section_verification(out_dir, rc_text, rc_json):
+    d, why = read_json(os.path.join(out_dir, "data", "verify.json"))
+    if d is None:
+        return missing_output("tahq report --json gave no report: " + why, rc_json or rc_text)
+    keep = ("name", "bytes", "bits_per_element", "rel_mse", "sqnr_db", "max_abs_err",
+            "max_err_over_bound", "n_over_bound", "n_flagged", "deterministic", "decode_stable",
+            "skipped", "ok")
+    rows = [{k: r.get(k) for k in keep} for r in d.get("rows", [])]
+    ok = bool(d.get("ok")) and rc_text == 0 and rc_json == 0
+    return {"status": "ok" if ok else "fail", "verdict": d.get("verdict"),
+            "input": d.get("input"), "shape": d.get("shape"),
+            "configurations": d.get("configurations"), "failed": d.get("failed"),
+            "exit_status": rc_json, "rows": rows, "source": "data/verify.json"}
+
+
+def section_conformance(out_dir, rc):
+    d, why = read_json(os.path.join(out_dir, "data", "conform.json"))
+    if d is None:
+        return missing_output("tahq conform gave no JSON (exit %d): %s" % (rc, why), rc)
+    s = d.get("summary", {})
+    failed_ids = [c.get("id") for c in d.get("cases", []) if not c.get("pass")]
+    ok = rc == 0 and s.get("failed") == 0
+    return {"status": "ok" if ok else "fail", "set": d.get("set"), "mode": d.get("mode"),
+            "summary": s, "failed_cases": failed_ids[:50], "exit_status": rc,
+            "source": "data/conform.json"}
+
+
+def section_bounds(out_dir, rc):
+    d, why = read_json(os.path.join(out_dir, "data", "bounds", "bounds.json"))
+    if d is None:
+        return missing_output("tahq bounds gave no bounds.json (exit %d): %s" % (rc, why), rc)
+    head = []
+    for dist, f in sorted(d.get("findings", {}).items()):
+        pp = f.get("paper_operating_point", {})
+        best = f.get("best_at_or_below_paper_bits") or {}
+        tau = f.get("tau_ablation", {})
+        head.append({
+            "dist": dist, "config": pp.get("config"),
+            "bits_per_element": pp.get("bits_per_element"), "rel_mse": pp.get("rel_mse"),
+            "sqnr_db": pp.get("sqnr_db"), "max_err_over_bound": pp.get("max_err_over_bound"),
+            "on_pareto_front": pp.get("on_pareto_front"),
+            "best_at_or_below_paper_bits": best.get("config"),
+            "best_over_paper_rel_mse": f.get("best_over_paper_rel_mse"),
+            "rel_mse_tau0": (tau.get("0") or {}).get("rel_mse"),
+            "rel_mse_tau_inf": (tau.get("inf") or {}).get("rel_mse"),
+        })
+    ok = rc == 0 and bool(d.get("ok"))
+    return {"status": "ok" if ok else "fail", "mode": d.get("mode"),
+            "points_run": d.get("points_run"), "failed": d.get("failed"),
+            "max_err_over_bound": d.get("max_err_over_bound"), "exit_status": rc,
+            "headline": head,
+            "images": images(out_dir, "data/bounds",
+                             ["bounds_pareto", "bounds_ablation", "bounds_ratio"]),
+            "source": "data/bounds/bounds.json"}
+
+
+def sim_missing(sim_ok):
+    return None if sim_ok else not_available(
+        "tahq-sim was not built (sgd_sim needs GSL >= 2.7 and OpenBLAS; CMake printed "
+        "'sgd_sim skipped')")
+
+
+def section_convergence(out_dir, rc, sim_ok):
+    if not sim_ok:
+        return sim_missing(sim_ok)
+    sim = os.path.join(out_dir, "data", "sim")
+    fit, why = read_csv(os.path.join(sim, "converge_fit.csv"))
+    summ, why2 = read_csv(os.path.join(sim, "converge_summary.csv"))
+    tune, _ = read_csv(os.path.join(sim, "converge_tuning.csv"))
+    if fit is None or summ is None:
+        return not_available("tahq-sim converge (exit %d): %s" % (rc, why or why2),
+                             exit_status=rc)
+    slopes = [{k: num(v) for k, v in r.items()} for r in fit]
+    ratios = [{"method": r["method"], "T": num(r["T"]), "eta": num(r["eta"]),
+               "mean_avg": num(r["mean_avg"]), "mean_min": num(r["mean_min"]),
+               "ratio_avg_vs_fp32": num(r["ratio_avg_vs_fp32"]),
+               "ratio_min_vs_fp32": num(r["ratio_min_vs_fp32"])} for r in summ]
+    tuning = [{k: num(v) for k, v in r.items()} for r in (tune or [])]
+    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc, "slopes": slopes,
+            "per_T": ratios, "tuning": tuning,
+            "images": images(out_dir, "data/sim", ["sim_converge"]),
+            "source": "data/sim/converge_fit.csv, converge_summary.csv, converge_tuning.csv"}
+
+
+def section_delta(out_dir, rc, sim_ok):
+    if not sim_ok:
+        return sim_missing(sim_ok)
+    rows, why = read_csv(os.path.join(out_dir, "data", "sim", "delta.csv"))
+    if rows is None:
+        return not_available("tahq-sim delta (exit %d): %s" % (rc, why), exit_status=rc)
+    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+            "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "images": images(out_dir, "data/sim", ["sim_delta"]),
+            "source": "data/sim/delta.csv"}
+
+
+def section_throughput(out_dir, rc, sim_ok):
+    if not sim_ok:
+        return sim_missing(sim_ok)
+    sim = os.path.join(out_dir, "data", "sim")
+    rows, why = read_csv(os.path.join(sim, "throughput.csv"))
+    if rows is None:
+        return not_available("tahq-sim throughput (exit %d): %s" % (rc, why), exit_status=rc)
+    assumptions = []
+    ap = os.path.join(sim, "throughput_assumptions.txt")
+    if os.path.exists(ap):
+        with open(ap, encoding="utf-8") as f:
+            assumptions = [ln.rstrip("\n") for ln in f if ln.strip()]
+    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+            "assumptions": assumptions,
+            "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "images": images(out_dir, "data/sim", ["sim_throughput"]),
+            "source": "data/sim/throughput.csv, throughput_assumptions.txt"}
+
+
+def section_loss(out_dir, rc, sim_ok, ran):
+    if not sim_ok:
+        return sim_missing(sim_ok)
+    if not ran:
+        return not_available("the loss curves take minutes; they run with --full")
+    rows, why = read_csv(os.path.join(out_dir, "data", "sim", "train_eval.csv"))
+    if rows is None:
+        return not_available("tahq-sim train (exit %d): %s" % (rc, why), exit_status=rc)
+    final = {}
+    for r in rows:  # last evaluation per method
+        final[r["method"]] = {"method": r["method"], "step": num(r["step"]),
+                              "eval_loss": num(r["eval_loss"])}
+    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+            "final_eval": list(final.values()),
+            "images": images(out_dir, "data/sim", ["sim_loss"]),
+            "source": "data/sim/train_eval.csv"}
+
+
+def section_proofs(stats_path):
+    if not os.path.exists(stats_path):
+        return not_available("%s does not exist (the proofs runner writes it)"
+                             % shown(stats_path))
+    d, why = read_json(stats_path)
+    if d is None:
+        return not_available(why)
+    if not isinstance(d, dict):
+        return not_available("%s holds a %s, not a JSON object"
+                             % (shown(stats_path), type(d).__name__))
+    # No schema is assumed: every top-level key is listed; scalars are shown
+    # as they are, objects down to two levels (dotted names), anything deeper
+    # or any list by its size.
+    found = {}
+
+    def walk(prefix, v, depth):
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            found[prefix] = v
+        elif isinstance(v, dict) and depth < 3:
+            for k, x in v.items():
+                walk("%s.%s" % (prefix, k), x, depth + 1)
+        elif isinstance(v, dict):
+            found[prefix] = "object with %d keys" % len(v)
+        elif isinstance(v, list):
+            found[prefix] = "list of %d entries" % len(v)
+
+    for k, v in d.items():
+        walk(k, v, 1)
+    return {"status": "ok", "keys": list(d.keys()), "found": found,
+            "source": shown(stats_path)}
+
+
+def first_line(argv):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10)
+        return p.stdout.decode("utf-8", "replace").splitlines()[0].strip()
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def section_machine(build, mode, steps, started, load0):
+    cpu = None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for ln in f:
+                if ln.startswith("model name"):
+                    cpu = ln.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    os_name = None
+    try:
+        with open("/etc/os-release", encoding="utf-8") as f:
+            for ln in f:
+                if ln.startswith("PRETTY_NAME="):
+                    os_name = ln.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    cc, build_type = None, None
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            for ln in f:
+                if ln.startswith("CMAKE_C_COMPILER:"):
+                    cc = ln.split("=", 1)[1].strip()
+                elif ln.startswith("CMAKE_BUILD_TYPE:"):
+                    build_type = ln.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    commit = first_line(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    try:
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               timeout=10).stdout.strip() != b""
+    except (OSError, subprocess.SubprocessError):
+        dirty = None
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        affinity = None
+    return {"status": "ok", "date_utc": started, "mode": mode,
+            "cpu_model": cpu, "logical_cpus": os.cpu_count(), "cpus_usable": affinity,
+            "load_average_at_start": load0,
+            "os": os_name, "kernel": platform.release(), "machine": platform.machine(),
+            "compiler": (first_line([cc, "--version"]) if cc else None) or cc,
+            "compiler_path": cc, "build_dir": shown(build),
+            "build_type": build_type, "git_commit": commit, "git_tracked_changes": dirty,
+            "python": platform.python_version(), "steps": steps}
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def fmt(v, digits=4):
+    if v is None or v == "":
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        return "%.*g" % (digits, v)
+    return str(v)
+
+
+def cell(text):
+    # a bare '|' (as in |grad f|^2) would end a Markdown table cell
+    return text.replace("|", "\\|")
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        out.append("| " + " | ".join(cell(fmt(x)) for x in r) + " |")
+    return out
+
+
+def md_section(key, title, s):
+    L = ["", "## %s" % title, ""]
+    st = s.get("status")
+    if st == "not available":
+        L.append("**not available**: %s" % s.get("reason"))
+        return L
+    if s.get("no_data"):
+        L.append("**FAIL**: %s" % s.get("reason"))
+        return L
+    L.append("Status: **%s**%s" % (st.upper() if st == "fail" else st,
+                                    "" if not s.get("source") else " (from `%s`)" % s["source"]))
+    L.append("")
+    if key == "verification":
+        L.append("`%s` on %s %s: %s" % ("tahq report", s.get("input"), s.get("shape"),
+                                        s.get("verdict")))
+        L.append("")
+        L += table(["configuration", "bytes", "bits/elem", "rel MSE", "SQNR dB", "max |err|/bound",
+                    "flagged tiles", "ok"],
+                   [[r["name"], r["bytes"], r["bits_per_element"], r["rel_mse"], r["sqnr_db"],
+                     r["max_err_over_bound"], r["n_flagged"], r["ok"]] for r in s["rows"]])
+    elif key == "conformance":
+        sm = s.get("summary", {})
+        L.append("Set `%s`, mode `%s`: %s cases, %s passed, %s failed." %
+                 (s.get("set"), s.get("mode"), sm.get("cases"), sm.get("passed"),
+                  sm.get("failed")))
+        if s.get("failed_cases"):
+            L.append("")
+            L.append("Failed: " + ", ".join("`%s`" % c for c in s["failed_cases"]))
+    elif key == "bounds":
+        L.append("%s points (%s sweep), %s failed, largest max |error|/bound %s." %
+                 (s.get("points_run"), s.get("mode"), s.get("failed"),
+                  fmt(s.get("max_err_over_bound"), 7)))
+        L.append("")
+        L.append("Paper operating point per input distribution:")
+        L.append("")
+        L += table(["input", "bits/elem", "rel MSE", "SQNR dB", "max |err|/bound",
+                    "on Pareto front", "best config at <= its bits", "best/paper rel MSE",
+                    "rel MSE tau=0", "rel MSE tau=inf"],
+                   [[h["dist"], h["bits_per_element"], h["rel_mse"], h["sqnr_db"],
+                     h["max_err_over_bound"], h["on_pareto_front"],
+                     h["best_at_or_below_paper_bits"], h["best_over_paper_rel_mse"],
+                     h["rel_mse_tau0"], h["rel_mse_tau_inf"]] for h in s["headline"]])
+    elif key == "convergence":
+        L.append("Slope of ln(seed mean) against ln T, 95% percentile-bootstrap CI; "
+                 "eta = c/sqrt(T) with c tuned once per method (`gamma` = c L):")
+        L.append("")
+        L += table(["method", "quantity", "slope", "95% CI", "c", "gamma"],
+                   [[r["method"], r["quantity"] + " |grad f|^2", r["slope"],
+                     "[%s, %s]" % (fmt(r["ci_lo"]), fmt(r["ci_hi"])), r["c"], r["gamma"]]
+                    for r in s["slopes"]])
+        methods = []
+        for r in s["per_T"]:
+            if r["method"] not in methods:
+                methods.append(r["method"])
+        Ts = sorted({r["T"] for r in s["per_T"]})
+        by = {(r["method"], r["T"]): r for r in s["per_T"]}
+        L.append("")
+        L.append("Mean over seeds of the average |grad f(w_t)|^2, and the ratio to fp32 "
+                 "(avg / min):")
+        L.append("")
+        hdr = ["T"] + methods + ["%s/fp32" % m for m in methods if m != "fp32"]
+        rows = []
+        for T in Ts:
+            row = [T] + [by.get((m, T), {}).get("mean_avg") for m in methods]
+            for m in methods:
+                if m == "fp32":
+                    continue
+                r = by.get((m, T), {})
+                row.append("%s / %s" % (fmt(r.get("ratio_avg_vs_fp32")),
+                                        fmt(r.get("ratio_min_vs_fp32"))))
+            rows.append(row)
+        L += table(hdr, rows)
+        if s.get("tuning"):
+            L.append("")
+            L.append("Tuning grid (mean of the average |grad f|^2 over the tuning seeds; "
+                     "the chosen c is the smallest):")
+            L.append("")
+            gam = sorted({r["gamma"] for r in s["tuning"]})
+            tb = {(r["method"], r["gamma"]): r["mean_avg_grad2"] for r in s["tuning"]}
+            tm = []
+            for r in s["tuning"]:
+                if r["method"] not in tm:
+                    tm.append(r["method"])
+            L += table(["method"] + ["gamma=%s" % fmt(g) for g in gam],
+                       [[m] + [tb.get((m, g)) for g in gam] for m in tm])
+    elif key == "delta":
+        L.append("1 - delta = |E g_hat - grad f|^2 / |grad f|^2 at w = (1 - alpha) w*; "
+                 "sigma^2 = E|g_hat - E g_hat|^2.")
+        L.append("")
+        alphas = sorted({r["alpha"] for r in s["rows"]}, reverse=True)
+        methods, by = [], {}
+        for r in s["rows"]:
+            if r["method"] not in methods:
+                methods.append(r["method"])
+            by[(r["method"], r["alpha"])] = r
+        hdr = (["method", "fwd bits/elem", "bwd bits/elem"] +
+               ["delta a=%s" % fmt(a) for a in alphas] + ["sigma^2 a=%s" % fmt(a) for a in alphas])
+        rows = []
+        for m in methods:
+            r0 = by[(m, alphas[0])]
+            rows.append([m, r0["fwd_bits_per_elem"], r0["bwd_bits_per_elem"]] +
+                        [by.get((m, a), {}).get("delta") for a in alphas] +
+                        [by.get((m, a), {}).get("sigma2") for a in alphas])
+        L += table(hdr, rows)
+    elif key == "throughput":
+        if s.get("assumptions"):
+            L.append("Model and assumptions (as `tahq-sim throughput` states them):")
+            L.append("")
+            L.append("```")
+            L += s["assumptions"]
+            L.append("```")
+            L.append("")
+        methods, bws = [], []
+        by = {}
+        for r in s["rows"]:
+            if r["method"] not in methods:
+                methods.append(r["method"])
+            if r["bandwidth_bps"] not in bws:
+                bws.append(r["bandwidth_bps"])
+            by[(r["codec"], r["bandwidth_bps"], r["method"])] = r
+        sizes = {r["method"]: (r["fwd_bytes"], r["bwd_bytes"]) for r in s["rows"]}
+        L += table(["method", "forward bytes / micro-batch", "backward bytes / micro-batch"],
+                   [[m, sizes[m][0], sizes[m][1]] for m in methods])
+        for codec in ("free", "cpu"):
+            L.append("")
+            L.append("Tokens/s and speedup vs fp32, codec time %s:" %
+                     ("0 (GPU kernels)" if codec == "free" else "measured (single-thread C reference)"))
+            L.append("")
+            rows = []
+            for b in bws:
+                row = ["%g Mb/s" % (b / 1e6)]
+                for m in methods:
+                    r = by.get((codec, b, m))
+                    row.append("-" if r is None else "%.0f (%.2fx)" % (r["tokens_per_s"],
+                                                                      r["speedup_vs_fp32"]))
+                rows.append(row)
+            L += table(["link"] + methods, rows)
+    elif key == "loss_curves":
+        L += table(["method", "step", "full-data loss (uncompressed forward)"],
+                   [[r["method"], r["step"], r["eval_loss"]] for r in s["final_eval"]])
+    elif key == "proofs":
+        L.append("Top-level keys found: " + ", ".join("`%s`" % k for k in s["keys"]))
+        L.append("")
+        for k, v in s["found"].items():
+            L.append("- `%s`: %s" % (k, fmt(v)))
+    elif key == "machine":
+        for k in ("date_utc", "mode", "cpu_model", "logical_cpus", "cpus_usable",
+                  "load_average_at_start", "os", "kernel", "machine", "compiler", "build_dir",
+                  "build_type", "git_commit", "git_tracked_changes", "python"):
+            L.append("- %s: %s" % (k.replace("_", " "), fmt(s.get(k))))
+        L.append("")
+        L.append("Steps (wall time is inflated when other work shares the CPUs):")
+        L.append("")
+        L += table(["step", "exit", "wall s", "CPU user+sys s"],
+                   [[t["name"], t["exit_status"], t["wall_s"], t["cpu_user_sys_s"]]
+                    for t in s.get("steps", [])])
+    for img in s.get("images", []):
+        L.append("")
+        L.append("![%s](%s)" % (os.path.splitext(os.path.basename(img))[0], img))
+    return L
+
+
+# ---------------------------------------------------------------- check
+
+
+def check_report(out_dir):
+    """Problems found in a report directory (empty list: valid)."""
+    problems = []
+    idx = os.path.join(out_dir, "index.md")
+    rj = os.path.join(out_dir, "report.json")
+    for p in (idx, rj):
+        if not os.path.isfile(p):
+            problems.append("%s is missing" % p)
+    if problems:
+        return problems
+    try:
+        with open(rj, encoding="utf-8") as f:
+            rep = json.load(f)
+    except ValueError as e:
+        return ["report.json does not parse: %s" % e]
+    with open(idx, encoding="utf-8") as f:
+        md = f.read()
+    secs = rep.get("sections") if isinstance(rep, dict) else None
+    if not isinstance(secs, dict):
+        return ["report.json has no 'sections' object"]
+    for key, title in SECTIONS:
+        s = secs.get(key)
+        if not isinstance(s, dict):
+            problems.append("report.json: section '%s' missing" % key)
+            continue
+        if s.get("status") not in STATUSES:
+            problems.append("report.json: section '%s' has status %r" % (key, s.get("status")))
+        if s.get("status") == "not available" and not s.get("reason"):
+            problems.append("report.json: section '%s' is not available without a reason" % key)
+        if "## " + title not in md:
+            problems.append("index.md: heading '## %s' missing" % title)
+        for img in s.get("images", []):
+            if not os.path.isfile(os.path.join(out_dir, img)):
+                problems.append("report.json: %s lists %s, which does not exist" % (key, img))
+    for bang, ln in re.findall(r"(!?)\[[^\]]*\]\(([^)\s]+)\)", md):
+        if re.match(r"[a-z]+://", ln):
+            continue
+        target = os.path.join(out_dir, ln)
+        if os.path.isabs(ln):
+            problems.append("index.md links %s by absolute path" % ln)
+        elif bang and not (os.path.isfile(target) and os.path.getsize(target) > 0):
+            problems.append("index.md shows image %s, which does not exist or is empty" % ln)
+        elif not os.path.exists(target):
+            problems.append("index.md links %s, which does not exist" % ln)
+    if not isinstance(rep.get("ok"), bool):
+        problems.append("report.json: 'ok' missing")
+    return problems
+
+
+# ---------------------------------------------------------------- main
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog="plots/report.py",
+        description="Run the tahq tools and write a report directory (index.md, report.json, "
+                    "data/ with every tool output and plot).",
+        epilog="Extra arguments after -- go to `tahq report` (e.g. -- --input x.npy).")
+    ap.add_argument("--out", default=os.path.join(REPO, "report"),
+                    help="report directory (default: report/ at the repository root)")
+    ap.add_argument("--build", default=os.path.join(REPO, "build"),
+                    help="CMake build directory holding cli/tahq and sgd_sim/tahq-sim (build/)")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true",
+                   help="default: quick bound sweep, convergence T=2^8..2^12 for fp32 and tah, "
+                        "delta and throughput (about a minute of CPU)")
+    g.add_argument("--full", action="store_true",
+                   help="full bound sweep, convergence of all 5 methods for T=2^8..2^16, "
+                        "loss curves")
+    g.add_argument("--smoke", action="store_true",
+                   help="the smallest run that still fills every section (CTest)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker threads for the sweeps (2)")
+    ap.add_argument("--proofs-stats", default=os.path.join(REPO, "proofs", "stats.json"),
+                    help="the proofs runner's summary (proofs/stats.json)")
+    ap.add_argument("--check", metavar="DIR",
+                    help="only validate an existing report directory")
+    ap.add_argument("report_args", nargs="*", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+
+    if a.check:
+        problems = check_report(a.check)
+        for p in problems:
+            print("report check: FAIL: " + p)
+        if not problems:
+            print("report check: %s is complete (%d sections, JSON parses, every linked file "
+                  "exists)" % (a.check, len(SECTIONS)))
+        return 1 if problems else 0
+
+    mode = "full" if a.full else "smoke" if a.smoke else "quick"
+    out = os.path.abspath(a.out)
+    build = os.path.abspath(a.build)
+    tahq = os.path.join(build, "cli", "tahq")
+    sim = os.path.join(build, "sgd_sim", "tahq-sim")
+    if not os.access(tahq, os.X_OK):
+        print("report: %s not found; build first (scripts/setup.sh, or cmake --build %s)"
+              % (tahq, a.build), file=sys.stderr)
+        return 1
+    sim_ok = os.access(sim, os.X_OK)
+    data = os.path.join(out, "data")
+    # Only the folders this script writes are replaced, so --out may point at
+    # a directory holding other files.
+    for p in (data, os.path.join(out, "index.md"), os.path.join(out, "report.json")):
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+    os.makedirs(os.path.join(data, "sim"))
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    try:
+        load0 = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load0 = None
+    t_start = time.monotonic()
+    c_start = os.times()
+
+    nsteps = 4 + (0 if not sim_ok else (5 if mode == "full" else 4))
+    R = Runner(data, nsteps)
+    j = str(max(1, a.jobs))
+    rc_text = R.run("verification", [tahq, "report"] + a.report_args, "verify.txt", echo=True)
+    rc_json = R.run("verification (json)", [tahq, "report", "--json"] + a.report_args,
+                    "verify.json")
+    rc_conf = R.run("conformance", [tahq, "conform", "--vectors", os.path.join(REPO, "golden", "v1"),
+                                    "--run", "sh %s %s" % (os.path.join(REPO, "golden",
+                                                                        "tahq_adapter.sh"), tahq),
+                                    "--json"], "conform.json")
+    bounds_args = [tahq, "bounds", "--full" if mode == "full" else "--quick", "--jobs", j,
+                   "--out-dir", os.path.join(data, "bounds"), "--plots",
+                   "--plots-dir", os.path.join(REPO, "plots")]
+    if mode == "smoke":
+        bounds_args += ["--dist", "llm"]
+    rc_bounds = R.run("bounds", bounds_args, "bounds.txt")
+    rc_conv = rc_delta = rc_tp = rc_train = None
+    simdir = os.path.join(data, "sim")
+    if sim_ok:
+        so = ["--out", simdir, "--jobs", j]
+        if mode == "full":
+            rc_conv = R.run("convergence", [sim, "converge"] + so, "converge.txt")
+            rc_delta = R.run("delta", [sim, "delta"] + so, "delta.txt")
+            rc_tp = R.run("throughput", [sim, "throughput"] + so, "throughput.txt")
+            rc_train = R.run("loss curves", [sim, "train"] + so, "train.txt")
+        else:
+            conv = [sim, "converge", "--quick"] + so
+            delta = [sim, "delta"] + so  # the whole codec table takes seconds
+            if mode == "smoke":
+                conv += ["--seeds", "3"]
+                delta += ["--methods", "fp32,tah,aqsgd"]
+            rc_conv = R.run("convergence", conv, "converge.txt")
+            rc_delta = R.run("delta", delta, "delta.txt")
+            rc_tp = R.run("throughput", [sim, "throughput"] + so, "throughput.txt")
+        R.run("sim plots", ["sh", os.path.join(REPO, "plots", "sim.sh"), simdir], "sim_plots.txt")
+
+    sections = {
+        "verification": section_verification(out, rc_text, rc_json),
+        "conformance": section_conformance(out, rc_conf),
+        "bounds": section_bounds(out, rc_bounds),
+        "convergence": section_convergence(out, rc_conv, sim_ok),
+        "delta": section_delta(out, rc_delta, sim_ok),
+        "throughput": section_throughput(out, rc_tp, sim_ok),
+        "loss_curves": section_loss(out, rc_train, sim_ok, mode == "full"),
+        "proofs": section_proofs(os.path.abspath(a.proofs_stats)),
+    }
+    c_end = os.times()
+    total = {"wall_s": round(time.monotonic() - t_start, 1),
+             "cpu_user_sys_s": round((c_end.children_user - c_start.children_user) +
+                                     (c_end.children_system - c_start.children_system), 1)}
+    sections["machine"] = section_machine(build, mode, R.steps + [dict(name="total", exit_status=0,
+                                                                      **total)],
+                                          started, load0)
+    gate_fail = [k for k in GATING if sections[k]["status"] != "ok"]
+    other_fail = [k for k, _ in SECTIONS if sections[k]["status"] == "fail" and k not in GATING]
+    ok = not gate_fail
+    rep = {"schema": "tahq-report/1", "generated_utc": started, "mode": mode, "ok": ok,
+           "failed_sections": gate_fail + other_fail, "sections": sections}
+    with open(os.path.join(out, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(rep, f, indent=1)
+        f.write("\n")
+
+    md = ["# tahq report", "",
+          "Generated %s, mode `%s`, on %s. Every number below is copied from the tools' own "
+          "output files in [data/](data/); `report.json` holds the same numbers." %
+          (started, mode, sections["machine"].get("cpu_model") or "an unknown CPU"),
+          "", "Verdict: **%s**" % ("PASS" if ok else "FAIL (%s)" % ", ".join(gate_fail)), ""]
+    md += table(["section", "status"],
+                [[t, sections[k]["status"] + (": " + sections[k]["reason"]
+                                              if sections[k].get("reason") else "")]
+                 for k, t in SECTIONS])
+    for k, t in SECTIONS:
+        md += md_section(k, t, sections[k])
+    with open(os.path.join(out, "index.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+
+    problems = check_report(out)
+    for p in problems:
+        log("internal check: " + p)
+    log("%s in %.0f s wall, %.0f s CPU (user+sys)" % ("PASS" if ok else "FAIL: " +
+                                                      ", ".join(gate_fail),
+                                                      total["wall_s"], total["cpu_user_sys_s"]))
+    if other_fail:
+        log("simulator checks failed (reported, not gating): " + ", ".join(other_fail))
+    print("report: open %s (data and plots in %s/, numbers in %s)" %
+          (os.path.join(out, "index.md"), os.path.join(out, "data"),
+           os.path.join(out, "report.json")))
+    return 0 if ok and not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

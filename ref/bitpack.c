@@ -117,6 +117,7 @@ static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t 
         uint64_t v = load_le64(codes + g, 8);
         v = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF)) << b;
         v = (v & UINT64_C(0x0000FFFF0000FFFF)) | ((v >> 16) & UINT64_C(0x0000FFFF0000FFFF)) << (2 * b);
+        /*@ assert (v >> 32) <= 0xFFFFFFFF; */
         v = (v & UINT64_C(0x00000000FFFFFFFF)) | (v >> 32) << (4 * b);
         store_le64(dst, v, b);
         dst += b;

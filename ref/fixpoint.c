@@ -46,6 +46,7 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
     }
     const int32_t levels = (1 << (bits - 1)) - 1;
     const int32_t offset = 1 << (bits - 1);
+    /*@ assert fix_levels: levels + offset == (1 << bits) - 1 && 1 <= levels <= 127; */
     /* Steps first, so that nothing is written if one overflows the meta type. */
     /*@ loop invariant 0 <= c <= channels;
       @ loop assigns c, steps[0 .. channels - 1];
@@ -68,14 +69,17 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
         }
         steps[c] = h;
     }
+    //@ ghost uint64_t k = 0;
     /*@ loop invariant 0 <= r <= rows;
-      @ loop invariant \forall integer i; 0 <= i < r * channels ==> 1 <= codes[i] <= (1 << bits) - 1;
-      @ loop assigns r, codes[0 .. rows * channels - 1];
+      @ loop invariant fix_k_outer: k == r * channels;
+      @ loop invariant fix_outer: \forall integer i; 0 <= i < k ==> 1 <= codes[i] <= (1 << bits) - 1;
+      @ loop assigns r, k, codes[0 .. rows * channels - 1];
       @ loop variant rows - r; */
     for (uint64_t r = 0; r < rows; r++)
         /*@ loop invariant 0 <= c <= channels;
-          @ loop invariant \forall integer i; 0 <= i < r * channels + c ==> 1 <= codes[i] <= (1 << bits) - 1;
-          @ loop assigns c, codes[0 .. rows * channels - 1];
+          @ loop invariant fix_k_inner: k == r * channels + c;
+          @ loop invariant fix_inner: \forall integer i; 0 <= i < k ==> 1 <= codes[i] <= (1 << bits) - 1;
+          @ loop assigns c, k, codes[0 .. rows * channels - 1];
           @ loop variant channels - c; */
         for (uint32_t c = 0; c < channels; c++) {
             /*@ assert r * channels + c < rows * channels; */
@@ -84,7 +88,9 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
                 q = round_half_even_signed(g[r * channels + c] / steps[c]);
                 q = q > levels ? levels : (q < -levels ? -levels : q);
             }
+            /*@ assert fix_q: 1 <= q + offset <= (1 << bits) - 1; */
             codes[r * channels + c] = (uint8_t)(q + offset);
+            //@ ghost k++;
         }
     return TAHQ_OK;
 }

@@ -101,21 +101,28 @@ static uint16_t pattern16_next_up(uint16_t h)
   @ ensures meta != TAHQ_META_FP32 ==> \result <= 0xFFFF; */
 uint32_t tahq_meta_bits(tahq_meta meta, float v)
 {
-    if (meta == TAHQ_META_FP16)
-        return tahq_f32_to_f16(v);
+    /* FP32 tested first: every other meta is a 16-bit type, as in
+     * tahq_meta_bytes, which is what the ensures clause states. */
+    if (meta == TAHQ_META_FP32)
+        return tahq_bits_of(v);
+    /* One uint16_t variable for both 16-bit paths: WP keeps its type range,
+     * which it loses when each call result is widened separately. */
+    uint16_t h16;
     if (meta == TAHQ_META_BF16)
-        return tahq_f32_to_bf16(v);
-    return tahq_bits_of(v);
+        h16 = tahq_f32_to_bf16(v);
+    else
+        h16 = tahq_f32_to_f16(v);
+    return h16;
 }
 
 /*@ assigns \nothing; */
 float tahq_meta_value(tahq_meta meta, uint32_t bits)
 {
-    if (meta == TAHQ_META_FP16)
-        return tahq_f16_to_f32((uint16_t)(bits & 0xFFFFu));
+    if (meta == TAHQ_META_FP32) /* same test order as tahq_meta_bits */
+        return tahq_float_of(bits);
     if (meta == TAHQ_META_BF16)
         return tahq_bf16_to_f32((uint16_t)(bits & 0xFFFFu));
-    return tahq_float_of(bits);
+    return tahq_f16_to_f32((uint16_t)(bits & 0xFFFFu));
 }
 
 /*@ assigns \nothing;

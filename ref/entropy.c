@@ -145,9 +145,15 @@ static inline void pairwise_push(pairwise_acc *acc, float v)
       @ loop assigns c, v, acc->depth;
       @ loop variant c; */
     while (c & 1u) { /* a complete left subtree of the same size exists */
+        /*@ assert c % 2 == 1 && (c + 1) % 2 == 0 && (c + 1) / 2 == c / 2 + 1; */
+        /*@ assert tahq_popcount(c) == 1 + tahq_popcount(c / 2); */
+        /*@ assert tahq_popcount(c + 1) == tahq_popcount(c / 2 + 1); */
         v = acc->sum[--acc->depth] + v;
         c >>= 1;
     }
+    /*@ assert c % 2 == 0 && (c + 1) % 2 == 1 && (c + 1) / 2 == c / 2; */
+    /*@ assert tahq_popcount(c) == tahq_popcount(c / 2); */
+    /*@ assert tahq_popcount(c + 1) == 1 + tahq_popcount(c / 2); */
     acc->sum[acc->depth++] = v;
     acc->count++;
 }
@@ -225,6 +231,7 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
 {
     pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
+    /*@ assert tahq_popcount(0) == 0; */
     const float inverse = 1.0f / total;
     if (tahq_bits_of(inverse) == 0x7F800000u) /* total < 2^-128: divide (SPEC §4.1) */
         return unit_plogp_sum_divide(x, tiles, tile, total);
@@ -265,14 +272,16 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
 
 /* In-place heapsort of 64-bit keys (entropy bits << 32 | index): keys are
  * distinct, so the order, and with it the tie rule, is total. */
-/*@ requires start < n <= 0x100000000 && \valid(a + (0 .. n - 1));
-  @ requires tahq_keys_ok(a, n, n);
+/* (The ghost parameter total: the keys a[0 .. total-1] stay distinct unit
+ * indices below total while the heap a[0 .. n-1] is sifted.) */
+/*@ requires start < n <= total <= 0x100000000 && \valid(a + (0 .. total - 1));
+  @ requires tahq_keys_ok(a, total, total);
   @ assigns a[0 .. n - 1];
-  @ ensures tahq_keys_ok(a, n, n); */
-static void sift_down(uint64_t *a, uint64_t start, uint64_t n)
+  @ ensures tahq_keys_ok(a, total, total); */
+static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64_t total) */
 {
     uint64_t root = start;
-    /*@ loop invariant root < n && tahq_keys_ok(a, n, n);
+    /*@ loop invariant root < n && tahq_keys_ok(a, total, total);
       @ loop assigns root, a[0 .. n - 1];
       @ loop variant n - root; */
     while (2 * root + 1 < n) {
@@ -300,7 +309,7 @@ static void sort_keys(uint64_t *a, uint64_t n)
       @ loop variant start; */
     for (uint64_t start = n / 2; start > 0;) {
         start--;
-        sift_down(a, start, n);
+        sift_down(a, start, n) /*@ ghost (n) */;
     }
     /*@ loop invariant 0 <= end <= n - 1 && tahq_keys_ok(a, n, n);
       @ loop assigns end, a[0 .. n - 1];
@@ -309,7 +318,8 @@ static void sort_keys(uint64_t *a, uint64_t n)
         uint64_t t = a[0];
         a[0] = a[end];
         a[end] = t;
-        sift_down(a, 0, end);
+        /*@ assert tahq_keys_ok(a, n, n); */
+        sift_down(a, 0, end) /*@ ghost (n) */;
     }
 }
 
@@ -331,7 +341,7 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
       @ loop assigns i, keys[0 .. n - 1];
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++)
-        keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) | i;
+        keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) + i; /* = | i: i < 2^32 */
     sort_keys(keys, n);
     /*@ loop invariant 0 <= i <= n_low;
       @ loop assigns i, map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
@@ -341,6 +351,77 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
     return n_low;
 }
 
+/* Ghost lemma functions: the nonlinear index bounds of tahq_allocate, each
+ * proved on its own (integers only) and used there by a ghost call. */
+/*@ ghost
+  /@ requires x <= y;
+   @ assigns \nothing;
+   @ ensures x * c <= y * c; @/
+  static void entropy_mul_le(uint64_t x, uint64_t y, uint64_t c) { }
+*/
+/*@ ghost
+  /@ requires b < B && 1 <= C && low <= S && B * S * C <= 0x10000000000;
+   @ assigns \nothing;
+   @ ensures B * S <= 0x10000000000;
+   @ ensures b * S + S <= B * S && (b + 1) * S <= B * S;
+   @ ensures b * low + low <= b * S + S && (b + 1) * low <= (b + 1) * S; @/
+  static void entropy_token_step(uint64_t b, uint64_t B, uint64_t S, uint64_t C, uint64_t low) { }
+*/
+/*@ ghost
+  /@ requires b < B && s < S && b * S + S <= B * S <= 0x10000000000;
+   @ requires B * S * C <= 0x10000000000;
+   @ assigns \nothing;
+   @ ensures b * S + s + 1 <= B * S && (b * S + s) * C <= 0x10000000000;
+   @ ensures (b * S + s) * C + C <= B * S * C && (b * S + s + 1) * C <= B * S * C; @/
+  static void entropy_token_elem(uint64_t b, uint64_t s, uint64_t B, uint64_t S, uint64_t C)
+  {
+      entropy_mul_le(b * S + s + 1, B * S, C);
+  }
+*/
+/*@ ghost
+  /@ requires B <= 0xFFFFFFFF && S <= 0xFFFFFFFF && 1 <= G <= C <= 0xFFFFFFFF && C % G == 0;
+   @ requires B * S * C <= 0x10000000000;
+   @ assigns \nothing;
+   @ ensures B * S <= 0x10000000000 && (B * S) * C <= 0x10000000000;
+   @ ensures 1 <= C / G <= C && (C / G) * G == C; @/
+  static void entropy_tile_setup(uint64_t B, uint64_t S, uint64_t C, uint64_t G) { }
+*/
+/*@ ghost
+  /@ requires r < rows && T * G == C && 1 <= G && low <= T && rows * C <= 0x10000000000;
+   @ assigns \nothing;
+   @ ensures rows * T <= rows * C;
+   @ ensures r * T + T <= rows * T && (r + 1) * T <= rows * T;
+   @ ensures r * C + C <= rows * C && (r + 1) * C <= rows * C;
+   @ ensures r * low + low <= r * T + T && (r + 1) * low <= (r + 1) * T; @/
+  static void entropy_tile_step(uint64_t r, uint64_t rows, uint64_t T, uint64_t C, uint64_t G,
+                                uint64_t low)
+  {
+      entropy_mul_le(r + 1, rows, T);
+      entropy_mul_le(r + 1, rows, C);
+  }
+*/
+/*@ ghost
+  /@ requires \valid_read(cfg) && \valid_read(shape);
+   @ assigns \nothing;
+   @ ensures tahq_rows(shape) == shape->batch * shape->seq_len;
+   @ ensures tahq_elements(shape) == shape->batch * shape->seq_len * shape->channels;
+   @ ensures tahq_tpr(cfg, shape) == shape->channels / cfg->tile;
+   @ ensures cfg->alloc == TAHQ_ALLOC_TOKEN ==> tahq_map_bits(cfg, shape) == tahq_rows(shape) &&
+   @   tahq_required_low(cfg, shape) == shape->batch * tahq_low(shape->seq_len, cfg->hi_permille);
+   @ ensures cfg->alloc == TAHQ_ALLOC_TILE ==>
+   @   tahq_map_bits(cfg, shape) == tahq_rows(shape) * tahq_tpr(cfg, shape) &&
+   @   tahq_group(cfg, shape) == tahq_tpr(cfg, shape) &&
+   @   tahq_required_low(cfg, shape) ==
+   @     tahq_rows(shape) * tahq_low(tahq_tpr(cfg, shape), cfg->hi_permille); @/
+  static void entropy_defs(const tahq_config *cfg, const tahq_shape *shape) { }
+*/
+/*@ ghost
+  /@ requires t < T;
+   @ assigns \nothing;
+   @ ensures t * G + G <= T * G && (t + 1) * G <= T * G; @/
+  static void entropy_tile_elem(uint64_t t, uint64_t T, uint64_t G) { }
+*/
+
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ requires \valid_read(x + (0 .. tahq_elements(shape) - 1));
   @ requires \valid(entropy_ws + (0 .. tahq_group(cfg, shape) - 1));
@@ -349,12 +430,17 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
   @ requires \separated(entropy_ws + (0 .. tahq_group(cfg, shape) - 1),
   @                      key_ws + (0 .. tahq_group(cfg, shape) - 1),
   @                      map + (0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1));
+  @ requires ws_not_cfg: \separated(cfg, key_ws + (0 .. tahq_group(cfg, shape) - 1),
+  @                                  map + (0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1));
+  @ requires ws_not_shape: \separated(shape, key_ws + (0 .. tahq_group(cfg, shape) - 1),
+  @                                    map + (0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1));
   @ assigns entropy_ws[0 .. tahq_group(cfg, shape) - 1], key_ws[0 .. tahq_group(cfg, shape) - 1],
   @         map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
   @ ensures n_low: \result == tahq_required_low(cfg, shape); */
 uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                        float *entropy_ws, uint64_t *key_ws, uint8_t *map)
 {
+    /*@ ghost entropy_defs(cfg, shape); */
     const uint32_t G = cfg->tile;
     const uint64_t C = shape->channels;
     const uint32_t T = (uint32_t)(C / G);
@@ -362,34 +448,48 @@ uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const fl
     if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
         const uint64_t S = shape->seq_len;
         const uint64_t low = tahq_low_count(S, cfg->hi_permille);
+        /*@ assert shape->batch * S * C == tahq_elements(shape) <= 0x10000000000; */
         /*@ loop invariant 0 <= b <= shape->batch && n_low == b * low;
           @ loop assigns b, n_low, entropy_ws[0 .. S - 1], key_ws[0 .. S - 1],
           @   map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
           @ loop variant shape->batch - b; */
         for (uint64_t b = 0; b < shape->batch; b++) {
+            /*@ ghost entropy_token_step(b, shape->batch, S, C, low); */
             /*@ assert (b + 1) * S <= shape->batch * S; */
             /*@ loop invariant 0 <= s <= S;
               @ loop assigns s, entropy_ws[0 .. S - 1];
               @ loop variant S - s; */
             for (uint64_t s = 0; s < S; s++) {
+                /*@ ghost entropy_token_elem(b, s, shape->batch, S, C); */
                 /*@ assert (b * S + s + 1) * C <= tahq_elements(shape); */
-                entropy_ws[s] = tahq_entropy(x + (b * S + s) * C, T, G);
+                /*@ assert (b * S + s) * C + C == (b * S + s + 1) * C; */
+                /*@ assert (b * S + s) * C <= 0x10000000000; */
+                const uint64_t unit = b * S + s; /* (named for the proof) */
+                /*@ assert unit == b * S + s && unit * C <= 0x10000000000; */
+                entropy_ws[s] = tahq_entropy(x + unit * C, T, G);
             }
             n_low += select_low(entropy_ws, S, low, key_ws, map, b * S);
         }
     } else if (cfg->alloc == TAHQ_ALLOC_TILE) {
+        /*@ ghost entropy_tile_setup(shape->batch, shape->seq_len, C, G); */
         const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
         const uint64_t low = tahq_low_count(T, cfg->hi_permille);
+        /* (the product with C first: once T * G == C is known, Qed rewrites C) */
+        /*@ assert rows == tahq_rows(shape) && rows * C == tahq_elements(shape) <= 0x10000000000; */
+        /*@ assert T == tahq_tpr(cfg, shape) && T * G == C; */
+        /*@ assert tahq_map_bits(cfg, shape) == rows * T; */
         /*@ loop invariant 0 <= r <= rows && n_low == r * low;
           @ loop assigns r, n_low, entropy_ws[0 .. T - 1], key_ws[0 .. T - 1],
           @   map[0 .. (tahq_map_bits(cfg, shape) + 7) / 8 - 1];
           @ loop variant rows - r; */
         for (uint64_t r = 0; r < rows; r++) {
+            /*@ ghost entropy_tile_step(r, rows, T, C, G, low); */
             /*@ assert (r + 1) * T <= rows * T; */
             /*@ loop invariant 0 <= t <= T;
               @ loop assigns t, entropy_ws[0 .. T - 1];
               @ loop variant T - t; */
             for (uint32_t t = 0; t < T; t++) {
+                /*@ ghost entropy_tile_elem(t, T, G); */
                 /*@ assert r * C + (t + 1) * G <= tahq_elements(shape); */
                 entropy_ws[t] = tahq_entropy(x + r * C + (uint64_t)t * G, 1, G);
             }

@@ -47,6 +47,51 @@ static const uint32_t crc32c_table[256] = {
     0xD5CF889Du, 0x27A40B9Eu, 0x79B737BAu, 0x8BDCB4B9u, 0x988C474Du, 0x6AE7C44Eu,
     0xBE2DA0A5u, 0x4C4623A6u, 0x5F16D052u, 0xAD7D5351u,};
 
+/* Ghost lemma functions (format.c): each contract is proved once in general
+ * and instantiated at a ghost call, where WP's simplifier puts the products in
+ * the same normal form as the goal that needs them. */
+/*@ ghost
+  /@ requires a <= b;
+   @ assigns \nothing;
+   @ ensures a * c <= b * c; @/
+  static void format_mul_mono(uint64_t a, uint64_t b, uint64_t c) { }
+*/
+/*@ ghost
+  /@ requires hp <= 1000;
+   @ assigns \nothing;
+   @ ensures 0 <= tahq_low(n, hp) <= n;
+   @ ensures c * tahq_low(n, hp) <= c * n; @/
+  static void format_low_mono(uint64_t c, uint64_t n, uint32_t hp) { }
+*/
+/*@ ghost
+  /@ requires 0 < b;
+   @ assigns \nothing;
+   @ ensures a <= m / b <==> a * b <= m; @/
+  static void format_div_le(uint64_t a, uint64_t m, uint64_t b) { }
+*/
+
+/*@ ghost
+  /@ requires lay->tile_log2 == tahq_lg(cfg->tile);
+   @ requires lay->rows == tahq_rows(shape);
+   @ requires lay->tiles_per_row == tahq_tpr(cfg, shape);
+   @ requires lay->n_tiles == tahq_ntiles(cfg, shape);
+   @ requires lay->map_bits == tahq_map_bits(cfg, shape);
+   @ requires lay->map_bytes == (lay->map_bits + 7) / 8;
+   @ requires lay->flag_bytes == (lay->n_tiles + 7) / 8;
+   @ requires lay->meta_bytes == tahq_meta_size(cfg);
+   @ requires lay->zero_off == tahq_zero_off(cfg, shape);
+   @ requires lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes;
+   @ requires lay->code_off == tahq_code_off(cfg, shape);
+   @ requires lay->code_bytes == tahq_code_bytes(cfg, shape, n_low);
+   @ requires lay->pivot_off == tahq_pivot_off(cfg, shape, n_low);
+   @ requires lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8;
+   @ requires lay->payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged);
+   @ assigns \nothing;
+   @ ensures tahq_layout_ok(lay, cfg, shape, n_low, n_flagged); @/
+  static void format_layout_intro(tahq_layout *lay, const tahq_config *cfg, const tahq_shape *shape,
+                                  uint64_t n_low, uint64_t n_flagged) { }
+*/
+
 /*@ requires \valid_read(data + (0 .. n - 1));
   @ assigns \nothing; */
 static uint32_t crc32c_bytes(uint32_t c, const uint8_t *data, size_t n)
@@ -170,6 +215,7 @@ tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape)
         shape->channels % cfg->tile != 0)
         return TAHQ_ERR_SHAPE;
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len; /* < 2^64 */
+    /*@ ghost format_div_le(rows, TAHQ_MAX_ELEMENTS, shape->channels); */
     if (rows > TAHQ_MAX_ELEMENTS / shape->channels)
         return TAHQ_ERR_SHAPE;
     /*@ assert rows * shape->channels <= 0x10000000000; */
@@ -186,6 +232,11 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
 {
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
     /*@ assert rows * shape->channels <= 0x10000000000 && shape->channels / cfg->tile <= shape->channels; */
+    /*@ ghost format_mul_mono(shape->channels / cfg->tile, shape->channels, rows); */
+    /*@ ghost format_mul_mono(1, shape->seq_len, shape->batch); */
+    /*@ ghost format_mul_mono(1, shape->channels / cfg->tile, rows); */
+    /*@ ghost format_low_mono(shape->batch, shape->seq_len, cfg->hi_permille); */
+    /*@ ghost format_low_mono(rows, shape->channels / cfg->tile, cfg->hi_permille); */
     /*@ assert rows * (shape->channels / cfg->tile) <= 0x10000000000 && shape->batch <= rows; */
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
@@ -208,32 +259,106 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
 void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
                          uint64_t n_flagged, tahq_layout *lay)
 {
+    /* Computed in locals, then stored (lay is separated from cfg and shape). */
     const uint64_t G = cfg->tile;
-    lay->tile_log2 = tahq_tile_log2(cfg->tile);
-    lay->rows = (uint64_t)shape->batch * shape->seq_len;
-    lay->tiles_per_row = shape->channels / G;
-    /*@ assert lay->rows * shape->channels <= 0x10000000000 && lay->tiles_per_row <= shape->channels; */
-    /*@ assert lay->rows * lay->tiles_per_row <= 0x10000000000; */
-    lay->n_tiles = lay->rows * lay->tiles_per_row;
-    lay->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN  ? lay->rows
-                    : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles
-                                                    : 0;
-    lay->map_bytes = (lay->map_bits + 7) / 8;
-    lay->flag_bytes = (lay->n_tiles + 7) / 8;
-    lay->meta_bytes = tahq_meta_bytes(cfg->meta);
-    /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_low * lay->tiles_per_row <= lay->n_tiles; */
-    uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * lay->tiles_per_row : n_low;
-    uint64_t high_tiles = lay->n_tiles - low_tiles;
+    const uint32_t tile_log2 = tahq_tile_log2(cfg->tile);
+    /*@ ghost format_mul_mono(shape->batch, 0xFFFFFFFF, shape->seq_len); */
+    /*@ assert shape->batch * shape->seq_len <= 0xFFFFFFFF * shape->seq_len <= 0xFFFFFFFF * 0xFFFFFFFF; */
+    const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+    /*@ assert rows == shape->batch * shape->seq_len; */
+    const uint64_t tiles_per_row = shape->channels / G;
+    /*@ assert rows * shape->channels <= 0x10000000000 && tiles_per_row <= shape->channels; */
+    /*@ ghost format_mul_mono(tiles_per_row, shape->channels, rows); */
+    /*@ assert rows * tiles_per_row <= 0x10000000000; */
+    const uint64_t n_tiles = rows * tiles_per_row;
+    /*@ assert n_tiles == rows * tiles_per_row; */
+    /*@ assert rows == tahq_rows(shape) && tiles_per_row == tahq_tpr(cfg, shape); */
+    /*@ assert n_tiles == tahq_ntiles(cfg, shape); */
+    const uint64_t map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN  ? rows
+                              : cfg->alloc == TAHQ_ALLOC_TILE ? n_tiles
+                                                              : 0;
+    /*@ assert map_bits == tahq_map_bits(cfg, shape); */
+    const uint64_t map_bytes = (map_bits + 7) / 8;
+    const uint64_t flag_bytes = (n_tiles + 7) / 8;
+    const uint64_t meta_bytes = tahq_meta_bytes(cfg->meta);
+    /*@ assert meta_bytes == tahq_meta_size(cfg); */
+    /*@ ghost if (cfg->alloc == TAHQ_ALLOC_TOKEN)
+      @   format_mul_mono(n_low, rows, tiles_per_row); */
+    /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_low * tiles_per_row <= n_tiles; */
+    const uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * tiles_per_row : n_low;
+    /*@ assert low_tiles == tahq_low_tiles(cfg, shape, n_low); */
+    const uint64_t high_tiles = n_tiles - low_tiles;
+    /*@ assert low_tiles <= n_tiles <= 0x10000000000 && high_tiles <= n_tiles; */
+    /*@ assert high_tiles == n_tiles - low_tiles; */
+    /*@ ghost format_mul_mono(cfg->hi_bits, 8, high_tiles); */
+    /*@ ghost format_mul_mono(cfg->lo_bits, 8, low_tiles); */
     /*@ assert high_tiles * cfg->hi_bits <= 0x80000000000 && low_tiles * cfg->lo_bits <= 0x80000000000; */
-    /*@ assert (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8) <= 0x200000000000; */
-    /*@ assert n_flagged * lay->tile_log2 <= 0x80000000000 && lay->n_tiles * lay->meta_bytes <= 0x40000000000; */
-    lay->zero_off = lay->map_bytes + lay->flag_bytes;
-    lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
-    lay->code_off = lay->scale_off + lay->n_tiles * lay->meta_bytes;
-    lay->code_bytes = (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8);
-    lay->pivot_off = lay->code_off + lay->code_bytes;
-    lay->pivot_bytes = (n_flagged * lay->tile_log2 + 7) / 8;
-    lay->payload_bytes = lay->pivot_off + lay->pivot_bytes;
+    /*@ assert high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits <= 0x100000000000; */
+    /*@ ghost format_mul_mono(high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits, 0x100000000000, G / 8); */
+    /*@ assert (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8) <= 0x100000000000 * (G / 8); */
+    /*@ ghost format_mul_mono(n_flagged, 0x10000000000, tile_log2); */
+    /*@ ghost format_mul_mono(meta_bytes, 4, n_tiles); */
+    /*@ assert n_flagged * tile_log2 <= 0x80000000000 && n_tiles * meta_bytes <= 0x40000000000; */
+    const uint64_t zero_off = map_bytes + flag_bytes;
+    /*@ assert zero_off == tahq_zero_off(cfg, shape); */
+    const uint64_t scale_off = zero_off + n_tiles * meta_bytes;
+    /*@ assert scale_off == zero_off + n_tiles * meta_bytes; */
+    const uint64_t code_off = scale_off + n_tiles * meta_bytes;
+    /*@ assert code_off == zero_off + 2 * (n_tiles * meta_bytes); */
+    /*@ assert code_off == tahq_code_off(cfg, shape); */
+    const uint64_t hb = high_tiles * cfg->hi_bits;
+    /*@ assert hb == high_tiles * cfg->hi_bits <= 0x80000000000; */
+    const uint64_t lb = low_tiles * cfg->lo_bits;
+    /*@ assert lb == low_tiles * cfg->lo_bits <= 0x80000000000; */
+    const uint64_t gb = G / 8;
+    /*@ assert gb == cfg->tile / 8 && gb <= 32; */
+    /*@ assert hb + lb <= 0x100000000000; */
+    /*@ assert (hb + lb) * gb <= 0x100000000000 * gb; */
+    const uint64_t code_bytes = (hb + lb) * gb;
+    /*@ assert code_bytes == (hb + lb) * gb; */
+    /*@ assert code_bytes == tahq_code_bytes(cfg, shape, n_low); */
+    /*@ assert code_bytes <= 0x2000000000000; */
+    const uint64_t pivot_off = code_off + code_bytes;
+    /*@ assert pivot_off == tahq_pivot_off(cfg, shape, n_low); */
+    const uint64_t pivot_bytes = (n_flagged * tile_log2 + 7) / 8;
+    /*@ assert tile_log2 == tahq_lg(cfg->tile); */
+    const uint64_t payload_bytes = pivot_off + pivot_bytes;
+    /*@ assert payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged); */
+    /*@ assert payload_bytes <= 0x10000000000000; */
+    lay->tile_log2 = tile_log2;
+    lay->rows = rows;
+    lay->tiles_per_row = tiles_per_row;
+    lay->n_tiles = n_tiles;
+    lay->map_bits = map_bits;
+    lay->map_bytes = map_bytes;
+    lay->flag_bytes = flag_bytes;
+    lay->meta_bytes = meta_bytes;
+    lay->zero_off = zero_off;
+    lay->scale_off = scale_off;
+    lay->code_off = code_off;
+    lay->code_bytes = code_bytes;
+    lay->pivot_off = pivot_off;
+    lay->pivot_bytes = pivot_bytes;
+    lay->payload_bytes = payload_bytes;
+    /*@ assert shape->batch == \at(shape->batch, Pre) && shape->seq_len == \at(shape->seq_len, Pre) &&
+      @        shape->channels == \at(shape->channels, Pre) && cfg->tile == \at(cfg->tile, Pre) &&
+      @        cfg->alloc == \at(cfg->alloc, Pre) && cfg->hi_bits == \at(cfg->hi_bits, Pre) &&
+      @        cfg->lo_bits == \at(cfg->lo_bits, Pre) && cfg->meta == \at(cfg->meta, Pre); */
+    /*@ assert lay->tile_log2 == tahq_lg(cfg->tile); */
+    /*@ assert lay->rows == tahq_rows(shape); */
+    /*@ assert lay->tiles_per_row == tahq_tpr(cfg, shape); */
+    /*@ assert lay->n_tiles == tahq_ntiles(cfg, shape); */
+    /*@ assert lay->map_bits == tahq_map_bits(cfg, shape) && lay->meta_bytes == tahq_meta_size(cfg); */
+    /*@ assert lay->map_bytes == (lay->map_bits + 7) / 8 && lay->flag_bytes == (lay->n_tiles + 7) / 8; */
+    /*@ assert lay->zero_off == tahq_zero_off(cfg, shape); */
+    /*@ assert lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes; */
+    /*@ assert lay->code_off == tahq_code_off(cfg, shape); */
+    /*@ assert lay->code_bytes == tahq_code_bytes(cfg, shape, n_low); */
+    /*@ assert lay->pivot_off == tahq_pivot_off(cfg, shape, n_low); */
+    /*@ assert lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8; */
+    /*@ assert lay->payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged); */
+    /*@ assert lay->payload_bytes <= 0x10000000000000; */
+    /*@ ghost format_layout_intro(lay, cfg, shape, n_low, n_flagged); */
 }
 
 /*@ requires \valid_read(cfg) && tahq_config_ok(cfg) && \valid_read(shape) && \valid(dst + (0 .. 71));

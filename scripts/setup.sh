@@ -19,6 +19,11 @@ command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
 command -v clang >/dev/null 2>&1 || missing+=(clang)
 ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+# proofs/ (Frama-C WP + Eva; Why3 drives Z3 and cvc5)
+command -v frama-c >/dev/null 2>&1 || missing+=(frama-c-base)
+command -v why3 >/dev/null 2>&1 || missing+=(why3)
+command -v z3 >/dev/null 2>&1 || missing+=(z3)
+command -v cvc5 >/dev/null 2>&1 || missing+=(cvc5)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

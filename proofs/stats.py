@@ -219,7 +219,7 @@ def main():
     for src in a.sources + ["ref/internal.h"]:
         with open(src, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
-                m = re.search(r"admit\s+([a-z_0-9]+)\s*:", line)
+                m = re.search(r"admit\s+([A-Za-z_0-9]+)\s*:", line)
                 if m:
                     admits.append({"file": os.path.basename(src), "line": n, "name": m.group(1)})
     axioms = []

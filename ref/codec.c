@@ -274,13 +274,9 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     if (!cfg || !shape || !x || !out || !out_len)
         return TAHQ_ERR_NULL;
     *out_len = 0;
-    tahq_status st = tahq_check_config(cfg);
-    if (st == TAHQ_OK)
-        st = tahq_check_shape(cfg, shape);
-    if (st != TAHQ_OK)
-        return st;
     size_t bound, ws_need;
-    st = tahq_encode_bound(cfg, shape, &bound);
+    /* tahq_encode_bound checks the configuration, then the shape */
+    tahq_status st = tahq_encode_bound(cfg, shape, &bound);
     if (st == TAHQ_OK)
         st = tahq_encode_workspace_size(cfg, shape, &ws_need);
     if (st != TAHQ_OK)

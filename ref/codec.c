@@ -22,10 +22,9 @@ tahq_status tahq_encode_bound(const tahq_config *cfg, const tahq_shape *shape, s
         st = tahq_check_shape(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    tahq_layout lay;
     uint64_t n_low = tahq_required_low_units(cfg, shape);
-    tahq_layout_compute(cfg, shape, n_low, 0, &lay);
-    tahq_layout_compute(cfg, shape, n_low, lay.n_tiles, &lay);
+    tahq_layout lay = tahq_layout_compute(cfg, shape, n_low, 0);
+    lay = tahq_layout_compute(cfg, shape, n_low, lay.n_tiles);
     uint64_t total = TAHQ_HEADER_BYTES + lay.payload_bytes;
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
@@ -166,8 +165,7 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
                                 size_t out_capacity, size_t *out_len)
 {
     (void)out_capacity; /* the buffer size of the contract: at least 72 + payload */
-    tahq_layout lay;
-    tahq_layout_compute(cfg, shape, tahq_required_low_units(cfg, shape), 0, &lay);
+    tahq_layout lay = tahq_layout_compute(cfg, shape, tahq_required_low_units(cfg, shape), 0);
     /*@ assert lay.n_tiles * cfg->tile == tahq_elements(shape); */
     tahq_status st = check_input(x, lay.n_tiles * cfg->tile);
     if (st != TAHQ_OK)
@@ -251,7 +249,7 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
             n_flagged++;
         }
     }
-    tahq_layout_compute(cfg, shape, n_low, n_flagged, &lay);
+    lay = tahq_layout_compute(cfg, shape, n_low, n_flagged);
     tahq_header_write(out, cfg, shape, n_low, n_flagged, lay.payload_bytes);
     tahq_header_seal(out, lay.payload_bytes);
     *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
@@ -325,7 +323,7 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
 
 /* SPEC §8.4 step 5: everything in the payload that the header does not fix. */
 /*@ requires \valid_read(h) && \valid_read(lay) && tahq_header_ok(h, TAHQ_HEADER_BYTES + h->payload_bytes);
-  @ requires tahq_layout_ok(lay, &h->config, &h->shape, h->n_low, h->n_flagged);
+  @ requires tahq_layout_ok(*lay, &h->config, &h->shape, h->n_low, h->n_flagged);
   @ requires \valid_read(payload + (0 .. h->payload_bytes - 1));
   @ assigns \nothing;
   @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_PAYLOAD; */
@@ -388,7 +386,7 @@ typedef struct tile_data {
 /*@ predicate tahq_cursor_ok{L}(tile_cursor *c) =
   @   \valid(c) && \valid_read(c->h) && \valid_read(c->lay) &&
   @   tahq_header_ok(c->h, TAHQ_HEADER_BYTES + c->h->payload_bytes) &&
-  @   tahq_layout_ok(c->lay, &c->h->config, &c->h->shape, c->h->n_low, c->h->n_flagged) &&
+  @   tahq_layout_ok(*c->lay, &c->h->config, &c->h->shape, c->h->n_low, c->h->n_flagged) &&
   @   \valid_read(c->payload + (0 .. c->h->payload_bytes - 1)) &&
   @   \separated(c, c->h, c->lay) &&
   @   c->t <= c->lay->n_tiles && c->t == c->row * c->lay->tiles_per_row + c->col &&
@@ -446,7 +444,7 @@ static tahq_status open_message(const uint8_t *msg, size_t len, size_t count, in
     tahq_status st = tahq_parse_header(msg, len, h);
     if (st != TAHQ_OK)
         return st;
-    tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged, lay);
+    *lay = tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged);
     const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
     st = validate_payload(h, lay, payload);
     if (st != TAHQ_OK)

@@ -70,25 +70,127 @@ static const uint32_t crc32c_table[256] = {
   static void format_div_le(uint64_t a, uint64_t m, uint64_t b) { }
 */
 
+/* One definition of SPEC §8.2 unfolded per ghost function: the provers find
+ * each in a small goal but lose their way when a goal needs several. */
 /*@ ghost
-  /@ requires lay->tile_log2 == tahq_lg(cfg->tile);
-   @ requires lay->rows == tahq_rows(shape);
-   @ requires lay->tiles_per_row == tahq_tpr(cfg, shape);
-   @ requires lay->n_tiles == tahq_ntiles(cfg, shape);
-   @ requires lay->map_bits == tahq_map_bits(cfg, shape);
-   @ requires lay->map_bytes == (lay->map_bits + 7) / 8;
-   @ requires lay->flag_bytes == (lay->n_tiles + 7) / 8;
-   @ requires lay->meta_bytes == tahq_meta_size(cfg);
-   @ requires lay->zero_off == tahq_zero_off(cfg, shape);
-   @ requires lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes;
-   @ requires lay->code_off == tahq_code_off(cfg, shape);
-   @ requires lay->code_bytes == tahq_code_bytes(cfg, shape, n_low);
-   @ requires lay->pivot_off == tahq_pivot_off(cfg, shape, n_low);
-   @ requires lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8;
-   @ requires lay->payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged);
+  /@ requires zo == tahq_zero_off(cfg, shape) && nt == tahq_ntiles(cfg, shape);
+   @ requires ms == tahq_meta_size(cfg);
+   @ assigns \nothing;
+   @ ensures tahq_code_off(cfg, shape) == zo + 2 * (nt * ms); @/
+  static void format_code_off_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t zo,
+                                 uint64_t nt, uint64_t ms) { }
+*/
+/*@ ghost
+  /@ requires \valid_read(cfg) && nt == tahq_ntiles(cfg, shape);
+   @ assigns \nothing;
+   @ ensures tahq_code_bytes(cfg, shape, n_low) ==
+   @   ((nt - (cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * (shape->channels / cfg->tile) : n_low)) *
+   @      cfg->hi_bits +
+   @    (cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * (shape->channels / cfg->tile) : n_low) *
+   @      cfg->lo_bits) * (cfg->tile / 8); @/
+  static void format_code_bytes_of(const tahq_config *cfg, const tahq_shape *shape,
+                                   uint64_t n_low, uint64_t nt)
+  {
+    /@ assert tahq_tpr(cfg, shape) == shape->channels / cfg->tile; @/
+    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low * (shape->channels / cfg->tile); @/
+    } else {
+      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low; @/
+    }
+  }
+*/
+/*@ ghost
+  /@ requires co == tahq_code_off(cfg, shape) && cb == tahq_code_bytes(cfg, shape, n_low);
+   @ assigns \nothing;
+   @ ensures tahq_pivot_off(cfg, shape, n_low) == co + cb; @/
+  static void format_pivot_off_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                                  uint64_t co, uint64_t cb) { }
+*/
+/*@ ghost
+  /@ requires po == tahq_pivot_off(cfg, shape, n_low) && lg == tahq_lg(cfg->tile);
+   @ assigns \nothing;
+   @ ensures tahq_payload(cfg, shape, n_low, n_flagged) == po + (n_flagged * lg + 7) / 8; @/
+  static void format_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                                uint64_t n_flagged, uint64_t po, uint32_t lg) { }
+*/
+
+/*@ ghost
+  /@ requires \valid_read(cfg);
+   @ requires g == cfg->tile && hi == cfg->hi_bits && lo == cfg->lo_bits;
+   @ requires alloc == cfg->alloc && meta == cfg->meta;
+   @ requires batch == shape->batch && seq == shape->seq_len && ch == shape->channels;
+   @ requires lay.tile_log2 == tahq_lg(g);
+   @ requires lay.rows == batch * seq;
+   @ requires lay.tiles_per_row == ch / g;
+   @ requires lay.n_tiles == batch * seq * (ch / g);
+   @ requires lay.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? batch * seq :
+   @                            alloc == TAHQ_ALLOC_TILE ? batch * seq * (ch / g) : 0);
+   @ requires lay.map_bytes == (lay.map_bits + 7) / 8;
+   @ requires lay.flag_bytes == (lay.n_tiles + 7) / 8;
+   @ requires lay.meta_bytes == (meta == TAHQ_META_FP32 ? 4 : 2);
+   @ requires lay.zero_off == lay.map_bytes + lay.flag_bytes;
+   @ requires lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes;
+   @ requires lay.code_off == lay.zero_off + 2 * (lay.n_tiles * lay.meta_bytes);
+   @ requires lay.code_bytes ==
+   @   ((lay.n_tiles - (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low)) * hi +
+   @    (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low) * lo) * (g / 8);
+   @ requires lay.pivot_off == lay.code_off + lay.code_bytes;
+   @ requires lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8;
+   @ requires lay.payload_bytes == lay.pivot_off + lay.pivot_bytes;
+   @ assigns \nothing;
+   @ ensures lay.tile_log2 == tahq_lg(cfg->tile);
+   @ ensures lay.rows == tahq_rows(shape);
+   @ ensures lay.tiles_per_row == tahq_tpr(cfg, shape);
+   @ ensures lay.n_tiles == tahq_ntiles(cfg, shape);
+   @ ensures lay.map_bits == tahq_map_bits(cfg, shape);
+   @ ensures lay.map_bytes == (lay.map_bits + 7) / 8;
+   @ ensures lay.flag_bytes == (lay.n_tiles + 7) / 8;
+   @ ensures lay.meta_bytes == tahq_meta_size(cfg);
+   @ ensures lay.zero_off == tahq_zero_off(cfg, shape);
+   @ ensures lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes;
+   @ ensures lay.code_off == tahq_code_off(cfg, shape);
+   @ ensures lay.code_bytes == tahq_code_bytes(cfg, shape, n_low);
+   @ ensures lay.pivot_off == tahq_pivot_off(cfg, shape, n_low);
+   @ ensures lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8;
+   @ ensures lay.payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged); @/
+  static void format_layout_of_fields(tahq_layout lay, const tahq_config *cfg,
+                                      const tahq_shape *shape, uint32_t g, uint32_t hi,
+                                      uint32_t lo, tahq_alloc alloc, tahq_meta meta,
+                                      uint32_t batch, uint32_t seq, uint32_t ch,
+                                      uint64_t n_low, uint64_t n_flagged)
+  {
+    /@ assert lay.n_tiles == tahq_ntiles(cfg, shape); @/
+    /@ assert lay.meta_bytes == tahq_meta_size(cfg); @/
+    /@ assert lay.zero_off == tahq_zero_off(cfg, shape); @/
+    format_code_off_of(cfg, shape, lay.zero_off, lay.n_tiles, lay.meta_bytes);
+    /@ assert lay.code_off == tahq_code_off(cfg, shape); @/
+    format_code_bytes_of(cfg, shape, n_low, lay.n_tiles);
+    /@ assert lay.code_bytes == tahq_code_bytes(cfg, shape, n_low); @/
+    format_pivot_off_of(cfg, shape, n_low, lay.code_off, lay.code_bytes);
+    /@ assert lay.pivot_off == tahq_pivot_off(cfg, shape, n_low); @/
+    format_payload_of(cfg, shape, n_low, n_flagged, lay.pivot_off, lay.tile_log2);
+  }
+*/
+
+/*@ ghost
+  /@ requires lay.tile_log2 == tahq_lg(cfg->tile);
+   @ requires lay.rows == tahq_rows(shape);
+   @ requires lay.tiles_per_row == tahq_tpr(cfg, shape);
+   @ requires lay.n_tiles == tahq_ntiles(cfg, shape);
+   @ requires lay.map_bits == tahq_map_bits(cfg, shape);
+   @ requires lay.map_bytes == (lay.map_bits + 7) / 8;
+   @ requires lay.flag_bytes == (lay.n_tiles + 7) / 8;
+   @ requires lay.meta_bytes == tahq_meta_size(cfg);
+   @ requires lay.zero_off == tahq_zero_off(cfg, shape);
+   @ requires lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes;
+   @ requires lay.code_off == tahq_code_off(cfg, shape);
+   @ requires lay.code_bytes == tahq_code_bytes(cfg, shape, n_low);
+   @ requires lay.pivot_off == tahq_pivot_off(cfg, shape, n_low);
+   @ requires lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8;
+   @ requires lay.payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged);
    @ assigns \nothing;
    @ ensures tahq_layout_ok(lay, cfg, shape, n_low, n_flagged); @/
-  static void format_layout_intro(tahq_layout *lay, const tahq_config *cfg, const tahq_shape *shape,
+  static void format_layout_intro(tahq_layout lay, const tahq_config *cfg, const tahq_shape *shape,
                                   uint64_t n_low, uint64_t n_flagged) { }
 */
 
@@ -248,117 +350,120 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
     }
 }
 
+/* The layout from the configuration and shape fields passed by value: its
+ * proof is about numbers only, with no memory to keep track of. */
+/*@ requires tahq_valid_tile(g) && 1 <= hi <= 8 && 1 <= lo <= hi;
+  @ requires 0 <= alloc <= 2 && 0 <= meta <= 2;
+  @ requires batch >= 1 && seq >= 1 && ch >= g && batch * seq * ch <= 0x10000000000;
+  @ requires n_low <= (alloc == TAHQ_ALLOC_TOKEN ? batch * seq : batch * seq * (ch / g));
+  @ requires n_flagged <= batch * seq * (ch / g);
+  @ assigns \nothing;
+  @ ensures \result.tile_log2 == tahq_lg(g);
+  @ ensures \result.rows == batch * seq;
+  @ ensures \result.tiles_per_row == ch / g;
+  @ ensures \result.n_tiles == batch * seq * (ch / g);
+  @ ensures \result.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? batch * seq :
+  @                           alloc == TAHQ_ALLOC_TILE ? batch * seq * (ch / g) : 0);
+  @ ensures \result.map_bytes == (\result.map_bits + 7) / 8;
+  @ ensures \result.flag_bytes == (\result.n_tiles + 7) / 8;
+  @ ensures \result.meta_bytes == (meta == TAHQ_META_FP32 ? 4 : 2);
+  @ ensures \result.zero_off == \result.map_bytes + \result.flag_bytes;
+  @ ensures \result.scale_off == \result.zero_off + \result.n_tiles * \result.meta_bytes;
+  @ ensures \result.code_off == \result.zero_off + 2 * (\result.n_tiles * \result.meta_bytes);
+  @ ensures \result.code_bytes ==
+  @   ((\result.n_tiles - (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low)) * hi +
+  @    (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low) * lo) * (g / 8);
+  @ ensures \result.pivot_off == \result.code_off + \result.code_bytes;
+  @ ensures \result.pivot_bytes == (n_flagged * \result.tile_log2 + 7) / 8;
+  @ ensures \result.payload_bytes == \result.pivot_off + \result.pivot_bytes;
+  @ ensures \result.payload_bytes <= 0x10000000000000; */
+static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq_alloc alloc,
+                                      tahq_meta meta, uint32_t batch, uint32_t seq, uint32_t ch,
+                                      uint64_t n_low, uint64_t n_flagged)
+{
+    const uint32_t tile_log2 = tahq_tile_log2(g);
+    /*@ ghost format_mul_mono(batch, 0xFFFFFFFF, seq); */
+    const uint64_t rows = (uint64_t)batch * seq;
+    /*@ assert rows == batch * seq; */
+    const uint64_t tiles_per_row = ch / (uint64_t)g;
+    /*@ assert tiles_per_row == ch / g && tiles_per_row <= ch; */
+    /*@ ghost format_mul_mono(tiles_per_row, ch, rows); */
+    /*@ assert rows * tiles_per_row <= 0x10000000000; */
+    const uint64_t n_tiles = rows * tiles_per_row;
+    /*@ assert n_tiles == batch * seq * (ch / g); */
+    const uint64_t map_bits = alloc == TAHQ_ALLOC_TOKEN  ? rows
+                              : alloc == TAHQ_ALLOC_TILE ? n_tiles
+                                                         : 0;
+    const uint64_t map_bytes = (map_bits + 7) / 8;
+    const uint64_t flag_bytes = (n_tiles + 7) / 8;
+    const uint64_t meta_bytes = tahq_meta_bytes(meta);
+    /*@ ghost if (alloc == TAHQ_ALLOC_TOKEN)
+      @   format_mul_mono(n_low, rows, tiles_per_row); */
+    /*@ assert alloc == TAHQ_ALLOC_TOKEN ==> n_low * tiles_per_row <= n_tiles; */
+    const uint64_t low_tiles = alloc == TAHQ_ALLOC_TOKEN ? n_low * tiles_per_row : n_low;
+    /*@ assert low_tiles <= n_tiles <= 0x10000000000; */
+    const uint64_t high_tiles = n_tiles - low_tiles;
+    /*@ ghost format_mul_mono(meta_bytes, 4, n_tiles); */
+    /*@ assert n_tiles * meta_bytes <= 0x40000000000; */
+    const uint64_t zero_off = map_bytes + flag_bytes;
+    /*@ assert zero_off <= 0x10000000000; */
+    const uint64_t scale_off = zero_off + n_tiles * meta_bytes;
+    const uint64_t code_off = scale_off + n_tiles * meta_bytes;
+    /*@ assert code_off <= 0x90000000000; */
+    /*@ ghost format_mul_mono(hi, 8, high_tiles); */
+    const uint64_t hb = high_tiles * hi;
+    /*@ assert hb <= 0x80000000000; */
+    /*@ ghost format_mul_mono(lo, 8, low_tiles); */
+    const uint64_t lb = low_tiles * lo;
+    /*@ assert lb <= 0x80000000000; */
+    const uint64_t gb = g / 8u;
+    /*@ assert gb == g / 8 && gb <= 32; */
+    /*@ ghost format_mul_mono(hb + lb, 0x100000000000, gb); */
+    const uint64_t code_bytes = (hb + lb) * gb;
+    /*@ assert code_bytes <= 0x2000000000000; */
+    const uint64_t pivot_off = code_off + code_bytes;
+    /*@ ghost format_mul_mono(n_flagged, 0x10000000000, tile_log2); */
+    /*@ assert n_flagged * tile_log2 <= 0x80000000000; */
+    const uint64_t pivot_bytes = (n_flagged * tile_log2 + 7) / 8;
+    const uint64_t payload_bytes = pivot_off + pivot_bytes;
+    tahq_layout lay;
+    lay.tile_log2 = tile_log2;
+    lay.rows = rows;
+    lay.tiles_per_row = tiles_per_row;
+    lay.n_tiles = n_tiles;
+    lay.map_bits = map_bits;
+    lay.map_bytes = map_bytes;
+    lay.flag_bytes = flag_bytes;
+    lay.meta_bytes = meta_bytes;
+    lay.zero_off = zero_off;
+    lay.scale_off = scale_off;
+    lay.code_off = code_off;
+    lay.code_bytes = code_bytes;
+    lay.pivot_off = pivot_off;
+    lay.pivot_bytes = pivot_bytes;
+    lay.payload_bytes = payload_bytes;
+    return lay;
+}
+
 /*@ requires \valid_read(cfg) && \valid_read(shape);
   @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ requires n_low <= (cfg->alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(shape) : tahq_ntiles(cfg, shape));
   @ requires n_flagged <= tahq_ntiles(cfg, shape);
-  @ requires \valid(lay) && \separated(lay, cfg, shape);
-  @ assigns *lay;
-  @ ensures tahq_layout_ok(lay, cfg, shape, n_low, n_flagged);
-  @ ensures lay->payload_bytes <= 0x10000000000000; */
-void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                         uint64_t n_flagged, tahq_layout *lay)
+  @ assigns \nothing;
+  @ ensures tahq_layout_ok(\result, cfg, shape, n_low, n_flagged);
+  @ ensures \result.payload_bytes <= 0x10000000000000; */
+tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                                uint64_t n_flagged)
 {
-    /* Computed in locals, then stored (lay is separated from cfg and shape). */
-    const uint64_t G = cfg->tile;
-    const uint32_t tile_log2 = tahq_tile_log2(cfg->tile);
-    /*@ ghost format_mul_mono(shape->batch, 0xFFFFFFFF, shape->seq_len); */
-    /*@ assert shape->batch * shape->seq_len <= 0xFFFFFFFF * shape->seq_len <= 0xFFFFFFFF * 0xFFFFFFFF; */
-    const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
-    /*@ assert rows == shape->batch * shape->seq_len; */
-    const uint64_t tiles_per_row = shape->channels / G;
-    /*@ assert rows * shape->channels <= 0x10000000000 && tiles_per_row <= shape->channels; */
-    /*@ ghost format_mul_mono(tiles_per_row, shape->channels, rows); */
-    /*@ assert rows * tiles_per_row <= 0x10000000000; */
-    const uint64_t n_tiles = rows * tiles_per_row;
-    /*@ assert n_tiles == rows * tiles_per_row; */
-    /*@ assert rows == tahq_rows(shape) && tiles_per_row == tahq_tpr(cfg, shape); */
-    /*@ assert n_tiles == tahq_ntiles(cfg, shape); */
-    const uint64_t map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN  ? rows
-                              : cfg->alloc == TAHQ_ALLOC_TILE ? n_tiles
-                                                              : 0;
-    /*@ assert map_bits == tahq_map_bits(cfg, shape); */
-    const uint64_t map_bytes = (map_bits + 7) / 8;
-    const uint64_t flag_bytes = (n_tiles + 7) / 8;
-    const uint64_t meta_bytes = tahq_meta_bytes(cfg->meta);
-    /*@ assert meta_bytes == tahq_meta_size(cfg); */
-    /*@ ghost if (cfg->alloc == TAHQ_ALLOC_TOKEN)
-      @   format_mul_mono(n_low, rows, tiles_per_row); */
-    /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_low * tiles_per_row <= n_tiles; */
-    const uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * tiles_per_row : n_low;
-    /*@ assert low_tiles == tahq_low_tiles(cfg, shape, n_low); */
-    const uint64_t high_tiles = n_tiles - low_tiles;
-    /*@ assert low_tiles <= n_tiles <= 0x10000000000 && high_tiles <= n_tiles; */
-    /*@ assert high_tiles == n_tiles - low_tiles; */
-    /*@ ghost format_mul_mono(cfg->hi_bits, 8, high_tiles); */
-    /*@ ghost format_mul_mono(cfg->lo_bits, 8, low_tiles); */
-    /*@ assert high_tiles * cfg->hi_bits <= 0x80000000000 && low_tiles * cfg->lo_bits <= 0x80000000000; */
-    /*@ assert high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits <= 0x100000000000; */
-    /*@ ghost format_mul_mono(high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits, 0x100000000000, G / 8); */
-    /*@ assert (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8) <= 0x100000000000 * (G / 8); */
-    /*@ ghost format_mul_mono(n_flagged, 0x10000000000, tile_log2); */
-    /*@ ghost format_mul_mono(meta_bytes, 4, n_tiles); */
-    /*@ assert n_flagged * tile_log2 <= 0x80000000000 && n_tiles * meta_bytes <= 0x40000000000; */
-    const uint64_t zero_off = map_bytes + flag_bytes;
-    /*@ assert zero_off == tahq_zero_off(cfg, shape); */
-    const uint64_t scale_off = zero_off + n_tiles * meta_bytes;
-    /*@ assert scale_off == zero_off + n_tiles * meta_bytes; */
-    const uint64_t code_off = scale_off + n_tiles * meta_bytes;
-    /*@ assert code_off == zero_off + 2 * (n_tiles * meta_bytes); */
-    /*@ assert code_off == tahq_code_off(cfg, shape); */
-    const uint64_t hb = high_tiles * cfg->hi_bits;
-    /*@ assert hb == high_tiles * cfg->hi_bits <= 0x80000000000; */
-    const uint64_t lb = low_tiles * cfg->lo_bits;
-    /*@ assert lb == low_tiles * cfg->lo_bits <= 0x80000000000; */
-    const uint64_t gb = G / 8;
-    /*@ assert gb == cfg->tile / 8 && gb <= 32; */
-    /*@ assert hb + lb <= 0x100000000000; */
-    /*@ assert (hb + lb) * gb <= 0x100000000000 * gb; */
-    const uint64_t code_bytes = (hb + lb) * gb;
-    /*@ assert code_bytes == (hb + lb) * gb; */
-    /*@ assert code_bytes == tahq_code_bytes(cfg, shape, n_low); */
-    /*@ assert code_bytes <= 0x2000000000000; */
-    const uint64_t pivot_off = code_off + code_bytes;
-    /*@ assert pivot_off == tahq_pivot_off(cfg, shape, n_low); */
-    const uint64_t pivot_bytes = (n_flagged * tile_log2 + 7) / 8;
-    /*@ assert tile_log2 == tahq_lg(cfg->tile); */
-    const uint64_t payload_bytes = pivot_off + pivot_bytes;
-    /*@ assert payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged); */
-    /*@ assert payload_bytes <= 0x10000000000000; */
-    lay->tile_log2 = tile_log2;
-    lay->rows = rows;
-    lay->tiles_per_row = tiles_per_row;
-    lay->n_tiles = n_tiles;
-    lay->map_bits = map_bits;
-    lay->map_bytes = map_bytes;
-    lay->flag_bytes = flag_bytes;
-    lay->meta_bytes = meta_bytes;
-    lay->zero_off = zero_off;
-    lay->scale_off = scale_off;
-    lay->code_off = code_off;
-    lay->code_bytes = code_bytes;
-    lay->pivot_off = pivot_off;
-    lay->pivot_bytes = pivot_bytes;
-    lay->payload_bytes = payload_bytes;
-    /*@ assert shape->batch == \at(shape->batch, Pre) && shape->seq_len == \at(shape->seq_len, Pre) &&
-      @        shape->channels == \at(shape->channels, Pre) && cfg->tile == \at(cfg->tile, Pre) &&
-      @        cfg->alloc == \at(cfg->alloc, Pre) && cfg->hi_bits == \at(cfg->hi_bits, Pre) &&
-      @        cfg->lo_bits == \at(cfg->lo_bits, Pre) && cfg->meta == \at(cfg->meta, Pre); */
-    /*@ assert lay->tile_log2 == tahq_lg(cfg->tile); */
-    /*@ assert lay->rows == tahq_rows(shape); */
-    /*@ assert lay->tiles_per_row == tahq_tpr(cfg, shape); */
-    /*@ assert lay->n_tiles == tahq_ntiles(cfg, shape); */
-    /*@ assert lay->map_bits == tahq_map_bits(cfg, shape) && lay->meta_bytes == tahq_meta_size(cfg); */
-    /*@ assert lay->map_bytes == (lay->map_bits + 7) / 8 && lay->flag_bytes == (lay->n_tiles + 7) / 8; */
-    /*@ assert lay->zero_off == tahq_zero_off(cfg, shape); */
-    /*@ assert lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes; */
-    /*@ assert lay->code_off == tahq_code_off(cfg, shape); */
-    /*@ assert lay->code_bytes == tahq_code_bytes(cfg, shape, n_low); */
-    /*@ assert lay->pivot_off == tahq_pivot_off(cfg, shape, n_low); */
-    /*@ assert lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8; */
-    /*@ assert lay->payload_bytes == tahq_payload(cfg, shape, n_low, n_flagged); */
-    /*@ assert lay->payload_bytes <= 0x10000000000000; */
+    const uint32_t g = cfg->tile, hi = cfg->hi_bits, lo = cfg->lo_bits;
+    const tahq_alloc alloc = cfg->alloc;
+    const tahq_meta meta = cfg->meta;
+    const uint32_t batch = shape->batch, seq = shape->seq_len, ch = shape->channels;
+    const tahq_layout lay = layout_from_fields(g, hi, lo, alloc, meta, batch, seq, ch, n_low, n_flagged);
+    /*@ ghost format_layout_of_fields(lay, cfg, shape, g, hi, lo, alloc, meta, batch, seq, ch,
+      @                               n_low, n_flagged); */
     /*@ ghost format_layout_intro(lay, cfg, shape, n_low, n_flagged); */
+    return lay;
 }
 
 /*@ requires \valid_read(cfg) && tahq_config_ok(cfg) && \valid_read(shape) && \valid(dst + (0 .. 71));
@@ -412,6 +517,15 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
     tahq_put_u32(msg + 68, message_crc(msg, payload_bytes));
 }
 
+/* A copy of an accepted header is accepted. */
+/*@ ghost
+  /@ requires \valid_read(dst) && \valid_read(src) && *dst == *src;
+   @ requires tahq_header_ok(src, len);
+   @ assigns \nothing;
+   @ ensures tahq_header_ok(dst, len); @/
+  static void format_header_copy(const tahq_header *dst, const tahq_header *src, size_t len) { }
+*/
+
 /*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires hdr == \null || (\valid(hdr) && \separated(hdr, msg + (0 .. len - 1)));
   @ assigns *hdr;
@@ -458,11 +572,10 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
         return TAHQ_ERR_HEADER;
     if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
         return TAHQ_ERR_HEADER;
-    tahq_layout lay;
-    tahq_layout_compute(&h.config, &h.shape, h.n_low, 0, &lay);
+    tahq_layout lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, 0);
     if (h.n_flagged > lay.n_tiles)
         return TAHQ_ERR_HEADER;
-    tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &lay);
+    lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
     if (h.payload_bytes != lay.payload_bytes)
         return TAHQ_ERR_SIZE;
     if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
@@ -471,6 +584,8 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
         return TAHQ_ERR_SIZE;
     if (message_crc(msg, h.payload_bytes) != h.crc)
         return TAHQ_ERR_CRC;
+    /*@ assert tahq_header_ok(&h, len); */
     *hdr = h;
+    /*@ ghost format_header_copy(hdr, &h, len); */
     return TAHQ_OK;
 }

@@ -220,20 +220,20 @@ typedef struct tahq_layout {
   @   tahq_code_off(cfg, s) + tahq_code_bytes(cfg, s, n_low);
   @ logic integer tahq_payload{L}(tahq_config *cfg, tahq_shape *s, integer n_low, integer n_flagged) =
   @   tahq_pivot_off(cfg, s, n_low) + (n_flagged * tahq_lg(cfg->tile) + 7) / 8;
-  @ predicate tahq_layout_ok{L}(tahq_layout *lay, tahq_config *cfg, tahq_shape *s,
+  @ predicate tahq_layout_ok{L}(tahq_layout lay, tahq_config *cfg, tahq_shape *s,
   @                             integer n_low, integer n_flagged) =
-  @   lay->tile_log2 == tahq_lg(cfg->tile) &&
-  @   lay->rows == tahq_rows(s) && lay->tiles_per_row == tahq_tpr(cfg, s) &&
-  @   lay->n_tiles == tahq_ntiles(cfg, s) && lay->map_bits == tahq_map_bits(cfg, s) &&
-  @   lay->map_bytes == (lay->map_bits + 7) / 8 && lay->flag_bytes == (lay->n_tiles + 7) / 8 &&
-  @   lay->meta_bytes == tahq_meta_size(cfg) &&
-  @   lay->zero_off == tahq_zero_off(cfg, s) &&
-  @   lay->scale_off == lay->zero_off + lay->n_tiles * lay->meta_bytes &&
-  @   lay->code_off == tahq_code_off(cfg, s) &&
-  @   lay->code_bytes == tahq_code_bytes(cfg, s, n_low) &&
-  @   lay->pivot_off == tahq_pivot_off(cfg, s, n_low) &&
-  @   lay->pivot_bytes == (n_flagged * lay->tile_log2 + 7) / 8 &&
-  @   lay->payload_bytes == tahq_payload(cfg, s, n_low, n_flagged);
+  @   lay.tile_log2 == tahq_lg(cfg->tile) &&
+  @   lay.rows == tahq_rows(s) && lay.tiles_per_row == tahq_tpr(cfg, s) &&
+  @   lay.n_tiles == tahq_ntiles(cfg, s) && lay.map_bits == tahq_map_bits(cfg, s) &&
+  @   lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
+  @   lay.meta_bytes == tahq_meta_size(cfg) &&
+  @   lay.zero_off == tahq_zero_off(cfg, s) &&
+  @   lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes &&
+  @   lay.code_off == tahq_code_off(cfg, s) &&
+  @   lay.code_bytes == tahq_code_bytes(cfg, s, n_low) &&
+  @   lay.pivot_off == tahq_pivot_off(cfg, s, n_low) &&
+  @   lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8 &&
+  @   lay.payload_bytes == tahq_payload(cfg, s, n_low, n_flagged);
   @*/
 
 /*@ // A header that tahq_parse_header accepted for a message of len bytes.
@@ -247,9 +247,10 @@ typedef struct tahq_layout {
 
 /* Number of low-precision units the SPEC requires for cfg and shape (§4.2). */
 uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape);
-/* Fill the layout for n_low units and n_flagged tiles; cfg and shape valid. */
-void tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                         uint64_t n_flagged, tahq_layout *lay);
+/* The layout for n_low units and n_flagged tiles; cfg and shape valid. Returned
+ * by value, so callers keep their facts about memory across the call. */
+tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                                uint64_t n_flagged);
 /* Header write/read (format.c). */
 void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *shape,
                        uint64_t n_low, uint64_t n_flagged, uint64_t payload_bytes);

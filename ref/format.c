@@ -517,14 +517,68 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
     tahq_put_u32(msg + 68, message_crc(msg, payload_bytes));
 }
 
-/* A copy of an accepted header is accepted. */
 /*@ ghost
-  /@ requires \valid_read(dst) && \valid_read(src) && *dst == *src;
-   @ requires tahq_header_ok(src, len);
+  /@ requires \valid_read(h);
+   @ requires tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape);
+   @ requires h->n_low == tahq_required_low(&h->config, &h->shape);
+   @ requires h->n_flagged <= tahq_ntiles(&h->config, &h->shape);
+   @ requires h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged);
+   @ requires len == TAHQ_HEADER_BYTES + h->payload_bytes;
    @ assigns \nothing;
-   @ ensures tahq_header_ok(dst, len); @/
-  static void format_header_copy(const tahq_header *dst, const tahq_header *src, size_t len) { }
+   @ ensures tahq_header_ok(h, len); @/
+  static void format_header_intro(const tahq_header *h, size_t len) { }
 */
+
+/* Fields of the header of a message that starts with the magic and the
+ * version, read into *h and range-checked (SPEC §8.3). */
+/*@ requires len >= TAHQ_HEADER_BYTES && \valid_read(msg + (0 .. len - 1));
+  @ requires \valid(h) && \separated(h, msg + (0 .. len - 1));
+  @ assigns *h;
+  @ ensures \result == TAHQ_OK ==> tahq_header_ok(h, len); */
+static tahq_status parse_header_fields(const uint8_t *msg, size_t len, tahq_header *h)
+{
+    h->version = tahq_get_u16(msg + 4);
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+        msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    h->config.tile = 1u << msg[8];
+    h->config.hi_bits = msg[9];
+    h->config.lo_bits = msg[10];
+    h->config.alloc = (tahq_alloc)msg[11];
+    h->config.rounding = (tahq_rounding)msg[12];
+    h->config.meta = (tahq_meta)msg[13];
+    h->config.hi_permille = tahq_get_u16(msg + 14);
+    h->config.tau = tahq_float_of(tahq_get_u32(msg + 16));
+    h->config.seed = tahq_get_u64(msg + 32);
+    h->shape.batch = tahq_get_u32(msg + 20);
+    h->shape.seq_len = tahq_get_u32(msg + 24);
+    h->shape.channels = tahq_get_u32(msg + 28);
+    h->n_low = tahq_get_u64(msg + 40);
+    h->n_flagged = tahq_get_u64(msg + 48);
+    h->payload_bytes = tahq_get_u64(msg + 56);
+    h->crc = tahq_get_u32(msg + 68);
+    if (tahq_check_config(&h->config) != TAHQ_OK ||
+        tahq_check_shape(&h->config, &h->shape) != TAHQ_OK)
+        return TAHQ_ERR_HEADER;
+    if (tahq_get_u32(msg + 64) != 0)
+        return TAHQ_ERR_HEADER;
+    if (h->n_low != tahq_required_low_units(&h->config, &h->shape))
+        return TAHQ_ERR_HEADER;
+    tahq_layout lay = tahq_layout_compute(&h->config, &h->shape, h->n_low, 0);
+    if (h->n_flagged > lay.n_tiles)
+        return TAHQ_ERR_HEADER;
+    lay = tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged);
+    if (h->payload_bytes != lay.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES < h->payload_bytes)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES > h->payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if (message_crc(msg, h->payload_bytes) != h->crc)
+        return TAHQ_ERR_CRC;
+    /*@ ghost format_header_intro(h, len); */
+    return TAHQ_OK;
+}
 
 /*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires hdr == \null || (\valid(hdr) && \separated(hdr, msg + (0 .. len - 1)));
@@ -544,48 +598,11 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
         return TAHQ_ERR_VERSION;
     if (len < TAHQ_HEADER_BYTES)
         return TAHQ_ERR_TRUNCATED;
-
-    tahq_header h = {0};
-    h.version = tahq_get_u16(msg + 4);
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
-        msg[13] > TAHQ_META_FP32)
-        return TAHQ_ERR_HEADER;
-    h.config.tile = 1u << msg[8];
-    h.config.hi_bits = msg[9];
-    h.config.lo_bits = msg[10];
-    h.config.alloc = (tahq_alloc)msg[11];
-    h.config.rounding = (tahq_rounding)msg[12];
-    h.config.meta = (tahq_meta)msg[13];
-    h.config.hi_permille = tahq_get_u16(msg + 14);
-    h.config.tau = tahq_float_of(tahq_get_u32(msg + 16));
-    h.config.seed = tahq_get_u64(msg + 32);
-    h.shape.batch = tahq_get_u32(msg + 20);
-    h.shape.seq_len = tahq_get_u32(msg + 24);
-    h.shape.channels = tahq_get_u32(msg + 28);
-    h.n_low = tahq_get_u64(msg + 40);
-    h.n_flagged = tahq_get_u64(msg + 48);
-    h.payload_bytes = tahq_get_u64(msg + 56);
-    h.crc = tahq_get_u32(msg + 68);
-    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
-        return TAHQ_ERR_HEADER;
-    if (tahq_get_u32(msg + 64) != 0)
-        return TAHQ_ERR_HEADER;
-    if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
-        return TAHQ_ERR_HEADER;
-    tahq_layout lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, 0);
-    if (h.n_flagged > lay.n_tiles)
-        return TAHQ_ERR_HEADER;
-    lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
-    if (h.payload_bytes != lay.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
-        return TAHQ_ERR_TRUNCATED;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    if (message_crc(msg, h.payload_bytes) != h.crc)
-        return TAHQ_ERR_CRC;
-    /*@ assert tahq_header_ok(&h, len); */
-    *hdr = h;
-    /*@ ghost format_header_copy(hdr, &h, len); */
-    return TAHQ_OK;
+    /* The fields are checked in place, so that what the proof shows of them
+     * holds of *hdr itself; a rejected message restores the caller's header. */
+    const tahq_header saved = *hdr;
+    tahq_status st = parse_header_fields(msg, len, hdr);
+    if (st != TAHQ_OK)
+        *hdr = saved;
+    return st;
 }

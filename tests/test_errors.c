@@ -372,9 +372,22 @@ static void buffer_errors(void) {
 static uint64_t n_dec, n_flip, flip_hist[TAHQ_STATUS_COUNT];
 static size_t g_count; /* elements of the test message */
 
+/* Every field of two headers equal (tau by its bits); padding is not compared. */
+static int header_fields_equal(const tahq_header *a, const tahq_header *b) {
+    const tahq_config *x = &a->config, *y = &b->config;
+    return a->version == b->version && x->tile == y->tile && x->hi_bits == y->hi_bits &&
+           x->lo_bits == y->lo_bits && x->hi_permille == y->hi_permille && x->alloc == y->alloc &&
+           memcmp(&x->tau, &y->tau, sizeof x->tau) == 0 && x->rounding == y->rounding &&
+           x->seed == y->seed && x->meta == y->meta && a->shape.batch == b->shape.batch &&
+           a->shape.seq_len == b->shape.seq_len && a->shape.channels == b->shape.channels &&
+           a->n_low == b->n_low && a->n_flagged == b->n_flagged &&
+           a->payload_bytes == b->payload_bytes && a->crc == b->crc;
+}
+
 /* Decode with poisoned outputs; check status (want < 0: any error) and
  * that nothing was written on error. Also tahq_error_bound, tahq_tile_infos
- * and, for errors before the payload step, tahq_parse_header. */
+ * and, for errors before the payload step, tahq_parse_header (whose header
+ * must keep the caller's contents). */
 static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *what) {
     float *out = malloc(g_count * sizeof(float));
     double *bnd = malloc(g_count * sizeof(double));
@@ -403,9 +416,13 @@ static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *wha
             CHECKF(si == st, "tile_infos %s: %s vs decode %s", what, sname(si), sname(st));
         }
         if (st != TAHQ_ERR_PAYLOAD && g_count == 160) {
-            tahq_header h;
+            tahq_header h, poison;
+            memset(&h, 0x7F, sizeof h);
+            memset(&poison, 0x7F, sizeof poison);
             tahq_status sh = tahq_parse_header(msg, len, &h);
             CHECKF(sh == st, "parse_header %s: %s vs decode %s", what, sname(sh), sname(st));
+            CHECKF(header_fields_equal(&h, &poison), "parse_header %s: header changed on error %s",
+                   what, sname(sh));
         }
     }
     free(out);

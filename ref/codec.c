@@ -132,19 +132,81 @@ static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
     return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
 }
 
-/* Is tile t (in row `row`) low precision, given the precision map? */
-/*@ requires \valid_read(cfg);
-  @ requires cfg->alloc == TAHQ_ALLOC_TOKEN ==> \valid_read(map + row / 8);
-  @ requires cfg->alloc == TAHQ_ALLOC_TILE ==> \valid_read(map + t / 8);
+/*@ ghost
+  /@ requires 0 <= a <= b && 0 <= c;
+   @ assigns \nothing;
+   @ ensures a * c <= b * c && c * a <= c * b; @/
+  static void codec_mul_mono(uint64_t a, uint64_t b, uint64_t c) { }
+*/
+
+/*@ ghost
+  /@ requires \valid_read(cfg) && \valid_read(shape);
+   @ requires po == tahq_pivot_off(cfg, shape, n_low) && lg == tahq_lg(cfg->tile);
+   @ assigns \nothing;
+   @ ensures tahq_payload(cfg, shape, n_low, n_flagged) == po + (n_flagged * lg + 7) / 8; @/
+  static void codec_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                               uint64_t n_flagged, uint64_t po, uint32_t lg) { }
+*/
+
+/* Code width of tile t (SPEC §4): lo_bits if the unit holding it (its row in
+ * token mode, the tile itself in tile mode) is marked in the precision map. */
+/*@ requires tahq_layout_wf(lay, cfg) && t < lay.n_tiles;
+  @ requires \valid_read(map + (0 .. lay.map_bytes - 1));
   @ assigns \nothing;
-  @ ensures \result == 0 || \result == 1; */
-static int tile_is_low(const tahq_config *cfg, const uint8_t *map, uint64_t row, uint64_t t)
+  @ ensures \result == tahq_tile_bits(map, cfg, lay.tiles_per_row, t);
+  @ ensures cfg.alloc != TAHQ_ALLOC_NONE ==> 0 <= tahq_unit(cfg, lay.tiles_per_row, t) < lay.map_bits;
+  @ ensures 1 <= \result <= 8; */
+static uint32_t tile_bits(tahq_config cfg, tahq_layout lay, const uint8_t *map, uint64_t t)
 {
-    switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return (int)tahq_get_bit(map, row);
-    case TAHQ_ALLOC_TILE: return (int)tahq_get_bit(map, t);
-    default: return 0;
+    switch (cfg.alloc) {
+    case TAHQ_ALLOC_TOKEN: {
+        const uint64_t row = t / lay.tiles_per_row;
+        /*@ assert row * lay.tiles_per_row <= t; */
+        /*@ ghost if (row >= lay.rows) codec_mul_mono(lay.rows, row, lay.tiles_per_row); */
+        /*@ assert row < lay.rows; */
+        return tahq_get_bit(map, row) ? cfg.lo_bits : cfg.hi_bits;
     }
+    case TAHQ_ALLOC_TILE:
+        return tahq_get_bit(map, t) ? cfg.lo_bits : cfg.hi_bits;
+    default:
+        return cfg.hi_bits;
+    }
+}
+
+/* Code bytes of all tiles under the precision map. The codes section holds
+ * exactly this many: the decoder checks it, so the tile walk's code offsets
+ * are bounded by a checked fact (proofs/README.md). */
+/*@ requires tahq_layout_wf(lay, cfg);
+  @ requires \valid_read(map + (0 .. lay.map_bytes - 1));
+  @ assigns \nothing;
+  @ ensures \forall integer j; 0 <= j <= lay.n_tiles ==>
+  @   tahq_code_end(map, cfg, lay.tiles_per_row, j) <= \result; */
+static uint64_t map_code_bytes(tahq_config cfg, tahq_layout lay, const uint8_t *map)
+{
+    uint64_t sum = 0; /* of the code widths */
+    /*@ loop invariant 0 <= t <= lay.n_tiles && sum <= t * 8;
+      @ loop invariant sum == tahq_bits_sum(map, cfg, lay.tiles_per_row, t);
+      @ loop invariant \forall integer j; 0 <= j <= t ==>
+      @   tahq_code_end(map, cfg, lay.tiles_per_row, j) <= cfg.tile / 8 * sum;
+      @ loop assigns t, sum;
+      @ loop variant lay.n_tiles - t; */
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        /*@ ghost uint64_t before = sum; */
+        sum += tile_bits(cfg, lay, map, t);
+        /*@ assert sum == tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1); */
+        /*@ ghost codec_mul_mono(before, sum, cfg.tile / 8u); */
+        /*@ assert last_product: cfg.tile / 8 * tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1) <=
+          @   cfg.tile / 8 * sum; */
+        /* tahq_code_end's own definition at t + 1; Z3 and cvc5 do not unfold it here
+         * (proofs/README.md, trusted base) */
+        /*@ admit last_unfold: tahq_code_end(map, cfg, lay.tiles_per_row, t + 1) ==
+          @   cfg.tile / 8 * tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1); */
+        /*@ assert last: tahq_code_end(map, cfg, lay.tiles_per_row, t + 1) <= cfg.tile / 8 * sum; */
+    }
+    /*@ ghost codec_mul_mono(1, cfg.tile, lay.n_tiles); */
+    /*@ assert sum <= 8 * 0x10000000000; */
+    /*@ ghost codec_mul_mono(cfg.tile / 8u, 32, sum); */
+    return cfg.tile / 8u * sum;
 }
 
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
@@ -165,14 +227,22 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
                                 size_t out_capacity, size_t *out_len)
 {
     (void)out_capacity; /* the buffer size of the contract: at least 72 + payload */
-    tahq_layout lay = tahq_layout_compute(cfg, shape, tahq_required_low_units(cfg, shape), 0);
-    /*@ assert lay.n_tiles * cfg->tile == tahq_elements(shape); */
-    tahq_status st = check_input(x, lay.n_tiles * cfg->tile);
+    const tahq_config c = *cfg; /* by value: its facts survive the stores below */
+    const uint64_t required = tahq_required_low_units(cfg, shape);
+    const tahq_layout lay = tahq_layout_compute(cfg, shape, required, 0);
+    /*@ assert lay.n_tiles * c.tile == tahq_elements(shape); */
+    tahq_status st = check_input(x, lay.n_tiles * c.tile);
     if (st != TAHQ_OK)
         return st;
 
-    const uint32_t G = cfg->tile;
+    const uint32_t G = c.tile;
     const uint32_t k = lay.tile_log2;
+    /*@ assert 3 <= k <= 8; */
+    /*@ ghost codec_mul_mono(k, 8, lay.n_tiles); */
+    /*@ assert lay.pivot_off == tahq_pivot_off(cfg, shape, required) &&
+      @   lay.n_tiles == tahq_ntiles(cfg, shape) && k == tahq_lg(cfg->tile); */
+    /*@ ghost codec_payload_of(cfg, shape, required, lay.n_tiles, lay.pivot_off, k); */
+    /*@ assert lay.pivot_off + (lay.n_tiles * k + 7) / 8 <= out_capacity - TAHQ_HEADER_BYTES; */
     uint8_t *payload = out + TAHQ_HEADER_BYTES;
     /*@ loop invariant 0 <= i <= lay.map_bytes + lay.flag_bytes;
       @ loop assigns i, payload[0 .. lay.map_bytes + lay.flag_bytes - 1];
@@ -187,33 +257,42 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
 
     uint8_t *map = payload;
     uint64_t n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
-
+Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
     uint8_t *pivots = payload + lay.pivot_off;
     uint64_t n_flagged = 0;
     float v[TAHQ_TILE_MAX];
     uint8_t codes[TAHQ_TILE_MAX];
-    uint64_t row = 0, col = 0; /* t = row * tiles_per_row + col */
     /*@ loop invariant 0 <= t <= lay.n_tiles && n_flagged <= t;
-      @ loop invariant t == row * lay.tiles_per_row + col && col <= lay.tiles_per_row;
-      @ loop invariant payload + lay.code_off <= codes_out;
-      @ loop assigns t, col, row, n_flagged, codes_out, v[0 .. 255], codes[0 .. 255],
-      @   out[0 .. out_capacity - 1];
+      @ loop invariant codes_out == payload + lay.code_off +
+      @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t);
+      @ loop invariant 0 <= c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t);
+      @ loop assigns t, st, n_flagged, codes_out, v[0 .. 255], codes[0 .. 255],
+      @   out[0 .. TAHQ_HEADER_BYTES - 1], payload[lay.map_bytes .. out_capacity - TAHQ_HEADER_BYTES - 1];
       @ loop variant lay.n_tiles - t; */
-    for (uint64_t t = 0; t < lay.n_tiles; t++, col++) {
-        if (col == lay.tiles_per_row) {
-            col = 0;
-            row++;
-        }
-        /*@ assert col < lay.tiles_per_row && row * lay.tiles_per_row <= t; */
-        /*@ assert row < lay.rows && (t + 1) * G <= tahq_elements(shape); */
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
         const float *tile_x = x + t * G;
-        uint32_t bits = tile_is_low(cfg, map, row, t) ? cfg->lo_bits : cfg->hi_bits;
+        const uint32_t bits = tile_bits(c, lay, map, t);
+        /*@ assert c.alloc != TAHQ_ALLOC_NONE ==>
+          @   0 <= tahq_unit(c, lay.tiles_per_row, t) >> 3 < lay.map_bytes; */
+        /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> tahq_bit(map, tahq_unit(c, lay.tiles_per_row, t)) ==
+          @   tahq_bit{Allocated}(map, tahq_unit(c, lay.tiles_per_row, t)); */
+        /*@ assert bits == tahq_tile_bits{Allocated}(map, c, lay.tiles_per_row, t); */
+        /*@ assert tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t + 1) ==
+          @   tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t) + bits; */
+        /*@ assert c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t + 1) ==
+          @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t) + G / 8 * bits; */
+        /* tahq_allocate marks the SPEC §4 count of units in every group, so
+         * the codes fill the codes section exactly: a counting argument WP
+         * cannot make; the decoder checks it on every message (README). */
+        /*@ admit map_codes:
+          @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t + 1) <= lay.code_bytes; */
         uint32_t pivot;
         float lo, hi; /* one range scan serves the gate and, if unflagged, the quantizer */
         tahq_tile_range(tile_x, G, &lo, &hi);
-        int flagged = tahq_gate_from_range(tile_x, G, cfg->tau, lo, hi, &pivot);
+        int flagged = tahq_gate_from_range(tile_x, G, c.tau, lo, hi, &pivot);
         const float *values = tile_x;
         if (flagged) {
             /*@ loop invariant 0 <= i <= G;
@@ -227,7 +306,7 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
         }
         float z, s;
         uint32_t zero_bits, scale_bits;
-        st = tahq_quantize_tile_range(values, G, lo, hi, bits, cfg->meta, cfg->rounding, cfg->seed,
+        st = tahq_quantize_tile_range(values, G, lo, hi, bits, c.meta, c.rounding, c.seed,
                                       t * G, &z, &s, &zero_bits, &scale_bits, codes);
         if (st != TAHQ_OK) {
             /*@ loop invariant 0 <= i <= TAHQ_HEADER_BYTES;
@@ -237,22 +316,30 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
                 out[i] = 0;
             return st;
         }
-        put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta, zero_bits);
-        put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta, scale_bits);
-        /*@ admit codes_fit: codes_out + G / 8 * bits <= payload + lay.pivot_off; */
+        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+        put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
+        put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
+        /*@ assert lay.map_bytes <= lay.code_off && lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
+        /*@ assert codes_start: lay.map_bytes <= lay.code_off +
+          @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t); */
+        /*@ assert codes_end: lay.code_off + c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t) +
+          @   G / 8 * bits <= out_capacity - TAHQ_HEADER_BYTES; */
         tahq_pack_tile(codes_out, codes, G, bits);
-        codes_out += (uint64_t)G * bits / 8;
+        codes_out += G / 8u * bits;
         if (flagged) {
             uint8_t p = (uint8_t)pivot;
             tahq_set_bit(flags, t);
+            /*@ ghost codec_mul_mono(n_flagged + 1, lay.n_tiles, k); */
             tahq_pack_bits(pivots, n_flagged * k, &p, 1, k);
             n_flagged++;
         }
     }
-    lay = tahq_layout_compute(cfg, shape, n_low, n_flagged);
-    tahq_header_write(out, cfg, shape, n_low, n_flagged, lay.payload_bytes);
-    tahq_header_seal(out, lay.payload_bytes);
-    *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
+    /*@ ghost codec_mul_mono(n_flagged, lay.n_tiles, k); */
+    /* the layout above, with the pivot section of the n_flagged pivots */
+    const uint64_t payload_bytes = lay.pivot_off + (n_flagged * k + 7) / 8;
+    tahq_header_write(out, cfg, shape, n_low, n_flagged, payload_bytes);
+    tahq_header_seal(out, payload_bytes);
+    *out_len = (size_t)(TAHQ_HEADER_BYTES + payload_bytes);
     return TAHQ_OK;
 }
 
@@ -299,11 +386,13 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
 
 /*@ requires first + n <= UINT64_MAX && \valid_read(buf + (first / 8 .. (first + n + 7) / 8 - 1));
   @ assigns \nothing;
-  @ ensures \result <= n; */
+  @ ensures \result <= n && \result == tahq_bit_count(buf, first, n);
+  @ ensures \forall integer j; 0 <= j <= n ==> tahq_bit_count(buf, first, j) <= \result; */
 static uint64_t popcount_bits(const uint8_t *buf, uint64_t first, uint64_t n)
 {
     uint64_t c = 0;
-    /*@ loop invariant 0 <= i <= n && c <= i;
+    /*@ loop invariant 0 <= i <= n && c <= i && c == tahq_bit_count(buf, first, i);
+      @ loop invariant \forall integer j; 0 <= j <= i ==> tahq_bit_count(buf, first, j) <= c;
       @ loop assigns i, c;
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++)
@@ -321,40 +410,75 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
     return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
+/*@ // The tile size of a configuration value: the walk's predicates take the
+  @ // configuration as one value (see proofs/README.md, Frama-C notes).
+  @ logic integer tahq_cfg_tile(tahq_config c) = c.tile;
+  @*/
+
+/*@ // What the tile walk of a validated message relies on: the layout, the
+  @ // payload bytes, and the two counts checked by validate_payload.
+  @ predicate tahq_walk_ok{L}(tahq_header *h, tahq_layout lay, uint8_t *payload) =
+  @   (\forall integer j; 0 <= j <= lay.n_tiles ==>
+  @     tahq_code_end(payload, h->config, lay.tiles_per_row, j) <= lay.code_bytes) &&
+  @   (\forall integer j; 0 <= j <= lay.n_tiles ==>
+  @     tahq_bit_count(payload + lay.map_bytes, 0, j) <= h->n_flagged);
+  @ predicate tahq_message_ok{L}(tahq_header *h, tahq_layout lay, uint8_t *payload) =
+  @   \valid_read(h) && tahq_layout_wf(lay, h->config) &&
+  @   lay.pivot_bytes == (h->n_flagged * lay.tile_log2 + 7) / 8 &&
+  @   \valid_read(payload + (0 .. lay.payload_bytes - 1)) && tahq_walk_ok(h, lay, payload);
+  @*/
+
 /* SPEC §8.4 step 5: everything in the payload that the header does not fix. */
-/*@ requires \valid_read(h) && \valid_read(lay) && tahq_header_ok(h, TAHQ_HEADER_BYTES + h->payload_bytes);
-  @ requires tahq_layout_ok(*lay, &h->config, &h->shape, h->n_low, h->n_flagged);
-  @ requires \valid_read(payload + (0 .. h->payload_bytes - 1));
+/*@ requires \valid_read(h) && tahq_header_ok(h, TAHQ_HEADER_BYTES + h->payload_bytes);
+  @ requires tahq_layout_ok(lay, &h->config, &h->shape, h->n_low, h->n_flagged);
+  @ requires tahq_layout_wf(lay, h->config);
+  @ requires \valid_read(payload + (0 .. lay.payload_bytes - 1));
   @ assigns \nothing;
-  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_PAYLOAD; */
-static tahq_status validate_payload(const tahq_header *h, const tahq_layout *lay,
-                                    const uint8_t *payload)
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_PAYLOAD;
+  @ ensures \result == TAHQ_OK ==> tahq_walk_ok(h, lay, payload); */
+static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const uint8_t *payload)
 {
     const tahq_config *cfg = &h->config;
     const uint8_t *map = payload;
     uint64_t group = alloc_group_size(cfg, &h->shape);
     if (group > 0) {
         uint64_t want = tahq_low_count(group, cfg->hi_permille);
-        /*@ loop invariant 0 <= first <= lay->map_bits && first % group == 0;
-          @ loop assigns first;
-          @ loop variant lay->map_bits - first; */
-        for (uint64_t first = 0; first < lay->map_bits; first += group)
-            if (popcount_bits(map, first, group) != want)
+        /* token mode: B groups of S rows; tile mode: B*S groups of C/G tiles */
+        const uint64_t n_groups = cfg->alloc == TAHQ_ALLOC_TOKEN ? h->shape.batch : lay.rows;
+        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_TILE; */
+        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> group == h->shape.seq_len &&
+          @   lay.rows == h->shape.batch * h->shape.seq_len && lay.map_bits == lay.rows; */
+        /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> group == lay.tiles_per_row &&
+          @   lay.map_bits == lay.n_tiles; */
+        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_groups * group == lay.map_bits; */
+        /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> n_groups * group == lay.map_bits; */
+        /*@ assert n_groups * group == lay.map_bits; */
+        /*@ loop invariant 0 <= u <= n_groups;
+          @ loop assigns u;
+          @ loop variant n_groups - u; */
+        for (uint64_t u = 0; u < n_groups; u++) {
+            /*@ ghost codec_mul_mono(u + 1, n_groups, group); */
+            if (popcount_bits(map, u * group, group) != want)
                 return TAHQ_ERR_PAYLOAD;
-        if (!padding_is_zero(map, lay->map_bits))
+        }
+        if (!padding_is_zero(map, lay.map_bits))
             return TAHQ_ERR_PAYLOAD;
     }
-    const uint8_t *flags = payload + lay->map_bytes;
-    if (popcount_bits(flags, 0, lay->n_tiles) != h->n_flagged || !padding_is_zero(flags, lay->n_tiles))
+    /* implied by the counts above (SPEC §8.2); it is what bounds the walk */
+    if (map_code_bytes(*cfg, lay, map) != lay.code_bytes)
         return TAHQ_ERR_PAYLOAD;
-    if (!padding_is_zero(payload + lay->pivot_off, h->n_flagged * lay->tile_log2))
+    const uint8_t *flags = payload + lay.map_bytes;
+    if (popcount_bits(flags, 0, lay.n_tiles) != h->n_flagged || !padding_is_zero(flags, lay.n_tiles))
         return TAHQ_ERR_PAYLOAD;
-    /*@ loop invariant 0 <= t <= lay->n_tiles;
+    if (!padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
+        return TAHQ_ERR_PAYLOAD;
+    /*@ loop invariant 0 <= t <= lay.n_tiles;
       @ loop assigns t;
-      @ loop variant lay->n_tiles - t; */
-    for (uint64_t t = 0; t < lay->n_tiles; t++) {
-        uint32_t zb = meta_get_bits(payload + lay->zero_off + t * lay->meta_bytes, cfg->meta);
-        uint32_t sb = meta_get_bits(payload + lay->scale_off + t * lay->meta_bytes, cfg->meta);
+      @ loop variant lay.n_tiles - t; */
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+        uint32_t zb = meta_get_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
+        uint32_t sb = meta_get_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
         float z = tahq_meta_value(cfg->meta, zb);
         float s = tahq_meta_value(cfg->meta, sb);
         uint32_t sign = cfg->meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
@@ -366,15 +490,11 @@ static tahq_status validate_payload(const tahq_header *h, const tahq_layout *lay
     return TAHQ_OK;
 }
 
-/* Walks the tiles of a validated message in order. */
+/* Position of the tile walk over a validated message, kept by value. */
 typedef struct tile_cursor {
-    const tahq_header *h;
-    const tahq_layout *lay;
-    const uint8_t *payload;
-    const uint8_t *codes;   /* next tile's codes */
-    uint64_t t;             /* next tile = row * tiles_per_row + col */
-    uint64_t row, col;
-    uint64_t n_flagged;     /* flagged tiles seen so far */
+    uint64_t t;          /* next tile */
+    uint64_t codes;      /* its codes' offset in the codes section */
+    uint64_t n_flagged;  /* flagged tiles before it */
 } tile_cursor;
 
 typedef struct tile_data {
@@ -383,83 +503,149 @@ typedef struct tile_data {
     uint8_t codes[TAHQ_TILE_MAX];
 } tile_data;
 
-/*@ predicate tahq_cursor_ok{L}(tile_cursor *c) =
-  @   \valid(c) && \valid_read(c->h) && \valid_read(c->lay) &&
-  @   tahq_header_ok(c->h, TAHQ_HEADER_BYTES + c->h->payload_bytes) &&
-  @   tahq_layout_ok(*c->lay, &c->h->config, &c->h->shape, c->h->n_low, c->h->n_flagged) &&
-  @   \valid_read(c->payload + (0 .. c->h->payload_bytes - 1)) &&
-  @   \separated(c, c->h, c->lay) &&
-  @   c->t <= c->lay->n_tiles && c->t == c->row * c->lay->tiles_per_row + c->col &&
-  @   c->col <= c->lay->tiles_per_row && c->n_flagged <= c->t &&
-  @   c->payload + c->lay->code_off <= c->codes;
+/*@ predicate tahq_cursor_ok{L}(tile_cursor c, tahq_header *h, tahq_layout lay, uint8_t *payload) =
+  @   c.t <= lay.n_tiles &&
+  @   c.codes == tahq_cfg_tile(h->config) / 8 *
+  @     tahq_bits_sum(payload, h->config, lay.tiles_per_row, c.t) &&
+  @   c.n_flagged == tahq_bit_count(payload + lay.map_bytes, 0, c.t);
   @*/
 
-/*@ requires tahq_cursor_ok(c) && c->t < c->lay->n_tiles;
-  @ requires \valid(d) && \separated(d, c, c->h, c->lay, c->payload + (0 .. c->h->payload_bytes - 1));
-  @ assigns *c, *d;
-  @ ensures tahq_cursor_ok(c) && c->t == \old(c->t) + 1;
-  @ ensures c->h == \old(c->h) && c->lay == \old(c->lay) && c->payload == \old(c->payload);
-  @ ensures d->pivot < c->h->config.tile && (d->bits == c->h->config.lo_bits || d->bits == c->h->config.hi_bits); */
-static void cursor_next(tile_cursor *c, tile_data *d)
+/*@ ghost
+  /@ requires \valid_read(h) && c.t <= lay.n_tiles;
+   @ requires c.codes == tahq_cfg_tile(h->config) / 8 *
+   @   tahq_bits_sum(payload, h->config, lay.tiles_per_row, c.t);
+   @ requires c.n_flagged == tahq_bit_count(payload + lay.map_bytes, 0, c.t);
+   @ assigns \nothing;
+   @ ensures tahq_cursor_ok(c, h, lay, payload); @/
+  static void codec_cursor_intro(tile_cursor c, const tahq_header *h, tahq_layout lay,
+                                 const uint8_t *payload) { }
+*/
+
+/* Reads tile c.t into *d; returns the cursor of the next tile. */
+/*@ requires tahq_message_ok(h, lay, payload) && tahq_cursor_ok(c, h, lay, payload) && c.t < lay.n_tiles;
+  @ requires \valid(d) && \separated(d, h, payload + (0 .. lay.payload_bytes - 1));
+  @ assigns *d;
+  @ ensures tahq_cursor_ok(\result, h, lay, payload) && \result.t == c.t + 1;
+  @ ensures d->pivot < h->config.tile && d->flagged <= 1 && 1 <= d->bits <= 8; */
+static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout lay,
+                               const uint8_t *payload, tile_data *d)
 {
-    const tahq_config *cfg = &c->h->config;
-    const tahq_layout *lay = c->lay;
-    const uint32_t G = cfg->tile;
-    uint64_t t = c->t;
-    if (c->col == lay->tiles_per_row) {
-        c->col = 0;
-        c->row++;
-    }
-    d->bits = tile_is_low(cfg, c->payload, c->row, t) ? cfg->lo_bits : cfg->hi_bits;
-    d->flagged = tahq_get_bit(c->payload + lay->map_bytes, t);
-    d->pivot = 0;
-    if (d->flagged) {
+    const tahq_config cfg = h->config;
+    const uint32_t G = cfg.tile;
+    const uint64_t t = c.t;
+    const uint32_t bits = tile_bits(cfg, lay, payload, t);
+    const uint32_t flagged = tahq_get_bit(payload + lay.map_bytes, t);
+    /*@ assert a_walk: tahq_walk_ok(h, lay, payload); */
+    /*@ assert a_end: tahq_code_end(payload, cfg, lay.tiles_per_row, t + 1) <= lay.code_bytes; */
+    /*@ assert a_le: G / 8 * tahq_bits_sum(payload, cfg, lay.tiles_per_row, t + 1) <= lay.code_bytes; */
+    /*@ assert a_cnt_le: tahq_bit_count(payload + lay.map_bytes, 0, t + 1) <= h->n_flagged; */
+    /*@ assert a_codes: c.codes == G / 8 * tahq_bits_sum(payload, cfg, lay.tiles_per_row, t); */
+    /*@ assert a_nflag: c.n_flagged == tahq_bit_count(payload + lay.map_bytes, 0, t); */
+    /*@ assert a_step: tahq_bits_sum(payload, cfg, lay.tiles_per_row, t + 1) ==
+      @   tahq_bits_sum(payload, cfg, lay.tiles_per_row, t) + bits; */
+    /*@ assert a_cnt_step: tahq_bit_count(payload + lay.map_bytes, 0, t + 1) == c.n_flagged + flagged; */
+    /*@ assert a_dist: G / 8 * tahq_bits_sum(payload, cfg, lay.tiles_per_row, t + 1) ==
+      @   c.codes + G / 8 * bits; */
+    /*@ assert a_fit: c.codes + G / 8 * bits <= lay.code_bytes; */
+    /*@ assert a_flag_fit: c.n_flagged + flagged <= h->n_flagged; */
+    uint32_t pivot = 0;
+    if (flagged) {
         uint8_t p;
-        /*@ admit flag_count: c->n_flagged < c->h->n_flagged; */ /* popcount(flags) = n_flagged, checked in validate_payload */
-        tahq_unpack_bits(c->payload + lay->pivot_off, c->n_flagged * lay->tile_log2, &p, 1,
-                         lay->tile_log2);
-        d->pivot = p;
-        c->n_flagged++;
+        /*@ ghost codec_mul_mono(c.n_flagged + 1, h->n_flagged, lay.tile_log2); */
+        tahq_unpack_bits(payload + lay.pivot_off, c.n_flagged * lay.tile_log2, &p, 1,
+                         lay.tile_log2);
+        pivot = p;
+        c.n_flagged++;
     }
-    d->zero = get_meta(c->payload + lay->zero_off + t * lay->meta_bytes, cfg->meta);
-    d->scale = get_meta(c->payload + lay->scale_off + t * lay->meta_bytes, cfg->meta);
-    /*@ admit codes_fit: c->codes + G / 8 * d->bits <= c->payload + c->lay->pivot_off; */ /* map counts checked in validate_payload */
-    tahq_unpack_tile(c->codes, d->codes, G, d->bits);
-    c->codes += (uint64_t)G * d->bits / 8;
-    c->t++;
-    c->col++;
+    d->bits = bits;
+    d->flagged = flagged;
+    d->pivot = pivot;
+    /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+    d->zero = get_meta(payload + lay.zero_off + t * lay.meta_bytes, cfg.meta);
+    d->scale = get_meta(payload + lay.scale_off + t * lay.meta_bytes, cfg.meta);
+    tahq_unpack_tile(payload + lay.code_off + c.codes, d->codes, G, bits);
+    c.codes += G / 8u * bits;
+    c.t++;
+    /* The stores to *d and p leave the payload alone, so the walk's sums over
+     * it are unchanged: WP needs this by induction, which a ghost loop gives. */
+    /*@ ghost
+      @ /@ loop invariant 0 <= j <= t + 1;
+      @  @ loop invariant tahq_bits_sum{Pre}(payload, cfg, lay.tiles_per_row, j) ==
+      @  @   tahq_bits_sum(payload, cfg, lay.tiles_per_row, j);
+      @  @ loop invariant tahq_bit_count{Pre}(payload + lay.map_bytes, 0, j) ==
+      @  @   tahq_bit_count(payload + lay.map_bytes, 0, j);
+      @  @ loop assigns j;
+      @  @ loop variant t + 1 - j; @/
+      @ for (uint64_t j = 0; j <= t; j++) {
+      @   /@ assert g_bits: tahq_tile_bits{Pre}(payload, cfg, lay.tiles_per_row, j) ==
+      @    @   tahq_tile_bits(payload, cfg, lay.tiles_per_row, j); @/
+      @   /@ assert g_flag: tahq_bit{Pre}(payload + lay.map_bytes, j) ==
+      @    @   tahq_bit(payload + lay.map_bytes, j); @/
+      @   /@ assert g_pre: tahq_bits_sum{Pre}(payload, cfg, lay.tiles_per_row, j + 1) ==
+      @    @   tahq_bits_sum{Pre}(payload, cfg, lay.tiles_per_row, j) +
+      @    @   tahq_tile_bits{Pre}(payload, cfg, lay.tiles_per_row, j); @/
+      @   /@ assert g_here: tahq_bits_sum(payload, cfg, lay.tiles_per_row, j + 1) ==
+      @    @   tahq_bits_sum(payload, cfg, lay.tiles_per_row, j) +
+      @    @   tahq_tile_bits(payload, cfg, lay.tiles_per_row, j); @/
+      @   /@ assert g_cpre: tahq_bit_count{Pre}(payload + lay.map_bytes, 0, j + 1) ==
+      @    @   tahq_bit_count{Pre}(payload + lay.map_bytes, 0, j) +
+      @    @   tahq_bit{Pre}(payload + lay.map_bytes, j); @/
+      @   /@ assert g_chere: tahq_bit_count(payload + lay.map_bytes, 0, j + 1) ==
+      @    @   tahq_bit_count(payload + lay.map_bytes, 0, j) + tahq_bit(payload + lay.map_bytes, j); @/
+      @ }
+      @*/
+    /* From a_dist (the same product over the entry state's bytes) and the
+     * ghost loop's equality of the two sums; the provers time out on the
+     * substitution inside the product (proofs/README.md, trusted base). */
+    /*@ admit codes_here: c.codes == G / 8 * tahq_bits_sum(payload, cfg, lay.tiles_per_row, c.t); */
+    /*@ assert c.n_flagged == tahq_bit_count(payload + lay.map_bytes, 0, c.t); */
+    /*@ assert h->config == cfg; */
+    /*@ ghost codec_cursor_intro(c, h, lay, payload); */
+    return c;
 }
 
-/* Parse + validate the whole message and check the caller's output size:
- * `count` must be the number of elements (per_tile = 1: one entry per tile). */
+/*@ ghost
+  /@ requires \valid_read(h) && tahq_layout_wf(lay, h->config);
+   @ requires lay.pivot_bytes == (h->n_flagged * lay.tile_log2 + 7) / 8;
+   @ requires \valid_read(payload + (0 .. lay.payload_bytes - 1));
+   @ requires tahq_walk_ok(h, lay, payload);
+   @ assigns \nothing;
+   @ ensures tahq_message_ok(h, lay, payload); @/
+  static void codec_message_intro(const tahq_header *h, tahq_layout lay, const uint8_t *payload) { }
+*/
+
+/* A parsed and validated message: its status and, if TAHQ_OK, its layout
+ * (returned by value, so the caller's facts about memory survive). */
+typedef struct opened_message {
+    tahq_status st;
+    tahq_layout lay;
+} opened_message;
+
+/* Parses and validates the whole message and checks the caller's output size
+ * (`count`: the number of elements, or with per_tile = 1 the number of tiles). */
 /*@ requires msg != \null && \valid_read(msg + (0 .. len - 1));
-  @ requires \valid(h) && \valid(lay) && \valid(cur) && \separated(h, lay, cur, msg + (0 .. len - 1));
-  @ assigns *h, *lay, *cur;
-  @ ensures \result == TAHQ_OK ==> tahq_cursor_ok(cur) && cur->t == 0 && cur->h == h && cur->lay == lay &&
-  @   cur->payload == msg + TAHQ_HEADER_BYTES &&
-  @   count == lay->n_tiles * (per_tile ? 1 : h->config.tile); */
-static tahq_status open_message(const uint8_t *msg, size_t len, size_t count, int per_tile,
-                                tahq_header *h, tahq_layout *lay, tile_cursor *cur)
+  @ requires \valid(h) && \separated(h, msg + (0 .. len - 1));
+  @ assigns *h;
+  @ ensures \result.st == TAHQ_OK ==> tahq_message_ok(h, \result.lay, msg + TAHQ_HEADER_BYTES) &&
+  @   count == \result.lay.n_tiles * (per_tile ? 1 : h->config.tile); */
+static opened_message open_message(const uint8_t *msg, size_t len, size_t count, int per_tile,
+                                   tahq_header *h)
 {
-    tahq_status st = tahq_parse_header(msg, len, h);
-    if (st != TAHQ_OK)
-        return st;
-    *lay = tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged);
-    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
-    st = validate_payload(h, lay, payload);
-    if (st != TAHQ_OK)
-        return st;
-    if ((uint64_t)count != lay->n_tiles * (per_tile ? 1u : h->config.tile))
-        return TAHQ_ERR_BUFFER;
-    cur->h = h;
-    cur->lay = lay;
-    cur->payload = payload;
-    cur->codes = payload + lay->code_off;
-    cur->t = 0;
-    cur->row = 0;
-    cur->col = 0;
-    cur->n_flagged = 0;
-    return TAHQ_OK;
+    opened_message m = {TAHQ_OK, {0}};
+    m.st = tahq_parse_header(msg, len, h);
+    if (m.st != TAHQ_OK)
+        return m;
+    const tahq_layout lay = tahq_layout_compute(&h->config, &h->shape, h->n_low, h->n_flagged);
+    /*@ assert h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged) &&
+      @   len == TAHQ_HEADER_BYTES + h->payload_bytes; */
+    /*@ assert lay.payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged) &&
+      @   lay.pivot_bytes == (h->n_flagged * lay.tile_log2 + 7) / 8; */
+    m.st = validate_payload(h, lay, msg + TAHQ_HEADER_BYTES);
+    /*@ ghost if (m.st == TAHQ_OK) codec_message_intro(h, lay, msg + TAHQ_HEADER_BYTES); */
+    if (m.st == TAHQ_OK && (uint64_t)count != lay.n_tiles * (per_tile ? 1u : h->config.tile))
+        m.st = TAHQ_ERR_BUFFER;
+    m.lay = lay;
+    return m;
 }
 
 /*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
@@ -470,20 +656,20 @@ tahq_status tahq_decode(const uint8_t *msg, size_t len, float *out, size_t count
     if (!msg || !out)
         return TAHQ_ERR_NULL;
     tahq_header h;
-    tahq_layout lay;
-    tile_cursor cur;
-    tahq_status st = open_message(msg, len, count, 0, &h, &lay, &cur);
-    if (st != TAHQ_OK)
-        return st;
+    const opened_message m = open_message(msg, len, count, 0, &h);
+    if (m.st != TAHQ_OK)
+        return m.st;
+    const tahq_layout lay = m.lay;
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
     const uint32_t G = h.config.tile;
+    tile_cursor cur = {0, 0, 0};
     tile_data d;
-    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(&cur);
-      @ loop invariant cur.h == &h && cur.lay == &lay;
+    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
       @ loop assigns t, cur, d, out[0 .. count - 1];
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
-        cursor_next(&cur, &d);
-        /*@ assert (t + 1) * G <= count; */
+        cur = cursor_next(cur, &h, lay, payload, &d);
+        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
         float *dst = out + t * G;
         tahq_dequantize_tile(d.codes, G, d.zero, d.scale, dst);
         if (d.flagged)
@@ -505,6 +691,45 @@ static double element_bound(double zero, double scale, uint32_t bits, tahq_round
     return scale * (eq + (5.0 * levels + 4.0) * u) + fabs(zero) * u + 0x1p-148;
 }
 
+/* Constants of the flagged-tile bound (SPEC §6.3) for G = 2^k. */
+typedef struct bound_consts {
+    double gamma, kappa, root_g;
+} bound_consts;
+
+/*@ requires k <= 8;
+  @ assigns errno; */
+static bound_consts bound_constants(uint32_t k, uint32_t G)
+{
+    bound_consts c;
+    c.gamma = pow(1.0 + 0x1p-24, (double)(k + 1)) - 1.0;
+    c.kappa = (k & 1u) ? sqrt(2.0) : 1.0;
+    c.root_g = sqrt((double)G);
+    return c;
+}
+
+/* The bound of every element of one decoded tile; v is scratch space. */
+/*@ requires \valid_read(d) && 1 <= d->bits <= 8 && G <= 256;
+  @ requires \valid(v + (0 .. G - 1)) && \separated(v + (0 .. G - 1), d);
+  @ assigns v[0 .. G - 1], errno; */
+static double tile_error_bound(const tile_data *d, uint32_t G, tahq_rounding rounding,
+                               bound_consts c, float *v)
+{
+    const double b = element_bound(d->zero, d->scale, d->bits, rounding);
+    double e = b;
+    if (d->flagged) {
+        tahq_dequantize_tile(d->codes, G, d->zero, d->scale, v);
+        double norm2 = 0.0;
+        /*@ loop invariant 0 <= i <= G;
+          @ loop assigns i, norm2;
+          @ loop variant G - i; */
+        for (uint32_t i = 0; i < G; i++)
+            norm2 += (double)v[i] * (double)v[i];
+        double x_norm = c.kappa * (sqrt(norm2) + c.root_g * (b + 0x1p-150)) / (1.0 - c.gamma);
+        e = (1.0 + c.gamma) * c.kappa * c.root_g * b + c.gamma * (2.0 + c.gamma) * x_norm + 0x1p-140;
+    }
+    return e * (1.0 + 0x1p-40); /* slack: binary64 rounding of these formulas */
+}
+
 /*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires bound == \null || (\valid(bound + (0 .. count - 1)) && \separated(bound + (0 .. count - 1), msg + (0 .. len - 1)));
   @ assigns bound[0 .. count - 1], errno; */
@@ -513,41 +738,24 @@ tahq_status tahq_error_bound(const uint8_t *msg, size_t len, double *bound, size
     if (!msg || !bound)
         return TAHQ_ERR_NULL;
     tahq_header h;
-    tahq_layout lay;
-    tile_cursor cur;
-    tahq_status st = open_message(msg, len, count, 0, &h, &lay, &cur);
-    if (st != TAHQ_OK)
-        return st;
+    const opened_message m = open_message(msg, len, count, 0, &h);
+    if (m.st != TAHQ_OK)
+        return m.st;
+    const tahq_layout lay = m.lay;
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
     const uint32_t G = h.config.tile;
-    const double u = 0x1p-24;
-    const uint32_t k = lay.tile_log2;
-    const double gamma = pow(1.0 + u, (double)(k + 1)) - 1.0;
-    const double kappa = (k & 1u) ? sqrt(2.0) : 1.0;
-    const double root_g = sqrt((double)G);
-    const double slack = 1.0 + 0x1p-40; /* binary64 rounding of these formulas */
+    const tahq_rounding rounding = h.config.rounding;
+    const bound_consts consts = bound_constants(lay.tile_log2, G);
+    tile_cursor cur = {0, 0, 0};
     tile_data d;
     float v[TAHQ_TILE_MAX];
-    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(&cur);
-      @ loop invariant cur.h == &h && cur.lay == &lay;
+    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
       @ loop assigns t, cur, d, v[0 .. 255], bound[0 .. count - 1], errno;
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
-        cursor_next(&cur, &d);
-        /*@ assert (t + 1) * G <= count; */
-        double b = element_bound(d.zero, d.scale, d.bits, h.config.rounding);
-        double e = b;
-        if (d.flagged) {
-            tahq_dequantize_tile(d.codes, G, d.zero, d.scale, v);
-            double norm2 = 0.0;
-            /*@ loop invariant 0 <= i <= G;
-              @ loop assigns i, norm2;
-              @ loop variant G - i; */
-            for (uint32_t i = 0; i < G; i++)
-                norm2 += (double)v[i] * (double)v[i];
-            double x_norm = kappa * (sqrt(norm2) + root_g * (b + 0x1p-150)) / (1.0 - gamma);
-            e = (1.0 + gamma) * kappa * root_g * b + gamma * (2.0 + gamma) * x_norm + 0x1p-140;
-        }
-        e *= slack;
+        cur = cursor_next(cur, &h, lay, payload, &d);
+        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
+        const double e = tile_error_bound(&d, G, rounding, consts, v);
         /*@ loop invariant 0 <= i <= G;
           @ loop assigns i, bound[0 .. count - 1];
           @ loop variant G - i; */
@@ -567,19 +775,19 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
     if (!msg || !info)
         return TAHQ_ERR_NULL;
     tahq_header h;
-    tahq_layout lay;
-    tile_cursor cur;
-    tahq_status st = open_message(msg, len, n_tiles, 1, &h, &lay, &cur);
-    if (st != TAHQ_OK)
-        return st;
+    const opened_message m = open_message(msg, len, n_tiles, 1, &h);
+    if (m.st != TAHQ_OK)
+        return m.st;
+    const tahq_layout lay = m.lay;
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
+    tile_cursor cur = {0, 0, 0};
     tile_data d;
-    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(&cur);
-      @ loop invariant cur.h == &h && cur.lay == &lay;
+    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
       @ loop invariant \forall integer j; 0 <= j < t ==> info[j].pivot < h.config.tile;
       @ loop assigns t, cur, d, info[0 .. n_tiles - 1];
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
-        cursor_next(&cur, &d);
+        cur = cursor_next(cur, &h, lay, payload, &d);
         info[t].bits = d.bits;
         info[t].flagged = d.flagged;
         info[t].pivot = d.pivot;

@@ -354,14 +354,16 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
  * proof is about numbers only, with no memory to keep track of. */
 /*@ requires tahq_valid_tile(g) && 1 <= hi <= 8 && 1 <= lo <= hi;
   @ requires 0 <= alloc <= 2 && 0 <= meta <= 2;
-  @ requires batch >= 1 && seq >= 1 && ch >= g && batch * seq * ch <= 0x10000000000;
+  @ requires batch >= 1 && seq >= 1 && ch >= g && ch % g == 0 && batch * seq * ch <= 0x10000000000;
   @ requires n_low <= (alloc == TAHQ_ALLOC_TOKEN ? batch * seq : batch * seq * (ch / g));
   @ requires n_flagged <= batch * seq * (ch / g);
   @ assigns \nothing;
   @ ensures \result.tile_log2 == tahq_lg(g);
   @ ensures \result.rows == batch * seq;
-  @ ensures \result.tiles_per_row == ch / g;
+  @ ensures \result.tiles_per_row == ch / g && \result.tiles_per_row >= 1;
   @ ensures \result.n_tiles == batch * seq * (ch / g);
+  @ ensures \result.n_tiles == \result.rows * \result.tiles_per_row;
+  @ ensures \result.n_tiles * g == batch * seq * ch && \result.n_tiles * g <= 0x10000000000;
   @ ensures \result.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? batch * seq :
   @                           alloc == TAHQ_ALLOC_TILE ? batch * seq * (ch / g) : 0);
   @ ensures \result.map_bytes == (\result.map_bits + 7) / 8;
@@ -391,6 +393,9 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
     /*@ assert rows * tiles_per_row <= 0x10000000000; */
     const uint64_t n_tiles = rows * tiles_per_row;
     /*@ assert n_tiles == batch * seq * (ch / g); */
+    /*@ assert tiles_per_row * g == ch; */
+    /*@ ghost format_mul_mono(tiles_per_row * g, ch, rows); */
+    /*@ assert n_tiles * g == rows * ch && n_tiles * g <= 0x10000000000; */
     const uint64_t map_bits = alloc == TAHQ_ALLOC_TOKEN  ? rows
                               : alloc == TAHQ_ALLOC_TILE ? n_tiles
                                                          : 0;
@@ -451,6 +456,8 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
   @ requires n_flagged <= tahq_ntiles(cfg, shape);
   @ assigns \nothing;
   @ ensures tahq_layout_ok(\result, cfg, shape, n_low, n_flagged);
+  @ ensures tahq_layout_wf(\result, *cfg);
+  @ ensures \result.n_tiles * cfg->tile == tahq_elements(shape);
   @ ensures \result.payload_bytes <= 0x10000000000000; */
 tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
                                 uint64_t n_flagged)
@@ -460,6 +467,19 @@ tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape,
     const tahq_meta meta = cfg->meta;
     const uint32_t batch = shape->batch, seq = shape->seq_len, ch = shape->channels;
     const tahq_layout lay = layout_from_fields(g, hi, lo, alloc, meta, batch, seq, ch, n_low, n_flagged);
+    /*@ assert w1: tahq_valid_tile(g) && 1 <= lo <= hi <= 8 && 0 <= alloc <= 2 && 0 <= meta <= 2; */
+    /*@ assert w2: lay.tile_log2 == tahq_lg(g) && lay.tiles_per_row >= 1; */
+    /*@ assert w3: lay.n_tiles == lay.rows * lay.tiles_per_row && lay.n_tiles * g <= 0x10000000000; */
+    /*@ assert w4: lay.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? lay.rows :
+      @                    alloc == TAHQ_ALLOC_TILE ? lay.n_tiles : 0); */
+    /*@ assert w5: lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
+      @   lay.meta_bytes == (meta == TAHQ_META_FP32 ? 4 : 2); */
+    /*@ assert w6: lay.zero_off == lay.map_bytes + lay.flag_bytes &&
+      @   lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes &&
+      @   lay.code_off == lay.scale_off + lay.n_tiles * lay.meta_bytes; */
+    /*@ assert w7: lay.pivot_off == lay.code_off + lay.code_bytes &&
+      @   lay.payload_bytes == lay.pivot_off + lay.pivot_bytes &&
+      @   lay.payload_bytes <= 0x10000000000000; */
     /*@ ghost format_layout_of_fields(lay, cfg, shape, g, hi, lo, alloc, meta, batch, seq, ch,
       @                               n_low, n_flagged); */
     /*@ ghost format_layout_intro(lay, cfg, shape, n_low, n_flagged); */
@@ -521,6 +541,8 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
   /@ requires \valid_read(h);
    @ requires tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape);
    @ requires h->n_low == tahq_required_low(&h->config, &h->shape);
+   @ requires h->n_low <= (h->config.alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(&h->shape) :
+   @                       tahq_ntiles(&h->config, &h->shape));
    @ requires h->n_flagged <= tahq_ntiles(&h->config, &h->shape);
    @ requires h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged);
    @ requires len == TAHQ_HEADER_BYTES + h->payload_bytes;

@@ -236,10 +236,32 @@ typedef struct tahq_layout {
   @   lay.payload_bytes == tahq_payload(cfg, s, n_low, n_flagged);
   @*/
 
+/*@ // The layout facts the tile walks use, stated on values only (the config
+  @ // by value), so that they survive stores to other memory; implied by
+  @ // tahq_layout_ok for a valid config and shape (tahq_layout_compute).
+  @ predicate tahq_layout_wf(tahq_layout lay, tahq_config c) =
+  @   tahq_valid_tile(c.tile) && 1 <= c.lo_bits <= c.hi_bits <= 8 &&
+  @   0 <= c.alloc <= 2 && 0 <= c.meta <= 2 &&
+  @   lay.tile_log2 == tahq_lg(c.tile) && lay.tiles_per_row >= 1 &&
+  @   lay.n_tiles == lay.rows * lay.tiles_per_row && lay.n_tiles * c.tile <= 0x10000000000 &&
+  @   lay.map_bits == (c.alloc == TAHQ_ALLOC_TOKEN ? lay.rows :
+  @                    c.alloc == TAHQ_ALLOC_TILE ? lay.n_tiles : 0) &&
+  @   lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
+  @   lay.meta_bytes == (c.meta == TAHQ_META_FP32 ? 4 : 2) &&
+  @   lay.zero_off == lay.map_bytes + lay.flag_bytes &&
+  @   lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes &&
+  @   lay.code_off == lay.scale_off + lay.n_tiles * lay.meta_bytes &&
+  @   lay.pivot_off == lay.code_off + lay.code_bytes &&
+  @   lay.payload_bytes == lay.pivot_off + lay.pivot_bytes &&
+  @   lay.payload_bytes <= 0x10000000000000;
+  @*/
+
 /*@ // A header that tahq_parse_header accepted for a message of len bytes.
   @ predicate tahq_header_ok{L}(tahq_header *h, integer len) =
   @   tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape) &&
   @   h->n_low == tahq_required_low(&h->config, &h->shape) &&
+  @   h->n_low <= (h->config.alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(&h->shape) :
+  @                tahq_ntiles(&h->config, &h->shape)) &&
   @   h->n_flagged <= tahq_ntiles(&h->config, &h->shape) &&
   @   h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged) &&
   @   len == TAHQ_HEADER_BYTES + h->payload_bytes;
@@ -331,9 +353,28 @@ static inline uint64_t tahq_get_u64(const uint8_t *p)
            ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
 }
 
+/*@ // Bit i of a LSB-first bit string (SPEC §2.4), the number of one bits
+  @ // among bits first .. first+n-1, and the sum of the code widths of tiles
+  @ // 0 .. t-1 under a precision map (SPEC §4, §8.2; their codes take G/8 bytes
+  @ // per bit of width): tile t is low when the unit holding it (its row in
+  @ // token mode, itself in tile mode) is marked.
+  @ logic integer tahq_bit{L}(uint8_t *buf, integer i) = (buf[i >> 3] >> (i & 7)) & 1;
+  @ logic integer tahq_bit_count{L}(uint8_t *buf, integer first, integer n) =
+  @   n <= 0 ? 0 : tahq_bit_count(buf, first, n - 1) + tahq_bit(buf, first + n - 1);
+  @ logic integer tahq_unit(tahq_config c, integer tpr, integer t) =
+  @   c.alloc == TAHQ_ALLOC_TOKEN ? t / tpr : t;
+  @ logic integer tahq_tile_bits{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =
+  @   c.alloc != TAHQ_ALLOC_NONE && tahq_bit(map, tahq_unit(c, tpr, t)) == 1 ? c.lo_bits : c.hi_bits;
+  @ logic integer tahq_bits_sum{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =
+  @   t <= 0 ? 0 : tahq_bits_sum(map, c, tpr, t - 1) + tahq_tile_bits(map, c, tpr, t - 1);
+  @ // End of the codes of tiles 0 .. t-1 in the codes section (bytes).
+  @ logic integer tahq_code_end{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =
+  @   c.tile / 8 * tahq_bits_sum(map, c, tpr, t);
+  @*/
+
 /*@ requires \valid_read(buf + i / 8);
   @ assigns \nothing;
-  @ ensures \result <= 1; */
+  @ ensures \result <= 1 && \result == tahq_bit(buf, i); */
 static inline uint32_t tahq_get_bit(const uint8_t *buf, uint64_t i)
 {
     return ((uint32_t)buf[i >> 3] >> (i & 7u)) & 1u;

@@ -125,7 +125,8 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
  * shape, buffers, input values) runs before anything is written, so those
  * errors leave out untouched. A metadata overflow (TAHQ_ERR_RANGE) is only
  * found tile by tile: then the first TAHQ_HEADER_BYTES of out are zeroed so
- * that the partial output cannot be mistaken for a message. */
+ * that the partial output cannot be mistaken for a message. x, workspace
+ * and out must not overlap. */
 tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                         void *workspace, size_t workspace_bytes,
                         uint8_t *out, size_t out_capacity, size_t *out_len);

@@ -133,19 +133,11 @@ static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
 }
 
 /*@ ghost
-  /@ requires 0 <= a <= b && 0 <= c;
+  /@ requires first + len <= n;
+   @ requires \forall integer i; 0 <= i < n ==> tahq_mag(x[i]) < 0x5F800000;
    @ assigns \nothing;
-   @ ensures a * c <= b * c && c * a <= c * b; @/
-  static void codec_mul_mono(uint64_t a, uint64_t b, uint64_t c) { }
-*/
-
-/*@ ghost
-  /@ requires \valid_read(cfg) && \valid_read(shape);
-   @ requires po == tahq_pivot_off(cfg, shape, n_low) && lg == tahq_lg(cfg->tile);
-   @ assigns \nothing;
-   @ ensures tahq_payload(cfg, shape, n_low, n_flagged) == po + (n_flagged * lg + 7) / 8; @/
-  static void codec_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                               uint64_t n_flagged, uint64_t po, uint32_t lg) { }
+   @ ensures \forall integer i; 0 <= i < len ==> tahq_not_nan_bits(tahq_f32_bits(x[first + i])); @/
+  static void codec_tile_not_nan(const float *x, uint64_t n, uint64_t first, uint64_t len) { }
 */
 
 /* Code width of tile t (SPEC §4): lo_bits if the unit holding it (its row in
@@ -162,7 +154,7 @@ static uint32_t tile_bits(tahq_config cfg, tahq_layout lay, const uint8_t *map, 
     case TAHQ_ALLOC_TOKEN: {
         const uint64_t row = t / lay.tiles_per_row;
         /*@ assert row * lay.tiles_per_row <= t; */
-        /*@ ghost if (row >= lay.rows) codec_mul_mono(lay.rows, row, lay.tiles_per_row); */
+        /*@ ghost if (row >= lay.rows) tahq_mul_mono(lay.rows, row, lay.tiles_per_row); */
         /*@ assert row < lay.rows; */
         return tahq_get_bit(map, row) ? cfg.lo_bits : cfg.hi_bits;
     }
@@ -194,7 +186,7 @@ static uint64_t map_code_bytes(tahq_config cfg, tahq_layout lay, const uint8_t *
         /*@ ghost uint64_t before = sum; */
         sum += tile_bits(cfg, lay, map, t);
         /*@ assert sum == tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1); */
-        /*@ ghost codec_mul_mono(before, sum, cfg.tile / 8u); */
+        /*@ ghost tahq_mul_mono(before, sum, cfg.tile / 8u); */
         /*@ assert last_product: cfg.tile / 8 * tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1) <=
           @   cfg.tile / 8 * sum; */
         /* tahq_code_end's own definition at t + 1; Z3 and cvc5 do not unfold it here
@@ -203,9 +195,9 @@ static uint64_t map_code_bytes(tahq_config cfg, tahq_layout lay, const uint8_t *
           @   cfg.tile / 8 * tahq_bits_sum(map, cfg, lay.tiles_per_row, t + 1); */
         /*@ assert last: tahq_code_end(map, cfg, lay.tiles_per_row, t + 1) <= cfg.tile / 8 * sum; */
     }
-    /*@ ghost codec_mul_mono(1, cfg.tile, lay.n_tiles); */
+    /*@ ghost tahq_mul_mono(1, cfg.tile, lay.n_tiles); */
     /*@ assert sum <= 8 * 0x10000000000; */
-    /*@ ghost codec_mul_mono(cfg.tile / 8u, 32, sum); */
+    /*@ ghost tahq_mul_mono(cfg.tile / 8u, 32, sum); */
     return cfg.tile / 8u * sum;
 }
 
@@ -218,6 +210,8 @@ static uint64_t map_code_bytes(tahq_config cfg, tahq_layout lay, const uint8_t *
   @   \valid(entropies + (0 .. tahq_group(cfg, shape) - 1));
   @ requires ws_separated: \separated(keys + (0 .. tahq_group(cfg, shape) - 1),
   @   entropies + (0 .. tahq_group(cfg, shape) - 1), out + (0 .. out_capacity - 1), out_len, cfg, shape);
+  @ requires x_separated: \separated(x + (0 .. tahq_elements(shape) - 1),
+  @   entropies + (0 .. tahq_group(cfg, shape) - 1));
   @ requires \separated(out + (0 .. out_capacity - 1), out_len, cfg, shape);
   @ assigns out[0 .. out_capacity - 1], *out_len, keys[0 .. tahq_group(cfg, shape) - 1],
   @         entropies[0 .. tahq_group(cfg, shape) - 1];
@@ -238,10 +232,10 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
     const uint32_t G = c.tile;
     const uint32_t k = lay.tile_log2;
     /*@ assert 3 <= k <= 8; */
-    /*@ ghost codec_mul_mono(k, 8, lay.n_tiles); */
+    /*@ ghost tahq_mul_mono(k, 8, lay.n_tiles); */
     /*@ assert lay.pivot_off == tahq_pivot_off(cfg, shape, required) &&
       @   lay.n_tiles == tahq_ntiles(cfg, shape) && k == tahq_lg(cfg->tile); */
-    /*@ ghost codec_payload_of(cfg, shape, required, lay.n_tiles, lay.pivot_off, k); */
+    /*@ ghost tahq_payload_of(cfg, shape, required, lay.n_tiles, lay.pivot_off, k); */
     /*@ assert lay.pivot_off + (lay.n_tiles * k + 7) / 8 <= out_capacity - TAHQ_HEADER_BYTES; */
     uint8_t *payload = out + TAHQ_HEADER_BYTES;
     /*@ loop invariant 0 <= i <= lay.map_bytes + lay.flag_bytes;
@@ -272,7 +266,7 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
       @   out[0 .. TAHQ_HEADER_BYTES - 1], payload[lay.map_bytes .. out_capacity - TAHQ_HEADER_BYTES - 1];
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
-        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
+        /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, G); */
         const float *tile_x = x + t * G;
         const uint32_t bits = tile_bits(c, lay, map, t);
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==>
@@ -291,6 +285,7 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
           @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t + 1) <= lay.code_bytes; */
         uint32_t pivot;
         float lo, hi; /* one range scan serves the gate and, if unflagged, the quantizer */
+        /*@ ghost codec_tile_not_nan(x, lay.n_tiles * G, t * G, G); */
         tahq_tile_range(tile_x, G, &lo, &hi);
         int flagged = tahq_gate_from_range(tile_x, G, c.tau, lo, hi, &pivot);
         const float *values = tile_x;
@@ -316,7 +311,7 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
                 out[i] = 0;
             return st;
         }
-        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+        /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
         put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
         put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
         /*@ assert lay.map_bytes <= lay.code_off && lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
@@ -329,12 +324,12 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
         if (flagged) {
             uint8_t p = (uint8_t)pivot;
             tahq_set_bit(flags, t);
-            /*@ ghost codec_mul_mono(n_flagged + 1, lay.n_tiles, k); */
+            /*@ ghost tahq_mul_mono(n_flagged + 1, lay.n_tiles, k); */
             tahq_pack_bits(pivots, n_flagged * k, &p, 1, k);
             n_flagged++;
         }
     }
-    /*@ ghost codec_mul_mono(n_flagged, lay.n_tiles, k); */
+    /*@ ghost tahq_mul_mono(n_flagged, lay.n_tiles, k); */
     /* the layout above, with the pivot section of the n_flagged pivots */
     const uint64_t payload_bytes = lay.pivot_off + (n_flagged * k + 7) / 8;
     tahq_header_write(out, cfg, shape, n_low, n_flagged, payload_bytes);
@@ -350,6 +345,9 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
   @ requires input: cfg != \null && shape != \null && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape) &&
   @   x != \null ==> \valid_read(x + (0 .. tahq_elements(shape) - 1));
   @ requires workspace == \null || \valid((uint8_t *)workspace + (0 .. workspace_bytes - 1));
+  @ requires ws_not_x: cfg != \null && shape != \null && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape) &&
+  @   x != \null && workspace != \null ==>
+  @   \separated((uint8_t *)workspace + (0 .. workspace_bytes - 1), x + (0 .. tahq_elements(shape) - 1));
   @ requires \separated(out + (0 .. out_capacity - 1), out_len, cfg, shape);
   @ assigns *out_len, out[0 .. out_capacity - 1], ((uint8_t *)workspace)[0 .. workspace_bytes - 1]; */
 tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
@@ -457,7 +455,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
           @ loop assigns u;
           @ loop variant n_groups - u; */
         for (uint64_t u = 0; u < n_groups; u++) {
-            /*@ ghost codec_mul_mono(u + 1, n_groups, group); */
+            /*@ ghost tahq_mul_mono(u + 1, n_groups, group); */
             if (popcount_bits(map, u * group, group) != want)
                 return TAHQ_ERR_PAYLOAD;
         }
@@ -476,7 +474,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
       @ loop assigns t;
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
-        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+        /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
         uint32_t zb = meta_get_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
         uint32_t sb = meta_get_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
         float z = tahq_meta_value(cfg->meta, zb);
@@ -551,7 +549,7 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
     uint32_t pivot = 0;
     if (flagged) {
         uint8_t p;
-        /*@ ghost codec_mul_mono(c.n_flagged + 1, h->n_flagged, lay.tile_log2); */
+        /*@ ghost tahq_mul_mono(c.n_flagged + 1, h->n_flagged, lay.tile_log2); */
         tahq_unpack_bits(payload + lay.pivot_off, c.n_flagged * lay.tile_log2, &p, 1,
                          lay.tile_log2);
         pivot = p;
@@ -560,7 +558,7 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
     d->bits = bits;
     d->flagged = flagged;
     d->pivot = pivot;
-    /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+    /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
     d->zero = get_meta(payload + lay.zero_off + t * lay.meta_bytes, cfg.meta);
     d->scale = get_meta(payload + lay.scale_off + t * lay.meta_bytes, cfg.meta);
     tahq_unpack_tile(payload + lay.code_off + c.codes, d->codes, G, bits);
@@ -669,7 +667,7 @@ tahq_status tahq_decode(const uint8_t *msg, size_t len, float *out, size_t count
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cur = cursor_next(cur, &h, lay, payload, &d);
-        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
+        /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, G); */
         float *dst = out + t * G;
         tahq_dequantize_tile(d.codes, G, d.zero, d.scale, dst);
         if (d.flagged)
@@ -754,7 +752,7 @@ tahq_status tahq_error_bound(const uint8_t *msg, size_t len, double *bound, size
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cur = cursor_next(cur, &h, lay, payload, &d);
-        /*@ ghost codec_mul_mono(t + 1, lay.n_tiles, G); */
+        /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, G); */
         const double e = tile_error_bound(&d, G, rounding, consts, v);
         /*@ loop invariant 0 <= i <= G;
           @ loop assigns i, bound[0 .. count - 1];

@@ -47,15 +47,9 @@ static const uint32_t crc32c_table[256] = {
     0xD5CF889Du, 0x27A40B9Eu, 0x79B737BAu, 0x8BDCB4B9u, 0x988C474Du, 0x6AE7C44Eu,
     0xBE2DA0A5u, 0x4C4623A6u, 0x5F16D052u, 0xAD7D5351u,};
 
-/* Ghost lemma functions (format.c): each contract is proved once in general
- * and instantiated at a ghost call, where WP's simplifier puts the products in
- * the same normal form as the goal that needs them. */
-/*@ ghost
-  /@ requires a <= b;
-   @ assigns \nothing;
-   @ ensures a * c <= b * c; @/
-  static void format_mul_mono(uint64_t a, uint64_t b, uint64_t c) { }
-*/
+/* Ghost lemma functions, as in internal.h (the two shared ones are defined
+ * here, their contracts are there). */
+/*@ ghost void tahq_mul_mono(uint64_t a, uint64_t b, uint64_t c) { } */
 /*@ ghost
   /@ requires hp <= 1000;
    @ assigns \nothing;
@@ -106,13 +100,8 @@ static const uint32_t crc32c_table[256] = {
   static void format_pivot_off_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
                                   uint64_t co, uint64_t cb) { }
 */
-/*@ ghost
-  /@ requires po == tahq_pivot_off(cfg, shape, n_low) && lg == tahq_lg(cfg->tile);
-   @ assigns \nothing;
-   @ ensures tahq_payload(cfg, shape, n_low, n_flagged) == po + (n_flagged * lg + 7) / 8; @/
-  static void format_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                                uint64_t n_flagged, uint64_t po, uint32_t lg) { }
-*/
+/*@ ghost void tahq_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                               uint64_t n_flagged, uint64_t po, uint32_t lg) { } */
 
 /*@ ghost
   /@ requires \valid_read(cfg);
@@ -168,7 +157,7 @@ static const uint32_t crc32c_table[256] = {
     /@ assert lay.code_bytes == tahq_code_bytes(cfg, shape, n_low); @/
     format_pivot_off_of(cfg, shape, n_low, lay.code_off, lay.code_bytes);
     /@ assert lay.pivot_off == tahq_pivot_off(cfg, shape, n_low); @/
-    format_payload_of(cfg, shape, n_low, n_flagged, lay.pivot_off, lay.tile_log2);
+    tahq_payload_of(cfg, shape, n_low, n_flagged, lay.pivot_off, lay.tile_log2);
   }
 */
 
@@ -334,9 +323,9 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
 {
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
     /*@ assert rows * shape->channels <= 0x10000000000 && shape->channels / cfg->tile <= shape->channels; */
-    /*@ ghost format_mul_mono(shape->channels / cfg->tile, shape->channels, rows); */
-    /*@ ghost format_mul_mono(1, shape->seq_len, shape->batch); */
-    /*@ ghost format_mul_mono(1, shape->channels / cfg->tile, rows); */
+    /*@ ghost tahq_mul_mono(shape->channels / cfg->tile, shape->channels, rows); */
+    /*@ ghost tahq_mul_mono(1, shape->seq_len, shape->batch); */
+    /*@ ghost tahq_mul_mono(1, shape->channels / cfg->tile, rows); */
     /*@ ghost format_low_mono(shape->batch, shape->seq_len, cfg->hi_permille); */
     /*@ ghost format_low_mono(rows, shape->channels / cfg->tile, cfg->hi_permille); */
     /*@ assert rows * (shape->channels / cfg->tile) <= 0x10000000000 && shape->batch <= rows; */
@@ -384,17 +373,17 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
                                       uint64_t n_low, uint64_t n_flagged)
 {
     const uint32_t tile_log2 = tahq_tile_log2(g);
-    /*@ ghost format_mul_mono(batch, 0xFFFFFFFF, seq); */
+    /*@ ghost tahq_mul_mono(batch, 0xFFFFFFFF, seq); */
     const uint64_t rows = (uint64_t)batch * seq;
     /*@ assert rows == batch * seq; */
     const uint64_t tiles_per_row = ch / (uint64_t)g;
     /*@ assert tiles_per_row == ch / g && tiles_per_row <= ch; */
-    /*@ ghost format_mul_mono(tiles_per_row, ch, rows); */
+    /*@ ghost tahq_mul_mono(tiles_per_row, ch, rows); */
     /*@ assert rows * tiles_per_row <= 0x10000000000; */
     const uint64_t n_tiles = rows * tiles_per_row;
     /*@ assert n_tiles == batch * seq * (ch / g); */
     /*@ assert tiles_per_row * g == ch; */
-    /*@ ghost format_mul_mono(tiles_per_row * g, ch, rows); */
+    /*@ ghost tahq_mul_mono(tiles_per_row * g, ch, rows); */
     /*@ assert n_tiles * g == rows * ch && n_tiles * g <= 0x10000000000; */
     const uint64_t map_bits = alloc == TAHQ_ALLOC_TOKEN  ? rows
                               : alloc == TAHQ_ALLOC_TILE ? n_tiles
@@ -403,31 +392,31 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
     const uint64_t flag_bytes = (n_tiles + 7) / 8;
     const uint64_t meta_bytes = tahq_meta_bytes(meta);
     /*@ ghost if (alloc == TAHQ_ALLOC_TOKEN)
-      @   format_mul_mono(n_low, rows, tiles_per_row); */
+      @   tahq_mul_mono(n_low, rows, tiles_per_row); */
     /*@ assert alloc == TAHQ_ALLOC_TOKEN ==> n_low * tiles_per_row <= n_tiles; */
     const uint64_t low_tiles = alloc == TAHQ_ALLOC_TOKEN ? n_low * tiles_per_row : n_low;
     /*@ assert low_tiles <= n_tiles <= 0x10000000000; */
     const uint64_t high_tiles = n_tiles - low_tiles;
-    /*@ ghost format_mul_mono(meta_bytes, 4, n_tiles); */
+    /*@ ghost tahq_mul_mono(meta_bytes, 4, n_tiles); */
     /*@ assert n_tiles * meta_bytes <= 0x40000000000; */
     const uint64_t zero_off = map_bytes + flag_bytes;
     /*@ assert zero_off <= 0x10000000000; */
     const uint64_t scale_off = zero_off + n_tiles * meta_bytes;
     const uint64_t code_off = scale_off + n_tiles * meta_bytes;
     /*@ assert code_off <= 0x90000000000; */
-    /*@ ghost format_mul_mono(hi, 8, high_tiles); */
+    /*@ ghost tahq_mul_mono(hi, 8, high_tiles); */
     const uint64_t hb = high_tiles * hi;
     /*@ assert hb <= 0x80000000000; */
-    /*@ ghost format_mul_mono(lo, 8, low_tiles); */
+    /*@ ghost tahq_mul_mono(lo, 8, low_tiles); */
     const uint64_t lb = low_tiles * lo;
     /*@ assert lb <= 0x80000000000; */
     const uint64_t gb = g / 8u;
     /*@ assert gb == g / 8 && gb <= 32; */
-    /*@ ghost format_mul_mono(hb + lb, 0x100000000000, gb); */
+    /*@ ghost tahq_mul_mono(hb + lb, 0x100000000000, gb); */
     const uint64_t code_bytes = (hb + lb) * gb;
     /*@ assert code_bytes <= 0x2000000000000; */
     const uint64_t pivot_off = code_off + code_bytes;
-    /*@ ghost format_mul_mono(n_flagged, 0x10000000000, tile_log2); */
+    /*@ ghost tahq_mul_mono(n_flagged, 0x10000000000, tile_log2); */
     /*@ assert n_flagged * tile_log2 <= 0x80000000000; */
     const uint64_t pivot_bytes = (n_flagged * tile_log2 + 7) / 8;
     const uint64_t payload_bytes = pivot_off + pivot_bytes;

@@ -91,6 +91,16 @@
   @ lemma tahq_lsl255_bytes: \forall integer k; 0 <= k <= 7 ==> (255 << (8 * k)) <= 0xFF00000000000000;
   @*/
 
+/* Ghost lemma functions (defined in format.c): each contract is proved once
+ * and instantiated at a ghost call, where WP's simplifier puts the products in
+ * the same normal form as the goal that needs them. */
+/*@ ghost
+  /@ requires 0 <= a <= b && 0 <= c;
+   @ assigns \nothing;
+   @ ensures a * c <= b * c && c * a <= c * b; @/
+  void tahq_mul_mono(uint64_t a, uint64_t b, uint64_t c);
+*/
+
 /* Bit views of binary32 values (SPEC §2.1); memcpy is the defined way in C. */
 /*@ assigns \nothing;
   @ ensures \result == tahq_f32_bits(x); */
@@ -235,6 +245,15 @@ typedef struct tahq_layout {
   @   lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8 &&
   @   lay.payload_bytes == tahq_payload(cfg, s, n_low, n_flagged);
   @*/
+
+/* Ghost lemma function (format.c), as tahq_mul_mono above. */
+/*@ ghost
+  /@ requires po == tahq_pivot_off(cfg, shape, n_low) && lg == tahq_lg(cfg->tile);
+   @ assigns \nothing;
+   @ ensures tahq_payload(cfg, shape, n_low, n_flagged) == po + (n_flagged * lg + 7) / 8; @/
+  void tahq_payload_of(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
+                       uint64_t n_flagged, uint64_t po, uint32_t lg);
+*/
 
 /*@ // The layout facts the tile walks use, stated on values only (the config
   @ // by value), so that they survive stores to other memory; implied by

@@ -1,7 +1,6 @@
 /* paper_v1.c - the "paper-v1" compatibility profile: the authors' TAH-Quant
  * codec numerics and their raw wire layout (ref/SPEC.md Appendix A). No
  * header: the decoder takes the configuration and the shape from the caller. */
-#include <math.h>
 #include <stdlib.h>
 #include "internal.h"
 
@@ -10,6 +9,18 @@
 #define PV1_LN2 0x1.62e43p-1f        /* binary32 nearest ln 2 */
 #define PV1_SQRT2 0x1.6a09e6p+0f     /* binary32 nearest sqrt 2 */
 
+/*@ // A configuration and shape that pv1_check accepts.
+  @ predicate tahq_pv1_config_ok{L}(tahq_paper_v1_config *cfg) =
+  @   \valid_read(cfg) && tahq_valid_tile(cfg->tile) && 1 <= cfg->hi_bits <= 8 &&
+  @   1 <= cfg->lo_bits <= 8 && cfg->hi_permille <= 1000;
+  @ predicate tahq_pv1_shape_ok{L}(tahq_paper_v1_config *cfg, tahq_shape *s) =
+  @   \valid_read(s) && s->batch >= 1 && s->seq_len >= 1 && s->channels >= cfg->tile &&
+  @   s->channels % cfg->tile == 0 && tahq_elements(s) <= 0x10000000000;
+  @*/
+
+/*@ requires cfg == \null || \valid(cfg);
+  @ assigns *cfg;
+  @ ensures cfg != \null ==> tahq_pv1_config_ok(cfg); */
 void tahq_paper_v1_config_default(tahq_paper_v1_config *cfg)
 {
     if (!cfg)
@@ -20,11 +31,17 @@ void tahq_paper_v1_config_default(tahq_paper_v1_config *cfg)
     cfg->hi_permille = 800;
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ assigns \nothing;
+  @ ensures \result == TAHQ_OK ==> cfg != \null && shape != \null &&
+  @   tahq_pv1_config_ok(cfg) && tahq_pv1_shape_ok(cfg, shape); */
 static tahq_status pv1_check(const tahq_paper_v1_config *cfg, const tahq_shape *shape)
 {
     if (!cfg || !shape)
         return TAHQ_ERR_NULL;
-    if (tahq_tile_log2(cfg->tile) < 3u || cfg->hi_bits < 1u || cfg->hi_bits > TAHQ_BITS_MAX ||
+    if (cfg->tile < TAHQ_TILE_MIN || cfg->tile > TAHQ_TILE_MAX || tahq_tile_log2(cfg->tile) == 0u ||
+        cfg->hi_bits < 1u || cfg->hi_bits > TAHQ_BITS_MAX ||
         cfg->lo_bits < 1u || cfg->lo_bits > TAHQ_BITS_MAX || cfg->hi_permille > 1000u)
         return TAHQ_ERR_CONFIG;
     tahq_config c;
@@ -33,19 +50,33 @@ static tahq_status pv1_check(const tahq_paper_v1_config *cfg, const tahq_shape *
     return tahq_check_shape(&c, shape);
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ assigns \nothing;
+  @ ensures \result == TAHQ_OK ==> cfg != \null && shape != \null &&
+  @   tahq_pv1_config_ok(cfg) && tahq_pv1_shape_ok(cfg, shape); */
 tahq_status tahq_paper_v1_check(const tahq_paper_v1_config *cfg, const tahq_shape *shape)
 {
     return pv1_check(cfg, shape);
 }
 
+/*@ assigns \nothing;
+  @ ensures \result <= seq_len; */
 uint64_t tahq_paper_v1_low_count(uint32_t seq_len, uint32_t hi_permille)
 {
-    /* The authors' int(S * (1 - r)) with r = 0.8 etc. as binary64 values. */
+    /* The authors' int(S * (1 - r)) with r = 0.8 etc. as binary64 values:
+     * C's truncation is their floor for a product >= 0; one below 0 (r > 1)
+     * gives 0. The product is at most S (1 - r <= 1, rounding is monotone),
+     * so the conversion is defined; the final min states q <= S for the
+     * proof without a binary64 argument (it never changes q). */
     double r = (double)hi_permille / 1000.0;
-    double n = floor((double)seq_len * (1.0 - r));
-    if (n < 0.0)
+    double n = (double)seq_len * (1.0 - r);
+    if (!(n >= 0.0))
         return 0;
-    return (uint64_t)n;
+    if (!(n < (double)seq_len))
+        return seq_len; /* r = 0: exactly S */
+    uint64_t q = (uint64_t)n;
+    return q < seq_len ? q : seq_len;
 }
 
 /* ---- layout (bit offsets, Appendix A.3) ----------------------------------- */
@@ -56,31 +87,66 @@ typedef struct pv1_layout {
     uint64_t off_lo, off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
 } pv1_layout;
 
+/*@ requires tahq_pv1_config_ok(cfg) && tahq_pv1_shape_ok(cfg, shape);
+  @ requires \valid(l) && \separated(l, cfg, shape);
+  @ assigns *l;
+  @ ensures l->B == shape->batch && l->S == shape->seq_len && l->C == shape->channels;
+  @ ensures l->T == shape->channels / cfg->tile && l->T >= 1 && l->N == l->B * l->S * l->T;
+  @ ensures l->k == tahq_lg(cfg->tile) && l->n_low <= l->S && l->n_high == l->S - l->n_low;
+  @ ensures l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000; */
 static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                pv1_layout *l)
 {
-    l->B = shape->batch;
-    l->S = shape->seq_len;
-    l->C = shape->channels;
-    l->T = l->C / cfg->tile;
-    l->N = l->B * l->S * l->T;
-    l->n_low = tahq_paper_v1_low_count(shape->seq_len, cfg->hi_permille);
-    l->n_high = l->S - l->n_low;
+    const uint64_t B = shape->batch, S = shape->seq_len, C = shape->channels;
+    const uint64_t T = C / cfg->tile;
+    /*@ assert B * S * C <= 0x10000000000 && 1 <= T <= C; */
+    /*@ ghost tahq_mul_mono(1, C, B * S); */
+    /*@ ghost tahq_mul_mono(T, C, B * S); */
+    const uint64_t N = B * S * T;
+    const uint64_t n_low = tahq_paper_v1_low_count(shape->seq_len, cfg->hi_permille);
+    const uint64_t n_high = S - n_low;
+    /*@ ghost tahq_mul_mono(n_low, S, B); */
+    /*@ ghost tahq_mul_mono(B * n_low, B * S, C); */
+    /*@ ghost tahq_mul_mono(cfg->lo_bits, 8, B * n_low * C); */
+    /*@ ghost tahq_mul_mono(n_high, S, B); */
+    /*@ ghost tahq_mul_mono(B * n_high, B * S, C); */
+    /*@ ghost tahq_mul_mono(cfg->hi_bits, 8, B * n_high * C); */
+    const uint64_t low_code_bits = B * n_low * C * cfg->lo_bits;
+    const uint64_t high_code_bits = B * n_high * C * cfg->hi_bits;
+    /*@ assert low_code_bits <= 0x80000000000 && high_code_bits <= 0x80000000000; */
+    /*@ assert N <= 0x10000000000 && B * S <= 0x10000000000; */
+    l->B = B;
+    l->S = S;
+    l->C = C;
+    l->T = T;
+    l->N = N;
+    l->n_low = n_low;
+    l->n_high = n_high;
     l->k = tahq_tile_log2(cfg->tile);
     l->off_lo = 0;
-    l->off_hi = l->off_lo + l->B * l->n_low * l->C * cfg->lo_bits;
-    l->off_zero = l->off_hi + l->B * l->n_high * l->C * cfg->hi_bits;
-    l->off_scale = l->off_zero + 16u * l->N;
-    l->off_map = l->off_scale + 16u * l->N;
-    l->off_flags = l->off_map + l->B * l->S;
-    l->off_piv = l->off_flags + l->N;
+    const uint64_t off_zero = low_code_bits + high_code_bits; /* low codes, then high codes */
+    const uint64_t off_scale = off_zero + 16u * N;
+    const uint64_t off_map = off_scale + 16u * N;
+    const uint64_t off_flags = off_map + B * S;
+    l->off_hi = low_code_bits;
+    l->off_zero = off_zero;
+    l->off_scale = off_scale;
+    l->off_map = off_map;
+    l->off_flags = off_flags;
+    l->off_piv = off_flags + N;
 }
 
+/*@ assigns \nothing;
+  @ ensures \result == (bits + 7) / 8; */
 static uint64_t bytes_of_bits(uint64_t bits)
 {
     return bits / 8u + (bits % 8u != 0u);
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires bytes == \null || (\valid(bytes) && \separated(bytes, cfg, shape));
+  @ assigns *bytes; */
 tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                        size_t *bytes)
 {
@@ -91,6 +157,7 @@ tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const ta
         return st;
     pv1_layout l;
     pv1_layout_compute(cfg, shape, &l);
+    /*@ ghost tahq_mul_mono(l.k, 8, l.N); */
     uint64_t total = bytes_of_bits(l.off_piv + l.N * l.k);
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
@@ -98,6 +165,10 @@ tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const ta
     return TAHQ_OK;
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires bytes == \null || (\valid(bytes) && \separated(bytes, cfg, shape));
+  @ assigns *bytes; */
 tahq_status tahq_paper_v1_message_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                        uint64_t n_flagged, size_t *bytes)
 {
@@ -110,10 +181,15 @@ tahq_status tahq_paper_v1_message_size(const tahq_paper_v1_config *cfg, const ta
     pv1_layout_compute(cfg, shape, &l);
     if (n_flagged > l.N)
         return TAHQ_ERR_CONFIG;
+    /*@ ghost tahq_mul_mono(n_flagged, l.N, l.k); */
     *bytes = (size_t)bytes_of_bits(l.off_piv + n_flagged * l.k);
     return TAHQ_OK;
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires bytes == \null || (\valid(bytes) && \separated(bytes, cfg, shape));
+  @ assigns *bytes; */
 tahq_status tahq_paper_v1_workspace_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                          size_t *bytes)
 {
@@ -132,23 +208,49 @@ tahq_status tahq_paper_v1_workspace_size(const tahq_paper_v1_config *cfg, const 
 
 /* ---- MSB-first bit stream -------------------------------------------------- */
 
+/* ORs the n low bits of v (most significant first) into bits pos.. of buf
+ * (the buffer is zeroed first). */
+/*@ requires n <= 32 && pos + n + 7 <= UINT64_MAX;
+  @ requires \valid(buf + (pos / 8 .. (pos + n + 7) / 8 - 1));
+  @ assigns buf[pos / 8 .. (pos + n + 7) / 8 - 1]; */
 static void put_bits(uint8_t *buf, uint64_t pos, uint32_t v, uint32_t n)
 {
-    for (uint32_t i = n; i-- > 0; pos++)
-        if ((v >> i) & 1u)
-            buf[pos >> 3] |= (uint8_t)(0x80u >> (pos & 7u));
+    /*@ loop invariant 0 <= j <= n;
+      @ loop assigns j, buf[pos / 8 .. (pos + n + 7) / 8 - 1];
+      @ loop variant n - j; */
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t p = pos + j;
+        /*@ assert p >> 3 == p / 8 && p / 8 <= (pos + n + 7) / 8 - 1; */
+        if ((v >> (n - 1u - j)) & 1u)
+            buf[p >> 3] |= (uint8_t)(0x80u >> (p & 7u));
+    }
 }
 
+/* Bits pos .. pos+n-1 of buf as an integer, the first one most significant. */
+/*@ requires n <= 32 && pos + n + 7 <= UINT64_MAX;
+  @ requires \valid_read(buf + (pos / 8 .. (pos + n + 7) / 8 - 1));
+  @ assigns \nothing; */
 static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
 {
     uint32_t v = 0;
-    for (uint32_t i = 0; i < n; i++, pos++)
-        v = (v << 1) | ((buf[pos >> 3] >> (7u - (pos & 7u))) & 1u);
+    /*@ loop invariant 0 <= j <= n;
+      @ loop assigns j, v;
+      @ loop variant n - j; */
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t p = pos + j;
+        uint32_t bit = (uint32_t)(p & 7u);
+        /*@ assert p >> 3 == p / 8 && bit == p % 8 && p / 8 <= (pos + n + 7) / 8 - 1; */
+        uint32_t b = ((uint32_t)buf[p >> 3] >> (7u - bit)) & 1u;
+        /*@ assert b <= 1 && n - 1 - j <= 31 && (b << (n - 1 - j)) <= (1 << 31); */
+        v |= b << (n - 1u - j); /* (a weight, not a running shift: no bound on v needed) */
+    }
     return v;
 }
 
 /* An fp16 value as its two bytes, little-endian, each byte MSB-first: the
  * 16-bit field holds the low byte first. */
+/*@ assigns \nothing;
+  @ ensures \result <= 0xFFFF; */
 static uint32_t f16_field(uint16_t h)
 {
     return ((uint32_t)(h & 0xFFu) << 8) | (uint32_t)(h >> 8);
@@ -163,6 +265,10 @@ typedef struct pv1_acc {
     uint32_t depth;
 } pv1_acc;
 
+/* (Not given to WP: that depth stays below 64 is the binary-counter fact
+ * depth == popcount(count), count < 2^64; proofs/README.md.) */
+/*@ requires \valid(a);
+  @ assigns *a; */
 static void acc_push(pv1_acc *a, float v)
 {
     uint64_t c = a->count;
@@ -174,6 +280,8 @@ static void acc_push(pv1_acc *a, float v)
     a->count++;
 }
 
+/*@ requires \valid_read(a) && 1 <= a->depth <= 64;
+  @ assigns \nothing; */
 static float acc_finish(const pv1_acc *a)
 {
     float v = a->sum[a->depth - 1u];
@@ -182,11 +290,15 @@ static float acc_finish(const pv1_acc *a)
     return v;
 }
 
+/*@ assigns \nothing; */
 float tahq_paper_v1_ln(float y)
 {
     return tahq_log2(y) * PV1_LN2;
 }
 
+/*@ requires tahq_valid_tile(tile) && channels >= tile;
+  @ requires \valid_read(x + (0 .. channels - 1));
+  @ assigns \nothing; */
 float tahq_paper_v1_entropy(const float *x, uint32_t channels, uint32_t tile)
 {
     uint32_t T = channels / tile;
@@ -209,10 +321,18 @@ float tahq_paper_v1_entropy(const float *x, uint32_t channels, uint32_t tile)
     return 0.0f - acc_finish(&hacc);
 }
 
+/*@ requires 1 <= tile <= 256 && \valid_read(x + (0 .. tile - 1));
+  @ requires pivot == \null || (\valid(pivot) && \separated(pivot, x + (0 .. tile - 1)));
+  @ assigns *pivot;
+  @ ensures \result == 0 || \result == 1;
+  @ ensures pivot_in_tile: pivot != \null ==> *pivot < tile; */
 int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot)
 {
     float m1 = tahq_absf(x[0]);
     uint32_t d = 0;
+    /*@ loop invariant 1 <= i <= tile && d < i;
+      @ loop assigns i, m1, d;
+      @ loop variant tile - i; */
     for (uint32_t i = 1; i < tile; i++) {
         float a = tahq_absf(x[i]);
         if (a > m1) {
@@ -221,6 +341,9 @@ int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot)
         }
     }
     float m2 = -1.0f;
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop assigns i, m2;
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float a = tahq_absf(x[i]);
         if (i != d && a > m2)
@@ -231,6 +354,8 @@ int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot)
     return m1 >= 2.0f * m2;
 }
 
+/*@ requires tahq_valid_tile(tile);
+  @ assigns \nothing; */
 static float pv1_sqrt_tile(uint32_t tile)
 {
     uint32_t k = tahq_tile_log2(tile);
@@ -238,6 +363,8 @@ static float pv1_sqrt_tile(uint32_t tile)
     return (k & 1u) ? p * PV1_SQRT2 : p; /* exact scaling of fl(sqrt 2) */
 }
 
+/*@ requires tahq_valid_tile(tile) && pivot < tile && \valid(v + (0 .. tile - 1));
+  @ assigns v[0 .. tile - 1]; */
 void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse)
 {
     float r = pv1_sqrt_tile(tile);
@@ -247,6 +374,9 @@ void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse
         v[pivot] = t;
     }
     tahq_fwht(v, tile);
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop assigns i, v[0 .. tile - 1];
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++)
         v[i] = v[i] / r;
     if (inverse) {
@@ -256,6 +386,13 @@ void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse
     }
 }
 
+/* (Not given to WP: that each rounded t lies in [0, L], so that its conversion
+ * is defined, is a binary32 fact about (v - lo) / s; proofs/README.md.) */
+/*@ requires 1 <= tile <= 256 && 1 <= bits <= 8 && \valid_read(v + (0 .. tile - 1));
+  @ requires in_range: \forall integer i; 0 <= i < tile ==> tahq_mag(v[i]) < 0x5F800000;
+  @ requires \valid(zero) && \valid(scale) && \valid(codes + (0 .. tile - 1));
+  @ requires \separated(zero, scale, codes + (0 .. tile - 1), v + (0 .. tile - 1));
+  @ assigns *zero, *scale, codes[0 .. tile - 1]; */
 void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, float *zero,
                                  float *scale, uint8_t *codes)
 {
@@ -280,6 +417,10 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
 
 /* ---- encode ---------------------------------------------------------------- */
 
+/* (Not given to WP: qsort's comparator reads through void pointers.) */
+/*@ requires \valid_read((uint64_t *)a) && \valid_read((uint64_t *)b);
+  @ assigns \nothing;
+  @ ensures -1 <= \result <= 1; */
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -300,6 +441,15 @@ static int cmp_u64(const void *a, const void *b)
                 }                                                                           \
     } while (0)
 
+/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED, the
+ * keys are carved out of the byte workspace, and the sort is qsort.) */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires out_len == \null || \valid(out_len);
+  @ requires out == \null || \valid(out + (0 .. out_capacity - 1));
+  @ requires workspace == \null || \valid((uint8_t *)workspace + (0 .. workspace_bytes - 1));
+  @ requires \separated(out + (0 .. out_capacity - 1), out_len, cfg, shape);
+  @ assigns *out_len, out[0 .. out_capacity - 1], ((uint8_t *)workspace)[0 .. workspace_bytes - 1]; */
 tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                  const float *x, void *workspace, size_t workspace_bytes,
                                  uint8_t *out, size_t out_capacity, size_t *out_len)
@@ -391,6 +541,11 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
 
 /* Validate msg against cfg and shape; on success fills the layout and the
  * flagged-tile count. */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires \valid(l) && \valid(n_flagged) && \separated(l, n_flagged, cfg, shape);
+  @ assigns *l, *n_flagged; */
 static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                             const tahq_shape *shape, pv1_layout *l, uint64_t *n_flagged)
 {
@@ -426,6 +581,14 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_
     return TAHQ_OK;
 }
 
+/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED.)
+ * Each non-null output holds one entry per token (low_map), per tile (flags,
+ * pivots, zeros, scales) or per element (codes). */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires n_flagged == \null || \valid(n_flagged);
+  @ assigns *n_flagged, low_map[..], flags[..], pivots[..], zeros[..], scales[..], codes[..]; */
 tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                                  const tahq_shape *shape, uint8_t *low_map, uint8_t *flags,
                                  uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
@@ -477,6 +640,12 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
     return TAHQ_OK;
 }
 
+/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED.) */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires out == \null || \valid(out + (0 .. count - 1));
+  @ assigns out[0 .. count - 1]; */
 tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                                  const tahq_shape *shape, float *out, size_t count)
 {

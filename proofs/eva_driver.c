@@ -6,7 +6,8 @@
  *       message tahq_parse_header, tahq_decode, tahq_error_bound,
  *       tahq_tile_infos) for that tile size G, once per metadata type;
  *   eva_primitives  the SPEC primitives, the bit packers at any offset and the
- *       fixpoint quantizer of §7.2.
+ *       fixpoint quantizer of §7.2;
+ *   eva_paper_v1  the paper-v1 profile (encode, unpack, decode).
  *
  * In every codec call the input tensor is non-deterministic: each element is
  * any finite float with |x| < 2^64 (the whole input domain of tahq_encode;
@@ -128,6 +129,33 @@ void eva_codec_g32(void) { codec_all_meta(32, ANY_ALLOC, 1, 2, 1); }
 void eva_codec_g64(void) { codec_all_meta(64, ANY_ALLOC, 1, 1, 1); }
 void eva_codec_g128(void) { codec_all_meta(128, ANY_ALLOC, 1, 1, 1); }
 void eva_codec_g256(void) { codec_all_meta(256, ANY_ALLOC, 1, 1, 1); }
+
+/* The paper-v1 profile (SPEC appendix A), G = 8: 2 batches of 2 tokens of 2
+ * tiles, any tensor, any code widths and any ratio r; the message read back
+ * by unpack and decode. */
+void eva_paper_v1(void)
+{
+    tahq_paper_v1_config cfg;
+    tahq_paper_v1_config_default(&cfg);
+    cfg.tile = 8;
+    cfg.hi_bits = any_u32(1, 8);
+    cfg.lo_bits = any_u32(1, 8);
+    cfg.hi_permille = any_u32(0, 1000);
+    tahq_shape shape = {2, 2, 16};
+    const uint32_t n = 2u * 2u * 16u;
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = any_f32(-XMAX, XMAX);
+    size_t len = 0;
+    if (tahq_paper_v1_encode(&cfg, &shape, x, WORKSPACE, WORKSPACE_BYTES, msg, sizeof msg, &len) !=
+        TAHQ_OK)
+        return;
+    static uint8_t low_map[4], flags[8], codes[64];
+    static uint16_t pivots[8], zeros[8], scales[8];
+    uint64_t n_flagged;
+    (void)tahq_paper_v1_unpack(msg, len, &cfg, &shape, low_map, flags, pivots, zeros, scales, codes,
+                               &n_flagged);
+    (void)tahq_paper_v1_decode(msg, len, &cfg, &shape, y, n);
+}
 
 /* The primitives on their own, on all their inputs. */
 void eva_primitives(void)

@@ -131,8 +131,8 @@ SKIP="tahq_bits_of,tahq_float_of,tahq_encode"
 # stats.json and proofs/README.md ("Not proved by WP") with the reason. They
 # are the walks of paper_v1.c (the authors' compatibility profile, SPEC
 # appendix A), whose reordered loops a macro generates, and what they need.
-WP_OPEN="acc_push,acc_finish,tahq_paper_v1_entropy,tahq_paper_v1_quantize_tile,cmp_u64"
-WP_OPEN="$WP_OPEN,tahq_paper_v1_encode,pv1_open,tahq_paper_v1_unpack,tahq_paper_v1_decode"
+WP_OPEN="acc_push,acc_finish,tahq_paper_v1_entropy"
+WP_OPEN="$WP_OPEN,tahq_paper_v1_encode,tahq_paper_v1_unpack,tahq_paper_v1_decode"
 SKIP="$SKIP${WP_OPEN:+,$WP_OPEN}"
 for h in $HELPERS; do
     for c in $(grep -oE "\b${h}_[0-9]+\(" "$BUILD/merged.c" | tr -d '(' | sort -u); do
@@ -205,7 +205,7 @@ if [ $RUN_EVA -eq 1 ]; then
     # - fwht_stages: the stride loop (h *= 2) is not unrolled automatically;
     #   1500 states keep every (h, i, j) apart for G = 256;
     # - encode_tiles: 100 states within one tile, merged after each tile.
-    EVA_MAINS="eva_primitives eva_codec_g8 eva_codec_g16 eva_codec_g32 eva_codec_g64 eva_codec_g128 eva_codec_g256"
+    EVA_MAINS="eva_primitives eva_paper_v1 eva_codec_g8 eva_codec_g16 eva_codec_g32 eva_codec_g64 eva_codec_g128 eva_codec_g256"
     EVA_OPTS=(-eva-slevel 10 -eva-auto-loop-unroll 300
               -eva-split-return auto -eva-split-return-function encode_tiles:0,open_message:full
               -eva-slevel-function fwht_stages:1500,encode_tiles:100

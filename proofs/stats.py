@@ -34,8 +34,9 @@ def prover_key(name):
 def function_files(sources):
     """function name -> source file, from the definitions in ref/."""
     where = {}
-    # (indented definitions are the ghost functions inside /*@ ghost */)
-    pat = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_ ]*[ *]([a-z_][a-z0-9_]*)\(")
+    # (indented definitions are the ghost functions inside /*@ ghost */; a
+    # one-line ghost definition starts with the comment itself)
+    pat = re.compile(r"^\s*(?:/\*@\s*ghost\s+)?[A-Za-z_][A-Za-z0-9_ ]*[ *]([a-z_][a-z0-9_]*)\(")
     for src in sources:
         with open(src, encoding="utf-8") as f:
             for line in f:

@@ -300,7 +300,7 @@ static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64
 /*@ requires n <= 0x100000000 && \valid(a + (0 .. n - 1)) && tahq_keys_ok(a, n, n);
   @ assigns a[0 .. n - 1];
   @ ensures tahq_keys_ok(a, n, n); */
-static void sort_keys(uint64_t *a, uint64_t n)
+void tahq_sort_keys(uint64_t *a, uint64_t n)
 {
     if (n < 2)
         return;
@@ -342,7 +342,7 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++)
         keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) + i; /* = | i: i < 2^32 */
-    sort_keys(keys, n);
+    tahq_sort_keys(keys, n);
     /*@ loop invariant 0 <= i <= n_low;
       @ loop assigns i, map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
       @ loop variant n_low - i; */

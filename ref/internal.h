@@ -297,6 +297,10 @@ void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *s
                        uint64_t n_low, uint64_t n_flagged, uint64_t payload_bytes);
 void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes);
 
+/* Ascending heapsort of n 64-bit keys whose low 32 bits are distinct
+ * (entropy.c): the order is total, so any correct sort gives the same array. */
+void tahq_sort_keys(uint64_t *a, uint64_t n);
+
 /* Allocation (entropy.c): writes the precision map bits of the whole tensor
  * into map (zeroed by the caller) and returns the number of low units. */
 uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,

@@ -1,7 +1,6 @@
 /* paper_v1.c - the "paper-v1" compatibility profile: the authors' TAH-Quant
  * codec numerics and their raw wire layout (ref/SPEC.md Appendix A). No
  * header: the decoder takes the configuration and the shape from the caller. */
-#include <stdlib.h>
 #include "internal.h"
 
 /* Binary32 constants of Appendix A.1. */
@@ -93,7 +92,9 @@ typedef struct pv1_layout {
   @ ensures l->B == shape->batch && l->S == shape->seq_len && l->C == shape->channels;
   @ ensures l->T == shape->channels / cfg->tile && l->T >= 1 && l->N == l->B * l->S * l->T;
   @ ensures l->k == tahq_lg(cfg->tile) && l->n_low <= l->S && l->n_high == l->S - l->n_low;
-  @ ensures l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000; */
+  @ ensures l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ ensures l->B * l->S <= 0x10000000000 && l->off_lo == 0 && l->off_hi <= 0x100000000000;
+  @ ensures l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv; */
 static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                pv1_layout *l)
 {
@@ -226,6 +227,17 @@ static void put_bits(uint8_t *buf, uint64_t pos, uint32_t v, uint32_t n)
     }
 }
 
+/* Bit pos of buf (bit 0 is the most significant bit of byte 0). */
+/*@ requires \valid_read(buf + pos / 8);
+  @ assigns \nothing;
+  @ ensures \result <= 1; */
+static uint32_t get_bit(const uint8_t *buf, uint64_t pos)
+{
+    uint32_t bit = (uint32_t)(pos & 7u);
+    /*@ assert pos >> 3 == pos / 8 && bit == pos % 8; */
+    return ((uint32_t)buf[pos >> 3] >> (7u - bit)) & 1u;
+}
+
 /* Bits pos .. pos+n-1 of buf as an integer, the first one most significant. */
 /*@ requires n <= 32 && pos + n + 7 <= UINT64_MAX;
   @ requires \valid_read(buf + (pos / 8 .. (pos + n + 7) / 8 - 1));
@@ -240,7 +252,7 @@ static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
         uint64_t p = pos + j;
         uint32_t bit = (uint32_t)(p & 7u);
         /*@ assert p >> 3 == p / 8 && bit == p % 8 && p / 8 <= (pos + n + 7) / 8 - 1; */
-        uint32_t b = ((uint32_t)buf[p >> 3] >> (7u - bit)) & 1u;
+        uint32_t b = ((uint32_t)buf[p >> 3] >> (7u - bit)) & 1u; /* get_bit(buf, p) */
         /*@ assert b <= 1 && n - 1 - j <= 31 && (b << (n - 1 - j)) <= (1 << 31); */
         v |= b << (n - 1u - j); /* (a weight, not a running shift: no bound on v needed) */
     }
@@ -386,30 +398,40 @@ void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse
     }
 }
 
-/* (Not given to WP: that each rounded t lies in [0, L], so that its conversion
- * is defined, is a binary32 fact about (v - lo) / s; proofs/README.md.) */
 /*@ requires 1 <= tile <= 256 && 1 <= bits <= 8 && \valid_read(v + (0 .. tile - 1));
   @ requires in_range: \forall integer i; 0 <= i < tile ==> tahq_mag(v[i]) < 0x5F800000;
   @ requires \valid(zero) && \valid(scale) && \valid(codes + (0 .. tile - 1));
   @ requires \separated(zero, scale, codes + (0 .. tile - 1), v + (0 .. tile - 1));
-  @ assigns *zero, *scale, codes[0 .. tile - 1]; */
+  @ assigns *zero, *scale, codes[0 .. tile - 1];
+  @ ensures code_range: \forall integer i; 0 <= i < tile ==> codes[i] <= (1 << bits) - 1; */
 void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, float *zero,
                                  float *scale, uint8_t *codes)
 {
     float lo = v[0], hi = v[0];
+    /*@ loop invariant 1 <= i <= tile;
+      @ loop assigns i, lo, hi;
+      @ loop variant tile - i; */
     for (uint32_t i = 1; i < tile; i++) {
         lo = v[i] < lo ? v[i] : lo;
         hi = v[i] > hi ? v[i] : hi;
     }
-    float L = (float)((1u << bits) - 1u);
+    const uint32_t levels = (1u << bits) - 1u;
+    float L = (float)levels;
     float s = (hi - lo) / L;
     if (!(s >= PV1_EPS))
         s = PV1_EPS;
+    /*@ loop invariant 0 <= i <= tile;
+      @ loop invariant \forall integer j; 0 <= j < i ==> codes[j] <= levels;
+      @ loop assigns i, codes[0 .. tile - 1];
+      @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float t = (v[i] - lo) / s;
         if (t > L)
             t = L;
-        codes[i] = (uint8_t)(uint32_t)((t + 0x1p23f) - 0x1p23f); /* ties to even */
+        float r = (t + 0x1p23f) - 0x1p23f; /* ties to even */
+        /*@ admit float_to_int: -1 < r < 4294967296; */ /* 0 <= t <= L: v >= lo, s > 0 (tested) */
+        uint32_t q = (uint32_t)r;
+        codes[i] = (uint8_t)(q < levels ? q : levels); /* (q <= L already; stated for the cast) */
     }
     *zero = lo;
     *scale = s;
@@ -417,32 +439,58 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
 
 /* ---- encode ---------------------------------------------------------------- */
 
-/* (Not given to WP: qsort's comparator reads through void pointers.) */
-/*@ requires \valid_read((uint64_t *)a) && \valid_read((uint64_t *)b);
-  @ assigns \nothing;
-  @ ensures -1 <= \result <= 1; */
-static int cmp_u64(const void *a, const void *b)
+/* First code bit of a token of sequence b: the low tokens' codes come first,
+ * then the high tokens', each in reordered order, sequence by sequence
+ * (Appendix A.3). */
+/*@ requires \valid_read(l) && l->off_lo == 0 && l->off_hi <= 0x100000000000;
+  @ requires l->B * l->S <= 0x10000000000 && l->B * l->S * l->C <= 0x10000000000;
+  @ requires l->n_low <= l->S && l->n_high == l->S - l->n_low;
+  @ requires b < l->B && 1 <= bits <= 8;
+  @ requires low != 0 ? pass_rank < l->n_low : pass_rank < l->n_high;
+  @ assigns \nothing; */
+static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t pass_rank,
+                              uint32_t bits)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    /*@ ghost const uint64_t B = l->B, S = l->S; */
+    const uint64_t C = l->C;
+    const uint64_t count = low ? l->n_low : l->n_high; /* tokens of this precision */
+    /*@ assert count <= S; */
+    /*@ ghost tahq_mul_mono(b + 1, B, count); */
+    /*@ ghost tahq_mul_mono(count, S, B); */
+    const uint64_t row = b * count + pass_rank; /* among this precision's rows */
+    /*@ assert row < B * S; */
+    /*@ ghost tahq_mul_mono(row, B * S, C); */
+    const uint64_t first_element = row * C;
+    /*@ assert first_element <= 0x10000000000; */
+    /*@ ghost tahq_mul_mono(bits, 8, first_element); */
+    const uint64_t code_bits = first_element * bits;
+    /*@ assert code_bits <= 0x80000000000; */
+    const uint64_t base = low ? l->off_lo : l->off_hi;
+    return base + code_bits;
 }
 
 /* Runs the statement block for the tokens of sequence b in reordered order: low tokens
- * (map bit 1) in ascending position, then high tokens. */
+ * (map bit 1) in ascending position, then high tokens. In the block, pos is the
+ * token's position, rank its reordered row within the sequence, pass_rank its row
+ * among the tokens of its precision (= rank - n_low for a high token, the map
+ * having n_low low tokens: pv1_open checks it, the encoder marks exactly that
+ * many), and low its map bit. */
 #define PV1_FOR_REORDERED(map_bit, S, ...)                                                    \
     do {                                                                                    \
         uint64_t r_ = 0;                                                                    \
-        for (int pass_ = 1; pass_ >= 0; pass_--)                                            \
+        for (int pass_ = 1; pass_ >= 0; pass_--) {                                          \
+            uint64_t k_ = 0;                                                                \
             for (uint64_t s_ = 0; s_ < (S); s_++)                                           \
                 if ((int)(map_bit(s_)) == pass_) {                                           \
-                    uint64_t pos = s_, rank = r_++;                                         \
+                    uint64_t pos = s_, rank = r_++, pass_rank = k_++;                       \
                     int low = pass_;                                                        \
                     __VA_ARGS__                                                             \
                 }                                                                           \
+        }                                                                                   \
     } while (0)
 
-/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED, the
- * keys are carved out of the byte workspace, and the sort is qsort.) */
+/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED, and
+ * the keys are carved out of the byte workspace.) */
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires out_len == \null || \valid(out_len);
@@ -495,7 +543,7 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
                 n_flagged += (uint64_t)tahq_paper_v1_gate(row + t * G, G, NULL);
         }
         if (l.n_low > 0) {
-            qsort(keys, (size_t)l.S, sizeof keys[0], cmp_u64);
+            tahq_sort_keys(keys, l.S); /* ascending; keys distinct (low half = s) */
             for (uint64_t i = 0; i < l.n_low; i++)
                 put_bits(out, l.off_map + b * l.S + (keys[i] & 0xFFFFFFFFu), 1u, 1u);
         }
@@ -505,13 +553,12 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
     uint64_t flag_rank = 0;
     float v[TAHQ_TILE_MAX];
     uint8_t codes[TAHQ_TILE_MAX];
-#define PV1_MAP_BIT(s) get_bits(out, l.off_map + b * l.S + (s), 1u)
+#define PV1_MAP_BIT(s) get_bit(out, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
         PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
             const float *row = x + (b * l.S + pos) * l.C;
             uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
-                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t; /* reordered tile index */
                 memcpy(v, row + t * G, G * sizeof v[0]);
@@ -545,7 +592,8 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
   @ requires shape == \null || \valid_read(shape);
   @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires \valid(l) && \valid(n_flagged) && \separated(l, n_flagged, cfg, shape);
-  @ assigns *l, *n_flagged; */
+  @ assigns *l, *n_flagged;
+  @ ensures \result == TAHQ_OK ==> *n_flagged <= l->N && l->off_piv + *n_flagged * l->k <= 8 * len; */
 static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                             const tahq_shape *shape, pv1_layout *l, uint64_t *n_flagged)
 {
@@ -559,21 +607,35 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_
     pv1_layout_compute(cfg, shape, l);
     if ((uint64_t)len < bytes_of_bits(l->off_piv))
         return TAHQ_ERR_TRUNCATED;
+    /*@ assert l->off_piv <= 8 * len; */
     uint64_t nf = 0;
+    /*@ loop invariant 0 <= t <= l->N && nf <= t;
+      @ loop assigns t, nf;
+      @ loop variant l->N - t; */
     for (uint64_t t = 0; t < l->N; t++)
-        nf += get_bits(msg, l->off_flags + t, 1u);
+        nf += get_bit(msg, l->off_flags + t);
+    /*@ ghost tahq_mul_mono(nf, l->N, l->k); */
+    /*@ ghost tahq_mul_mono(l->k, 8, l->N); */
     uint64_t total = l->off_piv + nf * l->k;
     uint64_t need = bytes_of_bits(total);
     if ((uint64_t)len < need)
         return TAHQ_ERR_TRUNCATED;
     if ((uint64_t)len > need)
         return TAHQ_ERR_SIZE;
+    /*@ assert total <= 8 * len && (total % 8 != 0 ==> total / 8 == len - 1); */
     if (total % 8u != 0u && get_bits(msg, total, (uint32_t)(8u - total % 8u)) != 0u)
         return TAHQ_ERR_PAYLOAD;
+    /*@ loop invariant 0 <= b <= l->B;
+      @ loop assigns b;
+      @ loop variant l->B - b; */
     for (uint64_t b = 0; b < l->B; b++) {
         uint64_t ones = 0;
+        /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
+        /*@ loop invariant 0 <= s <= l->S && ones <= s;
+          @ loop assigns s, ones;
+          @ loop variant l->S - s; */
         for (uint64_t s = 0; s < l->S; s++)
-            ones += get_bits(msg, l->off_map + b * l->S + s, 1u);
+            ones += get_bit(msg, l->off_map + b * l->S + s);
         if (ones != l->n_low)
             return TAHQ_ERR_PAYLOAD;
     }
@@ -603,19 +665,18 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
         *n_flagged = nf;
     const uint32_t G = cfg->tile;
     uint64_t flag_rank = 0;
-#define PV1_MAP_BIT(s) get_bits(msg, l.off_map + b * l.S + (s), 1u)
+#define PV1_MAP_BIT(s) get_bit(msg, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
         PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
             uint64_t orow = b * l.S + pos;
             if (low_map)
                 low_map[orow] = (uint8_t)low;
             uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
-                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t;
                 uint64_t to = orow * l.T + t; /* original tile index */
-                uint32_t f = get_bits(msg, l.off_flags + tr, 1u);
+                uint32_t f = get_bit(msg, l.off_flags + tr);
                 uint32_t piv = 0;
                 if (f) {
                     piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
@@ -661,13 +722,12 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
     const uint32_t G = cfg->tile;
     uint64_t flag_rank = 0;
     float v[TAHQ_TILE_MAX];
-#define PV1_MAP_BIT(s) get_bits(msg, l.off_map + b * l.S + (s), 1u)
+#define PV1_MAP_BIT(s) get_bit(msg, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
         PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
             float *row = out + (b * l.S + pos) * l.C;
             uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = low ? l.off_lo + ((b * l.n_low + rank) * l.C) * bits
-                                     : l.off_hi + ((b * l.n_high + (rank - l.n_low)) * l.C) * bits;
+            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t;
                 float z = tahq_f16_to_f32(
@@ -678,7 +738,7 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
                     float q = (float)get_bits(msg, code_base + (t * G + i) * bits, bits);
                     v[i] = q * sc + z;
                 }
-                if (get_bits(msg, l.off_flags + tr, 1u)) {
+                if (get_bit(msg, l.off_flags + tr)) {
                     uint32_t piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
                     flag_rank++;
                     tahq_paper_v1_hadamard(v, G, piv, 1);

@@ -7,7 +7,7 @@
  *       tahq_tile_infos) for that tile size G, once per metadata type;
  *   eva_primitives  the SPEC primitives, the bit packers at any offset and the
  *       fixpoint quantizer of §7.2;
- *   eva_paper_v1  the paper-v1 profile (encode, unpack, decode).
+ *   eva_paper_v1  the paper-v1 profile (encode, unpack, decode) for every G.
  *
  * In every codec call the input tensor is non-deterministic: each element is
  * any finite float with |x| < 2^64 (the whole input domain of tahq_encode;
@@ -130,31 +130,44 @@ void eva_codec_g64(void) { codec_all_meta(64, ANY_ALLOC, 1, 1, 1); }
 void eva_codec_g128(void) { codec_all_meta(128, ANY_ALLOC, 1, 1, 1); }
 void eva_codec_g256(void) { codec_all_meta(256, ANY_ALLOC, 1, 1, 1); }
 
-/* The paper-v1 profile (SPEC appendix A), G = 8: 2 batches of 2 tokens of 2
- * tiles, any tensor, any code widths and any ratio r; the message read back
- * by unpack and decode. */
-void eva_paper_v1(void)
+/* The paper-v1 profile (SPEC appendix A) for tile size `tile`: `batch`
+ * sequences of 2 tokens of `tiles` tiles, any tensor, any code widths and any
+ * ratio r; the message read back by unpack and decode. */
+static void paper_v1(uint32_t tile, uint32_t batch, uint32_t tiles)
 {
     tahq_paper_v1_config cfg;
     tahq_paper_v1_config_default(&cfg);
-    cfg.tile = 8;
+    cfg.tile = tile;
     cfg.hi_bits = any_u32(1, 8);
     cfg.lo_bits = any_u32(1, 8);
     cfg.hi_permille = any_u32(0, 1000);
-    tahq_shape shape = {2, 2, 16};
-    const uint32_t n = 2u * 2u * 16u;
+    tahq_shape shape = {batch, 2, tile * tiles};
+    const uint32_t n = batch * 2u * tile * tiles;
     for (uint32_t i = 0; i < n; i++)
         x[i] = any_f32(-XMAX, XMAX);
     size_t len = 0;
     if (tahq_paper_v1_encode(&cfg, &shape, x, WORKSPACE, WORKSPACE_BYTES, msg, sizeof msg, &len) !=
         TAHQ_OK)
         return;
-    static uint8_t low_map[4], flags[8], codes[64];
-    static uint16_t pivots[8], zeros[8], scales[8];
+    static uint8_t low_map[4], flags[MAX_ELEMS / 8u], codes[MAX_ELEMS];
+    static uint16_t pivots[MAX_ELEMS / 8u], zeros[MAX_ELEMS / 8u], scales[MAX_ELEMS / 8u];
     uint64_t n_flagged;
     (void)tahq_paper_v1_unpack(msg, len, &cfg, &shape, low_map, flags, pivots, zeros, scales, codes,
                                &n_flagged);
     (void)tahq_paper_v1_decode(msg, len, &cfg, &shape, y, n);
+}
+
+/* G = 8: 2 sequences of 2 tokens of 2 tiles; every larger G: 2 tokens of one
+ * tile (the walks do not depend on G, the per-tile code does not depend on
+ * the number of tiles). */
+void eva_paper_v1(void)
+{
+    paper_v1(8, 2, 2);
+    paper_v1(16, 1, 1);
+    paper_v1(32, 1, 1);
+    paper_v1(64, 1, 1);
+    paper_v1(128, 1, 1);
+    paper_v1(256, 1, 1);
 }
 
 /* The primitives on their own, on all their inputs. */

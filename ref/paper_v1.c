@@ -250,11 +250,11 @@ static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
       @ loop variant n - j; */
     for (uint32_t j = 0; j < n; j++) {
         uint64_t p = pos + j;
-        uint32_t bit = (uint32_t)(p & 7u);
-        /*@ assert p >> 3 == p / 8 && bit == p % 8 && p / 8 <= (pos + n + 7) / 8 - 1; */
-        uint32_t b = ((uint32_t)buf[p >> 3] >> (7u - bit)) & 1u; /* get_bit(buf, p) */
-        /*@ assert b <= 1 && n - 1 - j <= 31 && (b << (n - 1 - j)) <= (1 << 31); */
-        v |= b << (n - 1u - j); /* (a weight, not a running shift: no bound on v needed) */
+        /*@ assert p / 8 <= (pos + n + 7) / 8 - 1; */
+        const uint32_t shift = n - 1u - j;
+        /*@ assert shift <= 31 && (1 << shift) <= 0x80000000; */
+        if (get_bit(buf, p))
+            v |= 1u << shift; /* (a weight, not a running shift: no bound on v needed) */
     }
     return v;
 }

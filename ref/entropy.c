@@ -1,6 +1,7 @@
 /* entropy.c - the SPEC's log2, summation trees, entropy and precision
  * allocation (SPEC §2.3, §2.5, §4). */
 #include "internal.h"
+#include "pairwise.h"
 
 /* Horner coefficients c0..c8 of log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1]. */
 static const float log2_coeff[9] = {
@@ -109,7 +110,8 @@ static float halving_tree_recursive(const float *v, uint32_t n, uint32_t r, uint
     return halving_tree_recursive(v, n, r, 2 * m) + halving_tree_recursive(v, n, r + m, 2 * m);
 }
 
-/*@ requires tahq_is_pow2(n) && \valid_read(v + (0 .. n - 1));
+/* A tile size (up to 256) or any power of two above it. */
+/*@ requires (tahq_valid_tile(n) || tahq_is_pow2(n)) && \valid_read(v + (0 .. n - 1));
   @ assigns \nothing; */
 float tahq_tree_sum(const float *v, uint32_t n)
 {
@@ -124,19 +126,11 @@ float tahq_tree_sum(const float *v, uint32_t n)
     return halving_tree_scalar(w, n);
 }
 
-/* Pairwise (binary-counter) combination of tile sums (SPEC §2.5): partial
- * sums of complete subtrees live on a stack; pushing a tile sum merges equal
- * sized neighbours, finishing merges what remains from the right. */
-typedef struct pairwise_acc {
-    float sum[64];
-    uint64_t count; /* number of tile sums pushed; its bits say which subtrees exist */
-    uint32_t depth;
-} pairwise_acc;
-
+/* The pairwise accumulator (internal.h). */
 /*@ requires \valid(acc) && acc->count < 0xFFFFFFFF && acc->depth == tahq_popcount(acc->count);
   @ assigns acc->count, acc->depth, acc->sum[0 .. 63];
   @ ensures acc->count == \old(acc->count) + 1 && acc->depth == tahq_popcount(acc->count); */
-static inline void pairwise_push(pairwise_acc *acc, float v)
+void tahq_pairwise_push(tahq_pairwise_acc *acc, float v)
 {
     uint64_t c = acc->count;
     /*@ loop invariant 0 <= c <= \at(acc->count, Pre);
@@ -160,7 +154,7 @@ static inline void pairwise_push(pairwise_acc *acc, float v)
 
 /*@ requires \valid_read(acc) && 1 <= acc->depth <= 64;
   @ assigns \nothing; */
-static inline float pairwise_finish(const pairwise_acc *acc)
+float tahq_pairwise_finish(const tahq_pairwise_acc *acc)
 {
     /* Right-most partial subtrees are completed with zero padding, which
      * leaves them unchanged: combine from the right. */
@@ -180,7 +174,7 @@ static inline float pairwise_finish(const pairwise_acc *acc)
   @ assigns \nothing; */
 TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile)
 {
-    pairwise_acc acc = {.count = 0, .depth = 0};
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
     /*@ loop invariant 0 <= t <= tiles && acc.count == t && acc.depth == tahq_popcount(t);
       @ loop invariant x == \at(x, Pre) + t * tile;
@@ -193,9 +187,9 @@ TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile
           @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++)
             w[i] = tahq_absf(x[i]);
-        pairwise_push(&acc, halving_tree(w, tile));
+        tahq_pairwise_push(&acc, halving_tree(w, tile));
     }
-    return pairwise_finish(&acc);
+    return tahq_pairwise_finish(&acc);
 }
 
 /* The same sum with p = |x| / total, for units whose reciprocal overflows
@@ -204,7 +198,7 @@ TAHQ_HOT static float unit_abs_sum(const float *x, uint32_t tiles, uint32_t tile
   @ assigns \nothing; */
 static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
-    pairwise_acc acc = {.count = 0, .depth = 0};
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
     /*@ loop invariant 0 <= t <= tiles && acc.count == t && acc.depth == tahq_popcount(t);
       @ loop invariant x == \at(x, Pre) + t * tile;
@@ -219,9 +213,9 @@ static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile
             float p = tahq_absf(x[i]) / total;
             w[i] = p * log2_core(p); /* -0 for p = 0: see unit_plogp_sum */
         }
-        pairwise_push(&acc, halving_tree(w, tile));
+        tahq_pairwise_push(&acc, halving_tree(w, tile));
     }
-    return pairwise_finish(&acc);
+    return tahq_pairwise_finish(&acc);
 }
 
 /* Σ p*log2(p) with p = min(|x| * (1/total), 1) over a unit (SPEC §4.1). */
@@ -229,7 +223,7 @@ static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile
   @ assigns \nothing; */
 TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t tile, float total)
 {
-    pairwise_acc acc = {.count = 0, .depth = 0};
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
     float w[TAHQ_TILE_MAX];
     /*@ assert tahq_popcount(0) == 0; */
     const float inverse = 1.0f / total;
@@ -253,9 +247,9 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
              * same bit pattern. */
             w[i] = p * log2_core(p);
         }
-        pairwise_push(&acc, halving_tree(w, tile));
+        tahq_pairwise_push(&acc, halving_tree(w, tile));
     }
-    return pairwise_finish(&acc);
+    return tahq_pairwise_finish(&acc);
 }
 
 /*@ requires 1 <= tiles && 1 <= tile <= 256 && \valid_read(x + (0 .. tiles * tile - 1));

@@ -2,6 +2,7 @@
  * codec numerics and their raw wire layout (ref/SPEC.md Appendix A). No
  * header: the decoder takes the configuration and the shape from the caller. */
 #include "internal.h"
+#include "pairwise.h"
 
 /* Binary32 constants of Appendix A.1. */
 #define PV1_EPS 1e-30f               /* 0x1.4484cp-100, the authors' epsilon */
@@ -15,6 +16,14 @@
   @ predicate tahq_pv1_shape_ok{L}(tahq_paper_v1_config *cfg, tahq_shape *s) =
   @   \valid_read(s) && s->batch >= 1 && s->seq_len >= 1 && s->channels >= cfg->tile &&
   @   s->channels % cfg->tile == 0 && tahq_elements(s) <= 0x10000000000;
+  @ // Bit p of an MSB-first stream (get_bit), and the number of ones among
+  @ // bits off .. off+n-1.
+  @ logic integer pv1_bit{L}(uint8_t *buf, integer p) = (buf[p / 8] >> (7 - p % 8)) & 1;
+  @ logic integer pv1_ones{L}(uint8_t *buf, integer off, integer n) =
+  @   n <= 0 ? 0 : pv1_ones(buf, off, n - 1) + pv1_bit(buf, off + n - 1);
+  @ // Ones among the S map bits of sequence b (the map starts at bit off).
+  @ logic integer pv1_seq_ones{L}(uint8_t *buf, integer off, integer S, integer b) =
+  @   pv1_ones(buf, off + b * S, S);
   @*/
 
 /*@ requires cfg == \null || \valid(cfg);
@@ -230,7 +239,7 @@ static void put_bits(uint8_t *buf, uint64_t pos, uint32_t v, uint32_t n)
 /* Bit pos of buf (bit 0 is the most significant bit of byte 0). */
 /*@ requires \valid_read(buf + pos / 8);
   @ assigns \nothing;
-  @ ensures \result <= 1; */
+  @ ensures \result <= 1 && \result == pv1_bit(buf, pos); */
 static uint32_t get_bit(const uint8_t *buf, uint64_t pos)
 {
     uint32_t bit = (uint32_t)(pos & 7u);
@@ -270,67 +279,53 @@ static uint32_t f16_field(uint16_t h)
 
 /* ---- numerics (Appendix A.1, A.2) ------------------------------------------ */
 
-/* Binary-counter pairwise combination of tile sums (SPEC §2.5). */
-typedef struct pv1_acc {
-    float sum[64];
-    uint64_t count;
-    uint32_t depth;
-} pv1_acc;
-
-/* (Not given to WP: that depth stays below 64 is the binary-counter fact
- * depth == popcount(count), count < 2^64; proofs/README.md.) */
-/*@ requires \valid(a);
-  @ assigns *a; */
-static void acc_push(pv1_acc *a, float v)
-{
-    uint64_t c = a->count;
-    while (c & 1u) {
-        v = a->sum[--a->depth] + v;
-        c >>= 1;
-    }
-    a->sum[a->depth++] = v;
-    a->count++;
-}
-
-/*@ requires \valid_read(a) && 1 <= a->depth <= 64;
-  @ assigns \nothing; */
-static float acc_finish(const pv1_acc *a)
-{
-    float v = a->sum[a->depth - 1u];
-    for (uint32_t i = a->depth - 1u; i > 0; i--)
-        v = a->sum[i - 1u] + v;
-    return v;
-}
-
 /*@ assigns \nothing; */
 float tahq_paper_v1_ln(float y)
 {
     return tahq_log2(y) * PV1_LN2;
 }
 
+/* Both sums combine the tile sums pairwise (SPEC §2.5), as the codec does. */
 /*@ requires tahq_valid_tile(tile) && channels >= tile;
   @ requires \valid_read(x + (0 .. channels - 1));
   @ assigns \nothing; */
 float tahq_paper_v1_entropy(const float *x, uint32_t channels, uint32_t tile)
 {
-    uint32_t T = channels / tile;
+    /*@ assert tahq_popcount(0) == 0; */
+    const uint32_t T = channels / tile;
     float w[TAHQ_TILE_MAX];
-    pv1_acc acc = {.count = 0, .depth = 0};
+    /*@ assert 1 <= T; */
+    /*@ assert T * tile <= channels; */
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
+    /*@ loop invariant 0 <= t <= T && acc.count == t && acc.depth == tahq_popcount(t);
+      @ loop assigns t, acc, w[0 .. 255];
+      @ loop variant T - t; */
     for (uint32_t t = 0; t < T; t++) {
+        /*@ assert (t + 1) * tile <= T * tile; */
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop assigns i, w[0 .. 255];
+          @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++)
             w[i] = tahq_absf(x[(uint64_t)t * tile + i]);
-        acc_push(&acc, tahq_tree_sum(w, tile));
+        tahq_pairwise_push(&acc, tahq_tree_sum(w, tile));
     }
-    float den = acc_finish(&acc) + PV1_EPS;
-    pv1_acc hacc = {.count = 0, .depth = 0};
+    const float den = tahq_pairwise_finish(&acc) + PV1_EPS;
+    tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    /*@ loop invariant 0 <= t <= T && hacc.count == t && hacc.depth == tahq_popcount(t);
+      @ loop assigns t, hacc, w[0 .. 255];
+      @ loop variant T - t; */
     for (uint32_t t = 0; t < T; t++) {
+        /*@ assert (t + 1) * tile <= T * tile; */
+        /*@ loop invariant 0 <= i <= tile;
+          @ loop assigns i, w[0 .. 255];
+          @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[(uint64_t)t * tile + i]) / den;
             w[i] = p * tahq_paper_v1_ln(p + PV1_EPS);
         }
-        acc_push(&hacc, tahq_tree_sum(w, tile));
+        tahq_pairwise_push(&hacc, tahq_tree_sum(w, tile));
     }
-    return 0.0f - acc_finish(&hacc);
+    return 0.0f - tahq_pairwise_finish(&hacc);
 }
 
 /*@ requires 1 <= tile <= 256 && \valid_read(x + (0 .. tile - 1));
@@ -437,6 +432,118 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
     *scale = s;
 }
 
+/* ---- the reordered walk (Appendix A.3) -------------------------------------- */
+
+/* Counting ones over a growing prefix: the count grows by at most the length
+ * added (induction on n2, one bit per step). */
+/*@ ghost
+  /@ requires n1 <= n2;
+   @ assigns \nothing;
+   @ ensures pv1_ones(buf, off, n1) <= pv1_ones(buf, off, n2);
+   @ ensures pv1_ones(buf, off, n2) - pv1_ones(buf, off, n1) <= n2 - n1; @/
+  static void pv1_ones_grow(const uint8_t *buf, uint64_t off, uint64_t n1, uint64_t n2)
+  {
+      /@ loop invariant n1 <= n <= n2;
+       @ loop invariant pv1_ones(buf, off, n1) <= pv1_ones(buf, off, n);
+       @ loop invariant pv1_ones(buf, off, n) - pv1_ones(buf, off, n1) <= n - n1;
+       @ loop assigns n;
+       @ loop variant n2 - n; @/
+      for (uint64_t n = n1; n < n2; n++)
+          /@ assert 0 <= pv1_bit(buf, off + n) <= 1; @/ ;
+  }
+*/
+
+/* The tokens of one sequence in reordered order: the low tokens (map bit 1)
+ * in ascending position, then the high tokens (map bit 0). A walk is a value:
+ * pv1_walk_start gives the state before the first token, each pv1_walk_next
+ * the next token, S of them in all (found is 0 past the last). For a found
+ * token, pos is its position, low its map bit, visited - 1 its reordered row
+ * within the sequence and pass_rank its row among the tokens of its
+ * precision. The map must hold n_low ones (pv1_open checks it; the encoder
+ * marks exactly that many), which bounds the ranks. */
+typedef struct pv1_walk {
+    uint64_t S, map_off, n_low; /* tokens; first map bit; ones in the map */
+    int pass;                   /* 1 while handing out low tokens, then 0 */
+    uint64_t scan;              /* next position the pass looks at */
+    uint64_t visited;           /* tokens handed out */
+    uint64_t pass_visited;      /* tokens of this pass handed out */
+    int found, low;
+    uint64_t pos, pass_rank;
+} pv1_walk;
+
+/*@ // The walk's counters are the counts of map bits it has scanned.
+  @ predicate pv1_walk_ok{L}(uint8_t *map, pv1_walk w) =
+  @   w.S <= 0x10000000000 && w.map_off + w.S <= 0x400000000000 &&
+  @   \valid_read(map + (w.map_off / 8 .. (w.map_off + w.S + 7) / 8 - 1)) &&
+  @   pv1_ones(map, w.map_off, w.S) == w.n_low && w.n_low <= w.S && w.scan <= w.S &&
+  @   (w.pass == 1 ==> w.pass_visited == pv1_ones(map, w.map_off, w.scan) &&
+  @                    w.visited == w.pass_visited) &&
+  @   (w.pass == 0 ==> w.pass_visited == w.scan - pv1_ones(map, w.map_off, w.scan) &&
+  @                    w.visited == w.n_low + w.pass_visited) &&
+  @   (w.pass == 0 || w.pass == 1);
+  @ // What is left to scan (decreases with every token handed out).
+  @ logic integer pv1_walk_left(pv1_walk w) = w.pass == 1 ? 2 * w.S + 1 - w.scan : w.S - w.scan;
+  @*/
+
+/*@ requires pv1_walk_ok(map, w);
+  @ assigns \nothing;
+  @ ensures pv1_walk_ok(map, \result);
+  @ ensures \result.S == w.S && \result.map_off == w.map_off && \result.n_low == w.n_low;
+  @ ensures found: \result.found != 0 ==>
+  @   \result.pos < w.S && \result.low == pv1_bit(map, w.map_off + \result.pos) &&
+  @   \result.visited == w.visited + 1 && \result.visited <= w.S &&
+  @   (\result.low == 1 ? \result.pass_rank < w.n_low : \result.pass_rank < w.S - w.n_low) &&
+  @   (\result.low == 0 || \result.low == 1) &&
+  @   pv1_walk_left(\result) < pv1_walk_left(w);
+  @ ensures done: \result.found == 0 ==> \result.visited == w.S && \result.visited == w.visited;
+  @ ensures (\result.found == 0 || \result.found == 1) && pv1_walk_left(\result) <= pv1_walk_left(w); */
+static pv1_walk pv1_walk_next(const uint8_t *map, pv1_walk w)
+{
+    /*@ loop invariant pv1_walk_ok(map, w) && pv1_walk_left(w) <= pv1_walk_left(\at(w, Pre));
+      @ loop invariant w.S == \at(w, Pre).S && w.map_off == \at(w, Pre).map_off &&
+      @   w.n_low == \at(w, Pre).n_low && w.visited == \at(w, Pre).visited;
+      @ loop assigns w;
+      @ loop variant pv1_walk_left(w); */
+    for (;;) {
+        if (w.scan == w.S) {
+            if (w.pass == 0) {
+                /*@ assert w.visited == w.S; */
+                w.found = 0;
+                return w;
+            }
+            w.pass = 0; /* the low tokens are done: the high ones, from the start */
+            w.scan = 0;
+            w.pass_visited = 0;
+            continue;
+        }
+        const uint64_t s = w.scan;
+        /*@ ghost pv1_ones_grow(map, w.map_off, s + 1, w.S); */
+        w.scan = s + 1u;
+        if ((int)get_bit(map, w.map_off + s) == w.pass) {
+            w.found = 1;
+            w.pos = s;
+            w.low = w.pass;
+            w.visited++;
+            w.pass_rank = w.pass_visited++;
+            return w;
+        }
+    }
+}
+
+/* The walk of the sequence whose map bits start at map_off, before its first
+ * token. */
+/*@ assigns \nothing;
+  @ ensures \result.S == S && \result.map_off == map_off && \result.n_low == n_low;
+  @ ensures \result.pass == 1 && \result.scan == 0 && \result.visited == 0 &&
+  @   \result.pass_visited == 0; */
+static pv1_walk pv1_walk_start(uint64_t map_off, uint64_t S, uint64_t n_low)
+{
+    const pv1_walk w = {.S = S, .map_off = map_off, .n_low = n_low, .pass = 1, .scan = 0,
+                        .visited = 0, .pass_visited = 0, .found = 0, .low = 0,
+                        .pos = 0, .pass_rank = 0};
+    return w;
+}
+
 /* ---- encode ---------------------------------------------------------------- */
 
 /* First code bit of a token of sequence b: the low tokens' codes come first,
@@ -469,28 +576,9 @@ static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t
     return base + code_bits;
 }
 
-/* Runs the statement block for the tokens of sequence b in reordered order: low tokens
- * (map bit 1) in ascending position, then high tokens. In the block, pos is the
- * token's position, rank its reordered row within the sequence, pass_rank its row
- * among the tokens of its precision (= rank - n_low for a high token, the map
- * having n_low low tokens: pv1_open checks it, the encoder marks exactly that
- * many), and low its map bit. */
-#define PV1_FOR_REORDERED(map_bit, S, ...)                                                    \
-    do {                                                                                    \
-        uint64_t r_ = 0;                                                                    \
-        for (int pass_ = 1; pass_ >= 0; pass_--) {                                          \
-            uint64_t k_ = 0;                                                                \
-            for (uint64_t s_ = 0; s_ < (S); s_++)                                           \
-                if ((int)(map_bit(s_)) == pass_) {                                           \
-                    uint64_t pos = s_, rank = r_++, pass_rank = k_++;                       \
-                    int low = pass_;                                                        \
-                    __VA_ARGS__                                                             \
-                }                                                                           \
-        }                                                                                   \
-    } while (0)
-
-/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED, and
- * the keys are carved out of the byte workspace.) */
+/* (Not given to WP: the keys are carved out of the byte workspace, and the
+ * pivot slot n_flagged - 1 - flag_rank rests on the second pass flagging the
+ * tiles the first pass counted; proofs/README.md.) */
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires out_len == \null || \valid(out_len);
@@ -553,12 +641,13 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
     uint64_t flag_rank = 0;
     float v[TAHQ_TILE_MAX];
     uint8_t codes[TAHQ_TILE_MAX];
-#define PV1_MAP_BIT(s) get_bit(out, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
-        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
-            const float *row = x + (b * l.S + pos) * l.C;
-            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
+        pv1_walk w = pv1_walk_start(l.off_map + b * l.S, l.S, l.n_low);
+        for (uint64_t rank = 0; rank < l.S; rank++) {
+            w = pv1_walk_next(out, w); /* found: a sequence has S tokens */
+            const float *row = x + (b * l.S + w.pos) * l.C;
+            uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = pv1_code_base(&l, b, w.low, w.pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t; /* reordered tile index */
                 memcpy(v, row + t * G, G * sizeof v[0]);
@@ -577,14 +666,41 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
                 for (uint32_t i = 0; i < G; i++)
                     put_bits(out, cb + (uint64_t)i * bits, codes[i], bits);
             }
-        });
+        }
     }
-#undef PV1_MAP_BIT
     *out_len = (size_t)bytes_of_bits(l.off_piv + n_flagged * l.k);
     return TAHQ_OK;
 }
 
 /* ---- decode ---------------------------------------------------------------- */
+
+/* Whether each of the B sequences' S map bits, from bit off on, holds n_low
+ * ones (the low tokens of Appendix A.3). */
+/*@ requires off + B * S <= 0x400000000000 && B * S <= 0x10000000000;
+  @ requires \valid_read(msg + (off / 8 .. (off + B * S + 7) / 8 - 1));
+  @ assigns \nothing;
+  @ ensures \result != 0 ==> \forall integer b; 0 <= b < B ==> pv1_seq_ones(msg, off, S, b) == n_low; */
+static int pv1_map_counts_ok(const uint8_t *msg, uint64_t off, uint64_t B, uint64_t S,
+                             uint64_t n_low)
+{
+    /*@ loop invariant 0 <= b <= B;
+      @ loop invariant \forall integer b2; 0 <= b2 < b ==> pv1_seq_ones(msg, off, S, b2) == n_low;
+      @ loop assigns b;
+      @ loop variant B - b; */
+    for (uint64_t b = 0; b < B; b++) {
+        uint64_t ones = 0;
+        /*@ ghost tahq_mul_mono(b + 1, B, S); */
+        /*@ loop invariant 0 <= s <= S && ones <= s && ones == pv1_ones(msg, off + b * S, s);
+          @ loop assigns s, ones;
+          @ loop variant S - s; */
+        for (uint64_t s = 0; s < S; s++)
+            ones += get_bit(msg, off + b * S + s);
+        if (ones != n_low)
+            return 0;
+        /*@ assert pv1_seq_ones(msg, off, S, b) == n_low; */
+    }
+    return 1;
+}
 
 /* Validate msg against cfg and shape; on success fills the layout and the
  * flagged-tile count. */
@@ -593,7 +709,10 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
   @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires \valid(l) && \valid(n_flagged) && \separated(l, n_flagged, cfg, shape);
   @ assigns *l, *n_flagged;
-  @ ensures \result == TAHQ_OK ==> *n_flagged <= l->N && l->off_piv + *n_flagged * l->k <= 8 * len; */
+  @ ensures \result == TAHQ_OK ==> *n_flagged <= l->N && l->off_piv + *n_flagged * l->k <= 8 * len;
+  @ ensures flags: \result == TAHQ_OK ==> *n_flagged == pv1_ones(msg, l->off_flags, l->N);
+  @ ensures map: \result == TAHQ_OK ==> \forall integer b; 0 <= b < l->B ==>
+  @   pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low; */
 static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                             const tahq_shape *shape, pv1_layout *l, uint64_t *n_flagged)
 {
@@ -609,11 +728,12 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_
         return TAHQ_ERR_TRUNCATED;
     /*@ assert l->off_piv <= 8 * len; */
     uint64_t nf = 0;
-    /*@ loop invariant 0 <= t <= l->N && nf <= t;
+    /*@ loop invariant 0 <= t <= l->N && nf <= t && nf == pv1_ones(msg, l->off_flags, t);
       @ loop assigns t, nf;
       @ loop variant l->N - t; */
     for (uint64_t t = 0; t < l->N; t++)
         nf += get_bit(msg, l->off_flags + t);
+    /*@ assert flags: nf == pv1_ones(msg, l->off_flags, l->N); */
     /*@ ghost tahq_mul_mono(nf, l->N, l->k); */
     /*@ ghost tahq_mul_mono(l->k, 8, l->N); */
     uint64_t total = l->off_piv + nf * l->k;
@@ -625,25 +745,21 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_
     /*@ assert total <= 8 * len && (total % 8 != 0 ==> total / 8 == len - 1); */
     if (total % 8u != 0u && get_bits(msg, total, (uint32_t)(8u - total % 8u)) != 0u)
         return TAHQ_ERR_PAYLOAD;
-    /*@ loop invariant 0 <= b <= l->B;
-      @ loop assigns b;
-      @ loop variant l->B - b; */
-    for (uint64_t b = 0; b < l->B; b++) {
-        uint64_t ones = 0;
-        /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
-        /*@ loop invariant 0 <= s <= l->S && ones <= s;
-          @ loop assigns s, ones;
-          @ loop variant l->S - s; */
-        for (uint64_t s = 0; s < l->S; s++)
-            ones += get_bit(msg, l->off_map + b * l->S + s);
-        if (ones != l->n_low)
-            return TAHQ_ERR_PAYLOAD;
-    }
+    /*@ assert l->off_map + l->B * l->S <= l->off_piv <= 8 * len; */
+    /*@ assert (l->off_map + l->B * l->S + 7) / 8 - 1 <= len - 1; */
+    if (!pv1_map_counts_ok(msg, l->off_map, l->B, l->S, l->n_low))
+        return TAHQ_ERR_PAYLOAD;
+    /*@ ghost const uint64_t off_flags = l->off_flags, N = l->N, off_map = l->off_map,
+                             B = l->B, S = l->S, n_low = l->n_low; */
     *n_flagged = nf;
+    /* (the store leaves *l as it was: the ensures read it again) */
+    /*@ assert l->off_flags == off_flags && l->N == N && l->off_map == off_map &&
+      @   l->B == B && l->S == S && l->n_low == n_low; */
     return TAHQ_OK;
 }
 
-/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED.)
+/* (Not given to WP: the walk's counting facts are proved (pv1_open,
+ * pv1_walk_next), its index arithmetic is not yet; proofs/README.md.)
  * Each non-null output holds one entry per token (low_map), per tile (flags,
  * pivots, zeros, scales) or per element (codes). */
 /*@ requires cfg == \null || \valid_read(cfg);
@@ -665,14 +781,15 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
         *n_flagged = nf;
     const uint32_t G = cfg->tile;
     uint64_t flag_rank = 0;
-#define PV1_MAP_BIT(s) get_bit(msg, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
-        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
-            uint64_t orow = b * l.S + pos;
+        pv1_walk w = pv1_walk_start(l.off_map + b * l.S, l.S, l.n_low);
+        for (uint64_t rank = 0; rank < l.S; rank++) {
+            w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
+            uint64_t orow = b * l.S + w.pos;
             if (low_map)
-                low_map[orow] = (uint8_t)low;
-            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
+                low_map[orow] = (uint8_t)w.low;
+            uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = pv1_code_base(&l, b, w.low, w.pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t;
                 uint64_t to = orow * l.T + t; /* original tile index */
@@ -695,13 +812,12 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
                         codes[to * G + i] =
                             (uint8_t)get_bits(msg, code_base + (t * G + i) * bits, bits);
             }
-        });
+        }
     }
-#undef PV1_MAP_BIT
     return TAHQ_OK;
 }
 
-/* (Not given to WP: the reordered walk is generated by PV1_FOR_REORDERED.) */
+/* (Not given to WP: as tahq_paper_v1_unpack.) */
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
@@ -722,12 +838,13 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
     const uint32_t G = cfg->tile;
     uint64_t flag_rank = 0;
     float v[TAHQ_TILE_MAX];
-#define PV1_MAP_BIT(s) get_bit(msg, l.off_map + b * l.S + (s))
     for (uint64_t b = 0; b < l.B; b++) {
-        PV1_FOR_REORDERED(PV1_MAP_BIT, l.S, {
-            float *row = out + (b * l.S + pos) * l.C;
-            uint32_t bits = low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = pv1_code_base(&l, b, low, pass_rank, bits);
+        pv1_walk w = pv1_walk_start(l.off_map + b * l.S, l.S, l.n_low);
+        for (uint64_t rank = 0; rank < l.S; rank++) {
+            w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
+            float *row = out + (b * l.S + w.pos) * l.C;
+            uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
+            uint64_t code_base = pv1_code_base(&l, b, w.low, w.pass_rank, bits);
             for (uint64_t t = 0; t < l.T; t++) {
                 uint64_t tr = (b * l.S + rank) * l.T + t;
                 float z = tahq_f16_to_f32(
@@ -745,8 +862,7 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
                 }
                 memcpy(row + t * G, v, G * sizeof v[0]);
             }
-        });
+        }
     }
-#undef PV1_MAP_BIT
     return TAHQ_OK;
 }

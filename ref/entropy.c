@@ -126,7 +126,7 @@ float tahq_tree_sum(const float *v, uint32_t n)
     return halving_tree_scalar(w, n);
 }
 
-/* The pairwise accumulator (internal.h). */
+/* The pairwise accumulator (pairwise.h). */
 /*@ requires \valid(acc) && acc->count < 0xFFFFFFFF && acc->depth == tahq_popcount(acc->count);
   @ assigns acc->count, acc->depth, acc->sum[0 .. 63];
   @ ensures acc->count == \old(acc->count) + 1 && acc->depth == tahq_popcount(acc->count); */

@@ -91,19 +91,25 @@ uint64_t tahq_paper_v1_low_count(uint32_t seq_len, uint32_t hi_permille)
 
 typedef struct pv1_layout {
     uint64_t B, S, C, T, N, n_low, n_high;
+    uint64_t n_elems; /* B*S*C */
     uint32_t k;
     uint64_t off_lo, off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
 } pv1_layout;
 
 /*@ requires tahq_pv1_config_ok(cfg) && tahq_pv1_shape_ok(cfg, shape);
-  @ requires \valid(l) && \separated(l, cfg, shape);
+  @ requires \valid(l) && \separated(l, cfg) && \separated(l, shape);
   @ assigns *l;
   @ ensures l->B == shape->batch && l->S == shape->seq_len && l->C == shape->channels;
   @ ensures l->T == shape->channels / cfg->tile && l->T >= 1 && l->N == l->B * l->S * l->T;
   @ ensures l->k == tahq_lg(cfg->tile) && l->n_low <= l->S && l->n_high == l->S - l->n_low;
   @ ensures l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
   @ ensures l->B * l->S <= 0x10000000000 && l->off_lo == 0 && l->off_hi <= 0x100000000000;
-  @ ensures l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv; */
+  @ ensures l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ ensures l->T * \old(cfg->tile) == l->C;
+  @ ensures l->B * l->S * l->C <= 0x10000000000 && l->n_elems == l->B * l->S * l->C;
+  @ ensures l->off_hi == l->B * l->n_low * l->C * \old(cfg->lo_bits);
+  @ ensures l->off_zero == l->off_hi + l->B * l->n_high * l->C * \old(cfg->hi_bits);
+  @ ensures l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N; */
 static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                                pv1_layout *l)
 {
@@ -130,6 +136,7 @@ static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape
     l->C = C;
     l->T = T;
     l->N = N;
+    l->n_elems = B * S * C;
     l->n_low = n_low;
     l->n_high = n_high;
     l->k = tahq_tile_log2(cfg->tile);
@@ -144,6 +151,7 @@ static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape
     l->off_map = off_map;
     l->off_flags = off_flags;
     l->off_piv = off_flags + N;
+    /*@ assert T * cfg->tile == C; */ /* (last: Qed would substitute it into the bounds above) */
 }
 
 /*@ assigns \nothing;
@@ -250,11 +258,13 @@ static uint32_t get_bit(const uint8_t *buf, uint64_t pos)
 /* Bits pos .. pos+n-1 of buf as an integer, the first one most significant. */
 /*@ requires n <= 32 && pos + n + 7 <= UINT64_MAX;
   @ requires \valid_read(buf + (pos / 8 .. (pos + n + 7) / 8 - 1));
-  @ assigns \nothing; */
+  @ assigns \nothing;
+  @ ensures n <= 8 ==> \result < (1 << n); */
 static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
 {
     uint32_t v = 0;
     /*@ loop invariant 0 <= j <= n;
+      @ loop invariant n <= 8 ==> v + (1 << (n - j)) <= (1 << n);
       @ loop assigns j, v;
       @ loop variant n - j; */
     for (uint32_t j = 0; j < n; j++) {
@@ -268,13 +278,27 @@ static uint32_t get_bits(const uint8_t *buf, uint64_t pos, uint32_t n)
     return v;
 }
 
-/* An fp16 value as its two bytes, little-endian, each byte MSB-first: the
- * 16-bit field holds the low byte first. */
-/*@ assigns \nothing;
-  @ ensures \result <= 0xFFFF; */
-static uint32_t f16_field(uint16_t h)
+/* An fp16 value in the stream: its two bytes, low byte first, each MSB-first
+ * (Appendix A.3). */
+/*@ requires pos + 23 <= UINT64_MAX;
+  @ requires \valid(buf + (pos / 8 .. (pos + 23) / 8 - 1));
+  @ assigns buf[pos / 8 .. (pos + 23) / 8 - 1]; */
+static void put_f16(uint8_t *buf, uint64_t pos, uint16_t h)
 {
-    return ((uint32_t)(h & 0xFFu) << 8) | (uint32_t)(h >> 8);
+    put_bits(buf, pos, h & 0xFFu, 8u);
+    put_bits(buf, pos + 8u, (uint32_t)h >> 8, 8u);
+}
+
+/*@ requires pos + 23 <= UINT64_MAX;
+  @ requires \valid_read(buf + (pos / 8 .. (pos + 23) / 8 - 1));
+  @ assigns \nothing; */
+static uint16_t get_f16(const uint8_t *buf, uint64_t pos)
+{
+    const uint32_t lo = get_bits(buf, pos, 8u);
+    const uint32_t hi = get_bits(buf, pos + 8u, 8u);
+    /*@ assert lo <= 255 && hi <= 255; */
+    /*@ assert (hi << 8) <= (255 << 8); */
+    return (uint16_t)(lo | (hi << 8));
 }
 
 /* ---- numerics (Appendix A.1, A.2) ------------------------------------------ */
@@ -554,7 +578,12 @@ static pv1_walk pv1_walk_start(uint64_t map_off, uint64_t S, uint64_t n_low)
   @ requires l->n_low <= l->S && l->n_high == l->S - l->n_low;
   @ requires b < l->B && 1 <= bits <= 8;
   @ requires low != 0 ? pass_rank < l->n_low : pass_rank < l->n_high;
-  @ assigns \nothing; */
+  @ requires low != 0 ==> l->off_hi == l->B * l->n_low * l->C * bits;
+  @ requires low == 0 ==> l->off_zero == l->off_hi + l->B * l->n_high * l->C * bits;
+  @ requires l->off_hi <= l->off_zero;
+  @ assigns \nothing;
+  @ ensures \result + l->C * bits <= (low != 0 ? l->off_hi : l->off_zero);
+  @ ensures \result + l->C * bits <= l->off_zero; */
 static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t pass_rank,
                               uint32_t bits)
 {
@@ -572,6 +601,9 @@ static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t
     /*@ ghost tahq_mul_mono(bits, 8, first_element); */
     const uint64_t code_bits = first_element * bits;
     /*@ assert code_bits <= 0x80000000000; */
+    /*@ assert row + 1 <= B * count; */
+    /*@ ghost tahq_mul_mono(row + 1, B * count, C * bits); */
+    /*@ assert code_bits + C * bits <= B * count * C * bits; */
     const uint64_t base = low ? l->off_lo : l->off_hi;
     return base + code_bits;
 }
@@ -606,8 +638,7 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
         return TAHQ_ERR_BUFFER;
     pv1_layout l;
     pv1_layout_compute(cfg, shape, &l);
-    uint64_t n = l.B * l.S * l.C;
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = 0; i < l.n_elems; i++) {
         float a = tahq_absf(x[i]);
         if (!(a <= 3.4028235e38f))
             return TAHQ_ERR_NONFINITE;
@@ -660,8 +691,8 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
                 }
                 float z, sc;
                 tahq_paper_v1_quantize_tile(v, G, bits, &z, &sc, codes);
-                put_bits(out, l.off_zero + 16u * tr, f16_field(tahq_f32_to_f16(z)), 16u);
-                put_bits(out, l.off_scale + 16u * tr, f16_field(tahq_f32_to_f16(sc)), 16u);
+                put_f16(out, l.off_zero + 16u * tr, tahq_f32_to_f16(z));
+                put_f16(out, l.off_scale + 16u * tr, tahq_f32_to_f16(sc));
                 uint64_t cb = code_base + t * G * bits;
                 for (uint32_t i = 0; i < G; i++)
                     put_bits(out, cb + (uint64_t)i * bits, codes[i], bits);
@@ -702,28 +733,25 @@ static int pv1_map_counts_ok(const uint8_t *msg, uint64_t off, uint64_t B, uint6
     return 1;
 }
 
-/* Validate msg against cfg and shape; on success fills the layout and the
- * flagged-tile count. */
-/*@ requires cfg == \null || \valid_read(cfg);
-  @ requires shape == \null || \valid_read(shape);
-  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
-  @ requires \valid(l) && \valid(n_flagged) && \separated(l, n_flagged, cfg, shape);
-  @ assigns *l, *n_flagged;
+/* Validate msg against the layout of its configuration and shape (its
+ * length, its padding bits, the number of ones of each sequence's map); on
+ * success, the number of flagged tiles. */
+/*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires \valid_read(l) && \valid(n_flagged) && \separated(l, n_flagged);
+  @ requires l->k <= 8 && l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ requires l->B * l->S <= 0x10000000000;
+  @ requires l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ assigns *n_flagged;
+  @ ensures \result == TAHQ_OK ==> msg != \null;
   @ ensures \result == TAHQ_OK ==> *n_flagged <= l->N && l->off_piv + *n_flagged * l->k <= 8 * len;
   @ ensures flags: \result == TAHQ_OK ==> *n_flagged == pv1_ones(msg, l->off_flags, l->N);
   @ ensures map: \result == TAHQ_OK ==> \forall integer b; 0 <= b < l->B ==>
   @   pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low; */
-static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                            const tahq_shape *shape, pv1_layout *l, uint64_t *n_flagged)
+static tahq_status pv1_open(const uint8_t *msg, size_t len, const pv1_layout *l,
+                            uint64_t *n_flagged)
 {
-    if (!cfg || !shape)
-        return TAHQ_ERR_NULL;
-    tahq_status st = pv1_check(cfg, shape);
-    if (st != TAHQ_OK)
-        return st;
     if (!msg)
         return TAHQ_ERR_NULL;
-    pv1_layout_compute(cfg, shape, l);
     if ((uint64_t)len < bytes_of_bits(l->off_piv))
         return TAHQ_ERR_TRUNCATED;
     /*@ assert l->off_piv <= 8 * len; */
@@ -749,17 +777,12 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_paper_v1_
     /*@ assert (l->off_map + l->B * l->S + 7) / 8 - 1 <= len - 1; */
     if (!pv1_map_counts_ok(msg, l->off_map, l->B, l->S, l->n_low))
         return TAHQ_ERR_PAYLOAD;
-    /*@ ghost const uint64_t off_flags = l->off_flags, N = l->N, off_map = l->off_map,
-                             B = l->B, S = l->S, n_low = l->n_low; */
     *n_flagged = nf;
-    /* (the store leaves *l as it was: the ensures read it again) */
-    /*@ assert l->off_flags == off_flags && l->N == N && l->off_map == off_map &&
-      @   l->B == B && l->S == S && l->n_low == n_low; */
     return TAHQ_OK;
 }
 
-/* (Not given to WP: the walk's counting facts are proved (pv1_open,
- * pv1_walk_next), its index arithmetic is not yet; proofs/README.md.)
+/* (Not given to WP: its byte outputs share the message's memory, across
+ * which the walk's counts would need an induction; proofs/README.md.)
  * Each non-null output holds one entry per token (low_map), per tile (flags,
  * pivots, zeros, scales) or per element (codes). */
 /*@ requires cfg == \null || \valid_read(cfg);
@@ -772,9 +795,13 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
                                  uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
                                  uint8_t *codes, uint64_t *n_flagged)
 {
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
     pv1_layout l;
-    uint64_t nf;
-    tahq_status st = pv1_open(msg, len, cfg, shape, &l, &nf);
+    pv1_layout_compute(cfg, shape, &l);
+    uint64_t nf = 0;
+    st = pv1_open(msg, len, &l, &nf);
     if (st != TAHQ_OK)
         return st;
     if (n_flagged)
@@ -804,9 +831,9 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
                 if (pivots)
                     pivots[to] = (uint16_t)piv;
                 if (zeros)
-                    zeros[to] = (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_zero + 16u * tr, 16u));
+                    zeros[to] = get_f16(msg, l.off_zero + 16u * tr);
                 if (scales)
-                    scales[to] = (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_scale + 16u * tr, 16u));
+                    scales[to] = get_f16(msg, l.off_scale + 16u * tr);
                 if (codes)
                     for (uint32_t i = 0; i < G; i++)
                         codes[to * G + i] =
@@ -817,7 +844,159 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
     return TAHQ_OK;
 }
 
-/* (Not given to WP: as tahq_paper_v1_unpack.) */
+/* One tile of a message, decoded into dst[0 .. G-1]: tile tr in reordered
+ * order, its G codes of the given width from bit code_pos on; flag_rank
+ * flagged tiles come before it, so its pivot, when it is flagged, is the
+ * (flag_rank+1)-th from the end of the pivot section (Appendix A.3). Returns
+ * its flag bit. */
+/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1));
+  @ requires tahq_valid_tile(G) && G == (1 << l->k) && l->k <= 8 && 1 <= bits <= 8;
+  @ requires \valid(dst + (0 .. G - 1));
+  @ requires tr < l->N && l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ requires l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N;
+  @ requires l->off_map <= l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ requires nf == pv1_ones(msg, l->off_flags, l->N) && l->off_piv + nf * l->k <= 8 * len;
+  @ requires flag_rank == pv1_ones(msg, l->off_flags, tr);
+  @ requires code_pos + G * bits <= l->off_zero;
+  @ assigns dst[0 .. G - 1];
+  @ ensures \result <= 1 && pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + \result;
+  @ ensures flag_rank + \result <= nf; */
+static uint32_t pv1_decode_tile(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
+                                uint64_t tr, uint64_t flag_rank, uint64_t code_pos, uint32_t bits,
+                                uint32_t G, float *dst)
+{
+    (void)len; /* (the contract's bound on msg) */
+    float v[TAHQ_TILE_MAX];
+    const float z = tahq_f16_to_f32(get_f16(msg, l->off_zero + 16u * tr));
+    const float sc = tahq_f16_to_f32(get_f16(msg, l->off_scale + 16u * tr));
+    /*@ loop invariant 0 <= i <= G;
+      @ loop assigns i, v[0 .. 255];
+      @ loop variant G - i; */
+    for (uint32_t i = 0; i < G; i++) {
+        /*@ ghost tahq_mul_mono(i + 1, G, bits); */
+        const float q = (float)get_bits(msg, code_pos + (uint64_t)i * bits, bits);
+        v[i] = q * sc + z;
+    }
+    const uint32_t flagged = get_bit(msg, l->off_flags + tr);
+    /*@ assert pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + flagged; */
+    /*@ ghost pv1_ones_grow(msg, l->off_flags, tr + 1, l->N); */
+    if (flagged) {
+        /*@ assert flag_rank < nf; */
+        /*@ ghost tahq_mul_mono(nf - flag_rank, nf, l->k); */
+        const uint32_t piv = get_bits(msg, l->off_piv + (nf - 1u - flag_rank) * l->k, l->k);
+        tahq_paper_v1_hadamard(v, G, piv, 1);
+    }
+    /*@ loop invariant 0 <= i <= G;
+      @ loop assigns i, dst[0 .. G - 1];
+      @ loop variant G - i; */
+    for (uint32_t i = 0; i < G; i++)
+        dst[i] = v[i];
+    return flagged;
+}
+
+/* The T tiles of one token, decoded into its row of out: row orow of the
+ * tensor, row rrow in reordered order, its codes from bit code_base on;
+ * flag_rank flagged tiles come before its first tile. Returns the number of
+ * flagged tiles before the next token. */
+/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1));
+  @ requires \valid(out + (0 .. l->n_elems - 1));
+  @ requires tahq_valid_tile(G) && l->k == tahq_lg(G) && l->k <= 8 && 1 <= bits <= 8;
+  @ requires 1 <= l->T && l->T * G == l->C;
+  @ requires l->N == l->B * l->S * l->T && l->n_elems == l->B * l->S * l->C;
+  @ requires l->N <= 0x10000000000 && l->B * l->S * l->C <= 0x10000000000;
+  @ requires l->B * l->S <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ requires l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N;
+  @ requires l->off_map <= l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ requires nf == pv1_ones(msg, l->off_flags, l->N) && nf <= l->N;
+  @ requires l->off_piv + nf * l->k <= 8 * len;
+  @ requires orow < l->B * l->S && rrow < l->B * l->S;
+  @ requires code_base + l->C * bits <= l->off_zero;
+  @ requires flag_rank == pv1_ones(msg, l->off_flags, rrow * l->T);
+  @ assigns out[0 .. l->n_elems - 1];
+  @ ensures \result == pv1_ones(msg, l->off_flags, rrow * l->T + l->T) && \result <= nf; */
+static uint64_t pv1_decode_token(const uint8_t *msg, size_t len, const pv1_layout *l,
+                                 uint64_t nf, uint64_t orow, uint64_t rrow, uint64_t code_base,
+                                 uint32_t bits, uint32_t G, uint64_t flag_rank, float *out)
+{
+    /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->C); */
+    /*@ ghost tahq_mul_mono(rrow + 1, l->B * l->S, l->T); */
+    float *row = out + orow * l->C;
+    /*@ ghost pv1_ones_grow(msg, l->off_flags, rrow * l->T, l->N); */
+    /*@ loop invariant 0 <= t <= l->T;
+      @ loop invariant flag_rank == pv1_ones(msg, l->off_flags, rrow * l->T + t) && flag_rank <= nf;
+      @ loop assigns t, flag_rank, out[0 .. l->n_elems - 1];
+      @ loop variant l->T - t; */
+    for (uint64_t t = 0; t < l->T; t++) {
+        const uint64_t tr = rrow * l->T + t; /* reordered tile index */
+        /*@ assert tr < l->N; */
+        /*@ ghost tahq_mul_mono(t + 1, l->T, G); */
+        const uint64_t first = t * G; /* the tile's first element in the row */
+        /*@ assert first + G <= l->C; */
+        /*@ ghost tahq_mul_mono(first + G, l->C, bits); */
+        flag_rank += pv1_decode_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits,
+                                     bits, G, row + first);
+    }
+    return flag_rank;
+}
+
+/* The S tokens of sequence b in reordered order (pv1_walk_next), each
+ * decoded into its row of out; flag_rank flagged tiles come before the
+ * sequence. Returns the number of flagged tiles before the next one. */
+/*@ requires \valid_read(l) && \valid_read(cfg) && \valid_read(msg + (0 .. len - 1));
+  @ requires \valid(out + (0 .. l->n_elems - 1));
+  @ requires tahq_valid_tile(G) && l->k == tahq_lg(G) && l->k <= 8;
+  @ requires 1 <= cfg->lo_bits <= 8 && 1 <= cfg->hi_bits <= 8;
+  @ requires 1 <= l->T && l->T * G == l->C && b < l->B;
+  @ requires l->N == l->B * l->S * l->T && l->n_elems == l->B * l->S * l->C;
+  @ requires l->N <= 0x10000000000 && l->B * l->S * l->C <= 0x10000000000;
+  @ requires l->B * l->S <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ requires l->n_low <= l->S && l->n_high == l->S - l->n_low && l->off_lo == 0;
+  @ requires l->off_hi <= 0x100000000000 && l->off_hi <= l->off_zero;
+  @ requires l->off_hi == l->B * l->n_low * l->C * cfg->lo_bits;
+  @ requires l->off_zero == l->off_hi + l->B * l->n_high * l->C * cfg->hi_bits;
+  @ requires l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N;
+  @ requires l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ requires nf == pv1_ones(msg, l->off_flags, l->N) && nf <= l->N;
+  @ requires l->off_piv + nf * l->k <= 8 * len;
+  @ requires pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low;
+  @ requires flag_rank == pv1_ones(msg, l->off_flags, b * l->S * l->T);
+  @ assigns out[0 .. l->n_elems - 1];
+  @ ensures \result == pv1_ones(msg, l->off_flags, b * l->S * l->T + l->S * l->T); */
+static uint64_t pv1_decode_sequence(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                                    const pv1_layout *l, uint64_t nf, uint64_t b, uint32_t G,
+                                    uint64_t flag_rank, float *out)
+{
+    /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
+    pv1_walk w = pv1_walk_start(l->off_map + b * l->S, l->S, l->n_low);
+    /*@ assert w.map_off == l->off_map + b * l->S && w.map_off + l->S <= l->off_flags; */
+    /*@ assert l->S <= 0x10000000000 && l->off_flags <= 8 * len; */
+    /*@ assert l->n_low == pv1_ones(msg, l->off_map + b * l->S, l->S); */
+    /*@ assert pv1_ones(msg, w.map_off, w.S) == l->n_low; */
+    /*@ assert pv1_ones(msg, w.map_off, 0) == 0; */
+    uint64_t rank;
+    /*@ loop invariant 0 <= rank <= l->S;
+      @ loop invariant pv1_walk_ok(msg, w) && w.S == l->S && w.n_low == l->n_low;
+      @ loop invariant w.map_off == l->off_map + b * l->S && w.visited == rank;
+      @ loop invariant flag_rank == pv1_ones(msg, l->off_flags, (b * l->S + rank) * l->T);
+      @ loop assigns rank, w, flag_rank, out[0 .. l->n_elems - 1];
+      @ loop variant l->S - rank; */
+    for (rank = 0; rank < l->S; rank++) {
+        w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
+        const uint64_t orow = b * l->S + w.pos; /* the token's row in the tensor */
+        const uint64_t rrow = b * l->S + rank;  /* its row in reordered order */
+        /*@ assert orow < l->B * l->S && rrow < l->B * l->S; */
+        const uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
+        const uint64_t code_base = pv1_code_base(l, b, w.low, w.pass_rank, bits);
+        flag_rank = pv1_decode_token(msg, len, l, nf, orow, rrow, code_base, bits, G, flag_rank,
+                                     out);
+        /*@ assert rrow * l->T + l->T == (b * l->S + rank + 1) * l->T; */
+    }
+    /*@ assert rank == l->S; */
+    /*@ assert flag_rank == pv1_ones(msg, l->off_flags, (b * l->S + l->S) * l->T); */
+    /*@ assert (b * l->S + l->S) * l->T == b * l->S * l->T + l->S * l->T; */
+    return flag_rank;
+}
+
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
@@ -826,43 +1005,27 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
 tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
                                  const tahq_shape *shape, float *out, size_t count)
 {
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
     pv1_layout l;
-    uint64_t nf;
-    tahq_status st = pv1_open(msg, len, cfg, shape, &l, &nf);
+    pv1_layout_compute(cfg, shape, &l);
+    uint64_t nf = 0;
+    st = pv1_open(msg, len, &l, &nf);
     if (st != TAHQ_OK)
         return st;
     if (!out)
         return TAHQ_ERR_NULL;
-    if ((uint64_t)count != l.B * l.S * l.C)
+    if ((uint64_t)count != l.n_elems)
         return TAHQ_ERR_BUFFER;
     const uint32_t G = cfg->tile;
-    uint64_t flag_rank = 0;
-    float v[TAHQ_TILE_MAX];
-    for (uint64_t b = 0; b < l.B; b++) {
-        pv1_walk w = pv1_walk_start(l.off_map + b * l.S, l.S, l.n_low);
-        for (uint64_t rank = 0; rank < l.S; rank++) {
-            w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
-            float *row = out + (b * l.S + w.pos) * l.C;
-            uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = pv1_code_base(&l, b, w.low, w.pass_rank, bits);
-            for (uint64_t t = 0; t < l.T; t++) {
-                uint64_t tr = (b * l.S + rank) * l.T + t;
-                float z = tahq_f16_to_f32(
-                    (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_zero + 16u * tr, 16u)));
-                float sc = tahq_f16_to_f32(
-                    (uint16_t)f16_field((uint16_t)get_bits(msg, l.off_scale + 16u * tr, 16u)));
-                for (uint32_t i = 0; i < G; i++) {
-                    float q = (float)get_bits(msg, code_base + (t * G + i) * bits, bits);
-                    v[i] = q * sc + z;
-                }
-                if (get_bit(msg, l.off_flags + tr)) {
-                    uint32_t piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
-                    flag_rank++;
-                    tahq_paper_v1_hadamard(v, G, piv, 1);
-                }
-                memcpy(row + t * G, v, G * sizeof v[0]);
-            }
-        }
-    }
+    /*@ assert l.T * G == l.C && l.off_hi <= l.off_zero; */
+    uint64_t flag_rank = 0; /* flagged tiles before this sequence, in reordered order */
+    /*@ loop invariant 0 <= b <= l.B;
+      @ loop invariant flag_rank == pv1_ones(msg, l.off_flags, b * l.S * l.T);
+      @ loop assigns b, flag_rank, out[0 .. count - 1];
+      @ loop variant l.B - b; */
+    for (uint64_t b = 0; b < l.B; b++)
+        flag_rank = pv1_decode_sequence(msg, len, cfg, &l, nf, b, G, flag_rank, out);
     return TAHQ_OK;
 }

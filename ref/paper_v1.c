@@ -608,9 +608,9 @@ static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t
     return base + code_bits;
 }
 
-/* (Not given to WP: the keys are carved out of the byte workspace, and the
- * pivot slot n_flagged - 1 - flag_rank rests on the second pass flagging the
- * tiles the first pass counted; proofs/README.md.) */
+/* (Not given to WP: keys carved out of the byte workspace, map bits read back
+ * while other bytes of out are written, and a pivot slot that rests on both
+ * passes flagging the same tiles; proofs/README.md.) */
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires out_len == \null || \valid(out_len);

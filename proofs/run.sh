@@ -129,9 +129,9 @@ SKIP="tahq_bits_of,tahq_float_of,tahq_encode"
 # Functions whose WP proof is not complete: they are not given to WP (so CI
 # can insist that every goal it does generate is proved), and are listed in
 # stats.json and proofs/README.md ("Not proved by WP") with the reason. They
-# are two of the walks of paper_v1.c (the authors' compatibility profile, SPEC
-# appendix A) over the tiles in reordered order: the encoder and the unpacker.
-WP_OPEN="tahq_paper_v1_encode,tahq_paper_v1_unpack"
+# are one of the walks of paper_v1.c (the authors' compatibility profile, SPEC
+# appendix A) over the tiles in reordered order: the encoder's.
+WP_OPEN="tahq_paper_v1_encode"
 SKIP="$SKIP${WP_OPEN:+,$WP_OPEN}"
 for h in $HELPERS; do
     for c in $(grep -oE "\b${h}_[0-9]+\(" "$BUILD/merged.c" | tr -d '(' | sort -u); do

@@ -24,6 +24,10 @@
   @ // Ones among the S map bits of sequence b (the map starts at bit off).
   @ logic integer pv1_seq_ones{L}(uint8_t *buf, integer off, integer S, integer b) =
   @   pv1_ones(buf, off + b * S, S);
+  @ // Every count of bits of msg[0 .. len-1] is the same in states L1 and L2.
+  @ predicate pv1_counts_kept{L1,L2}(uint8_t *msg, integer len) =
+  @   \forall integer o, n; 0 <= o && 0 <= n && o + n <= 8 * len ==>
+  @     pv1_ones{L1}(msg, o, n) == pv1_ones{L2}(msg, o, n);
   @*/
 
 /*@ requires cfg == \null || \valid(cfg);
@@ -458,6 +462,31 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
 
 /* ---- the reordered walk (Appendix A.3) -------------------------------------- */
 
+/* *dst = v, for a byte outside the message. The message's bit counts (the
+ * walk's facts) then hold in the new state too; in WP's typed model every
+ * byte store is a new state of the one byte memory, and the counts are a
+ * recursive function of it, so the ghost loop carries them across by
+ * induction on the count's length. */
+/*@ requires \valid(dst) && \separated(dst, msg + (0 .. len - 1)) && len <= 0x100000000000;
+  @ assigns *dst;
+  @ ensures *dst == v && pv1_counts_kept{Pre, Post}(msg, len); */
+static void pv1_put_u8(uint8_t *dst, uint8_t v, const uint8_t *msg, size_t len)
+{
+    (void)msg; /* (the ghost loop's) */
+    (void)len;
+    *dst = v;
+    /*@ ghost
+      @ /@ loop invariant 0 <= n <= 8 * len;
+      @  @ loop invariant \forall integer o, m; 0 <= o && 0 <= m <= n && o + m <= 8 * len ==>
+      @  @   pv1_ones{Pre}(msg, o, m) == pv1_ones(msg, o, m);
+      @  @ loop assigns n;
+      @  @ loop variant 8 * len - n; @/
+      @ for (uint64_t n = 0; n < 8 * len; n++)
+      @   /@ assert \forall integer o; 0 <= o && o + n < 8 * len ==>
+      @    @   pv1_bit{Pre}(msg, o + n) == pv1_bit(msg, o + n); @/ ;
+      @*/
+}
+
 /* Counting ones over a growing prefix: the count grows by at most the length
  * added (induction on n2, one bit per step). */
 /*@ ghost
@@ -742,7 +771,7 @@ static int pv1_map_counts_ok(const uint8_t *msg, uint64_t off, uint64_t B, uint6
   @ requires l->B * l->S <= 0x10000000000;
   @ requires l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv;
   @ assigns *n_flagged;
-  @ ensures \result == TAHQ_OK ==> msg != \null;
+  @ ensures \result == TAHQ_OK ==> msg != \null && len <= 0x100000000000;
   @ ensures \result == TAHQ_OK ==> *n_flagged <= l->N && l->off_piv + *n_flagged * l->k <= 8 * len;
   @ ensures flags: \result == TAHQ_OK ==> *n_flagged == pv1_ones(msg, l->off_flags, l->N);
   @ ensures map: \result == TAHQ_OK ==> \forall integer b; 0 <= b < l->B ==>
@@ -781,125 +810,123 @@ static tahq_status pv1_open(const uint8_t *msg, size_t len, const pv1_layout *l,
     return TAHQ_OK;
 }
 
-/* (Not given to WP: its byte outputs share the message's memory, across
- * which the walk's counts would need an induction; proofs/README.md.)
- * Each non-null output holds one entry per token (low_map), per tile (flags,
- * pivots, zeros, scales) or per element (codes). */
-/*@ requires cfg == \null || \valid_read(cfg);
-  @ requires shape == \null || \valid_read(shape);
-  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
-  @ requires n_flagged == \null || \valid(n_flagged);
-  @ assigns *n_flagged, low_map[..], flags[..], pivots[..], zeros[..], scales[..], codes[..]; */
-tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                                 const tahq_shape *shape, uint8_t *low_map, uint8_t *flags,
-                                 uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
-                                 uint8_t *codes, uint64_t *n_flagged)
-{
-    tahq_status st = pv1_check(cfg, shape);
-    if (st != TAHQ_OK)
-        return st;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
-    uint64_t nf = 0;
-    st = pv1_open(msg, len, &l, &nf);
-    if (st != TAHQ_OK)
-        return st;
-    if (n_flagged)
-        *n_flagged = nf;
-    const uint32_t G = cfg->tile;
-    uint64_t flag_rank = 0;
-    for (uint64_t b = 0; b < l.B; b++) {
-        pv1_walk w = pv1_walk_start(l.off_map + b * l.S, l.S, l.n_low);
-        for (uint64_t rank = 0; rank < l.S; rank++) {
-            w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
-            uint64_t orow = b * l.S + w.pos;
-            if (low_map)
-                low_map[orow] = (uint8_t)w.low;
-            uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
-            uint64_t code_base = pv1_code_base(&l, b, w.low, w.pass_rank, bits);
-            for (uint64_t t = 0; t < l.T; t++) {
-                uint64_t tr = (b * l.S + rank) * l.T + t;
-                uint64_t to = orow * l.T + t; /* original tile index */
-                uint32_t f = get_bit(msg, l.off_flags + tr);
-                uint32_t piv = 0;
-                if (f) {
-                    piv = get_bits(msg, l.off_piv + (nf - 1u - flag_rank) * l.k, l.k);
-                    flag_rank++;
-                }
-                if (flags)
-                    flags[to] = (uint8_t)f;
-                if (pivots)
-                    pivots[to] = (uint16_t)piv;
-                if (zeros)
-                    zeros[to] = get_f16(msg, l.off_zero + 16u * tr);
-                if (scales)
-                    scales[to] = get_f16(msg, l.off_scale + 16u * tr);
-                if (codes)
-                    for (uint32_t i = 0; i < G; i++)
-                        codes[to * G + i] =
-                            (uint8_t)get_bits(msg, code_base + (t * G + i) * bits, bits);
-            }
-        }
-    }
-    return TAHQ_OK;
-}
+/* ---- the reordered walk over a message (decode, unpack) -------------------- */
 
-/* One tile of a message, decoded into dst[0 .. G-1]: tile tr in reordered
- * order, its G codes of the given width from bit code_pos on; flag_rank
- * flagged tiles come before it, so its pivot, when it is flagged, is the
- * (flag_rank+1)-th from the end of the pivot section (Appendix A.3). Returns
+/* Where the walk puts what it reads: the decoder's tensor, or the unpacker's
+ * fields. Each pointer is NULL (not wanted) or holds one entry per element
+ * (out, codes), per tile (flags, pivots, zeros, scales) or per token
+ * (low_map), in the tensor's order. */
+typedef struct pv1_sink {
+    float *out;
+    uint8_t *low_map, *flags, *codes;
+    uint16_t *pivots, *zeros, *scales;
+} pv1_sink;
+
+/*@ // Outputs for n_tok tokens, n_tiles tiles and n_elems elements; the byte
+  @ // outputs lie outside the message (pv1_put_u8).
+  @ predicate pv1_outputs_ok(float *out, uint8_t *low_map, uint8_t *flags, uint8_t *codes,
+  @     uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
+  @     integer n_tok, integer n_tiles, integer n_elems, uint8_t *msg, integer len) =
+  @   (out == \null || \valid(out + (0 .. n_elems - 1))) &&
+  @   (low_map == \null || \valid(low_map + (0 .. n_tok - 1)) &&
+  @                        \separated(low_map + (0 .. n_tok - 1), msg + (0 .. len - 1))) &&
+  @   (flags == \null || \valid(flags + (0 .. n_tiles - 1)) &&
+  @                      \separated(flags + (0 .. n_tiles - 1), msg + (0 .. len - 1))) &&
+  @   (codes == \null || \valid(codes + (0 .. n_elems - 1)) &&
+  @                      \separated(codes + (0 .. n_elems - 1), msg + (0 .. len - 1))) &&
+  @   (pivots == \null || \valid(pivots + (0 .. n_tiles - 1))) &&
+  @   (zeros == \null || \valid(zeros + (0 .. n_tiles - 1))) &&
+  @   (scales == \null || \valid(scales + (0 .. n_tiles - 1)));
+  @ predicate pv1_sink_ok(pv1_sink s, integer n_tok, integer n_tiles, integer n_elems,
+  @     uint8_t *msg, integer len) =
+  @   pv1_outputs_ok(s.out, s.low_map, s.flags, s.codes, s.pivots, s.zeros, s.scales,
+  @                  n_tok, n_tiles, n_elems, msg, len);
+  @*/
+
+/* One tile of a message: tile tr in reordered order, tile `to` of the tensor
+ * (its elements from `elem` on), its G codes of the given width from bit
+ * code_pos on; flag_rank flagged tiles come before it, so its pivot, when it
+ * is flagged, is the (flag_rank+1)-th from the end of the pivot section
+ * (Appendix A.3). The message is read before anything is written. Returns
  * its flag bit. */
-/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1));
+/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1)) && len <= 0x100000000000;
   @ requires tahq_valid_tile(G) && G == (1 << l->k) && l->k <= 8 && 1 <= bits <= 8;
-  @ requires \valid(dst + (0 .. G - 1));
+  @ requires pv1_sink_ok(s, l->B * l->S, l->N, l->n_elems, msg, len);
+  @ requires to < l->N && elem + G <= l->n_elems;
   @ requires tr < l->N && l->N <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
   @ requires l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N;
   @ requires l->off_map <= l->off_flags && l->off_flags + l->N == l->off_piv;
   @ requires nf == pv1_ones(msg, l->off_flags, l->N) && l->off_piv + nf * l->k <= 8 * len;
   @ requires flag_rank == pv1_ones(msg, l->off_flags, tr);
   @ requires code_pos + G * bits <= l->off_zero;
-  @ assigns dst[0 .. G - 1];
+  @ assigns s.out[elem .. elem + G - 1], s.codes[elem .. elem + G - 1],
+  @   s.flags[to], s.pivots[to], s.zeros[to], s.scales[to];
+  @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result <= 1 && pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + \result;
   @ ensures flag_rank + \result <= nf; */
-static uint32_t pv1_decode_tile(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
-                                uint64_t tr, uint64_t flag_rank, uint64_t code_pos, uint32_t bits,
-                                uint32_t G, float *dst)
+static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
+                               uint64_t tr, uint64_t flag_rank, uint64_t code_pos, uint32_t bits,
+                               uint32_t G, pv1_sink s, uint64_t to, uint64_t elem)
 {
-    (void)len; /* (the contract's bound on msg) */
-    float v[TAHQ_TILE_MAX];
-    const float z = tahq_f16_to_f32(get_f16(msg, l->off_zero + 16u * tr));
-    const float sc = tahq_f16_to_f32(get_f16(msg, l->off_scale + 16u * tr));
-    /*@ loop invariant 0 <= i <= G;
-      @ loop assigns i, v[0 .. 255];
-      @ loop variant G - i; */
-    for (uint32_t i = 0; i < G; i++) {
-        /*@ ghost tahq_mul_mono(i + 1, G, bits); */
-        const float q = (float)get_bits(msg, code_pos + (uint64_t)i * bits, bits);
-        v[i] = q * sc + z;
-    }
+    const uint16_t zero = get_f16(msg, l->off_zero + 16u * tr);
+    const uint16_t scale = get_f16(msg, l->off_scale + 16u * tr);
     const uint32_t flagged = get_bit(msg, l->off_flags + tr);
     /*@ assert pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + flagged; */
     /*@ ghost pv1_ones_grow(msg, l->off_flags, tr + 1, l->N); */
+    uint32_t piv = 0;
     if (flagged) {
         /*@ assert flag_rank < nf; */
         /*@ ghost tahq_mul_mono(nf - flag_rank, nf, l->k); */
-        const uint32_t piv = get_bits(msg, l->off_piv + (nf - 1u - flag_rank) * l->k, l->k);
-        tahq_paper_v1_hadamard(v, G, piv, 1);
+        piv = get_bits(msg, l->off_piv + (nf - 1u - flag_rank) * l->k, l->k);
     }
-    /*@ loop invariant 0 <= i <= G;
-      @ loop assigns i, dst[0 .. G - 1];
-      @ loop variant G - i; */
-    for (uint32_t i = 0; i < G; i++)
-        dst[i] = v[i];
+    if (s.out) {
+        float v[TAHQ_TILE_MAX];
+        const float z = tahq_f16_to_f32(zero);
+        const float sc = tahq_f16_to_f32(scale);
+        /*@ loop invariant 0 <= i <= G;
+          @ loop assigns i, v[0 .. 255];
+          @ loop variant G - i; */
+        for (uint32_t i = 0; i < G; i++) {
+            /*@ ghost tahq_mul_mono(i + 1, G, bits); */
+            const float q = (float)get_bits(msg, code_pos + (uint64_t)i * bits, bits);
+            v[i] = q * sc + z;
+        }
+        if (flagged)
+            tahq_paper_v1_hadamard(v, G, piv, 1);
+        /*@ loop invariant 0 <= i <= G;
+          @ loop assigns i, s.out[elem .. elem + G - 1];
+          @ loop variant G - i; */
+        for (uint32_t i = 0; i < G; i++)
+            s.out[elem + i] = v[i];
+    }
+    if (s.flags)
+        pv1_put_u8(s.flags + to, (uint8_t)flagged, msg, len);
+    if (s.pivots)
+        s.pivots[to] = (uint16_t)piv;
+    if (s.zeros)
+        s.zeros[to] = zero;
+    if (s.scales)
+        s.scales[to] = scale;
+    /*@ assert pv1_counts_kept{Pre, Here}(msg, len); */
+    if (s.codes) {
+        /*@ loop invariant 0 <= i <= G && pv1_counts_kept{Pre, Here}(msg, len);
+          @ loop assigns i, s.codes[elem .. elem + G - 1];
+          @ loop variant G - i; */
+        for (uint32_t i = 0; i < G; i++) {
+            /*@ ghost tahq_mul_mono(i + 1, G, bits); */
+            const uint32_t code = get_bits(msg, code_pos + (uint64_t)i * bits, bits);
+            pv1_put_u8(s.codes + elem + i, (uint8_t)code, msg, len);
+        }
+    }
+    /*@ assert pv1_counts_kept{Pre, Here}(msg, len); */
     return flagged;
 }
 
-/* The T tiles of one token, decoded into its row of out: row orow of the
- * tensor, row rrow in reordered order, its codes from bit code_base on;
- * flag_rank flagged tiles come before its first tile. Returns the number of
- * flagged tiles before the next token. */
-/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1));
-  @ requires \valid(out + (0 .. l->n_elems - 1));
+/* The T tiles of one token: row orow of the tensor, row rrow in reordered
+ * order, its codes from bit code_base on; flag_rank flagged tiles come before
+ * its first tile. Returns the number of flagged tiles before the next token. */
+/*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1)) && len <= 0x100000000000;
+  @ requires pv1_sink_ok(s, l->B * l->S, l->N, l->n_elems, msg, len);
   @ requires tahq_valid_tile(G) && l->k == tahq_lg(G) && l->k <= 8 && 1 <= bits <= 8;
   @ requires 1 <= l->T && l->T * G == l->C;
   @ requires l->N == l->B * l->S * l->T && l->n_elems == l->B * l->S * l->C;
@@ -912,38 +939,46 @@ static uint32_t pv1_decode_tile(const uint8_t *msg, size_t len, const pv1_layout
   @ requires orow < l->B * l->S && rrow < l->B * l->S;
   @ requires code_base + l->C * bits <= l->off_zero;
   @ requires flag_rank == pv1_ones(msg, l->off_flags, rrow * l->T);
-  @ assigns out[0 .. l->n_elems - 1];
+  @ assigns s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1], s.flags[0 .. l->N - 1],
+  @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1];
+  @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result == pv1_ones(msg, l->off_flags, rrow * l->T + l->T) && \result <= nf; */
-static uint64_t pv1_decode_token(const uint8_t *msg, size_t len, const pv1_layout *l,
-                                 uint64_t nf, uint64_t orow, uint64_t rrow, uint64_t code_base,
-                                 uint32_t bits, uint32_t G, uint64_t flag_rank, float *out)
+static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout *l,
+                                uint64_t nf, uint64_t orow, uint64_t rrow, uint64_t code_base,
+                                uint32_t bits, uint32_t G, uint64_t flag_rank, pv1_sink s)
 {
     /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->C); */
+    /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->T); */
     /*@ ghost tahq_mul_mono(rrow + 1, l->B * l->S, l->T); */
-    float *row = out + orow * l->C;
+    const uint64_t row = orow * l->C; /* the token's first element */
     /*@ ghost pv1_ones_grow(msg, l->off_flags, rrow * l->T, l->N); */
-    /*@ loop invariant 0 <= t <= l->T;
+    /*@ loop invariant 0 <= t <= l->T && pv1_counts_kept{Pre, Here}(msg, len);
+      @ loop invariant nf == pv1_ones(msg, l->off_flags, l->N);
       @ loop invariant flag_rank == pv1_ones(msg, l->off_flags, rrow * l->T + t) && flag_rank <= nf;
-      @ loop assigns t, flag_rank, out[0 .. l->n_elems - 1];
+      @ loop assigns t, flag_rank, s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1],
+      @   s.flags[0 .. l->N - 1], s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1],
+      @   s.scales[0 .. l->N - 1];
       @ loop variant l->T - t; */
     for (uint64_t t = 0; t < l->T; t++) {
         const uint64_t tr = rrow * l->T + t; /* reordered tile index */
-        /*@ assert tr < l->N; */
+        const uint64_t to = orow * l->T + t; /* the tile's index in the tensor */
+        /*@ assert tr < l->N && to < l->N; */
         /*@ ghost tahq_mul_mono(t + 1, l->T, G); */
         const uint64_t first = t * G; /* the tile's first element in the row */
         /*@ assert first + G <= l->C; */
         /*@ ghost tahq_mul_mono(first + G, l->C, bits); */
-        flag_rank += pv1_decode_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits,
-                                     bits, G, row + first);
+        flag_rank += pv1_visit_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits,
+                                    bits, G, s, to, row + first);
     }
     return flag_rank;
 }
 
-/* The S tokens of sequence b in reordered order (pv1_walk_next), each
- * decoded into its row of out; flag_rank flagged tiles come before the
- * sequence. Returns the number of flagged tiles before the next one. */
+/* The S tokens of sequence b in reordered order (pv1_walk_next); flag_rank
+ * flagged tiles come before the sequence. Returns the number of flagged
+ * tiles before the next one. */
 /*@ requires \valid_read(l) && \valid_read(cfg) && \valid_read(msg + (0 .. len - 1));
-  @ requires \valid(out + (0 .. l->n_elems - 1));
+  @ requires len <= 0x100000000000;
+  @ requires pv1_sink_ok(s, l->B * l->S, l->N, l->n_elems, msg, len);
   @ requires tahq_valid_tile(G) && l->k == tahq_lg(G) && l->k <= 8;
   @ requires 1 <= cfg->lo_bits <= 8 && 1 <= cfg->hi_bits <= 8;
   @ requires 1 <= l->T && l->T * G == l->C && b < l->B;
@@ -960,25 +995,31 @@ static uint64_t pv1_decode_token(const uint8_t *msg, size_t len, const pv1_layou
   @ requires l->off_piv + nf * l->k <= 8 * len;
   @ requires pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low;
   @ requires flag_rank == pv1_ones(msg, l->off_flags, b * l->S * l->T);
-  @ assigns out[0 .. l->n_elems - 1];
+  @ assigns s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1], s.flags[0 .. l->N - 1],
+  @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1],
+  @   s.low_map[0 .. l->B * l->S - 1];
+  @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result == pv1_ones(msg, l->off_flags, b * l->S * l->T + l->S * l->T); */
-static uint64_t pv1_decode_sequence(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                                    const pv1_layout *l, uint64_t nf, uint64_t b, uint32_t G,
-                                    uint64_t flag_rank, float *out)
+static uint64_t pv1_visit_sequence(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                                   const pv1_layout *l, uint64_t nf, uint64_t b, uint32_t G,
+                                   uint64_t flag_rank, pv1_sink s)
 {
     /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
     pv1_walk w = pv1_walk_start(l->off_map + b * l->S, l->S, l->n_low);
     /*@ assert w.map_off == l->off_map + b * l->S && w.map_off + l->S <= l->off_flags; */
-    /*@ assert l->S <= 0x10000000000 && l->off_flags <= 8 * len; */
+    /*@ assert l->S <= 0x10000000000 && l->off_flags <= 8 * len && l->off_piv <= 8 * len; */
     /*@ assert l->n_low == pv1_ones(msg, l->off_map + b * l->S, l->S); */
     /*@ assert pv1_ones(msg, w.map_off, w.S) == l->n_low; */
     /*@ assert pv1_ones(msg, w.map_off, 0) == 0; */
     uint64_t rank;
-    /*@ loop invariant 0 <= rank <= l->S;
+    /*@ loop invariant 0 <= rank <= l->S && pv1_counts_kept{Pre, Here}(msg, len);
       @ loop invariant pv1_walk_ok(msg, w) && w.S == l->S && w.n_low == l->n_low;
       @ loop invariant w.map_off == l->off_map + b * l->S && w.visited == rank;
+      @ loop invariant nf == pv1_ones(msg, l->off_flags, l->N);
       @ loop invariant flag_rank == pv1_ones(msg, l->off_flags, (b * l->S + rank) * l->T);
-      @ loop assigns rank, w, flag_rank, out[0 .. l->n_elems - 1];
+      @ loop assigns rank, w, flag_rank, s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1],
+      @   s.flags[0 .. l->N - 1], s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1],
+      @   s.scales[0 .. l->N - 1], s.low_map[0 .. l->B * l->S - 1];
       @ loop variant l->S - rank; */
     for (rank = 0; rank < l->S; rank++) {
         w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
@@ -987,14 +1028,109 @@ static uint64_t pv1_decode_sequence(const uint8_t *msg, size_t len, const tahq_p
         /*@ assert orow < l->B * l->S && rrow < l->B * l->S; */
         const uint32_t bits = w.low ? cfg->lo_bits : cfg->hi_bits;
         const uint64_t code_base = pv1_code_base(l, b, w.low, w.pass_rank, bits);
-        flag_rank = pv1_decode_token(msg, len, l, nf, orow, rrow, code_base, bits, G, flag_rank,
-                                     out);
+        /*@ ghost tahq_mul_mono(rrow + 1, l->B * l->S, l->T); */
+        /*@ assert rrow * l->T + l->T <= l->N; */
+        /*@ assert l->off_flags + rrow * l->T <= 8 * len && l->off_flags + l->N <= 8 * len; */
+        if (s.low_map)
+            pv1_put_u8(s.low_map + orow, (uint8_t)w.low, msg, len);
+        /*@ assert nf == pv1_ones(msg, l->off_flags, l->N); */
+        /*@ assert flag_rank == pv1_ones(msg, l->off_flags, rrow * l->T); */
+        flag_rank = pv1_visit_token(msg, len, l, nf, orow, rrow, code_base, bits, G, flag_rank, s);
+        /*@ assert pv1_counts_kept{LoopCurrent, Here}(msg, len); */
+        /*@ assert pv1_ones(msg, w.map_off, w.S) == pv1_ones{LoopCurrent}(msg, w.map_off, w.S); */
+        /*@ assert pv1_ones(msg, w.map_off, w.scan) == pv1_ones{LoopCurrent}(msg, w.map_off, w.scan); */
         /*@ assert rrow * l->T + l->T == (b * l->S + rank + 1) * l->T; */
     }
     /*@ assert rank == l->S; */
     /*@ assert flag_rank == pv1_ones(msg, l->off_flags, (b * l->S + l->S) * l->T); */
     /*@ assert (b * l->S + l->S) * l->T == b * l->S * l->T + l->S * l->T; */
     return flag_rank;
+}
+
+/* All B sequences of a validated message (pv1_open: nf flagged tiles), in
+ * reordered order, into the sink. */
+/*@ requires \valid_read(l) && \valid_read(cfg) && \valid_read(msg + (0 .. len - 1));
+  @ requires len <= 0x100000000000;
+  @ requires pv1_sink_ok(s, l->B * l->S, l->N, l->n_elems, msg, len);
+  @ requires tahq_valid_tile(cfg->tile) && l->k == tahq_lg(cfg->tile) && l->k <= 8;
+  @ requires 1 <= cfg->lo_bits <= 8 && 1 <= cfg->hi_bits <= 8;
+  @ requires 1 <= l->T && l->T * cfg->tile == l->C;
+  @ requires l->N == l->B * l->S * l->T && l->n_elems == l->B * l->S * l->C;
+  @ requires l->N <= 0x10000000000 && l->B * l->S * l->C <= 0x10000000000;
+  @ requires l->B * l->S <= 0x10000000000 && l->off_piv + l->N * 8 <= 0x400000000000;
+  @ requires l->n_low <= l->S && l->n_high == l->S - l->n_low && l->off_lo == 0;
+  @ requires l->off_hi <= 0x100000000000 && l->off_hi <= l->off_zero;
+  @ requires l->off_hi == l->B * l->n_low * l->C * cfg->lo_bits;
+  @ requires l->off_zero == l->off_hi + l->B * l->n_high * l->C * cfg->hi_bits;
+  @ requires l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N;
+  @ requires l->off_map + l->B * l->S == l->off_flags && l->off_flags + l->N == l->off_piv;
+  @ requires nf == pv1_ones(msg, l->off_flags, l->N) && nf <= l->N;
+  @ requires l->off_piv + nf * l->k <= 8 * len;
+  @ requires \forall integer b; 0 <= b < l->B ==> pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low;
+  @ assigns s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1], s.flags[0 .. l->N - 1],
+  @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1],
+  @   s.low_map[0 .. l->B * l->S - 1]; */
+static void pv1_visit(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                      const pv1_layout *l, uint64_t nf, pv1_sink s)
+{
+    const uint32_t G = cfg->tile;
+    uint64_t flag_rank = 0; /* flagged tiles before this sequence, in reordered order */
+    /*@ loop invariant 0 <= b <= l->B && pv1_counts_kept{Pre, Here}(msg, len);
+      @ loop invariant nf == pv1_ones(msg, l->off_flags, l->N);
+      @ loop invariant flag_rank == pv1_ones(msg, l->off_flags, b * l->S * l->T);
+      @ loop assigns b, flag_rank, s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1],
+      @   s.flags[0 .. l->N - 1], s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1],
+      @   s.scales[0 .. l->N - 1], s.low_map[0 .. l->B * l->S - 1];
+      @ loop variant l->B - b; */
+    for (uint64_t b = 0; b < l->B; b++) {
+        /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
+        /*@ assert l->off_map + b * l->S + l->S <= 8 * len; */
+        /*@ assert pv1_ones(msg, l->off_map + b * l->S, l->S) ==
+          @   pv1_ones{Pre}(msg, l->off_map + b * l->S, l->S); */
+        /*@ assert pv1_seq_ones(msg, l->off_map, l->S, b) ==
+          @   pv1_seq_ones{Pre}(msg, l->off_map, l->S, b); */
+        flag_rank = pv1_visit_sequence(msg, len, cfg, l, nf, b, G, flag_rank, s);
+    }
+}
+
+/* Each non-null output holds one entry per token (low_map), per tile (flags,
+ * pivots, zeros, scales) or per element (codes), outside the message. */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires n_flagged == \null || \valid(n_flagged);
+  @ requires cfg != \null && shape != \null && tahq_pv1_config_ok(cfg) &&
+  @   tahq_pv1_shape_ok(cfg, shape) ==>
+  @   pv1_outputs_ok(\null, low_map, flags, codes, pivots, zeros, scales,
+  @                  shape->batch * shape->seq_len,
+  @                  shape->batch * shape->seq_len * (shape->channels / cfg->tile),
+  @                  shape->batch * shape->seq_len * shape->channels, msg, len);
+  @ assigns *n_flagged, low_map[..], flags[..], pivots[..], zeros[..], scales[..], codes[..]; */
+tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
+                                 const tahq_shape *shape, uint8_t *low_map, uint8_t *flags,
+                                 uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
+                                 uint8_t *codes, uint64_t *n_flagged)
+{
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    pv1_layout l;
+    pv1_layout_compute(cfg, shape, &l);
+    const pv1_sink s = {.out = NULL, .low_map = low_map, .flags = flags, .codes = codes,
+                        .pivots = pivots, .zeros = zeros, .scales = scales};
+    /*@ assert l.B * l.S == shape->batch * shape->seq_len; */
+    /*@ assert l.N == shape->batch * shape->seq_len * (shape->channels / cfg->tile); */
+    /*@ assert l.n_elems == shape->batch * shape->seq_len * shape->channels; */
+    /*@ assert pv1_sink_ok(s, l.B * l.S, l.N, l.n_elems, msg, len); */
+    uint64_t nf = 0;
+    st = pv1_open(msg, len, &l, &nf);
+    if (st != TAHQ_OK)
+        return st;
+    if (n_flagged)
+        *n_flagged = nf;
+    /*@ assert l.T * cfg->tile == l.C && l.off_hi <= l.off_zero; */
+    pv1_visit(msg, len, cfg, &l, nf, s);
+    return TAHQ_OK;
 }
 
 /*@ requires cfg == \null || \valid_read(cfg);
@@ -1018,14 +1154,9 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
         return TAHQ_ERR_NULL;
     if ((uint64_t)count != l.n_elems)
         return TAHQ_ERR_BUFFER;
-    const uint32_t G = cfg->tile;
-    /*@ assert l.T * G == l.C && l.off_hi <= l.off_zero; */
-    uint64_t flag_rank = 0; /* flagged tiles before this sequence, in reordered order */
-    /*@ loop invariant 0 <= b <= l.B;
-      @ loop invariant flag_rank == pv1_ones(msg, l.off_flags, b * l.S * l.T);
-      @ loop assigns b, flag_rank, out[0 .. count - 1];
-      @ loop variant l.B - b; */
-    for (uint64_t b = 0; b < l.B; b++)
-        flag_rank = pv1_decode_sequence(msg, len, cfg, &l, nf, b, G, flag_rank, out);
+    const pv1_sink s = {.out = out, .low_map = NULL, .flags = NULL, .codes = NULL,
+                        .pivots = NULL, .zeros = NULL, .scales = NULL};
+    /*@ assert l.T * cfg->tile == l.C && l.off_hi <= l.off_zero; */
+    pv1_visit(msg, len, cfg, &l, nf, s);
     return TAHQ_OK;
 }

@@ -472,7 +472,7 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
   @ ensures *dst == v && pv1_counts_kept{Pre, Post}(msg, len); */
 static void pv1_put_u8(uint8_t *dst, uint8_t v, const uint8_t *msg, size_t len)
 {
-    (void)msg; /* (the ghost loop's) */
+    (void)msg; /* read by the ghost loop only */
     (void)len;
     *dst = v;
     /*@ ghost

@@ -180,12 +180,15 @@ wp_run() { # NAME PROVERS SELECTION...
 # Any function selection (-wp-fct, -wp-skip-fct) leaves the lemmas out, so
 # they get a run of their own.
 wp_run lemmas z3,cvc5 -wp-prop=@lemma
+# The two selections, written once so that an update and a replay cannot differ.
+INT_RUN=(int z3,cvc5 -wp-skip-fct "$SKIP,$FLOAT_FUNCS")
+FLOAT_RUN=(float cvc5,z3 -wp-fct "$FLOAT_FUNCS" -wp-skip-fct "$SKIP")
 if [ "$CACHE_MODE" = replay ]; then
     # A replay calls no prover: each Frama-C process keeps one core busy
     # (goal generation and Qed), so the two selections run side by side.
-    wp_run int z3,cvc5 -wp-skip-fct "$SKIP,$FLOAT_FUNCS" >"$BUILD/wp-int.out" &
+    wp_run "${INT_RUN[@]}" >"$BUILD/wp-int.out" &
     INT_PID=$!
-    wp_run float cvc5,z3 -wp-fct "$FLOAT_FUNCS" -wp-skip-fct "$SKIP" >"$BUILD/wp-float.out" &
+    wp_run "${FLOAT_RUN[@]}" >"$BUILD/wp-float.out" &
     FLOAT_PID=$!
     wait $INT_PID; INT_RC=$?
     wait $FLOAT_PID; FLOAT_RC=$?
@@ -194,8 +197,8 @@ if [ "$CACHE_MODE" = replay ]; then
 else
     # Provers run (-wp-par jobs each): one selection at a time, so that a
     # goal's time is not stretched towards the timeout by the other.
-    wp_run int z3,cvc5 -wp-skip-fct "$SKIP,$FLOAT_FUNCS"
-    wp_run float cvc5,z3 -wp-fct "$FLOAT_FUNCS" -wp-skip-fct "$SKIP"
+    wp_run "${INT_RUN[@]}"
+    wp_run "${FLOAT_RUN[@]}"
 fi
 T1=$(date +%s)
 echo "proofs: WP done in $((T1 - T0)) s"

@@ -847,8 +847,8 @@ typedef struct pv1_sink {
  * (its elements from `elem` on), its G codes of the given width from bit
  * code_pos on; flag_rank flagged tiles come before it, so its pivot, when it
  * is flagged, is the (flag_rank+1)-th from the end of the pivot section
- * (Appendix A.3). The message is read before anything is written. Returns
- * its flag bit. */
+ * (Appendix A.3). Its fields are read before any output is written, each
+ * code as it is stored. Returns its flag bit. */
 /*@ requires \valid_read(l) && \valid_read(msg + (0 .. len - 1)) && len <= 0x100000000000;
   @ requires tahq_valid_tile(G) && G == (1 << l->k) && l->k <= 8 && 1 <= bits <= 8;
   @ requires pv1_sink_ok(s, l->B * l->S, l->N, l->n_elems, msg, len);

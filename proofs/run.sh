@@ -207,7 +207,8 @@ echo "proofs: WP done in $((T1 - T0)) s"
 EVA_RC=0
 if [ $RUN_EVA -eq 1 ]; then
     # One analysis per entry point of proofs/eva_driver.c (see its header
-    # comment and the Eva section of README.md), about 2 CPU minutes in all.
+    # comment and the Eva section of README.md), about 9 CPU minutes in all,
+    # two analyses at a time (one core each).
     # -no-annot: Eva checks the C code alone (every alarm is its own), the
     # ACSL of ref/ is WP's business. The workspace is an absolute address so
     # that its alignment arithmetic is exact (see eva_driver.c).
@@ -222,24 +223,45 @@ if [ $RUN_EVA -eq 1 ]; then
     # - fwht_stages: the stride loop (h *= 2) is not unrolled automatically;
     #   1500 states keep every (h, i, j) apart for G = 256;
     # - encode_tiles: 100 states within one tile, merged after each tile.
-    EVA_MAINS="eva_primitives eva_paper_v1 eva_codec_g8 eva_codec_g16 eva_codec_g32 eva_codec_g64 eva_codec_g128 eva_codec_g256"
+    # The exhaustive round trips (eva_*_round_trip) add -eva-no-results: the
+    # values of each statement are not kept (only the alarms are read),
+    # which halves their time and saves 1 GB; the codec analyses keep them
+    # (without, G = 256 is 5 times slower and less precise). The slowest
+    # analyses (the round trips) go first.
+    EVA_MAINS="eva_fp16_round_trip eva_bf16_round_trip eva_primitives eva_paper_v1 eva_codec_g8 eva_codec_g16 eva_codec_g32 eva_codec_g64 eva_codec_g128 eva_codec_g256"
     EVA_OPTS=(-eva-slevel 10 -eva-auto-loop-unroll 300
               -eva-split-return auto -eva-split-return-function encode_tiles:0,open_message:full
               -eva-slevel-function fwht_stages:1500,encode_tiles:100
               -eva-slevel-merge-after-loop encode_tiles)
-    echo "proofs: Eva on proofs/eva_driver.c ($(echo $EVA_MAINS | wc -w) entry points)"
+    echo "proofs: Eva on proofs/eva_driver.c ($(echo $EVA_MAINS | wc -w) entry points, 2 at a time)"
+    eva_main() { # MAIN: one analysis; its status in eva-MAIN.rc
+        local extra=()
+        case "$1" in *_round_trip) extra=(-eva-no-results) ;; esac
+        frama-c "${KERNEL_OPTS[@]}" -no-annot $EVA_SOURCES proofs/eva_driver.c \
+            -absolute-valid-range 0x10000-0x1FFFF -main "$1" \
+            -eva "${EVA_OPTS[@]}" "${extra[@]}" -eva-no-show-progress -eva-print-callstacks \
+            -eva-msg-key=-initial-state,-final-states \
+            -then -report -report-csv "$BUILD/eva-$1.csv" \
+            >"$BUILD/eva-$1.log" 2>&1
+        echo $? >"$BUILD/eva-$1.rc"
+    }
+    running=0
+    for main in $EVA_MAINS; do
+        rm -f "$BUILD/eva-$main.csv" "$BUILD/eva-$main.rc"
+        eva_main "$main" &
+        running=$((running + 1))
+        if [ $running -ge 2 ]; then
+            wait -n
+            running=$((running - 1))
+        fi
+    done
+    wait
     : >"$BUILD/eva.log"
     printf 'directory\tfile\tline\tfunction\tproperty kind\tstatus\tproperty\n' >"$BUILD/eva-report.csv"
     for main in $EVA_MAINS; do
-        frama-c "${KERNEL_OPTS[@]}" -no-annot $EVA_SOURCES proofs/eva_driver.c \
-            -absolute-valid-range 0x10000-0x1FFFF -main "$main" \
-            -eva "${EVA_OPTS[@]}" -eva-no-show-progress -eva-print-callstacks \
-            -eva-msg-key=-initial-state,-final-states \
-            -then -report -report-csv "$BUILD/eva-$main.csv" \
-            >"$BUILD/eva-$main.log" 2>&1
-        rc=$?
+        rc=$(cat "$BUILD/eva-$main.rc" 2>/dev/null || echo 2)
         { echo "==== -main $main (status $rc)"; cat "$BUILD/eva-$main.log"; } >>"$BUILD/eva.log"
-        if [ $rc -ne 0 ] || [ ! -s "$BUILD/eva-$main.csv" ]; then
+        if [ "$rc" -ne 0 ] || [ ! -s "$BUILD/eva-$main.csv" ]; then
             tail -20 "$BUILD/eva-$main.log"
             echo "proofs: frama-c -eva -main $main exited with status $rc"
             EVA_RC=1

@@ -266,22 +266,59 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
 
 /* In-place heapsort of 64-bit keys (entropy bits << 32 | index): keys are
  * distinct, so the order, and with it the tie rule, is total. */
-/* (The ghost parameter total: the keys a[0 .. total-1] stay distinct unit
- * indices below total while the heap a[0 .. n-1] is sifted.) */
+/*@ predicate heap_from{L}(uint64_t *a, integer start, integer n) =
+  @   \forall integer c; 1 <= c < n && start <= (c - 1) / 2 ==> a[(c - 1) / 2] >= a[c];
+  @ predicate keys_ascending{L}(uint64_t *a, integer m, integer n) =
+  @   \forall integer i, j; m <= i <= j < n ==> a[i] <= a[j];
+  @ predicate keys_at_most{L}(uint64_t *a, integer n, integer bound) =
+  @   \forall integer i; 0 <= i < n ==> a[i] <= bound; */
+
+/* Ghost lemma: the root of a heap is its largest key (induction on the
+ * index: a node's parent comes before it). */
+/*@ ghost
+  /@ requires 1 <= n && \valid_read(a + (0 .. n - 1)) && heap_from(a, 0, n);
+   @ assigns \nothing;
+   @ ensures keys_at_most(a, n, a[0]); @/
+  static void heap_top(uint64_t *a, uint64_t n)
+  {
+      /@ loop invariant 1 <= i <= n && keys_at_most(a, i, a[0]);
+       @ loop assigns i;
+       @ loop variant n - i; @/
+      for (uint64_t i = 1; i < n; i++) {
+          /@ assert (i - 1) / 2 < i && a[(i - 1) / 2] >= a[i]; @/
+      }
+  }
+*/
+
+/* Restore the heap below `start` (its children's subtrees are heaps). The
+ * ghost parameters: total, as above; bound, a value no key of a[0 .. n-1]
+ * exceeds, which the swaps keep (the extraction loop passes the smallest
+ * key of the sorted tail). */
 /*@ requires start < n <= total <= 0x100000000 && \valid(a + (0 .. total - 1));
   @ requires tahq_keys_ok(a, total, total);
+  @ requires heap_from(a, start + 1, n) && keys_at_most(a, n, bound);
   @ assigns a[0 .. n - 1];
-  @ ensures tahq_keys_ok(a, total, total); */
-static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64_t total) */
+  @ ensures tahq_keys_ok(a, total, total);
+  @ ensures heap_from(a, start, n) && keys_at_most(a, n, bound); */
+static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64_t total, uint64_t bound) */
 {
     uint64_t root = start;
-    /*@ loop invariant root < n && tahq_keys_ok(a, total, total);
+    /*@ loop invariant start <= root < n;
+      @ loop invariant keys: tahq_keys_ok(a, total, total);
+      @ loop invariant parent: root != start ==> start <= (root - 1) / 2 < root;
+      @ loop invariant hole: \forall integer c; 1 <= c < n && start <= (c - 1) / 2 &&
+      @   (c - 1) / 2 != root ==> a[(c - 1) / 2] >= a[c];
+      @ loop invariant above: root != start ==> \forall integer c; 1 <= c < n &&
+      @   (c - 1) / 2 == root ==> a[(root - 1) / 2] >= a[c];
+      @ loop invariant bound: keys_at_most(a, n, bound);
       @ loop assigns root, a[0 .. n - 1];
       @ loop variant n - root; */
     while (2 * root + 1 < n) {
         uint64_t child = 2 * root + 1;
         if (child + 1 < n && a[child] < a[child + 1])
             child++;
+        /*@ assert (child - 1) / 2 == root && a[child] >= a[2 * root + 1] &&
+          @   (2 * root + 2 < n ==> a[child] >= a[2 * root + 2]); */
         if (a[root] >= a[child])
             return;
         uint64_t t = a[root];
@@ -293,39 +330,49 @@ static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64
 
 /*@ requires n <= 0x100000000 && \valid(a + (0 .. n - 1)) && tahq_keys_ok(a, n, n);
   @ assigns a[0 .. n - 1];
-  @ ensures tahq_keys_ok(a, n, n); */
+  @ ensures tahq_keys_ok(a, n, n);
+  @ ensures ascending: keys_ascending(a, 0, n); */
 void tahq_sort_keys(uint64_t *a, uint64_t n)
 {
     if (n < 2)
         return;
-    /*@ loop invariant start <= n / 2 && tahq_keys_ok(a, n, n);
+    /*@ loop invariant start <= n / 2 && tahq_keys_ok(a, n, n) && heap_from(a, start, n);
       @ loop assigns start, a[0 .. n - 1];
       @ loop variant start; */
     for (uint64_t start = n / 2; start > 0;) {
         start--;
-        sift_down(a, start, n) /*@ ghost (n) */;
+        sift_down(a, start, n) /*@ ghost (n, UINT64_MAX) */;
     }
-    /*@ loop invariant 0 <= end <= n - 1 && tahq_keys_ok(a, n, n);
+    /* a[0 .. end] is a heap; a[end+1 .. n-1] holds the largest keys, sorted */
+    /*@ loop invariant 0 <= end <= n - 1 && tahq_keys_ok(a, n, n) && heap_from(a, 0, end + 1);
+      @ loop invariant keys_ascending(a, end + 1, n);
+      @ loop invariant \forall integer i, j; 0 <= i <= end < j < n ==> a[i] <= a[j];
       @ loop assigns end, a[0 .. n - 1];
       @ loop variant end; */
     for (uint64_t end = n - 1; end > 0; end--) {
+        /*@ ghost heap_top(a, end + 1); */
         uint64_t t = a[0];
         a[0] = a[end];
         a[end] = t;
         /*@ assert tahq_keys_ok(a, n, n); */
-        sift_down(a, 0, end) /*@ ghost (n) */;
+        /*@ assert heap_from(a, 1, end); */
+        /*@ assert keys_at_most(a, end, a[end]); */
+        sift_down(a, 0, end) /*@ ghost (n, a[end]) */;
     }
 }
 
 /* Mark the n_low smallest of the n entropies of a group: map bits
- * first_bit + index. Returns n_low. */
+ * first_bit + index. Returns n_low. The keys are sorted ascending as
+ * (entropy bits, index): for entropies >= 0 the bit patterns order as the
+ * values, and equal entropies go low in index order (SPEC §4.2's tie rule). */
 /*@ requires n_low <= n <= 0x100000000 && first_bit + n <= UINT64_MAX;
   @ requires \valid_read(entropy + (0 .. n - 1)) && \valid(keys + (0 .. n - 1));
   @ requires \valid(map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
   @ requires \separated(keys + (0 .. n - 1), map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
   @ assigns keys[0 .. n - 1], map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
   @ ensures \result == n_low;
-  @ ensures low_units: tahq_keys_ok(keys, n, n); */
+  @ ensures low_units: tahq_keys_ok(keys, n, n);
+  @ ensures tie_rule: keys_ascending(keys, 0, n); */
 static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uint64_t *keys,
                            uint8_t *map, uint64_t first_bit)
 {

@@ -290,10 +290,10 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
   }
 */
 
-/* Restore the heap below `start` (its children's subtrees are heaps). The
- * ghost parameters: total, as above; bound, a value no key of a[0 .. n-1]
- * exceeds, which the swaps keep (the extraction loop passes the smallest
- * key of the sorted tail). */
+/* Restore the heap below `start` (its children's subtrees are heaps). Ghost
+ * parameters: total, the keys a[0 .. total-1] stay distinct unit indices
+ * below total; bound, a value no key of a[0 .. n-1] exceeds, which the swaps
+ * keep (the extraction loop passes the smallest key of the sorted tail). */
 /*@ requires start < n <= total <= 0x100000000 && \valid(a + (0 .. total - 1));
   @ requires tahq_keys_ok(a, total, total);
   @ requires heap_from(a, start + 1, n) && keys_at_most(a, n, bound);

@@ -494,13 +494,15 @@ int main(int argc, char **argv) {
     tie_rule();
 
     /* product of the configuration space on small shapes */
-    static const uint32_t hilo[][2] = {{4, 3}, {8, 1}, {1, 1}, {5, 2}};
+    /* (hi, lo) bits: together every width 1..8, so the tile packers are
+     * compared with the bit-by-bit reference writer at each of them */
+    static const uint32_t hilo[][2] = {{4, 3}, {8, 1}, {1, 1}, {5, 2}, {7, 6}};
     static const uint32_t perm[] = {800, 0, 1000, 500, 333};
     static const float taus[] = {0.0f, 2.0f, INFINITY};
     static const uint32_t shp[][3] = {{1, 1, 1}, {1, 5, 3}, {2, 7, 2}, {3, 4, 5}, {2, 3, 25}};
     uint64_t ci = 0;
     for (size_t gi = 0; gi < 6; gi++)
-        for (size_t hl = 0; hl < 4; hl++)
+        for (size_t hl = 0; hl < sizeof hilo / sizeof hilo[0]; hl++)
             for (int alloc = 0; alloc < 3; alloc++)
                 for (int ti = 0; ti < 3; ti++)
                     for (int rnd = 0; rnd < 2; rnd++)

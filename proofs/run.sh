@@ -207,7 +207,7 @@ echo "proofs: WP done in $((T1 - T0)) s"
 EVA_RC=0
 if [ $RUN_EVA -eq 1 ]; then
     # One analysis per entry point of proofs/eva_driver.c (see its header
-    # comment and the Eva section of README.md), about 9 CPU minutes in all,
+    # comment and the Eva section of README.md), about 6 CPU minutes in all,
     # two analyses at a time (one core each).
     # -no-annot: Eva checks the C code alone (every alarm is its own), the
     # ACSL of ref/ is WP's business. The workspace is an absolute address so

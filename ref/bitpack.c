@@ -1,30 +1,150 @@
 /* bitpack.c - LSB-first bit streams (SPEC §8.3). */
 #include "internal.h"
 
+/* Ghost lemma: bit q of the stream, for q in byte m, is bit q - 8m of that
+ * byte (called where the byte's state is the one to read). */
+/*@ ghost
+  /@ assigns \nothing;
+   @ ensures \forall integer q; m * 8 <= q < m * 8 + 8 ==>
+   @   (bit_test(buf[q / 8], q % 8) <==> bit_test(buf[m], q - m * 8)); @/
+  static void byte_view(const uint8_t *buf, uint64_t m)
+  {
+      /@ assert \forall integer q; m * 8 <= q < m * 8 + 8 ==> q / 8 == m && q % 8 == q - m * 8; @/
+  }
+*/
+
+/* One field: the low b bits of code at bit p, every other bit of the
+ * (one or two) bytes it touches kept. The proofs work bit by bit
+ * (bit_test, which WP links to & | ~ << >> by its own bit library): bit q of
+ * the stream is bit q % 8 of byte q / 8. */
+/*@ requires 1 <= b <= 8 && p + b + 7 <= UINT64_MAX;
+  @ requires \valid(buf + (p / 8 .. (p + b + 7) / 8 - 1));
+  @ assigns buf[p / 8 .. (p + b + 7) / 8 - 1];
+  @ ensures field: \forall integer j; 0 <= j < b ==>
+  @   (bit_test(buf[(p + j) / 8], (p + j) % 8) <==> bit_test(code, j));
+  @ ensures kept: \forall integer q; (p / 8 * 8 <= q < p || p + b <= q < (p + b + 7) / 8 * 8) ==>
+  @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], Pre), q % 8)); */
+static inline void put_field(uint8_t *buf, uint64_t p, uint8_t code, uint32_t b)
+{
+    const uint32_t mask = (1u << b) - 1u;
+    uint64_t byte = p >> 3;
+    uint32_t shift = (uint32_t)(p & 7u);
+    /*@ assert byte == p / 8 && shift == p % 8 && p == byte * 8 + shift; */
+    /*@ ghost byte_view(buf, byte); */
+    /*@ ghost byte_view(buf, byte + 1); */
+    /*@ assert ((uint32_t)code & mask) <= 255 && shift <= 7 && (255 << shift) <= 32640; */
+    /*@ assert mask == tahq_low_mask(b); */
+    /*@ assert mask_bits: \forall integer j; 0 <= j ==> (bit_test(mask, j) <==> j < b); */
+    /*@ assert code_bits: \forall integer j; 0 <= j ==>
+      @   (bit_test((uint32_t)code & mask, j) <==> (j < b && bit_test(code, j))); */
+    uint32_t value = ((uint32_t)code & mask) << shift; /* at most 15 bits */
+    uint32_t field = mask << shift;
+    /*@ assert value_bits: \forall integer k; 0 <= k < 16 ==>
+      @   (bit_test(value, k) <==> (shift <= k < shift + b && bit_test(code, k - shift))); */
+    /*@ assert field_bits: \forall integer k; 0 <= k < 16 ==>
+      @   (bit_test(field, k) <==> shift <= k < shift + b); */
+    buf[byte] = (uint8_t)(((buf[byte] & ~field) | value) & 0xFFu);
+    /*@ assert low_mix: \forall integer k; 0 <= k < 8 ==>
+      @   (bit_test(buf[byte], k) <==> ((bit_test(\at(buf[p / 8], Pre), k) && !bit_test(field, k))
+      @                                  || bit_test(value, k))); */
+    /*@ assert low_byte: \forall integer k; 0 <= k < 8 ==>
+      @   (bit_test(buf[byte], k) <==> (shift <= k < shift + b ?
+      @     bit_test(code, k - shift) : bit_test(\at(buf[p / 8], Pre), k))); */
+    if (shift + b > 8u) {
+        buf[byte + 1] = (uint8_t)(((buf[byte + 1] & ~(field >> 8)) | (value >> 8)) & 0xFFu);
+        /*@ assert high_mix: \forall integer k; 0 <= k < 8 ==>
+          @   (bit_test(buf[byte + 1], k) <==> ((bit_test(\at(buf[p / 8 + 1], Pre), k) &&
+          @     !bit_test(field, k + 8)) || bit_test(value, k + 8))); */
+        /*@ assert high_byte: \forall integer k; 0 <= k < 8 ==>
+          @   (bit_test(buf[byte + 1], k) <==> (k + 8 < shift + b ?
+          @     bit_test(code, k + 8 - shift) : bit_test(\at(buf[p / 8 + 1], Pre), k))); */
+    }
+    /*@ assert low_now: \forall integer k; 0 <= k < 8 ==>
+      @   (bit_test(buf[byte], k) <==> (shift <= k < shift + b ?
+      @     bit_test(code, k - shift) : bit_test(\at(buf[p / 8], Pre), k))); */
+    /*@ assert high_now: shift + b > 8 ==> \forall integer k; 0 <= k < 8 ==>
+      @   (bit_test(buf[byte + 1], k) <==> (k + 8 < shift + b ?
+      @     bit_test(code, k + 8 - shift) : bit_test(\at(buf[p / 8 + 1], Pre), k))); */
+    /*@ assert end_byte: (p + b + 7) / 8 == (shift + b > 8 ? byte + 2 : byte + 1); */
+    /*@ ghost byte_view(buf, byte); */
+    /*@ ghost byte_view(buf, byte + 1); */
+    /*@ assert low_q: \forall integer q; byte * 8 <= q < byte * 8 + 8 ==>
+      @   (bit_test(buf[q / 8], q % 8) <==> (p <= q < p + b ? bit_test(code, q - p) :
+      @                                  bit_test(\at(buf[q / 8], Pre), q % 8))); */
+    /*@ assert high_q: \forall integer q; byte * 8 + 8 <= q < (p + b + 7) / 8 * 8 ==>
+      @   (bit_test(buf[q / 8], q % 8) <==> (q < p + b ? bit_test(code, q - p) :
+      @                                  bit_test(\at(buf[q / 8], Pre), q % 8))); */
+}
+
+/* The field of b bits at bit p. */
+/*@ requires 1 <= b <= 8 && p + b + 7 <= UINT64_MAX;
+  @ requires \valid_read(buf + (p / 8 .. (p + b + 7) / 8 - 1));
+  @ assigns \nothing;
+  @ ensures range: \result < (1 << b);
+  @ ensures high: \forall integer j; b <= j ==> !bit_test(\result, j);
+  @ ensures field: \forall integer j; 0 <= j < b ==>
+  @   (bit_test(\result, j) <==> bit_test(buf[(p + j) / 8], (p + j) % 8)); */
+static inline uint8_t get_field(const uint8_t *buf, uint64_t p, uint32_t b)
+{
+    const uint32_t mask = (1u << b) - 1u;
+    uint64_t byte = p >> 3;
+    uint32_t shift = (uint32_t)(p & 7u);
+    /*@ assert byte == p / 8 && shift == p % 8 && p == byte * 8 + shift; */
+    uint32_t window = buf[byte];
+    if (shift + b > 8u)
+        window |= (uint32_t)buf[byte + 1] << 8;
+    /*@ assert window_bits: \forall integer k; shift <= k < shift + b ==>
+      @   (bit_test(window, k) <==> (k < 8 ? bit_test(buf[byte], k) : bit_test(buf[byte + 1], k - 8))); */
+    /*@ assert mask == tahq_low_mask(b); */
+    /*@ assert mask_bits: \forall integer j; 0 <= j ==> (bit_test(mask, j) <==> j < b); */
+    uint8_t code = (uint8_t)((window >> shift) & mask);
+    /*@ assert code_high: \forall integer j; b <= j ==> !bit_test((window >> shift) & mask, j); */
+    /*@ assert code_bits: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(code, j) <==> bit_test(window, j + shift)); */
+    /*@ ghost byte_view(buf, byte); */
+    /*@ ghost byte_view(buf, byte + 1); */
+    /*@ assert stream: \forall integer k; shift <= k < shift + b ==>
+      @   (bit_test(window, k) <==> bit_test(buf[(byte * 8 + k) / 8], (byte * 8 + k) % 8)); */
+    return code;
+}
+
 /*@ requires 1 <= b <= 8;
   @ requires bitpos + n * b + 7 <= UINT64_MAX;
   @ requires \valid(buf + (bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1));
   @ requires \valid_read(codes + (0 .. n - 1));
   @ requires \separated(buf + (bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1), codes + (0 .. n - 1));
-  @ assigns buf[bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1]; */
+  @ assigns buf[bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1];
+  @ ensures written: \forall integer i, j; 0 <= i < n && 0 <= j < b ==>
+  @   (bit_test(buf[(bitpos + i * b + j) / 8], (bitpos + i * b + j) % 8) <==> bit_test(codes[i], j));
+  @ ensures kept: \forall integer q; (bitpos / 8 * 8 <= q < bitpos ||
+  @   bitpos + n * b <= q < (bitpos + n * b + 7) / 8 * 8) ==>
+  @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], Pre), q % 8)); */
 void tahq_pack_bits(uint8_t *buf, uint64_t bitpos, const uint8_t *codes, uint64_t n, uint32_t b)
 {
-    const uint32_t mask = (1u << b) - 1u;
     uint64_t p = bitpos;
     /*@ loop invariant 0 <= i <= n;
       @ loop invariant p == bitpos + i * b;
+      @ loop invariant written: \forall integer i2, j; 0 <= i2 < i && 0 <= j < b ==>
+      @   (bit_test(buf[(bitpos + i2 * b + j) / 8], (bitpos + i2 * b + j) % 8) <==> bit_test(codes[i2], j));
+      @ loop invariant before: \forall integer q; bitpos / 8 * 8 <= q < bitpos ==>
+      @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], Pre), q % 8));
+      @ loop invariant after: \forall integer q; p <= q < (bitpos + n * b + 7) / 8 * 8 ==>
+      @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], Pre), q % 8));
       @ loop assigns i, p, buf[bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1];
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t byte = p >> 3;
-        uint32_t shift = (uint32_t)(p & 7u);
-        /*@ assert byte == p / 8 && shift == p % 8 && 0 <= i * b && (i + 1) * b <= n * b; */
-        /*@ assert ((uint32_t)codes[i] & mask) <= 255 && shift <= 7 && (255 << shift) <= 32640; */
-        uint32_t value = ((uint32_t)codes[i] & mask) << shift; /* at most 15 bits */
-        uint32_t field = mask << shift;
-        buf[byte] = (uint8_t)(((buf[byte] & ~field) | value) & 0xFFu);
-        if (shift + b > 8u)
-            buf[byte + 1] = (uint8_t)(((buf[byte + 1] & ~(field >> 8)) | (value >> 8)) & 0xFFu);
+        /*@ assert 0 <= i * b && (i + 1) * b <= n * b; */
+        /*@ assert earlier: \forall integer i2, j; 0 <= i2 < i && 0 <= j < b ==>
+          @   bitpos <= bitpos + i2 * b + j < p; */
+        put_field(buf, p, codes[i], b);
+        /*@ assert outside: \forall integer q; 0 <= q && (q < p / 8 * 8 || (p + b + 7) / 8 * 8 <= q) ==>
+          @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], LoopCurrent), q % 8)); */
+        /*@ assert prev: \forall integer q; bitpos <= q < p ==>
+          @   (bit_test(buf[q / 8], q % 8) <==> bit_test(\at(buf[q / 8], LoopCurrent), q % 8)); */
+        /*@ assert old_codes: \forall integer i2, j; 0 <= i2 < i && 0 <= j < b ==>
+          @   (bit_test(buf[(bitpos + i2 * b + j) / 8], (bitpos + i2 * b + j) % 8) <==> bit_test(codes[i2], j)); */
+        /*@ assert now: \forall integer j; 0 <= j < b ==>
+          @   (bit_test(buf[(bitpos + i * b + j) / 8], (bitpos + i * b + j) % 8) <==> bit_test(codes[i], j)); */
         p += b;
     }
 }
@@ -35,24 +155,34 @@ void tahq_pack_bits(uint8_t *buf, uint64_t bitpos, const uint8_t *codes, uint64_
   @ requires \valid(codes + (0 .. n - 1));
   @ requires \separated(buf + (bitpos / 8 .. (bitpos + n * b + 7) / 8 - 1), codes + (0 .. n - 1));
   @ assigns codes[0 .. n - 1];
-  @ ensures code_range: \forall integer i; 0 <= i < n ==> codes[i] < (1 << b); */
+  @ ensures code_range: \forall integer i; 0 <= i < n ==> codes[i] < (1 << b);
+  @ ensures high: \forall integer i, j; 0 <= i < n && b <= j ==> !bit_test(codes[i], j);
+  @ ensures read: \forall integer i, j; 0 <= i < n && 0 <= j < b ==>
+  @   (bit_test(codes[i], j) <==> (\let w = (bitpos + i * b + j); bit_test(\at(buf[w / 8], Pre), w % 8))); */
 void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint64_t n, uint32_t b)
 {
-    const uint32_t mask = (1u << b) - 1u;
     uint64_t p = bitpos;
     /*@ loop invariant 0 <= i <= n;
       @ loop invariant p == bitpos + i * b;
       @ loop invariant \forall integer j; 0 <= j < i ==> codes[j] < (1 << b);
+      @ loop invariant high: \forall integer i2, j; 0 <= i2 < i && b <= j ==> !bit_test(codes[i2], j);
+      @ loop invariant read: \forall integer i2, j; 0 <= i2 < i && 0 <= j < b ==>
+      @   (bit_test(codes[i2], j) <==> (\let w = (bitpos + i2 * b + j); bit_test(\at(buf[w / 8], Pre), w % 8)));
+      @ loop invariant buf_kept: \forall integer m; bitpos / 8 <= m < (bitpos + n * b + 7) / 8 ==>
+      @   buf[m] == \at(buf[m], Pre);
       @ loop assigns i, p, codes[0 .. n - 1];
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t byte = p >> 3;
-        uint32_t shift = (uint32_t)(p & 7u);
-        /*@ assert byte == p / 8 && shift == p % 8 && 0 <= i * b && (i + 1) * b <= n * b; */
-        uint32_t window = buf[byte];
-        if (shift + b > 8u)
-            window |= (uint32_t)buf[byte + 1] << 8;
-        codes[i] = (uint8_t)((window >> shift) & mask);
+        /*@ assert 0 <= i * b && (i + 1) * b <= n * b; */
+        /*@ assert bytes: \forall integer j; 0 <= j < b ==>
+          @   bitpos / 8 <= (p + j) / 8 < (bitpos + n * b + 7) / 8; */
+        /*@ assert same: \forall integer j; 0 <= j < b ==>
+          @   (bit_test(buf[(p + j) / 8], (p + j) % 8) <==> (\let w = (p + j); bit_test(\at(buf[w / 8], Pre), w % 8))); */
+        codes[i] = get_field(buf, p, b);
+        /*@ assert got: \forall integer j; 0 <= j < b ==>
+          @   (bit_test(codes[i], j) <==> (\let w = bitpos + i * b + j; bit_test(\at(buf[w / 8], Pre), w % 8))); */
+        /*@ assert kept: \forall integer i2, j; 0 <= i2 < i && 0 <= j < b ==>
+          @   (bit_test(codes[i2], j) <==> (\let w = bitpos + i2 * b + j; bit_test(\at(buf[w / 8], Pre), w % 8))); */
         p += b;
     }
 }

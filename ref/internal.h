@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "tahq.h"
+#ifdef __FRAMAC__
+#include "__fc_integer.h" /* ACSL bit_test(x, k), which WP maps to its own bit library */
+#endif
 
 /*@ // ACSL vocabulary of the proofs (proofs/README.md).
   @ axiomatic TahqBits {
@@ -42,6 +45,17 @@
   @   axiom tahq_top_bit_set: \forall integer x; 0x80000000 <= x <= 0xFFFFFFFF ==>
   @     x == 0x80000000 + (x & 0x7FFFFFFF);
   @   axiom tahq_top_bit_clear: \forall integer x; 0 <= x < 0x80000000 ==> (x & 0x7FFFFFFF) == x;
+  @ }
+  @ // The mask 2^b - 1 and its bits: bit k is set exactly when k < b.
+  @ // bit_test (ACSL, Frama-C's __fc_integer.h) is WP's own bit predicate,
+  @ // which its bit library links to & | ~ << >>; it has no fact about a
+  @ // mask. (A named mask keeps the axioms out of the goals that do not use
+  @ // it.)
+  @ axiomatic TahqMaskBits {
+  @   logic integer tahq_low_mask(integer b) reads \nothing;
+  @   axiom tahq_low_mask_def: \forall integer b; 0 <= b ==> tahq_low_mask(b) == (1 << b) - 1;
+  @   axiom tahq_mask_bits: \forall integer b, k; 0 <= b && 0 <= k ==>
+  @     (bit_test(tahq_low_mask(b), k) <==> k < b);
   @ }
   @ predicate tahq_not_nan_bits(integer w) = (w & 0x7FFFFFFF) <= 0x7F800000;
   @ logic integer tahq_mag(float x) = tahq_f32_bits(x) & 0x7FFFFFFF;

@@ -474,6 +474,28 @@ static void ax_popcount_bound(ax *a) {
     }
 }
 
+/* tahq_low_mask(b) (abstract in internal.h) is modelled as 2^b - 1, computed
+ * here bit by bit (b ones), not with the shift the definition axiom uses.
+ * tahq_low_mask_def: 0 <= b ==> tahq_low_mask(b) == (1 << b) - 1;
+ * tahq_mask_bits: 0 <= b && 0 <= k ==> (bit_test(tahq_low_mask(b), k) <==> k < b),
+ * with bit_test(x, k) = (x & (1 << k)) != 0. Every b and k below 128 (u128). */
+static u128 low_mask_model(unsigned b) {
+    u128 m = 0;
+    for (unsigned i = 0; i < b; i++) m = (m << 1) | 1;
+    return m;
+}
+static void ax_low_mask_def(ax *a) {
+    for (unsigned b = 0; b < 128; b++)
+        AX(a, 1, low_mask_model(b) == ((u128)1 << b) - 1, "b=%u", b);
+}
+static void ax_mask_bits(ax *a) {
+    for (unsigned b = 0; b < 128; b++)
+        for (unsigned k = 0; k < 128; k++) {
+            int set = (low_mask_model(b) & ((u128)1 << k)) != 0;
+            AX(a, 1, set == (k < b), "b=%u k=%u", b, k);
+        }
+}
+
 /* ---- the checked axioms and their statements ------------------------------------
  * stmt: the text after "name:" up to the closing ';', with '@' and ACSL
  * comments removed and white space collapsed (see normalize()). */
@@ -513,6 +535,9 @@ static const axiom_check k_checks[] = {
      ax_top_bit_set},
     {"tahq_top_bit_clear", "\\forall integer x; 0 <= x < 0x80000000 ==> (x & 0x7FFFFFFF) == x",
      ax_top_bit_clear},
+    {"tahq_low_mask_def", "\\forall integer b; 0 <= b ==> tahq_low_mask(b) == (1 << b) - 1", ax_low_mask_def},
+    {"tahq_mask_bits", "\\forall integer b, k; 0 <= b && 0 <= k ==> (bit_test(tahq_low_mask(b), k) <==> k < b)",
+     ax_mask_bits},
     {"tahq_pow2_range", "\\forall integer n; tahq_is_pow2(n) ==> 1 <= n <= 0x80000000", ax_pow2_range},
     {"tahq_pow2_one", "tahq_is_pow2(1)", ax_pow2_one},
     {"tahq_pow2_double",

@@ -3,8 +3,8 @@
  * given to WP with ref/, never compiled into the library).
  *
  * Bit-stream round trip (SPEC §8.3): unpacking what tahq_pack_bits wrote
- * gives back every code's low b bits, at any bit offset and width 1..8;
- * tahq_pack_bits also keeps every other bit of the bytes it touches. */
+ * gives back every code's low b bits, at any bit offset and width 1..8
+ * (stated bit by bit: see proofs/README.md, "What is proved"). */
 #include "internal.h"
 
 /*@ requires 1 <= b <= 8;

@@ -489,11 +489,13 @@ static void ax_low_mask_def(ax *a) {
         AX(a, 1, low_mask_model(b) == ((u128)1 << b) - 1, "b=%u", b);
 }
 static void ax_mask_bits(ax *a) {
-    for (unsigned b = 0; b < 128; b++)
+    for (unsigned b = 0; b < 128; b++) {
+        const u128 mask = low_mask_model(b);
         for (unsigned k = 0; k < 128; k++) {
-            int set = (low_mask_model(b) & ((u128)1 << k)) != 0;
+            int set = (mask & ((u128)1 << k)) != 0;
             AX(a, 1, set == (k < b), "b=%u k=%u", b, k);
         }
+    }
 }
 
 /* ---- the checked axioms and their statements ------------------------------------

@@ -192,10 +192,165 @@ void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint6
  * compressed in three SWAR steps (pairs of bytes, pairs of 16-bit lanes,
  * the two halves), giving code j at bits j*b.. of the result, which is
  * stored as b bytes (SPEC §8.3 order). One copy per bit-width so the
- * shifts are constants. */
+ * shifts are constants.
+ *
+ * The proofs of the two SWAR transforms work on bit positions k of the
+ * 64-bit word, each step stated as "bit k of the new word is bit f(k) of
+ * the old one, or clear", with the masks as unions of intervals of k. */
+
+/* Ghost lemma: x with bits 0..w-1 set, repeated every s bits. */
+/*@ ghost
+  /@ requires 0 <= x && \forall integer k; 0 <= k ==> (bit_test(x, k) <==> k < w);
+   @ assigns \nothing;
+   @ ensures \forall integer k; 0 <= k ==> (bit_test(x | x << s, k) <==> (k < w || s <= k < s + w));
+   @ ensures \forall integer k; 0 <= k ==> (bit_test(x | x << s | x << (2 * s) | x << (3 * s), k) <==>
+   @   (k < w || s <= k < s + w || 2 * s <= k < 2 * s + w || 3 * s <= k < 3 * s + w)); @/
+  static void repeat_bits(uint64_t x, uint32_t w, uint32_t s)
+  {
+  }
+*/
+
+/* Ghost lemma: the bits of 2^w - 1. Called with a constant w, its contract
+ * gives the bits of that constant (the provers cannot evaluate 1 << 8 inside
+ * the quantified definition of tahq_low_mask). */
+/*@ ghost
+  /@ assigns \nothing;
+   @ ensures \forall integer k; 0 <= k ==> (bit_test((1 << w) - 1, k) <==> k < w); @/
+  static void low_bits(uint32_t w)
+  {
+      /@ assert (1 << w) - 1 == tahq_low_mask(w); @/
+  }
+*/
+
+/* Ghost lemma: the bits of the constant masks of squeeze_group. */
+/*@ ghost
+  /@ assigns \nothing;
+   @ ensures \forall integer k; 0 <= k ==> (bit_test(0x00FF00FF00FF00FF, k) <==> (k < 8 || 16 <= k < 24 || 32 <= k < 40 || 48 <= k < 56));
+   @ ensures \forall integer k; 0 <= k ==> (bit_test(0x0000FFFF0000FFFF, k) <==> (k < 16 || 32 <= k < 48));
+   @ ensures \forall integer k; 0 <= k ==> (bit_test(0xFFFFFFFF, k) <==> k < 32); @/
+  static void swar_masks(void)
+  {
+      low_bits(8);
+      low_bits(16);
+      low_bits(32);
+      repeat_bits(0xFF, 8, 16);
+      repeat_bits(0xFFFF, 16, 32);
+  }
+*/
+
+/* Ghost lemma: the eight codes of a group, one by one, give every code (the
+ * provers do not split i*b into cases on their own in a large context). */
+/*@ ghost
+  /@ requires 1 <= b <= 8;
+   @ assigns \nothing;
+   @ ensures (
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 0 * b + j) <==> bit_test(v, 0 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 1 * b + j) <==> bit_test(v, 8 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 2 * b + j) <==> bit_test(v, 16 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 3 * b + j) <==> bit_test(v, 24 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 4 * b + j) <==> bit_test(v, 32 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 5 * b + j) <==> bit_test(v, 40 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(v, 48 + j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(v, 56 + j)))) ==>
+   @   \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
+   @     (bit_test(w, i * b + j) <==> bit_test(v, 8 * i + j)); @/
+  static void by_code(uint64_t w, uint64_t v, uint32_t b)
+  {
+  }
+*/
+
+/* Eight byte-sized codes (code i in byte i) to eight b-bit fields (code i at
+ * bit i*b). Exact when every code fits in b bits. */
+/*@ requires 1 <= b <= 8;
+  @ assigns \nothing;
+  @ ensures codes: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==>
+  @   \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
+  @     (bit_test(\result, i * b + j) <==> bit_test(v, 8 * i + j));
+  @ ensures clear: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 8 * b <= k ==> !bit_test(\result, k); */
+static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
+{
+    /*@ assert (0x00FF00FF00FF00FF << b) <= 0xFFFFFFFFFFFFFFFF &&
+      @   (0x0000FFFF0000FFFF << (2 * b)) <= 0xFFFFFFFFFFFFFFFF &&
+      @   (0xFFFFFFFF << (4 * b)) <= 0xFFFFFFFFFFFFFFFF; */
+    uint64_t v1 = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF)) << b;
+    uint64_t v2 = (v1 & UINT64_C(0x0000FFFF0000FFFF)) | ((v1 >> 16) & UINT64_C(0x0000FFFF0000FFFF)) << (2 * b);
+    uint64_t high = v2 >> 32;
+    /*@ assert high <= 0xFFFFFFFF; */
+    uint64_t v3 = (v2 & UINT64_C(0x00000000FFFFFFFF)) | high << (4 * b);
+    /*@ ghost swar_masks(); */
+    /*@ assert a1: \forall integer k; 0 <= k < 64 ==> (bit_test(v1, k) <==>
+      @   (((k < 8 || 16 <= k < 24 || 32 <= k < 40 || 48 <= k < 56) && bit_test(v, k)) || (b <= k && (k - b < 8 || 16 <= k - b < 24 || 32 <= k - b < 40 || 48 <= k - b < 56) && bit_test(v, k - b + 8)))); */
+    /*@ assert z1: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 0 <= k < 64 && 2 * b <= k % 16 ==> !bit_test(v1, k); */
+    /*@ assert a2: \forall integer k; 0 <= k < 64 ==> (bit_test(v2, k) <==>
+      @   (((k < 16 || 32 <= k < 48) && bit_test(v1, k)) || (2 * b <= k && (k - 2 * b < 16 || 32 <= k - 2 * b < 48) && bit_test(v1, k - 2 * b + 16)))); */
+    /*@ assert z2: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 0 <= k < 64 && 4 * b <= k % 32 ==> !bit_test(v2, k); */
+    /*@ assert a3: \forall integer k; 0 <= k < 64 ==> (bit_test(v3, k) <==>
+      @   ((k < 32 && bit_test(v2, k)) || (4 * b <= k && bit_test(v2, k - 4 * b + 32)))); */
+    /*@ assert c0: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 0 * b + j) <==> bit_test(v, 0 + j)); */
+    /*@ assert c1: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 1 * b + j) <==> bit_test(v, 8 + j)); */
+    /*@ assert c2: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 2 * b + j) <==> bit_test(v, 16 + j)); */
+    /*@ assert c3: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 3 * b + j) <==> bit_test(v, 24 + j)); */
+    /*@ assert c4: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 4 * b + j) <==> bit_test(v, 32 + j)); */
+    /*@ assert c5: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 5 * b + j) <==> bit_test(v, 40 + j)); */
+    /*@ assert c6: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 6 * b + j) <==> bit_test(v, 48 + j)); */
+    /*@ assert c7: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(v3, 7 * b + j) <==> bit_test(v, 56 + j)); */
+    /*@ ghost by_code(v3, v, b); */
+    return v3;
+}
+
+/* The inverse: eight b-bit fields (code i at bit i*b) to eight bytes, every
+ * bit above b clear. */
+/*@ requires 1 <= b <= 8;
+  @ assigns \nothing;
+  @ ensures codes: \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
+  @   (bit_test(w, i * b + j) <==> bit_test(\result, 8 * i + j));
+  @ ensures high: \forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(\result, k); */
+static inline uint64_t spread_group(uint64_t w, const uint32_t b)
+{
+    const uint64_t field = (UINT64_C(1) << b) - 1u;
+    const uint64_t f2 = (UINT64_C(1) << (2 * b)) - 1u, f4 = (UINT64_C(1) << (4 * b)) - 1u;
+    const uint64_t lanes2 = f2 | f2 << 32, lanes1 = field | field << 16 | field << 32 | field << 48;
+    uint64_t u1 = (w & f4) | ((w >> (4 * b)) & f4) << 32;
+    uint64_t u2 = (u1 & lanes2) | ((u1 >> (2 * b)) & lanes2) << 16;
+    uint64_t u3 = (u2 & lanes1) | ((u2 >> b) & lanes1) << 8;
+    /*@ assert field == tahq_low_mask(b) && f2 == tahq_low_mask(2 * b) && f4 == tahq_low_mask(4 * b); */
+    /*@ assert \forall integer k; 0 <= k ==> (bit_test(field, k) <==> k < b); */
+    /*@ assert \forall integer k; 0 <= k ==> (bit_test(f2, k) <==> k < 2 * b); */
+    /*@ assert \forall integer k; 0 <= k ==> (bit_test(f4, k) <==> k < 4 * b); */
+    /*@ ghost repeat_bits(field, b, 16); */
+    /*@ ghost repeat_bits(f2, 2 * b, 32); */
+    /*@ assert b1: \forall integer k; 0 <= k < 64 ==> (bit_test(u1, k) <==>
+      @   ((k < 4 * b && bit_test(w, k)) || (32 <= k < 32 + 4 * b && bit_test(w, k - 32 + 4 * b)))); */
+    /*@ assert b2: \forall integer k; 0 <= k < 64 ==> (bit_test(u2, k) <==>
+      @   (((k < 2 * b || 32 <= k < 32 + 2 * b) && bit_test(u1, k)) || (16 <= k && (k - 16 < 2 * b || 32 <= k - 16 < 32 + 2 * b) && bit_test(u1, k - 16 + 2 * b)))); */
+    /*@ assert b3: \forall integer k; 0 <= k < 64 ==> (bit_test(u3, k) <==>
+      @   (((k < b || 16 <= k < 16 + b || 32 <= k < 32 + b || 48 <= k < 48 + b) && bit_test(u2, k)) || (8 <= k && (k - 8 < b || 16 <= k - 8 < 16 + b || 32 <= k - 8 < 32 + b || 48 <= k - 8 < 48 + b) && bit_test(u2, k - 8 + b)))); */
+    /*@ assert c0: \forall integer j; 0 <= j < b ==> (bit_test(w, 0 * b + j) <==> bit_test(u3, 0 + j)); */
+    /*@ assert c1: \forall integer j; 0 <= j < b ==> (bit_test(w, 1 * b + j) <==> bit_test(u3, 8 + j)); */
+    /*@ assert c2: \forall integer j; 0 <= j < b ==> (bit_test(w, 2 * b + j) <==> bit_test(u3, 16 + j)); */
+    /*@ assert c3: \forall integer j; 0 <= j < b ==> (bit_test(w, 3 * b + j) <==> bit_test(u3, 24 + j)); */
+    /*@ assert c4: \forall integer j; 0 <= j < b ==> (bit_test(w, 4 * b + j) <==> bit_test(u3, 32 + j)); */
+    /*@ assert c5: \forall integer j; 0 <= j < b ==> (bit_test(w, 5 * b + j) <==> bit_test(u3, 40 + j)); */
+    /*@ assert c6: \forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(u3, 48 + j)); */
+    /*@ assert c7: \forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(u3, 56 + j)); */
+    /*@ ghost by_code(w, u3, b); */
+    return u3;
+}
+
 /* The n (<= 8) low bytes of a little-endian 64-bit value. */
 /*@ requires n <= 8 && \valid_read(p + (0 .. n - 1));
-  @ assigns \nothing; */
+  @ assigns \nothing;
+  @ ensures bytes: \forall integer m, t; 0 <= m < n && 0 <= t < 8 ==>
+  @   (bit_test(\result, 8 * m + t) <==> bit_test(p[m], t));
+  @ ensures above: \forall integer k; 8 * n <= k ==> !bit_test(\result, k); */
 static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
 {
     uint64_t v = 0;
@@ -203,24 +358,35 @@ static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
     memcpy(&v, p, n);
 #else
     /*@ loop invariant 0 <= k <= n;
+      @ loop invariant bytes: \forall integer m, t; 0 <= m < k && 0 <= t < 8 ==>
+      @   (bit_test(v, 8 * m + t) <==> bit_test(p[m], t));
+      @ loop invariant above: \forall integer q; 8 * k <= q ==> !bit_test(v, q);
       @ loop assigns k, v;
       @ loop variant n - k; */
     for (uint32_t k = 0; k < n; k++) {
-        /*@ assert k <= 7 && (255 << (8 * k)) <= 0xFF00000000000000; */
-        v |= (uint64_t)p[k] << (8 * k);
+        const uint64_t byte = p[k];
+        /*@ assert k <= 7 && byte <= 255; */
+        /*@ assert (255 << (8 * k)) <= 0xFF00000000000000; */
+        v |= byte << (8 * k);
     }
 #endif
     return v;
 }
 
+/* The n (<= 8) low bytes of v, little-endian. */
 /*@ requires n <= 8 && \valid(p + (0 .. n - 1));
-  @ assigns p[0 .. n - 1]; */
+  @ assigns p[0 .. n - 1];
+  @ ensures bytes: \forall integer m, t; 0 <= m < n && 0 <= t < 8 ==>
+  @   (bit_test(p[m], t) <==> bit_test(v, 8 * m + t)); */
 static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TAHQ_SCALAR_ONLY)
     memcpy(p, &v, n);
 #else
+    /*@ ghost low_bits(8); */
     /*@ loop invariant 0 <= k <= n;
+      @ loop invariant bytes: \forall integer m, t; 0 <= m < k && 0 <= t < 8 ==>
+      @   (bit_test(p[m], t) <==> bit_test(v, 8 * m + t));
       @ loop assigns k, p[0 .. n - 1];
       @ loop variant n - k; */
     for (uint32_t k = 0; k < n; k++)
@@ -241,15 +407,7 @@ static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t 
       @ loop assigns g, dst, \at(dst, Pre)[0 .. tile / 8 * b - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        /*@ assert (0x00FF00FF00FF00FF << b) <= 0xFFFFFFFFFFFFFFFF &&
-          @   (0x0000FFFF0000FFFF << (2 * b)) <= 0xFFFFFFFFFFFFFFFF &&
-          @   (0xFFFFFFFF << (4 * b)) <= 0xFFFFFFFFFFFFFFFF; */
-        uint64_t v = load_le64(codes + g, 8);
-        v = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF)) << b;
-        v = (v & UINT64_C(0x0000FFFF0000FFFF)) | ((v >> 16) & UINT64_C(0x0000FFFF0000FFFF)) << (2 * b);
-        /*@ assert (v >> 32) <= 0xFFFFFFFF; */
-        v = (v & UINT64_C(0x00000000FFFFFFFF)) | (v >> 32) << (4 * b);
-        store_le64(dst, v, b);
+        store_le64(dst, squeeze_group(load_le64(codes + g, 8), b), b);
         dst += b;
     }
 }
@@ -273,7 +431,6 @@ void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t 
     }
 }
 
-/* The inverse: spread the 8*b bits back into one byte per code. */
 /*@ requires 1 <= b <= 8 && tile <= 256 && tile % 8 == 0;
   @ requires \valid_read(src + (0 .. tile / 8 * b - 1));
   @ requires \valid(codes + (0 .. tile - 1));
@@ -282,19 +439,12 @@ void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t 
 static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_t tile,
                                      const uint32_t b)
 {
-    const uint64_t field = (UINT64_C(1) << b) - 1u;
-    const uint64_t f2 = (UINT64_C(1) << (2 * b)) - 1u, f4 = (UINT64_C(1) << (4 * b)) - 1u;
     /*@ loop invariant 0 <= g <= tile && g % 8 == 0;
       @ loop invariant src == \at(src, Pre) + g / 8 * b;
       @ loop assigns g, src, codes[0 .. tile - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        uint64_t v = load_le64(src, b);
-        v = (v & f4) | ((v >> (4 * b)) & f4) << 32;
-        v = (v & (f2 | f2 << 32)) | ((v >> (2 * b)) & (f2 | f2 << 32)) << 16;
-        v = (v & (field * UINT64_C(0x0001000100010001))) |
-            ((v >> b) & (field * UINT64_C(0x0001000100010001))) << 8;
-        store_le64(codes + g, v, 8);
+        store_le64(codes + g, spread_group(load_le64(src, b), b), 8);
         src += b;
     }
 }

@@ -53,6 +53,24 @@ skip() {
     exit 77
 }
 
+# Background jobs, two at a time (one per core), for the WP replay and Eva:
+# in_background NAME CMD... runs CMD with its output in $BUILD/NAME.out and
+# its exit status in $BUILD/NAME.rc (CMD runs in a subshell of its own, so
+# that an `exit` in it is its status); background_status NAME reads the
+# status (2 when the job left none). Wait for all with `wait`.
+in_background() {
+    local name=$1
+    shift
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+        wait -n
+    done
+    rm -f "$BUILD/$name.rc"
+    ( ("$@") >"$BUILD/$name.out" 2>&1; echo $? >"$BUILD/$name.rc" ) &
+}
+background_status() {
+    cat "$BUILD/$1.rc" 2>/dev/null || echo 2
+}
+
 for tool in frama-c why3 python3; do
     command -v "$tool" >/dev/null 2>&1 || skip "$tool not found on PATH"
 done
@@ -189,14 +207,11 @@ FLOAT_RUN=(float cvc5,z3 -wp-fct "$FLOAT_FUNCS" -wp-skip-fct "$SKIP")
 if [ "$CACHE_MODE" = replay ]; then
     # A replay calls no prover: each Frama-C process keeps one core busy
     # (goal generation and Qed), so the two selections run side by side.
-    wp_run "${INT_RUN[@]}" >"$BUILD/wp-int.out" &
-    INT_PID=$!
-    wp_run "${FLOAT_RUN[@]}" >"$BUILD/wp-float.out" &
-    FLOAT_PID=$!
-    wait $INT_PID; INT_RC=$?
-    wait $FLOAT_PID; FLOAT_RC=$?
+    in_background wp-int wp_run "${INT_RUN[@]}"
+    in_background wp-float wp_run "${FLOAT_RUN[@]}"
+    wait
     cat "$BUILD/wp-int.out" "$BUILD/wp-float.out"
-    [ $INT_RC -eq 0 ] && [ $FLOAT_RC -eq 0 ] || exit 1
+    [ "$(background_status wp-int)" -eq 0 ] && [ "$(background_status wp-float)" -eq 0 ] || exit 1
 else
     # Provers run (-wp-par jobs each): one selection at a time, so that a
     # goal's time is not stretched towards the timeout by the other.
@@ -237,7 +252,7 @@ if [ $RUN_EVA -eq 1 ]; then
               -eva-slevel-function fwht_stages:1500,encode_tiles:100
               -eva-slevel-merge-after-loop encode_tiles)
     echo "proofs: Eva on proofs/eva_driver.c ($(echo $EVA_MAINS | wc -w) entry points, 2 at a time)"
-    eva_main() { # MAIN: one analysis; its status in eva-MAIN.rc
+    eva_main() { # MAIN: one analysis
         local extra=()
         case "$1" in *_round_trip) extra=(-eva-no-results) ;; esac
         frama-c "${KERNEL_OPTS[@]}" -no-annot $EVA_SOURCES proofs/eva_driver.c \
@@ -246,23 +261,16 @@ if [ $RUN_EVA -eq 1 ]; then
             -eva-msg-key=-initial-state,-final-states \
             -then -report -report-csv "$BUILD/eva-$1.csv" \
             >"$BUILD/eva-$1.log" 2>&1
-        echo $? >"$BUILD/eva-$1.rc"
     }
-    running=0
     for main in $EVA_MAINS; do
-        rm -f "$BUILD/eva-$main.csv" "$BUILD/eva-$main.rc"
-        eva_main "$main" &
-        running=$((running + 1))
-        if [ $running -ge 2 ]; then
-            wait -n
-            running=$((running - 1))
-        fi
+        rm -f "$BUILD/eva-$main.csv"
+        in_background "eva-$main" eva_main "$main"
     done
     wait
     : >"$BUILD/eva.log"
     printf 'directory\tfile\tline\tfunction\tproperty kind\tstatus\tproperty\n' >"$BUILD/eva-report.csv"
     for main in $EVA_MAINS; do
-        rc=$(cat "$BUILD/eva-$main.rc" 2>/dev/null || echo 2)
+        rc=$(background_status "eva-$main")
         { echo "==== -main $main (status $rc)"; cat "$BUILD/eva-$main.log"; } >>"$BUILD/eva.log"
         if [ "$rc" -ne 0 ] || [ ! -s "$BUILD/eva-$main.csv" ]; then
             tail -20 "$BUILD/eva-$main.log"

@@ -266,7 +266,16 @@ void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint6
   @ ensures codes: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==>
   @   \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
   @     (bit_test(\result, i * b + j) <==> bit_test(v, 8 * i + j));
-  @ ensures clear: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 8 * b <= k ==> !bit_test(\result, k); */
+  @ ensures clear: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 8 * b <= k ==> !bit_test(\result, k);
+  @ ensures lanes: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> (
+  @   (\forall integer k; 0 * b <= k < 1 * b ==> (bit_test(\result, k) <==> bit_test(v, 0 + k - 0 * b))) &&
+  @   (\forall integer k; 1 * b <= k < 2 * b ==> (bit_test(\result, k) <==> bit_test(v, 8 + k - 1 * b))) &&
+  @   (\forall integer k; 2 * b <= k < 3 * b ==> (bit_test(\result, k) <==> bit_test(v, 16 + k - 2 * b))) &&
+  @   (\forall integer k; 3 * b <= k < 4 * b ==> (bit_test(\result, k) <==> bit_test(v, 24 + k - 3 * b))) &&
+  @   (\forall integer k; 4 * b <= k < 5 * b ==> (bit_test(\result, k) <==> bit_test(v, 32 + k - 4 * b))) &&
+  @   (\forall integer k; 5 * b <= k < 6 * b ==> (bit_test(\result, k) <==> bit_test(v, 40 + k - 5 * b))) &&
+  @   (\forall integer k; 6 * b <= k < 7 * b ==> (bit_test(\result, k) <==> bit_test(v, 48 + k - 6 * b))) &&
+  @   (\forall integer k; 7 * b <= k < 8 * b ==> (bit_test(\result, k) <==> bit_test(v, 56 + k - 7 * b)))); */
 static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
 {
     /*@ assert (0x00FF00FF00FF00FF << b) <= 0xFFFFFFFFFFFFFFFF &&
@@ -303,6 +312,22 @@ static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
     /*@ assert c7: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
       @   (bit_test(v3, 7 * b + j) <==> bit_test(v, 56 + j)); */
     /*@ ghost by_code(v3, v, b); */
+    /*@ assert k0: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 0 * b <= k < 1 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 0 + k - 0 * b)); */
+    /*@ assert k1: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 1 * b <= k < 2 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 8 + k - 1 * b)); */
+    /*@ assert k2: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 2 * b <= k < 3 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 16 + k - 2 * b)); */
+    /*@ assert k3: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 3 * b <= k < 4 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 24 + k - 3 * b)); */
+    /*@ assert k4: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 4 * b <= k < 5 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 32 + k - 4 * b)); */
+    /*@ assert k5: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 5 * b <= k < 6 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 40 + k - 5 * b)); */
+    /*@ assert k6: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 6 * b <= k < 7 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 48 + k - 6 * b)); */
+    /*@ assert k7: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 7 * b <= k < 8 * b ==>
+      @   (bit_test(v3, k) <==> bit_test(v, 56 + k - 7 * b)); */
     return v3;
 }
 
@@ -350,7 +375,9 @@ static inline uint64_t spread_group(uint64_t w, const uint32_t b)
   @ assigns \nothing;
   @ ensures bytes: \forall integer m, t; 0 <= m < n && 0 <= t < 8 ==>
   @   (bit_test(\result, 8 * m + t) <==> bit_test(p[m], t));
-  @ ensures above: \forall integer k; 8 * n <= k ==> !bit_test(\result, k); */
+  @ ensures above: \forall integer k; 8 * n <= k ==> !bit_test(\result, k);
+  @ ensures stream: \forall integer q; 0 <= q < 8 * n ==>
+  @   (bit_test(\result, q) <==> bit_test(p[q / 8], q % 8)); */
 static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
 {
     uint64_t v = 0;
@@ -370,6 +397,8 @@ static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
         v |= byte << (8 * k);
     }
 #endif
+    /*@ assert stream: \forall integer q; 0 <= q < 8 * n ==>
+      @   (bit_test(v, q) <==> bit_test(p[q / 8], q % 8)); */
     return v;
 }
 
@@ -377,7 +406,9 @@ static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
 /*@ requires n <= 8 && \valid(p + (0 .. n - 1));
   @ assigns p[0 .. n - 1];
   @ ensures bytes: \forall integer m, t; 0 <= m < n && 0 <= t < 8 ==>
-  @   (bit_test(p[m], t) <==> bit_test(v, 8 * m + t)); */
+  @   (bit_test(p[m], t) <==> bit_test(v, 8 * m + t));
+  @ ensures stream: \forall integer q; 0 <= q < 8 * n ==>
+  @   (bit_test(p[q / 8], q % 8) <==> bit_test(v, q)); */
 static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TAHQ_SCALAR_ONLY)
@@ -392,23 +423,135 @@ static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
     for (uint32_t k = 0; k < n; k++)
         p[k] = (uint8_t)((v >> (8 * k)) & 0xFFu);
 #endif
+    /*@ assert stream: \forall integer q; 0 <= q < 8 * n ==>
+      @   (bit_test(p[q / 8], q % 8) <==> bit_test(v, q)); */
+}
+
+/* Ghost lemma: group h of G ends at or before group G starts. */
+/*@ ghost
+  /@ requires h < G && 1 <= b <= 8;
+   @ assigns \nothing;
+   @ ensures h * b + b <= G * b; @/
+  static void group_room(uint32_t h, uint32_t G, uint32_t b)
+  {
+  }
+*/
+
+/* Ghost lemma: the next group's first byte. */
+/*@ ghost
+  /@ requires g % 8 == 0 && g <= 256 && 1 <= b <= 8;
+   @ assigns \nothing;
+   @ ensures g / 8 * b + b == (g + 8) / 8 * b; @/
+  static void next_group(uint32_t g, uint32_t b)
+  {
+  }
+*/
+
+/* Ghost lemma: the eight codes of a group at codes[g], one by one, give
+ * every code c of the group (with where its bits fall): stated for a bare c,
+ * the form in which the provers use it. */
+/*@ ghost
+  /@ requires 1 <= b <= 8 && g % 8 == 0 && \valid_read(codes + (g .. g + 7));
+   @ assigns \nothing;
+   @ ensures (
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 0 * b + j) <==> bit_test(codes[g + 0], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 1 * b + j) <==> bit_test(codes[g + 1], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 2 * b + j) <==> bit_test(codes[g + 2], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 3 * b + j) <==> bit_test(codes[g + 3], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 4 * b + j) <==> bit_test(codes[g + 4], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 5 * b + j) <==> bit_test(codes[g + 5], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(codes[g + 6], j))) &&
+   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(codes[g + 7], j)))) ==>
+   @   \forall integer c, j; g <= c < g + 8 && 0 <= j < b ==>
+   @     c / 8 == g / 8 && c / 8 * b == g / 8 * b && 0 <= c % 8 * b + j < 8 * b && (c % 8 * b + j) / 8 < b &&
+   @     (bit_test(w, c % 8 * b + j) <==> bit_test(codes[c], j)); @/
+  static void by_code_at(uint64_t w, const uint8_t *codes, uint32_t g, uint32_t b)
+  {
+  }
+*/
+
+/* Ghost lemma: a group's word stored at byte g/8*b of d puts every code of
+ * the group at its place in the tile (a small context for the provers). */
+/*@ ghost
+  /@ requires 1 <= b <= 8 && g % 8 == 0;
+   @ assigns \nothing;
+   @ ensures (\forall integer c, j; g <= c < g + 8 && 0 <= j < b ==>
+   @     c / 8 == g / 8 && c / 8 * b == g / 8 * b && 0 <= c % 8 * b + j < 8 * b && (c % 8 * b + j) / 8 < b &&
+   @     (bit_test(w, c % 8 * b + j) <==> bit_test(codes[c], j))) ==>
+   @   (\forall integer q; 0 <= q < 8 * b ==> (bit_test(d[g / 8 * b + q / 8], q % 8) <==> bit_test(w, q))) ==>
+   @   \forall integer c, j; g <= c < g + 8 && 0 <= j < b ==>
+   @     (bit_test(d[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8) <==> bit_test(codes[c], j)); @/
+  static void group_bytes(const uint8_t *d, const uint8_t *codes, uint64_t w, uint32_t g, uint32_t b)
+  {
+  }
+*/
+
+/* One group: the codes g .. g + 7 packed into the b bytes of the tile from
+ * byte g/8*b. */
+/*@ requires 1 <= b <= 8 && g % 8 == 0 && g <= 248;
+  @ requires \valid(dst + (g / 8 * b .. g / 8 * b + b - 1));
+  @ requires \valid_read(codes + (g .. g + 7));
+  @ requires \separated(dst + (g / 8 * b .. g / 8 * b + b - 1), codes + (g .. g + 7));
+  @ assigns dst[g / 8 * b .. g / 8 * b + b - 1];
+  @ ensures group: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==>
+  @   \forall integer c, j; g <= c < g + 8 && 0 <= j < b ==>
+  @     c / 8 * b == g / 8 * b && (c % 8 * b + j) / 8 < b &&
+  @     (bit_test(dst[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8) <==> bit_test(codes[c], j)); */
+static inline void pack_group(uint8_t *dst, const uint8_t *codes, uint32_t g, const uint32_t b)
+{
+    const uint64_t v = load_le64(codes + g, 8);
+    const uint64_t w = squeeze_group(v, b);
+    store_le64(dst + g / 8 * b, w, b);
+    /*@ assert kept: \forall integer c; g <= c < g + 8 ==> codes[c] == \at(codes[c], Pre); */
+    /*@ assert fit_v: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k); */
+    /*@ assert v_codes: \forall integer c, t; g <= c < g + 8 && 0 <= t < 8 ==>
+      @   (bit_test(codes[c], t) <==> bit_test(v, 8 * (c - g) + t)); */
+    /*@ assert w0: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 0 * b + j) <==> bit_test(codes[g + 0], j)); */
+    /*@ assert w1: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 1 * b + j) <==> bit_test(codes[g + 1], j)); */
+    /*@ assert w2: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 2 * b + j) <==> bit_test(codes[g + 2], j)); */
+    /*@ assert w3: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 3 * b + j) <==> bit_test(codes[g + 3], j)); */
+    /*@ assert w4: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 4 * b + j) <==> bit_test(codes[g + 4], j)); */
+    /*@ assert w5: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 5 * b + j) <==> bit_test(codes[g + 5], j)); */
+    /*@ assert w6: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 6 * b + j) <==> bit_test(codes[g + 6], j)); */
+    /*@ assert w7: (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 7 * b + j) <==> bit_test(codes[g + 7], j)); */
+    /*@ ghost by_code_at(w, codes, g, b); */
+    /*@ ghost group_bytes(dst, codes, w, g, b); */
 }
 
 /*@ requires 1 <= b <= 8 && tile <= 256 && tile % 8 == 0;
   @ requires \valid(dst + (0 .. tile / 8 * b - 1));
   @ requires \valid_read(codes + (0 .. tile - 1));
   @ requires \separated(dst + (0 .. tile / 8 * b - 1), codes + (0 .. tile - 1));
-  @ assigns dst[0 .. tile / 8 * b - 1]; */
+  @ assigns dst[0 .. tile / 8 * b - 1];
+  @ ensures layout: (\forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==>
+  @   \forall integer c, j; 0 <= c < tile && 0 <= j < b ==>
+  @     (bit_test(dst[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8) <==> bit_test(codes[c], j)); */
 static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t tile,
                                    const uint32_t b)
 {
     /*@ loop invariant 0 <= g <= tile && g % 8 == 0;
-      @ loop invariant dst == \at(dst, Pre) + g / 8 * b;
-      @ loop assigns g, dst, \at(dst, Pre)[0 .. tile / 8 * b - 1];
+      @ loop invariant kept: \forall integer c; 0 <= c < tile ==> codes[c] == \at(codes[c], Pre);
+      @ loop invariant layout: (\forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==>
+      @   \forall integer c, j; 0 <= c < g && 0 <= j < b ==>
+      @     c / 8 * b + b <= g / 8 * b && (c % 8 * b + j) / 8 < b &&
+      @     (bit_test(dst[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8) <==> bit_test(codes[c], j));
+      @ loop assigns g, dst[0 .. tile / 8 * b - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        store_le64(dst, squeeze_group(load_le64(codes + g, 8), b), b);
-        dst += b;
+        /*@ assert g / 8 * 8 == g && tile / 8 * 8 == tile; */
+        /*@ assert g / 8 < tile / 8; */
+        /*@ ghost group_room(g / 8, tile / 8, b); */
+        /*@ ghost next_group(g, b); */
+        /*@ assert fit8: (\forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(codes[c], k)); */
+        pack_group(dst, codes, g, b);
     }
 }
 
@@ -416,7 +559,10 @@ static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t 
   @ requires \valid(dst + (0 .. tile / 8 * b - 1));
   @ requires \valid_read(codes + (0 .. tile - 1));
   @ requires \separated(dst + (0 .. tile / 8 * b - 1), codes + (0 .. tile - 1));
-  @ assigns dst[0 .. tile / 8 * b - 1]; */
+  @ assigns dst[0 .. tile / 8 * b - 1];
+  @ ensures layout: (\forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==>
+  @   \forall integer c, j; 0 <= c < tile && 0 <= j < b ==>
+  @     (bit_test(dst[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8) <==> bit_test(codes[c], j)); */
 void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
 {
     switch (b) {

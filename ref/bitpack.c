@@ -337,7 +337,16 @@ static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
   @ assigns \nothing;
   @ ensures codes: \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
   @   (bit_test(w, i * b + j) <==> bit_test(\result, 8 * i + j));
-  @ ensures high: \forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(\result, k); */
+  @ ensures high: \forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(\result, k);
+  @ ensures lanes: (
+  @   (\forall integer k; 0 * b <= k < 1 * b ==> (bit_test(w, k) <==> bit_test(\result, 0 + k - 0 * b))) &&
+  @   (\forall integer k; 1 * b <= k < 2 * b ==> (bit_test(w, k) <==> bit_test(\result, 8 + k - 1 * b))) &&
+  @   (\forall integer k; 2 * b <= k < 3 * b ==> (bit_test(w, k) <==> bit_test(\result, 16 + k - 2 * b))) &&
+  @   (\forall integer k; 3 * b <= k < 4 * b ==> (bit_test(w, k) <==> bit_test(\result, 24 + k - 3 * b))) &&
+  @   (\forall integer k; 4 * b <= k < 5 * b ==> (bit_test(w, k) <==> bit_test(\result, 32 + k - 4 * b))) &&
+  @   (\forall integer k; 5 * b <= k < 6 * b ==> (bit_test(w, k) <==> bit_test(\result, 40 + k - 5 * b))) &&
+  @   (\forall integer k; 6 * b <= k < 7 * b ==> (bit_test(w, k) <==> bit_test(\result, 48 + k - 6 * b))) &&
+  @   (\forall integer k; 7 * b <= k < 8 * b ==> (bit_test(w, k) <==> bit_test(\result, 56 + k - 7 * b)))); */
 static inline uint64_t spread_group(uint64_t w, const uint32_t b)
 {
     const uint64_t field = (UINT64_C(1) << b) - 1u;
@@ -367,6 +376,22 @@ static inline uint64_t spread_group(uint64_t w, const uint32_t b)
     /*@ assert c6: \forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(u3, 48 + j)); */
     /*@ assert c7: \forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(u3, 56 + j)); */
     /*@ ghost by_code(w, u3, b); */
+    /*@ assert k0: \forall integer k; 0 * b <= k < 1 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 0 + k - 0 * b)); */
+    /*@ assert k1: \forall integer k; 1 * b <= k < 2 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 8 + k - 1 * b)); */
+    /*@ assert k2: \forall integer k; 2 * b <= k < 3 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 16 + k - 2 * b)); */
+    /*@ assert k3: \forall integer k; 3 * b <= k < 4 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 24 + k - 3 * b)); */
+    /*@ assert k4: \forall integer k; 4 * b <= k < 5 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 32 + k - 4 * b)); */
+    /*@ assert k5: \forall integer k; 5 * b <= k < 6 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 40 + k - 5 * b)); */
+    /*@ assert k6: \forall integer k; 6 * b <= k < 7 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 48 + k - 6 * b)); */
+    /*@ assert k7: \forall integer k; 7 * b <= k < 8 * b ==>
+      @   (bit_test(w, k) <==> bit_test(u3, 56 + k - 7 * b)); */
     return u3;
 }
 
@@ -577,21 +602,81 @@ void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t 
     }
 }
 
+/* Ghost lemma: codes g .. g + 7 stored from the bytes of u, whose bits >= b
+ * are clear in every byte, have their bits >= b clear. */
+/*@ ghost
+  /@ requires 1 <= b <= 8;
+   @ assigns \nothing;
+   @ ensures (\forall integer c, t; g <= c < g + 8 && 0 <= t < 8 ==>
+   @     (bit_test(codes[c], t) <==> bit_test(u, 8 * (c - g) + t))) ==>
+   @   (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(u, k)) ==>
+   @   \forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(codes[c], k); @/
+  static void group_high(const uint8_t *codes, uint64_t u, uint32_t g, uint32_t b)
+  {
+  }
+*/
+
+/* One group: the b bytes of the tile from byte g/8*b unpacked into the codes
+ * g .. g + 7. */
+/*@ requires 1 <= b <= 8 && g % 8 == 0 && g <= 248;
+  @ requires \valid_read(src + (g / 8 * b .. g / 8 * b + b - 1));
+  @ requires \valid(codes + (g .. g + 7));
+  @ requires \separated(src + (g / 8 * b .. g / 8 * b + b - 1), codes + (g .. g + 7));
+  @ assigns codes[g .. g + 7];
+  @ ensures group: \forall integer c, j; g <= c < g + 8 && 0 <= j < b ==>
+  @   c / 8 * b == g / 8 * b && (c % 8 * b + j) / 8 < b && (bit_test(codes[c], j) <==> bit_test(src[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8));
+  @ ensures high: \forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(codes[c], k); */
+static inline void unpack_group(const uint8_t *src, uint8_t *codes, uint32_t g, const uint32_t b)
+{
+    const uint64_t w = load_le64(src + g / 8 * b, b);
+    const uint64_t u = spread_group(w, b);
+    store_le64(codes + g, u, 8);
+    /*@ assert src_kept: \forall integer x; g / 8 * b <= x < g / 8 * b + b ==> src[x] == \at(src[x], Pre); */
+    /*@ assert u_codes: \forall integer c, t; g <= c < g + 8 && 0 <= t < 8 ==>
+      @   (bit_test(codes[c], t) <==> bit_test(u, 8 * (c - g) + t)); */
+    /*@ assert e0: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 0 * b + j) <==> bit_test(codes[g + 0], j)); */
+    /*@ assert e1: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 1 * b + j) <==> bit_test(codes[g + 1], j)); */
+    /*@ assert e2: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 2 * b + j) <==> bit_test(codes[g + 2], j)); */
+    /*@ assert e3: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 3 * b + j) <==> bit_test(codes[g + 3], j)); */
+    /*@ assert e4: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 4 * b + j) <==> bit_test(codes[g + 4], j)); */
+    /*@ assert e5: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 5 * b + j) <==> bit_test(codes[g + 5], j)); */
+    /*@ assert e6: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 6 * b + j) <==> bit_test(codes[g + 6], j)); */
+    /*@ assert e7: \forall integer j; 0 <= j < b ==>
+      @   (bit_test(w, 7 * b + j) <==> bit_test(codes[g + 7], j)); */
+    /*@ ghost by_code_at(w, codes, g, b); */
+    /*@ ghost group_bytes(src, codes, w, g, b); */
+    /*@ ghost group_high(codes, u, g, b); */
+}
+
 /*@ requires 1 <= b <= 8 && tile <= 256 && tile % 8 == 0;
   @ requires \valid_read(src + (0 .. tile / 8 * b - 1));
   @ requires \valid(codes + (0 .. tile - 1));
   @ requires \separated(src + (0 .. tile / 8 * b - 1), codes + (0 .. tile - 1));
-  @ assigns codes[0 .. tile - 1]; */
+  @ assigns codes[0 .. tile - 1];
+  @ ensures layout: \forall integer c, j; 0 <= c < tile && 0 <= j < b ==> (bit_test(codes[c], j) <==> bit_test(src[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8));
+  @ ensures high: \forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(codes[c], k); */
 static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_t tile,
                                      const uint32_t b)
 {
     /*@ loop invariant 0 <= g <= tile && g % 8 == 0;
-      @ loop invariant src == \at(src, Pre) + g / 8 * b;
-      @ loop assigns g, src, codes[0 .. tile - 1];
+      @ loop invariant layout: \forall integer c, j; 0 <= c < g && 0 <= j < b ==>
+      @   c / 8 * b + b <= g / 8 * b && (c % 8 * b + j) / 8 < b && (bit_test(codes[c], j) <==> bit_test(src[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8));
+      @ loop invariant high: \forall integer c, k; 0 <= c < g && b <= k < 8 ==> !bit_test(codes[c], k);
+      @ loop assigns g, codes[0 .. tile - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        store_le64(codes + g, spread_group(load_le64(src, b), b), 8);
-        src += b;
+        /*@ assert g / 8 * 8 == g && tile / 8 * 8 == tile; */
+        /*@ assert g / 8 < tile / 8; */
+        /*@ ghost group_room(g / 8, tile / 8, b); */
+        /*@ ghost next_group(g, b); */
+        unpack_group(src, codes, g, b);
     }
 }
 
@@ -599,7 +684,9 @@ static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_
   @ requires \valid_read(src + (0 .. tile / 8 * b - 1));
   @ requires \valid(codes + (0 .. tile - 1));
   @ requires \separated(src + (0 .. tile / 8 * b - 1), codes + (0 .. tile - 1));
-  @ assigns codes[0 .. tile - 1]; */
+  @ assigns codes[0 .. tile - 1];
+  @ ensures layout: \forall integer c, j; 0 <= c < tile && 0 <= j < b ==> (bit_test(codes[c], j) <==> bit_test(src[c / 8 * b + (c % 8 * b + j) / 8], (c % 8 * b + j) % 8));
+  @ ensures high: \forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(codes[c], k); */
 void tahq_unpack_tile(const uint8_t *src, uint8_t *codes, uint32_t tile, uint32_t b)
 {
     switch (b) {

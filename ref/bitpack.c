@@ -196,7 +196,9 @@ void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint6
  *
  * The proofs of the two SWAR transforms work on bit positions k of the
  * 64-bit word, each step stated as "bit k of the new word is bit f(k) of
- * the old one, or clear", with the masks as unions of intervals of k. */
+ * the old one, or clear", with the masks as unions of intervals of k;
+ * their results are stated code by code (i = 0..7: i*b is linear only for a
+ * literal i) over a bare bit position k, the form the callers can use. */
 
 /* Ghost lemma: x with bits 0..w-1 set, repeated every s bits. */
 /*@ ghost
@@ -238,34 +240,10 @@ void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint6
   }
 */
 
-/* Ghost lemma: the eight codes of a group, one by one, give every code (the
- * provers do not split i*b into cases on their own in a large context). */
-/*@ ghost
-  /@ requires 1 <= b <= 8;
-   @ assigns \nothing;
-   @ ensures (
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 0 * b + j) <==> bit_test(v, 0 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 1 * b + j) <==> bit_test(v, 8 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 2 * b + j) <==> bit_test(v, 16 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 3 * b + j) <==> bit_test(v, 24 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 4 * b + j) <==> bit_test(v, 32 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 5 * b + j) <==> bit_test(v, 40 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(v, 48 + j))) &&
-   @   (\forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(v, 56 + j)))) ==>
-   @   \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
-   @     (bit_test(w, i * b + j) <==> bit_test(v, 8 * i + j)); @/
-  static void by_code(uint64_t w, uint64_t v, uint32_t b)
-  {
-  }
-*/
-
 /* Eight byte-sized codes (code i in byte i) to eight b-bit fields (code i at
  * bit i*b). Exact when every code fits in b bits. */
 /*@ requires 1 <= b <= 8;
   @ assigns \nothing;
-  @ ensures codes: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==>
-  @   \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
-  @     (bit_test(\result, i * b + j) <==> bit_test(v, 8 * i + j));
   @ ensures clear: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 8 * b <= k ==> !bit_test(\result, k);
   @ ensures lanes: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> (
   @   (\forall integer k; 0 * b <= k < 1 * b ==> (bit_test(\result, k) <==> bit_test(v, 0 + k - 0 * b))) &&
@@ -295,23 +273,6 @@ static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
     /*@ assert z2: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 0 <= k < 64 && 4 * b <= k % 32 ==> !bit_test(v2, k); */
     /*@ assert a3: \forall integer k; 0 <= k < 64 ==> (bit_test(v3, k) <==>
       @   ((k < 32 && bit_test(v2, k)) || (4 * b <= k && bit_test(v2, k - 4 * b + 32)))); */
-    /*@ assert c0: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 0 * b + j) <==> bit_test(v, 0 + j)); */
-    /*@ assert c1: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 1 * b + j) <==> bit_test(v, 8 + j)); */
-    /*@ assert c2: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 2 * b + j) <==> bit_test(v, 16 + j)); */
-    /*@ assert c3: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 3 * b + j) <==> bit_test(v, 24 + j)); */
-    /*@ assert c4: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 4 * b + j) <==> bit_test(v, 32 + j)); */
-    /*@ assert c5: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 5 * b + j) <==> bit_test(v, 40 + j)); */
-    /*@ assert c6: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 6 * b + j) <==> bit_test(v, 48 + j)); */
-    /*@ assert c7: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer j; 0 <= j < b ==>
-      @   (bit_test(v3, 7 * b + j) <==> bit_test(v, 56 + j)); */
-    /*@ ghost by_code(v3, v, b); */
     /*@ assert k0: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 0 * b <= k < 1 * b ==>
       @   (bit_test(v3, k) <==> bit_test(v, 0 + k - 0 * b)); */
     /*@ assert k1: (\forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(v, k)) ==> \forall integer k; 1 * b <= k < 2 * b ==>
@@ -335,8 +296,6 @@ static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
  * bit above b clear. */
 /*@ requires 1 <= b <= 8;
   @ assigns \nothing;
-  @ ensures codes: \forall integer i, j; 0 <= i < 8 && 0 <= j < b ==>
-  @   (bit_test(w, i * b + j) <==> bit_test(\result, 8 * i + j));
   @ ensures high: \forall integer k; 0 <= k < 64 && b <= k % 8 ==> !bit_test(\result, k);
   @ ensures lanes: (
   @   (\forall integer k; 0 * b <= k < 1 * b ==> (bit_test(w, k) <==> bit_test(\result, 0 + k - 0 * b))) &&
@@ -367,15 +326,6 @@ static inline uint64_t spread_group(uint64_t w, const uint32_t b)
       @   (((k < 2 * b || 32 <= k < 32 + 2 * b) && bit_test(u1, k)) || (16 <= k && (k - 16 < 2 * b || 32 <= k - 16 < 32 + 2 * b) && bit_test(u1, k - 16 + 2 * b)))); */
     /*@ assert b3: \forall integer k; 0 <= k < 64 ==> (bit_test(u3, k) <==>
       @   (((k < b || 16 <= k < 16 + b || 32 <= k < 32 + b || 48 <= k < 48 + b) && bit_test(u2, k)) || (8 <= k && (k - 8 < b || 16 <= k - 8 < 16 + b || 32 <= k - 8 < 32 + b || 48 <= k - 8 < 48 + b) && bit_test(u2, k - 8 + b)))); */
-    /*@ assert c0: \forall integer j; 0 <= j < b ==> (bit_test(w, 0 * b + j) <==> bit_test(u3, 0 + j)); */
-    /*@ assert c1: \forall integer j; 0 <= j < b ==> (bit_test(w, 1 * b + j) <==> bit_test(u3, 8 + j)); */
-    /*@ assert c2: \forall integer j; 0 <= j < b ==> (bit_test(w, 2 * b + j) <==> bit_test(u3, 16 + j)); */
-    /*@ assert c3: \forall integer j; 0 <= j < b ==> (bit_test(w, 3 * b + j) <==> bit_test(u3, 24 + j)); */
-    /*@ assert c4: \forall integer j; 0 <= j < b ==> (bit_test(w, 4 * b + j) <==> bit_test(u3, 32 + j)); */
-    /*@ assert c5: \forall integer j; 0 <= j < b ==> (bit_test(w, 5 * b + j) <==> bit_test(u3, 40 + j)); */
-    /*@ assert c6: \forall integer j; 0 <= j < b ==> (bit_test(w, 6 * b + j) <==> bit_test(u3, 48 + j)); */
-    /*@ assert c7: \forall integer j; 0 <= j < b ==> (bit_test(w, 7 * b + j) <==> bit_test(u3, 56 + j)); */
-    /*@ ghost by_code(w, u3, b); */
     /*@ assert k0: \forall integer k; 0 * b <= k < 1 * b ==>
       @   (bit_test(w, k) <==> bit_test(u3, 0 + k - 0 * b)); */
     /*@ assert k1: \forall integer k; 1 * b <= k < 2 * b ==>
@@ -452,23 +402,18 @@ static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
       @   (bit_test(p[q / 8], q % 8) <==> bit_test(v, q)); */
 }
 
-/* Ghost lemma: group h of G ends at or before group G starts. */
+/* Ghost lemma: group g of a tile (its first code) lies inside the tile, and
+ * where the next group starts. Called with the loop's C values, it gives the
+ * provers the products of the width at those values. */
 /*@ ghost
-  /@ requires h < G && 1 <= b <= 8;
+  /@ requires g % 8 == 0 && tile % 8 == 0 && g < tile <= 256 && 1 <= b <= 8;
    @ assigns \nothing;
-   @ ensures h * b + b <= G * b; @/
-  static void group_room(uint32_t h, uint32_t G, uint32_t b)
+   @ ensures room: g / 8 * b + b <= tile / 8 * b;
+   @ ensures next: g / 8 * b + b == (g + 8) / 8 * b; @/
+  static void group_in_tile(uint32_t g, uint32_t tile, uint32_t b)
   {
-  }
-*/
-
-/* Ghost lemma: the next group's first byte. */
-/*@ ghost
-  /@ requires g % 8 == 0 && g <= 256 && 1 <= b <= 8;
-   @ assigns \nothing;
-   @ ensures g / 8 * b + b == (g + 8) / 8 * b; @/
-  static void next_group(uint32_t g, uint32_t b)
-  {
+      /@ assert g / 8 * 8 == g && tile / 8 * 8 == tile && g / 8 + 1 <= tile / 8; @/
+      /@ assert (g / 8 + 1) * b <= tile / 8 * b; @/
   }
 */
 
@@ -571,10 +516,7 @@ static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t 
       @ loop assigns g, dst[0 .. tile / 8 * b - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        /*@ assert g / 8 * 8 == g && tile / 8 * 8 == tile; */
-        /*@ assert g / 8 < tile / 8; */
-        /*@ ghost group_room(g / 8, tile / 8, b); */
-        /*@ ghost next_group(g, b); */
+        /*@ ghost group_in_tile(g, tile, b); */
         /*@ assert fit8: (\forall integer c, k; 0 <= c < tile && b <= k < 8 ==> !bit_test(\at(codes[c], Pre), k)) ==> (\forall integer c, k; g <= c < g + 8 && b <= k < 8 ==> !bit_test(codes[c], k)); */
         pack_group(dst, codes, g, b);
     }
@@ -632,6 +574,7 @@ static inline void unpack_group(const uint8_t *src, uint8_t *codes, uint32_t g, 
     const uint64_t u = spread_group(w, b);
     store_le64(codes + g, u, 8);
     /*@ assert src_kept: \forall integer x; g / 8 * b <= x < g / 8 * b + b ==> src[x] == \at(src[x], Pre); */
+    /*@ assert w_src: \forall integer q; 0 <= q < 8 * b ==> (bit_test(src[g / 8 * b + q / 8], q % 8) <==> bit_test(w, q)); */
     /*@ assert u_codes: \forall integer c, t; g <= c < g + 8 && 0 <= t < 8 ==>
       @   (bit_test(codes[c], t) <==> bit_test(u, 8 * (c - g) + t)); */
     /*@ assert e0: \forall integer j; 0 <= j < b ==>
@@ -672,10 +615,7 @@ static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_
       @ loop assigns g, codes[0 .. tile - 1];
       @ loop variant tile - g; */
     for (uint32_t g = 0; g < tile; g += 8) {
-        /*@ assert g / 8 * 8 == g && tile / 8 * 8 == tile; */
-        /*@ assert g / 8 < tile / 8; */
-        /*@ ghost group_room(g / 8, tile / 8, b); */
-        /*@ ghost next_group(g, b); */
+        /*@ ghost group_in_tile(g, tile, b); */
         unpack_group(src, codes, g, b);
     }
 }

@@ -214,4 +214,58 @@ printf 'old' >keep.tahq
 bad 1 "$T" encode short.npy keep.tahq
 [ "$(cat keep.tahq)" = "old" ] || fail "failed encode changed its output"
 
+# --- an output that is an input, a symlink, or "-" -----------------------------
+# unchanged FILE SUM: FILE still has the sha256 SUM it had before the command
+unchanged() { [ "$(sha256sum <"$1")" = "$2" ] || fail "$1 was changed"; }
+x_sum="$(sha256sum <x.npy)"
+m_sum="$(sha256sum <x.tahq)"
+bad 2 "$T" encode x.npy x.npy;                     has "same file as the input x.npy"
+unchanged x.npy "$x_sum"
+bad 2 "$T" encode x.npy ./x.npy;                   has "same file as the input"
+bad 2 "$T" encode x.npy "$PWD/x.npy";              has "same file as the input"
+ln -f x.npy x_hardlink.npy
+bad 2 "$T" encode x.npy x_hardlink.npy;            has "same file as the input"
+bad 2 "$T" decode x.tahq x.tahq;                   has "same file as the input x.tahq"
+unchanged x.tahq "$m_sum"
+bad 2 "$T" decode x.tahq ./x.tahq
+"$T" encode --profile paper-v1 x.npy x.pv1 >/dev/null
+p_sum="$(sha256sum <x.pv1)"
+bad 2 "$T" encode --profile paper-v1 x.npy x.npy;  has "same file as the input"
+bad 2 "$T" decode --profile paper-v1 x.pv1 x.pv1 --shape 1x16x128; has "same file as the input"
+unchanged x.pv1 "$p_sum"
+bad 2 "$T" encode x.f32 x.f32 --shape "$rows_c";   has "same file as the input x.f32"
+unchanged x.npy "$x_sum"
+unchanged x.tahq "$m_sum"
+# a symbolic link as the output is refused, whatever it points to, and is
+# left a link to its target (which keeps its contents)
+ln -s x.npy link_to_input.npy
+bad 2 "$T" encode x.npy link_to_input.npy;         has "symbolic link"
+printf 'old' >target.tahq
+ln -s target.tahq link_out.tahq
+bad 2 "$T" encode x.npy link_out.tahq;             has "symbolic link"
+[ -L link_out.tahq ] || fail "the symlinked output was replaced"
+[ "$(cat target.tahq)" = "old" ] || fail "the symlink's target was changed"
+ln -s nowhere.tahq dangling.tahq
+bad 2 "$T" encode x.npy dangling.tahq;             has "symbolic link"
+[ ! -e nowhere.tahq ] || fail "a dangling link's target was created"
+unchanged x.npy "$x_sum"
+# "-" is standard output (never a file named "-"); a tensor cannot come from
+# standard input; a message can
+"$T" encode x.npy - >stdout.tahq || fail "encode to - failed"
+[ ! -e ./- ] || fail "encode - created a file named -"
+cmp -s stdout.tahq x.tahq || fail "encode to - differs from encode to a file"
+"$T" decode - from_stdin.f32 <x.tahq >/dev/null || fail "decode from - failed"
+cmp -s from_stdin.f32 x.f32 || fail "decode of standard input differs"
+"$T" decode x.tahq - >stdout.npy || fail "decode to - failed"
+"$T" decode x.tahq file.npy >/dev/null
+cmp -s stdout.npy file.npy || fail "decode to - differs from decode to a file"
+bad 2 "$T" encode - out.tahq <x.npy;               has "not from standard input"
+[ ! -e ./- ] || fail "a file named - was created"
+rm -f stdout.tahq stdout.npy file.npy from_stdin.f32 x_hardlink.npy link_to_input.npy \
+  link_out.tahq target.tahq dangling.tahq
+# the control: a different output path next to the input is written
+"$T" encode x.npy ./x_copy.tahq >/dev/null || fail "encode to a new path failed"
+cmp -s x_copy.tahq x.tahq || fail "encode to a new path differs"
+rm -f x_copy.tahq
+
 echo "bad_input_test: $n_checks bad inputs rejected cleanly"

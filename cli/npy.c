@@ -314,10 +314,19 @@ int npy_parse(const uint8_t *buf, size_t len, npy_tensor *t, char *err, size_t e
     return 0;
 }
 
+/* Tensors are read from regular files only: their size is checked against
+ * the shape before any data is read. */
+static int refuse_stdin_tensor(void)
+{
+    return cli_fail(EXIT_USAGE, "-: a tensor is read from a regular file, not from standard input");
+}
+
 int npy_read(const char *path, npy_tensor *t)
 {
     char err[256];
     memset(t, 0, sizeof *t);
+    if (strcmp(path, "-") == 0)
+        return refuse_stdin_tensor();
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
@@ -325,6 +334,10 @@ int npy_read(const char *path, npy_tensor *t)
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
         return cli_fail(EXIT_RUNTIME, "%s: not a regular file", path);
+    }
+    if (cli_note_input(fileno(f), path) != 0) {
+        fclose(f);
+        return EXIT_RUNTIME;
     }
     uint64_t fsize = (uint64_t)st.st_size;
     uint8_t pre[12];
@@ -444,6 +457,8 @@ int raw_f32_read(const char *path, const char *shape_text, npy_tensor *t)
                         shape_text);
     npy_tensor shape = *t;
     memset(t, 0, sizeof *t);
+    if (strcmp(path, "-") == 0)
+        return refuse_stdin_tensor();
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
@@ -451,6 +466,10 @@ int raw_f32_read(const char *path, const char *shape_text, npy_tensor *t)
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
         return cli_fail(EXIT_RUNTIME, "%s: not a regular file", path);
+    }
+    if (cli_note_input(fileno(f), path) != 0) {
+        fclose(f);
+        return EXIT_RUNTIME;
     }
     uint64_t need = shape.count * 4u;
     if ((uint64_t)st.st_size != need) {

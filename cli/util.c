@@ -122,31 +122,90 @@ int cli_has_suffix(const char *path, const char *suffix)
     return n >= m && strcmp(path + n - m, suffix) == 0;
 }
 
+/* ----- inputs, so that no output replaces one ----- */
+
+typedef struct noted_input {
+    dev_t dev;
+    ino_t ino;
+    char *path;
+} noted_input;
+
+static noted_input *g_inputs = NULL;
+static size_t g_n_inputs = 0, g_cap_inputs = 0;
+
+int cli_note_input(int fd, const char *path)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0; /* a pipe or terminal cannot be replaced by an output */
+    if (cli_same_input(&st))
+        return 0;
+    if (g_n_inputs == g_cap_inputs) {
+        size_t ncap = g_cap_inputs ? 2u * g_cap_inputs : 16u;
+        noted_input *n = realloc(g_inputs, ncap * sizeof *n);
+        if (!n)
+            return cli_fail(EXIT_RUNTIME, "out of memory");
+        g_inputs = n;
+        g_cap_inputs = ncap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    g_inputs[g_n_inputs].dev = st.st_dev;
+    g_inputs[g_n_inputs].ino = st.st_ino;
+    g_inputs[g_n_inputs].path = copy;
+    g_n_inputs++;
+    return 0;
+}
+
+const char *cli_same_input(const struct stat *st)
+{
+    for (size_t i = 0; i < g_n_inputs; ++i)
+        if (g_inputs[i].dev == st->st_dev && g_inputs[i].ino == st->st_ino)
+            return g_inputs[i].path;
+    return NULL;
+}
+
+/* Standard input stays open for the rest of the program. */
+static void close_input(FILE *f)
+{
+    if (f != stdin)
+        fclose(f);
+}
+
 int cli_read_file(const char *path, uint8_t **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
+    if (from_stdin)
+        path = "(standard input)";
     struct stat st;
     if (fstat(fileno(f), &st) != 0) {
         int e = errno;
-        fclose(f);
+        close_input(f);
         return cli_fail(EXIT_RUNTIME, "%s: cannot stat: %s", path, strerror(e));
     }
+    int rc = cli_note_input(fileno(f), path);
+    if (rc) {
+        close_input(f);
+        return rc;
+    }
     if (S_ISDIR(st.st_mode)) {
-        fclose(f);
+        close_input(f);
         return cli_fail(EXIT_RUNTIME, "%s: is a directory", path);
     }
     size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 65536u;
     if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)SIZE_MAX - 1u) {
-        fclose(f);
+        close_input(f);
         return cli_fail(EXIT_RUNTIME, "%s: file too large", path);
     }
     uint8_t *buf = malloc(cap + 1u);
     if (!buf) {
-        fclose(f);
+        close_input(f);
         return cli_fail(EXIT_RUNTIME, "%s: out of memory (%zu bytes)", path, cap);
     }
     size_t n = 0;
@@ -154,14 +213,14 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
         if (n == cap) {
             if (cap > SIZE_MAX / 2u - 1u) {
                 free(buf);
-                fclose(f);
+                close_input(f);
                 return cli_fail(EXIT_RUNTIME, "%s: file too large", path);
             }
             size_t ncap = cap * 2u;
             uint8_t *nb = realloc(buf, ncap + 1u);
             if (!nb) {
                 free(buf);
-                fclose(f);
+                close_input(f);
                 return cli_fail(EXIT_RUNTIME, "%s: out of memory", path);
             }
             buf = nb;
@@ -173,13 +232,13 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
             if (ferror(f)) {
                 int e = errno;
                 free(buf);
-                fclose(f);
+                close_input(f);
                 return cli_fail(EXIT_RUNTIME, "%s: read error: %s", path, strerror(e));
             }
             break;
         }
     }
-    fclose(f);
+    close_input(f);
     *data = buf;
     *len = n;
     return 0;
@@ -193,10 +252,40 @@ int cli_out_open(cli_out *o, const char *path)
     o->path = path;
     if (!*path)
         return cli_fail(EXIT_USAGE, "empty output path");
+    if (strcmp(path, "-") == 0) {
+        if (isatty(STDOUT_FILENO))
+            return cli_fail(EXIT_USAGE, "-: standard output is a terminal; refusing to write "
+                                        "binary output there (redirect it, or give a file)");
+        /* The data takes over standard output; the command's own text
+         * (its summary line, --json) goes to standard error from here on,
+         * so the two never mix. */
+        fflush(stdout);
+        int data_fd = dup(STDOUT_FILENO);
+        if (data_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
+            !(o->f = fdopen(data_fd, "wb"))) {
+            int e = errno;
+            if (data_fd >= 0)
+                close(data_fd);
+            return cli_fail(EXIT_RUNTIME, "-: cannot use standard output: %s", strerror(e));
+        }
+        return 0;
+    }
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return cli_fail(EXIT_USAGE,
+                        "%s: is a symbolic link; refusing to replace it by a regular file "
+                        "(give the link's target as the output, or remove the link)",
+                        path);
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
         return cli_fail(EXIT_RUNTIME, "%s: is a directory", path);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    const char *input = exists ? cli_same_input(&st) : NULL;
+    if (input)
+        return cli_fail(EXIT_USAGE,
+                        "%s: is the same file as the input %s; refusing to overwrite an input "
+                        "(choose another output path)",
+                        path, input);
+    if (exists && !S_ISREG(st.st_mode)) {
         /* a device or pipe (/dev/null, /dev/stdout): write to it directly */
         o->f = fopen(path, "wb");
         if (!o->f)

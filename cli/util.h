@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "tahq.h"
 
@@ -53,19 +54,37 @@ int cli_parse_float(const char *s, float *v); /* also "inf" */
 /* 1 if path ends with suffix. */
 int cli_has_suffix(const char *path, const char *suffix);
 
-/* Read a whole file into a malloc'd buffer (*len bytes). Returns 0, or an
- * exit code after printing an error naming the file. */
+/* Read a whole file into a malloc'd buffer (*len bytes); "-" reads standard
+ * input. Returns 0, or an exit code after printing an error naming the file.
+ * The file is noted as an input (cli_note_input). */
 int cli_read_file(const char *path, uint8_t **data, size_t *len);
+
+/* No output replaces an input. Every input file is noted when it is opened
+ * (its device and inode, so "./x", an absolute path, a hard link or a
+ * symlink to it are all the same file), and cli_out_open refuses an output
+ * path that is the same file as a noted input. Returns 0, or an exit code
+ * (printed) when there is no memory to keep the note. */
+int cli_note_input(int fd, const char *path);
+/* The noted input that is the same file as st, or NULL. */
+const char *cli_same_input(const struct stat *st);
 
 /* Atomic output: data goes to a temporary file in the directory of path,
  * which is renamed onto path by cli_out_commit; cli_out_abort (or a failed
- * write or commit) removes it, so no partial output is ever left behind. */
+ * write or commit) removes it, so no partial output is ever left behind.
+ * cli_out_open refuses (nothing written, nothing removed):
+ *   - an output that is the same file as an input of the command;
+ *   - an output path that is a symbolic link (the rename would replace the
+ *     link by a regular file; write to the link's target instead);
+ *   - "-" when standard output is a terminal.
+ * "-" is standard output, written directly; the command's own text goes
+ * to standard error from then on. A device or pipe path (/dev/null, a FIFO)
+ * is written directly as well. */
 typedef struct cli_out {
     FILE *f;
     char *tmp_path;
     const char *path;
     int failed;
-    int err; /* errno of the first failure */
+    int err;       /* errno of the first failure */
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);                /* 0 or exit code (printed) */
 void cli_out_write(cli_out *o, const void *data, size_t n);    /* errors are kept for commit */

@@ -1,0 +1,423 @@
+/* tahq-train: a byte-level transformer language model trained through a
+ * pipeline of K stages whose boundaries go through tahq's codecs. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tt_train.h"
+
+#ifndef TAHQ_TRAIN_VERSION
+#define TAHQ_TRAIN_VERSION "unknown"
+#endif
+#ifndef TAHQ_TRAIN_DATA
+#define TAHQ_TRAIN_DATA "build/shakespeare"
+#endif
+
+static const char *const help_text =
+    "usage: tahq-train [options]\n"
+    "Train a byte-level decoder-only transformer through a K-stage pipeline (one process, GPipe);\n"
+    "every stage boundary encodes the forward activation and the backward gradient into a\n"
+    "message with the method's codecs and the next stage computes with the decoded tensor.\n"
+    "\n"
+    "run:\n"
+    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB,\n"
+    "                    each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed methods\n"
+    "                    default to +bwd-fix6, fp32 to +bwd-none\n"
+    "  --seed LIST       comma list of seeds (1); each (method, seed) is one run\n"
+    "  --steps N         training steps (200)\n"
+    "  --stages K        pipeline stages, 1..blocks (4)\n"
+    "  --micro M         micro-batches per step (4)\n"
+    "  --batch B         sequences per micro-batch (2)\n"
+    "  --lr X            peak AdamW step size (1e-3)\n"
+    "  --warmup N        warm-up steps (steps/10)\n"
+    "  --schedule S      linear (default), cosine or const: decay to lr/10 after the warm-up\n"
+    "  --weight-decay X  decoupled weight decay on matrices and embeddings (0.01)\n"
+    "  --clip X          gradient-norm clip per stage and for the tied embedding (1.0; 0 = none)\n"
+    "model:\n"
+    "  --channels C      (256)   --layers L (4)   --heads H (4)   --context T (128)\n"
+    "data:\n"
+    "  --data DIR        folder with train.bin and val.bin (" TAHQ_TRAIN_DATA ";\n"
+    "                    scripts/fetch_corpus.sh DIR builds them)\n"
+    "  --train-file F, --val-file F   other byte files instead\n"
+    "  --eval-every N    validation every N steps and at the last (steps/10)\n"
+    "  --eval-windows N  validation windows of T bytes (64)\n"
+    "output:\n"
+    "  --out DIR         write DIR/METHOD_kK_sSEED.csv per run as it finishes; runs whose file\n"
+    "                    exists are skipped (resume); without --out nothing is written\n"
+    "  --print-every N   print every N-th step's loss (1; 0 = only the summary)\n"
+    "  --help, --version\n"
+    "Exit status: 0 success, 1 runtime error, 2 usage error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tahq-train: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (tahq-train --help)\n");
+    return 2;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return 1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return 1;
+    *out = v;
+    return 0;
+}
+
+static uint8_t *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *buf = NULL;
+    size_t cap = 0, len = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 1 << 20;
+            uint8_t *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    *n = len;
+    return buf;
+}
+
+static void run_name(char *out, size_t n, const char *method, int K, uint64_t seed)
+{
+    char m[64];
+    snprintf(m, sizeof m, "%s", method);
+    for (char *p = m; *p; p++)
+        if (*p == '/' || *p == '+')
+            *p = *p == '/' ? '-' : '_';
+    snprintf(out, n, "%s_k%d_s%llu", m, K, (unsigned long long)seed);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct cli {
+    tt_opts o;
+    const char *methods, *seeds, *data, *train_file, *val_file, *out;
+    int eval_every, eval_windows, print_every;
+} cli;
+
+/* one run; returns 0, or 1 on a runtime error */
+static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty)
+{
+    sim_method m;
+    const char *err = tt_method_parse(method, &m);
+    if (err) {
+        fprintf(stderr, "tahq-train: method '%s': %s\n", method, err);
+        return 1;
+    }
+    tt_opts o = a->o;
+    o.seed = seed;
+    char name[128], path[4096], tmp[4200];
+    run_name(name, sizeof name, method, o.K, seed);
+    FILE *csv = NULL;
+    if (a->out) {
+        snprintf(path, sizeof path, "%s/%s.csv", a->out, name);
+        struct stat sb;
+        if (stat(path, &sb) == 0) {
+            printf("run %s: %s exists, skipped\n", name, path);
+            return 0;
+        }
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        csv = fopen(tmp, "w");
+        if (!csv) {
+            fprintf(stderr, "tahq-train: cannot write %s: %s\n", tmp, strerror(errno));
+            return 1;
+        }
+        fprintf(csv, "step,lr,loss,val_loss,val_bpb,fwd_bytes,bwd_bytes\n");
+    }
+    tt_run *r = tt_run_new(&o, &m, d, &err);
+    if (!r) {
+        fprintf(stderr, "tahq-train: run %s: %s\n", name, err);
+        if (csv) {
+            fclose(csv);
+            remove(tmp);
+        }
+        return 1;
+    }
+    printf("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
+           name, method, o.K, o.cfg.C, o.cfg.L, o.cfg.NH, o.cfg.T, o.micro, o.batch, o.steps,
+           (unsigned long long)seed, tt_model_params(&o.cfg));
+    fflush(stdout);
+    const double t0 = now_s();
+    const double tokens_per_step = (double)o.micro * o.batch * o.cfg.T;
+    double loss = NAN, vloss = NAN, first = NAN;
+    uint64_t fb = 0, bb = 0;
+    for (int t = 0; t < o.steps; t++) {
+        double lr = tt_lr(&o, t);
+        loss = tt_run_step(r, &err);
+        if (isnan(loss) && err) {
+            fprintf(stderr, "tahq-train: run %s, step %d: codec error: %s\n", name, t + 1, err);
+            tt_run_free(r);
+            if (csv) {
+                fclose(csv);
+                remove(tmp);
+            }
+            return 1;
+        }
+        if (t == 0)
+            first = loss;
+        tt_run_bytes(r, &fb, &bb);
+        int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
+        if (ev)
+            vloss = tt_run_eval(r, a->eval_windows);
+        if (csv) {
+            if (ev)
+                fprintf(csv, "%d,%.6e,%.6f,%.6f,%.6f,%llu,%llu\n", t + 1, lr, loss, vloss,
+                        vloss / log(2.0), (unsigned long long)fb, (unsigned long long)bb);
+            else
+                fprintf(csv, "%d,%.6e,%.6f,,,%llu,%llu\n", t + 1, lr, loss, (unsigned long long)fb,
+                        (unsigned long long)bb);
+        }
+        if (a->print_every > 0 && ((t + 1) % a->print_every == 0 || t + 1 == o.steps || ev)) {
+            printf("step %d/%d loss %.4f lr %.3e", t + 1, o.steps, loss, lr);
+            if (ev)
+                printf(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
+            if (tty) {
+                double el = now_s() - t0, eta = el / (t + 1) * (o.steps - t - 1);
+                printf("  [%.0f s, eta %.0f s]", el, eta);
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    const double el = now_s() - t0;
+    tt_run_free(r);
+    if (csv) {
+        if (fclose(csv) || rename(tmp, path)) {
+            fprintf(stderr, "tahq-train: cannot write %s: %s\n", path, strerror(errno));
+            remove(tmp);
+            return 1;
+        }
+    }
+    printf("run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd %llu "
+           "bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
+           name, first, loss, vloss, vloss / log(2.0), (unsigned long long)fb,
+           (unsigned long long)bb, el, tokens_per_step * o.steps / el, csv ? ", wrote " : "",
+           csv ? path : "");
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli a;
+    memset(&a, 0, sizeof a);
+    a.o.cfg = (tt_config){256, 256, 4, 128, 4};
+    a.o.K = 4, a.o.micro = 4, a.o.batch = 2, a.o.steps = 200, a.o.warmup = -1;
+    a.o.schedule = TT_SCHED_LINEAR;
+    a.o.lr = 1e-3, a.o.beta1 = 0.9, a.o.beta2 = 0.999, a.o.eps = 1e-8;
+    a.o.weight_decay = 0.01, a.o.clip = 1.0;
+    a.methods = "tah", a.seeds = "1", a.data = TAHQ_TRAIN_DATA;
+    a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
+    int stages_set = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            fputs(help_text, stdout);
+            return 0;
+        }
+        if (!strcmp(o, "--version")) {
+            printf("tahq-train %s\n", TAHQ_TRAIN_VERSION);
+            return 0;
+        }
+        if (strncmp(o, "--", 2) != 0)
+            return usage_error("unexpected argument '%s'", o);
+        if (i + 1 >= argc)
+            return usage_error("option %s needs a value", o);
+        const char *v = argv[++i];
+        int bad = 0;
+        if (!strcmp(o, "--method") || !strcmp(o, "--methods"))
+            a.methods = v;
+        else if (!strcmp(o, "--seed") || !strcmp(o, "--seeds"))
+            a.seeds = v;
+        else if (!strcmp(o, "--steps"))
+            bad = parse_int(v, 1, 100000000, &a.o.steps);
+        else if (!strcmp(o, "--stages"))
+            bad = parse_int(v, 1, 256, &a.o.K), stages_set = 1;
+        else if (!strcmp(o, "--micro"))
+            bad = parse_int(v, 1, 4096, &a.o.micro);
+        else if (!strcmp(o, "--batch"))
+            bad = parse_int(v, 1, 4096, &a.o.batch);
+        else if (!strcmp(o, "--lr"))
+            bad = parse_double(v, 0, 10, &a.o.lr);
+        else if (!strcmp(o, "--warmup"))
+            bad = parse_int(v, 0, 100000000, &a.o.warmup);
+        else if (!strcmp(o, "--schedule")) {
+            if (!strcmp(v, "linear"))
+                a.o.schedule = TT_SCHED_LINEAR;
+            else if (!strcmp(v, "cosine"))
+                a.o.schedule = TT_SCHED_COSINE;
+            else if (!strcmp(v, "const"))
+                a.o.schedule = TT_SCHED_CONST;
+            else
+                return usage_error("--schedule must be linear, cosine or const, not '%s'", v);
+        } else if (!strcmp(o, "--weight-decay"))
+            bad = parse_double(v, 0, 10, &a.o.weight_decay);
+        else if (!strcmp(o, "--clip"))
+            bad = parse_double(v, 0, 1e30, &a.o.clip);
+        else if (!strcmp(o, "--channels"))
+            bad = parse_int(v, 1, 8192, &a.o.cfg.C);
+        else if (!strcmp(o, "--layers"))
+            bad = parse_int(v, 1, 256, &a.o.cfg.L);
+        else if (!strcmp(o, "--heads"))
+            bad = parse_int(v, 1, 8192, &a.o.cfg.NH);
+        else if (!strcmp(o, "--context"))
+            bad = parse_int(v, 1, 8192, &a.o.cfg.T);
+        else if (!strcmp(o, "--data"))
+            a.data = v;
+        else if (!strcmp(o, "--train-file"))
+            a.train_file = v;
+        else if (!strcmp(o, "--val-file"))
+            a.val_file = v;
+        else if (!strcmp(o, "--eval-every"))
+            bad = parse_int(v, 0, 100000000, &a.eval_every);
+        else if (!strcmp(o, "--eval-windows"))
+            bad = parse_int(v, 1, 1000000, &a.eval_windows);
+        else if (!strcmp(o, "--out"))
+            a.out = v;
+        else if (!strcmp(o, "--print-every"))
+            bad = parse_int(v, 0, 100000000, &a.print_every);
+        else
+            return usage_error("unknown option '%s'", o);
+        if (bad) {
+            fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", v, o);
+            return 2;
+        }
+    }
+    const char *cerr = tt_config_check(&a.o.cfg);
+    if (cerr)
+        return usage_error("%s", cerr);
+    if (!stages_set && a.o.K > a.o.cfg.L)
+        a.o.K = a.o.cfg.L;
+    if (a.o.K > a.o.cfg.L) {
+        fprintf(stderr, "tahq-train: --stages %d exceeds --layers %d (each stage needs a block)\n",
+                a.o.K, a.o.cfg.L);
+        return 2;
+    }
+    if (a.o.warmup < 0)
+        a.o.warmup = a.o.steps / 10;
+    if (a.eval_every < 0)
+        a.eval_every = a.o.steps >= 10 ? a.o.steps / 10 : 1;
+    if ((a.train_file != NULL) != (a.val_file != NULL))
+        return usage_error("%s", "--train-file and --val-file go together");
+    /* the method and seed lists, checked before any run starts */
+    char mlist[1024], slist[1024];
+    snprintf(mlist, sizeof mlist, "%s", a.methods);
+    snprintf(slist, sizeof slist, "%s", a.seeds);
+    const char *mv[64];
+    uint64_t sv[64];
+    int nm = 0, ns = 0;
+    for (char *tok = strtok(mlist, ","); tok; tok = strtok(NULL, ",")) {
+        sim_method m;
+        const char *err = tt_method_parse(tok, &m);
+        if (err) {
+            fprintf(stderr, "tahq-train: method '%s': %s\n", tok, err);
+            return 2;
+        }
+        if (nm == 64)
+            return usage_error("%s", "at most 64 methods");
+        mv[nm++] = tok;
+    }
+    for (char *tok = strtok(slist, ","); tok; tok = strtok(NULL, ",")) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(tok, &end, 10);
+        if (errno || end == tok || *end || tok[0] == '-')
+            return usage_error("bad seed '%s'", tok);
+        if (ns == 64)
+            return usage_error("%s", "at most 64 seeds");
+        sv[ns++] = (uint64_t)s;
+    }
+    if (!nm || !ns)
+        return usage_error("%s", "empty --method or --seed list");
+
+    /* data */
+    char tp[4096], vp[4096];
+    if (a.train_file) {
+        snprintf(tp, sizeof tp, "%s", a.train_file);
+        snprintf(vp, sizeof vp, "%s", a.val_file);
+    } else {
+        snprintf(tp, sizeof tp, "%s/train.bin", a.data);
+        snprintf(vp, sizeof vp, "%s/val.bin", a.data);
+    }
+    tt_data d;
+    uint8_t *tb = read_file(tp, &d.n_train), *vb = read_file(vp, &d.n_val);
+    if (!tb || !vb) {
+        const char *miss = !tb ? tp : vp;
+        if (a.train_file)
+            fprintf(stderr, "tahq-train: cannot read %s: %s\n", miss, strerror(errno));
+        else
+            fprintf(stderr, "tahq-train: corpus not found: %s (build it with: scripts/fetch_corpus.sh %s)\n",
+                    miss, a.data);
+        free(tb);
+        free(vb);
+        return 1;
+    }
+    d.train = tb, d.val = vb;
+    if (d.n_train < (size_t)a.o.cfg.T + 2 || d.n_val < (size_t)a.o.cfg.T + 2) {
+        fprintf(stderr, "tahq-train: %s must hold more than context + 1 = %d bytes\n",
+                d.n_train < (size_t)a.o.cfg.T + 2 ? tp : vp, a.o.cfg.T + 1);
+        free(tb);
+        free(vb);
+        return 1;
+    }
+    if (a.out && mkdir(a.out, 0777) && errno != EEXIST) {
+        fprintf(stderr, "tahq-train: cannot create %s: %s\n", a.out, strerror(errno));
+        free(tb);
+        free(vb);
+        return 1;
+    }
+    sim_blas_init();
+    const int tty = isatty(STDOUT_FILENO);
+    int rc = 0;
+    for (int i = 0; i < nm && !rc; i++)
+        for (int j = 0; j < ns && !rc; j++)
+            rc = one_run(&a, mv[i], sv[j], &d, tty);
+    free(tb);
+    free(vb);
+    return rc;
+}

@@ -1,0 +1,112 @@
+#!/bin/sh
+# CTest train_smoke: tahq-train on a built-in paragraph (no corpus, no network).
+#   smoke_test.sh TAHQ_TRAIN WORKDIR
+# Checks: the loss falls over 40 steps (K = 2) and does not with lr 0 (the
+# control: the check can fail); two fp32 runs write byte-identical CSVs; a
+# TAH-Quant run (fixpoint-6 backward) trains and sends under a quarter of
+# fp32's bytes; an existing result is skipped (resume); bad options exit 2
+# with one line; a missing corpus exits 1 and names the fetch script.
+set -u
+BIN=$1
+W=$2
+rm -rf "$W"
+mkdir -p "$W"
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+# Text of the test (written for it): a few sentences, repeated, so that a
+# small model can learn something in 40 steps.
+i=0
+while [ $i -lt 12 ]; do
+    cat <<'EOF'
+A pipeline cuts a model into stages that run on different machines. Each stage
+sends its activations to the next one and receives gradients back. Over a slow
+network those messages are the bottleneck, so they are compressed: a few bits
+per value, a scale and a zero point per tile, and a rotation for the tiles that
+hold one large outlier. The receiving stage computes with the decoded values.
+EOF
+    i=$((i + 1))
+done >"$W/train.txt"
+head -c 1500 "$W/train.txt" | tail -c 700 >"$W/val.txt"
+
+SMALL="--channels 64 --layers 2 --heads 2 --context 32 --stages 2 --micro 2 --batch 2
+       --train-file $W/train.txt --val-file $W/val.txt --eval-windows 4 --eval-every 10"
+
+# drop = mean loss of steps 1-3 minus mean loss of steps 36-40
+drop() {
+    awk -F, 'NR > 1 && $1 <= 3 { a += $3; na++ } NR > 1 && $1 > 35 { b += $3; nb++ }
+             END { printf "%.4f\n", a / na - b / nb }' "$1"
+}
+
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 40 --lr 3e-3 --out "$W/a" --print-every 10 >"$W/a.log" 2>&1 ||
+    bad "fp32 run failed: $(tail -n 3 "$W/a.log")"
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 40 --lr 3e-3 --out "$W/b" --print-every 0 >"$W/b.log" 2>&1 ||
+    bad "second fp32 run failed"
+A=$W/a/fp32_k2_s1.csv
+if [ -f "$A" ] && [ -f "$W/b/fp32_k2_s1.csv" ]; then
+    cmp -s "$A" "$W/b/fp32_k2_s1.csv" || bad "two fp32 runs with the same seed wrote different CSVs"
+    [ "$(wc -l <"$A")" -eq 41 ] || bad "$A: expected 41 lines"
+    d=$(drop "$A")
+    echo "fp32: loss drop over 40 steps $d (must be > 0.5)"
+    awk -v d="$d" 'BEGIN { exit !(d > 0.5) }' || bad "fp32 loss did not fall (drop $d)"
+else
+    bad "fp32 CSVs missing"
+fi
+
+# control: with lr 0 the same check must see no drop
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 40 --lr 0 --out "$W/c" --print-every 0 >"$W/c.log" 2>&1 ||
+    bad "lr-0 run failed"
+if [ -f "$W/c/fp32_k2_s1.csv" ]; then
+    d=$(drop "$W/c/fp32_k2_s1.csv")
+    echo "control (lr 0): loss drop $d (must be < 0.1)"
+    awk -v d="$d" 'BEGIN { exit !(d < 0.1) }' || bad "control: loss fell with lr 0 (drop $d)"
+fi
+
+# TAH-Quant forward (4/3 bits, token allocation) + fixpoint-6 backward
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method tah --steps 40 --lr 3e-3 --out "$W/a" --print-every 0 >"$W/t.log" 2>&1 ||
+    bad "tah run failed: $(tail -n 3 "$W/t.log")"
+T=$W/a/tah_k2_s1.csv
+if [ -f "$T" ] && [ -f "$A" ]; then
+    d=$(drop "$T")
+    echo "tah: loss drop $d (must be > 0.5)"
+    awk -v d="$d" 'BEGIN { exit !(d > 0.5) }' || bad "tah loss did not fall (drop $d)"
+    fb=$(awk -F, 'NR == 2 { print $6 }' "$T")
+    f32=$(awk -F, 'NR == 2 { print $6 }' "$A")
+    echo "forward bytes per step: tah $fb, fp32 $f32"
+    [ "$fb" -gt 0 ] && [ $((fb * 4)) -lt "$f32" ] || bad "tah forward bytes $fb not under fp32/4 ($f32)"
+else
+    bad "tah CSV missing"
+fi
+
+# resume: the finished run is skipped and its file left as it was
+cp "$A" "$W/a.before"
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 40 --lr 3e-3 --out "$W/a" >"$W/r.log" 2>&1 || bad "resume run failed"
+grep -q "skipped" "$W/r.log" || bad "an existing result was not skipped"
+cmp -s "$A" "$W/a.before" || bad "resume changed an existing result"
+
+# usage errors: exit 2, one line on stderr
+for args in "--steps 0" "--method nope" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
+    # shellcheck disable=SC2086
+    "$BIN" $args --train-file "$W/train.txt" --val-file "$W/val.txt" >"$W/u.out" 2>"$W/u.err"
+    rc=$?
+    [ $rc -eq 2 ] || bad "'$args': exit $rc, expected 2"
+    [ "$(wc -l <"$W/u.err")" -eq 1 ] || bad "'$args': expected one line on stderr, got: $(cat "$W/u.err")"
+done
+"$BIN" --data "$W/no-such-dir" --steps 1 >"$W/m.out" 2>"$W/m.err"
+rc=$?
+[ $rc -eq 1 ] || bad "missing corpus: exit $rc, expected 1"
+grep -q "fetch_corpus.sh" "$W/m.err" || bad "missing corpus: the error does not name scripts/fetch_corpus.sh"
+"$BIN" --help >"$W/h.out" || bad "--help failed"
+grep -q "^usage: tahq-train" "$W/h.out" || bad "--help text"
+"$BIN" --version | grep -q "^tahq-train " || bad "--version"
+
+if [ $fail -ne 0 ]; then
+    echo "train_smoke: FAILED"
+    exit 1
+fi
+echo "train_smoke: all passed"

@@ -1,0 +1,194 @@
+/* tt_codec.c - boundary messages (see tt_codec.h); all numerics are libtahq's. */
+#include "tt_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tahq.h"
+
+const char *tt_method_parse(const char *name, sim_method *m)
+{
+    if (sim_method_parse(name, m))
+        return "unknown method (fp32, fp16, tah, tah-tile, tah-sr, tahH/L, plainB, with optional "
+               "+bwd-none, +bwd-fixB, +bwd-tah)";
+    if (m->fwd == SIM_FWD_AQSGD)
+        return "aqsgd is not supported by tahq-train (it needs a per-sample activation cache)";
+    return NULL;
+}
+
+static size_t bound_for(const tahq_config *cfg, uint32_t B, uint32_t T, uint32_t C, size_t *ws)
+{
+    tahq_shape sh = {B, T, C};
+    size_t b = 0, w = 0;
+    if (tahq_encode_bound(cfg, &sh, &b) != TAHQ_OK || tahq_encode_workspace_size(cfg, &sh, &w) != TAHQ_OK)
+        return 0;
+    if (w > *ws)
+        *ws = w;
+    return b;
+}
+
+int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C)
+{
+    memset(c, 0, sizeof *c);
+    c->m = *m;
+    c->B = B, c->T = T, c->C = C, c->rows = B * T;
+    size_t n = (size_t)c->rows * C, cap = n * 4, ws = 0;
+    if (m->fwd == SIM_FWD_TAH || m->fwd == SIM_FWD_PLAIN) {
+        size_t b = bound_for(&m->fwd_cfg, B, T, C, &ws);
+        if (!b)
+            return 1;
+        if (b > cap)
+            cap = b;
+    }
+    if (m->bwd == SIM_BWD_TAH) {
+        size_t b = bound_for(&m->bwd_cfg, B, T, C, &ws);
+        if (!b)
+            return 1;
+        if (b > cap)
+            cap = b;
+    }
+    c->msg_cap = cap + 64;
+    c->ws_cap = ws;
+    c->msg = malloc(c->msg_cap);
+    c->ws = ws ? malloc(ws) : NULL;
+    c->codes = malloc(n);
+    c->steps = malloc(sizeof(float) * C);
+    return c->msg && (!ws || c->ws) && c->codes && c->steps ? 0 : 1;
+}
+
+void tt_codec_free(tt_codec *c)
+{
+    free(c->msg);
+    free(c->ws);
+    free(c->codes);
+    free(c->steps);
+    memset(c, 0, sizeof *c);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v & 0xFF);
+    p[1] = (uint8_t)(v >> 8);
+}
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static void put32(uint8_t *p, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static float get32(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+/* kinds of message */
+enum { K_F32, K_F16, K_TAH, K_FIX };
+
+static int kind_of(const tt_codec *c, int dir, const tahq_config **cfg)
+{
+    const sim_method *m = &c->m;
+    if (dir == 0) {
+        *cfg = &m->fwd_cfg;
+        return m->fwd == SIM_FWD_NONE ? K_F32 : m->fwd == SIM_FWD_FP16 ? K_F16 : K_TAH;
+    }
+    *cfg = &m->bwd_cfg;
+    return m->bwd == SIM_BWD_NONE ? K_F32 : m->bwd == SIM_BWD_FIXPOINT ? K_FIX : K_TAH;
+}
+
+size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key, const char **err)
+{
+    const tahq_config *cfg0;
+    const uint64_t rows = (uint64_t)b * c->T, n = rows * c->C;
+    *err = NULL;
+    switch (kind_of(c, dir, &cfg0)) {
+    case K_F32:
+        for (uint64_t i = 0; i < n; i++)
+            put32(c->msg + 4 * i, x[i]);
+        return (size_t)n * 4;
+    case K_F16:
+        for (uint64_t i = 0; i < n; i++)
+            put16(c->msg + 2 * i, tahq_f32_to_f16(x[i]));
+        return (size_t)n * 2;
+    case K_FIX: {
+        const uint32_t bits = c->m.bwd_bits;
+        tahq_status st = tahq_fixpoint_encode(x, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 0;
+        }
+        size_t head = (size_t)c->C * 2, body = (size_t)((n * bits + 7) / 8);
+        for (uint32_t j = 0; j < c->C; j++)
+            put16(c->msg + 2 * j, tahq_f32_to_f16(c->steps[j])); /* exact: steps are binary16 values */
+        memset(c->msg + head, 0, body);
+        tahq_pack_bits(c->msg + head, 0, c->codes, n, bits);
+        return head + body;
+    }
+    default: {
+        tahq_config cfg = *cfg0;
+        if (cfg.rounding == TAHQ_ROUND_STOCHASTIC)
+            cfg.seed = key;
+        tahq_shape sh = {b, c->T, c->C};
+        size_t len = 0;
+        tahq_status st = tahq_encode(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 0;
+        }
+        return len;
+    }
+    }
+}
+
+int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, float *y,
+              const char **err)
+{
+    const tahq_config *cfg0;
+    const uint64_t rows = (uint64_t)b * c->T, n = rows * c->C;
+    *err = "message length does not match the tensor";
+    switch (kind_of(c, dir, &cfg0)) {
+    case K_F32:
+        if (len != n * 4)
+            return 1;
+        for (uint64_t i = 0; i < n; i++)
+            y[i] = get32(msg + 4 * i);
+        break;
+    case K_F16:
+        if (len != n * 2)
+            return 1;
+        for (uint64_t i = 0; i < n; i++)
+            y[i] = tahq_f16_to_f32(get16(msg + 2 * i));
+        break;
+    case K_FIX: {
+        const uint32_t bits = c->m.bwd_bits;
+        size_t head = (size_t)c->C * 2;
+        if (len != head + (size_t)((n * bits + 7) / 8))
+            return 1;
+        for (uint32_t j = 0; j < c->C; j++)
+            c->steps[j] = tahq_f16_to_f32(get16(msg + 2 * j));
+        tahq_unpack_bits(msg + head, 0, c->codes, n, bits);
+        tahq_status st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, y);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 1;
+        }
+        break;
+    }
+    default: {
+        tahq_status st = tahq_decode(msg, len, y, (size_t)n);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 1;
+        }
+    }
+    }
+    *err = NULL;
+    return 0;
+}

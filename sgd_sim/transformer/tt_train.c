@@ -1,0 +1,286 @@
+/* tt_train.c - the single-process pipeline engine of tahq-train (tt_train.h). */
+#include "tt_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tt_run {
+    tt_opts o;
+    sim_method m;
+    tt_data d;
+    int K;
+    tt_stage_f *st;   /* [K] */
+    float **am, **av; /* AdamW moments per stage */
+    uint8_t **decay;  /* per parameter: weight decay applies */
+    tt_codec codec;   /* one set of buffers: boundaries are handled one at a time */
+    float *xbuf, *gbuf; /* [B*T, C] decoded tensors */
+    int *tok, *tgt;   /* [M*B*T] */
+    int t;            /* steps done */
+    uint64_t fwd_bytes, bwd_bytes;
+};
+
+/* blocks of stage k: as even as possible, the first stages take the extra ones */
+static void split(int L, int K, int k, int *b0, int *nb)
+{
+    int base = L / K, extra = L % K;
+    *nb = base + (k < extra);
+    *b0 = k * base + (k < extra ? k : extra);
+}
+
+static void mark(uint8_t *decay, const float *base, const float *p, size_t n)
+{
+    memset(decay + (p - base), 1, n);
+}
+
+tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, const char **err)
+{
+    *err = "out of memory";
+    tt_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->o = *o, r->m = *m, r->d = *d, r->K = o->K;
+    const tt_config *c = &o->cfg;
+    const int K = o->K, B = o->batch, M = o->micro;
+    const size_t NC = (size_t)B * c->T * c->C;
+    r->st = calloc((size_t)K, sizeof *r->st);
+    r->am = calloc((size_t)K, sizeof(float *));
+    r->av = calloc((size_t)K, sizeof(float *));
+    r->decay = calloc((size_t)K, sizeof(uint8_t *));
+    r->xbuf = malloc(sizeof(float) * NC);
+    r->gbuf = malloc(sizeof(float) * NC);
+    r->tok = malloc(sizeof(int) * (size_t)M * B * c->T);
+    r->tgt = malloc(sizeof(int) * (size_t)M * B * c->T);
+    if (!r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tok || !r->tgt) {
+        tt_run_free(r);
+        return NULL;
+    }
+    for (int k = 0; k < K; k++) {
+        int b0, nb;
+        split(c->L, K, k, &b0, &nb);
+        tt_stage_f *s = &r->st[k];
+        if (tt_stage_init_f(s, c, b0, nb, k == 0, k == K - 1, B, M)) {
+            tt_run_free(r);
+            return NULL;
+        }
+        tt_stage_init_params_f(s, o->seed);
+        r->am[k] = calloc(s->n_params, sizeof(float));
+        r->av[k] = calloc(s->n_params, sizeof(float));
+        r->decay[k] = calloc(s->n_params, 1);
+        if (!r->am[k] || !r->av[k] || !r->decay[k]) {
+            tt_run_free(r);
+            return NULL;
+        }
+        const size_t C = (size_t)c->C, V = (size_t)c->V, T = (size_t)c->T;
+        if (s->first) {
+            mark(r->decay[k], s->params, s->wte, V * C);
+            mark(r->decay[k], s->params, s->wpe, T * C);
+        }
+        for (int l = 0; l < nb; l++) {
+            mark(r->decay[k], s->params, s->pb[l].qkvw, 3 * C * C);
+            mark(r->decay[k], s->params, s->pb[l].projw, C * C);
+            mark(r->decay[k], s->params, s->pb[l].fcw, 4 * C * C);
+            mark(r->decay[k], s->params, s->pb[l].fcpw, 4 * C * C);
+        }
+        if (s->last && !s->first)
+            mark(r->decay[k], s->params, s->wte_head, V * C);
+    }
+    if (tt_codec_init(&r->codec, m, (uint32_t)B, (uint32_t)c->T, (uint32_t)c->C)) {
+        *err = "the method's codec rejects this shape (channels must be a multiple of its tile)";
+        tt_run_free(r);
+        return NULL;
+    }
+    *err = NULL;
+    return r;
+}
+
+void tt_run_free(tt_run *r)
+{
+    if (!r)
+        return;
+    for (int k = 0; r->st && k < r->K; k++) {
+        tt_stage_free_f(&r->st[k]);
+        if (r->am)
+            free(r->am[k]);
+        if (r->av)
+            free(r->av[k]);
+        if (r->decay)
+            free(r->decay[k]);
+    }
+    free(r->st);
+    free(r->am);
+    free(r->av);
+    free(r->decay);
+    tt_codec_free(&r->codec);
+    free(r->xbuf);
+    free(r->gbuf);
+    free(r->tok);
+    free(r->tgt);
+    free(r);
+}
+
+double tt_lr(const tt_opts *o, int t)
+{
+    if (t < o->warmup)
+        return o->lr * (double)(t + 1) / (double)o->warmup;
+    if (o->schedule == TT_SCHED_CONST || o->steps <= o->warmup + 1)
+        return o->lr;
+    double p = (double)(t - o->warmup) / (double)(o->steps - 1 - o->warmup); /* 0 .. 1 */
+    double f = o->schedule == TT_SCHED_LINEAR ? 1.0 - p : 0.5 * (1.0 + cos(3.141592653589793 * p));
+    return o->lr * (0.1 + 0.9 * f);
+}
+
+/* window start for sample i of step t: a function of (seed, t, i) only */
+static size_t window(uint64_t seed, uint64_t t, uint64_t i, size_t n_bytes, int T)
+{
+    uint64_t h = sim_mix64(sim_mix64(seed ^ UINT64_C(0x747261696E)) + sim_mix64(t * 1000003u + i));
+    return (size_t)(h % (uint64_t)(n_bytes - (size_t)T - 1));
+}
+
+/* stochastic-rounding key of one message: seed, step, boundary, micro-batch, direction */
+static uint64_t msg_key(uint64_t seed, int t, int k, int m, int dir)
+{
+    return sim_mix64(sim_mix64(seed) ^ sim_mix64(((uint64_t)t << 24) ^ ((uint64_t)k << 12) ^
+                                                 ((uint64_t)m << 1) ^ (uint64_t)dir));
+}
+
+static double sumsq(const float *g, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)g[i] * g[i];
+    return s;
+}
+
+static void scale_to(float *g, size_t n, double norm2, double clip)
+{
+    double nrm = sqrt(norm2);
+    if (clip > 0 && nrm > clip) {
+        float f = (float)(clip / nrm);
+        for (size_t i = 0; i < n; i++)
+            g[i] *= f;
+    }
+}
+
+static void adamw(tt_run *r, int k, double lr)
+{
+    tt_stage_f *s = &r->st[k];
+    const double b1 = r->o.beta1, b2 = r->o.beta2, eps = r->o.eps, wd = r->o.weight_decay;
+    const double c1 = 1.0 - pow(b1, (double)(r->t + 1)), c2 = 1.0 - pow(b2, (double)(r->t + 1));
+    float *w = s->params, *m1 = r->am[k], *m2 = r->av[k];
+    const float *g = s->grads;
+    const uint8_t *dec = r->decay[k];
+    for (size_t i = 0; i < s->n_params; i++) {
+        double gi = g[i];
+        m1[i] = (float)(b1 * m1[i] + (1 - b1) * gi);
+        m2[i] = (float)(b2 * m2[i] + (1 - b2) * gi * gi);
+        double upd = (m1[i] / c1) / (sqrt(m2[i] / c2) + eps);
+        w[i] = (float)(w[i] - lr * (upd + (dec[i] ? wd * w[i] : 0.0)));
+    }
+}
+
+double tt_run_step(tt_run *r, const char **err)
+{
+    const tt_config *c = &r->o.cfg;
+    const int K = r->K, M = r->o.micro, B = r->o.batch, T = c->T;
+    const size_t BT = (size_t)B * T;
+    *err = NULL;
+    for (int i = 0; i < M * B; i++) {
+        size_t p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
+        for (int j = 0; j < T; j++) {
+            r->tok[(size_t)i * T + j] = r->d.train[p + j];
+            r->tgt[(size_t)i * T + j] = r->d.train[p + j + 1];
+        }
+    }
+    for (int k = 0; k < K; k++)
+        tt_stage_zero_grad_f(&r->st[k]);
+    r->fwd_bytes = r->bwd_bytes = 0;
+    double loss = 0;
+    /* GPipe: all forwards ... */
+    for (int m = 0; m < M; m++) {
+        const int *tok = r->tok + m * BT, *tgt = r->tgt + m * BT;
+        const float *y = NULL;
+        for (int k = 0; k < K; k++) {
+            const float *x = NULL;
+            if (k > 0) {
+                size_t len = tt_encode(&r->codec, 0, (uint32_t)B, y,
+                                       msg_key(r->o.seed, r->t, k - 1, m, 0), err);
+                if (!len || tt_decode(&r->codec, 0, (uint32_t)B, r->codec.msg, len, r->xbuf, err))
+                    return NAN;
+                r->fwd_bytes += len;
+                x = r->xbuf;
+            }
+            loss += tt_stage_forward_f(&r->st[k], m, B, tok, tgt, x, &y);
+        }
+    }
+    /* ... then all backwards, in the same order */
+    const float scale = (float)(1.0 / ((double)M * BT));
+    for (int m = 0; m < M; m++) {
+        for (int k = K - 1; k >= 0; k--) {
+            const float *dy = NULL;
+            if (k < K - 1) {
+                size_t len = tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf,
+                                       msg_key(r->o.seed, r->t, k, m, 1), err);
+                if (!len || tt_decode(&r->codec, 1, (uint32_t)B, r->codec.msg, len, r->gbuf, err))
+                    return NAN;
+                r->bwd_bytes += len;
+                dy = r->gbuf;
+            }
+            tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+        }
+    }
+    /* tied embedding: both copies get g_wte + g_head (the same sum on both sides) */
+    tt_stage_f *s0 = &r->st[0], *sl = &r->st[K - 1];
+    const size_t nwte = (size_t)c->V * c->C;
+    if (K > 1)
+        for (size_t i = 0; i < nwte; i++) {
+            float g = s0->gwte[i] + sl->gwte_head[i];
+            s0->gwte[i] = g;
+            sl->gwte_head[i] = g;
+        }
+    /* clipping: each stage's own tensors, and the tied embedding as one group */
+    double lr = tt_lr(&r->o, r->t);
+    double n2wte = sumsq(s0->gwte, nwte);
+    for (int k = 0; k < K; k++) {
+        tt_stage_f *s = &r->st[k];
+        size_t lo = s->first ? nwte : 0, hi = s->n_params - (s->last && !s->first ? nwte : 0);
+        scale_to(s->grads + lo, hi - lo, sumsq(s->grads + lo, hi - lo), r->o.clip);
+        if (s->first)
+            scale_to(s->gwte, nwte, n2wte, r->o.clip);
+        if (s->last && !s->first)
+            scale_to(s->gwte_head, nwte, n2wte, r->o.clip);
+        adamw(r, k, lr);
+    }
+    r->t++;
+    return loss / ((double)M * BT);
+}
+
+double tt_run_eval(tt_run *r, int n_windows)
+{
+    const tt_config *c = &r->o.cfg;
+    const int K = r->K, B = r->o.batch, T = c->T;
+    const size_t span = r->d.n_val - (size_t)T - 1;
+    double sum = 0;
+    int done = 0;
+    while (done < n_windows) {
+        int b = n_windows - done < B ? n_windows - done : B;
+        for (int i = 0; i < b; i++) {
+            size_t p = (size_t)((double)span * (done + i) / (double)n_windows);
+            for (int j = 0; j < T; j++) {
+                r->tok[(size_t)i * T + j] = r->d.val[p + j];
+                r->tgt[(size_t)i * T + j] = r->d.val[p + j + 1];
+            }
+        }
+        const float *y = NULL;
+        for (int k = 0; k < K; k++)
+            sum += tt_stage_forward_f(&r->st[k], 0, b, r->tok, r->tgt, y, &y);
+        done += b;
+    }
+    return sum / ((double)n_windows * T);
+}
+
+void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd)
+{
+    *fwd = r->fwd_bytes;
+    *bwd = r->bwd_bytes;
+}

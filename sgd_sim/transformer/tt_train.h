@@ -1,0 +1,60 @@
+/* tt_train.h - one training run of tahq-train: K pipeline stages of the
+ * transformer (tt.h), GPipe schedule, boundary messages (tt_codec.h), AdamW.
+ *
+ * A step: M micro-batches of B windows of T+1 bytes are drawn from the
+ * training bytes (positions a function of seed, step and index only); all M
+ * forwards run through stages 0..K-1, then all M backwards in the same
+ * order, K-1..0. At boundary k (between stages k and k+1) the forward
+ * activation is encoded, and stage k+1 computes with the DECODED tensor;
+ * the gradient it returns is encoded with the method's backward codec and
+ * stage k differentiates with the decoded gradient. The loss is the mean
+ * over the M*B*T predicted bytes. Gradients are summed over micro-batches;
+ * the tied embedding's two copies (stage 0's wte, the last stage's head)
+ * get the sum of both gradients. Clipping: K+1 groups, each stage's own
+ * tensors and the tied embedding, each scaled to norm <= clip. AdamW as in
+ * sim.h (m and v in binary32, bias-corrected, decoupled weight decay on the
+ * matrices and embeddings only), step size warm-up then linear or cosine
+ * decay to lr/10.
+ */
+#ifndef TT_TRAIN_H
+#define TT_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tt.h"
+#include "tt_codec.h"
+
+typedef enum { TT_SCHED_LINEAR = 0, TT_SCHED_COSINE = 1, TT_SCHED_CONST = 2 } tt_schedule;
+
+typedef struct tt_opts {
+    tt_config cfg;
+    int K;               /* stages, 1..L */
+    int micro, batch;    /* M micro-batches of B sequences */
+    int steps, warmup;
+    tt_schedule schedule;
+    double lr, beta1, beta2, eps, weight_decay, clip;
+    uint64_t seed;
+} tt_opts;
+
+typedef struct tt_data {
+    const uint8_t *train, *val;
+    size_t n_train, n_val;
+} tt_data;
+
+typedef struct tt_run tt_run;
+
+/* NULL on out-of-memory or an unusable codec (reason in *err) */
+tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, const char **err);
+void tt_run_free(tt_run *r);
+/* One step; returns the mean training loss, NAN on a codec error (*err). */
+double tt_run_step(tt_run *r, const char **err);
+/* Mean loss on n_windows fixed windows of the validation bytes, spread
+ * evenly over it, uncompressed forward. */
+double tt_run_eval(tt_run *r, int n_windows);
+/* learning rate of step t (0-based) */
+double tt_lr(const tt_opts *o, int t);
+/* bytes of the last step's messages (summed over boundaries and micro-batches) */
+void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd);
+
+#endif

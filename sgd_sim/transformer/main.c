@@ -180,6 +180,12 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     printf("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
            name, method, o.K, o.cfg.C, o.cfg.L, o.cfg.NH, o.cfg.T, o.micro, o.batch, o.steps,
            (unsigned long long)seed, tt_model_params(&o.cfg));
+    uint64_t group, low = tt_low_units(&m, (uint32_t)o.cfg.T, (uint32_t)o.cfg.C, &group);
+    if (group && low == 0)
+        printf("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
+               "every unit gets the high bit width\n",
+               method, m.fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? "sequence" : "token",
+               (unsigned long long)group);
     fflush(stdout);
     const double t0 = now_s();
     const double tokens_per_step = (double)o.micro * o.batch * o.cfg.T;

@@ -221,12 +221,12 @@ static void at_grad(void *p)
 /* GELU */
 enum { GE_N = 64 };
 typedef struct {
-    double x[GE_N], R[GE_N], out[GE_N], dx[GE_N];
+    double x[GE_N], R[GE_N], out[GE_N], th[GE_N], dx[GE_N];
 } ge_ctx;
 static double ge_loss(void *p)
 {
     ge_ctx *c = p;
-    tt_gelu_forward_d(c->out, c->x, GE_N);
+    tt_gelu_forward_d(c->out, c->th, c->x, GE_N);
     double s = 0;
     for (int i = 0; i < GE_N; i++)
         s += c->out[i] * c->R[i];
@@ -235,7 +235,8 @@ static double ge_loss(void *p)
 static void ge_grad(void *p)
 {
     ge_ctx *c = p;
-    tt_gelu_backward_d(c->dx, c->x, c->R, GE_N);
+    ge_loss(c);
+    tt_gelu_backward_d(c->dx, c->x, c->th, c->R, GE_N);
 }
 
 /* embeddings */

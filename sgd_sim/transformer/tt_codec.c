@@ -13,6 +13,11 @@ const char *tt_method_parse(const char *name, sim_method *m)
                "+bwd-none, +bwd-fixB, +bwd-tah)";
     if (m->fwd == SIM_FWD_AQSGD)
         return "aqsgd is not supported by tahq-train (it needs a per-sample activation cache)";
+    if (m->fwd != SIM_FWD_NONE && m->fwd != SIM_FWD_FP16 && m->fwd != SIM_FWD_TAH &&
+        m->fwd != SIM_FWD_PLAIN)
+        return "this forward codec is not supported by tahq-train";
+    if (m->bwd != SIM_BWD_NONE && m->bwd != SIM_BWD_FIXPOINT && m->bwd != SIM_BWD_TAH)
+        return "this backward codec is not supported by tahq-train";
     return NULL;
 }
 
@@ -25,6 +30,15 @@ static size_t bound_for(const tahq_config *cfg, uint32_t B, uint32_t T, uint32_t
     if (w > *ws)
         *ws = w;
     return b;
+}
+
+uint64_t tt_low_units(const sim_method *m, uint32_t T, uint32_t C, uint64_t *group)
+{
+    *group = 0;
+    if (m->fwd != SIM_FWD_TAH || m->fwd_cfg.alloc == TAHQ_ALLOC_NONE || C % m->fwd_cfg.tile)
+        return 0;
+    *group = m->fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? T : C / m->fwd_cfg.tile;
+    return tahq_low_count(*group, m->fwd_cfg.hi_permille);
 }
 
 int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C)

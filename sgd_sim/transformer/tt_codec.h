@@ -34,6 +34,10 @@ typedef struct tt_codec {
 
 /* Parse a method name and check it is supported; NULL or a one-line reason. */
 const char *tt_method_parse(const char *name, sim_method *m);
+/* Low-precision units per allocation group of the forward codec (group:
+ * the T tokens of a sequence, or the C/G tiles of a token; *group = 0 when
+ * the codec has no allocation): tahq_low_count(group, r). */
+uint64_t tt_low_units(const sim_method *m, uint32_t T, uint32_t C, uint64_t *group);
 /* Buffers for tensors of B sequences of T tokens of C channels. 0 on success. */
 int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C);
 void tt_codec_free(tt_codec *c);

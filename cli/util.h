@@ -11,7 +11,8 @@
 
 #include "tahq.h"
 
-#define TAHQ_CLI_VERSION "0.1.0"
+#include "tahq_version.h"
+#define TAHQ_CLI_VERSION TAHQ_VERSION_STRING
 
 /* Exit codes. */
 #define EXIT_OK 0

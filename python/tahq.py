@@ -1,7 +1,7 @@
 """ctypes binding of libtahq (the shared library built as target tahq_shared).
 
     import numpy as np, tahq
-    lib = tahq.Library("build/python/libtahq.so")     # or $TAHQ_LIB
+    lib = tahq.Library("build/ref/libtahq.so")     # or $TAHQ_LIB
     msg = lib.encode(x)                                  # float32 [B, S, C] -> bytes (format 1)
     y = lib.decode(msg)                                  # bytes -> float32 [B, S, C]
     p = lib.encode_paper_v1(x)                           # the authors' headerless format
@@ -71,7 +71,7 @@ def _default_path():
         return env
     here = os.path.dirname(os.path.abspath(__file__))
     for cand in (os.path.join(here, "libtahq.so"),
-                 os.path.join(here, "..", "build", "python", "libtahq.so")):
+                 os.path.join(here, "..", "build", "ref", "libtahq.so")):
         if os.path.exists(cand):
             return cand
     return "libtahq.so"

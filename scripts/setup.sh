@@ -5,25 +5,24 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# The package list is scripts/debian-packages.txt (also read by .ci/run).
+packages=()
+while read -r line; do
+  line="${line%%#*}"
+  line="${line//[[:space:]]/}"
+  [ -n "$line" ] && packages+=("$line")
+done <scripts/debian-packages.txt
 missing=()
-command -v cmake >/dev/null 2>&1 || missing+=(cmake)
-command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
-command -v make >/dev/null 2>&1 || missing+=(make)
-# sgd_sim/ (tahq-sim) needs GSL and OpenBLAS, its plots gnuplot
-[ -e /usr/include/gsl/gsl_rng.h ] || missing+=(libgsl-dev)
-ls /usr/lib/*/libopenblas.so /usr/lib/libopenblas.so >/dev/null 2>&1 || missing+=(libopenblas-dev)
-command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
-# python/ tests (independent SPEC implementation, ctypes binding) use Debian's numpy
-/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing+=(python3 python3-numpy)
-# fuzz/ harnesses (libFuzzer) and the valgrind check
-command -v clang >/dev/null 2>&1 || missing+=(clang)
-ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
-command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
-# proofs/ (Frama-C WP + Eva; Why3 drives Z3 and cvc5)
-command -v frama-c >/dev/null 2>&1 || missing+=(frama-c-base)
-command -v why3 >/dev/null 2>&1 || missing+=(why3)
-command -v z3 >/dev/null 2>&1 || missing+=(z3)
-command -v cvc5 >/dev/null 2>&1 || missing+=(cvc5)
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+else
+  # not a Debian system: only say what is missing of the essentials
+  for c in cmake cc make; do
+    command -v "$c" >/dev/null 2>&1 || missing+=("$c")
+  done
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

@@ -1,0 +1,55 @@
+# Installation: libtahq (static and shared), its headers, the tahq program,
+# a CMake package (find_package(tahq) gives tahq::tahq and tahq::shared) and
+# a pkg-config file (tahq.pc). Tested by package_consumer
+# (cmake/TahqPackageTests.cmake).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS tahq tahq_shared
+        EXPORT tahqTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/tahq.h ${PROJECT_BINARY_DIR}/include/tahq_version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET tahq_cli)
+  install(TARGETS tahq_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(TAHQ_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tahq)
+install(EXPORT tahqTargets NAMESPACE tahq:: DESTINATION ${TAHQ_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tahqConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/tahqConfig.cmake
+                              INSTALL_DESTINATION ${TAHQ_CMAKE_DIR})
+# 0.x releases: only the same minor version is compatible
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/tahqConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/tahqConfig.cmake ${PROJECT_BINARY_DIR}/tahqConfigVersion.cmake
+        DESTINATION ${TAHQ_CMAKE_DIR})
+
+# pkg-config: the paths are made absolute at install time when they are
+# relative to the prefix (GNUInstallDirs' defaults).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(TAHQ_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(TAHQ_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(TAHQ_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(TAHQ_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+if(TAHQ_LIBM_LIB)
+  set(TAHQ_PC_LIBS_PRIVATE "-lm")
+endif()
+# first pass now; the prefix is filled in by the second, at install time
+set(TAHQ_PC_PREFIX "@prefix@")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tahq.pc.in ${PROJECT_BINARY_DIR}/tahq.pc.in @ONLY)
+# ${CMAKE_INSTALL_PREFIX} is read when installing, so --prefix is honoured
+install(CODE "
+  set(prefix \"\${CMAKE_INSTALL_PREFIX}\")
+  configure_file(\"${PROJECT_BINARY_DIR}/tahq.pc.in\" \"${PROJECT_BINARY_DIR}/tahq.pc\" @ONLY)
+  file(INSTALL \"${PROJECT_BINARY_DIR}/tahq.pc\"
+       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
+")

@@ -31,6 +31,33 @@ expect_err() { # expect_err TEXT: err.txt holds TEXT, on one line
 
 size_of() { wc -c <"$1" | tr -d ' '; }
 
+# check_json FILE EXPR...: FILE holds one JSON object (parsed by Python's
+# json module) and every Python expression EXPR over it (named d) is true.
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the --json outputs"
+check_json() {
+  local f="$1"
+  shift
+  python3 - "$f" "$@" <<'PY'
+import json, sys
+try:
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        d = json.load(fh)
+except ValueError as e:
+    sys.exit("%s: not valid JSON: %s" % (sys.argv[1], e))
+if not isinstance(d, dict):
+    sys.exit("%s: a JSON %s, not an object" % (sys.argv[1], type(d).__name__))
+for e in sys.argv[2:]:
+    try:
+        ok = eval(e, {"all": all, "len": len, "sum": sum, "isinstance": isinstance,
+                      "int": int, "float": float, "str": str, "list": list, "dict": dict}, {"d": d})
+    except Exception as x:  # a missing key is a failed check
+        sys.exit("%s: %s: %s: %s" % (sys.argv[1], e, type(x).__name__, x))
+    if not ok:
+        sys.exit("%s: false: %s" % (sys.argv[1], e))
+PY
+}
+CONFIG_KEYS="{'tile', 'hi_bits', 'lo_bits', 'hi_permille', 'alloc', 'tau', 'rounding', 'seed', 'meta'}"
+
 # --- version and help ------------------------------------------------------
 expect_rc 0 "$T" --version
 [ "$(cat out.txt)" = "tahq 0.1.0, format 1" ] || fail "--version prints '$(cat out.txt)'"
@@ -51,7 +78,20 @@ cmp -s x.npy x2.npy || fail "gen-llm is not deterministic"
 expect_rc 0 "$T" encode x.npy x.tahq
 expect_rc 0 "$T" encode x.npy x2.tahq --json
 cmp -s x.tahq x2.tahq || fail "encode is not deterministic"
-head -c 1 out.txt | grep -q '{' || fail "encode --json"
+cp out.txt encode.json
+check_json encode.json "d['command'] == 'encode'" "d['input'] == 'x.npy'" \
+  "d['output'] == 'x2.tahq'" "d['shape'] == [1, 64, 256]" "d['elements'] == 64 * 256" \
+  "d['bytes'] == $(size_of x2.tahq)" "d['bits_per_element'] == d['bytes'] * 8 / d['elements']" \
+  "set(d['config']) == $CONFIG_KEYS" "d['config']['tile'] == 64 and d['config']['meta'] == 'fp16'" \
+  "isinstance(d['n_low'], int) and isinstance(d['n_flagged'], int)" ||
+  fail "encode --json"
+# the check itself must fail on broken JSON and on a wrong or missing key
+head -c -2 encode.json >broken.json
+! check_json broken.json 2>/dev/null || fail "check_json accepted truncated JSON"
+! check_json encode.json "d['bytes'] == 1" 2>/dev/null || fail "check_json accepted a false check"
+! check_json encode.json "d['no_such_key'] == 0" 2>/dev/null || fail "check_json accepted a missing key"
+printf '[1, 2]' >array.json
+! check_json array.json 2>/dev/null || fail "check_json accepted a JSON array"
 [ "$(head -c 4 x.tahq)" = "TAHQ" ] || fail "message magic"
 
 expect_rc 0 "$T" decode x.tahq y.npy
@@ -66,11 +106,35 @@ grep -q "bits/element" out.txt || fail "inspect"
 expect_rc 0 "$T" inspect x.tahq --tiles
 [ "$(wc -l <out.txt)" -ge $((64 * 4)) ] || fail "inspect --tiles lines"
 expect_rc 0 "$T" inspect x.tahq --tiles --json
+check_json out.txt "d['command'] == 'inspect'" "d['file'] == 'x.tahq'" \
+  "d['bytes'] == $(size_of x.tahq)" "d['header_bytes'] == 72" \
+  "d['header_bytes'] + d['payload_bytes'] == d['bytes']" "d['version'] == 1" \
+  "set(d['config']) == $CONFIG_KEYS" "d['shape'] == [1, 64, 256]" "d['elements'] == 64 * 256" \
+  "d['tiles'] == 64 * 256 // 64" "d['low_tiles'] + d['high_tiles'] == d['tiles']" \
+  "d['unit'] == 'token' and d['units'] == 64" "d['low_tiles'] == d['n_low'] * 256 // 64" \
+  "len(d['tile_info']) == d['tiles']" \
+  "[t['tile'] for t in d['tile_info']] == list(range(d['tiles']))" \
+  "all(set(t) == {'tile', 'row', 'col', 'bits', 'flagged', 'pivot', 'zero', 'scale', 'bound'} for t in d['tile_info'])" \
+  "sum(t['flagged'] for t in d['tile_info']) == d['n_flagged']" \
+  "sum(t['bits'] == 3 for t in d['tile_info']) == d['low_tiles']" \
+  "all(t['bits'] in (3, 4) and t['scale'] > 0 and t['bound'] > 0 for t in d['tile_info'])" \
+  "isinstance(d['crc32c'], int)" ||
+  fail "inspect --tiles --json"
+python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(a["n_low"] != b["n_low"] or a["n_flagged"] != b["n_flagged"])' \
+  encode.json out.txt || fail "encode --json and inspect --json disagree on n_low / n_flagged"
 
 expect_rc 0 "$T" roundtrip x.npy
 grep -q "within its error bound" out.txt || fail "roundtrip"
 expect_rc 0 "$T" roundtrip x.npy --tile 8 --bits 8/1 --ratio 0 --alloc tile --tau 0 \
   --rounding stochastic --seed 99 --meta bf16 --json
+check_json out.txt "d['command'] == 'roundtrip'" "d['input'] == 'x.npy'" \
+  "d['shape'] == [1, 64, 256]" "d['elements'] == 64 * 256" \
+  "d['config'] == {'tile': 8, 'hi_bits': 8, 'lo_bits': 1, 'hi_permille': 0, 'alloc': 'tile', 'tau': 0, 'rounding': 'stochastic', 'seed': 99, 'meta': 'bf16'}" \
+  "d['bits_per_element'] == d['bytes'] * 8 / d['elements']" \
+  "d['n_low'] == 64 * 256 // 8" "d['ok'] is True" "d['n_over_bound'] == 0" \
+  "0 < d['max_err_over_bound'] <= 1" "0 < d['rel_mse'] < 1" "d['sqnr_db'] > 0" \
+  "d['max_abs_err'] > 0" "isinstance(d['n_flagged'], int)" ||
+  fail "roundtrip --json"
 expect_rc 0 "$T" roundtrip y.f32 --shape 2x32x256 --tau inf --meta fp32
 
 # a decoded tensor encodes and decodes again
@@ -81,6 +145,15 @@ grep -q "B=4 S=16 C=256" out.txt || fail "--batch 4 shape"
 
 expect_rc 0 "$T" report --input x.npy
 grep -q "all errors within the SPEC bound" out.txt || fail "report --input"
+# the keys plots/report.py reads
+expect_rc 0 "$T" report --input x.npy --json
+check_json out.txt "d['command'] == 'report'" "d['input'] == 'x.npy'" "d['shape'] == [1, 64, 256]" \
+  "d['ok'] is True" "d['failed'] == 0" "d['configurations'] == len(d['rows']) > 0" \
+  "isinstance(d['verdict'], str)" \
+  "all({'name', 'bytes', 'bits_per_element', 'rel_mse', 'sqnr_db', 'max_abs_err', 'max_err_over_bound', 'n_over_bound', 'n_flagged', 'deterministic', 'decode_stable', 'skipped', 'ok'} <= set(r) for r in d['rows'])" \
+  "all(r['ok'] is True for r in d['rows'])" \
+  "all(r['skipped'] or (r['n_over_bound'] == 0 and r['max_err_over_bound'] <= 1) for r in d['rows'])" ||
+  fail "report --json"
 
 # --- bad inputs --------------------------------------------------------------
 expect_rc 1 "$T" encode missing.npy o.tahq

@@ -81,12 +81,15 @@ static inline int t_checkf_(int ok, const char *file, int line, const char *what
             (void)t_checkf_(0, __FILE__, __LINE__, #c, __VA_ARGS__);           \
     } while (0)
 
-/* Print the one-line summary and return the process exit status. */
+/* Print the one-line summary and return the process exit status: 1 when a
+ * check failed, and also when no check ran at all (a test that checked
+ * nothing must not pass). */
 static inline int t_finish(const char *name, const char *what) {
-    printf("%s: %s: %" PRIu64 " checks, %" PRIu64 " failed -> %s\n", name, what, t_checks,
-           t_fails, t_fails ? "FAIL" : "PASS");
+    int fail = t_fails != 0 || t_checks == 0;
+    printf("%s: %s: %" PRIu64 " checks, %" PRIu64 " failed -> %s%s\n", name, what, t_checks,
+           t_fails, fail ? "FAIL" : "PASS", t_checks == 0 ? " (no check ran)" : "");
     fflush(stdout);
-    return t_fails ? 1 : 0;
+    return fail ? 1 : 0;
 }
 
 /* ---- deterministic test data: SplitMix64 (Vigna) -------------------------- */

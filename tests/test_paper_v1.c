@@ -257,9 +257,41 @@ static void test_sizes(void)
           "small output");
 }
 
+/* SPEC A.2 step 6: z is the first element equal to the minimum, so a zero
+ * minimum keeps the sign of the first zero in index order, and the wire
+ * carries f16(-0) = 0x8000 or f16(+0) = 0x0000. Tile 0 starts with -0, tile 1
+ * with +0; both hold the same values otherwise (unflagged: max 6, next 5),
+ * and both decode to the same values. */
+static void test_zero_point_sign(void)
+{
+    tahq_paper_v1_config cfg = {.tile = 8, .hi_bits = 4, .lo_bits = 3, .hi_permille = 1000};
+    tahq_shape sh = {1, 1, 16};
+    const float x[16] = {-0.0f, 0.0f, 1, 2, 3, 4, 5, 6, 0.0f, -0.0f, 1, 2, 3, 4, 5, 6};
+    size_t len = 0;
+    uint8_t *msg = encode_alloc(&cfg, &sh, x, &len);
+    CHECK(msg != NULL, "encode");
+    if (!msg)
+        return;
+    uint8_t flags[2], codes[16], map[1];
+    uint16_t piv[2], zs[2], ss[2];
+    uint64_t nf = 0;
+    CHECK(tahq_paper_v1_unpack(msg, len, &cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
+          "unpack");
+    CHECK(nf == 0 && flags[0] == 0 && flags[1] == 0, "tiles flagged");
+    CHECK(zs[0] == 0x8000u, "tile 0 zero-point 0x%04x, expected 0x8000 (-0 first)", zs[0]);
+    CHECK(zs[1] == 0x0000u, "tile 1 zero-point 0x%04x, expected 0x0000 (+0 first)", zs[1]);
+    CHECK(ss[0] == ss[1], "scales differ");
+    float y[16];
+    CHECK(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
+    for (int i = 0; i < 8; i++)
+        CHECK(memcmp(&y[i], &y[8 + i], sizeof y[i]) == 0, "element %d decodes differently in the two tiles", i);
+    free(msg);
+}
+
 int main(void)
 {
     test_hand_case();
+    test_zero_point_sign();
     test_sizes();
     tahq_paper_v1_config cfg;
     tahq_paper_v1_config_default(&cfg);

@@ -11,6 +11,40 @@
 
 #include "tt_train.h"
 
+#ifdef TT_MPI
+/* tahq-train-mpi: the same program, one MPI rank per stage; rank 0 prints
+ * and writes the results. */
+#include <mpi.h>
+
+#include "tt_mpi.h"
+#endif
+#include <stdarg.h>
+
+static int g_rank = 0, g_size = 1; /* MPI rank and size (0 and 1 without MPI) */
+
+/* stdout, from rank 0 only */
+static void say(const char *fmt, ...)
+{
+    if (g_rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
+
+/* a runtime error inside a run: with MPI the other ranks would wait for
+ * ever, so the job is aborted */
+static int run_failed(void)
+{
+#ifdef TT_MPI
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+    return 1;
+}
+
 #ifndef TAHQ_TRAIN_VERSION
 #define TAHQ_TRAIN_VERSION "unknown"
 #endif
@@ -51,10 +85,14 @@ static const char *const help_text =
     "                    exists are skipped (resume); without --out nothing is written\n"
     "  --print-every N   print every N-th step's loss (1; 0 = only the summary)\n"
     "  --help, --version\n"
+    "Several processes: mpirun -np K tahq-train-mpi [options] runs stage k on rank k (K = the\n"
+    "number of ranks) and sends the same messages with MPI; rank 0 prints and writes the results.\n"
     "Exit status: 0 success, 1 runtime error, 2 usage error.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    if (g_rank != 0)
+        return 2;
     fprintf(stderr, "tahq-train: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (tahq-train --help)\n");
@@ -154,35 +192,52 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     run_name(name, sizeof name, method, o.K, seed);
     FILE *csv = NULL;
     if (a->out) {
+        /* rank 0 decides whether the run is done already, and tells the others */
         snprintf(path, sizeof path, "%s/%s.csv", a->out, name);
         struct stat sb;
-        if (stat(path, &sb) == 0) {
-            printf("run %s: %s exists, skipped\n", name, path);
+        int skip = stat(path, &sb) == 0;
+#ifdef TT_MPI
+        if (tt_mpi_bcast_int(&skip))
+            return run_failed();
+#endif
+        if (skip) {
+            say("run %s: %s exists, skipped\n", name, path);
             return 0;
         }
         snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        csv = fopen(tmp, "w");
-        if (!csv) {
-            fprintf(stderr, "tahq-train: cannot write %s: %s\n", tmp, strerror(errno));
-            return 1;
+        if (g_rank == 0) {
+            csv = fopen(tmp, "w");
+            if (!csv) {
+                fprintf(stderr, "tahq-train: cannot write %s: %s\n", tmp, strerror(errno));
+                return run_failed();
+            }
+            fprintf(csv, "step,lr,loss,val_loss,val_bpb,fwd_bytes,bwd_bytes\n");
         }
-        fprintf(csv, "step,lr,loss,val_loss,val_bpb,fwd_bytes,bwd_bytes\n");
     }
-    tt_run *r = tt_run_new(&o, &m, d, &err);
+#ifdef TT_MPI
+    tt_transport tr;
+    if (tt_mpi_transport(&tr)) {
+        fprintf(stderr, "tahq-train: out of memory\n");
+        return run_failed();
+    }
+    tt_run *r = tt_run_new(&o, &m, d, g_rank, g_rank, &tr, &err);
+#else
+    tt_run *r = tt_run_new(&o, &m, d, 0, o.K - 1, NULL, &err);
+#endif
     if (!r) {
         fprintf(stderr, "tahq-train: run %s: %s\n", name, err);
         if (csv) {
             fclose(csv);
             remove(tmp);
         }
-        return 1;
+        return run_failed();
     }
-    printf("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
+    say("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
            name, method, o.K, o.cfg.C, o.cfg.L, o.cfg.NH, o.cfg.T, o.micro, o.batch, o.steps,
            (unsigned long long)seed, tt_model_params(&o.cfg));
     uint64_t group, low = tt_low_units(&m, (uint32_t)o.cfg.T, (uint32_t)o.cfg.C, &group);
     if (group && low == 0)
-        printf("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
+        say("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
                "every unit gets the high bit width\n",
                method, m.fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? "sequence" : "token",
                (unsigned long long)group);
@@ -195,17 +250,23 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         double lr = tt_lr(&o, t);
         loss = tt_run_step(r, &err);
         if (isnan(loss) && err) {
-            fprintf(stderr, "tahq-train: run %s, step %d: codec error: %s\n", name, t + 1, err);
+            fprintf(stderr, "tahq-train: run %s, step %d: %s\n", name, t + 1, err);
             tt_run_free(r);
             if (csv) {
                 fclose(csv);
                 remove(tmp);
             }
-            return 1;
+            return run_failed();
         }
         if (t == 0)
             first = loss;
         tt_run_bytes(r, &fb, &bb);
+#ifdef TT_MPI
+        uint64_t sums[2] = {fb, bb};
+        if (tt_mpi_sum_u64(sums, 2))
+            return run_failed();
+        fb = sums[0], bb = sums[1];
+#endif
         int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
         if (ev)
             vloss = tt_run_eval(r, a->eval_windows);
@@ -218,27 +279,30 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
                         (unsigned long long)bb);
         }
         if (a->print_every > 0 && ((t + 1) % a->print_every == 0 || t + 1 == o.steps || ev)) {
-            printf("step %d/%d loss %.4f lr %.3e", t + 1, o.steps, loss, lr);
+            say("step %d/%d loss %.4f lr %.3e", t + 1, o.steps, loss, lr);
             if (ev)
-                printf(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
+                say(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
             if (tty) {
                 double el = now_s() - t0, eta = el / (t + 1) * (o.steps - t - 1);
-                printf("  [%.0f s, eta %.0f s]", el, eta);
+                say("  [%.0f s, eta %.0f s]", el, eta);
             }
-            printf("\n");
+            say("\n");
             fflush(stdout);
         }
     }
     const double el = now_s() - t0;
     tt_run_free(r);
+#ifdef TT_MPI
+    tt_mpi_transport_free(&tr);
+#endif
     if (csv) {
         if (fclose(csv) || rename(tmp, path)) {
             fprintf(stderr, "tahq-train: cannot write %s: %s\n", path, strerror(errno));
             remove(tmp);
-            return 1;
+            return run_failed();
         }
     }
-    printf("run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd %llu "
+    say("run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd %llu "
            "bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
            name, first, loss, vloss, vloss / log(2.0), (unsigned long long)fb,
            (unsigned long long)bb, el, tokens_per_step * o.steps / el, csv ? ", wrote " : "",
@@ -247,7 +311,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     return 0;
 }
 
-int main(int argc, char **argv)
+static int tahq_train(int argc, char **argv)
 {
     cli a;
     memset(&a, 0, sizeof a);
@@ -263,11 +327,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            fputs(help_text, stdout);
+            say("%s", help_text);
             return 0;
         }
         if (!strcmp(o, "--version")) {
-            printf("tahq-train %s\n", TAHQ_TRAIN_VERSION);
+            say("tahq-train %s%s\n", TAHQ_TRAIN_VERSION, g_size > 1 ? " (MPI)" : "");
             return 0;
         }
         if (strncmp(o, "--", 2) != 0)
@@ -330,18 +394,32 @@ int main(int argc, char **argv)
         else
             return usage_error("unknown option '%s'", o);
         if (bad) {
-            fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", v, o);
+            if (g_rank == 0)
+                fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", v, o);
             return 2;
         }
     }
     const char *cerr = tt_config_check(&a.o.cfg);
     if (cerr)
         return usage_error("%s", cerr);
+#ifdef TT_MPI
+    /* one rank per stage */
+    if (!stages_set)
+        a.o.K = g_size;
+    if (a.o.K != g_size) {
+        if (g_rank == 0)
+            fprintf(stderr, "tahq-train: --stages %d needs mpirun -np %d (this job has %d ranks)\n",
+                    a.o.K, a.o.K, g_size);
+        return 2;
+    }
+#else
     if (!stages_set && a.o.K > a.o.cfg.L)
         a.o.K = a.o.cfg.L;
+#endif
     if (a.o.K > a.o.cfg.L) {
-        fprintf(stderr, "tahq-train: --stages %d exceeds --layers %d (each stage needs a block)\n",
-                a.o.K, a.o.cfg.L);
+        if (g_rank == 0)
+            fprintf(stderr, "tahq-train: %d stages exceed --layers %d (each stage needs a block)\n",
+                    a.o.K, a.o.cfg.L);
         return 2;
     }
     if (a.o.warmup < 0)
@@ -361,7 +439,8 @@ int main(int argc, char **argv)
         sim_method m;
         const char *err = tt_method_parse(tok, &m);
         if (err) {
-            fprintf(stderr, "tahq-train: method '%s': %s\n", tok, err);
+            if (g_rank == 0)
+                fprintf(stderr, "tahq-train: method '%s': %s\n", tok, err);
             return 2;
         }
         if (nm == 64)
@@ -392,10 +471,21 @@ int main(int argc, char **argv)
     }
     tt_data d;
     uint8_t *tb = read_file(tp, &d.n_train), *vb = read_file(vp, &d.n_val);
-    if (!tb || !vb) {
+    int missing = !tb || !vb, read_errno = errno;
+#ifdef TT_MPI
+    /* every rank reads the corpus; any rank without it stops them all */
+    int any = missing;
+    MPI_Allreduce(&missing, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && !missing) {
+        free(tb);
+        free(vb);
+        return 1;
+    }
+#endif
+    if (missing) {
         const char *miss = !tb ? tp : vp;
         if (a.train_file)
-            fprintf(stderr, "tahq-train: cannot read %s: %s\n", miss, strerror(errno));
+            fprintf(stderr, "tahq-train: cannot read %s: %s\n", miss, strerror(read_errno));
         else
             fprintf(stderr, "tahq-train: corpus not found: %s (build it with: scripts/fetch_corpus.sh %s)\n",
                     miss, a.data);
@@ -411,14 +501,14 @@ int main(int argc, char **argv)
         free(vb);
         return 1;
     }
-    if (a.out && mkdir(a.out, 0777) && errno != EEXIST) {
+    if (g_rank == 0 && a.out && mkdir(a.out, 0777) && errno != EEXIST) {
         fprintf(stderr, "tahq-train: cannot create %s: %s\n", a.out, strerror(errno));
         free(tb);
         free(vb);
-        return 1;
+        return run_failed();
     }
     sim_blas_init();
-    const int tty = isatty(STDOUT_FILENO);
+    const int tty = g_rank == 0 && isatty(STDOUT_FILENO);
     int rc = 0;
     for (int i = 0; i < nm && !rc; i++)
         for (int j = 0; j < ns && !rc; j++)
@@ -426,4 +516,18 @@ int main(int argc, char **argv)
     free(tb);
     free(vb);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef TT_MPI
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    int rc = tahq_train(argc, argv);
+    MPI_Finalize();
+    return rc;
+#else
+    return tahq_train(argc, argv);
+#endif
 }

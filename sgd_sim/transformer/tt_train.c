@@ -9,16 +9,43 @@ struct tt_run {
     tt_opts o;
     sim_method m;
     tt_data d;
-    int K;
-    tt_stage_f *st;   /* [K] */
+    int K, k_lo, k_hi; /* this process holds stages k_lo..k_hi */
+    tt_stage_f *st;   /* [K], only k_lo..k_hi initialised */
     float **am, **av; /* AdamW moments per stage */
     uint8_t **decay;  /* per parameter: weight decay applies */
     tt_codec codec;   /* one set of buffers: boundaries are handled one at a time */
     float *xbuf, *gbuf; /* [B*T, C] decoded tensors */
+    float *tied;      /* [V*C] the other copy's gradient of the tied embedding */
     int *tok, *tgt;   /* [M*B*T] */
     int t;            /* steps done */
     uint64_t fwd_bytes, bwd_bytes;
+    tt_transport tr;
+    /* single-process transport: the one message in flight */
+    const uint8_t *box;
+    size_t box_len;
+    int box_to, box_tag;
 };
+
+/* the single-process transport: a message is read by the next stage before
+ * another is sent, so one mailbox is enough */
+static int local_send(void *ctx, int to, int tag, const uint8_t *msg, size_t len)
+{
+    tt_run *r = ctx;
+    if (r->box)
+        return 1;
+    r->box = msg, r->box_len = len, r->box_to = to, r->box_tag = tag;
+    return 0;
+}
+static int local_recv(void *ctx, int from, int tag, const uint8_t **msg, size_t *len)
+{
+    tt_run *r = ctx;
+    (void)from;
+    if (!r->box || r->box_tag != tag)
+        return 1;
+    *msg = r->box, *len = r->box_len;
+    r->box = NULL;
+    return 0;
+}
 
 /* blocks of stage k: as even as possible, the first stages take the extra ones */
 static void split(int L, int K, int k, int *b0, int *nb)
@@ -33,13 +60,21 @@ static void mark(uint8_t *decay, const float *base, const float *p, size_t n)
     memset(decay + (p - base), 1, n);
 }
 
-tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, const char **err)
+tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int k_lo, int k_hi,
+                   const tt_transport *tr, const char **err)
 {
     *err = "out of memory";
     tt_run *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->o = *o, r->m = *m, r->d = *d, r->K = o->K;
+    if (tr) {
+        r->tr = *tr;
+        r->k_lo = k_lo, r->k_hi = k_hi;
+    } else {
+        r->tr = (tt_transport){r, local_send, local_recv, NULL, NULL};
+        r->k_lo = 0, r->k_hi = o->K - 1;
+    }
     const tt_config *c = &o->cfg;
     const int K = o->K, B = o->batch, M = o->micro;
     const size_t NC = (size_t)B * c->T * c->C;
@@ -49,13 +84,14 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, cons
     r->decay = calloc((size_t)K, sizeof(uint8_t *));
     r->xbuf = malloc(sizeof(float) * NC);
     r->gbuf = malloc(sizeof(float) * NC);
+    r->tied = malloc(sizeof(float) * (size_t)c->V * c->C);
     r->tok = malloc(sizeof(int) * (size_t)M * B * c->T);
     r->tgt = malloc(sizeof(int) * (size_t)M * B * c->T);
-    if (!r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tok || !r->tgt) {
+    if (!r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
         tt_run_free(r);
         return NULL;
     }
-    for (int k = 0; k < K; k++) {
+    for (int k = r->k_lo; k <= r->k_hi; k++) {
         int b0, nb;
         split(c->L, K, k, &b0, &nb);
         tt_stage_f *s = &r->st[k];
@@ -98,7 +134,7 @@ void tt_run_free(tt_run *r)
 {
     if (!r)
         return;
-    for (int k = 0; r->st && k < r->K; k++) {
+    for (int k = r->k_lo; r->st && k <= r->k_hi; k++) {
         tt_stage_free_f(&r->st[k]);
         if (r->am)
             free(r->am[k]);
@@ -114,6 +150,7 @@ void tt_run_free(tt_run *r)
     tt_codec_free(&r->codec);
     free(r->xbuf);
     free(r->gbuf);
+    free(r->tied);
     free(r->tok);
     free(r->tgt);
     free(r);
@@ -179,80 +216,142 @@ static void adamw(tt_run *r, int k, double lr)
     }
 }
 
-double tt_run_step(tt_run *r, const char **err)
+/* forward of micro-batch m on stage k: receive and decode its input (k > 0),
+ * compute, encode and send its output (k < K-1). Returns 0 or 1 (*err). */
+static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
 {
-    const tt_config *c = &r->o.cfg;
-    const int K = r->K, M = r->o.micro, B = r->o.batch, T = c->T;
-    const size_t BT = (size_t)B * T;
-    *err = NULL;
-    for (int i = 0; i < M * B; i++) {
+    const int K = r->K, B = r->o.batch;
+    const size_t BT = (size_t)B * r->o.cfg.T;
+    const float *x = NULL, *y = NULL;
+    if (k > 0) {
+        const uint8_t *msg;
+        size_t len;
+        if (r->tr.recv(r->tr.ctx, k - 1, 0, &msg, &len)) {
+            *err = "receiving a forward message failed";
+            return 1;
+        }
+        if (tt_decode(&r->codec, 0, (uint32_t)B, msg, len, r->xbuf, err))
+            return 1;
+        x = r->xbuf;
+    }
+    double l = tt_stage_forward_f(&r->st[k], m, B, r->tok + m * BT, r->tgt + m * BT, x, &y);
+    if (k == K - 1) {
+        *loss += l;
+        return 0;
+    }
+    size_t len = tt_encode(&r->codec, 0, (uint32_t)B, y, msg_key(r->o.seed, r->t, k, m, 0), err);
+    if (!len)
+        return 1;
+    r->fwd_bytes += len;
+    if (r->tr.send(r->tr.ctx, k + 1, 0, r->codec.msg, len)) {
+        *err = "sending a forward message failed";
+        return 1;
+    }
+    return 0;
+}
+
+/* backward of micro-batch m on stage k: receive and decode the gradient of
+ * its output (k < K-1), differentiate, encode and send the gradient of its
+ * input (k > 0) */
+static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
+{
+    const int K = r->K, B = r->o.batch;
+    const float *dy = NULL;
+    if (k < K - 1) {
+        const uint8_t *msg;
+        size_t len;
+        if (r->tr.recv(r->tr.ctx, k + 1, 1, &msg, &len)) {
+            *err = "receiving a backward message failed";
+            return 1;
+        }
+        if (tt_decode(&r->codec, 1, (uint32_t)B, msg, len, r->gbuf, err))
+            return 1;
+        dy = r->gbuf;
+    }
+    tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+    if (k == 0)
+        return 0;
+    size_t len = tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf, msg_key(r->o.seed, r->t, k - 1, m, 1), err);
+    if (!len)
+        return 1;
+    r->bwd_bytes += len;
+    if (r->tr.send(r->tr.ctx, k - 1, 1, r->codec.msg, len)) {
+        *err = "sending a backward message failed";
+        return 1;
+    }
+    return 0;
+}
+
+/* the windows of step t (every process draws all of them: they are cheap) */
+static void draw(tt_run *r)
+{
+    const int T = r->o.cfg.T, n = r->o.micro * r->o.batch;
+    for (int i = 0; i < n; i++) {
         size_t p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
         for (int j = 0; j < T; j++) {
             r->tok[(size_t)i * T + j] = r->d.train[p + j];
             r->tgt[(size_t)i * T + j] = r->d.train[p + j + 1];
         }
     }
-    for (int k = 0; k < K; k++)
+}
+
+double tt_run_step(tt_run *r, const char **err)
+{
+    const tt_config *c = &r->o.cfg;
+    const int K = r->K, M = r->o.micro, B = r->o.batch;
+    const size_t BT = (size_t)B * c->T, nwte = (size_t)c->V * c->C;
+    *err = NULL;
+    draw(r);
+    for (int k = r->k_lo; k <= r->k_hi; k++)
         tt_stage_zero_grad_f(&r->st[k]);
     r->fwd_bytes = r->bwd_bytes = 0;
     double loss = 0;
-    /* GPipe: all forwards ... */
-    for (int m = 0; m < M; m++) {
-        const int *tok = r->tok + m * BT, *tgt = r->tgt + m * BT;
-        const float *y = NULL;
-        for (int k = 0; k < K; k++) {
-            const float *x = NULL;
-            if (k > 0) {
-                size_t len = tt_encode(&r->codec, 0, (uint32_t)B, y,
-                                       msg_key(r->o.seed, r->t, k - 1, m, 0), err);
-                if (!len || tt_decode(&r->codec, 0, (uint32_t)B, r->codec.msg, len, r->xbuf, err))
-                    return NAN;
-                r->fwd_bytes += len;
-                x = r->xbuf;
-            }
-            loss += tt_stage_forward_f(&r->st[k], m, B, tok, tgt, x, &y);
-        }
-    }
-    /* ... then all backwards, in the same order */
+    /* GPipe: all forwards, then all backwards in the same order */
+    for (int m = 0; m < M; m++)
+        for (int k = r->k_lo; k <= r->k_hi; k++)
+            if (fwd_work(r, k, m, &loss, err))
+                return NAN;
     const float scale = (float)(1.0 / ((double)M * BT));
-    for (int m = 0; m < M; m++) {
-        for (int k = K - 1; k >= 0; k--) {
-            const float *dy = NULL;
-            if (k < K - 1) {
-                size_t len = tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf,
-                                       msg_key(r->o.seed, r->t, k, m, 1), err);
-                if (!len || tt_decode(&r->codec, 1, (uint32_t)B, r->codec.msg, len, r->gbuf, err))
-                    return NAN;
-                r->bwd_bytes += len;
-                dy = r->gbuf;
+    for (int m = 0; m < M; m++)
+        for (int k = r->k_hi; k >= r->k_lo; k--)
+            if (bwd_work(r, k, m, scale, err))
+                return NAN;
+    /* tied embedding: both copies get g_wte + g_head, added in that order on both sides */
+    if (K > 1) {
+        tt_stage_f *s0 = r->k_lo == 0 ? &r->st[0] : NULL;
+        tt_stage_f *sl = r->k_hi == K - 1 ? &r->st[K - 1] : NULL;
+        if (s0 && sl) {
+            for (size_t i = 0; i < nwte; i++)
+                s0->gwte[i] = sl->gwte_head[i] = s0->gwte[i] + sl->gwte_head[i];
+        } else if (s0 || sl) {
+            float *g = s0 ? s0->gwte : sl->gwte_head;
+            if (r->tr.swap(r->tr.ctx, s0 ? K - 1 : 0, g, r->tied, nwte)) {
+                *err = "exchanging the tied embedding's gradient failed";
+                return NAN;
             }
-            tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+            for (size_t i = 0; i < nwte; i++)
+                g[i] = s0 ? g[i] + r->tied[i] : r->tied[i] + g[i];
         }
     }
-    /* tied embedding: both copies get g_wte + g_head (the same sum on both sides) */
-    tt_stage_f *s0 = &r->st[0], *sl = &r->st[K - 1];
-    const size_t nwte = (size_t)c->V * c->C;
-    if (K > 1)
-        for (size_t i = 0; i < nwte; i++) {
-            float g = s0->gwte[i] + sl->gwte_head[i];
-            s0->gwte[i] = g;
-            sl->gwte_head[i] = g;
-        }
     /* clipping: each stage's own tensors, and the tied embedding as one group */
     double lr = tt_lr(&r->o, r->t);
-    double n2wte = sumsq(s0->gwte, nwte);
-    for (int k = 0; k < K; k++) {
+    for (int k = r->k_lo; k <= r->k_hi; k++) {
         tt_stage_f *s = &r->st[k];
         size_t lo = s->first ? nwte : 0, hi = s->n_params - (s->last && !s->first ? nwte : 0);
         scale_to(s->grads + lo, hi - lo, sumsq(s->grads + lo, hi - lo), r->o.clip);
         if (s->first)
-            scale_to(s->gwte, nwte, n2wte, r->o.clip);
+            scale_to(s->gwte, nwte, sumsq(s->gwte, nwte), r->o.clip);
         if (s->last && !s->first)
-            scale_to(s->gwte_head, nwte, n2wte, r->o.clip);
+            scale_to(s->gwte_head, nwte, sumsq(s->gwte_head, nwte), r->o.clip);
         adamw(r, k, lr);
     }
     r->t++;
-    return loss / ((double)M * BT);
+    loss /= (double)M * BT;
+    if (r->tr.bcast && r->tr.bcast(r->tr.ctx, K - 1, &loss, 1)) {
+        *err = "broadcasting the loss failed";
+        return NAN;
+    }
+    return loss;
 }
 
 double tt_run_eval(tt_run *r, int n_windows)
@@ -271,12 +370,28 @@ double tt_run_eval(tt_run *r, int n_windows)
                 r->tgt[(size_t)i * T + j] = r->d.val[p + j + 1];
             }
         }
-        const float *y = NULL;
-        for (int k = 0; k < K; k++)
-            sum += tt_stage_forward_f(&r->st[k], 0, b, r->tok, r->tgt, y, &y);
+        /* uncompressed: the binary32 values themselves travel */
+        const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
+        for (int k = r->k_lo; k <= r->k_hi; k++) {
+            const float *x = NULL, *y = NULL;
+            if (k > 0) {
+                const uint8_t *msg;
+                size_t len;
+                if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
+                    return NAN;
+                memcpy(r->xbuf, msg, nbytes);
+                x = r->xbuf;
+            }
+            sum += tt_stage_forward_f(&r->st[k], 0, b, r->tok, r->tgt, x, &y);
+            if (k < K - 1 && r->tr.send(r->tr.ctx, k + 1, 2, (const uint8_t *)y, nbytes))
+                return NAN;
+        }
         done += b;
     }
-    return sum / ((double)n_windows * T);
+    double v = sum / ((double)n_windows * T);
+    if (r->tr.bcast && r->tr.bcast(r->tr.ctx, K - 1, &v, 1))
+        return NAN;
+    return v;
 }
 
 void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd)

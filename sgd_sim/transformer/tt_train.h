@@ -42,19 +42,40 @@ typedef struct tt_data {
     size_t n_train, n_val;
 } tt_data;
 
+/* How stages talk. The single-process engine (tr = NULL in tt_run_new)
+ * hands each message to the next stage in memory; the MPI engine
+ * (tt_mpi.c) sends the same bytes between ranks. Every function returns 0
+ * on success. */
+typedef struct tt_transport {
+    void *ctx;
+    /* send a message to stage `to` (tag: 0 forward, 1 backward, 2 evaluation) */
+    int (*send)(void *ctx, int to, int tag, const uint8_t *msg, size_t len);
+    /* receive the next message from stage `from`; *msg stays valid until the next recv */
+    int (*recv)(void *ctx, int from, int tag, const uint8_t **msg, size_t *len);
+    /* stage 0 and stage K-1: swap n floats (the tied embedding's gradients) */
+    int (*swap)(void *ctx, int peer, const float *mine, float *theirs, size_t n);
+    /* v[0..n) of stage `root` to every stage */
+    int (*bcast)(void *ctx, int root, double *v, int n);
+} tt_transport;
+
 typedef struct tt_run tt_run;
 
-/* NULL on out-of-memory or an unusable codec (reason in *err) */
-tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, const char **err);
+/* A run holding stages k_lo..k_hi of o->K (all of them when tr is NULL: the
+ * single-process engine). NULL on out-of-memory or an unusable codec
+ * (reason in *err). */
+tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int k_lo, int k_hi,
+                   const tt_transport *tr, const char **err);
 void tt_run_free(tt_run *r);
-/* One step; returns the mean training loss, NAN on a codec error (*err). */
+/* One step; returns the mean training loss (on every stage), NAN on a
+ * codec or transport error (*err). */
 double tt_run_step(tt_run *r, const char **err);
 /* Mean loss on n_windows fixed windows of the validation bytes, spread
  * evenly over it, uncompressed forward. */
 double tt_run_eval(tt_run *r, int n_windows);
 /* learning rate of step t (0-based) */
 double tt_lr(const tt_opts *o, int t);
-/* bytes of the last step's messages (summed over boundaries and micro-batches) */
+/* bytes of the last step's messages sent by this process's stages (summed
+ * over boundaries and micro-batches) */
 void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd);
 
 #endif

@@ -1,0 +1,72 @@
+#!/bin/sh
+# CTest train_mpi: tahq-train-mpi under mpirun against the single-process
+# tahq-train, same options and seed: the CSVs (loss per step, validation
+# loss, message bytes) must be byte-identical, for fp32 and TAH-Quant with
+# K = 2, and for a 3-stage pipeline (a middle stage that receives and sends
+# both ways) with stochastic rounding (keys from seed, step, boundary and
+# micro-batch). Control: a run with another seed must differ, so the
+# comparison can fail.
+#   mpi_test.sh MPIRUN TAHQ_TRAIN_MPI TAHQ_TRAIN WORKDIR
+set -u
+MPIRUN=$1
+MPIBIN=$2
+BIN=$3
+W=$4
+rm -rf "$W"
+mkdir -p "$W"
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+# mpirun refuses to run as root without these; --oversubscribe lets K exceed the cores
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+i=0
+while [ $i -lt 10 ]; do
+    cat <<'TXT'
+Every stage of the pipeline runs in its own process here, and the messages
+between them are the encoded bytes: the same bytes the single process hands
+from one stage to the next. So the losses must agree to the last bit.
+TXT
+    i=$((i + 1))
+done >"$W/train.txt"
+head -c 600 "$W/train.txt" >"$W/val.txt"
+
+run_pair() { # name layers K method seed_single seed_mpi
+    opts="--channels 64 --heads 2 --context 32 --micro 2 --batch 2 --steps 12 --lr 3e-3
+          --train-file $W/train.txt --val-file $W/val.txt --eval-windows 4 --eval-every 4
+          --print-every 0 --layers $2 --stages $3 --method $4"
+    # shellcheck disable=SC2086
+    "$BIN" $opts --seed "$5" --out "$W/$1-single" >"$W/$1-single.log" 2>&1 ||
+        bad "$1: single-process run failed: $(tail -n 3 "$W/$1-single.log")"
+    # shellcheck disable=SC2086
+    "$MPIRUN" --oversubscribe -np "$3" "$MPIBIN" $opts --seed "$6" --out "$W/$1-mpi" \
+        >"$W/$1-mpi.log" 2>&1 || bad "$1: mpirun -np $3 failed: $(tail -n 5 "$W/$1-mpi.log")"
+}
+
+same() { # name method-file
+    a=$(ls "$W/$1-single/"*.csv 2>/dev/null | head -n 1)
+    b=$(ls "$W/$1-mpi/"*.csv 2>/dev/null | head -n 1)
+    [ -n "$a" ] && [ -n "$b" ] || { echo "missing"; return 2; }
+    cmp -s "$a" "$b" && echo "identical" || echo "different"
+}
+
+run_pair fp32 2 2 fp32 1 1
+run_pair tah 2 2 tah 1 1
+run_pair sr3 3 3 tah-sr 1 1
+run_pair control 2 2 tah 1 2
+for n in fp32 tah sr3; do
+    r=$(same "$n")
+    echo "$n: single process vs MPI: $r"
+    [ "$r" = identical ] || bad "$n: the MPI run's CSV is $r from the single-process one"
+done
+r=$(same control)
+echo "control (seed 1 vs seed 2): $r"
+[ "$r" = different ] || bad "control: runs with different seeds compare $r (the comparison cannot fail)"
+grep -q "wire bytes" "$W/tah-mpi.log" || bad "the MPI run printed no summary on rank 0"
+[ "$(grep -c '^run tah_k2_s1: loss' "$W/tah-mpi.log")" -eq 1 ] || bad "the summary was printed by more than rank 0"
+
+if [ $fail -ne 0 ]; then
+    echo "train_mpi: FAILED"
+    exit 1
+fi
+echo "train_mpi: all passed"

@@ -1,0 +1,18 @@
+/* tt_mpi.h - the Open MPI transport of tahq-train-mpi: one rank per stage,
+ * the boundary messages' bytes sent with MPI_Send / MPI_Recv. */
+#ifndef TT_MPI_H
+#define TT_MPI_H
+
+#include <stdint.h>
+
+#include "tt_train.h"
+
+/* A transport on MPI_COMM_WORLD (MPI_Init done by the caller). */
+int tt_mpi_transport(tt_transport *tr);
+void tt_mpi_transport_free(tt_transport *tr);
+/* sum n counters over all ranks (every rank gets the sums) */
+int tt_mpi_sum_u64(uint64_t *v, int n);
+/* rank 0's int to every rank */
+int tt_mpi_bcast_int(int *v);
+
+#endif

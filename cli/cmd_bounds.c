@@ -269,6 +269,10 @@ static void run_point(const tahq_config *cfg, const tahq_shape *shape, const flo
         goto done;
     }
     compute_stats(x, y, bound, n, &r->s);
+    if ((st = check_flagged_tiles_l2(msg, len, x, y, bound, n, &r->s)) != TAHQ_OK) {
+        r->stage = "tile L2 check";
+        goto done;
+    }
     double sb = 0.0, sb2 = 0.0, sratio = 0.0;
     for (uint64_t i = 0; i < n; ++i) {
         double b = bound[i];
@@ -333,7 +337,8 @@ done:
         /* the user tensor does not fit the metadata type: not a codec failure */
         r->ok = 1;
     } else {
-        r->ok = st == TAHQ_OK && r->size_ok && r->s.n_over_bound == 0 && r->sr_ok;
+        r->ok = st == TAHQ_OK && r->size_ok && r->s.n_over_bound == 0 &&
+                r->s.n_tiles_over_l2 == 0 && r->sr_ok;
     }
     free(msg);
     free(y);
@@ -1156,6 +1161,12 @@ int cmd_bounds(int argc, char **argv)
                     dd[d].name, txt, (unsigned long long)r->s.n_over_bound,
                     (unsigned long long)r->s.first_over, r->s.first_over_err,
                     r->s.first_over_bound);
+        if (r->s.n_tiles_over_l2)
+            fprintf(stderr,
+                    "BOUND VIOLATION: %s, %s: %llu flagged tiles exceed their SPEC section 6.3 "
+                    "L2 bound (first: tile %llu)\n",
+                    dd[d].name, txt, (unsigned long long)r->s.n_tiles_over_l2,
+                    (unsigned long long)r->s.first_tile_over_l2);
         if (!r->sr_ok)
             fprintf(stderr,
                     "BOUND VIOLATION: %s, %s: stochastic rounding error/scale: mean %.6g "

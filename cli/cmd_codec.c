@@ -486,6 +486,11 @@ int cmd_roundtrip(int argc, char **argv)
     tahq_header h;
     if (st == TAHQ_OK)
         st = tahq_parse_header(msg, len, &h);
+    rt_stats s;
+    if (st == TAHQ_OK) {
+        compute_stats(t.data, y, bound, n, &s);
+        st = check_flagged_tiles_l2(msg, len, t.data, y, bound, n, &s);
+    }
     free(msg);
     if (st != TAHQ_OK) {
         free(y);
@@ -494,8 +499,6 @@ int cmd_roundtrip(int argc, char **argv)
         return cli_fail(EXIT_RUNTIME, "%s: decoding the own message failed: %s", pos[0],
                         cli_status_text(st));
     }
-    rt_stats s;
-    compute_stats(t.data, y, bound, n, &s);
     free(y);
     free(bound);
     npy_free(&t);
@@ -518,9 +521,14 @@ int cmd_roundtrip(int argc, char **argv)
         json_num(stdout, s.max_abs_err);
         printf(", \"max_err_over_bound\": ");
         json_num(stdout, s.max_err_over_bound);
-        printf(", \"n_over_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, \"ok\": %s}\n",
-               (unsigned long long)s.n_over_bound, (unsigned long long)h.n_low,
-               (unsigned long long)h.n_flagged, s.n_over_bound ? "false" : "true");
+        printf(", \"n_over_bound\": %llu, \"max_tile_l2_over_bound\": ",
+               (unsigned long long)s.n_over_bound);
+        json_num(stdout, s.max_l2_over_bound);
+        printf(", \"n_tiles_over_l2_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, "
+               "\"ok\": %s}\n",
+               (unsigned long long)s.n_tiles_over_l2, (unsigned long long)h.n_low,
+               (unsigned long long)h.n_flagged,
+               s.n_over_bound || s.n_tiles_over_l2 ? "false" : "true");
     } else {
         char txt[160];
         cli_config_text(&o.cfg, txt, sizeof txt);
@@ -533,6 +541,7 @@ int cmd_roundtrip(int argc, char **argv)
         printf("SQNR            %.3f dB\n", s.sqnr_db);
         printf("max |error|     %.9g\n", s.max_abs_err);
         printf("max error/bound %.6f\n", s.max_err_over_bound);
+        printf("max tile L2/bound %.6f (flagged tiles, SPEC 6.3)\n", s.max_l2_over_bound);
         printf("low units       %llu\n", (unsigned long long)h.n_low);
         printf("flagged tiles   %llu\n", (unsigned long long)h.n_flagged);
     }
@@ -542,7 +551,13 @@ int cmd_roundtrip(int argc, char **argv)
                         "|error| %.17g > bound %.17g)",
                         (unsigned long long)s.n_over_bound, (unsigned long long)s.first_over,
                         s.first_over_err, s.first_over_bound);
+    if (s.n_tiles_over_l2)
+        return cli_fail(EXIT_RUNTIME,
+                        "FAIL: %llu flagged tiles exceed their L2 error bound (first: tile %llu)",
+                        (unsigned long long)s.n_tiles_over_l2,
+                        (unsigned long long)s.first_tile_over_l2);
     if (!json)
-        printf("ok: every element within its error bound\n");
+        printf("ok: every element within its error bound, every flagged tile within its L2 "
+               "bound\n");
     return 0;
 }

@@ -111,6 +111,10 @@ static void run_row(row *r, const tahq_shape *shape, const float *x, uint64_t n)
         goto done;
     }
     compute_stats(x, y1, bound, n, &r->s);
+    if ((st = check_flagged_tiles_l2(m1, l1, x, y1, bound, n, &r->s)) != TAHQ_OK) {
+        r->stage = "tile L2 check";
+        goto done;
+    }
     r->bytes = l1;
     r->bpe = (double)l1 * 8.0 / (double)n;
     r->n_low = h.n_low;
@@ -118,7 +122,8 @@ static void run_row(row *r, const tahq_shape *shape, const float *x, uint64_t n)
     r->crc = h.crc;
 done:
     r->status = st;
-    r->ok = st == TAHQ_OK && r->det_ok && r->dec_ok && r->s.n_over_bound == 0;
+    r->ok = st == TAHQ_OK && r->det_ok && r->dec_ok && r->s.n_over_bound == 0 &&
+            r->s.n_tiles_over_l2 == 0;
     free(m1);
     free(m2);
     free(y1);
@@ -297,6 +302,9 @@ int cmd_report(int argc, char **argv)
             json_num(stdout, r->s.max_abs_err);
             printf(", \"max_err_over_bound\": ");
             json_num(stdout, r->s.max_err_over_bound);
+            printf(", \"max_tile_l2_over_bound\": ");
+            json_num(stdout, r->s.max_l2_over_bound);
+            printf(", \"n_tiles_over_l2_bound\": %llu", (unsigned long long)r->s.n_tiles_over_l2);
             printf(", \"n_over_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, "
                    "\"crc32c\": \"%08x\", \"deterministic\": %s, \"decode_stable\": %s, "
                    "\"ok\": %s}",
@@ -319,7 +327,8 @@ int cmd_report(int argc, char **argv)
         if (nonfinite)
             printf("input holds %llu non-finite values (encode rejects them)\n",
                    (unsigned long long)nonfinite);
-        printf("checks per configuration: |x - y| <= SPEC section 6 bound for every element; "
+        printf("checks per configuration: |x - y| <= SPEC section 6 bound for every element, "
+               "||x - y||_2 <= the section 6.3 bound for every flagged tile; "
                "encode twice -> same bytes (det); decode twice -> same values (dec)\n");
         printf("crc32c: the CRC-32C of each message, a fingerprint of its bytes for comparing "
                "builds and platforms\n\n");
@@ -350,6 +359,10 @@ int cmd_report(int argc, char **argv)
                        "|error| %.17g > bound %.17g)\n",
                        (unsigned long long)r->s.n_over_bound, (unsigned long long)r->s.first_over,
                        r->s.first_over_err, r->s.first_over_bound);
+            if (r->s.n_tiles_over_l2)
+                printf("    FAIL: %llu flagged tiles exceed their L2 bound (first: tile %llu)\n",
+                       (unsigned long long)r->s.n_tiles_over_l2,
+                       (unsigned long long)r->s.first_tile_over_l2);
         }
         printf("\n(%.2f s)\n", elapsed);
         printf("%s\n", verdict);

@@ -329,3 +329,50 @@ void compute_stats(const float *x, const float *y, const double *bound, uint64_t
         s->rel_mse = s->sum_sq_err == 0.0 ? 0.0 : INFINITY;
     s->sqnr_db = s->rel_mse > 0.0 ? -10.0 * log10(s->rel_mse) : INFINITY;
 }
+
+int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const float *y,
+                           const double *bound, uint64_t n, rt_stats *s)
+{
+    s->n_flagged_checked = 0;
+    s->n_tiles_over_l2 = 0;
+    s->max_l2_over_bound = 0.0;
+    s->first_tile_over_l2 = 0;
+    tahq_header h;
+    tahq_status st = tahq_parse_header(msg, len, &h);
+    if (st != TAHQ_OK)
+        return st;
+    uint64_t G = h.config.tile, n_tiles = n / G;
+    if (n_tiles > SIZE_MAX / sizeof(tahq_tile_info))
+        return CLI_ERR_NOMEM;
+    tahq_tile_info *info = malloc(n_tiles ? (size_t)n_tiles * sizeof *info : 1u);
+    if (!info)
+        return CLI_ERR_NOMEM;
+    st = tahq_tile_infos(msg, len, info, (size_t)n_tiles);
+    if (st != TAHQ_OK) {
+        free(info);
+        return st;
+    }
+    for (uint64_t t = 0; t < n_tiles; ++t) {
+        if (!info[t].flagged)
+            continue;
+        /* in double: each square and sum of G <= 256 terms has relative
+         * error about 2^-53 * G, far below the 2^-40 margin of E */
+        double sq = 0.0;
+        for (uint64_t i = t * G; i < (t + 1u) * G; ++i) {
+            double e = (double)x[i] - (double)y[i];
+            sq += e * e;
+        }
+        double l2 = sqrt(sq), E = bound[t * G];
+        double ratio = l2 == 0.0 ? 0.0 : (E > 0.0 ? l2 / E : INFINITY);
+        s->n_flagged_checked++;
+        if (ratio > s->max_l2_over_bound || ratio != ratio)
+            s->max_l2_over_bound = ratio;
+        if (!(l2 <= E)) {
+            if (s->n_tiles_over_l2 == 0)
+                s->first_tile_over_l2 = t;
+            s->n_tiles_over_l2++;
+        }
+    }
+    free(info);
+    return TAHQ_OK;
+}

@@ -53,11 +53,25 @@ typedef struct rt_stats {
     uint64_t n_over_bound;     /* elements with |x - y| > bound */
     uint64_t first_over;       /* index of the first such element */
     double first_over_err, first_over_bound;
+    /* flagged tiles, checked in L2 by check_flagged_tiles_l2 */
+    uint64_t n_flagged_checked;
+    uint64_t n_tiles_over_l2;     /* flagged tiles with ||x - y||_2 > E */
+    double max_l2_over_bound;     /* max ||x - y||_2 / E over flagged tiles */
+    uint64_t first_tile_over_l2;  /* index of the first such tile */
 } rt_stats;
 
 /* Statistics in double; bound may be NULL (then the bound fields are 0). */
 void compute_stats(const float *x, const float *y, const double *bound, uint64_t n,
                    rt_stats *s);
+/* The SPEC §6.3 bound of a flagged tile is on the tile's Euclidean error,
+ * ||x - x̂||_2 <= E; tahq_error_bound repeats E on every element, and the
+ * per-element check |x_i - x̂_i| <= E of compute_stats is weaker (an error
+ * several times too large can pass it). This checks the L2 form on every
+ * flagged tile of msg (x, y, bound as given to compute_stats) and fills
+ * the L2 fields of s. Returns TAHQ_OK or a status (tahq_tile_infos's, or
+ * CLI_ERR_NOMEM). */
+int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const float *y,
+                           const double *bound, uint64_t n, rt_stats *s);
 
 uint64_t shape_count(const tahq_shape *s);
 

@@ -81,7 +81,7 @@ bad 1 "$T" inspect missing.tahq;                 has "missing.tahq"
 bad 1 "$T" roundtrip missing.npy;                has "missing.npy"
 bad 1 "$T" report --input missing.npy;           has "missing.npy"
 bad 1 "$T" bounds --input missing.npy --out-dir out.bounds --no-progress; has "missing.npy"
-bad 1 "$T" conform --vectors missing-dir --check; has "missing-dir"
+bad 2 "$T" conform --vectors missing-dir --check; has "missing-dir"
 mkdir -p adir
 bad 1 "$T" encode adir out.tahq
 bad 1 "$T" decode adir out.npy;                  has "is a directory"

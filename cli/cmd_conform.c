@@ -1,19 +1,21 @@
 /* cmd_conform.c - tahq conform: check the outputs of another implementation
  * against a golden vector set (golden/README.md describes the manifest, the
- * candidate directory layout and the --run protocol). */
+ * candidate directory layout and the --run protocol). The message comparison
+ * by field is in conform_diff.c, running the candidate in conform_run.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "codec_ops.h"
 #include "commands.h"
+#include "conform.h"
 #include "golden_common.h"
 #include "golden_paper_v1.h"
 #include "npy.h"
@@ -40,17 +42,28 @@ typedef struct gcase {
 typedef struct check {
     const char *task; /* "encode", "decode", "error" */
     int pass;         /* exact verdict */
-    char detail[512];
+    char detail[768];
     const char *field;
     int64_t tile;
     /* tolerant mode */
     int tol_done, tol_pass;
-    char tol_detail[512];
+    char tol_detail[768];
+    /* --run: the candidate's run behind this check, when it failed */
+    const conform_run *run;
 } check;
 
+/* case kinds, as a bit set for the selection */
+enum { K_ENCODE = 1, K_ENCODE_ERROR = 2, K_DECODE_ERROR = 4, K_PAPER_V1 = 8, K_ALL = 15 };
+#define MAX_SEL 64
+
 typedef struct opts {
-    const char *vectors, *candidate, *run, *workdir, *only;
-    int json, tolerance, check_only, keep, verbose;
+    const char *vectors, *candidate, *run, *workdir, *junit;
+    const char *cases[MAX_SEL], *excludes[MAX_SEL];
+    int ncases, nexcludes;
+    unsigned kinds; /* 0: every kind */
+    int json, tap, tolerance, check_only, verbose;
+    int jobs;
+    double timeout; /* 0: none */
 } opts;
 
 /* ---------------------------------------------------------------- helpers */
@@ -274,35 +287,13 @@ static int verify_file(const opts *o, const gcase *g, const file_ref *f, char *e
 
 /* ---------------------------------------------------------------- comparisons */
 
+/* The exact check of a candidate message: the first differing field
+ * (conform_diff.c). */
 static void cmp_message(check *k, const uint8_t *exp, size_t elen, const uint8_t *got,
                         size_t glen)
 {
-    size_t m = elen < glen ? elen : glen;
-    size_t i = 0;
-    while (i < m && exp[i] == got[i])
-        ++i;
-    if (i == m && elen == glen) {
-        k->pass = 1;
-        snprintf(k->detail, sizeof k->detail, "%zu bytes identical", elen);
-        return;
-    }
-    k->pass = 0;
-    char where[256];
-    const char *section = "length";
-    if (i < m) {
-        golden_locate(exp, elen, i, where, sizeof where, &section, &k->tile);
-        size_t ndiff = 0;
-        for (size_t j = i; j < m; ++j)
-            ndiff += exp[j] != got[j];
-        snprintf(k->detail, sizeof k->detail,
-                 "first difference at byte %zu: expected 0x%02x, got 0x%02x, in %s; %zu of %zu "
-                 "common bytes differ%s",
-                 i, exp[i], got[i], where, ndiff, m, elen != glen ? "; lengths differ" : "");
-    } else {
-        snprintf(k->detail, sizeof k->detail,
-                 "length: expected %zu bytes, got %zu (the first %zu bytes agree)", elen, glen, m);
-    }
-    k->field = section;
+    k->pass = conform_diff_message(exp, elen, got, glen, k->detail, sizeof k->detail, &k->field,
+                                   &k->tile);
 }
 
 static void cmp_decoded(check *k, const gcase *g, const float *exp, const npy_tensor *got)
@@ -489,99 +480,162 @@ static void shq(char *out, size_t n, const char *s)
 
 /* Run "CMD ARGS 2>errfile"; on a non-zero exit write the status word of
  * stderr to errpath ("ok" when the exit status is 0 and want_err). */
-static int run_cmd(const char *cmd, const char *args, const char *wd, const char *id,
-                   const char *errpath, int want_err)
-{
-    char stderr_path[4096], line[16384], q[4200];
-    snprintf(stderr_path, sizeof stderr_path, "%s/%s.stderr", wd, id);
-    shq(q, sizeof q, stderr_path);
-    snprintf(line, sizeof line, "%s %s </dev/null 2>%s", cmd, args, q);
-    fflush(stdout);
-    int st = system(line);
-    int ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    uint8_t *txt = NULL;
-    size_t tl = 0;
-    if (!ok || want_err) {
-        char word[64] = "ok";
-        if (!ok) {
-            read_quiet(stderr_path, &txt, &tl);
-            char *z = malloc(tl + 1);
-            if (z) {
-                if (tl)
-                    memcpy(z, txt, tl);
-                z[tl] = '\0';
-                status_word(z, word, sizeof word);
-                free(z);
-            }
-            free(txt);
-        }
-        FILE *f = fopen(errpath, "w");
-        if (f) {
-            fprintf(f, "%s\n", word);
-            fclose(f);
-        }
-    }
-    return ok;
-}
+/* ---------------------------------------------------------------- --run */
 
-static int copy_file(const char *from, const char *to)
+/* The candidate runs of one case: encode first, then decode. */
+typedef struct case_run {
+    conform_run runs[2];
+    int nruns;
+} case_run;
+
+static const char *const tmp_suffixes[] = {".in.npy", ".in.bin", ".msg.bin", ".encode.stderr",
+                                           ".decode.stderr"};
+static const char *const out_suffixes[] = {".bin", ".npy", ".err"};
+
+/* Copy a set file into the private folder (the candidate never gets the
+ * set's own files). */
+static int copy_in(const opts *o, const file_ref *f, const char *to, char *err, size_t n)
 {
-    uint8_t *d;
-    size_t n;
-    if (read_quiet(from, &d, &n))
+    char from[4096];
+    vpath(from, sizeof from, o, f->path);
+    if (!to[0] || conform_copy_file(from, to) != 0) {
+        snprintf(err, n, "cannot copy %.300s into the temporary folder (%.300s): %s", from, to,
+                 strerror(errno));
         return -1;
-    FILE *f = fopen(to, "wb");
-    int rc = -1;
-    if (f) {
-        rc = fwrite(d, 1, n, f) == n ? 0 : -1;
-        if (fclose(f) != 0)
-            rc = -1;
     }
-    free(d);
-    return rc;
+    return 0;
 }
 
-static void run_case(const opts *o, const gcase *g, const char *wd)
+/* Copy the case's inputs into tmp, remove its stale outputs from cdir and
+ * build its commands. Returns the number of commands, or -1 with err. */
+static int prepare_case(const opts *o, const gcase *g, const char *tmp, const char *cdir,
+                        case_run *cr, conform_cmd *cmds, char (*args)[12000],
+                        char (*errp)[4096], char *err, size_t n)
 {
-    char in[4096], out[4096], err[4096], qi[4200], qo[4200], qc[1200], args[12000];
-    vpath(in, sizeof in, o, g->input.path);
-    cpath(err, sizeof err, wd, g->id, ".err");
-    remove(err);
-    shq(qi, sizeof qi, in);
-    if (strcmp(g->kind, "decode_error") != 0) {
-        cpath(out, sizeof out, wd, g->id, ".bin");
+    char in[4096], out[4096], qi[4200], qo[4200], qc[1200];
+    memset(cr, 0, sizeof *cr);
+    for (size_t e = 0; e < sizeof out_suffixes / sizeof out_suffixes[0]; ++e) {
+        cpath(out, sizeof out, cdir, g->id, out_suffixes[e]);
         remove(out);
-        shq(qo, sizeof qo, out);
-        shq(qc, sizeof qc, g->cfg_json);
-        snprintf(args, sizeof args, "encode %s %s --config %s", qi, qo, qc);
-        run_cmd(o->run, args, wd, g->id, err, strcmp(g->kind, "encode_error") == 0);
     }
-    if (strcmp(g->kind, "encode") == 0 || g->pv1) {
-        /* decode the expected message, handed over as a copy outside expected/ */
-        char msg[4096], tmp[4096];
-        vpath(msg, sizeof msg, o, g->message.path);
-        cpath(tmp, sizeof tmp, wd, g->id, ".in.bin");
-        cpath(out, sizeof out, wd, g->id, ".npy");
-        remove(out);
-        if (copy_file(msg, tmp) == 0) {
-            char derr[4096];
-            cpath(derr, sizeof derr, wd, g->id, ".decode.err");
-            shq(qi, sizeof qi, tmp);
-            shq(qo, sizeof qo, out);
-            if (g->pv1) /* no header: the decoder needs the config and the shape */
-                snprintf(args, sizeof args, "decode %s %s --config %s --shape %ux%ux%u", qi, qo,
-                         qc, (unsigned)g->shape.batch, (unsigned)g->shape.seq_len,
-                         (unsigned)g->shape.channels);
-            else
-                snprintf(args, sizeof args, "decode %s %s", qi, qo);
-            run_cmd(o->run, args, wd, g->id, derr, 0);
-        }
-    } else if (strcmp(g->kind, "decode_error") == 0) {
-        cpath(out, sizeof out, wd, g->id, ".npy");
-        remove(out);
+    int nc = 0;
+    shq(qc, sizeof qc, g->cfg_json);
+    if (strcmp(g->kind, "decode_error") != 0) {
+        cpath(in, sizeof in, tmp, g->id, ".in.npy");
+        if (copy_in(o, &g->input, in, err, n))
+            return -1;
+        cpath(out, sizeof out, cdir, g->id, ".bin");
+        shq(qi, sizeof qi, in);
         shq(qo, sizeof qo, out);
-        snprintf(args, sizeof args, "decode %s %s", qi, qo);
-        run_cmd(o->run, args, wd, g->id, err, 1);
+        snprintf(args[nc], sizeof args[nc], "encode %s %s --config %s", qi, qo, qc);
+        cpath(errp[nc], sizeof errp[nc], tmp, g->id, ".encode.stderr");
+        nc++;
+    }
+    if (strcmp(g->kind, "encode_error") != 0) {
+        /* decode: of a copy of the expected message (encode, paper_v1) or of
+         * the invalid message (decode_error) */
+        int dec_err = strcmp(g->kind, "decode_error") == 0;
+        cpath(in, sizeof in, tmp, g->id, dec_err ? ".in.bin" : ".msg.bin");
+        if (copy_in(o, dec_err ? &g->input : &g->message, in, err, n))
+            return -1;
+        cpath(out, sizeof out, cdir, g->id, ".npy");
+        shq(qi, sizeof qi, in);
+        shq(qo, sizeof qo, out);
+        if (g->pv1) /* no header: the decoder needs the config and the shape */
+            snprintf(args[nc], sizeof args[nc], "decode %s %s --config %s --shape %ux%ux%u", qi,
+                     qo, qc, (unsigned)g->shape.batch, (unsigned)g->shape.seq_len,
+                     (unsigned)g->shape.channels);
+        else
+            snprintf(args[nc], sizeof args[nc], "decode %s %s", qi, qo);
+        cpath(errp[nc], sizeof errp[nc], tmp, g->id, ".decode.stderr");
+        nc++;
+    }
+    for (int i = 0; i < nc; ++i) {
+        cmds[i].args = args[i];
+        cmds[i].stderr_path = errp[i];
+        cmds[i].result = &cr->runs[i];
+    }
+    cr->nruns = nc;
+    return nc;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n", text);
+        fclose(f);
+    }
+}
+
+static int run_not_ok(const conform_run *r) { return !r->ran || conform_run_failed(r); }
+
+/* After the candidate's runs of a case: the candidate directory gets what
+ * --candidate mode expects (ID.err with the status name; no output of a
+ * failed run), and the private copies and stderr files are removed. */
+static void finish_case(const gcase *g, const char *tmp, const char *cdir, const case_run *cr)
+{
+    char p[4096];
+    int err_kind = strcmp(g->kind, "encode_error") == 0 || strcmp(g->kind, "decode_error") == 0;
+    if (err_kind) {
+        const conform_run *r = &cr->runs[0];
+        cpath(p, sizeof p, cdir, g->id, ".err");
+        write_text(p, run_not_ok(r) ? r->word : "ok");
+    } else {
+        if (run_not_ok(&cr->runs[0])) {
+            cpath(p, sizeof p, cdir, g->id, ".bin");
+            remove(p);
+            cpath(p, sizeof p, cdir, g->id, ".err");
+            write_text(p, cr->runs[0].word);
+        }
+        if (run_not_ok(&cr->runs[1])) {
+            cpath(p, sizeof p, cdir, g->id, ".npy");
+            remove(p);
+        }
+    }
+    for (size_t e = 0; e < sizeof tmp_suffixes / sizeof tmp_suffixes[0]; ++e) {
+        cpath(p, sizeof p, tmp, g->id, tmp_suffixes[e]);
+        remove(p);
+    }
+}
+
+/* The verdicts of the checks of a case in the light of its runs: a run that
+ * must succeed (encode, decode of a valid message) and failed fails its
+ * check, whatever it left behind; an error case whose candidate crashed or
+ * timed out fails. A failed check keeps the failed run for its report. */
+static void apply_runs(const opts *o, const gcase *g, check *ks, int nk, const case_run *cr)
+{
+    for (int j = 0; j < nk; ++j) {
+        check *k = &ks[j];
+        const conform_run *r = &cr->runs[strcmp(k->task, "decode") == 0 ? 1 : 0];
+        char what[200];
+        conform_run_text(r, o->timeout, what, sizeof what);
+        if (strcmp(k->task, "error") == 0) {
+            if (r->timed_out || (r->ran && !r->exited)) {
+                k->pass = 0;
+                k->tol_done = 1;
+                k->tol_pass = 0;
+                snprintf(k->detail, sizeof k->detail, "expected %s, but the candidate's %s %s",
+                         g->expected_status, r->op, what);
+            }
+            if (!k->pass && run_not_ok(r))
+                k->run = r;
+            continue;
+        }
+        if (!run_not_ok(r))
+            continue;
+        int enc = strcmp(k->task, "encode") == 0;
+        k->pass = 0;
+        k->tol_done = 1;
+        k->tol_pass = 0;
+        k->field = enc ? "message" : "values";
+        k->tile = -1;
+        int named = r->ran && strcmp(r->word, "(none)") != 0;
+        snprintf(k->detail, sizeof k->detail, "no %s: the candidate's %s %s%s%s",
+                 enc ? "message" : "output", enc ? "encode" : "decode", what,
+                 named ? ", naming " : "", named ? r->word : "");
+        snprintf(k->tol_detail, sizeof k->tol_detail, "no %s", enc ? "message" : "output");
+        k->run = r;
     }
 }
 
@@ -731,7 +785,12 @@ static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
                 free(z);
             }
             free(d);
-            snprintf(k->detail, sizeof k->detail, "no message: the candidate reported %s", word);
+            if (strcmp(word, "(none)") == 0)
+                snprintf(k->detail, sizeof k->detail,
+                         "no message, and %s.err names no status (err_*)", g->id);
+            else
+                snprintf(k->detail, sizeof k->detail, "no message: the candidate reported %s",
+                         word);
         } else {
             snprintf(k->detail, sizeof k->detail, "missing %s.bin", g->id);
         }
@@ -790,273 +849,807 @@ static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
 
 static void help(void)
 {
-    printf("usage: tahq conform --vectors DIR (--candidate DIR | --run CMD | --check)\n"
-           "                    [--tolerance] [--case TEXT] [--workdir DIR] [--json] [-v]\n"
-           "Check another implementation against a golden vector set (golden/README.md).\n"
-           "  --vectors DIR    the set (DIR/manifest.json, inputs/, expected/)\n"
-           "  --candidate DIR  files the candidate produced: ID.bin (encode), ID.npy\n"
-           "                   (decode of the expected message), ID.err (status name of\n"
-           "                   an invalid case)\n"
-           "  --run CMD        run the candidate: 'CMD encode IN.npy OUT.bin --config JSON'\n"
-           "                   and 'CMD decode IN.bin OUT.npy'; a failure exits non-zero\n"
-           "                   and names the status (err_crc, ...) on stderr\n"
-           "  --workdir DIR    where --run writes (default: a new directory in /tmp,\n"
-           "                   removed afterwards)\n"
-           "  --check          only validate the manifest and every file's size and sha256\n"
-           "  --tolerance      also judge non-bit-exact candidates: values within the\n"
-           "                   SPEC 6 bound, header fields and error codes exact; the exit\n"
-           "                   status then follows the tolerant verdict\n"
-           "  --case TEXT      only the cases whose id contains TEXT\n"
-           "  -v               print passing cases too\n"
-           "Exit status: 0 every selected case passed, 1 a case failed or the set is\n"
-           "invalid, 2 usage error.\n");
+    printf(
+        "usage: tahq conform --vectors DIR (--candidate DIR | --run CMD | --check) [options]\n"
+        "Check another implementation against a golden vector set (golden/README.md).\n"
+        "  --vectors DIR      the set (DIR/manifest.json, inputs/, expected/)\n"
+        "  --candidate DIR    judge files the candidate produced: ID.bin (encode), ID.npy\n"
+        "                     (decode of the expected message), ID.err (status name of\n"
+        "                     an invalid case)\n"
+        "  --run CMD          run the candidate: 'CMD encode IN.npy OUT.bin --config JSON'\n"
+        "                     and 'CMD decode IN.bin OUT.npy' (paper_v1 cases add\n"
+        "                     --config JSON --shape BxSxC) with /bin/sh, stdin and stdout\n"
+        "                     /dev/null; a failure exits non-zero and names the status\n"
+        "                     (err_crc, ...) on stderr. IN is a private copy of the\n"
+        "                     set's file. A command or script that does not exist, or\n"
+        "                     exit status 126/127 on the first case, is one error (exit 2)\n"
+        "  --check            only validate the manifest and every file's size and sha256\n"
+        "selection (every case by default; repeatable; a case must match one --case,\n"
+        "one --kind or --profile if given, and no --exclude):\n"
+        "  --case TEXT        the cases whose id contains TEXT\n"
+        "  --exclude TEXT     not the cases whose id contains TEXT\n"
+        "  --kind KIND        the cases of kind encode, encode_error, decode_error or\n"
+        "                     paper_v1\n"
+        "  --profile NAME     format1 (kinds encode, encode_error, decode_error) or\n"
+        "                     paper-v1 (kind paper_v1)\n"
+        "judgement:\n"
+        "  --tolerance        also judge non-bit-exact candidates: values within the\n"
+        "                     SPEC 6 bound, header fields and error codes exact; the exit\n"
+        "                     status then follows the tolerant verdict, and a case that\n"
+        "                     passes only so is headed TOLERANT\n"
+        "running (--run only):\n"
+        "  --jobs N           run N cases at once (1..256, default 1); the output is in\n"
+        "                     case order and the same for every N\n"
+        "  --timeout SECONDS  per case (its encode and decode together; default none):\n"
+        "                     the candidate's process group is killed, the case fails as\n"
+        "                     TIMEOUT\n"
+        "  --workdir DIR      where the candidate's outputs go, kept afterwards (default:\n"
+        "                     the private temporary folder, removed at the end and on\n"
+        "                     SIGINT, SIGTERM, SIGHUP)\n"
+        "output:\n"
+        "  --json             one JSON object on stdout instead of the text report\n"
+        "  --tap              TAP version 13 on stdout instead of the text report\n"
+        "  --junit FILE       also write a JUnit XML report to FILE (atomically)\n"
+        "  -v                 print passing cases too (text report)\n"
+        "The text report prints a block per case that is not an exact pass, headed\n"
+        "FAIL, TIMEOUT or TOLERANT (with -v also PASS), then the summary. A failed\n"
+        "candidate run shows its exit status (or signal) and the last %d lines of its\n"
+        "stderr. Options other than --case, --exclude, --kind and --profile may be given\n"
+        "once.\n"
+        "Exit status: 0 every selected case passed, 1 a case failed or the set is\n"
+        "damaged, 2 usage error (bad option, missing set folder or candidate, a\n"
+        "candidate command that cannot be run, no case selected); killed by a signal:\n"
+        "that signal, after the temporary folder is removed.\n",
+        CONFORM_TAIL_LINES);
 }
 
-static void rm_workdir(const char *wd, gcase *cs, size_t n)
+static const char *const kind_names[4] = {"encode", "encode_error", "decode_error",
+                                          GOLDEN_KIND_PAPER_V1};
+
+static unsigned kind_bit(const char *kind)
 {
-    static const char *ext[6] = {".bin", ".npy", ".err", ".stderr", ".in.bin", ".decode.err"};
-    char p[4096];
-    for (size_t i = 0; i < n; ++i)
-        for (int e = 0; e < 6; ++e) {
-            cpath(p, sizeof p, wd, cs[i].id, ext[e]);
+    for (unsigned i = 0; i < 4; ++i)
+        if (strcmp(kind, kind_names[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
+/* SECONDS: a decimal number > 0 and <= 1 week. */
+static int parse_seconds(const char *s, double *v)
+{
+    if (!s || !*s || strspn(s, "0123456789.") != strlen(s) || strchr(s, '.') != strrchr(s, '.'))
+        return -1;
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || *end || !(d > 0) || d > 604800)
+        return -1;
+    *v = d;
+    return 0;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---------------------------------------------------------------- reporting */
+
+typedef struct report {
+    const opts *o;
+    const char *set;
+    size_t n_all, n_sel;
+    size_t n_pass, n_tol_pass, n_tol_only, n_timeout, n_done;
+    size_t by_task[3][2]; /* encode, decode, error: pass, total */
+    int started;
+    /* JUnit: the <testcase> elements, wrapped at the end */
+    FILE *jf;
+    char *jbuf;
+    size_t jlen;
+    size_t j_fail, j_err;
+    double j_time;
+} report;
+
+static void report_begin(report *R)
+{
+    if (R->started)
+        return;
+    R->started = 1;
+    const opts *o = R->o;
+    if (o->json) {
+        printf("{\"vectors\": ");
+        json_str(stdout, o->vectors);
+        printf(", \"set\": ");
+        json_str(stdout, R->set);
+        printf(", \"mode\": \"%s\", \"cases\": [", o->run ? "run" : "candidate");
+    } else if (o->tap) {
+        printf("TAP version 13\n1..%zu\n", R->n_sel);
+    }
+}
+
+static void json_run(const conform_run *r)
+{
+    printf(", \"candidate\": {\"op\": ");
+    json_str(stdout, r->op[0] ? r->op : "(not run)");
+    printf(", \"ran\": %s, \"exit_status\": ", r->ran ? "true" : "false");
+    if (r->ran && r->exited && !r->timed_out)
+        printf("%d", r->status);
+    else
+        fputs("null", stdout);
+    printf(", \"signal\": ");
+    if (r->ran && !r->exited)
+        printf("%d", r->sig);
+    else
+        fputs("null", stdout);
+    printf(", \"timed_out\": %s, \"status_word\": ", r->timed_out ? "true" : "false");
+    json_str(stdout, r->word[0] ? r->word : "(none)");
+    printf(", \"stderr_tail\": ");
+    json_str(stdout, r->tail);
+    printf("}");
+}
+
+/* The lines of a case's report (without its heading). */
+static void case_lines(FILE *f, const opts *o, const check *ks, int nk)
+{
+    for (int j = 0; j < nk; ++j) {
+        const check *k = &ks[j];
+        if (!k->pass || o->verbose)
+            fprintf(f, "  %s: %s: %s\n", k->task, k->pass ? "pass" : "FAIL", k->detail);
+        if (o->tolerance && !k->pass)
+            fprintf(f, "  %s (tolerant): %s: %s\n", k->task,
+                    k->tol_done && k->tol_pass ? "pass" : "FAIL", k->tol_detail);
+        if (k->run && !k->pass) {
+            const conform_run *r = k->run;
+            if (!r->ran)
+                continue;
+            if (!r->tail[0]) {
+                fprintf(f, "    the candidate's %s wrote nothing on stderr\n", r->op);
+                continue;
+            }
+            int lines = 1;
+            for (const char *c = r->tail; *c; ++c)
+                lines += *c == '\n';
+            fprintf(f, "    stderr of the candidate's %s (last %d line%s):\n", r->op, lines,
+                    lines == 1 ? "" : "s");
+            const char *s = r->tail;
+            while (*s) {
+                const char *e = strchr(s, '\n');
+                size_t len = e ? (size_t)(e - s) : strlen(s);
+                fprintf(f, "    | %.*s\n", (int)len, s);
+                s += len + (e ? 1 : 0);
+            }
+        }
+    }
+}
+
+static void report_case(report *R, const gcase *g, const check *ks, int nk, const case_run *cr)
+{
+    const opts *o = R->o;
+    report_begin(R);
+    int pass = 1, tpass = 1, timeout = 0;
+    for (int j = 0; j < nk; ++j) {
+        pass &= ks[j].pass;
+        tpass &= ks[j].tol_done && ks[j].tol_pass;
+        int t = strcmp(ks[j].task, "encode") == 0 ? 0 : strcmp(ks[j].task, "decode") == 0 ? 1 : 2;
+        R->by_task[t][1]++;
+        R->by_task[t][0] += ks[j].pass != 0;
+    }
+    double secs = 0;
+    if (cr)
+        for (int r = 0; r < cr->nruns; ++r) {
+            timeout |= cr->runs[r].timed_out;
+            secs += cr->runs[r].seconds;
+        }
+    if (timeout)
+        pass = tpass = 0;
+    int tol_only = o->tolerance && !pass && tpass;
+    const char *head = pass ? "PASS" : timeout ? "TIMEOUT" : tol_only ? "TOLERANT" : "FAIL";
+    R->n_done++;
+    R->n_pass += pass;
+    R->n_tol_pass += tpass;
+    R->n_tol_only += tol_only;
+    R->n_timeout += timeout;
+    int ok = o->tolerance ? tpass : pass;
+
+    char *block = NULL;
+    size_t blen = 0;
+    FILE *bf = open_memstream(&block, &blen);
+    if (bf) {
+        case_lines(bf, o, ks, nk);
+        fclose(bf);
+    }
+    const char *text = block ? block : "";
+
+    if (o->json) {
+        printf("%s\n  {\"id\": \"%s\", \"kind\": \"%s\", \"pass\": %s, \"verdict\": \"%s\"",
+               R->n_done > 1 ? "," : "", g->id, g->kind, pass ? "true" : "false",
+               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
+        if (o->tolerance)
+            printf(", \"tolerant_pass\": %s", tpass ? "true" : "false");
+        printf(", \"checks\": [");
+        for (int j = 0; j < nk; ++j) {
+            printf("%s{\"task\": \"%s\", \"pass\": %s, \"field\": ", j ? ", " : "", ks[j].task,
+                   ks[j].pass ? "true" : "false");
+            if (ks[j].field && !ks[j].pass)
+                json_str(stdout, ks[j].field);
+            else
+                fputs("null", stdout);
+            printf(", \"tile\": ");
+            if (ks[j].tile >= 0 && !ks[j].pass)
+                printf("%" PRId64, ks[j].tile);
+            else
+                fputs("null", stdout);
+            printf(", \"detail\": ");
+            json_str(stdout, ks[j].detail);
+            if (o->tolerance) {
+                printf(", \"tolerant_pass\": %s, \"tolerant_detail\": ",
+                       ks[j].tol_done && ks[j].tol_pass ? "true" : "false");
+                json_str(stdout, ks[j].tol_detail);
+            }
+            if (ks[j].run && !ks[j].pass)
+                json_run(ks[j].run);
+            printf("}");
+        }
+        printf("]}");
+    } else if (o->tap) {
+        printf("%s %zu - %s (%s)%s\n", ok ? "ok" : "not ok", R->n_done, g->id, g->kind,
+               pass ? "" : timeout ? ": TIMEOUT" : tol_only ? ": TOLERANT" : "");
+        if (!pass) {
+            const check *first = NULL;
+            for (int j = 0; j < nk && !first; ++j)
+                if (!ks[j].pass)
+                    first = &ks[j];
+            printf("  ---\n  verdict: %s\n", timeout ? "timeout" : tol_only ? "tolerant" : "fail");
+            if (first) {
+                printf("  message: ");
+                conform_yaml_str(stdout, first->detail);
+                printf("\n  task: %s\n", first->task);
+                if (first->field)
+                    printf("  field: %s\n", first->field);
+            }
+            printf("  detail: ");
+            conform_yaml_str(stdout, text);
+            printf("\n  ...\n");
+        }
+    } else if (!pass || o->verbose || (o->tolerance && !tpass)) {
+        printf("%s %s (%s)\n%s", head, g->id, g->kind, text);
+    }
+
+    if (R->jf) {
+        FILE *f = R->jf;
+        fprintf(f, "    <testcase classname=\"tahq.conform.%s\" name=\"%s\" time=\"%.3f\">\n",
+                g->kind, g->id, secs);
+        R->j_time += secs;
+        if (!ok) {
+            const check *first = NULL;
+            for (int j = 0; j < nk && !first; ++j)
+                if (!ks[j].pass)
+                    first = &ks[j];
+            const char *el = timeout ? "error" : "failure";
+            R->j_err += timeout != 0;
+            R->j_fail += !timeout;
+            fprintf(f, "      <%s type=\"%s\" message=\"", el, head);
+            if (first) {
+                fprintf(f, "%s: ", first->task);
+                conform_xml_str(f, first->detail);
+            }
+            fputs("\">", f);
+            conform_xml_str(f, text);
+            fprintf(f, "</%s>\n", el);
+        } else if (tol_only) {
+            fputs("      <system-out>TOLERANT: passes the tolerant judgement, not the exact "
+                  "one\n",
+                  f);
+            conform_xml_str(f, text);
+            fputs("</system-out>\n", f);
+        }
+        fputs("    </testcase>\n", f);
+    }
+    free(block);
+}
+
+static void report_end(report *R)
+{
+    const opts *o = R->o;
+    report_begin(R);
+    size_t n_fail = R->n_sel - R->n_pass, n_tol_fail = R->n_sel - R->n_tol_pass;
+    size_t skipped = R->n_all - R->n_sel;
+    char sel[128];
+    snprintf(sel, sizeof sel, "%zu cases selected, %zu skipped", R->n_sel, skipped);
+    char tmo[64] = "";
+    if (R->n_timeout)
+        snprintf(tmo, sizeof tmo, "; %zu timed out", R->n_timeout);
+    if (o->json) {
+        printf("\n], \"summary\": {\"cases\": %zu, \"selected\": %zu, \"skipped\": %zu, "
+               "\"passed\": %zu, \"failed\": %zu, \"timed_out\": %zu, "
+               "\"encode\": [%zu, %zu], \"decode\": [%zu, %zu], \"errors\": [%zu, %zu]",
+               R->n_sel, R->n_sel, skipped, R->n_pass, n_fail, R->n_timeout, R->by_task[0][0],
+               R->by_task[0][1], R->by_task[1][0], R->by_task[1][1], R->by_task[2][0],
+               R->by_task[2][1]);
+        if (o->tolerance)
+            printf(", \"tolerant_passed\": %zu, \"tolerant_only\": %zu, \"tolerant_failed\": %zu",
+                   R->n_tol_pass, R->n_tol_only, n_tol_fail);
+        printf("}}\n");
+        return;
+    }
+    const char *pre = o->tap ? "# " : "";
+    printf("%sconform: %s: exact %zu passed, %zu failed (encode %zu/%zu, decode %zu/%zu, "
+           "error codes %zu/%zu)%s\n",
+           pre, sel, R->n_pass, n_fail, R->by_task[0][0], R->by_task[0][1], R->by_task[1][0],
+           R->by_task[1][1], R->by_task[2][0], R->by_task[2][1], tmo);
+    if (o->tolerance)
+        printf("%sconform: tolerant (SPEC 6 bound, integer fields exact): %zu passed (%zu exact, "
+               "%zu tolerant), %zu failed\n",
+               pre, R->n_tol_pass, R->n_tol_pass - R->n_tol_only, R->n_tol_only, n_tol_fail);
+}
+
+/* The JUnit document: the suite's counts, then the collected testcases. */
+static int junit_write(report *R, cli_out *out)
+{
+    if (R->jf) {
+        fclose(R->jf);
+        R->jf = NULL;
+    }
+    char *doc = NULL;
+    size_t dlen = 0;
+    FILE *f = open_memstream(&doc, &dlen);
+    if (!f) {
+        cli_out_abort(out);
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    size_t skipped = R->n_all - R->n_sel;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"tahq conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+               "time=\"%.3f\">\n",
+            R->n_sel, R->j_fail, R->j_err, R->j_time);
+    fprintf(f, "  <testsuite name=\"tahq conform ");
+    conform_xml_str(f, R->set);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\">\n",
+            R->n_sel, R->j_fail, R->j_err, R->j_time);
+    fprintf(f, "    <properties>\n      <property name=\"vectors\" value=\"");
+    conform_xml_str(f, R->o->vectors);
+    fprintf(f, "\"/>\n      <property name=\"mode\" value=\"%s\"/>\n"
+               "      <property name=\"tolerance\" value=\"%s\"/>\n"
+               "      <property name=\"cases_in_set\" value=\"%zu\"/>\n"
+               "      <property name=\"cases_not_selected\" value=\"%zu\"/>\n"
+               "    </properties>\n",
+            R->o->run ? "run" : "candidate", R->o->tolerance ? "true" : "false", R->n_all,
+            skipped);
+    if (R->jbuf)
+        fwrite(R->jbuf, 1, R->jlen, f);
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+    if (fclose(f) != 0 || !doc) {
+        free(doc);
+        cli_out_abort(out);
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    cli_out_write(out, doc, dlen);
+    free(doc);
+    return cli_out_commit(out);
+}
+
+/* ---------------------------------------------------------------- main */
+
+#define USAGE(...) cli_fail(EXIT_USAGE, __VA_ARGS__)
+
+static int parse_args(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->jobs = 1;
+    const char *jobs_s = NULL, *timeout_s = NULL;
+    int seen_flag[5] = {0, 0, 0, 0, 0};
+    static const char *flags[5] = {"--json", "--tap", "--tolerance", "--check", "-v"};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v;
+        int r;
+        struct {
+            const char *name;
+            const char **dst;
+        } single[] = {{"--vectors", &o->vectors}, {"--candidate", &o->candidate},
+                      {"--run", &o->run},         {"--workdir", &o->workdir},
+                      {"--junit", &o->junit},     {"--jobs", &jobs_s},
+                      {"--timeout", &timeout_s}};
+        int matched = 0;
+        for (size_t s = 0; s < sizeof single / sizeof single[0] && !matched; ++s) {
+            if ((r = cli_opt_value(argc, argv, &i, single[s].name, &v)) == 0)
+                continue;
+            if (r < 0)
+                return EXIT_USAGE;
+            if (*single[s].dst)
+                return USAGE("%s given twice (it may be given once)", single[s].name);
+            if (!*v)
+                return USAGE("%s needs a non-empty value", single[s].name);
+            *single[s].dst = v;
+            matched = 1;
+        }
+        if (matched)
+            continue;
+        int excl = 0;
+        if ((r = cli_opt_value(argc, argv, &i, "--case", &v)) != 0 ||
+            (excl = 1, r = cli_opt_value(argc, argv, &i, "--exclude", &v)) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            if (!*v)
+                return USAGE("%s needs a non-empty TEXT", excl ? "--exclude" : "--case");
+            if ((excl ? o->nexcludes : o->ncases) >= MAX_SEL)
+                return USAGE("at most %d %s options", MAX_SEL, excl ? "--exclude" : "--case");
+            if (excl)
+                o->excludes[o->nexcludes++] = v;
+            else
+                o->cases[o->ncases++] = v;
+            continue;
+        }
+        if ((r = cli_opt_value(argc, argv, &i, "--kind", &v)) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            unsigned b = kind_bit(v);
+            if (!b)
+                return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
+                             "paper_v1)",
+                             v);
+            o->kinds |= b;
+            continue;
+        }
+        if ((r = cli_opt_value(argc, argv, &i, "--profile", &v)) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            if (strcmp(v, "format1") == 0)
+                o->kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
+            else if (strcmp(v, "paper-v1") == 0)
+                o->kinds |= K_PAPER_V1;
+            else
+                return USAGE("--profile '%s': not a profile (format1, paper-v1)", v);
+            continue;
+        }
+        if (cli_is_help(a)) {
+            help();
+            return -1;
+        }
+        int f = 0;
+        while (f < 5 && !cli_opt_flag(a, flags[f]))
+            ++f;
+        if (f == 5)
+            return USAGE("unknown argument '%s' (see tahq conform --help)", a);
+        if (seen_flag[f]++)
+            return USAGE("%s given twice", flags[f]);
+        switch (f) {
+        case 0: o->json = 1; break;
+        case 1: o->tap = 1; break;
+        case 2: o->tolerance = 1; break;
+        case 3: o->check_only = 1; break;
+        default: o->verbose = 1; break;
+        }
+    }
+    if (!o->vectors)
+        return USAGE("need --vectors DIR (see tahq conform --help)");
+    if (!!o->candidate + !!o->run + o->check_only != 1)
+        return USAGE("need exactly one of --candidate, --run, --check");
+    if (jobs_s) {
+        uint32_t j;
+        if (cli_parse_u32(jobs_s, 256, &j) || j < 1)
+            return USAGE("--jobs '%s': need a whole number from 1 to 256", jobs_s);
+        o->jobs = (int)j;
+    }
+    if (timeout_s && parse_seconds(timeout_s, &o->timeout))
+        return USAGE("--timeout '%s': need a number of seconds > 0 (at most 604800)", timeout_s);
+    if (!o->run && (jobs_s || timeout_s || o->workdir))
+        return USAGE("%s applies to --run only",
+                     jobs_s ? "--jobs" : timeout_s ? "--timeout" : "--workdir");
+    if (o->json && o->tap)
+        return USAGE("--json and --tap both write to stdout: give one");
+    if (o->check_only && (o->ncases || o->nexcludes || o->kinds || o->tolerance || o->tap ||
+                          o->junit || o->verbose))
+        return USAGE("--check validates the whole set: selection, judgement and report options "
+                     "do not apply");
+    return 0;
+}
+
+static int selected(const opts *o, const gcase *g)
+{
+    if (o->kinds && !(o->kinds & kind_bit(g->kind)))
+        return 0;
+    if (o->ncases) {
+        int any = 0;
+        for (int i = 0; i < o->ncases && !any; ++i)
+            any = strstr(g->id, o->cases[i]) != NULL;
+        if (!any)
+            return 0;
+    }
+    for (int i = 0; i < o->nexcludes; ++i)
+        if (strstr(g->id, o->excludes[i]))
+            return 0;
+    return 1;
+}
+
+typedef struct state {
+    gcase *cs;
+    json_doc doc;
+    int have_doc;
+    size_t *sel; /* indices of the selected cases */
+    case_run *cr;
+    char tmp[4096];
+    int have_tmp;
+    conform_sched *sched;
+    cli_out jout;
+    int have_jout;
+    report R;
+} state;
+
+static void state_free(state *S)
+{
+    conform_sched_free(S->sched);
+    S->sched = NULL;
+    if (S->have_tmp)
+        conform_rmtree(S->tmp);
+    S->have_tmp = 0;
+    if (S->have_jout)
+        cli_out_abort(&S->jout);
+    S->have_jout = 0;
+    if (S->R.jf)
+        fclose(S->R.jf);
+    S->R.jf = NULL;
+    free(S->R.jbuf);
+    free(S->cr);
+    free(S->sel);
+    free(S->cs);
+    if (S->have_doc)
+        json_free(&S->doc);
+}
+
+/* Evaluate and report selected case number i (its runs in cr, or NULL). */
+static void judge(state *S, const opts *o, size_t i, const char *cdir)
+{
+    const gcase *g = &S->cs[S->sel[i]];
+    check ks[2];
+    int nk = eval_case(o, g, cdir, ks);
+    for (int j = 0; j < nk; ++j)
+        ks[j].run = NULL;
+    if (o->run)
+        apply_runs(o, g, ks, nk, &S->cr[i]);
+    report_case(&S->R, g, ks, nk, o->run ? &S->cr[i] : NULL);
+    if (o->run && !o->workdir)
+        for (size_t e = 0; e < sizeof out_suffixes / sizeof out_suffixes[0]; ++e) {
+            char p[4096];
+            cpath(p, sizeof p, cdir, g->id, out_suffixes[e]);
             remove(p);
         }
-    rmdir(wd);
+}
+
+static int run_all(state *S, const opts *o, const char *cdir)
+{
+    size_t n = S->R.n_sel, next_start = 0, next_print = 0;
+    char *done = calloc(n ? n : 1, 1);
+    static char args[2][12000], errp[2][4096];
+    if (!done)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    int rc = 0, limit = 1; /* the first case runs alone: can the command run at all? */
+    while (next_print < n) {
+        while (next_start < n && conform_sched_running(S->sched) < limit) {
+            const gcase *g = &S->cs[S->sel[next_start]];
+            conform_cmd cmds[2];
+            char err[800];
+            int nc = prepare_case(o, g, S->tmp, cdir, &S->cr[next_start], cmds, args, errp, err,
+                                  sizeof err);
+            if (nc < 0) {
+                free(done);
+                return cli_fail(EXIT_RUNTIME, "%s", err);
+            }
+            if (conform_sched_start(S->sched, next_start, cmds, nc) != 0) {
+                free(done);
+                return cli_fail(EXIT_RUNTIME, "out of memory");
+            }
+            next_start++;
+        }
+        long id = conform_sched_wait(S->sched);
+        if (id < 0) {
+            free(done);
+            return -1; /* a termination signal */
+        }
+        const gcase *g = &S->cs[S->sel[id]];
+        finish_case(g, S->tmp, cdir, &S->cr[id]);
+        if (limit == 1 && id == 0) {
+            const conform_run *r = &S->cr[0].runs[0];
+            if (r->ran && r->exited && (r->status == 126 || r->status == 127)) {
+                const char *last = strrchr(r->tail, '\n');
+                last = last ? last + 1 : r->tail;
+                free(done);
+                return cli_fail(EXIT_USAGE,
+                                "the candidate command cannot be run (exit status %d on the "
+                                "first case, %s%s%s)",
+                                r->status, g->id, last[0] ? ": " : "", last);
+            }
+            limit = o->jobs;
+        }
+        done[id] = 1;
+        while (next_print < n && done[next_print])
+            judge(S, o, next_print++, cdir);
+        fflush(stdout);
+    }
+    free(done);
+    return rc;
 }
 
 int cmd_conform(int argc, char **argv)
 {
     opts o;
-    memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            help();
-            return 0;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--vectors", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            o.vectors = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--candidate", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            o.candidate = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--run", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            o.run = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--workdir", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            o.workdir = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--case", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            o.only = v;
-        } else if (cli_opt_flag(a, "--json")) {
-            o.json = 1;
-        } else if (cli_opt_flag(a, "--tolerance")) {
-            o.tolerance = 1;
-        } else if (cli_opt_flag(a, "--check")) {
-            o.check_only = 1;
-        } else if (cli_opt_flag(a, "-v")) {
-            o.verbose = 1;
-        } else {
-            return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq conform --help)", a);
-        }
-    }
-    if (!o.vectors)
-        return cli_fail(EXIT_USAGE, "need --vectors DIR (see tahq conform --help)");
-    if (!!o.candidate + !!o.run + o.check_only != 1)
-        return cli_fail(EXIT_USAGE, "need exactly one of --candidate, --run, --check");
-
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (!is_dir(o.vectors))
+        return USAGE("%s: no such folder (--vectors needs a golden set folder, e.g. golden/v1)",
+                     o.vectors);
     char p[4096], err[512];
-    snprintf(p, sizeof p, "%s/manifest.json", o.vectors);
+    if (snprintf(p, sizeof p, "%s/manifest.json", o.vectors) >= (int)sizeof p)
+        return USAGE("--vectors: path too long");
+    if (access(p, F_OK) != 0)
+        return USAGE("%s: not a golden set (no manifest.json)", o.vectors);
+    if (o.candidate && !is_dir(o.candidate))
+        return USAGE("%s: no such folder (--candidate)", o.candidate);
+    if (o.run && conform_check_command(o.run, err, sizeof err))
+        return USAGE("%s (--run '%s')", err, o.run);
+
+    state S;
+    memset(&S, 0, sizeof S);
     uint8_t *text;
     size_t tlen;
-    int rc = cli_read_file(p, &text, &tlen);
+    rc = cli_read_file(p, &text, &tlen);
     if (rc)
         return rc;
-    json_doc doc;
-    if (json_parse(&doc, (const char *)text, tlen)) {
+    if (json_parse(&S.doc, (const char *)text, tlen)) {
         free(text);
-        return cli_fail(EXIT_RUNTIME, "%s: %s", p, doc.err);
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, S.doc.err);
     }
     free(text);
-    const json_node *root = doc.root, *cases = json_get(root, "cases");
+    S.have_doc = 1;
+    const json_node *root = S.doc.root, *cases = json_get(root, "cases");
     const char *schema, *set;
     uint64_t fv, ncases;
     if (json_get_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
         json_get_str(root, "set", &set) || json_get_u64(root, "format_version", &fv) ||
         json_get_u64(root, "n_cases", &ncases) || !cases || cases->type != JSON_ARR ||
         cases->count != ncases) {
-        json_free(&doc);
+        state_free(&S);
         return cli_fail(EXIT_RUNTIME,
                         "%s: not a %s manifest (schema, set, format_version, n_cases, cases)", p,
                         GOLDEN_SCHEMA);
     }
     if (fv != TAHQ_FORMAT_VERSION) {
-        json_free(&doc);
+        state_free(&S);
         return cli_fail(EXIT_RUNTIME, "%s: vectors for format %" PRIu64 ", this is format %u", p,
                         fv, (unsigned)TAHQ_FORMAT_VERSION);
     }
-    gcase *cs = calloc(cases->count + 1, sizeof *cs);
-    if (!cs) {
-        json_free(&doc);
+    S.cs = calloc(cases->count + 1, sizeof *S.cs);
+    S.sel = calloc(cases->count + 1, sizeof *S.sel);
+    if (!S.cs || !S.sel) {
+        state_free(&S);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
     size_t nc = 0;
     for (const json_node *c = cases->child; c; c = c->next, ++nc) {
-        if (parse_case(c, &cs[nc], err, sizeof err)) {
-            free(cs);
-            json_free(&doc);
+        if (parse_case(c, &S.cs[nc], err, sizeof err)) {
+            state_free(&S);
             return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
         }
         for (size_t j = 0; j < nc; ++j)
-            if (strcmp(cs[j].id, cs[nc].id) == 0) {
+            if (strcmp(S.cs[j].id, S.cs[nc].id) == 0) {
                 /* report before freeing: the id lives in cs and doc */
-                rc = cli_fail(EXIT_RUNTIME, "%s: duplicate case id %s", p, cs[nc].id);
-                free(cs);
-                json_free(&doc);
+                rc = cli_fail(EXIT_RUNTIME, "%s: duplicate case id %s", p, S.cs[nc].id);
+                state_free(&S);
                 return rc;
             }
-        int bad = verify_file(&o, &cs[nc], &cs[nc].input, err, sizeof err);
-        if (!bad && (strcmp(cs[nc].kind, "encode") == 0 || cs[nc].pv1))
-            bad = verify_file(&o, &cs[nc], &cs[nc].message, err, sizeof err) ||
-                  verify_file(&o, &cs[nc], &cs[nc].decoded, err, sizeof err);
+        int bad = verify_file(&o, &S.cs[nc], &S.cs[nc].input, err, sizeof err);
+        if (!bad && (strcmp(S.cs[nc].kind, "encode") == 0 || S.cs[nc].pv1))
+            bad = verify_file(&o, &S.cs[nc], &S.cs[nc].message, err, sizeof err) ||
+                  verify_file(&o, &S.cs[nc], &S.cs[nc].decoded, err, sizeof err);
         if (bad) {
-            free(cs);
-            json_free(&doc);
+            state_free(&S);
             return cli_fail(EXIT_RUNTIME, "%s", err);
         }
     }
     if (o.check_only) {
-        if (o.json)
-            printf("{\"vectors\": \"%s\", \"set\": \"%s\", \"cases\": %zu, \"valid\": true}\n",
-                   o.vectors, set, nc);
-        else
+        if (o.json) {
+            printf("{\"vectors\": ");
+            json_str(stdout, o.vectors);
+            printf(", \"set\": ");
+            json_str(stdout, set);
+            printf(", \"cases\": %zu, \"valid\": true}\n", nc);
+        } else {
             printf("conform: %s (set %s): %zu cases, manifest valid, every file matches its "
                    "sha256\n",
                    o.vectors, set, nc);
-        free(cs);
-        json_free(&doc);
+        }
+        state_free(&S);
         return 0;
     }
+    size_t n_sel = 0;
+    for (size_t i = 0; i < nc; ++i)
+        if (selected(&o, &S.cs[i]))
+            S.sel[n_sel++] = i;
+    if (n_sel == 0) {
+        state_free(&S);
+        return USAGE("no case selected (%zu cases in %s; see --case, --exclude, --kind, "
+                     "--profile)",
+                     nc, o.vectors);
+    }
+    S.R.o = &o;
+    S.R.set = set;
+    S.R.n_all = nc;
+    S.R.n_sel = n_sel;
+    if (o.junit) {
+        rc = cli_out_open(&S.jout, o.junit);
+        if (rc) {
+            state_free(&S);
+            return rc;
+        }
+        S.have_jout = 1;
+        S.R.jf = open_memstream(&S.R.jbuf, &S.R.jlen);
+        if (!S.R.jf) {
+            state_free(&S);
+            return cli_fail(EXIT_RUNTIME, "out of memory");
+        }
+    }
 
-    char wdbuf[4096];
-    const char *cdir = o.candidate;
-    int own_wd = 0;
+    int sig = 0;
     if (o.run) {
-        if (o.workdir) {
-            snprintf(wdbuf, sizeof wdbuf, "%s", o.workdir);
-            if (mkdir(wdbuf, 0755) != 0 && errno != EEXIST) {
-                free(cs);
-                json_free(&doc);
-                return cli_fail(EXIT_RUNTIME, "%s: cannot create", wdbuf);
-            }
-        } else {
-            const char *tmp = getenv("TMPDIR");
-            snprintf(wdbuf, sizeof wdbuf, "%s/tahq-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-            if (!mkdtemp(wdbuf)) {
-                free(cs);
-                json_free(&doc);
-                return cli_fail(EXIT_RUNTIME, "cannot create a work directory");
-            }
-            own_wd = 1;
+        const char *cdir;
+        S.cr = calloc(n_sel, sizeof *S.cr);
+        if (!S.cr) {
+            state_free(&S);
+            return cli_fail(EXIT_RUNTIME, "out of memory");
         }
-        cdir = wdbuf;
-    }
-
-    size_t n_sel = 0, n_pass = 0, n_tol_pass = 0;
-    size_t by_task[3][2] = {{0, 0}, {0, 0}, {0, 0}}; /* encode, decode, error: pass, total */
-    if (o.json)
-        printf("{\"vectors\": \"%s\", \"set\": \"%s\", \"mode\": \"%s\", \"cases\": [", o.vectors,
-               set, o.run ? "run" : "candidate");
-    for (size_t i = 0; i < nc; ++i) {
-        const gcase *g = &cs[i];
-        if (o.only && !strstr(g->id, o.only))
-            continue;
-        if (o.run)
-            run_case(&o, g, cdir);
-        check ks[2];
-        int nk = eval_case(&o, g, cdir, ks);
-        int pass = 1, tpass = 1;
-        for (int j = 0; j < nk; ++j) {
-            pass &= ks[j].pass;
-            tpass &= ks[j].tol_done && ks[j].tol_pass;
-            int t = strcmp(ks[j].task, "encode") == 0 ? 0 : strcmp(ks[j].task, "decode") == 0 ? 1 : 2;
-            by_task[t][1]++;
-            by_task[t][0] += ks[j].pass != 0;
+        if (o.workdir && mkdir(o.workdir, 0755) != 0 && errno != EEXIST) {
+            rc = cli_fail(EXIT_RUNTIME, "%s: cannot create: %s", o.workdir, strerror(errno));
+            state_free(&S);
+            return rc;
         }
-        n_sel++;
-        n_pass += pass;
-        n_tol_pass += tpass;
-        if (o.json) {
-            printf("%s\n  {\"id\": \"%s\", \"kind\": \"%s\", \"pass\": %s", n_sel > 1 ? "," : "",
-                   g->id, g->kind, pass ? "true" : "false");
-            if (o.tolerance)
-                printf(", \"tolerant_pass\": %s", tpass ? "true" : "false");
-            printf(", \"checks\": [");
-            for (int j = 0; j < nk; ++j) {
-                printf("%s{\"task\": \"%s\", \"pass\": %s, \"field\": ", j ? ", " : "",
-                       ks[j].task, ks[j].pass ? "true" : "false");
-                if (ks[j].field && !ks[j].pass)
-                    json_str(stdout, ks[j].field);
-                else
-                    fputs("null", stdout);
-                printf(", \"tile\": ");
-                if (ks[j].tile >= 0 && !ks[j].pass)
-                    printf("%" PRId64, ks[j].tile);
-                else
-                    fputs("null", stdout);
-                printf(", \"detail\": ");
-                json_str(stdout, ks[j].detail);
-                if (o.tolerance) {
-                    printf(", \"tolerant_pass\": %s, \"tolerant_detail\": ",
-                           ks[j].tol_done && ks[j].tol_pass ? "true" : "false");
-                    json_str(stdout, ks[j].tol_detail);
-                }
-                printf("}");
-            }
-            printf("]}");
-        } else if (!pass || o.verbose || (o.tolerance && !tpass)) {
-            printf("%s %s (%s)\n", pass ? "PASS" : "FAIL", g->id, g->kind);
-            for (int j = 0; j < nk; ++j) {
-                if (!ks[j].pass || o.verbose)
-                    printf("  %s: %s: %s\n", ks[j].task, ks[j].pass ? "pass" : "FAIL",
-                           ks[j].detail);
-                if (o.tolerance && !ks[j].pass)
-                    printf("  %s (tolerant): %s: %s\n", ks[j].task,
-                           ks[j].tol_done && ks[j].tol_pass ? "pass" : "FAIL", ks[j].tol_detail);
-            }
+        if (o.workdir && !is_dir(o.workdir)) {
+            rc = USAGE("%s: not a folder (--workdir)", o.workdir);
+            state_free(&S);
+            return rc;
         }
-    }
-    size_t n_fail = n_sel - n_pass, n_tol_fail = n_sel - n_tol_pass;
-    if (o.json) {
-        printf("\n], \"summary\": {\"cases\": %zu, \"passed\": %zu, \"failed\": %zu, "
-               "\"encode\": [%zu, %zu], \"decode\": [%zu, %zu], \"errors\": [%zu, %zu]",
-               n_sel, n_pass, n_fail, by_task[0][0], by_task[0][1], by_task[1][0], by_task[1][1],
-               by_task[2][0], by_task[2][1]);
-        if (o.tolerance)
-            printf(", \"tolerant_passed\": %zu, \"tolerant_failed\": %zu", n_tol_pass, n_tol_fail);
-        printf("}}\n");
+        if (conform_signals_begin() != 0 || conform_tmpdir(S.tmp, sizeof S.tmp) != 0) {
+            rc = cli_fail(EXIT_RUNTIME, "cannot create a temporary folder: %s", strerror(errno));
+            conform_signals_end();
+            state_free(&S);
+            return rc;
+        }
+        S.have_tmp = 1;
+        cdir = o.workdir ? o.workdir : S.tmp;
+        S.sched = conform_sched_new(o.run, o.jobs, o.timeout);
+        rc = S.sched ? run_all(&S, &o, cdir) : cli_fail(EXIT_RUNTIME, "out of memory");
+        /* kill what still runs and remove the temporary folder before the
+         * signal mask comes back */
+        conform_sched_free(S.sched);
+        S.sched = NULL;
+        conform_rmtree(S.tmp);
+        S.have_tmp = 0;
+        sig = conform_signals_end();
+        if (rc < 0 && !sig)
+            sig = SIGTERM; /* not reached: a stop is always a signal */
     } else {
-        printf("conform: %zu cases: exact %zu passed, %zu failed (encode %zu/%zu, decode "
-               "%zu/%zu, error codes %zu/%zu)\n",
-               n_sel, n_pass, n_fail, by_task[0][0], by_task[0][1], by_task[1][0], by_task[1][1],
-               by_task[2][0], by_task[2][1]);
-        if (o.tolerance)
-            printf("conform: tolerant (SPEC 6 bound, integer fields exact): %zu passed, %zu "
-                   "failed\n",
-                   n_tol_pass, n_tol_fail);
+        for (size_t i = 0; i < n_sel; ++i)
+            judge(&S, &o, i, o.candidate);
     }
-    if (own_wd)
-        rm_workdir(cdir, cs, nc);
-    free(cs);
-    json_free(&doc);
-    if (n_sel == 0)
-        return cli_fail(EXIT_RUNTIME, "no case selected");
-    return (o.tolerance ? n_tol_fail : n_fail) ? EXIT_RUNTIME : 0;
+    if (sig) {
+        state_free(&S);
+        conform_die_by_signal(sig);
+    }
+    if (rc) {
+        state_free(&S);
+        return rc;
+    }
+    report_end(&S.R);
+    fflush(stdout);
+    if (o.junit) {
+        S.have_jout = 0;
+        rc = junit_write(&S.R, &S.jout);
+        if (rc) {
+            state_free(&S);
+            return rc;
+        }
+    }
+    size_t fails = o.tolerance ? n_sel - S.R.n_tol_pass : n_sel - S.R.n_pass;
+    state_free(&S);
+    return fails ? EXIT_RUNTIME : 0;
 }

@@ -5,7 +5,10 @@
 #   manifest the committed manifest is valid and every file matches its sha256
 #   conform  --run with the tahq adapter passes; --candidate on those outputs
 #            passes; one flipped scale byte fails naming "scales" and the tile;
-#            a one-ulp change of a decoded value fails exactly, passes --tolerance
+#            a candidate whose CRC is right over a wrong payload is told the
+#            payload field (zero-point, code, pivot, with both values), a
+#            wrong CRC alone header.crc; a one-ulp change of a decoded value
+#            fails exactly, passes --tolerance headed TOLERANT
 set -euo pipefail
 PART="$1"
 T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
@@ -34,7 +37,7 @@ manifest)
   ;;
 conform)
   C="$W/cand"
-  "$T" conform --vectors "$V" --run "sh $SRC/golden/tahq_adapter.sh $T" --workdir "$C" \
+  "$T" conform --vectors "$V" --run "sh $SRC/golden/tahq_adapter.sh $T" --workdir "$C" --jobs 2 \
     >"$W/run.txt" || fail "--run with the tahq adapter: $(tail -n 5 "$W/run.txt")"
   grep -q "failed 0\|, 0 failed" "$W/run.txt" || fail "--run summary: $(tail -n 1 "$W/run.txt")"
   "$T" conform --vectors "$V" --candidate "$C" --json >"$W/cand.json" ||
@@ -60,6 +63,61 @@ conform)
     fail "summary: $(tail -n 1 "$W/flip.txt")"
   cp "$V/expected/$id.bin" "$C/$id.bin"
 
+  # flipbit FILE OFFSET MASK: xor one byte of FILE
+  flipbit() {
+    local b
+    b=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' ')
+    printf "\\$(printf '%03o' $((b ^ $3)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+  }
+  # a candidate that encodes a slightly different input (a mantissa bit of
+  # element 0 of its private copy flipped): a valid message whose CRC is
+  # right over a wrong payload. The payload field must be named, not the CRC.
+  {
+    echo '#!/bin/sh'
+    echo 'if [ "$1" = encode ]; then'
+    echo '  b=$(od -An -tu1 -j130 -N1 "$2" | tr -d " ")'
+    echo '  printf "\\$(printf %03o $((b ^ 64)))" | dd of="$2" bs=1 seek=130 conv=notrunc 2>/dev/null'
+    echo 'fi'
+    echo "exec sh $SRC/golden/tahq_adapter.sh $T \"\$@\""
+  } >"$W/perturb.sh"
+  rc=0
+  "$T" conform --vectors "$V" --run "sh $W/perturb.sh" --case sweep-g008-b1 --case alloc-none-r0000 \
+    --json >"$W/crc_ok.json" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a wrong payload with a right CRC: exit $rc"
+  for want in '"id": "sweep-g008-b1"' '"field": "zero_points", "tile": 0' \
+    'in zero_points (tile 0, row 0, tile 0 of the row): expected 5.80283785 (0x40b9b0d9), got 3.80283785 (0x407361b2)' \
+    'in zero_points (tile 0, row 0, tile 0 of the row): expected -2.62695312 (0xc141), got -2.12695312 (0xc041)' \
+    "header.crc differs too (the candidate's CRC is right over its own bytes)"; do
+    grep -qF -- "$want" "$W/crc_ok.json" || fail "right CRC over a wrong payload: no '$want' in $(cat "$W/crc_ok.json")"
+  done
+  ! grep -q '"field": "header' "$W/crc_ok.json" || fail "a payload difference was named as a header field"
+  # a code: byte 735 is the first of tile 0's 4-bit codes (the 160 scales end
+  # at 735); bit 0 is the lowest bit of element 0
+  flipbit "$C/$id.bin" 735 1
+  rc=0
+  "$T" conform --vectors "$V" --candidate "$C" --case "$id" --json >"$W/code.json" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a flipped code bit: exit $rc"
+  grep -qF '"field": "codes", "tile": 0' "$W/code.json" || fail "code not located: $(cat "$W/code.json")"
+  grep -qF 'element 0: expected code 7, got 6' "$W/code.json" || fail "code values: $(cat "$W/code.json")"
+  cp "$V/expected/$id.bin" "$C/$id.bin"
+  # a pivot: 103 flagged tiles, 5-bit pivots in the last 65 bytes (from 3167);
+  # bit 0 of byte 3218 is stream bit 408, bit 3 of pivot 81 (of tile 129)
+  flipbit "$C/$id.bin" 3218 1
+  rc=0
+  "$T" conform --vectors "$V" --candidate "$C" --case "$id" >"$W/pivot.txt" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a flipped pivot bit: exit $rc"
+  grep -qF 'in pivots (pivot 81, of tile 129): expected pivot 26, got 18' "$W/pivot.txt" ||
+    fail "pivot not located: $(cat "$W/pivot.txt")"
+  cp "$V/expected/$id.bin" "$C/$id.bin"
+  # the CRC alone differs: header.crc
+  flipbit "$C/$id.bin" 70 128
+  rc=0
+  "$T" conform --vectors "$V" --candidate "$C" --case "$id" --json >"$W/crc.json" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a flipped CRC bit: exit $rc"
+  grep -qF '"field": "header.crc"' "$W/crc.json" && grep -qF 'every other byte is identical' "$W/crc.json" ||
+    fail "a wrong CRC alone: $(cat "$W/crc.json")"
+  cp "$V/expected/$id.bin" "$C/$id.bin"
+
   # decoded value off by one ulp (lowest mantissa byte of element 0 at 128)
   b=$(od -An -tu1 -j128 -N1 "$C/$id.npy" | tr -d ' ')
   printf "\\$(printf '%03o' $((b ^ 1)))" | dd of="$C/$id.npy" bs=1 seek=128 conv=notrunc 2>/dev/null
@@ -69,6 +127,10 @@ conform)
   grep -q "element 0 \[b=0, s=0, c=0\]" "$W/ulp.txt" || fail "element not named: $(cat "$W/ulp.txt")"
   "$T" conform --vectors "$V" --candidate "$C" --case "$id" --tolerance >"$W/tol.txt" ||
     fail "one-ulp change must pass --tolerance: $(cat "$W/tol.txt")"
+  # a tolerant pass is headed TOLERANT, never FAIL, and counted apart
+  grep -q "^TOLERANT $id (encode)$" "$W/tol.txt" && ! grep -q "^FAIL" "$W/tol.txt" ||
+    fail "tolerant pass heading: $(cat "$W/tol.txt")"
+  grep -qF "1 passed (0 exact, 1 tolerant), 0 failed" "$W/tol.txt" || fail "tolerant count: $(cat "$W/tol.txt")"
   # a large change (top exponent bit: about 2^128 times larger) fails the tolerant verdict too
   b=$(od -An -tu1 -j131 -N1 "$C/$id.npy" | tr -d ' ')
   printf "\\$(printf '%03o' $((b ^ 0x40)))" | dd of="$C/$id.npy" bs=1 seek=131 conv=notrunc 2>/dev/null

@@ -13,9 +13,17 @@ op="$1"
 in="$2"
 out="$3"
 
-# value of "KEY":VALUE or "KEY":"VALUE" in the flat one-line JSON object
+# value of "KEY":VALUE or "KEY":"VALUE" in the flat one-line JSON object,
+# by parameter expansion (no process per key); empty if KEY is absent
 val() {
-  printf '%s\n' "$cfg" | sed -n 's/.*"'"$1"'":"\{0,1\}\([^",}]*\)"\{0,1\}[,}].*/\1/p'
+  case "$cfg" in
+  *"\"$1\":"*)
+    v=${cfg#*"\"$1\":"}
+    v=${v%%[,\}]*}
+    v=${v#\"}
+    printf '%s' "${v%\"}"
+    ;;
+  esac
 }
 
 # status name for the messages of `tahq` that do not carry one

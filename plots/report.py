@@ -42,7 +42,9 @@ SECTIONS = [
     ("proofs", "Proof status (proofs/stats.json)"),
     ("machine", "Machine and run"),
 ]
-STATUSES = ("ok", "fail", "not available")
+# "stale": what the section states was true of an earlier tree (the proofs:
+# a file they read changed since they ran); "unknown": it cannot be told.
+STATUSES = ("ok", "fail", "stale", "unknown", "not available")
 # Sections whose failure makes the report exit non-zero: they check the codec
 # itself. The simulator's statistical checks are reported, and CTest's
 # sim_quick gates them.
@@ -157,6 +159,25 @@ def images(out_dir, folder, names):
     return found
 
 
+def table_status(rc, tool, rows, numeric):
+    """(status, reason) of a simulator table: "ok" only when the tool exited
+    0 and wrote at least one row with a finite number in every column named."""
+    why = []
+    if rc:
+        why.append("%s exited %s" % (tool, rc))
+    if not rows:
+        why.append("%s wrote no rows" % tool)
+    bad = set()
+    for r in rows or []:
+        for c in numeric:
+            v = num(r.get(c))
+            if not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+                bad.add(c)
+    if bad:
+        why.append("non-numeric or missing values in column(s) " + ", ".join(sorted(bad)))
+    return ("fail", "; ".join(why)) if why else ("ok", None)
+
+
 # ---------------------------------------------------------------- sections
 
 
@@ -168,8 +189,25 @@ def section_verification(out_dir, rc_text, rc_json):
             "max_err_over_bound", "n_over_bound", "n_flagged", "deterministic", "decode_stable",
             "skipped", "ok")
     rows = [{k: r.get(k) for k in keep} for r in d.get("rows", [])]
-    ok = bool(d.get("ok")) and rc_text == 0 and rc_json == 0
+    # ok only from the rows themselves, not just the tool's own flag
+    why = []
+    if rc_text or rc_json:
+        why.append("tahq report exited %d (text), %d (--json)" % (rc_text, rc_json))
+    if not d.get("ok"):
+        why.append("tahq report --json says ok = %s" % d.get("ok"))
+    if not rows or d.get("configurations") != len(rows):
+        why.append("%d rows for %s configurations" % (len(rows), d.get("configurations")))
+    bad = [r.get("name") for r in rows if not r.get("skipped") and not (
+        r.get("ok") is True and r.get("n_over_bound") == 0 and r.get("deterministic") is True
+        and r.get("decode_stable") is True and isinstance(r.get("max_err_over_bound"), (int, float))
+        and r["max_err_over_bound"] <= 1)]
+    if bad:
+        why.append("configurations failing a check: " + ", ".join(map(str, bad)))
+    if rows and all(r.get("skipped") for r in rows):
+        why.append("every configuration was skipped")
+    ok = not why
     return {"status": "ok" if ok else "fail", "verdict": d.get("verdict"),
+            **({} if ok else {"reason": "; ".join(why)}),
             "input": d.get("input"), "shape": d.get("shape"),
             "configurations": d.get("configurations"), "failed": d.get("failed"),
             "exit_status": rc_json, "rows": rows, "source": "data/verify.json"}
@@ -180,9 +218,19 @@ def section_conformance(out_dir, rc):
     if d is None:
         return missing_output("tahq conform gave no JSON (exit %d): %s" % (rc, why), rc)
     s = d.get("summary", {})
-    failed_ids = [c.get("id") for c in d.get("cases", []) if not c.get("pass")]
-    ok = rc == 0 and s.get("failed") == 0
+    cases = d.get("cases", [])
+    failed_ids = [c.get("id") for c in cases if not c.get("pass")]
+    why = []
+    if rc:
+        why.append("tahq conform exited %d" % rc)
+    if not cases or s.get("cases") != len(cases) or s.get("passed") != len(cases):
+        why.append("%s of %s cases passed (%d listed)" % (s.get("passed"), s.get("cases"),
+                                                         len(cases)))
+    if failed_ids or s.get("failed") != 0:
+        why.append("%s failed" % (s.get("failed") if s.get("failed") else len(failed_ids)))
+    ok = not why
     return {"status": "ok" if ok else "fail", "set": d.get("set"), "mode": d.get("mode"),
+            **({} if ok else {"reason": "; ".join(why)}),
             "summary": s, "failed_cases": failed_ids[:50], "exit_status": rc,
             "source": "data/conform.json"}
 
@@ -206,8 +254,23 @@ def section_bounds(out_dir, rc):
             "rel_mse_tau0": (tau.get("0") or {}).get("rel_mse"),
             "rel_mse_tau_inf": (tau.get("inf") or {}).get("rel_mse"),
         })
-    ok = rc == 0 and bool(d.get("ok"))
+    why = []
+    if rc:
+        why.append("tahq bounds exited %d" % rc)
+    if not d.get("ok"):
+        why.append("bounds.json says ok = %s" % d.get("ok"))
+    if not isinstance(d.get("points_run"), int) or d["points_run"] <= 0:
+        why.append("%s points run" % d.get("points_run"))
+    if d.get("failed") != 0:
+        why.append("%s points failed" % d.get("failed"))
+    mr = d.get("max_err_over_bound")
+    if not isinstance(mr, (int, float)) or not 0 <= mr <= 1:
+        why.append("largest max |error|/bound %s" % fmt(mr, 7))
+    if not head:
+        why.append("no findings per distribution")
+    ok = not why
     return {"status": "ok" if ok else "fail", "mode": d.get("mode"),
+            **({} if ok else {"reason": "; ".join(why)}),
             "points_run": d.get("points_run"), "failed": d.get("failed"),
             "max_err_over_bound": d.get("max_err_over_bound"), "exit_status": rc,
             "headline": head,
@@ -250,7 +313,9 @@ def section_delta(out_dir, rc, sim_ok):
     rows, why = read_csv(os.path.join(out_dir, "data", "sim", "delta.csv"))
     if rows is None:
         return not_available("tahq-sim delta (exit %d): %s" % (rc, why), exit_status=rc)
-    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+    st, why = table_status(rc, "tahq-sim delta", rows, ("fwd_bits_per_elem", "bwd_bits_per_elem",
+                                                        "alpha", "delta", "sigma2"))
+    return {"status": st, **({"reason": why} if why else {}), "exit_status": rc,
             "rows": [{k: num(v) for k, v in r.items()} for r in rows],
             "images": images(out_dir, "data/sim", ["sim_delta"]),
             "source": "data/sim/delta.csv"}
@@ -263,12 +328,15 @@ def section_throughput(out_dir, rc, sim_ok):
     rows, why = read_csv(os.path.join(sim, "throughput.csv"))
     if rows is None:
         return not_available("tahq-sim throughput (exit %d): %s" % (rc, why), exit_status=rc)
+    st, why = table_status(rc, "tahq-sim throughput", rows,
+                           ("bandwidth_bps", "tokens_per_s", "speedup_vs_fp32", "fwd_bytes",
+                            "bwd_bytes"))
     assumptions = []
     ap = os.path.join(sim, "throughput_assumptions.txt")
     if os.path.exists(ap):
         with open(ap, encoding="utf-8") as f:
             assumptions = [ln.rstrip("\n") for ln in f if ln.strip()]
-    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+    return {"status": st, **({"reason": why} if why else {}), "exit_status": rc,
             "assumptions": assumptions,
             "rows": [{k: num(v) for k, v in r.items()} for r in rows],
             "images": images(out_dir, "data/sim", ["sim_throughput"]),
@@ -283,46 +351,288 @@ def section_loss(out_dir, rc, sim_ok, ran):
     rows, why = read_csv(os.path.join(out_dir, "data", "sim", "train_eval.csv"))
     if rows is None:
         return not_available("tahq-sim train (exit %d): %s" % (rc, why), exit_status=rc)
+    st, why = table_status(rc, "tahq-sim train", rows, ("step", "eval_loss"))
     final = {}
     for r in rows:  # last evaluation per method
         final[r["method"]] = {"method": r["method"], "step": num(r["step"]),
                               "eval_loss": num(r["eval_loss"])}
-    return {"status": "ok" if rc == 0 else "fail", "exit_status": rc,
+    return {"status": st, **({"reason": why} if why else {}), "exit_status": rc,
             "final_eval": list(final.values()),
             "images": images(out_dir, "data/sim", ["sim_loss"]),
             "source": "data/sim/train_eval.csv"}
 
 
-def section_proofs(stats_path):
+# Why a function is not given to WP (proofs/README.md, "Not proved by WP" and
+# "Trusted base"); a name stats.json lists without an entry here is shown
+# with a pointer to that file.
+NOT_WP_WHY = {
+    "tahq_encode": "carves typed views out of the caller's byte workspace, which WP's typed "
+                   "model cannot relate; WP proves everything after the cast, encode_tiles; "
+                   "Eva checks the wrapper",
+    "tahq_paper_v1_encode": "the paper-v1 encoder: byte-workspace views and a pivot slot that "
+                            "rests on two runs of the float gate agreeing; Eva and the paper-v1 "
+                            "golden vectors check it",
+    "tahq_bits_of": "a memcpy bit view, outside the typed model: trusted, Eva analyses it",
+    "tahq_float_of": "a memcpy bit view, outside the typed model: trusted, Eva analyses it",
+}
+PROOF_FILES_ORDER = ("functions", "goals", "proved", "time_ms")
+
+
+def load_module(path, name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sha256_of(path):
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def proof_inputs(root, globs, exclude):
+    """{relative path: SHA-256} of the files the proof run's globs name now."""
+    import glob
+    rel = lambda g: {os.path.relpath(f, root) for f in glob.glob(os.path.join(root, g))}
+    files = set().union(*[rel(g) for g in globs]) - set().union(set(), *[rel(g) for g in exclude])
+    return {f: sha256_of(os.path.join(root, f)) for f in sorted(files)}
+
+
+def admit_reason(root, rec):
+    """(reason, still_there): the comment at a recorded `admit` annotation in
+    the tree now (the comment after it on its line, else the comment block
+    just above it); still_there is False when file:line no longer holds it."""
+    path = os.path.join(root, "ref", rec.get("file", ""))
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None, False
+    n = rec.get("line", 0)
+    if not (1 <= n <= len(lines)) or not re.search(r"admit\s+%s\s*:" % re.escape(
+            str(rec.get("name"))), lines[n - 1]):
+        return None, False
+    m = re.search(r"\*/\s*/\*\s*(.*?)\s*\*/\s*$", lines[n - 1])
+    if m:
+        return m.group(1).rstrip("."), True
+    block = []
+    i = n - 2
+    while i >= 0 and not lines[i].strip().endswith("*/"):  # the annotation's own lines
+        if lines[i].strip().startswith("/*@"):
+            break
+        i -= 1
+    if i >= 0 and lines[i].strip().startswith("/*@"):
+        i -= 1
+    while i >= 0:
+        t = lines[i].strip()
+        if not (t.startswith("/*") or t.startswith("*")) or t.startswith("/*@"):
+            break
+        block.insert(0, re.sub(r"^/?\*+/?\s?|\s*\*/$", "", t).strip())
+        if t.startswith("/*"):
+            break
+        i -= 1
+    text = " ".join(x for x in block if x).rstrip(".")
+    return (text or None), True
+
+
+def section_proofs(stats_path, root=REPO):
+    """The proof status from proofs/stats.json, checked against the tree now:
+    "ok" only when every WP goal is proved, every Eva alarm is in the
+    expected list of proofs/README.md, every axiom is checked by
+    tests/acsl_axioms.c, and every file the proofs read is byte for byte the
+    one they last ran on (SHA-256 recorded by proofs/run.sh); "stale" when
+    one of them changed since, "unknown" when stats.json records no digests."""
     if not os.path.exists(stats_path):
         return not_available("%s does not exist (the proofs runner writes it)"
                              % shown(stats_path))
     d, why = read_json(stats_path)
     if d is None:
         return not_available(why)
-    if not isinstance(d, dict):
-        return not_available("%s holds a %s, not a JSON object"
-                             % (shown(stats_path), type(d).__name__))
-    # No schema is assumed: every top-level key is listed; scalars are shown
-    # as they are, objects down to two levels (dotted names), anything deeper
-    # or any list by its size.
-    found = {}
+    if not isinstance(d, dict) or not isinstance(d.get("total"), dict):
+        return not_available("%s has no 'total' object: not written by proofs/run.sh"
+                             % shown(stats_path))
+    total = d["total"]
+    files = d.get("files") or {}
+    fail, notes = [], []
+    goals, proved = total.get("goals"), total.get("proved")
+    if not isinstance(goals, int) or goals <= 0 or proved != goals:
+        fail.append("WP proved %s of %s goals" % (proved, goals))
+    fsum = (sum(f.get("goals", 0) for f in files.values()),
+            sum(f.get("proved", 0) for f in files.values()))
+    if fsum != (goals, proved):
+        fail.append("the per-file goals (%d proved of %d) do not add up to the total"
+                    % (fsum[1], fsum[0]))
+    # Eva against the expected list (the same parser as the proofs' own gate)
+    eva = d.get("eva") or {}
+    alarms = eva.get("alarms") or []
+    readme = os.path.join(root, "proofs", "README.md")
+    try:
+        expected = load_module(os.path.join(root, "proofs", "stats.py"),
+                               "tahq_proofs_stats").expected_eva(readme)
+    except Exception as e:  # noqa: BLE001 - reported, not raised
+        expected = None
+        fail.append("cannot read the expected Eva alarms (%s)" % e)
+    raised = sorted({(a.get("function"), a.get("alarm")) for a in alarms})
+    unexpected = [p for p in raised if expected is not None and p not in expected]
+    unraised = sorted(p for p in (expected or set()) if p not in raised)
+    if not eva.get("run"):
+        fail.append("Eva did not run in the recorded proof run")
+    if unexpected:
+        fail.append("Eva alarms not in the expected list: " +
+                    ", ".join("%s %s" % p for p in unexpected))
+    # axioms: each must be checked by the acsl_axioms test
+    axioms = d.get("axioms") or []
+    try:
+        with open(os.path.join(root, "tests", "acsl_axioms.c"), encoding="utf-8") as f:
+            ax_src = f.read()
+    except OSError:
+        ax_src = ""
+    untested = [a.get("name") for a in axioms if '{"%s",' % a.get("name") not in ax_src]
+    if untested:
+        fail.append("axioms not checked by tests/acsl_axioms.c: " + ", ".join(untested))
+    admitted = []
+    moved = []
+    for rec in d.get("admitted") or []:
+        reason, there = admit_reason(root, rec)
+        admitted.append({"where": "%s:%s" % (rec.get("file"), rec.get("line")),
+                         "name": rec.get("name"), "reason": reason})
+        if not there:
+            moved.append("%s:%s %s" % (rec.get("file"), rec.get("line"), rec.get("name")))
+    # provenance: the files the proofs read, then and now
+    last = d.get("last_run")
+    stale_files = []
+    if not isinstance(last, dict) or not isinstance(last.get("input_sha256"), dict):
+        freshness = "unknown"
+        fresh_why = ("stats.json predates recording: it holds no commit, date or input "
+                     "digests (proofs/run.sh records them when it next writes it)")
+    else:
+        then = last["input_sha256"]
+        now = proof_inputs(root, last.get("input_globs") or [], last.get("input_exclude") or [])
+        for f in sorted(set(then) | set(now)):
+            if f not in now:
+                stale_files.append(f + " (removed)")
+            elif f not in then:
+                stale_files.append(f + " (new)")
+            elif then[f] != now[f]:
+                stale_files.append(f)
+        if not then:
+            freshness, fresh_why = "unknown", "stats.json records no input file"
+        elif stale_files:
+            freshness = "stale"
+            fresh_why = ("changed since the proofs ran (commit %s, %s): %s"
+                         % ((last.get("commit") or "?")[:7], last.get("date_utc"),
+                            ", ".join(stale_files)))
+        else:
+            freshness = "ok"
+            fresh_why = None
+    if moved and freshness == "ok":
+        freshness = "stale"
+        fresh_why = "admitted annotations no longer at their recorded lines: " + ", ".join(moved)
+    if fail:
+        status, reason = "fail", "; ".join(fail + ([fresh_why] if fresh_why else []))
+    elif freshness != "ok":
+        status, reason = freshness, fresh_why
+    else:
+        status, reason = "ok", None
+    internal = ""
+    try:
+        with open(os.path.join(root, "ref", "internal.h"), encoding="utf-8") as f:
+            internal = f.read()
+        with open(os.path.join(root, "tests", "CMakeLists.txt"), encoding="utf-8") as f:
+            tests_cmake = f.read()
+    except OSError:
+        tests_cmake = ""
+    scalar = bool(re.search(r"#if defined\(__FRAMAC__\) && !defined\(TAHQ_SCALAR_ONLY\)\s*\n"
+                            r"#define TAHQ_SCALAR_ONLY 1", internal)
+                  and "NAME determinism_builds" in tests_cmake
+                  and re.search(r"foreach\(variant IN ITEMS default[^)]*scalar\)", tests_cmake))
+    out = {"status": status, "source": shown(stats_path),
+           "total": total, "files": files,
+           "not_given_to_wp": [{"function": n, "why": NOT_WP_WHY.get(n)}
+                               for n in d.get("not_given_to_wp") or []],
+           "admitted": admitted, "axioms": len(axioms),
+           "axiom_files": sorted({a.get("file") for a in axioms}), "axioms_untested": untested,
+           "eva": {"run": bool(eva.get("run")), "alarms": len(alarms),
+                   "pairs": ["%s %s" % p for p in raised],
+                   "unexpected": ["%s %s" % p for p in unexpected],
+                   "expected_not_raised": ["%s %s" % p for p in unraised],
+                   "expected": None if expected is None else len(expected)},
+           "run": d.get("run"), "last_run": None if not isinstance(last, dict) else
+           {k: v for k, v in last.items() if k != "input_sha256"},
+           "inputs": None if not isinstance(last, dict) else len(last.get("input_sha256") or {}),
+           "inputs_changed": stale_files, "freshness": freshness,
+           "scalar_build_checked": scalar,
+           "git_last_commit": first_line(["git", "-C", root, "log", "-1",
+                                          "--format=%h (%cd)", "--date=format:%Y-%m-%d %H:%M %z",
+                                          "--", os.path.relpath(stats_path, root)])}
+    if reason:
+        out["reason"] = reason
+    return out
 
-    def walk(prefix, v, depth):
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            found[prefix] = v
-        elif isinstance(v, dict) and depth < 3:
-            for k, x in v.items():
-                walk("%s.%s" % (prefix, k), x, depth + 1)
-        elif isinstance(v, dict):
-            found[prefix] = "object with %d keys" % len(v)
-        elif isinstance(v, list):
-            found[prefix] = "list of %d entries" % len(v)
 
-    for k, v in d.items():
-        walk(k, v, 1)
-    return {"status": "ok", "keys": list(d.keys()), "found": found,
-            "source": shown(stats_path)}
+def md_proofs(s):
+    """The proof section's body: 25 lines whatever stats.json holds (one per
+    topic, one table row per file)."""
+    L = []
+    t = s["total"]
+    by = t.get("by", {})
+    lr = s.get("last_run") or {}
+    run = s.get("run") or {}
+    if lr:
+        L.append("- Last proof run: commit `%s`%s, %s; WP %s s, Eva %s s wall (cache %s). Its "
+                 "%s input files (ref/, include/, proofs/theorems.c, proofs/eva_driver.c): %s." %
+                 ((lr.get("commit") or "?")[:7],
+                  "" if lr.get("inputs_as_committed") is not False else " plus uncommitted edits",
+                  lr.get("date_utc"), run.get("wp_wall_s"), run.get("eva_wall_s"),
+                  lr.get("cache"), s.get("inputs"),
+                  "**changed since**: " + ", ".join(s["inputs_changed"]) if s["inputs_changed"]
+                  else "each unchanged in this tree (SHA-256)"))
+    else:
+        L.append("- Last proof run: not recorded in stats.json (%s; WP %s s, Eva %s s wall, "
+                 "cache %s), so whether the proofs match this tree is unknown." %
+                 ("the file was last committed in %s" % s["git_last_commit"]
+                  if s.get("git_last_commit") else "no git history of it",
+                  run.get("wp_wall_s"), run.get("eva_wall_s"), run.get("cache")))
+    L.append("- WP: **%s / %s** goals proved: Qed %s, Z3 %s, CVC5 %s, WP tactics %s; prover "
+             "time %.1f s (a cached result counts 0). %s" %
+             (t.get("proved"), t.get("goals"), by.get("qed"), by.get("Z3"), by.get("CVC5"),
+              by.get("script"), (t.get("prover_time_ms") or 0) / 1000.0,
+              "WP proves the scalar build (`TAHQ_SCALAR_ONLY`, which `ref/internal.h` sets "
+              "under Frama-C); the vector paths are checked against it by `determinism_builds` "
+              "(default, -O0, -O3 and scalar builds give the same bytes)."
+              if s.get("scalar_build_checked") else
+              "Which build WP proves could not be confirmed from ref/internal.h and "
+              "tests/CMakeLists.txt."))
+    L.append("- Not given to WP: " + "; ".join(
+        "`%s`: %s" % (n["function"], n["why"] or "see proofs/README.md")
+        for n in s["not_given_to_wp"]) + ".")
+    L.append("- Axioms: %d (%s), each evaluated in exact integer arithmetic by the CTest test "
+             "`acsl_axioms` (tests/acsl_axioms.c)%s." %
+             (s["axioms"], ", ".join(s["axiom_files"]) or "-",
+              "" if not s["axioms_untested"] else "; **not checked there**: " +
+              ", ".join(s["axioms_untested"])))
+    e = s["eva"]
+    if e["run"]:
+        L.append("- Eva: %d alarms on %d (function, kind) pairs; %s; expected but not raised: "
+                 "%s." % (e["alarms"], len(e["pairs"]),
+                          ("**not in the expected list: %s**" % ", ".join(e["unexpected"]))
+                          if e["unexpected"] else
+                          "each in the %s-entry expected list of proofs/README.md"
+                          % e["expected"],
+                          ", ".join(e["expected_not_raised"]) or "none"))
+    else:
+        L.append("- Eva: did not run in the recorded proof run.")
+    L.append("- Admitted annotations (%d, assumed, not proved; the reason is the code's "
+             "comment): " % len(s["admitted"]) + "; ".join(
+                 "`%s` %s: %s" % (a["where"], a["name"], a["reason"] or "**not at that line now**")
+                 for a in s["admitted"]) + ".")
+    L.append("")
+    rows = [[k, v.get("functions"), v.get("goals"), v.get("proved"),
+             "%.1f" % ((v.get("time_ms") or 0) / 1000.0)] for k, v in sorted(s["files"].items())]
+    L += table(["file", "functions", "goals", "proved", "prover time (s)"], rows)
+    return L
 
 
 def first_line(argv):
@@ -372,7 +682,17 @@ def section_machine(build, mode, steps, started, load0):
         affinity = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         affinity = None
-    return {"status": "ok", "date_utc": started, "mode": mode,
+    # ok only when every step ran and exited 0 and the facts below were read
+    why = []
+    failed = ["%s (exit %s)" % (t["name"], t["exit_status"]) for t in steps if t["exit_status"]]
+    if failed:
+        why.append("steps that exited non-zero: " + ", ".join(failed))
+    unread = [k for k, v in (("CPU model", cpu), ("OS", os_name), ("compiler", cc),
+                             ("build type", build_type), ("git commit", commit)) if not v]
+    if unread:
+        why.append("could not read: " + ", ".join(unread))
+    return {"status": "fail" if why else "ok", **({"reason": "; ".join(why)} if why else {}),
+            "date_utc": started, "mode": mode,
             "cpu_model": cpu, "logical_cpus": os.cpu_count(), "cpus_usable": affinity,
             "load_average_at_start": load0,
             "os": os_name, "kernel": platform.release(), "machine": platform.machine(),
@@ -395,7 +715,18 @@ def fmt(v, digits=4):
     if isinstance(v, float):
         if v != v:
             return "nan"
-        return "%.*g" % (digits, v)
+        # Enough digits that rounding makes no claim the number does not
+        # make: the distance to the nearest integer is shown to within 5%,
+        # so 0.999995 prints as 0.999995 (not 1), 2.99999 not as 3, and a
+        # value that is not an integer never as one.
+        if v in (float("inf"), float("-inf")) or abs(v) >= 1e15:
+            return "%.*g" % (digits, v)
+        n = round(v)
+        for d in range(digits, 18):
+            t = "%.*g" % (d, v)
+            if v == n or abs((float(t) - n) - (v - n)) <= 0.05 * abs(v - n):
+                return t
+        return repr(v)
     return str(v)
 
 
@@ -420,8 +751,10 @@ def md_section(key, title, s):
     if s.get("no_data"):
         L.append("**FAIL**: %s" % s.get("reason"))
         return L
-    L.append("Status: **%s**%s" % (st.upper() if st == "fail" else st,
-                                    "" if not s.get("source") else " (from `%s`)" % s["source"]))
+    L.append("Status: **%s**%s%s" % (st.upper() if st == "fail" else st,
+                                      "" if not s.get("source") else " (from `%s`)" % s["source"],
+                                      "" if st == "ok" or not s.get("reason")
+                                      else ": " + s["reason"]))
     L.append("")
     if key == "verification":
         L.append("`%s` on %s %s: %s" % ("tahq report", s.get("input"), s.get("shape"),
@@ -544,18 +877,15 @@ def md_section(key, title, s):
                 row = ["%g Mb/s" % (b / 1e6)]
                 for m in methods:
                     r = by.get((codec, b, m))
-                    row.append("-" if r is None else "%.0f (%.2fx)" % (r["tokens_per_s"],
-                                                                      r["speedup_vs_fp32"]))
+                    row.append("-" if r is None else "%.0f (%sx)" % (r["tokens_per_s"],
+                                                                    fmt(r["speedup_vs_fp32"], 3)))
                 rows.append(row)
             L += table(["link"] + methods, rows)
     elif key == "loss_curves":
         L += table(["method", "step", "full-data loss (uncompressed forward)"],
                    [[r["method"], r["step"], r["eval_loss"]] for r in s["final_eval"]])
     elif key == "proofs":
-        L.append("Top-level keys found: " + ", ".join("`%s`" % k for k in s["keys"]))
-        L.append("")
-        for k, v in s["found"].items():
-            L.append("- `%s`: %s" % (k, fmt(v)))
+        L += md_proofs(s)
     elif key == "machine":
         for k in ("date_utc", "mode", "cpu_model", "logical_cpus", "cpus_usable",
                   "load_average_at_start", "os", "kernel", "machine", "compiler", "build_dir",
@@ -603,8 +933,9 @@ def check_report(out_dir):
             continue
         if s.get("status") not in STATUSES:
             problems.append("report.json: section '%s' has status %r" % (key, s.get("status")))
-        if s.get("status") == "not available" and not s.get("reason"):
-            problems.append("report.json: section '%s' is not available without a reason" % key)
+        if s.get("status") in ("not available", "stale", "unknown") and not s.get("reason"):
+            problems.append("report.json: section '%s' is %s without a reason"
+                            % (key, s.get("status")))
         if "## " + title not in md:
             problems.append("index.md: heading '## %s' missing" % title)
         for img in s.get("images", []):

@@ -294,4 +294,39 @@ python3 "$HERE/stats.py" --report "$BUILD/wp-lemmas.json" "$BUILD/wp-int.json" "
     --run-eva "$RUN_EVA" --sources $SOURCES --stats "$HERE/stats.json" --readme "$HERE/README.md" \
     --write "$WRITE" --wp-seconds $((T1 - T0)) --eva-seconds $((T2 - T1)) \
     --skipped "tahq_encode${WP_OPEN:+,$WP_OPEN}" --cache-mode "$CACHE_MODE"
-exit $?
+STATS_RC=$?
+
+# ---- provenance of stats.json -------------------------------------------------
+# What these results are of: the commit, the date, and the SHA-256 of every
+# file the proofs read (the globs below, ref/test_*.c excepted), so that a
+# reader (plots/report.py) can tell whether the tree still matches them.
+if [ $WRITE -eq 1 ] && [ -s "$HERE/stats.json" ]; then
+    python3 - "$HERE/stats.json" "$ROOT" "$CACHE_MODE" "$RUN_EVA" <<'PY' || STATS_RC=2
+import datetime, glob, hashlib, json, os, subprocess, sys
+path, root, cache, eva = sys.argv[1:5]
+globs = ["ref/*.c", "ref/*.h", "include/*.h", "proofs/theorems.c", "proofs/eva_driver.c"]
+exclude = ["ref/test_*"]
+files = sorted({os.path.relpath(f, root) for g in globs for f in glob.glob(os.path.join(root, g))}
+               - {os.path.relpath(f, root) for g in exclude for f in glob.glob(os.path.join(root, g))})
+digests = {f: hashlib.sha256(open(os.path.join(root, f), "rb").read()).hexdigest() for f in files}
+def git(*args):
+    try:
+        return subprocess.run(["git", "-C", root] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, check=True).stdout.decode().strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+changed = git("status", "--porcelain", "--untracked-files=all", "--", *files)
+stats = json.load(open(path, encoding="utf-8"))
+stats["last_run"] = {
+    "commit": git("rev-parse", "HEAD"),
+    "inputs_as_committed": None if changed is None else changed == "",
+    "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "cache": cache, "eva": eva == "1",
+    "input_globs": globs, "input_exclude": exclude, "input_sha256": digests,
+}
+with open(path, "w", encoding="utf-8") as f:
+    f.write(json.dumps(stats, indent=1) + "\n")
+print("proofs: stats.json records commit %s, %d input files" % (stats["last_run"]["commit"], len(files)))
+PY
+fi
+exit $STATS_RC

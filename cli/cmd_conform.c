@@ -1451,13 +1451,16 @@ static int run_all(state *S, const opts *o, const char *cdir)
         if (limit == 1 && id == 0) {
             const conform_run *r = &S->cr[0].runs[0];
             if (r->ran && r->exited && (r->status == 126 || r->status == 127)) {
-                const char *last = strrchr(r->tail, '\n');
-                last = last ? last + 1 : r->tail;
+                char said[sizeof r->tail]; /* its stderr tail, as one line */
+                snprintf(said, sizeof said, "%s", r->tail);
+                for (char *c = said; *c; ++c)
+                    if (*c == '\n' || *c == '\t')
+                        *c = '|';
                 free(done);
                 return cli_fail(EXIT_USAGE,
                                 "the candidate command cannot be run (exit status %d on the "
                                 "first case, %s%s%s)",
-                                r->status, g->id, last[0] ? ": " : "", last);
+                                r->status, g->id, said[0] ? "; its stderr: " : "", said);
             }
             limit = o->jobs;
         }

@@ -105,6 +105,9 @@ has "$W/err.txt" "is not executable"
 # found by the shell only when run: exit status 127 on the first case
 usage_error --vectors "$V" --run "sh -c 'echo \"x: not found\" >&2; exit 127'"
 has "$W/err.txt" "cannot be run (exit status 127 on the first case"
+# the adapter is there, the program it runs is not: the shell's message is shown
+usage_error --vectors "$V" --run "sh $SRC/golden/tahq_adapter.sh $W/no-such-tahq"
+has "$W/err.txt" "no-such-tahq: not found"
 no_tmp_left "a missing command"
 
 # --- 4. selection ---------------------------------------------------------------

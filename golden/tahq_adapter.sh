@@ -5,7 +5,8 @@
 #   tahq_adapter.sh TAHQ decode IN.bin OUT.npy
 #   tahq_adapter.sh TAHQ decode IN.bin OUT.npy --config JSON --shape BxSxC   (paper_v1 cases)
 # It maps the protocol's JSON configuration onto `tahq encode` options and
-# prints the status name (err_crc, ...) of a failure on stderr.
+# prints tahq's message and the status name (err_crc, ...) of a failure on
+# stderr.
 set -u
 TAHQ="$1"
 shift
@@ -73,6 +74,9 @@ decode)
 esac
 rc=$?
 if [ "$rc" -ne 0 ]; then
+  # tahq's own message, then the status name (the first err_* word of the
+  # two is the same: name_of takes it from the message when it has one)
+  cat "$errf" >&2
   name_of "$errf" >&2
   exit "$rc"
 fi

@@ -53,3 +53,18 @@ install(CODE "
   file(INSTALL \"${PROJECT_BINARY_DIR}/tahq.pc\"
        DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
 ")
+
+# ---------------------------------------------------------------------------
+# Python wheel (pyproject.toml, built by scikit-build-core, which sets
+# SKBUILD): libtahq.so goes into the package folder tahq/ as component
+# "python", the only component the wheel installs. The file is installed
+# under the plain name libtahq.so (a wheel holds no symlinks); the binding
+# loads it by path. TAHQ_PYTHON_INSTALL adds the same rule to another build.
+# ---------------------------------------------------------------------------
+option(TAHQ_PYTHON_INSTALL "Install libtahq.so into <prefix>/tahq, component python" OFF)
+if(SKBUILD OR TAHQ_PYTHON_INSTALL)
+  install(FILES $<TARGET_FILE:tahq_shared>
+          DESTINATION tahq
+          RENAME libtahq${CMAKE_SHARED_LIBRARY_SUFFIX}
+          COMPONENT python)
+endif()

@@ -1,0 +1,383 @@
+#!/usr/bin/python3
+"""Check the tahq package (python/tahq) against the tahq program.
+
+  1. argument validation: every field out of the tahq program's range raises
+     a ValueError (tahq.ConfigError / ShapeError) naming it, nothing is
+     written; the boundary values are accepted (control);
+  2. names in both directions: parse_header()["config"] is what encode
+     takes, and encoding with it gives the same bytes (control: another
+     configuration gives other bytes);
+  3. error_bound and tile_infos equal `tahq inspect --tiles --json` and
+     `tahq roundtrip --json` for the same message and tensor;
+  4. buffers: bytes, bytearray, memoryview and uint8 arrays decode alike;
+     encode_into and decode(out=) write into the caller's buffers;
+  5. fixpoint quantizer: decoded within the SPEC 7.2 bound (control: the
+     bound is not loose by more than 4x);
+  6. library lookup: a failed load names every path tried and the fix.
+
+Exit status: 0 passed, 1 failed, 77 numpy missing (CTest skip).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("test_package.py: SKIP: numpy is not available for %s "
+          "(install python3-numpy)" % sys.executable)
+    sys.exit(77)
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import tahq  # noqa: E402
+
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL: %s" % what)
+
+
+def same_f32(a, b):
+    return a.shape == b.shape and np.ascontiguousarray(a).view(np.uint32).tobytes() == \
+        np.ascontiguousarray(b).view(np.uint32).tobytes()
+
+
+def run(cmd):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode,
+                                                r.stderr.decode(errors="replace")))
+    return r.stdout.decode()
+
+
+def tensor(shape=(2, 16, 128), seed=7):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 0.5).astype(np.float32)
+    x[0, -1, 17] = 40.0    # a flagged tile
+    x[-1, 1, :64] = 0.0    # an all-zero tile
+    return x
+
+
+# ---------------------------------------------------------------------------
+def expect_value_error(fn, field, what, cls=tahq.ConfigError):
+    try:
+        fn()
+    except ValueError as e:
+        check(isinstance(e, cls), "%s: %s is not a %s" % (what, type(e).__name__,
+                                                           cls.__name__))
+        check(getattr(e, "field", None) == field and str(e).find(field) >= 0,
+              "%s: error does not name %s: %s" % (what, field, e))
+        return str(e)
+    except Exception as e:  # noqa: BLE001
+        check(False, "%s: %s instead of ValueError: %s" % (what, type(e).__name__, e))
+        return ""
+    check(False, "%s: accepted" % what)
+    return ""
+
+
+def test_validation(lib):
+    x = tensor((1, 4, 64))
+    bad = [
+        ("tile", 48), ("tile", 4), ("tile", 512), ("tile", 64.0), ("tile", True),
+        ("tile", 2 ** 32 + 64), ("tile", "64"),
+        ("hi_bits", 0), ("hi_bits", 9), ("hi_bits", 2 ** 32 + 4), ("hi_bits", -1),
+        ("hi_bits", 4.0),
+        ("lo_bits", 0), ("lo_bits", 9), ("lo_bits", 2 ** 32 + 3),
+        ("hi_permille", 1001), ("hi_permille", -1), ("hi_permille", 2 ** 32 + 800),
+        ("hi_permille", 0.8),
+        ("alloc", "bogus"), ("alloc", 3), ("alloc", -1), ("alloc", 1.0),
+        ("tau", -1.0), ("tau", float("nan")), ("tau", 1e39), ("tau", "2"), ("tau", True),
+        ("tau", -float("inf")),
+        ("rounding", "round"), ("rounding", 2),
+        ("seed", 2 ** 64), ("seed", -1), ("seed", 1.5), ("seed", "0"),
+        ("meta", "fp8"), ("meta", 3),
+    ]
+    for field, value in bad:
+        expect_value_error(lambda: lib.encode(x, **{field: value}), field,
+                           "encode(%s=%r)" % (field, value))
+    # the message lists the valid names
+    msg = expect_value_error(lambda: lib.encode(x, alloc="bogus"), "alloc", "alloc names")
+    check(all(n in msg for n in ("'none'", "'token'", "'tile'")),
+          "alloc error does not list the names: %s" % msg)
+    msg = expect_value_error(lambda: lib.encode(x, meta="x"), "meta", "meta names")
+    check(all(n in msg for n in ("'fp16'", "'bf16'", "'fp32'")), "meta names: %s" % msg)
+    # lo_bits > hi_bits names lo_bits
+    expect_value_error(lambda: lib.encode(x, hi_bits=3, lo_bits=4), "lo_bits", "lo > hi")
+    # the seed does not wrap: 2^64 and -1 refused, 2^64-1 kept exactly
+    m = lib.encode(x, seed=2 ** 64 - 1, rounding="stochastic")
+    check(lib.parse_header(m)["seed"] == 2 ** 64 - 1, "seed 2^64-1 not kept")
+    # control: the boundary values are accepted
+    for kw in ({"tile": 8}, {"tile": 64}, {"hi_bits": 8, "lo_bits": 8}, {"hi_bits": 1,
+               "lo_bits": 1}, {"hi_permille": 0}, {"hi_permille": 1000},
+               {"tau": 0}, {"tau": float("inf")}, {"tau": "inf"}, {"tau": np.float32(1.5)},
+               {"seed": 0}, {"seed": np.uint64(2 ** 64 - 1)}, {"alloc": "tile"},
+               {"alloc": 0}, {"meta": "bf16"}, {"rounding": "stochastic"},
+               {"tile": np.int64(32)}):
+        try:
+            lib.encode(x, **kw)
+        except Exception as e:  # noqa: BLE001
+            check(False, "control: encode(%r) refused: %s" % (kw, e))
+    # shapes: ShapeError naming x / shape
+    expect_value_error(lambda: lib.encode(np.zeros((1, 2, 48), np.float32)), "x", "C=48",
+                       tahq.ShapeError)
+    expect_value_error(lambda: lib.encode(np.zeros((1, 1, 1, 64), np.float32)), "x", "4-D",
+                       tahq.ShapeError)
+    expect_value_error(lambda: lib.encode(np.zeros((0, 64), np.float32)), "x", "empty",
+                       tahq.ShapeError)
+    p = lib.encode_paper_v1(x)
+    expect_value_error(lambda: lib.decode_paper_v1(p, (1, 4, 48)), "shape", "pv1 C=48",
+                       tahq.ShapeError)
+    expect_value_error(lambda: lib.decode_paper_v1(p, (1, -4, 64)), "shape", "pv1 S<0",
+                       tahq.ShapeError)
+    # paper-v1 fields
+    for field, value in (("tile", 96), ("hi_bits", 9), ("lo_bits", 0),
+                         ("hi_permille", 1001), ("hi_bits", 2 ** 32 + 4)):
+        expect_value_error(lambda: lib.encode_paper_v1(x, **{field: value}), field,
+                           "encode_paper_v1(%s=%r)" % (field, value))
+    # fixpoint bits
+    for b in (1, 9, 2 ** 32 + 6, 6.0):
+        expect_value_error(lambda: lib.fixpoint_encode(x[0], bits=b), "bits",
+                           "fixpoint bits=%r" % (b,))
+    expect_value_error(lambda: lib.fixpoint_encode(x[0], meta="bogus"), "meta", "fixpoint meta")
+    # float64 input: TypeError, nothing converted
+    try:
+        lib.encode(x.astype(np.float64))
+        check(False, "float64 input accepted")
+    except TypeError:
+        pass
+    # nothing written on a bad argument
+    out = bytearray(b"\xa5" * lib.encode_bound(x.shape))
+    try:
+        lib.encode_into(x, out, seed=-1)
+    except ValueError:
+        pass
+    check(out == bytearray(b"\xa5" * len(out)), "encode_into wrote on a bad seed")
+    yout = np.full(x.shape, 7.0, np.float32)
+    try:
+        lib.decode(b"TAHQ" + bytes(100), out=yout)
+    except tahq.TahqError:
+        pass
+    check(bool((yout == 7.0).all()), "decode wrote into out on a bad message")
+    # errors are still TahqErrors with the status name (the old API)
+    try:
+        lib.encode(x, tile=48)
+    except tahq.TahqError as e:
+        check(e.name == "err_config", "tile 48: status %s" % e.name)
+    print("validation: %d bad arguments refused with the field named" % len(bad))
+
+
+def test_names(lib):
+    x = tensor()
+    seen = set()
+    for alloc in tahq.ALLOC:
+        for rounding in tahq.ROUNDING:
+            for meta in tahq.META:
+                kw = dict(tile=32, hi_bits=5, lo_bits=2, hi_permille=700, alloc=alloc,
+                          tau=1.5, rounding=rounding, seed=12345678901234567890, meta=meta)
+                msg = lib.encode(x, **kw)
+                h = lib.parse_header(msg)
+                check(h["config"] == kw, "names: header config %r != %r" % (h["config"], kw))
+                check(set(h["config"]) == set(tahq.CONFIG_FIELDS), "config keys")
+                check(all(h[k] == kw[k] for k in kw), "flat header fields")
+                check(lib.encode(x, **h["config"]) == msg, "re-encode with header config")
+                check(h["bytes"] == len(msg) == lib.message_length(msg + bytes(9)),
+                      "message length")
+                seen.add(msg)
+    # control: the 18 configurations give 18 different messages
+    check(len(seen) == 18, "names control: %d distinct messages of 18" % len(seen))
+    check(lib.parse_header(lib.encode(x, tau="inf"))["tau"] == float("inf"), "tau inf")
+    print("names: %d configurations round-trip through parse_header" % len(seen))
+
+
+def test_against_cli(lib, cli, work):
+    x = tensor((2, 32, 512), seed=11)
+    inp = os.path.join(work, "x.npy")
+    np.save(inp, x)
+    opts = dict(tile=64, hi_bits=4, lo_bits=3, hi_permille=800, alloc="tile", tau=2.0,
+                meta="bf16")
+    cli_opts = ["--tile", "64", "--bits", "4/3", "--ratio", "800", "--alloc", "tile",
+                "--tau", "2", "--meta", "bf16"]
+    msg = lib.encode(x, **opts)
+    mpath = os.path.join(work, "x.tahq")
+    run([cli, "encode", inp, mpath] + cli_opts)
+    with open(mpath, "rb") as f:
+        check(f.read() == msg, "binding bytes differ from tahq encode")
+    info = lib.tile_infos(msg)
+    bound = lib.error_bound(msg)
+    B, S, C = x.shape
+    T = C // 64
+    check(info.shape == (B, S, T) and bound.shape == x.shape, "info/bound shapes")
+    j = json.loads(run([cli, "inspect", "--tiles", "--json", mpath]))
+    tiles = j["tile_info"]
+    check(len(tiles) == info.size, "tile count %d vs %d" % (len(tiles), info.size))
+    flat = info.reshape(-1)
+    bmax = bound.reshape(-1, 64).max(axis=1)
+    bad = 0
+    for t, d in enumerate(tiles):
+        r = flat[t]
+        ok = (d["tile"] == t and d["row"] == t // T and d["col"] == t % T and
+              d["bits"] == r["bits"] and d["flagged"] == r["flagged"] and
+              d["pivot"] == r["pivot"] and np.float32(d["zero"]) == r["zero"] and
+              np.float32(d["scale"]) == r["scale"] and d["bound"] == bmax[t])
+        bad += 0 if ok else 1
+    check(bad == 0, "%d tiles differ from tahq inspect --tiles" % bad)
+    check(int(flat["flagged"].sum()) == j["n_flagged"] and j["n_flagged"] > 0,
+          "flagged count %d vs %d" % (int(flat["flagged"].sum()), j["n_flagged"]))
+    check(int((flat["bits"] == 3).sum()) == j["low_tiles"] and j["low_tiles"] > 0,
+          "low tiles")
+    # roundtrip: the same error statistics from the binding's decode + bound
+    rt = json.loads(run([cli, "roundtrip", inp, "--json"] + cli_opts))
+    y = lib.decode(msg)
+    e = np.abs(x.astype(np.float64) - y.astype(np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(e == 0, 0.0, np.where(bound > 0, e / bound, np.inf))
+    check(float(e.max()) == rt["max_abs_err"], "max |err| %r vs %r"
+          % (float(e.max()), rt["max_abs_err"]))
+    check(float(ratio.max()) == rt["max_err_over_bound"], "max err/bound %r vs %r"
+          % (float(ratio.max()), rt["max_err_over_bound"]))
+    check(bool((e <= bound).all()) and rt["ok"] and rt["n_over_bound"] == 0, "bound holds")
+    # control: the bound is tight enough to matter (a quarter of it is exceeded)
+    check(bool((e > bound / 4).any()), "control: error never reaches bound/4")
+    print("cli: tile_infos and error_bound equal tahq inspect/roundtrip "
+          "(%d tiles, max err/bound %.3f)" % (len(tiles), float(ratio.max())))
+
+
+def test_buffers(lib):
+    x = tensor()
+    msg = lib.encode(x)
+    ref = lib.decode(msg)
+    for kind, m in (("bytearray", bytearray(msg)), ("memoryview", memoryview(msg)),
+                    ("uint8 array", np.frombuffer(msg, np.uint8).copy())):
+        check(same_f32(lib.decode(m), ref), "decode(%s)" % kind)
+    out = np.empty(lib.encode_bound(x.shape), np.uint8)
+    n = lib.encode_into(x, out)
+    check(out[:n].tobytes() == msg, "encode_into bytes")
+    y = np.empty(x.size, np.float32)
+    r = lib.decode(msg, out=y)
+    check(r is y and same_f32(y.reshape(ref.shape), ref), "decode(out=)")
+    try:
+        lib.decode(msg, out=np.empty(x.size - 1, np.float32))
+        check(False, "decode(out=) of the wrong size accepted")
+    except tahq.ShapeError:
+        pass
+    for bad in ("text", 42, np.zeros(4, np.float32)):
+        try:
+            lib.decode(bad)
+            check(False, "decode(%r) accepted" % (bad,))
+        except TypeError:
+            pass
+    # non-contiguous input is accepted (a contiguous copy is encoded)
+    xt = np.ascontiguousarray(x.transpose(1, 0, 2)).transpose(1, 0, 2)
+    check(not xt.flags.c_contiguous and lib.encode(xt) == msg, "non-contiguous input")
+    # paper-v1 in a longer receive buffer
+    p = lib.encode_paper_v1(x)
+    buf = np.zeros(lib.paper_v1_encode_bound(x.shape), np.uint8)
+    buf[:len(p)] = np.frombuffer(p, np.uint8)
+    n = lib.paper_v1_message_length(buf, x.shape)
+    check(n == len(p), "paper_v1_message_length %d vs %d" % (n, len(p)))
+    check(same_f32(lib.decode_paper_v1(buf[:n], x.shape), lib.decode_paper_v1(p, x.shape)),
+          "paper-v1 from a receive buffer")
+    print("buffers: bytes-like inputs, encode_into, decode(out=), receive buffers")
+
+
+def test_fixpoint(lib):
+    rng = np.random.default_rng(3)
+    g = (rng.standard_normal((64, 96)) * np.linspace(1e-3, 10, 96)).astype(np.float32)
+    g[:, 5] = 0.0
+    for bits in (2, 6, 8):
+        codes, steps = lib.fixpoint_encode(g, bits=bits)
+        gh = lib.fixpoint_decode(codes, steps, bits=bits)
+        b = tahq.fixpoint_bound(steps, bits)
+        e = np.abs(g.astype(np.float64) - gh)
+        check(bool((e <= b).all()), "fixpoint %d bits: bound violated" % bits)
+        check(bool((e > b / 4).any()), "fixpoint %d bits: control: bound/4 never reached"
+              % bits)
+        check(bool((gh[:, 5] == 0).all()) and codes.min() >= 1 and
+              codes.max() <= 2 ** bits - 1, "fixpoint %d bits: codes" % bits)
+    bad = g.copy()
+    bad[3, 3] = np.nan
+    try:
+        lib.fixpoint_encode(bad)
+        check(False, "fixpoint: NaN accepted")
+    except tahq.TahqError as e:
+        check(e.name == "err_nonfinite", "fixpoint NaN: %s" % e.name)
+    check(tahq.fixpoint_wire_bytes(64, 96, 6) == 64 * 96 * 6 // 8 + 96 * 2, "wire bytes")
+    print("fixpoint: 2, 6, 8 bits within the SPEC 7.2 bound")
+
+
+def test_lookup(work):
+    """A copy of the package without a library, and $TAHQ_LIB pointing
+    nowhere: the error lists the paths and the fix."""
+    pkg = os.path.join(work, "lookup", "tahq")
+    shutil.rmtree(os.path.dirname(pkg), ignore_errors=True)
+    shutil.copytree(os.path.join(HERE, "tahq"), pkg,
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    code = ("import tahq\n"
+            "try:\n    tahq.library()\nexcept tahq.LibraryNotFoundError as e:\n"
+            "    print(e)\n    raise SystemExit(3)\n")
+    env = dict(os.environ)
+    env.pop("TAHQ_LIB", None)
+    env["PYTHONPATH"] = os.path.dirname(pkg)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    r = subprocess.run([sys.executable, "-c", code], env=env, cwd=work,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode()
+    check(r.returncode == 3, "lookup: no LibraryNotFoundError (exit %d): %s"
+          % (r.returncode, out))
+    check(os.path.join(pkg, "libtahq.so") in out and "source checkout" in out and
+          "pip install" in out and "TAHQ_LIB" in out, "lookup message: %s" % out)
+    env["TAHQ_LIB"] = os.path.join(work, "nowhere", "libtahq.so")
+    r = subprocess.run([sys.executable, "-c", code], env=env, cwd=work,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode()
+    check(r.returncode == 3 and "$TAHQ_LIB" in out and env["TAHQ_LIB"] in out and
+          "no such file" in out, "lookup with TAHQ_LIB: %s" % out)
+    # control: the same copy loads when TAHQ_LIB names a real library
+    env["TAHQ_LIB"] = os.environ["TAHQ_TEST_LIB"]
+    r = subprocess.run([sys.executable, "-c", code + "print(tahq.library().path)"], env=env,
+                       cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    check(r.returncode == 0, "lookup control: %s" % r.stdout.decode())
+    print("lookup: failures name the paths tried and the fix")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", required=True, help="libtahq shared library")
+    ap.add_argument("--cli", required=True, help="the tahq program")
+    ap.add_argument("--workdir", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    work = tempfile.mkdtemp(dir=args.workdir)
+    os.environ["TAHQ_TEST_LIB"] = os.path.abspath(args.lib)
+    lib = tahq.Library(args.lib)
+    try:
+        test_validation(lib)
+        test_names(lib)
+        test_against_cli(lib, args.cli, work)
+        test_buffers(lib)
+        test_fixpoint(lib)
+        test_lookup(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print("test_package.py: %d of %d checks failed" % (failures, checks))
+        return 1
+    print("test_package.py: all %d checks passed" % checks)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

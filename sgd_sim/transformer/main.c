@@ -178,7 +178,8 @@ typedef struct cli {
 } cli;
 
 /* one run; returns 0, or 1 on a runtime error */
-static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty)
+static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
+                   int idx, int total)
 {
     sim_method m;
     const char *err = tt_method_parse(method, &m);
@@ -283,8 +284,14 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
             if (ev)
                 say(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
             if (tty) {
-                double el = now_s() - t0, eta = el / (t + 1) * (o.steps - t - 1);
-                say("  [%.0f s, eta %.0f s]", el, eta);
+                /* this run's elapsed time and ETA; for a sweep, the ETA of the whole sweep
+                 * assuming the remaining runs take as long as this one */
+                double el = now_s() - t0, per = el / (t + 1), eta = per * (o.steps - t - 1);
+                say("  [%.0f s, eta %.0f s", el, eta);
+                if (total > 1)
+                    say(", run %d/%d, sweep eta %.0f s", idx + 1, total,
+                        eta + per * o.steps * (total - idx - 1));
+                say("]");
             }
             say("\n");
             fflush(stdout);
@@ -512,7 +519,7 @@ static int tahq_train(int argc, char **argv)
     int rc = 0;
     for (int i = 0; i < nm && !rc; i++)
         for (int j = 0; j < ns && !rc; j++)
-            rc = one_run(&a, mv[i], sv[j], &d, tty);
+            rc = one_run(&a, mv[i], sv[j], &d, tty, i * ns + j, nm * ns);
     free(tb);
     free(vb);
     return rc;

@@ -22,6 +22,14 @@
 int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, size_t glen,
                          char *detail, size_t n, const char **field, int64_t *tile);
 
+/* paper_v1 (conform_pv1.c): the candidate's message got[glen], whose token
+ * bitmap differs from the expected one, for input x: 1 if its low tokens are
+ * a lowest-entropy selection within the entropy tolerance and its other
+ * fields are within the paper_v1 tolerance of the reference at its
+ * bit-widths. detail says why; *field the failing field or NULL. */
+int conform_pv1_ties(const tahq_paper_v1_config *cfg, const tahq_shape *sh, const float *x,
+                     const uint8_t *got, size_t glen, char *detail, size_t n, const char **field);
+
 /* ---------------------------------------------------------------- running */
 
 #define CONFORM_TAIL_LINES 5

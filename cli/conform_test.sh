@@ -4,12 +4,15 @@
 # command or folder, case selection, --timeout, --jobs, --junit, --tap, the
 # candidate working on copies, the temporary folder removed on SIGINT and
 # SIGTERM, and the option checks. bash and coreutils; python3, where present,
-# also parses the JUnit file.
-# usage: conform_test.sh PATH/TO/tahq SOURCE_DIR WORKDIR
+# also parses the JUnit file. With PV1_CANDIDATE (conform_pv1_candidate.c):
+# the tie-tolerant judgement of paper_v1 cases.
+# usage: conform_test.sh PATH/TO/tahq SOURCE_DIR WORKDIR [PV1_CANDIDATE]
 set -euo pipefail
 T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 SRC="$(cd "$2" && pwd)"
 W="$3"
+PV1="${4:-}"
+[ -z "$PV1" ] || PV1="$(cd "$(dirname "$PV1")" && pwd)/$(basename "$PV1")"
 V="$SRC/golden/v1"
 ADAPTER="sh $SRC/golden/tahq_adapter.sh $T"
 rm -rf "$W"
@@ -263,6 +266,34 @@ has "$W/report.xml" '<error type="TIMEOUT"'
 # the JUnit file cannot be created: refused before anything runs
 run 1 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --junit "$W/no-such-dir/r.xml"
 [ ! -s "$W/out.txt" ] || fail "conform ran although its --junit file cannot be written"
+
+# --- paper_v1: ties in the token ranking (issue 23, point 4) ---------------------
+# A paper-v1 encoder whose tie order is the SPEC's gives tahq's bytes; one
+# that breaks ties highest position first fails the exact verdict and passes
+# --tolerance (TOLERANT); one that gives the highest-entropy tokens the low
+# width fails both.
+if [ -n "$PV1" ]; then
+  for ties in low high wrong; do
+    {
+      echo '#!/bin/sh'
+      echo "[ \"\$1\" = encode ] && exec $PV1 --ties $ties \"\$@\""
+      echo "exec $ADAPTER \"\$@\""
+    } >"$W/pv1-$ties.sh"
+  done
+  n_pv1=$(count_kind paper_v1)
+  run 0 --vectors "$V" --run "sh $W/pv1-low.sh" --profile paper-v1
+  has "$W/out.txt" "exact $n_pv1 passed, 0 failed"
+  run 1 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1
+  has "$W/out.txt" "FAIL paper-v1-edge (paper_v1)"
+  has "$W/out.txt" "outside tolerance: bitmap 2,"
+  run 0 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1 --tolerance
+  has "$W/out.txt" "TOLERANT paper-v1-edge (paper_v1)"
+  has "$W/out.txt" "encode (tolerant): pass: within tolerance: the token bitmap differs from the SPEC's selection in 2 tokens, a lowest-entropy selection within the entropy tolerance"
+  has "$W/out.txt" "$n_pv1 passed ($((n_pv1 - 1)) exact, 1 tolerant), 0 failed"
+  run 1 --vectors "$V" --run "sh $W/pv1-wrong.sh" --profile paper-v1 --tolerance
+  has "$W/out.txt" "exceeds the entropy tolerance"
+  hasnt "$W/out.txt" "TOLERANT"
+fi
 
 # --- 6. SIGINT / SIGTERM: candidates killed, temporary folder removed ----------------
 for sig in INT TERM; do

@@ -18,7 +18,12 @@ silently). Argument errors are tahq.ConfigError / tahq.ShapeError
 import math
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ImportError as e:  # say what to install, not only "no module named torch"
+    raise ImportError("tahq.torch needs PyTorch: pip install torch (or tahq[torch]), or "
+                      "Debian's python3-torch (%s)" % e) from e
 
 import tahq as _tahq
 from tahq import ConfigError, ShapeError, TahqError  # noqa: F401 - re-exported

@@ -308,6 +308,24 @@ def test_compressor(cli, work):
                   "TAHQuantCompressor(%r): %s" % (kw, e))
     # paper-v1 allows lo_bits > hi_bits; canonical does not
     tt.TAHQuantCompressor(high_precision_bits=3, low_precision_bits=4)
+    try:
+        tt.TAHQuantCompressor(high_precision_bits=3, low_precision_bits=4, profile="canonical")
+        check(False, "canonical: lo_bits > hi_bits accepted")
+    except tahq.ConfigError as e:
+        check(e.field == "low_precision_bits", "canonical lo > hi: %s" % e)
+    # canonical messages carry their shape: a receiver needs no build_buffer
+    sender = tt.TAHQuantCompressor(profile="canonical")
+    receiver = tt.TAHQuantCompressor(profile="canonical")
+    m = sender.pack_data(*sender.compress(x))
+    padded = torch.cat([m, torch.zeros(100, dtype=torch.uint8)])
+    check(bits_equal(receiver.decompress(*receiver.unpack_data(padded)),
+                     tahq.decode(m.numpy())), "canonical receiver without build_buffer")
+    # paper-v1 without a shape cannot decode, and says so
+    try:
+        tt.TAHQuantCompressor().unpack_data(m)
+        check(False, "paper-v1 unpack_data without a shape accepted")
+    except ValueError:
+        pass
     print("compressor: the authors' call sequence round-trips in both profiles")
 
 

@@ -5,11 +5,13 @@
 # equals 72 + the SPEC §8.2 payload size, recomputed here from the CSV
 # (configuration, shape, n_low, n_flagged) independently of the program;
 # bits/element is bytes*8/elements. The output is the same for 1 and 2
-# threads, and a user .npy tensor (C = 96: tiles 64..256 do not fit) runs too.
+# threads, and a user .npy tensor (C = 96: tiles 64..256 do not fit) runs too,
+# with its plots (--plots); a plot that fails exits 1 and leaves no file.
 # usage: bounds_test.sh PATH/TO/tahq WORKDIR
 set -euo pipefail
 
 T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 D="$2"
 rm -rf "$D"
 mkdir -p "$D"
@@ -119,6 +121,35 @@ rc=0
 grep -q ',input,16,' qi/points.csv || fail "no G=16 rows for the input tensor"
 grep -q ',input,64,.*,skipped,' qi/points.csv || fail "G=64 rows of C=96 are not skipped"
 check_csv qi/points.csv 400
+
+# 3b. plots of that tensor (C = 96: no G = 64 point, so no ablation panel
+# and no paper point): every figure written as a valid PNG, exit 0; a plot
+# that fails (a copy of plots/ with a broken script) exits 1 and leaves no
+# PNG of it, blank or otherwise.
+if command -v gnuplot >/dev/null 2>&1; then
+  rc=0
+  "$T" bounds --input x.npy --out-dir qp --plots --plots-dir "$SRC/plots" >qp.out 2>qp.err || rc=$?
+  [ "$rc" -eq 0 ] || fail "tahq bounds --input (C = 96) --plots exited $rc: $(tail -n 3 qp.err)"
+  for s in pareto ablation ratio; do
+    f=qp/bounds_$s.png
+    [ -s "$f" ] || fail "$f not written"
+    [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$f is not a PNG"
+    [ -s "qp/bounds_$s.svg" ] || fail "qp/bounds_$s.svg not written"
+  done
+  grep -q 'x\.npy \[1, 32, 96\]' qp/bounds_pareto.svg || fail "the pareto plot does not name x.npy"
+  mkdir -p brokenplots
+  cp "$SRC"/plots/*.gp "$SRC"/plots/bounds.sh brokenplots/
+  printf 'plot "/nonexistent/file" using 1:2\n' >>brokenplots/bounds_ablation.gp
+  rc=0
+  "$T" bounds --input x.npy --out-dir qb --plots --plots-dir "$PWD/brokenplots" >qb.out 2>qb.err || rc=$?
+  [ "$rc" -eq 1 ] || fail "a failing plot: tahq bounds exited $rc, expected 1"
+  grep -q "plotting failed" qb.err || fail "a failing plot is not reported: $(cat qb.err)"
+  [ ! -e qb/bounds_ablation.png ] || fail "a failing plot left qb/bounds_ablation.png"
+  [ -z "$(find qb -name '.plots.*')" ] || fail "a failing plot left its temporary folder"
+  [ -s qb/bounds_pareto.png ] || fail "the plot before the failing one was not kept"
+else
+  echo "gnuplot not found: the --plots checks skipped"
+fi
 
 # 4. usage errors
 rc=0

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "codec_ops.h"
@@ -892,7 +893,8 @@ static void bounds_help(void)
         "  --out-dir DIR    output directory (build/bounds)\n"
         "  --csv FILE       CSV output, one row per point (DIR/bounds.csv)\n"
         "  --json FILE      JSON output with the findings (DIR/bounds.json)\n"
-        "  --plots          render the gnuplot scripts (plots/bounds.sh) into DIR\n"
+        "  --plots          render the gnuplot scripts (plots/bounds.sh) into DIR; a\n"
+        "                   plot that fails exits 1 and leaves no file\n"
         "  --plots-dir DIR  where the gnuplot scripts are (%s)\n"
         "Also writes DIR/bounds_front.csv (Pareto fronts, bits/element vs relMSE).\n",
         TAHQ_PLOTS_DIR);
@@ -1305,20 +1307,32 @@ int cmd_bounds(int argc, char **argv)
     else
         printf("bounds: FAIL: %zu of %zu points failed (see stderr)\n", n_fail, n_points);
 
+    rc = ok ? 0 : EXIT_RUNTIME;
+    /* A plot that cannot be made is an error (exit status 1): plots/bounds.sh
+     * writes each figure only when gnuplot succeeded, and exits non-zero
+     * otherwise; without gnuplot it says so and exits 0. */
     if (want_plots) {
         char cmd[3 * 4096 + 128];
         if (!safe_for_shell(plots_dir) || !safe_for_shell(out_dir) || !safe_for_shell(csv_path)) {
-            fprintf(stderr, "tahq bounds: a path holds a quote; plots skipped\n");
+            fprintf(stderr, "tahq bounds: a path holds a quote or a newline; cannot plot\n");
+            rc = EXIT_RUNTIME;
         } else {
             fflush(stdout);
-            snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir,
-                     csv_path);
-            int prc = system(cmd);
-            if (prc != 0)
-                fprintf(stderr, "tahq bounds: plotting failed (%s exited %d)\n", cmd, prc);
+            int n = snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir,
+                             csv_path);
+            int prc = (n < 0 || (size_t)n >= sizeof cmd) ? -1 : system(cmd);
+            if (prc != 0) {
+                if (prc == -1)
+                    fprintf(stderr, "tahq bounds: plotting failed: cannot run plots/bounds.sh\n");
+                else if (WIFEXITED(prc))
+                    fprintf(stderr, "tahq bounds: plotting failed (%s exited %d)\n", cmd,
+                            WEXITSTATUS(prc));
+                else
+                    fprintf(stderr, "tahq bounds: plotting failed (%s: status %d)\n", cmd, prc);
+                rc = EXIT_RUNTIME;
+            }
         }
     }
-    rc = ok ? 0 : EXIT_RUNTIME;
 free_sweep:
     free(sw.res);
     free(cl.v);

@@ -86,6 +86,17 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 proof_status "$pw/alarm.json" fail "tahq_decode mem_access"
 
+# One style for every figure: each plots/*.gp loads style.gp, directly or
+# through a *_common.gp that does.
+for gp in "$here"/*.gp; do
+  case "$(basename "$gp")" in style.gp) continue ;; esac
+  if grep -q "^load .*/style\.gp" "$gp"; then continue; fi
+  common=$(sed -n "s/^load plotdir *\. *['\"]\/\([a-z_]*_common\.gp\)['\"].*/\1/p" "$gp" | head -n 1)
+  [ -n "$common" ] && grep -q "^load .*/style\.gp" "$here/$common" ||
+    fail "$(basename "$gp") does not load plots/style.gp"
+done
+echo "every plots/*.gp loads style.gp"
+
 # Statuses come from the data, not from a tool's own flag; numbers near an
 # integer keep the digits that tell them from it.
 "$py" - "$here/report.py" "$work/units" <<'PY' || fail "a section status or number format"

@@ -37,6 +37,7 @@ typedef struct gcase {
     char cfg_json[512];
     int pv1; /* kind paper_v1: pcfg, not cfg */
     tahq_paper_v1_config pcfg;
+    const json_node *flags; /* array of strings */
 } gcase;
 
 typedef struct check {
@@ -58,8 +59,8 @@ enum { K_ENCODE = 1, K_ENCODE_ERROR = 2, K_DECODE_ERROR = 4, K_PAPER_V1 = 8, K_A
 
 typedef struct opts {
     const char *vectors, *candidate, *run, *workdir, *junit;
-    const char *cases[MAX_SEL], *excludes[MAX_SEL];
-    int ncases, nexcludes;
+    const char *cases[MAX_SEL], *excludes[MAX_SEL], *flags[MAX_SEL], *xflags[MAX_SEL];
+    int ncases, nexcludes, nflags, nxflags;
     unsigned kinds; /* 0: every kind */
     int json, tap, tolerance, check_only, verbose;
     int jobs;
@@ -200,6 +201,7 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
             snprintf(err, n, "case %s: flags must be strings", g->id);
             return -1;
         }
+    g->flags = flags;
     if (!valid_status_name(g->expected_status)) {
         snprintf(err, n, "case %s: expected_status '%s' is not a tahq status name", g->id,
                  g->expected_status);
@@ -881,9 +883,14 @@ static void help(void)
         "                     exit status 126/127 on the first case, is one error (exit 2)\n"
         "  --check            only validate the manifest and every file's size and sha256\n"
         "selection (every case by default; repeatable; a case must match one --case,\n"
-        "one --kind or --profile if given, and no --exclude):\n"
+        "one --kind or --profile and one --flag if given, and no --exclude or\n"
+        "--exclude-flag):\n"
         "  --case TEXT        the cases whose id contains TEXT\n"
         "  --exclude TEXT     not the cases whose id contains TEXT\n"
+        "  --flag FLAG        the cases with the manifest flag FLAG (bits_8, tie_entropy,\n"
+        "                     ...)\n"
+        "  --exclude-flag FLAG  not the cases with FLAG (e.g. bits_8 for a codec\n"
+        "                     limited to 7 bits)\n"
         "  --kind KIND        the cases of kind encode, encode_error, decode_error or\n"
         "                     paper_v1\n"
         "  --profile NAME     format1 (kinds encode, encode_error, decode_error) or\n"
@@ -910,8 +917,7 @@ static void help(void)
         "The text report prints a block per case that is not an exact pass, headed\n"
         "FAIL, TIMEOUT or TOLERANT (with -v also PASS), then the summary. A failed\n"
         "candidate run shows its exit status (or signal) and the last %d lines of its\n"
-        "stderr. Options other than --case, --exclude, --kind and --profile may be given\n"
-        "once.\n"
+        "stderr. Options other than the selection ones may be given once.\n"
         "Exit status: 0 every selected case passed, 1 a case failed or the set is\n"
         "damaged, 2 usage error (bad option, missing set folder or candidate, a\n"
         "candidate command that cannot be run, no case selected); killed by a signal:\n"
@@ -1281,19 +1287,28 @@ static int parse_args(int argc, char **argv, opts *o)
         }
         if (matched)
             continue;
-        int excl = 0;
-        if ((r = cli_opt_value(argc, argv, &i, "--case", &v)) != 0 ||
-            (excl = 1, r = cli_opt_value(argc, argv, &i, "--exclude", &v)) != 0) {
+        /* repeatable selections: --case, --exclude, --flag, --exclude-flag */
+        static const char *const rep_names[4] = {"--case", "--exclude", "--flag",
+                                                 "--exclude-flag"};
+        const char **rep_lists[4] = {o->cases, o->excludes, o->flags, o->xflags};
+        int *rep_counts[4] = {&o->ncases, &o->nexcludes, &o->nflags, &o->nxflags};
+        int which = -1;
+        for (int q = 0; q < 4 && which < 0; ++q) {
+            if ((r = cli_opt_value(argc, argv, &i, rep_names[q], &v)) == 0)
+                continue;
             if (r < 0)
                 return EXIT_USAGE;
+            which = q;
+        }
+        if (which >= 0) {
             if (!*v)
-                return USAGE("%s needs a non-empty TEXT", excl ? "--exclude" : "--case");
-            if ((excl ? o->nexcludes : o->ncases) >= MAX_SEL)
-                return USAGE("at most %d %s options", MAX_SEL, excl ? "--exclude" : "--case");
-            if (excl)
-                o->excludes[o->nexcludes++] = v;
-            else
-                o->cases[o->ncases++] = v;
+                return USAGE("%s needs a non-empty value", rep_names[which]);
+            if (which >= 2 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+                return USAGE("%s '%s': a case flag is made of a-z, 0-9 and '_'",
+                             rep_names[which], v);
+            if (*rep_counts[which] >= MAX_SEL)
+                return USAGE("at most %d %s options", MAX_SEL, rep_names[which]);
+            rep_lists[which][(*rep_counts[which])++] = v;
             continue;
         }
         if ((r = cli_opt_value(argc, argv, &i, "--kind", &v)) != 0) {
@@ -1354,10 +1369,19 @@ static int parse_args(int argc, char **argv, opts *o)
                      jobs_s ? "--jobs" : timeout_s ? "--timeout" : "--workdir");
     if (o->json && o->tap)
         return USAGE("--json and --tap both write to stdout: give one");
-    if (o->check_only && (o->ncases || o->nexcludes || o->kinds || o->tolerance || o->tap ||
+    if (o->check_only && (o->ncases || o->nexcludes || o->nflags || o->nxflags || o->kinds ||
+                          o->tolerance || o->tap ||
                           o->junit || o->verbose))
         return USAGE("--check validates the whole set: selection, judgement and report options "
                      "do not apply");
+    return 0;
+}
+
+static int has_flag(const gcase *g, const char *flag)
+{
+    for (const json_node *f = g->flags->child; f; f = f->next)
+        if (strcmp(f->str, flag) == 0)
+            return 1;
     return 0;
 }
 
@@ -1374,6 +1398,16 @@ static int selected(const opts *o, const gcase *g)
     }
     for (int i = 0; i < o->nexcludes; ++i)
         if (strstr(g->id, o->excludes[i]))
+            return 0;
+    if (o->nflags) {
+        int any = 0;
+        for (int i = 0; i < o->nflags && !any; ++i)
+            any = has_flag(g, o->flags[i]);
+        if (!any)
+            return 0;
+    }
+    for (int i = 0; i < o->nxflags; ++i)
+        if (has_flag(g, o->xflags[i]))
             return 0;
     return 1;
 }
@@ -1587,8 +1621,8 @@ int cmd_conform(int argc, char **argv)
             S.sel[n_sel++] = i;
     if (n_sel == 0) {
         state_free(&S);
-        return USAGE("no case selected (%zu cases in %s; see --case, --exclude, --kind, "
-                     "--profile)",
+        return USAGE("no case selected (%zu cases in %s; see --case, --exclude, --flag, "
+                     "--exclude-flag, --kind, --profile)",
                      nc, o.vectors);
     }
     S.R.o = &o;

@@ -61,7 +61,8 @@ n_all=$(sed -n 's/^  "n_cases": \([0-9]*\),$/\1/p' "$V/manifest.json")
 
 # --- 9. --help names every option; bad options are refused ---------------------
 "$T" conform --help >"$W/help.txt"
-for opt in --vectors --candidate --run --check --case --exclude --kind --profile --tolerance \
+for opt in --vectors --candidate --run --check --case --exclude --flag --exclude-flag --kind \
+  --profile --tolerance \
   --jobs --timeout --workdir --json --tap --junit -v; do
   grep -qe " $opt " "$W/help.txt" || fail "--help does not document $opt"
 done
@@ -129,6 +130,21 @@ has "$W/out.txt" "conform: 3 cases selected, $((n_all - 3)) skipped"
 run 1 --vectors "$V" --candidate "$W/empty" --case sweep-g008 --exclude b1 --exclude b2
 has "$W/out.txt" "conform: 6 cases selected"
 hasnt "$W/out.txt" "sweep-g008-b1 "
+# by manifest flag: an encoder limited to 7 bits (as the authors' packer is)
+# passes the paper-v1 cases without bits_8
+n_t=$(grep -c '"tie_entropy"' "$V/manifest.json")
+run 1 --vectors "$V" --candidate "$W/empty" --flag tie_entropy
+has "$W/out.txt" "conform: $n_t cases selected"
+usage_error --vectors "$V" --candidate "$W/empty" --flag 'bits 8'
+cat >"$W/no-8-bits.sh" <<EOF
+#!/bin/sh
+case "\$*" in *'_bits":8'*) echo "err_config: at most 7 bits" >&2; exit 1 ;; esac
+exec $ADAPTER "\$@"
+EOF
+run 1 --vectors "$V" --run "sh $W/no-8-bits.sh" --profile paper-v1
+has "$W/out.txt" "FAIL paper-v1-g32-8-2 (paper_v1)"
+run 0 --vectors "$V" --run "sh $W/no-8-bits.sh" --profile paper-v1 --exclude-flag bits_8
+has "$W/out.txt" "conform: $(($(count_kind paper_v1) - 1)) cases selected"
 # a format-1-only candidate (it rejects the paper-v1 profile) exits 0 with --profile format1
 cat >"$W/format1-only.sh" <<EOF
 #!/bin/sh

@@ -158,6 +158,19 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
         return 1;
     }
     size_t m = elen < glen ? elen : glen;
+    if (elen < TAHQ_HEADER_BYTES) {
+        /* not a message (a damaged set): bytes only */
+        size_t i = 0;
+        while (i < m && exp[i] == got[i])
+            ++i;
+        *field = "length";
+        if (i < m)
+            snprintf(detail, n, "first difference at byte %zu: expected 0x%02x, got 0x%02x (the "
+                     "expected message is shorter than a header)", i, exp[i], got[i]);
+        else
+            snprintf(detail, n, "length: expected %zu bytes, got %zu", elen, glen);
+        return 0;
+    }
     size_t hend = m < CRC_OFF ? m : CRC_OFF;
     size_t i = 0;
     while (i < hend && exp[i] == got[i])

@@ -689,7 +689,10 @@ void conform_xml_str(FILE *f, const char *s)
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
-        default: fputc(*s, f);
+        default:
+            /* XML 1.0 has no other control characters */
+            fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r' ? '?' : *s,
+                  f);
         }
     }
 }

@@ -331,6 +331,7 @@ for sig in INT TERM; do
   [ "$rc" -eq "$want" ] || fail "SIG$sig: conform exited $rc, expected $want: $(cat "$W/sig.txt")"
   no_tmp_left "SIG$sig"
   [ "$(cat "$W/report.xml")" = "old report" ] || fail "SIG$sig: the JUnit file was replaced"
+  [ -z "$(find "$W" -maxdepth 1 -name '*.tmp-*')" ] || fail "SIG$sig: the JUnit temporary file was left"
   sleep 0.2
   [ -z "$(alive "$W/pids")" ] || fail "SIG$sig left candidate processes: $(alive "$W/pids")"
   ok

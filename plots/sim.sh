@@ -25,9 +25,14 @@ render() { # name csv extra-vars
   echo "plots/sim.sh: wrote $out/$name.png and $out/$name.svg"
 }
 [ -s "$out/train_eval.csv" ] && render sim_loss "$out/train_eval.csv" "methods='$(methods "$out/train_eval.csv" 1)'"
-[ -s "$out/converge_summary.csv" ] && render sim_converge "$out/converge_summary.csv" \
-  "fit='$out/converge_fit.csv'; methods='$(methods "$out/converge_summary.csv" 1)'"
+if [ -s "$out/converge_model.csv" ] && [ -s "$out/converge_verdict.csv" ]; then
+  [ -s "$out/converge_summary.csv" ] && render sim_converge "$out/converge_summary.csv" \
+    "fit='$out/converge_model.csv'; verdict='$out/converge_verdict.csv'; methods='$(methods "$out/converge_summary.csv" 1)'"
+  [ -s "$out/converge_local.csv" ] && render sim_local "$out/converge_local.csv" \
+    "methods='$(methods "$out/converge_local.csv" 1)'"
+fi
 [ -s "$out/delta.csv" ] && render sim_delta "$out/delta.csv"
+[ -s "$out/floor.csv" ] && render sim_floor "$out/floor.csv"
 [ -s "$out/throughput.csv" ] && render sim_throughput "$out/throughput.csv" \
   "methods='$(methods "$out/throughput.csv" 2)'"
 for f in train_eval converge_summary delta throughput; do

@@ -1,23 +1,46 @@
-# average over t < T of |grad f(w_t)|^2 vs T (log-log), fitted slopes, 1/sqrt(T) reference
+# mean over t < T of |grad f(w_t)|^2 vs T (log-log): seed means with 95% CIs,
+# the fitted model a T^-1/2 + a2/T + a3 T^-3/2 + b (a T^-beta + a2/T + b
+# where the rate is a different one), the fitted floor b (dashed, where the verdict finds one), and
+# a T^-1/2 reference. Inputs: csv = converge_summary.csv, fit =
+# converge_model.csv, verdict = converge_verdict.csv, methods.
 name = 'sim_converge'
 load plotdir.'/sim_common.gp'
-set title 'tahq-sim converge: smooth problem, eta = c/sqrt(T); points: mean over seeds'
-set xlabel 'horizon T'
+set title "tahq-sim converge: smooth problem; points: seed mean and 95% CI; lines: fitted model;\ndashed: fitted floor b; black: T^{-1/2} reference"
+set xlabel 'horizon T (steps)'
 set ylabel '(1/T) sum_{t<T} |grad f(w_t)|^2'
 set logscale xy
-set format x '2^{%L}'
 set logscale x 2
+set format x '2^{%L}'
+set format y '%g'
+set mytics 10
+set ytics add (0.02 1, 0.05 1, 0.2 1, 0.5 1, 2 1, 5 1, 20 1)
+set ytics format '%g'
 nm = words(methods)
-# slope b and ln-intercept a of each method's fit (quantity avg)
-array B[nm]
 array A[nm]
+array A2[nm]
+array Bf[nm]
+array Be[nm]
+array A3[nm]
+array Fl[nm]
+q(cmd) = real(system(cmd))
 do for [i=1:nm] {
-  B[i] = real(system(sprintf("awk -F, -v m='%s' '$1 == m && $2 == \"avg\" {print $3}' %s", word(methods,i), fit)))
-  A[i] = real(system(sprintf("awk -F, -v m='%s' '$1 == m && $2 == \"avg\" {print $8}' %s", word(methods,i), fit)))
+  m = word(methods, i)
+  rate = system(sprintf("awk -F, -v m='%s' '$1 == m {print $3}' %s", m, verdict))
+  model = (rate eq 'different') ? 'a*T^-beta+a2/T+b' : 'a*T^-1/2+a2/T+a3*T^-3/2+b'
+  sel = sprintf("awk -F, -v m='%s' -v k='%s' '$1 == m && $2 == k' %s | head -n 1", m, model, fit)
+  Be[i] = q(sel . " | cut -d, -f5")
+  A[i] = q(sel . " | cut -d, -f8")
+  A2[i] = q(sel . " | cut -d, -f11")
+  A3[i] = q(sel . " | cut -d, -f14")
+  Bf[i] = q(sel . " | cut -d, -f17")
+  Fl[i] = (system(sprintf("awk -F, -v m='%s' '$1 == m {print $7}' %s", m, verdict)) eq 'floor') ? 1 : 0
 }
-y0 = real(system(sprintf("awk -F, 'NR == 2 {print $4}' %s", csv)))
-t0 = real(system(sprintf("awk -F, 'NR == 2 {print $2}' %s", csv)))
+tmin = q(sprintf("awk -F, 'NR > 1 {print $2}' %s | sort -g | head -n 1", csv))
+tmax = q(sprintf("awk -F, 'NR > 1 {print $2}' %s | sort -g | tail -n 1", csv))
+y0 = q(sprintf("awk -F, 'NR == 2 {print $4}' %s", csv))
+set xrange [tmin / 1.3 : tmax * 1.3]
 set samples 200
-plot for [i=1:nm] sprintf("< awk -F, -v m='%s' '$1 == m' %s", word(methods,i), csv) using 2:4 with points pt 7 lc i title word(methods,i), \
-     for [i=1:nm] [256:65536] exp(A[i]) * x**B[i] with lines lc i dt 1 title sprintf('%s fit: slope %.3f', word(methods,i), B[i]), \
-     [256:65536] y0 * 1.5 * (x / t0)**(-0.5) with lines lc 'black' dt 2 lw 2 title '1/sqrt(T) reference'
+plot for [i=1:nm] sprintf("< awk -F, -v m='%s' '$1 == m' %s", word(methods,i), csv) using 2:4:11:12 with yerrorbars pt 7 ps 0.6 lc i title word(methods,i) noenhanced, \
+     for [i=1:nm] [tmin:tmax] A[i] * x**(-Be[i]) + A2[i] / x + A3[i] * x**(-1.5) + Bf[i] with lines lc i dt 1 notitle, \
+     for [i=1:nm] [tmin:tmax] (Fl[i] ? Bf[i] : 1/0) with lines lc i dt 2 notitle, \
+     [tmin:tmax] y0 * 1.5 * (x / tmin)**(-0.5) with lines lc 'black' lw 2 title 'T^{-1/2}'

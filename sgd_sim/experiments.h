@@ -5,6 +5,7 @@
 typedef struct sim_cli {
     const char *out;     /* output folder */
     int quick;
+    int trajectory;      /* delta: along SGD's trajectory */
     int jobs;
     int seeds;           /* 0 = default */
     int K;
@@ -14,10 +15,12 @@ typedef struct sim_cli {
     double lr;           /* train: step size, 0 = default */
     int steps;           /* train: 0 = default */
     const char *methods; /* comma list, NULL = default */
+    const char *runs;    /* converge: analyse this converge_runs.csv instead of running */
 } sim_cli;
 
 int cmd_converge(const sim_cli *o);
 int cmd_delta(const sim_cli *o);
+int cmd_floor(const sim_cli *o);
 int cmd_train(const sim_cli *o);
 int cmd_throughput(const sim_cli *o);
 

@@ -8,35 +8,99 @@
 #include "experiments.h"
 #include "sim.h"
 
+#ifndef TAHQ_SIM_VERSION
+#define TAHQ_SIM_VERSION "unknown"
+#endif
+
+static const char *const options_text =
+    "options:\n"
+    "  --out DIR       output folder (build-sim/sim)\n"
+    "  --quick         small sweep (converge: T = 2^8..2^14 and the controls, asserts the verdicts)\n"
+    "  --jobs N        worker threads (2)\n"
+    "  --seeds N       seeds per T (10)\n"
+    "  --stages K      pipeline stages, 2..8 (4)\n"
+    "  --methods LIST  comma list: fp32 fp16 tah tahH/L tah-tile tah-sr tah-gN plainB aqsgd biasP,\n"
+    "                  each optionally +bwd-none, +bwd-fixB or +bwd-tah; converge also METHOD@s\n"
+    "                  (step eta ~ T^-s instead of T^-1/2)\n"
+    "  --runs FILE     converge: analyse the runs of an earlier sweep (its converge_runs.csv)\n"
+    "                  instead of running them (with --quick if that sweep was quick: T_tune)\n"
+    "  --steps N       train: steps\n"
+    "  --optimizer O   sgd (default) or adamw, for converge and train (--adamw = adamw)\n"
+    "  --lr X          train: step size (SGD 0.02, AdamW 0.001)\n"
+    "  --beta1 X       AdamW first-moment decay (0.9)\n"
+    "  --beta2 X       AdamW second-moment decay (0.999)\n"
+    "  --eps X         AdamW denominator epsilon (1e-8)\n"
+    "  --weight-decay X  AdamW decoupled weight decay (train 0.01; converge 0, since\n"
+    "                  decay moves the stationary point away from w*)\n"
+    "  --help          this text (after a command: that command's)\n"
+    "  --version       the program's version\n";
+
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tahq-sim COMMAND [options]\n"
+            "usage: tahq-sim COMMAND [options]    (tahq-sim COMMAND --help for one command)\n"
             "commands:\n"
-            "  converge    SGD rate on the smooth problem: avg/min |grad f|^2 vs T, slopes, CIs\n"
+            "  converge    SGD on the smooth problem: |grad f|^2 vs T, fitted rate and floor with CIs,\n"
+            "              the floor measured directly by full-batch descent, and the controls\n"
             "  delta       relative bias (delta) and variance of the compressed gradient per codec\n"
+            "  floor       the bias floor |grad f(w_b)|^2 by full-batch descent: bits, rounding, codec,\n"
+            "              backward codec, data-set size, stages\n"
             "  train       loss curves on the LLM-like residual-MLP pipeline\n"
             "  throughput  GPipe step-time model over 10 Gbps .. 100 Mbps links\n"
             "  plots       render the plots (plots/sim.sh) from the CSVs in --out\n"
-            "  all         converge, delta, train, throughput, plots\n"
-            "options:\n"
-            "  --out DIR       output folder (build-sim/sim)\n"
-            "  --quick         small sweep (converge: T = 2^8..2^12, asserts slopes and ratio)\n"
-            "  --jobs N        worker threads (2)\n"
-            "  --seeds N       seeds per T (10)\n"
-            "  --stages K      pipeline stages, 2..8 (4)\n"
-            "  --methods LIST  comma list: fp32 fp16 tah tahH/L tah-tile tah-sr plainB aqsgd,\n"
-            "                  each optionally +bwd-none, +bwd-fixB or +bwd-tah\n"
-            "  --steps N       train: steps\n"
-            "  --optimizer O   sgd (default) or adamw, for converge and train (--adamw = adamw)\n"
-            "  --lr X          train: step size (SGD 0.02, AdamW 0.001)\n"
-            "  --beta1 X       AdamW first-moment decay (0.9)\n"
-            "  --beta2 X       AdamW second-moment decay (0.999)\n"
-            "  --eps X         AdamW denominator epsilon (1e-8)\n"
-            "  --weight-decay X  AdamW decoupled weight decay (train 0.01; converge 0, since\n"
-            "                  decay moves the stationary point away from w*)\n"
-            "converge tunes c in eta = c/sqrt(T) once per method on a log grid: SGD c = gamma/L,\n"
-            "gamma = 0.25..16; AdamW c = 2^-7..2^-1 (converge_tuning.csv records grid and choice).\n");
+            "  all         converge, delta, floor, train, throughput, plots\n"
+            "%s", options_text);
+}
+
+typedef struct cmd_help {
+    const char *name, *text;
+} cmd_help;
+
+static const cmd_help helps[] = {
+    {"converge",
+     "usage: tahq-sim converge [--quick] [--methods LIST] [--seeds N] [--stages K] [--jobs N] [--out DIR]\n"
+     "                        [--optimizer sgd|adamw ...]\n"
+     "SGD with eta = c/sqrt(T) (METHOD@s: eta ~ T^-s) on the smooth problem, T = 2^8..2^16 (--quick:\n"
+     "2^8..2^14), c tuned once per method. Per method: the mean over t < T of |grad f(w_t)|^2 per T and\n"
+     "seed, local slopes per octave, the fits a T^-beta + a2/T + b (the rate beta) and\n"
+     "a T^-1/2 + a2/T + a3 T^-3/2 + b (the floor b) with bootstrap CIs, a verdict on the rate (T^-1/2\n"
+     "or not) and the floor, and b measured directly by\n"
+     "full-batch gradient descent with the codec. Controls (checked whenever present, FAIL otherwise):\n"
+     "fp32 without a floor at rate T^-1/2, fp32@0.75 at a different rate, tah3/2 and biasP with a\n"
+     "floor, biasP's direct floor equal to its analytic value. Writes converge_{tuning,runs,summary,\n"
+     "fit,model,local,verdict}.csv. Default methods: fp32 fp16 tah plain4 aqsgd tah3/2 bias2 fp32@0.75\n"
+     "(--quick: fp32 tah tah3/2 bias2 fp32@0.75).\n"},
+    {"delta",
+     "usage: tahq-sim delta [--trajectory] [--methods LIST] [--stages K] [--quick] [--out DIR]\n"
+     "Relative bias 1 - delta = |E g_hat - grad f|^2 / |grad f|^2 and variance of the compressed\n"
+     "gradient at w = (1 - alpha) w*, alpha = 1, 0.1, 0.01, per codec. Writes delta.csv.\n"
+     "--trajectory: delta along one SGD run per codec (T = 2^14), unbiased for stochastic rounding\n"
+     "(U-statistic over 32 keys, jackknife CI), and the |grad f|^2 where delta crosses 0.9 and 0.\n"
+     "Writes delta_traj.csv and delta_cross.csv.\n"},
+    {"floor",
+     "usage: tahq-sim floor [--quick] [--jobs N] [--out DIR]\n"
+     "The floor b = |grad f(w_b)|^2 that SGD's average tends to, measured by full-batch gradient descent\n"
+     "with the codec (no sampling noise), per configuration: TAH hi/lo bits 2/1..8/7 with nearest and\n"
+     "stochastic rounding, codec, backward codec, data-set size (64, 256, 1024 sequences), stages\n"
+     "(2, 4, 8). --quick: the bits study only. Writes floor.csv.\n"},
+    {"train",
+     "usage: tahq-sim train [--methods LIST] [--steps N] [--lr X] [--optimizer sgd|adamw ...] [--out DIR]\n"
+     "Loss curves on the LLM-like residual-MLP pipeline (1000 steps; --quick 200). Writes train.csv and\n"
+     "train_eval.csv.\n"},
+    {"throughput",
+     "usage: tahq-sim throughput [--quick] [--out DIR]\n"
+     "Message sizes and codec times of one GPT2-XL-sized micro-batch, and a GPipe step-time model over\n"
+     "10 Gbps .. 100 Mbps links. Writes throughput.csv and throughput_assumptions.txt.\n"},
+    {"plots", "usage: tahq-sim plots [--out DIR]\nRenders the plots (plots/sim.sh) from the CSVs in DIR.\n"},
+    {"all", "usage: tahq-sim all [options]\nconverge, delta, floor, train, throughput, then plots, into --out.\n"},
+};
+
+static const cmd_help *find_help(const char *c)
+{
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++)
+        if (strcmp(helps[i].name, c) == 0)
+            return &helps[i];
+    return NULL;
 }
 
 static int run_plots(const char *out)
@@ -58,6 +122,21 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tahq-sim %s (tahq format %u)\n", TAHQ_SIM_VERSION, (unsigned)TAHQ_FORMAT_VERSION);
+        return 0;
+    }
+    const cmd_help *ch = find_help(argv[1]);
+    if (!ch) {
+        fprintf(stderr, "tahq-sim: unknown command %s\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s%s", ch->text, options_text);
+            return 0;
+        }
     sim_cli o = {.out = "build-sim/sim", .jobs = 2, .K = 4, .beta1 = SIM_ADAMW_BETA1,
                  .beta2 = SIM_ADAMW_BETA2, .eps = SIM_ADAMW_EPS, .weight_decay = -1};
     for (int i = 2; i < argc; i++) {
@@ -65,6 +144,8 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--quick") == 0)
             o.quick = 1;
+        else if (strcmp(a, "--trajectory") == 0)
+            o.trajectory = 1;
         else if (strcmp(a, "--adamw") == 0)
             o.adamw = 1;
         else if (strcmp(a, "--optimizer") == 0 && v) {
@@ -105,6 +186,8 @@ int main(int argc, char **argv)
             o.K = atoi(argv[++i]);
         else if (strcmp(a, "--steps") == 0 && v)
             o.steps = atoi(argv[++i]);
+        else if (strcmp(a, "--runs") == 0 && v)
+            o.runs = argv[++i];
         else if (strcmp(a, "--methods") == 0 && v)
             o.methods = argv[++i];
         else {
@@ -127,6 +210,8 @@ int main(int argc, char **argv)
         return cmd_converge(&o);
     if (strcmp(c, "delta") == 0)
         return cmd_delta(&o);
+    if (strcmp(c, "floor") == 0)
+        return cmd_floor(&o);
     if (strcmp(c, "train") == 0)
         return cmd_train(&o);
     if (strcmp(c, "throughput") == 0)
@@ -136,6 +221,7 @@ int main(int argc, char **argv)
     if (strcmp(c, "all") == 0) {
         int rc = cmd_converge(&o);
         rc |= cmd_delta(&o);
+        rc |= cmd_floor(&o);
         rc |= cmd_train(&o);
         rc |= cmd_throughput(&o);
         rc |= run_plots(o.out);

@@ -45,6 +45,14 @@ int sim_method_parse(const char *spec, sim_method *m)
         m->fwd = SIM_FWD_FP16;
     } else if (strcmp(base, "aqsgd") == 0) {
         m->fwd = SIM_FWD_AQSGD;
+    } else if (sscanf(base, "bias%u", &a) == 1 && a >= 1 && a <= 50) {
+        char chk[16];
+        snprintf(chk, sizeof chk, "bias%u", a);
+        if (strcmp(chk, base) != 0)
+            return 1;
+        m->fwd = SIM_FWD_GAIN;
+        m->gain = 1.0f + (float)a / 100.0f;
+        m->bwd = SIM_BWD_NONE;
     } else if (sscanf(base, "plain%u", &a) == 1 && a >= 1 && a <= 8) {
         m->fwd = SIM_FWD_PLAIN;
         tahq_config_plain(&m->fwd_cfg, 64, a);
@@ -65,9 +73,10 @@ int sim_method_parse(const char *spec, sim_method *m)
             } else if (strncmp(s, "-sr", 3) == 0) {
                 m->fwd_cfg.rounding = TAHQ_ROUND_STOCHASTIC;
                 s += 3;
-            } else if (strncmp(s, "-g32", 4) == 0) {
-                m->fwd_cfg.tile = 32;
-                s += 4;
+            } else if (strncmp(s, "-g", 2) == 0 && sscanf(s + 2, "%u%n", &a, &n) == 1 && a >= TAHQ_TILE_MIN &&
+                       a <= TAHQ_TILE_MAX && (a & (a - 1)) == 0) {
+                m->fwd_cfg.tile = a;
+                s += 2 + n;
             } else {
                 return 1;
             }
@@ -127,8 +136,8 @@ static int cbuf_init(codec_buf *cb, uint32_t B, uint32_t S, uint32_t C)
     tahq_config cfg;
     tahq_shape sh = {B, S, C};
     size_t best = 0, wbest = 0;
-    /* bound over the configurations used: largest G=32..256 and 8 bits */
-    static const uint32_t tiles[] = {32, 64, 128};
+    /* bound over the configurations used: every tile size G = 8..256 that divides C, 8 bits */
+    static const uint32_t tiles[] = {8, 16, 32, 64, 128, 256};
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         if (C % tiles[i])
             continue;
@@ -271,8 +280,34 @@ static size_t fwd_apply(const sim_method *m, codec_buf *cb, uint32_t B, uint32_t
         return tah_roundtrip(cb, &m->fwd_cfg, B, S, C, x, y, key);
     case SIM_FWD_AQSGD:
         return aq_roundtrip(cb, m->aq_bits, B, S, C, x, cache, seen, y, full_sends);
+    case SIM_FWD_GAIN:
+        for (size_t i = 0; i < n; i++)
+            y[i] = m->gain * x[i];
+        return n * 4u;
     }
     return 0;
+}
+
+uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C, uint64_t *units)
+{
+    if (units)
+        *units = 0;
+    if (m->fwd != SIM_FWD_TAH && m->fwd != SIM_FWD_PLAIN)
+        return 0;
+    const tahq_config *c = &m->fwd_cfg;
+    uint64_t n, groups;
+    if (c->alloc == TAHQ_ALLOC_TOKEN) {
+        n = S;
+        groups = B;
+    } else if (c->alloc == TAHQ_ALLOC_TILE && c->tile > 0) {
+        n = C / c->tile;
+        groups = (uint64_t)B * S;
+    } else {
+        return 0;
+    }
+    if (units)
+        *units = n * groups;
+    return tahq_low_count(n, c->hi_permille) * groups;
 }
 
 static size_t bwd_apply(const sim_method *m, codec_buf *cb, uint32_t B, uint32_t S, uint32_t C,
@@ -428,6 +463,13 @@ void sim_problem_free(sim_problem *p)
 
 int sim_problem_smooth(sim_problem *p, uint32_t K, uint64_t data_seed)
 {
+    return sim_problem_smooth_n(p, K, data_seed, 64);
+}
+
+int sim_problem_smooth_n(sim_problem *p, uint32_t K, uint64_t data_seed, uint32_t n_seq)
+{
+    if (n_seq < 2 || n_seq % 2 || n_seq > (1u << 20))
+        return 1;
     memset(p, 0, sizeof *p);
     p->kind = SIM_SMOOTH;
     p->K = K;
@@ -435,7 +477,7 @@ int sim_problem_smooth(sim_problem *p, uint32_t K, uint64_t data_seed)
     p->C = 128;
     p->n_out = 16;
     p->d = p->C - p->n_out;
-    p->n_seq = 64;
+    p->n_seq = n_seq;
     uint32_t d = p->d, c = p->n_out, C = p->C;
     size_t N = (size_t)p->n_seq * p->S;
     p->n_params = (size_t)d * c;

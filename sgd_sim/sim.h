@@ -36,7 +36,8 @@ typedef enum sim_fwd_kind {
     SIM_FWD_FP16,
     SIM_FWD_TAH,   /* tahq_encode / tahq_decode with cfg */
     SIM_FWD_PLAIN, /* tahq_config_plain(tile, bits) */
-    SIM_FWD_AQSGD  /* delta vs per-sample fp16 cache, fixpoint aq_bits */
+    SIM_FWD_AQSGD, /* delta vs per-sample fp16 cache, fixpoint aq_bits */
+    SIM_FWD_GAIN   /* control: y = gain * x in binary32, a deliberately biased codec */
 } sim_fwd_kind;
 
 typedef enum sim_bwd_kind {
@@ -53,13 +54,24 @@ typedef struct sim_method {
     sim_bwd_kind bwd;
     uint32_t bwd_bits;   /* fixpoint bits (6 in the authors' runs) */
     tahq_config bwd_cfg; /* TAH backward */
+    float gain;          /* SIM_FWD_GAIN: the factor (1 + P/100 for biasP) */
 } sim_method;
 
 /* Parse a method name: fp32, fp16, tah, tah-tile, tah-sr, tah-tile-sr,
- * tahH/L (e.g. tah3/2), plainB (e.g. plain4), aqsgd, with optional suffixes
- * +bwd-none, +bwd-fixB, +bwd-tah. Default backward: none for fp32, fixpoint
- * 6-bit for every compressed method. Returns 0 on success. */
+ * tahH/L (e.g. tah3/2), tile size -gN (N = 8..256, e.g. tah-tile-g16),
+ * plainB (e.g. plain4), aqsgd, biasP (control: every forward boundary
+ * multiplies by 1 + P/100, P = 1..50; backward none), with optional suffixes
+ * +bwd-none, +bwd-fixB, +bwd-tah. Default backward: none for fp32 and biasP,
+ * fixpoint 6-bit for every compressed method. Returns 0 on success. */
 int sim_method_parse(const char *spec, sim_method *m);
+
+/* Low-precision units per message of [B, S, C] under m's forward codec:
+ * tahq_low_count of the allocation group (tokens per sequence, or tiles per
+ * token) times the number of groups; 0 for codecs without an allocation
+ * (and for a TAH configuration whose allocation has none, e.g. tile
+ * allocation with C/G = 2 tiles per token at r = 0.8). *units gets the
+ * number of allocation units per message (0 without an allocation). */
+uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C, uint64_t *units);
 
 /* ---------------- problems ----------------------------------------------- */
 typedef enum sim_kind { SIM_SMOOTH = 0, SIM_MLP = 1 } sim_kind;
@@ -85,6 +97,10 @@ typedef struct sim_problem {
 /* Smooth problem: deep pipeline of K linear stages on [x | y]; stage k adds
  * x[block k] W_k to y. Known L = lambda_max(X^T X / N) and f*. */
 int sim_problem_smooth(sim_problem *p, uint32_t K, uint64_t data_seed);
+/* The same with n_seq sequences (even, >= 2; sim_problem_smooth: 64). The
+ * first 64 sequences are those of sim_problem_smooth (one generator, drawn in
+ * order), so a larger data set extends the default one. */
+int sim_problem_smooth_n(sim_problem *p, uint32_t K, uint64_t data_seed, uint32_t n_seq);
 /* LLM-like problem: K residual MLP blocks a + relu(a W1) W2 on [B*S, C],
  * a linear head on the last stage; inputs with outlier channels and
  * massive-activation tokens (masked from the loss), targets from a teacher. */

@@ -4,7 +4,8 @@
 #
 # Lines are told apart by dash type and point type as well as colour, so a
 # figure reads in grey scale and for colour-blind readers: linetype i has
-# colour i of the Okabe-Ito palette, dash type i and point type i. A script
+# colour i of the Okabe-Ito palette (9 and 10: two of Tol's), dash type
+# i and point type i. A script
 # that plots with `lt i` (or lets gnuplot cycle) gets all three; `lc i`
 # alone sets only the colour.
 set linetype 1 lc rgb "#0072B2" lw 1.6 dt 1 pt 7 ps 0.8                    # blue, solid, filled circle
@@ -13,9 +14,11 @@ set linetype 3 lc rgb "#009E73" lw 1.6 dt 3 pt 9 ps 0.9                    # gre
 set linetype 4 lc rgb "#CC79A7" lw 1.6 dt 4 pt 11 ps 0.9                   # purple, dash-dot, filled down-triangle
 set linetype 5 lc rgb "#E69F00" lw 1.6 dt 5 pt 13 ps 0.9                   # orange, dash-dot-dot, filled diamond
 set linetype 6 lc rgb "#56B4E9" lw 1.6 dt (8, 3, 2, 3) pt 6 ps 0.8         # sky blue, open circle
-set linetype 7 lc rgb "#000000" lw 1.6 dt (2, 2) pt 4 ps 0.8               # black, open square
+set linetype 7 lc rgb "#000000" lw 1.6 dt (5, 3) pt 4 ps 0.8               # black, open square
 set linetype 8 lc rgb "#7F7F7F" lw 1.6 dt (12, 4) pt 8 ps 0.9              # grey, open triangle
-set linetype cycle 8
+set linetype 9 lc rgb "#882255" lw 1.6 dt (10, 3, 2, 3, 2, 3) pt 12 ps 0.9 # wine, open diamond
+set linetype 10 lc rgb "#44AA99" lw 1.6 dt (4, 4) pt 10 ps 0.9             # teal, open down-triangle
+set linetype cycle 10
 # Neutral elements: reference lines and the cloud of all points.
 ref_black = "#000000"
 ref_red = "#B2182B"

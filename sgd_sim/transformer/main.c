@@ -73,7 +73,7 @@ static const char *const help_text =
     "  --weight-decay X  decoupled weight decay on matrices and embeddings (0.01)\n"
     "  --clip X          gradient-norm clip per stage and for the tied embedding (1.0; 0 = none)\n"
     "model:\n"
-    "  --channels C      (256)   --layers L (4)   --heads H (4)   --context T (128)\n"
+    "  --channels C      (320)   --layers L (4)   --heads H (5)   --context T (128)\n"
     "data:\n"
     "  --data DIR        folder with train.bin and val.bin (" TAHQ_TRAIN_DATA ";\n"
     "                    scripts/fetch_corpus.sh DIR builds them)\n"
@@ -322,7 +322,10 @@ static int tahq_train(int argc, char **argv)
 {
     cli a;
     memset(&a, 0, sizeof a);
-    a.o.cfg = (tt_config){256, 256, 4, 128, 4};
+    /* C = 320 (5 tiles of 64 per token, 5 heads of 64): the smallest width
+     * at which tile allocation at r = 0.8 gives a token a low tile
+     * (floor(5 * 0.2) = 1); at C = 256 it would give none */
+    a.o.cfg = (tt_config){256, 320, 5, 128, 4};
     a.o.K = 4, a.o.micro = 4, a.o.batch = 2, a.o.steps = 200, a.o.warmup = -1;
     a.o.schedule = TT_SCHED_LINEAR;
     a.o.lr = 1e-3, a.o.beta1 = 0.9, a.o.beta2 = 0.999, a.o.eps = 1e-8;

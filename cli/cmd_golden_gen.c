@@ -31,7 +31,33 @@ typedef struct gen {
     uint64_t total_bytes;
     int failed;
     char *ids[MAX_CASES];
+    const char *set;   /* "v1" or "v2" */
+    const char *kills; /* v2: the mutants the next case kills, "a,b" (NULL: none) */
 } gen;
+
+/* The manifest field of a case added for mutation adequacy (golden/v2):
+ * ,"kills": [...] (the mutants of golden/mutation/catalogue.txt that the case
+ * tells apart from the reference); empty for every other case. */
+static const char *kills_field(const gen *g, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (!g->kills || !*g->kills)
+        return buf;
+    size_t used = (size_t)snprintf(buf, n, ",\n      \"kills\": [");
+    const char *p = g->kills;
+    int first = 1;
+    while (*p && used < n) {
+        size_t len = strcspn(p, ",");
+        used += (size_t)snprintf(buf + used, n - used, "%s\"%.*s\"", first ? "" : ", ", (int)len, p);
+        first = 0;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (used < n)
+        snprintf(buf + used, n - used, "]");
+    return buf;
+}
 
 static float u2f(uint32_t u)
 {
@@ -201,6 +227,7 @@ static void emit_encode(gen *g, const char *id, const char *flags, const char *d
 {
     if (g->failed)
         return;
+    char kf[4096];
     uint8_t *msg = NULL;
     size_t len = 0;
     int st = run_encode(cfg, s, x, &msg, &len);
@@ -255,9 +282,9 @@ static void emit_encode(gen *g, const char *id, const char *flags, const char *d
                 "      \"expected_status\": \"ok\",\n"
                 "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
                 "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}\n    }",
+                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
                 rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, h.n_low, h.n_flagged, rel_dec,
-                dec_bytes, sh_dec);
+                dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
     }
     free(msg);
     free(y);
@@ -270,6 +297,7 @@ static void emit_encode_error(gen *g, const char *id, const char *flags, const c
 {
     if (g->failed)
         return;
+    char kf[4096];
     uint8_t *msg = NULL;
     size_t len = 0;
     int st = run_encode(cfg, s, x, &msg, &len);
@@ -299,8 +327,8 @@ static void emit_encode_error(gen *g, const char *id, const char *flags, const c
         write_config_shape(g, cfg, s);
         fprintf(g->man,
                 "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-                "      \"expected_status\": \"%s\"\n    }",
-                rel_in, in_bytes, sh_in, tahq_status_name(expect));
+                "      \"expected_status\": \"%s\"%s\n    }",
+                rel_in, in_bytes, sh_in, tahq_status_name(expect), kills_field(g, kf, sizeof kf));
     }
 }
 
@@ -310,6 +338,7 @@ static void emit_decode_error(gen *g, const char *id, const char *flags, const c
 {
     if (g->failed)
         return;
+    char kf[4096];
     float *y = NULL;
     uint64_t cnt = 0;
     int st = run_decode(msg, len, &y, &cnt);
@@ -336,8 +365,8 @@ static void emit_decode_error(gen *g, const char *id, const char *flags, const c
     if (begin_case(g, id, "decode_error", fl, desc) == 0)
         fprintf(g->man,
                 "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-                "      \"expected_status\": \"%s\"\n    }",
-                rel, len, sh, tahq_status_name(expect));
+                "      \"expected_status\": \"%s\"%s\n    }",
+                rel, len, sh, tahq_status_name(expect), kills_field(g, kf, sizeof kf));
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -1390,11 +1419,14 @@ static void fam_decode_errors(gen *g)
 
 static void help(void)
 {
-    printf("usage: tahq golden-gen DIR\n"
-           "Write the golden vector set %s (format %u) into DIR: manifest.json, inputs/,\n"
-           "expected/. Deterministic: the same libtahq always writes the same bytes.\n"
+    printf("usage: tahq golden-gen DIR [--set v1|v2]\n"
+           "Write the golden vector set (default %s; format %u) into DIR: manifest.json,\n"
+           "inputs/, expected/. Deterministic: the same libtahq always writes the same bytes.\n"
            "Each case is checked while it is written (encode status, decode of the own\n"
-           "message, the error code the SPEC prescribes for invalid inputs).\n",
+           "message, the error code the SPEC prescribes for invalid inputs).\n"
+           "  --set v2   the cases of v1 and the cases added for mutation adequacy\n"
+           "             (golden/mutation): each names in \"kills\" the mutants of\n"
+           "             golden/mutation/catalogue.txt it tells apart from the reference\n",
            GOLDEN_SET, (unsigned)TAHQ_FORMAT_VERSION);
 }
 
@@ -1417,6 +1449,7 @@ static void emit_paper_v1(gen *g, const char *id, const char *flags, const char 
 {
     if (g->failed)
         return;
+    char kf[4096];
     size_t cap = 0, wsz = 0, len = 0;
     uint64_t cnt = count_of(s), nf = 0;
     if (tahq_paper_v1_encode_bound(cfg, s, &cap) != TAHQ_OK ||
@@ -1491,9 +1524,9 @@ static void emit_paper_v1(gen *g, const char *id, const char *flags, const char 
                 "      \"expected_status\": \"ok\",\n"
                 "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
                 "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}\n    }",
+                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
                 rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, n_low, nf, rel_dec, dec_bytes,
-                sh_dec);
+                sh_dec, kills_field(g, kf, sizeof kf));
     }
     free(msg);
     free(y);
@@ -1589,13 +1622,204 @@ static void fam_paper_v1(gen *g)
     }
 }
 
+/* ---------------------------------------------------------------- v2: mutation adequacy */
+
+/* Cases of golden/v2 beyond v1: each tells at least one mutant of
+ * golden/mutation/catalogue.txt apart from the reference, a mutant that no
+ * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
+ * golden/mutation/distinguish.py found, as binary32 bit patterns. */
+typedef struct mut_case {
+    const char *id, *kills, *desc;
+    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
+    uint32_t tile, hi_bits, lo_bits, hi_permille;
+    tahq_alloc alloc;
+    uint32_t tau_bits;
+    tahq_rounding rounding;
+    uint64_t seed;
+    tahq_meta meta;
+    uint32_t B, S, C;
+    const uint32_t *words;
+} mut_case;
+
+/* BEGIN v2 cases (generated by golden/mutation/v2_table.py from the inputs
+ * golden/mutation/distinguish.py found; do not edit by hand) */
+static const uint32_t mutw_0[8] = {0x00000000u,0x0c01ceb3u,0x0c81ceb3u,0x0cc2b60du,0x0d01ceb3u,0x0d224260u,0x0d42b60du,0x0d6329bau};
+static const uint32_t mutw_1[16] = {0xbe61bfd8u,0xbefddf87u,0xbf24f0e0u,0x3e6a69e0u,0x3e40b182u,0x3e27224cu,0x401875c0u,0x3cb72a7eu,0xbe61bfd0u,0xbefddf87u,0xbf24f0e0u,0x3e6a69e0u,0x3e40b182u,0x3e27224cu,0x401875c0u,0x3cb72a7eu};
+static const uint32_t mutw_2[8] = {0x00000000u,0x80000000u,0x3f800000u,0x40000000u,0x40400000u,0x40000000u,0x3f800000u,0x3f000000u};
+static const uint32_t mutw_3[8] = {0xc77fe600u,0xc77de800u,0xc77a0000u,0xc7761800u,0xc7723000u,0xc76e4800u,0xc76a6000u,0xc7667800u};
+static const uint32_t mutw_4[8] = {0x3f801000u,0x40000000u,0x40400000u,0x40800000u,0x40a00000u,0x40c00000u,0x40e00000u,0x41000000u};
+static const uint32_t mutw_5[16] = {0xbde4c674u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau,0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau};
+static const uint32_t mutw_6[16] = {0x3f173ba8u,0x3e0bb18cu,0x3e8bafeau,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f173ba8u,0x3e0bb190u,0x3e8bafe8u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_7[16] = {0xbde4c674u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau,0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau};
+static const uint32_t mutw_8[16] = {0x3f3504f3u,0x3dc7f798u,0x3e47f068u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f3504f3u,0x3dc7f7a0u,0x3e47f064u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_9[16] = {0x3f800000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f800000u,0x0003f9dbu,0x0003f9dbu,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_10[112] = {0xbf7a9041u,0x403e6535u,0xc05443dbu,0xc019c61eu,0x3f320c91u,0x3e649139u,0x3fa30485u,0xbcba05b0u,0xbe93c3f5u,0xbedd9d2du,0xbe769c78u,0x3e2028bcu,0x40f5751cu,0xbe91d913u,0xc0012509u,0x3dc6ecb7u,0x3e0fd18bu,0xbf75e716u,0x40708c0eu,0xbe01ad88u,0xc0ed63e3u,0x3d47cd09u,0xc02910e1u,0x3ecddca7u,0x4075fa6eu,0xc05258bdu,0xbced1256u,0x3eedc311u,0xbdcb2da3u,0xc0039ec6u,0x3fbe982cu,0xbd34a567u,0x3d881025u,0xbf637b39u,0xbf3f3179u,0x3fef66ecu,0x3df8294fu,0xbd88657eu,0xbf5cc0afu,0x3e8b66ddu,0xbd081623u,0x3d474facu,0x3d03016fu,0x3e2a8efeu,0xc06c1b1au,0x3de09c2au,0x3dc6c4feu,0xbf9129ebu,0x3dcbc026u,0x3ed694d5u,0xbdbde9ceu,0x3d976bbbu,0xbe85b556u,0x3d29b8fau,0x3ef83262u,0x3dff4239u,0xbf7a9051u,0x403e6535u,0xc05443dbu,0xc019c61eu,0x3f320c91u,0x3e649139u,0x3fa30485u,0xbcba05b0u,0xbe93c3f5u,0xbedd9d2du,0xbe769c78u,0x3e2028bcu,0x40f5751cu,0xbe91d913u,0xc0012509u,0x3dc6ecb7u,0x3e0fd18bu,0xbf75e716u,0x40708c0eu,0xbe01ad88u,0xc0ed63e3u,0x3d47cd09u,0xc02910e1u,0x3ecddca7u,0x4075fa6eu,0xc05258bdu,0xbced1256u,0x3eedc311u,0xbdcb2da3u,0xc0039ec6u,0x3fbe982cu,0xbd34a567u,0x3d881025u,0xbf637b39u,0xbf3f3179u,0x3fef66ecu,0x3df8294fu,0xbd88657eu,0xbf5cc0afu,0x3e8b66ddu,0xbd081623u,0x3d474facu,0x3d03016fu,0x3e2a8efeu,0xc06c1b1au,0x3de09c2au,0x3dc6c4feu,0xbf9129ebu,0x3dcbc026u,0x3ed694d5u,0xbdbde9ceu,0x3d976bbbu,0xbe85b556u,0x3d29b8fau,0x3ef83262u,0x3dff4239u};
+static const uint32_t mutw_11[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_12[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_13[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_14[8] = {0x5f800000u,0x3f800000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_15[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_16[16] = {0x3f6a4a11u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_17[16] = {0x00080000u,0x00180000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00080000u,0x00000000u,0x00080000u,0x00080000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_18[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_19[16] = {0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x40a00000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_20[8] = {0x40a655ceu,0x3fddc7beu,0x3f000000u,0x3e800000u,0x3e000000u,0x3f000000u,0x3e800000u,0x3e000000u};
+static const uint32_t mutw_21[8] = {0x00000000u,0x3f800000u,0x3f3c57acu,0x3f1b00dbu,0x3f78e4ccu,0x3eb96400u,0x3f31a574u,0x3d17eff0u};
+static const mut_case mut_cases[] = {
+    {"mut-a2-eps-floor-removed", "a2-eps-floor-removed", "mutation adequacy: paper-v1: range 7e-31 (s below ε)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_0},
+    {"mut-a2-ln-from-libm", "a2-hadamard-reciprocal,a2-ln-from-libm,a3-f16-big-endian,a3-map-lsb-first,s2.2-f16-truncate", "mutation adequacy: pv1 pair G=8 T=1 seed=0 j=-8", 1, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 2u, 8u, mutw_1},
+    {"mut-a2-zero-last-minimum", "a2-zero-last-minimum,a3-f16-big-endian", "mutation adequacy: paper-v1: minimum +0 then −0", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_2},
+    {"mut-s2-2-f16-overflow-at-max", "a3-f16-big-endian,s2.2-f16-overflow-at-max", "mutation adequacy: paper-v1: zero-point -65510, not flagged", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_3},
+    {"mut-s2-2-f16-ties-away", "a3-f16-big-endian,s2.2-f16-ties-away", "mutation adequacy: paper-v1: zero-point 1 + 2^-11 (an fp16 tie)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_4},
+    {"mut-s2-3-binary64-log2", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=1 elem=0 j=-45", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_5},
+    {"mut-s2-3-horner-fma", "s2.2-down-strict,s2.3-horner-fma,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: horner: p0 = 0.5907540321350098, splits 10", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_6},
+    {"mut-s2-3-libm-log2f", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=1 elem=0 j=-45", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_7},
+    {"mut-s2-3-sqrt2-threshold-ge", "s2.2-down-strict,s2.3-sqrt2-threshold-ge,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: log2 threshold: p0 = 0x1.6a09e6p-1, splits 22", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_8},
+    {"mut-s2-3-subnormal-not-normalized", "s2.2-down-strict,s2.3-subnormal-not-normalized,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: log2 subnormal p: [1, 2^-130] vs [1, y, y], y = 497/1000·2^-130", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_9},
+    {"mut-s2-5-psum-finish-from-left", "s2.5-psum-finish-from-left,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-n-low-as-tiles,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=7 seed=0 elem=0 j=16", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 56u, mutw_10},
+    {"mut-s2-5-tile-sum-adjacent-pairs", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_11},
+    {"mut-s2-5-tile-sum-numpy-pairwise", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_12},
+    {"mut-s2-5-tile-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_13},
+    {"mut-s3-2-input-limit-inclusive", "s3.2-input-limit-inclusive", "mutation adequacy: input 2^64 exactly, fp32 metadata", 0, 8u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 1u, 8u, mutw_14},
+    {"mut-s4-1-abs-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_15},
+    {"mut-s4-1-divide-per-element", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-divide-per-element,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=0 j=-3", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_16},
+    {"mut-s4-1-no-overflow-fallback", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-no-overflow-fallback,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: tiny rows 2^-130", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_17},
+    {"mut-s4-1-plogp-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_18},
+    {"mut-s4-1-zero-sum-not-special", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-zero-sum-not-special,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: entropy of an all-zero row vs a single spike", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_19},
+    {"mut-s5-1-gate-ratio", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-gate-ratio,s5.1-gate-strict,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first", "mutation adequacy: gate: tau 3.0, m1 5.19797420501709, m2 1.7326581478118896", 0, 8u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x40400000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, mutw_20},
+    {"mut-s5-3-stochastic-le", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-le,s8.1-write-alloc-rounding-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-tau-as-value", "mutation adequacy: stochastic: t = ρ exactly (seed 0, G = 8, 1 bit)", 0, 8u, 1u, 1u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_STOCHASTIC, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, mutw_21},
+};
+static const struct {
+    const char *id, *kills;
+} mut_msg_kills[] = {
+    {"decerr-v2-magic-and-version", "s8.4-version-before-magic"},
+    {"decerr-v2-map-counts-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
+    {"decerr-v2-reserved-and-crc", "s8.4-crc-before-header,s8.4-reserved-not-checked"},
+    {"decerr-v2-size-and-truncated", "s8.4-size-after-truncation"},
+};
+/* END v2 cases */
+
+/* The mutants an invalid message of fam_mutation_messages kills (NULL: none). */
+static const char *msg_kills(const char *id)
+{
+    for (size_t i = 0; i < sizeof mut_msg_kills / sizeof mut_msg_kills[0]; i++)
+        if (mut_msg_kills[i].id && strcmp(mut_msg_kills[i].id, id) == 0)
+            return mut_msg_kills[i].kills;
+    return NULL;
+}
+
+/* Invalid messages that fail two §8.4 checks at once (the earlier check's
+ * status is the SPEC's), and a map whose per-sequence counts are wrong while
+ * its total is right. */
+static void fam_mutation_messages(gen *g)
+{
+    base_msg A;
+    tahq_config ca = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    ca.hi_permille = 500;
+    tahq_shape sa = shp(2, 2, 16);
+    if (make_base(&A, &ca, &sa, 11)) {
+        fprintf(stderr, "tahq golden-gen: v2 base message failed\n");
+        g->failed = 1;
+        return;
+    }
+    uint8_t *m;
+    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
+    m = dup_msg(&A, 0);
+    m[0] = 'X';
+    put_u16(m + 4, 2);
+    g->kills = msg_kills("decerr-v2-magic-and-version");
+    dec_err(g, "v2", "magic-and-version", "bad_magic,unknown_version,mutation",
+            "bad magic and version 2: the magic is checked first", m, A.len, TAHQ_ERR_MAGIC);
+    /* reserved field non-zero and the CRC stale: HEADER before CRC */
+    m = dup_msg(&A, 0);
+    m[64] = 1;
+    g->kills = msg_kills("decerr-v2-reserved-and-crc");
+    dec_err(g, "v2", "reserved-and-crc", "header_field,crc_mismatch,mutation",
+            "reserved = 1 and a stale CRC: the header is checked before the CRC", m, A.len,
+            TAHQ_ERR_HEADER);
+    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
+    m = dup_msg(&A, 0);
+    put_u64(m + 56, get_u64(m + 56) + 1);
+    fix_crc(m, A.len);
+    g->kills = msg_kills("decerr-v2-size-and-truncated");
+    dec_err(g, "v2", "size-and-truncated", "inconsistent_size,truncated,mutation",
+            "payload_bytes + 1 and the message one byte short: SIZE is checked first", m,
+            A.len - 1, TAHQ_ERR_SIZE);
+    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
+    m = dup_msg(&A, 0);
+    m[72] = (uint8_t)((m[72] & 0xF0u) | 0x03u);
+    fix_crc(m, A.len);
+    g->kills = msg_kills("decerr-v2-map-counts-per-sequence");
+    dec_err(g, "v2", "map-counts-per-sequence", "bad_map,mutation",
+            "token map with 2 and 0 low tokens in the two sequences (total 2 as required)", m,
+            A.len, TAHQ_ERR_PAYLOAD);
+    g->kills = NULL;
+    free(A.m);
+}
+
+static void fam_mutation(gen *g)
+{
+    for (size_t i = 0; i < sizeof mut_cases / sizeof mut_cases[0]; i++) {
+        const mut_case *mc = &mut_cases[i];
+        if (!mc->id)
+            continue;
+        tahq_shape s = shp(mc->B, mc->S, mc->C);
+        uint64_t n = count_of(&s);
+        float *x = alloc_x(&s);
+        for (uint64_t j = 0; j < n; j++)
+            x[j] = u2f(mc->words[j]);
+        g->kills = mc->kills;
+        if (mc->paper_v1) {
+            tahq_paper_v1_config pc;
+            tahq_paper_v1_config_default(&pc);
+            pc.tile = mc->tile;
+            pc.hi_bits = mc->hi_bits;
+            pc.lo_bits = mc->lo_bits;
+            pc.hi_permille = mc->hi_permille;
+            emit_paper_v1(g, mc->id, "mutation", mc->desc, &pc, &s, x);
+        } else {
+            tahq_config c;
+            tahq_config_default(&c);
+            c.tile = mc->tile;
+            c.hi_bits = mc->hi_bits;
+            c.lo_bits = mc->lo_bits;
+            c.hi_permille = mc->hi_permille;
+            c.alloc = mc->alloc;
+            c.tau = u2f(mc->tau_bits);
+            c.rounding = mc->rounding;
+            c.seed = mc->seed;
+            c.meta = mc->meta;
+            uint8_t *msg = NULL;
+            size_t len = 0;
+            int st = run_encode(&c, &s, x, &msg, &len);
+            free(msg);
+            if (st == TAHQ_OK)
+                emit_encode(g, mc->id, "mutation", mc->desc, &c, &s, x);
+            else /* an input the SPEC rejects */
+                emit_encode_error(g, mc->id, "mutation", mc->desc, &c, &s, x, st);
+        }
+        g->kills = NULL;
+        free(x);
+    }
+    fam_mutation_messages(g);
+}
+
 int cmd_golden_gen(int argc, char **argv)
 {
     const char *dir = NULL;
+    const char *set = GOLDEN_SET;
     for (int i = 1; i < argc; ++i) {
         if (cli_is_help(argv[i])) {
             help();
             return 0;
+        }
+        if (strcmp(argv[i], "--set") == 0) {
+            if (i + 1 >= argc)
+                return cli_fail(EXIT_USAGE, "--set needs a value: v1 or v2");
+            set = argv[++i];
+            if (strcmp(set, "v1") != 0 && strcmp(set, "v2") != 0)
+                return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1 or v2)", set);
+            continue;
         }
         if (argv[i][0] == '-')
             return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq golden-gen --help)", argv[i]);
@@ -1616,6 +1840,7 @@ int cmd_golden_gen(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     g.dir = dir;
+    g.set = set;
     g.man = open_memstream(&g.man_buf, &g.man_len);
     if (!g.man)
         return cli_fail(EXIT_RUNTIME, "out of memory");
@@ -1633,6 +1858,8 @@ int cmd_golden_gen(int argc, char **argv)
     fam_encode_errors(&g);
     fam_decode_errors(&g);
     fam_paper_v1(&g);
+    if (strcmp(g.set, "v2") == 0)
+        fam_mutation(&g);
     fclose(g.man);
 
     int rc = 0;
@@ -1649,7 +1876,7 @@ int cmd_golden_gen(int argc, char **argv)
             fprintf(f,
                     "{\n  \"schema\": \"%s\",\n  \"set\": \"%s\",\n  \"format_version\": %u,\n"
                     "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
-                    GOLDEN_SCHEMA, GOLDEN_SET, (unsigned)TAHQ_FORMAT_VERSION, g.n_cases);
+                    GOLDEN_SCHEMA, g.set, (unsigned)TAHQ_FORMAT_VERSION, g.n_cases);
             fwrite(g.man_buf, 1, g.man_len, f);
             fputs("\n  ]\n}\n", f);
             fclose(f);

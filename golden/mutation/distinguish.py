@@ -189,6 +189,23 @@ def crafted(mid):
             rows.append(f32([a0h, b1, (R * 2.0 ** -24) - b1, 0, 0, 0, 0, 0]))
         out.append((f"log2 threshold: p0 = 0x1.6a09e6p-1, splits {m}", "format1", cfg1(8), [1, 2, 8],
                     np.stack(rows).reshape(1, 2, 8)))
+    # §2.3 step 5 (Horner with FMA): the same split family with p0 at values
+    # where a fused Horner step changes p·log2(p) (from a scan of [0.5, 1])
+    if aim(["s2.3-horner"]):
+        for xb in (0x3f008842, 0x3f173ba8, 0x3f1ca1b1, 0x3f2087c0, 0x3f240261, 0x3f2745ab,
+                   0x3f2a3654, 0x3f2ce0ae, 0x3f2f6e30, 0x3f31dc6f, 0x3f3431b2, 0x3f35cf05,
+                   0x3f371175, 0x3f3861bd, 0x3f3a9dfe, 0x3f3cdcba, 0x3f3f1e83, 0x3f4170d8,
+                   0x3f43d3be, 0x3f464c14, 0x3f48fa43, 0x3f4bd492, 0x3f4eab10, 0x3f5124a2):
+            x0 = np.array([xb], dtype=np.uint32).view(np.float32)[0]
+            units = int(round(float(x0) * 2 ** 24))
+            Rx = (1 << 24) - units
+            for m in range(1, 40):
+                rows = []
+                for d in (0, 1):
+                    b1 = (Rx // 3 + 7 * m + d) * 2.0 ** -24
+                    rows.append(f32([x0, b1, (Rx * 2.0 ** -24) - b1, 0, 0, 0, 0, 0]))
+                out.append((f"horner: p0 = {float(x0)!r}, splits {m}", "format1", cfg1(8), [1, 2, 8],
+                            np.stack(rows).reshape(1, 2, 8)))
     # §2.3 step 1: subnormal p. Row A = [1, x]: p = x; row B = [1, y, y] with
     # 2y·log2(1/y) just above x·log2(1/x): a log2 that is wrong by a factor
     # depending on the exponent ranks them the other way
@@ -229,6 +246,9 @@ def crafted(mid):
     out.append(("paper-v1: zero-point -65510, not flagged", "paper_v1", pv1cfg(8, 4, 3, 1000),
                 [1, 1, 8], f32([-65510.0, -65000, -64000, -63000, -62000, -61000, -60000, -59000])
                 .reshape(1, 1, 8)))
+    # paper-v1 A.2 step 6: a range below ε·L, so s < ε (the floor applies)
+    out.append(("paper-v1: range 7e-31 (s below ε)", "paper_v1", pv1cfg(8, 4, 3, 1000), [1, 1, 8],
+                f32([k * 1e-31 for k in range(8)]).reshape(1, 1, 8)))
     # §3.2: |x| = 2^64 exactly (ERR_RANGE), with fp32 metadata so that nothing
     # else overflows
     out.append(("input 2^64 exactly, fp32 metadata", "format1",

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include "codec_ops.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 #include "commands.h"
 #include "golden_common.h"
 #include "golden_paper_v1.h"

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "codec_ops.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 #include "commands.h"
 #include "npy.h"
 #include "paper_v1_cli.h"

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "tahq.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 
 /* ---------------------------------------------------------------- diff */
 

@@ -14,6 +14,8 @@
 
 #include "npy.h"
 #include "tahq.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 
 static int cfg_u32(const char *json, const char *key, uint32_t *v)
 {

@@ -5,6 +5,7 @@
 
 #include "llm_tensor.h"
 #include "tahq.h"
+#include "tahq_spec.h"
 
 #define DOMAIN_TAG 0x42444e31u /* "BDN1" */
 #define STREAM_GAUSS 1u

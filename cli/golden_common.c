@@ -1,5 +1,6 @@
 /* golden_common.c - see golden_common.h. */
 #include "golden_common.h"
+#include "tahq_spec.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -9,6 +9,8 @@
 
 #include "mini_json.h"
 #include "tahq.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 
 #define GOLDEN_KIND_PAPER_V1 "paper_v1"
 /* Largest share of codes that may differ (each by 1) from the expected ones. */

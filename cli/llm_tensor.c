@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 
 /* Philox streams (counter word 2) and domain tag (counter word 3). */
 #define STREAM_ELEM 0u    /* idx = row * C + c: base value, spike */

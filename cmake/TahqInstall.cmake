@@ -3,6 +3,7 @@
 # a pkg-config file (tahq.pc). Tested by package_consumer
 # (cmake/TahqPackageTests.cmake).
 include(GNUInstallDirs)
+include(${CMAKE_CURRENT_LIST_DIR}/TahqPublicSymbols.cmake)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS tahq tahq_shared
@@ -11,7 +12,7 @@ install(TARGETS tahq tahq_shared
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/tahq.h ${PROJECT_BINARY_DIR}/include/tahq_version.h
+install(FILES ${TAHQ_PUBLIC_HEADERS} ${PROJECT_BINARY_DIR}/include/tahq_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET tahq_cli)
   install(TARGETS tahq_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

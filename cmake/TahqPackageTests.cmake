@@ -1,6 +1,8 @@
+include(${CMAKE_CURRENT_LIST_DIR}/TahqPublicSymbols.cmake)
+string(REPLACE ";" "," tahq_headers_arg "${TAHQ_PUBLIC_HEADERS}")
 # Tests of tahq as a package:
-#   shared_exports    libtahq.so exports exactly the functions include/tahq.h
-#                     declares (cmake/check_exports.cmake)
+#   shared_exports    libtahq.so exports exactly the functions include/*.h
+#                     declare (cmake/check_exports.cmake)
 #   package_consumer  installs this build into a temporary prefix, then
 #                     builds and runs a small program against it twice: a
 #                     CMake project with find_package(tahq), and a plain
@@ -9,7 +11,7 @@ find_program(TAHQ_NM NAMES nm)
 if(TAHQ_NM)
   add_test(NAME shared_exports
            COMMAND ${CMAKE_COMMAND} -DNM=${TAHQ_NM} -DLIB=$<TARGET_FILE:tahq_shared>
-                   -DHEADER=${PROJECT_SOURCE_DIR}/include/tahq.h
+                   -DHEADER=${tahq_headers_arg}
                    -DMODULE=${PROJECT_SOURCE_DIR}/cmake/TahqPublicSymbols.cmake
                    -P ${PROJECT_SOURCE_DIR}/cmake/check_exports.cmake)
   set_tests_properties(shared_exports PROPERTIES LABELS "package;unit" TIMEOUT 60)
@@ -17,7 +19,7 @@ if(TAHQ_NM)
   # must fail, naming it as exported but not declared
   add_test(NAME shared_exports_control
            COMMAND ${CMAKE_COMMAND} -DNM=${TAHQ_NM} -DLIB=$<TARGET_FILE:tahq_shared>
-                   -DHEADER=${PROJECT_SOURCE_DIR}/include/tahq.h -DDROP=tahq_encode
+                   -DHEADER=${tahq_headers_arg} -DDROP=tahq_encode
                    -DMODULE=${PROJECT_SOURCE_DIR}/cmake/TahqPublicSymbols.cmake
                    -P ${PROJECT_SOURCE_DIR}/cmake/check_exports.cmake)
   set_tests_properties(shared_exports_control PROPERTIES LABELS "package;unit" TIMEOUT 60

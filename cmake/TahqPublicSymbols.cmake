@@ -1,3 +1,8 @@
+# The public headers, one audience each (include/tahq.h says which).
+set(TAHQ_PUBLIC_HEADERS ${CMAKE_CURRENT_LIST_DIR}/../include/tahq.h
+    ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_spec.h
+    ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_paper_v1.h)
+
 # tahq_public_symbols(VAR HEADER...): the function names the public headers
 # declare, sorted. A declaration starts in column 0 with its return type and
 # names a function tahq_*; that is how include/*.h are written. Used to make

@@ -1,12 +1,13 @@
-# cmake -DNM=nm -DLIB=libtahq.so -DHEADER=tahq.h -DMODULE=TahqPublicSymbols.cmake [-DDROP=NAME]
+# cmake -DNM=nm -DLIB=libtahq.so -DHEADER=h1,h2,... -DMODULE=TahqPublicSymbols.cmake [-DDROP=NAME]
 #       -P check_exports.cmake
 # Fails unless the library's defined dynamic function symbols are exactly
-# the functions the header declares: nothing internal leaks out (such as
+# the functions the headers declare: nothing internal leaks out (such as
 # tahq_pack_tile or tahq_header_write) and nothing declared is missing.
 # -DDROP=NAME removes one name from the declared list: the control test
 # shared_exports_control, which must fail (the library then exports an
 # undeclared function).
 include(${MODULE})
+string(REPLACE "," ";" HEADER "${HEADER}")
 tahq_public_symbols(declared ${HEADER})
 if(DROP)
   list(REMOVE_ITEM declared ${DROP})
@@ -40,4 +41,4 @@ if(extra OR missing)
   message(FATAL_ERROR "FAIL: ${LIB} exports ${n_exported} functions; not declared in the header: "
                       "[${extra}]; declared but not exported: [${missing}]")
 endif()
-message(STATUS "ok: ${LIB} exports exactly the ${n_declared} functions ${HEADER} declares")
+message(STATUS "ok: ${LIB} exports exactly the ${n_declared} functions the public headers declare")

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 
 /* size >= TAHQ_HEADER_BYTES; the caller frees the result. */
 static uint8_t *copy_with_valid_crc(const uint8_t *data, size_t size)

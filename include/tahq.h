@@ -1,6 +1,13 @@
 /*
- * tahq.h - the one public header of libtahq, the bit-exact reference codec
- * for TAH-Quant activation compression ("tahq format 1", see ref/SPEC.md).
+ * tahq.h - the codec API of libtahq, the bit-exact reference codec for
+ * TAH-Quant activation compression ("tahq format 1", see ref/SPEC.md):
+ * encode, decode, the error bound, per-tile information, the fixpoint
+ * quantizer for backward gradients, status codes. Users of the codec need
+ * only this header (and tahq_version.h for the library version).
+ *
+ * Two more headers, one audience each:
+ *   tahq_spec.h      the SPEC primitives, for implementers and tests;
+ *   tahq_paper_v1.h  the authors' format, SPEC Appendix A.
  *
  * Conventions
  *   - Every function returns a tahq_status (0 = TAHQ_OK) unless stated.
@@ -153,6 +160,29 @@ typedef struct tahq_tile_info {
 } tahq_tile_info;
 tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info, size_t n_tiles);
 
+/* The struct layouts are part of the ABI: the Python binding (python/tahq)
+ * mirrors them field by field with ctypes. Pinned here for the LP64 ABIs
+ * (x86-64 and AArch64 System V: enums are 4 bytes, uint64_t 8-aligned).
+ * Left out under Frama-C, whose C front end does not take _Static_assert. */
+#if !defined(__FRAMAC__) && (defined(__LP64__) || defined(_WIN64))
+#ifdef __cplusplus
+#define TAHQ_LAYOUT(cond) static_assert(cond, "tahq struct layout changed: update python/tahq")
+#else
+#define TAHQ_LAYOUT(cond) _Static_assert(cond, "tahq struct layout changed: update python/tahq")
+#endif
+TAHQ_LAYOUT(sizeof(tahq_config) == 48 && offsetof(tahq_config, alloc) == 16 &&
+            offsetof(tahq_config, tau) == 20 && offsetof(tahq_config, rounding) == 24 &&
+            offsetof(tahq_config, seed) == 32 && offsetof(tahq_config, meta) == 40);
+TAHQ_LAYOUT(sizeof(tahq_shape) == 12);
+TAHQ_LAYOUT(sizeof(tahq_header) == 104 && offsetof(tahq_header, config) == 8 &&
+            offsetof(tahq_header, shape) == 56 && offsetof(tahq_header, n_low) == 72 &&
+            offsetof(tahq_header, n_flagged) == 80 && offsetof(tahq_header, payload_bytes) == 88 &&
+            offsetof(tahq_header, crc) == 96);
+TAHQ_LAYOUT(sizeof(tahq_tile_info) == 20 && offsetof(tahq_tile_info, zero) == 12 &&
+            offsetof(tahq_tile_info, scale) == 16);
+#undef TAHQ_LAYOUT
+#endif
+
 /* ---------------------------------------------------------------------
  * Per-channel symmetric fixpoint quantizer for backward gradients (§7.2).
  * No header: codes[rows*C] (one byte each, holding q + 2^(b-1)) and
@@ -163,130 +193,6 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
                                  tahq_meta meta, uint8_t *codes, float *steps);
 tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint64_t rows,
                                  uint32_t channels, uint32_t bits, float *out);
-
-/* ---------------------------------------------------------------------
- * SPEC primitives, exposed so that tests, other implementations and the
- * CUDA kernels can check each step separately.
- * --------------------------------------------------------------------- */
-
-/* §2.2 binary16 / bfloat16 conversions (round to nearest even, subnormals kept). */
-uint16_t tahq_f32_to_f16(float x);
-float tahq_f16_to_f32(uint16_t h);
-uint16_t tahq_f32_to_bf16(float x);
-float tahq_bf16_to_f32(uint16_t h);
-/* §2.2 directed rounding of a binary32 value onto the metadata grid:
- * largest meta value <= x, smallest meta value >= x (may be +-inf). */
-float tahq_meta_round_down(tahq_meta meta, float x);
-float tahq_meta_round_up(tahq_meta meta, float x);
-/* Encode / decode one metadata value as its wire bits (fp32: the bits). */
-uint32_t tahq_meta_bits(tahq_meta meta, float v);
-float tahq_meta_value(tahq_meta meta, uint32_t bits);
-uint32_t tahq_meta_bytes(tahq_meta meta);
-
-/* §2.4 Philox4x32-10: out = philox(counter, key). */
-void tahq_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
-/* The 32-bit random word for element index idx under seed (§2.4). */
-uint32_t tahq_random_word(uint64_t seed, uint64_t idx);
-
-/* §2.3 the SPEC's log2 for 0 < x <= 1 (finite positive x in general). */
-float tahq_log2(float x);
-/* §2.5 pairwise sum of n values, n a power of two (halving tree). */
-float tahq_tree_sum(const float *v, uint32_t n);
-/* §4.1 entropy of a unit of n = tiles*G values (tiles >= 1), in bits. */
-float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile);
-
-/* §5.1 outlier gate: returns 1 if flagged; *pivot = lowest index of max |x|. */
-int tahq_gate(const float *x, uint32_t tile, float tau, uint32_t *pivot);
-/* §5.2 unnormalized in-place fast Walsh-Hadamard transform, stages h=1,2,..,G/2. */
-void tahq_fwht(float *x, uint32_t tile);
-/* The same transform as plain scalar loops (the fast path above must match
- * it bit for bit; test_hadamard compares them at every G). */
-void tahq_fwht_scalar(float *x, uint32_t tile);
-/* §5.2 forward (swap, FWHT, *2^-ceil(k/2)) and inverse (FWHT, *2^-floor(k/2), swap). */
-void tahq_hadamard_forward(float *x, uint32_t tile, uint32_t pivot);
-void tahq_hadamard_inverse(float *x, uint32_t tile, uint32_t pivot);
-
-/* §5.3 quantize one tile of values v[G] with b bits: zero/scale (already on
- * the metadata grid) and codes[G]. elem0 is the global index of v[0] (for
- * stochastic rounding). Returns TAHQ_ERR_RANGE on metadata overflow. */
-tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
-                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
-                               float *zero, float *scale, uint8_t *codes);
-void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
-                          float *out);
-
-/* §8.3 LSB-first bit packing of n codes of b bits starting at bit offset
- * bitpos of buf (buf must hold ceil((bitpos + n*b)/8) bytes; bits outside the
- * written range are preserved). */
-void tahq_pack_bits(uint8_t *buf, uint64_t bitpos, const uint8_t *codes, uint64_t n, uint32_t b);
-void tahq_unpack_bits(const uint8_t *buf, uint64_t bitpos, uint8_t *codes, uint64_t n, uint32_t b);
-
-/* §2.6 CRC-32C (Castagnoli, reflected, init and xorout 0xFFFFFFFF); §8.1 says what it covers. */
-uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n);
-
-/* The number of low-precision units of a group of n units (§4.2):
- * floor(n * (1000 - hi_permille) / 1000) in integer arithmetic. */
-uint64_t tahq_low_count(uint64_t n, uint32_t hi_permille);
-
-/* =====================================================================
- * paper-v1 compatibility profile (ref/SPEC.md Appendix A)
- *
- * The authors' codec numerics and their raw wire layout: token allocation
- * with n_low = floor(S*(1-r)) in binary64, tokens reordered (low first),
- * natural-log entropy with their 1e-30 epsilons, gate m1 >= 2*m2, pivot
- * swap + Hadamard, binary32 zero/scale sent as fp16, an MSB-first bit
- * stream with no header. Not format 1: the decoder needs the configuration
- * and the shape from the caller. Errors use the tahq_status codes.
- * ===================================================================== */
-
-typedef struct tahq_paper_v1_config {
-    uint32_t tile;        /* G: power of two, 8..256 */
-    uint32_t hi_bits;     /* 1..8 (the authors' 4) */
-    uint32_t lo_bits;     /* 1..8 (the authors' 3) */
-    uint32_t hi_permille; /* r in 1/1000, 0..1000 (the authors' 0.8 = 800) */
-} tahq_paper_v1_config;
-
-/* G=64, 4/3 bits, r=0.8. */
-void tahq_paper_v1_config_default(tahq_paper_v1_config *cfg);
-/* CONFIG or SHAPE (the shape rules of format 1, §3.1). */
-tahq_status tahq_paper_v1_check(const tahq_paper_v1_config *cfg, const tahq_shape *shape);
-/* floor(S * (1.0 - hi_permille/1000.0)) in binary64 (A.2): 204 for S=1024, r=800. */
-uint64_t tahq_paper_v1_low_count(uint32_t seq_len, uint32_t hi_permille);
-/* Largest message (every tile flagged) and the exact length for n_flagged tiles. */
-tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                                       size_t *bytes);
-tahq_status tahq_paper_v1_message_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                                       uint64_t n_flagged, size_t *bytes);
-tahq_status tahq_paper_v1_workspace_size(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                                         size_t *bytes);
-/* Encode x[B*S*C]. out_capacity must be at least tahq_paper_v1_encode_bound;
- * every check (config, shape, buffers, input finite with |x| < 2^64) runs
- * before anything is written. */
-tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                                 const float *x, void *workspace, size_t workspace_bytes,
-                                 uint8_t *out, size_t out_capacity, size_t *out_len);
-/* Decode into out[count], count = B*S*C; out is written only after the
- * message has been validated (A.4). */
-tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                                 const tahq_shape *shape, float *out, size_t count);
-/* The message's fields, indexed by ORIGINAL position (any pointer may be
- * NULL): low_map[B*S] (1 = low), and per tile (B*S*C/G, original tile
- * order) flags, pivots (0 where not flagged), zeros and scales (fp16 bits),
- * codes[B*S*C]. Validates as decode does. */
-tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                                 const tahq_shape *shape, uint8_t *low_map, uint8_t *flags,
-                                 uint16_t *pivots, uint16_t *zeros, uint16_t *scales,
-                                 uint8_t *codes, uint64_t *n_flagged);
-/* A.1 primitives: ln(y) = fl(log2(y) * fl(ln 2)); the entropy of one token
- * of C channels; the gate (1 = flagged, *pivot = first index of max |x|);
- * the transform (swap, FWHT, / fl(sqrt G); inverse: FWHT, / fl(sqrt G),
- * swap); the quantizer (binary32 zero and scale, codes). */
-float tahq_paper_v1_ln(float y);
-float tahq_paper_v1_entropy(const float *x, uint32_t channels, uint32_t tile);
-int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot);
-void tahq_paper_v1_hadamard(float *v, uint32_t tile, uint32_t pivot, int inverse);
-void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, float *zero,
-                                 float *scale, uint8_t *codes);
 
 #ifdef __cplusplus
 }

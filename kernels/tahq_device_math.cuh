@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 
 #if defined(__CUDACC__)
 #define TQ_HD __host__ __device__ __forceinline__

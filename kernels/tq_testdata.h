@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 
 struct TqRng {
     uint64_t s;

@@ -30,6 +30,8 @@
  *
  * Not part of the build: only `frama-c -eva` reads this file. */
 #include "tahq.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 
 /* Non-deterministic values. Frama-C's Frama_C_*_interval functions are
  * specified in ACSL only, and run.sh passes -no-annot: their result would be

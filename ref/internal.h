@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "tahq.h"
+#include "tahq_spec.h"
+#include "tahq_paper_v1.h"
 #ifdef __FRAMAC__
 #include "__fc_integer.h" /* ACSL bit_test(x, k), which WP maps to its own bit library */
 #endif

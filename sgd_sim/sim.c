@@ -2,6 +2,7 @@
  * GPipe training step. Random numbers from GSL (mt19937), GEMMs through
  * sim_blas.c (OpenBLAS). */
 #include "sim.h"
+#include "tahq_spec.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
  * Usage: encode_dump OUTPUT_FILE
  */
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 static FILE *out;

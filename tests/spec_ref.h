@@ -14,6 +14,7 @@
 #define TAHQ_TESTS_SPEC_REF_H
 
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 /* ---- §2.3 log2 ------------------------------------------------------------ */

@@ -6,6 +6,7 @@
  * n-th b-bit field is stream bit n*b + j.
  */
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 /* reference writer / reader, one bit at a time */

@@ -7,6 +7,7 @@
  * starts a CRC and tahq_crc32c(crc(a), b) = crc(a || b).
  */
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 /* bit-at-a-time reference with the reflected polynomial 0x82F63B78 */

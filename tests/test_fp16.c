@@ -20,6 +20,7 @@
 #include <float.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 #if defined(__x86_64__) || defined(__i386__)

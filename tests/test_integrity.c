@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 /* Small and medium golden messages: every gate/alloc/meta/rounding kind. */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
 
 static int failures;
 

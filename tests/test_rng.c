@@ -8,6 +8,7 @@
  * against the same vectors and then against the library on random inputs.
  */
 #include "tahq.h"
+#include "tahq_spec.h"
 #include "tutil.h"
 
 /* Straightforward transcription of SPEC §2.4 (64-bit products). */

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tahq.h"
+#include "tahq_spec.h"
 
 /* from ref/ (internal API, declared in ref/internal.h) */
 uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tahq.h"
+#include "tahq_spec.h"
 
 const char *tt_method_parse(const char *name, sim_method *m)
 {

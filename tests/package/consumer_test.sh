@@ -19,7 +19,7 @@ prefix="$work/prefix"
   fail "cmake --install failed: $(tail -n 5 "$work/install.log")"
 version="$(sed -n 's/^#define TAHQ_VERSION_STRING "\(.*\)"$/\1/p' "$prefix/include/tahq_version.h")"
 [ -n "$version" ] || fail "installed tahq_version.h has no TAHQ_VERSION_STRING"
-for f in include/tahq.h lib/libtahq.a lib/cmake/tahq/tahqConfig.cmake \
+for f in include/tahq.h include/tahq_spec.h include/tahq_paper_v1.h include/tahq_version.h lib/libtahq.a lib/cmake/tahq/tahqConfig.cmake \
          lib/cmake/tahq/tahqConfigVersion.cmake lib/pkgconfig/tahq.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -60,7 +60,7 @@ fi
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$("$pkgconfig" --modversion tahq)" = "$version" ] || fail "pkg-config --modversion"
 # shellcheck disable=SC2046
-"$cc" -std=c11 -o "$work/consumer_pc" "$src/consumer/consumer.c" \
+"$cc" -std=c11 -DTAHQ_CODEC_ONLY -o "$work/consumer_pc" "$src/consumer/consumer.c" \
   $("$pkgconfig" --cflags --libs tahq) -lm || fail "pkg-config build failed"
 out="$("$work/consumer_pc")" || fail "consumer_pc failed"
 [[ "$out" == "tahq $version ok"* ]] || fail "consumer_pc printed '$out'"

@@ -60,7 +60,7 @@ fi
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$("$pkgconfig" --modversion tahq)" = "$version" ] || fail "pkg-config --modversion"
 # shellcheck disable=SC2046
-"$cc" -std=c11 -DTAHQ_CODEC_ONLY -o "$work/consumer_pc" "$src/consumer/consumer.c" \
+"$cc" -std=c11 -o "$work/consumer_pc" "$src/consumer/consumer.c" \
   $("$pkgconfig" --cflags --libs tahq) -lm || fail "pkg-config build failed"
 out="$("$work/consumer_pc")" || fail "consumer_pc failed"
 [[ "$out" == "tahq $version ok"* ]] || fail "consumer_pc printed '$out'"

@@ -35,7 +35,7 @@ SECTIONS = [
     ("verification", "Codec verification (tahq report)"),
     ("conformance", "Golden conformance (tahq conform, golden/v1)"),
     ("bounds", "Error per bit budget (tahq bounds)"),
-    ("convergence", "Convergence: O(1/sqrt(T)) on the smooth problem (tahq-sim converge)"),
+    ("convergence", "Convergence: rate and floor on the smooth problem (tahq-sim converge)"),
     ("delta", "Relative bias delta and variance per codec (tahq-sim delta)"),
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),

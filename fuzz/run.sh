@@ -7,7 +7,9 @@
 #   fuzz/run.sh --build-only         build the harnesses and seed corpora only
 #
 # Environment: FUZZ_SECONDS (per harness), FUZZ_BUILD_DIR (default
-# build-fuzz/ in the repository), CLANG (default: clang, else clang-14).
+# build-fuzz/ in the repository), CLANG (default: clang, else clang-14),
+# TAHQ_GENERATED_INCLUDE (the CMake build's include/ with tahq_version.h;
+# default build/include in the repository).
 # The harnesses are built directly from the source lists below (no CMake),
 # with -fsanitize=fuzzer,address,undefined. Seed corpora are generated from
 # golden/v1 into FUZZ_BUILD_DIR/seeds/NAME; the working corpora grow in
@@ -47,10 +49,15 @@ if [ -z "$cc" ]; then
 fi
 
 mkdir -p "$out"
+gen_include="${TAHQ_GENERATED_INCLUDE:-$root/build/include}"
+if [ ! -f "$gen_include/tahq_version.h" ]; then
+  echo "fuzz: $gen_include/tahq_version.h not found: configure with CMake first, or set TAHQ_GENERATED_INCLUDE" >&2
+  exit 2
+fi
 flags=(-std=c11 -g -O2 -fsanitize=fuzzer,address,undefined,float-cast-overflow
        -fno-sanitize-recover=all -fno-omit-frame-pointer
        -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
-       -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$root/cli")
+       -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/cli")
 probe="$out/probe.c"
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe"
 if ! "$cc" "${flags[@]}" "$probe" -o "$out/probe" >/dev/null 2>&1; then

@@ -13,7 +13,9 @@ set logscale x 2
 set format x '2^{%L}'
 set format y '%g'
 set mytics 10
-set ytics add (0.02 1, 0.05 1, 0.2 1, 0.5 1, 2 1, 5 1, 20 1)
+# labels at 2 and 5 times each power of ten too (the data span one to two
+# decades, where gnuplot alone labels only 1 and 10)
+set ytics add ('0.02' 0.02, '0.05' 0.05, '0.2' 0.2, '0.5' 0.5, '2' 2, '5' 5, '20' 20, '50' 50)
 set ytics format '%g'
 nm = words(methods)
 array A[nm]

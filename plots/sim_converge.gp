@@ -5,7 +5,7 @@
 # converge_model.csv, verdict = converge_verdict.csv, methods.
 name = 'sim_converge'
 load plotdir.'/sim_common.gp'
-set title "tahq-sim converge: smooth problem; points: seed mean and 95% CI; lines: fitted model;\ndashed: fitted floor b; black: T^{-1/2} reference"
+set title "tahq-sim converge: smooth problem; points: seed mean and 95% CI; lines: fitted model;\nthin flat lines: fitted floor b; black: T^{-1/2} reference"
 set xlabel 'horizon T (steps)'
 set ylabel '(1/T) sum_{t<T} |grad f(w_t)|^2'
 set logscale xy
@@ -42,7 +42,9 @@ tmax = q(sprintf("awk -F, 'NR > 1 {print $2}' %s | sort -g | tail -n 1", csv))
 y0 = q(sprintf("awk -F, 'NR == 2 {print $4}' %s", csv))
 set xrange [tmin / 1.3 : tmax * 1.3]
 set samples 200
-plot for [i=1:nm] sprintf("< awk -F, -v m='%s' '$1 == m' %s", word(methods,i), csv) using 2:4:11:12 with yerrorbars pt 7 ps 0.6 lc i title word(methods,i) noenhanced, \
-     for [i=1:nm] [tmin:tmax] A[i] * x**(-Be[i]) + A2[i] / x + A3[i] * x**(-1.5) + Bf[i] with lines lc i dt 1 notitle, \
-     for [i=1:nm] [tmin:tmax] (Fl[i] ? Bf[i] : 1/0) with lines lc i dt 2 notitle, \
+# each method in its own line type of style.gp (colour, dash and point):
+# points with their CIs and the fitted model; the floor thin, in the colour
+plot for [i=1:nm] sprintf("< awk -F, -v m='%s' '$1 == m' %s", word(methods,i), csv) using 2:4:11:12 with yerrorbars lt i title word(methods,i) noenhanced, \
+     for [i=1:nm] [tmin:tmax] A[i] * x**(-Be[i]) + A2[i] / x + A3[i] * x**(-1.5) + Bf[i] with lines lt i notitle, \
+     for [i=1:nm] [tmin:tmax] (Fl[i] ? Bf[i] : 1/0) with lines lt i lw 0.8 notitle, \
      [tmin:tmax] y0 * 1.5 * (x / tmin)**(-0.5) with lines lc 'black' lw 2 title 'T^{-1/2}'

@@ -25,7 +25,10 @@ for f in include/tahq.h include/tahq_spec.h include/tahq_paper_v1.h include/tahq
 done
 ls "$prefix"/lib/libtahq.so* >/dev/null 2>&1 || fail "libtahq.so not installed"
 if [ -x "$prefix/bin/tahq" ]; then
-  "$prefix/bin/tahq" --version | grep -qF "tahq $version," || fail "installed tahq --version"
+  # output captured first: with pipefail, a grep -q that stops reading early
+  # can fail the pipeline through the writer's SIGPIPE
+  installed_version="$("$prefix/bin/tahq" --version)" || fail "installed tahq --version exited non-zero"
+  [[ "$installed_version" == *"tahq $version,"* ]] || fail "installed tahq --version printed '$installed_version'"
 fi
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -39,9 +42,12 @@ for p in consumer_static consumer_shared; do
   out="$("$work/cmake-build/$p")" || fail "$p failed"
   [[ "$out" == "tahq $version ok"* ]] || fail "$p printed '$out'"
 done
-# the shared consumer must really load the installed libtahq.so
-ldd "$work/cmake-build/consumer_shared" | grep -q "$prefix/lib/libtahq.so" ||
-  fail "consumer_shared does not load $prefix/lib/libtahq.so"
+# the shared consumer must really load the installed libtahq.so (ldd's
+# output captured whole: piping it into grep -q under pipefail fails the
+# test at random when grep exits before ldd has written its last line)
+libs="$(ldd "$work/cmake-build/consumer_shared")" || fail "ldd consumer_shared failed"
+grep -qF "=> $prefix/lib/libtahq.so" <<<"$libs" ||
+  fail "consumer_shared does not load $prefix/lib/libtahq.so; ldd says: $(tr '\n' ' ' <<<"$libs")"
 # a version the package does not satisfy is refused by find_package
 mkdir -p "$work/too-new"
 sed 's/find_package(tahq 0.1 REQUIRED)/find_package(tahq 99.0 REQUIRED)/' \

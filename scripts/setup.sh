@@ -45,7 +45,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # CMake 3.25 or newer is required (Debian 12 has 3.25.1).
-cmake_version="$(cmake --version | head -n1 | sed 's/[^0-9.]*\([0-9.]*\).*/\1/')"
+cmake_version="$(cmake --version | sed -n '1s/[^0-9.]*\([0-9.]*\).*/\1/p')"
 cmake_major="${cmake_version%%.*}"
 cmake_minor="${cmake_version#*.}"
 cmake_minor="${cmake_minor%%.*}"

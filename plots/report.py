@@ -37,6 +37,7 @@ SECTIONS = [
     ("bounds", "Error per bit budget (tahq bounds)"),
     ("convergence", "Convergence: rate and floor on the smooth problem (tahq-sim converge)"),
     ("delta", "Relative bias delta and variance per codec (tahq-sim delta)"),
+    ("delta_trajectory", "Relative bias delta along SGD's trajectory (tahq-sim delta --trajectory)"),
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
     ("proofs", "Proof status (proofs/stats.json)"),
@@ -405,6 +406,31 @@ def section_delta(out_dir, rc, sim_ok):
             "rows": [{k: num(v) for k, v in r.items()} for r in rows],
             "images": images(out_dir, "data/sim", ["sim_delta"]),
             "source": "data/sim/delta.csv"}
+
+
+def section_delta_trajectory(out_dir, rc, sim_ok):
+    """delta measured where the iterates go (one SGD run per codec), and the
+    |grad f|^2 at which it first falls below 0.9 and below 0 (nan: it does
+    not along the run, which is a finding, not a missing value)."""
+    if not sim_ok:
+        return sim_missing(sim_ok)
+    d = os.path.join(out_dir, "data", "sim")
+    rows, why = read_csv(os.path.join(d, "delta_traj.csv"))
+    if rows is None:
+        return not_available("tahq-sim delta --trajectory (exit %s): %s" % (rc, why),
+                             exit_status=rc)
+    cross, why_c = read_csv(os.path.join(d, "delta_cross.csv"))
+    if cross is None:
+        return not_available("tahq-sim delta --trajectory wrote no delta_cross.csv: " + why_c,
+                             exit_status=rc)
+    st, why = table_status(rc, "tahq-sim delta --trajectory", rows,
+                           ("t", "grad2", "delta", "delta_lo", "delta_hi"))
+    if st == "ok":
+        st, why = table_status(rc, "tahq-sim delta --trajectory", cross, ("grad2_end",))
+    return {"status": st, **({"reason": why} if why else {}), "exit_status": rc,
+            "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "crossings": [{k: num(v) for k, v in r.items()} for r in cross],
+            "source": "data/sim/delta_traj.csv, data/sim/delta_cross.csv"}
 
 
 def section_throughput(out_dir, rc, sim_ok):
@@ -893,6 +919,34 @@ def md_section(key, title, s):
                         [by.get((m, a), {}).get("delta") for a in alphas] +
                         [by.get((m, a), {}).get("sigma2") for a in alphas])
         L += table(hdr, rows)
+    elif key == "delta_trajectory":
+        L.append("delta at the iterates of one SGD run per codec (T = 2^14, seed 1); "
+                 "stochastic rounding: unbiased U-statistic over 32 keys with a jackknife 95% CI. "
+                 "The last columns give |grad f|^2 where delta first falls below 0.9 and "
+                 "below 0 along the run (\"-\": it does not).")
+        L.append("")
+        ts = sorted({r["t"] for r in s["rows"]})
+        show = [t for t in ts if t in (0, 512, 1024, 2048)] + ts[-1:]
+        by = {(r["method"], r["t"]): r for r in s["rows"]}
+        cr = {r["method"]: r for r in s["crossings"]}
+
+        def finite_or_dash(v):
+            return v if isinstance(v, (int, float)) and v == v else "-"
+
+        def with_ci(r):
+            if r is None:
+                return None
+            if r["delta_lo"] == r["delta_hi"]:
+                return fmt(r["delta"])
+            return "%s [%s, %s]" % (fmt(r["delta"]), fmt(r["delta_lo"]), fmt(r["delta_hi"]))
+        rows = []
+        for m in [r["method"] for r in s["crossings"]]:
+            c = cr[m]
+            rows.append([m] + [with_ci(by.get((m, t))) for t in show] +
+                        [c["grad2_end"], finite_or_dash(c["grad2_at_delta_0.9"]),
+                         finite_or_dash(c["grad2_at_delta_0"])])
+        L += table(["codec"] + ["delta t=%s" % fmt(t) for t in show] +
+                   ["|grad f|^2 at the end", "|grad f|^2 at delta = 0.9", "at delta = 0"], rows)
     elif key == "throughput":
         if s.get("assumptions"):
             L.append("Model and assumptions (as `tahq-sim throughput` states them):")
@@ -1083,13 +1137,15 @@ def main():
     if mode == "smoke":
         bounds_args += ["--dist", "llm"]
     rc_bounds = R.run("bounds", bounds_args, "bounds.txt")
-    rc_conv = rc_delta = rc_tp = rc_train = None
+    rc_conv = rc_delta = rc_traj = rc_tp = rc_train = None
     simdir = os.path.join(data, "sim")
     if sim_ok:
         so = ["--out", simdir, "--jobs", j]
         if mode == "full":
             rc_conv = R.run("convergence", [sim, "converge"] + so, "converge.txt")
             rc_delta = R.run("delta", [sim, "delta"] + so, "delta.txt")
+            rc_traj = R.run("delta along the trajectory", [sim, "delta", "--trajectory"] + so,
+                            "delta_traj.txt")
             rc_tp = R.run("throughput", [sim, "throughput"] + so, "throughput.txt")
             rc_train = R.run("loss curves", [sim, "train"] + so, "train.txt")
         else:
@@ -1100,6 +1156,11 @@ def main():
                 delta += ["--methods", "fp32,tah,aqsgd"]
             rc_conv = R.run("convergence", conv, "converge.txt")
             rc_delta = R.run("delta", delta, "delta.txt")
+            # one SGD run per codec, about 20 s of CPU for the default eight
+            traj = [sim, "delta", "--trajectory"] + so
+            if mode == "smoke":
+                traj += ["--methods", "tah,tah-sr"]
+            rc_traj = R.run("delta along the trajectory", traj, "delta_traj.txt")
             rc_tp = R.run("throughput", [sim, "throughput"] + so, "throughput.txt")
         R.run("sim plots", ["sh", os.path.join(REPO, "plots", "sim.sh"), simdir], "sim_plots.txt")
 
@@ -1109,6 +1170,7 @@ def main():
         "bounds": section_bounds(out, rc_bounds),
         "convergence": section_convergence(out, rc_conv, sim_ok),
         "delta": section_delta(out, rc_delta, sim_ok),
+        "delta_trajectory": section_delta_trajectory(out, rc_traj, sim_ok),
         "throughput": section_throughput(out, rc_tp, sim_ok),
         "loss_curves": section_loss(out, rc_train, sim_ok, mode == "full"),
         "proofs": section_proofs(os.path.abspath(a.proofs_stats)),

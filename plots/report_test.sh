@@ -160,7 +160,7 @@ fi
 
 # sections that must hold data on this build, not just "not available"
 need="verification conformance bounds machine"
-[ -x "$build/sgd_sim/tahq-sim" ] && need="$need convergence delta throughput"
+[ -x "$build/sgd_sim/tahq-sim" ] && need="$need convergence delta delta_trajectory throughput"
 "$py" - "$work/report/report.json" $need <<'PY' || fail "a section that this build can fill is missing"
 import json, sys
 rep = json.load(open(sys.argv[1]))

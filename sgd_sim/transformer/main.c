@@ -59,9 +59,9 @@ static const char *const help_text =
     "message with the method's codecs and the next stage computes with the decoded tensor.\n"
     "\n"
     "run:\n"
-    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB,\n"
-    "                    each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed methods\n"
-    "                    default to +bwd-fix6, fp32 to +bwd-none\n"
+    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB\n"
+    "                    aqsgd, each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
+    "                    methods default to +bwd-fix6, fp32 to +bwd-none\n"
     "  --seed LIST       comma list of seeds (1); each (method, seed) is one run\n"
     "  --steps N         training steps (200)\n"
     "  --stages K        pipeline stages, 1..blocks (4)\n"
@@ -78,6 +78,9 @@ static const char *const help_text =
     "  --data DIR        folder with train.bin and val.bin (" TAHQ_TRAIN_DATA ";\n"
     "                    scripts/fetch_corpus.sh DIR builds them)\n"
     "  --train-file F, --val-file F   other byte files instead\n"
+    "  --train-windows N a fixed set of N training windows (from the seed), visited in epochs\n"
+    "                    (a new order each epoch), for every method; default: a fresh random\n"
+    "                    window per sample, except aqsgd (its per-sample cache needs a set): 256\n"
     "  --eval-every N    validation every N steps and at the last (steps/10)\n"
     "  --eval-windows N  validation windows of T bytes (64)\n"
     "output:\n"
@@ -175,7 +178,11 @@ typedef struct cli {
     tt_opts o;
     const char *methods, *seeds, *data, *train_file, *val_file, *out;
     int eval_every, eval_windows, print_every;
+    int train_windows; /* -1: not given */
 } cli;
+
+/* AQ-SGD's default window set */
+#define TT_AQSGD_WINDOWS 256
 
 /* one run; returns 0, or 1 on a runtime error */
 static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
@@ -189,6 +196,9 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
     tt_opts o = a->o;
     o.seed = seed;
+    o.train_windows = a->train_windows >= 0 ? a->train_windows
+                      : m.fwd == SIM_FWD_AQSGD ? TT_AQSGD_WINDOWS
+                                               : 0;
     char name[128], path[4096], tmp[4200];
     run_name(name, sizeof name, method, o.K, seed);
     FILE *csv = NULL;
@@ -242,8 +252,21 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
                "every unit gets the high bit width\n",
                method, m.fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? "sequence" : "token",
                (unsigned long long)group);
+    if (o.train_windows > 0) {
+        const int mb = o.micro * o.batch;
+        say("window set: %d windows of %d bytes, %d per step: an epoch is %.4g steps\n", o.train_windows,
+            o.cfg.T + 1, mb, (double)o.train_windows / mb);
+    }
+    if (m.fwd == SIM_FWD_AQSGD)
+        say("aqsgd cache: %.2f MiB per boundary (%d windows x %d x %d binary16 values), held by "
+            "the sender and by the receiver\n",
+            (double)o.train_windows * o.cfg.T * o.cfg.C * 2 / 1048576.0, o.train_windows, o.cfg.T,
+            o.cfg.C);
     fflush(stdout);
     const double t0 = now_s();
+    /* AQ-SGD: steps with first visits, the other steps; binary32 bytes of first visits */
+    uint64_t aq_steps[2] = {0, 0}, aq_fwd[2] = {0, 0}, aq_new_total = 0, aq_new_bytes = 0;
+    int aq_last_new = 0;
     const double tokens_per_step = (double)o.micro * o.batch * o.cfg.T;
     double loss = NAN, vloss = NAN, first = NAN;
     uint64_t fb = 0, bb = 0;
@@ -262,12 +285,22 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         if (t == 0)
             first = loss;
         tt_run_bytes(r, &fb, &bb);
+        uint64_t nn = 0, nb = 0;
+        tt_run_aq_counts(r, &nn, &nb);
 #ifdef TT_MPI
-        uint64_t sums[2] = {fb, bb};
-        if (tt_mpi_sum_u64(sums, 2))
+        uint64_t sums[4] = {fb, bb, nn, nb};
+        if (tt_mpi_sum_u64(sums, 4))
             return run_failed();
-        fb = sums[0], bb = sums[1];
+        fb = sums[0], bb = sums[1], nn = sums[2], nb = sums[3];
 #endif
+        if (m.fwd == SIM_FWD_AQSGD) {
+            aq_steps[nn == 0]++;
+            aq_fwd[nn == 0] += fb;
+            aq_new_total += nn;
+            aq_new_bytes += nb;
+            if (nn)
+                aq_last_new = t + 1;
+        }
         int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
         if (ev)
             vloss = tt_run_eval(r, a->eval_windows);
@@ -314,6 +347,17 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
            name, first, loss, vloss, vloss / log(2.0), (unsigned long long)fb,
            (unsigned long long)bb, el, tokens_per_step * o.steps / el, csv ? ", wrote " : "",
            csv ? path : "");
+    if (m.fwd == SIM_FWD_AQSGD) {
+        say("run %s: aqsgd wire: %llu first visits sent in binary32 (%llu bytes), %llu bytes of "
+            "delta messages; forward bytes per step: %.0f over the %llu steps with first visits "
+            "(the last: step %d), %.0f over the %llu steps without\n",
+            name, (unsigned long long)aq_new_total, (unsigned long long)aq_new_bytes,
+            (unsigned long long)(aq_fwd[0] + aq_fwd[1] - aq_new_bytes),
+            aq_steps[0] ? (double)aq_fwd[0] / (double)aq_steps[0] : 0.0, (unsigned long long)aq_steps[0],
+            aq_last_new,
+            aq_steps[1] ? (double)aq_fwd[1] / (double)aq_steps[1] : 0.0,
+            (unsigned long long)aq_steps[1]);
+    }
     fflush(stdout);
     return 0;
 }
@@ -332,6 +376,7 @@ static int tahq_train(int argc, char **argv)
     a.o.weight_decay = 0.01, a.o.clip = 1.0;
     a.methods = "tah", a.seeds = "1", a.data = TAHQ_TRAIN_DATA;
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
+    a.train_windows = -1;
     int stages_set = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -395,6 +440,8 @@ static int tahq_train(int argc, char **argv)
             a.val_file = v;
         else if (!strcmp(o, "--eval-every"))
             bad = parse_int(v, 0, 100000000, &a.eval_every);
+        else if (!strcmp(o, "--train-windows"))
+            bad = parse_int(v, 1, 100000000, &a.train_windows);
         else if (!strcmp(o, "--eval-windows"))
             bad = parse_int(v, 1, 1000000, &a.eval_windows);
         else if (!strcmp(o, "--out"))

@@ -4,7 +4,9 @@
 # loss, message bytes) must be byte-identical, for fp32 and TAH-Quant with
 # K = 2, and for a 3-stage pipeline (a middle stage that receives and sends
 # both ways) with stochastic rounding (keys from seed, step, boundary and
-# micro-batch). Control: a run with another seed must differ, so the
+# micro-batch), and AQ-SGD with K = 3 on a set of 8 windows (2 steps per
+# epoch: first visits, then deltas against the caches that each side of a
+# boundary keeps). Control: a run with another seed must differ, so the
 # comparison can fail.
 #   mpi_test.sh MPIRUN TAHQ_TRAIN_MPI TAHQ_TRAIN WORKDIR
 set -u
@@ -53,8 +55,9 @@ same() { # name method-file
 run_pair fp32 2 2 fp32 1 1
 run_pair tah 2 2 tah 1 1
 run_pair sr3 3 3 tah-sr 1 1
+run_pair aq3 3 3 "aqsgd --train-windows 8" 1 1
 run_pair control 2 2 tah 1 2
-for n in fp32 tah sr3; do
+for n in fp32 tah sr3 aq3; do
     r=$(same "$n")
     echo "$n: single process vs MPI: $r"
     [ "$r" = identical ] || bad "$n: the MPI run's CSV is $r from the single-process one"

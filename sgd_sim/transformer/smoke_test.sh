@@ -82,6 +82,42 @@ else
     bad "tah CSV missing"
 fi
 
+# AQ-SGD on a set of 16 windows (4 steps per epoch): the first epoch sends
+# every sample in binary32 (fp32's bytes), later steps the 4-bit deltas
+# (under fp32's bytes); fp32 on the same window set for comparison. Control:
+# a set of 1000 windows does not repeat within 40 steps (160 samples), so
+# every step must send fp32's bytes.
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32,aqsgd --train-windows 16 --steps 40 --lr 3e-3 --out "$W/q" --print-every 0 \
+    >"$W/q.log" 2>&1 || bad "aqsgd run failed: $(tail -n 3 "$W/q.log")"
+Q=$W/q/aqsgd_k2_s1.csv
+F=$W/q/fp32_k2_s1.csv
+if [ -f "$Q" ] && [ -f "$F" ]; then
+    d=$(drop "$Q")
+    echo "aqsgd: loss drop $d (must be > 0.5)"
+    awk -v d="$d" 'BEGIN { exit !(d > 0.5) }' || bad "aqsgd loss did not fall (drop $d)"
+    # steps 1-4: equal to fp32's forward bytes; steps 5-40: under a quarter of them
+    r=$(awk -F, 'NR == FNR { if (FNR > 1) f[$1] = $6; next }
+                 FNR > 1 { if ($1 <= 4 && $6 != f[$1]) e = e " step " $1 ": " $6 " != fp32 " f[$1];
+                           if ($1 > 4 && !($6 * 4 < f[$1])) e = e " step " $1 ": " $6 " not under fp32/4 " f[$1] }
+                 END { print e == "" ? "ok" : e }' "$F" "$Q")
+    echo "aqsgd forward bytes: step 1 $(awk -F, 'NR == 2 { print $6 }' "$Q"), step 5 $(awk -F, 'NR == 6 { print $6 }' "$Q"), fp32 $(awk -F, 'NR == 2 { print $6 }' "$F")"
+    [ "$r" = ok ] || bad "aqsgd forward bytes:$r"
+    grep -q "aqsgd cache: .* MiB per boundary" "$W/q.log" || bad "aqsgd: no cache size in the summary"
+    grep -q "aqsgd wire: 16 first visits" "$W/q.log" || bad "aqsgd: summary does not count 16 first visits"
+else
+    bad "aqsgd or fp32 (window set) CSV missing"
+fi
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method aqsgd --train-windows 1000 --steps 40 --lr 3e-3 --out "$W/q2" --print-every 0 \
+    >"$W/q2.log" 2>&1 || bad "aqsgd control run failed: $(tail -n 3 "$W/q2.log")"
+if [ -f "$W/q2/aqsgd_k2_s1.csv" ] && [ -f "$F" ]; then
+    f32=$(awk -F, 'NR == 2 { print $6 }' "$F")
+    n=$(awk -F, -v f="$f32" 'NR > 1 && $6 != f { n++ } END { print n + 0 }' "$W/q2/aqsgd_k2_s1.csv")
+    echo "control (aqsgd, no repeats): $n steps with other than fp32's $f32 forward bytes (must be 0)"
+    [ "$n" -eq 0 ] || bad "control: aqsgd without repeats sent other than binary32 in $n steps"
+fi
+
 # resume: the finished run is skipped and its file left as it was
 cp "$A" "$W/a.before"
 # shellcheck disable=SC2086
@@ -90,7 +126,7 @@ grep -q "skipped" "$W/r.log" || bad "an existing result was not skipped"
 cmp -s "$A" "$W/a.before" || bad "resume changed an existing result"
 
 # usage errors: exit 2, one line on stderr
-for args in "--steps 0" "--method nope" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
+for args in "--steps 0" "--method nope" "--train-windows 0" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
     # shellcheck disable=SC2086
     "$BIN" $args --train-file "$W/train.txt" --val-file "$W/val.txt" >"$W/u.out" 2>"$W/u.err"
     rc=$?

@@ -368,7 +368,6 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
     return 0;
 }
 
-/* the windows of step t (every process draws all of them: they are cheap) */
 /* the order of epoch e of the window set: Fisher-Yates with a counter-based
  * generator keyed by the seed and e */
 static void epoch_order(tt_run *r, int64_t e)
@@ -385,6 +384,7 @@ static void epoch_order(tt_run *r, int64_t e)
     r->perm_epoch = e;
 }
 
+/* the windows of step t (every process draws all of them: they are cheap) */
 static void draw(tt_run *r)
 {
     const int T = r->o.cfg.T, n = r->o.micro * r->o.batch;

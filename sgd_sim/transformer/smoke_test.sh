@@ -129,7 +129,11 @@ D=$W/dump/tah_k2_s1
 for s in 1 3 4; do
     [ -f "$D/act_b0_step$s.npy" ] || bad "dump: $D/act_b0_step$s.npy missing"
 done
-[ "$(ls "$D" | grep -c '\.npy$')" -eq 3 ] || bad "dump: expected 3 .npy files in $D, got: $(ls "$D")"
+n=0
+for f in "$D"/*.npy; do
+    [ -f "$f" ] && n=$((n + 1))
+done
+[ "$n" -eq 3 ] || bad "dump: expected 3 .npy files in $D, got $n"
 PY=
 for p in python3 /usr/bin/python3; do
     if "$p" -c "import numpy" 2>/dev/null; then

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tt_stats.h"
 #include "tt_train.h"
 
 #ifdef TT_MPI
@@ -59,9 +60,9 @@ static const char *const help_text =
     "message with the method's codecs and the next stage computes with the decoded tensor.\n"
     "\n"
     "run:\n"
-    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB,\n"
-    "                    each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed methods\n"
-    "                    default to +bwd-fix6, fp32 to +bwd-none\n"
+    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB\n"
+    "                    aqsgd, each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
+    "                    methods default to +bwd-fix6, fp32 to +bwd-none\n"
     "  --seed LIST       comma list of seeds (1); each (method, seed) is one run\n"
     "  --steps N         training steps (200)\n"
     "  --stages K        pipeline stages, 1..blocks (4)\n"
@@ -78,12 +79,20 @@ static const char *const help_text =
     "  --data DIR        folder with train.bin and val.bin (" TAHQ_TRAIN_DATA ";\n"
     "                    scripts/fetch_corpus.sh DIR builds them)\n"
     "  --train-file F, --val-file F   other byte files instead\n"
+    "  --train-windows N a fixed set of N training windows (from the seed), visited in epochs\n"
+    "                    (a new order each epoch), for every method; default: a fresh random\n"
+    "                    window per sample, except aqsgd (its per-sample cache needs a set): 256\n"
     "  --eval-every N    validation every N steps and at the last (steps/10)\n"
     "  --eval-windows N  validation windows of T bytes (64)\n"
     "output:\n"
     "  --out DIR         write DIR/METHOD_kK_sSEED.csv per run as it finishes; runs whose file\n"
     "                    exists are skipped (resume); without --out nothing is written\n"
     "  --print-every N   print every N-th step's loss (1; 0 = only the summary)\n"
+    "  --dump-activations DIR  at steps 1, the last and every --dump-every N: each boundary's\n"
+    "                    forward activation of micro-batch 0 as DIR/RUN/act_bK_stepS.npy (float32\n"
+    "                    [B, T, C]) and a row of DIR/RUN/act_stats.csv (channel RMS, kurtosis,\n"
+    "                    outlier channels, the outlier gate's flagged tiles, low-precision tiles)\n"
+    "  --dump-every N    also dump every N-th step (0: only the first and the last)\n"
     "  --help, --version\n"
     "Several processes: mpirun -np K tahq-train-mpi [options] runs stage k on rank k (K = the\n"
     "number of ranks) and sends the same messages with MPI; rank 0 prints and writes the results.\n"
@@ -175,7 +184,95 @@ typedef struct cli {
     tt_opts o;
     const char *methods, *seeds, *data, *train_file, *val_file, *out;
     int eval_every, eval_windows, print_every;
+    int train_windows; /* -1: not given */
+    const char *dump_dir;
+    int dump_every;
 } cli;
+
+/* activation dumps of one run (tt_probe_fn's context) */
+typedef struct dumper {
+    char dir[4096];          /* DIR/RUN */
+    tahq_config gate;        /* the configuration whose outlier gate is reported */
+    const tahq_config *gate_p;
+    tt_act_stats *st;        /* [K] statistics of boundary k in the step probed */
+    int *have;               /* [K] boundary k probed by this process */
+    char errbuf[4500];
+} dumper;
+
+static int probe(void *ctx, int k, int step, const float *y, int B, int T, int C, const char **err)
+{
+    dumper *dp = ctx;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/act_b%d_step%d.npy", dp->dir, k, step);
+    int e = tt_npy_write(path, B, T, C, y);
+    if (e) {
+        snprintf(dp->errbuf, sizeof dp->errbuf, "cannot write %s: %s", path, strerror(e));
+        *err = dp->errbuf;
+        return 1;
+    }
+    const char *se = NULL;
+    /* a failed gate (e.g. a non-finite value) leaves its columns empty */
+    if (tt_act_stats_compute(y, B, T, C, dp->gate_p, &dp->st[k], &se) && dp->st[k].tiles == 0 && se)
+        fprintf(stderr, "tahq-train: step %d, boundary %d: outlier gate not run: %s\n", step, k, se);
+    dp->have[k] = 1;
+    return 0;
+}
+
+static int make_dir(const char *d)
+{
+    return mkdir(d, 0777) && errno != EEXIST;
+}
+
+/* AQ-SGD's default window set */
+#define TT_AQSGD_WINDOWS 256
+
+static void dumper_free(dumper *dp)
+{
+    free(dp->st);
+    free(dp->have);
+}
+
+/* the statistics of one dump step: (MPI: gathered on rank 0,) a CSV row and
+ * a line on stdout per boundary. 0, or 1 on an error. */
+static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate_name)
+{
+#ifdef TT_MPI
+    /* rank k probed boundary k (k < K-1) */
+    const int nv = TT_STATS_NVAL;
+    double *all = g_rank == 0 ? malloc(sizeof(double) * (size_t)nv * (size_t)K) : NULL;
+    if ((g_rank == 0 && !all) || tt_mpi_gather_f64((const double *)&dp->st[g_rank], nv, all)) {
+        free(all);
+        return 1;
+    }
+    if (g_rank == 0)
+        for (int k = 0; k + 1 < K; k++) {
+            memcpy(&dp->st[k], all + (size_t)k * nv, sizeof(tt_act_stats));
+            dp->have[k] = 1;
+        }
+    free(all);
+#endif
+    if (g_rank != 0)
+        return 0;
+    for (int k = 0; k + 1 < K; k++) {
+        if (!dp->have[k])
+            continue;
+        const tt_act_stats *s = &dp->st[k];
+        char row[1024];
+        tt_act_stats_row(row, sizeof row, step, k, gate_name, s);
+        fprintf(stats, "%s\n", row);
+        say("activations step %d boundary %d: channel RMS min %.3g median %.3g max %.3g, |x| max "
+            "%.3g, excess kurtosis %.3g, top channels",
+            step, k, s->rms_min, s->rms_median, s->rms_max, s->absmax, s->kurtosis);
+        for (int j = 0; j < TT_STATS_TOP; j++)
+            say(" %d (%.2fx)", (int)s->top_ch[j], s->top_ratio[j]);
+        if (s->tiles > 0)
+            say("; %s gate: %.2f%% of tiles flagged, %.2f%% low", gate_name, 100 * s->flagged_share,
+                100 * s->low_share);
+        say("\n");
+    }
+    fflush(stats);
+    return 0;
+}
 
 /* one run; returns 0, or 1 on a runtime error */
 static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
@@ -189,6 +286,9 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
     tt_opts o = a->o;
     o.seed = seed;
+    o.train_windows = a->train_windows >= 0 ? a->train_windows
+                      : m.fwd == SIM_FWD_AQSGD ? TT_AQSGD_WINDOWS
+                                               : 0;
     char name[128], path[4096], tmp[4200];
     run_name(name, sizeof name, method, o.K, seed);
     FILE *csv = NULL;
@@ -242,16 +342,74 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
                "every unit gets the high bit width\n",
                method, m.fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? "sequence" : "token",
                (unsigned long long)group);
+    if (o.train_windows > 0) {
+        const int mb = o.micro * o.batch;
+        say("window set: %d windows of %d bytes, %d per step: an epoch is %.4g steps\n", o.train_windows,
+            o.cfg.T + 1, mb, (double)o.train_windows / mb);
+    }
+    if (m.fwd == SIM_FWD_AQSGD)
+        say("aqsgd cache: %.2f MiB per boundary (%d windows x %d x %d binary16 values), held by "
+            "the sender and by the receiver\n",
+            (double)o.train_windows * o.cfg.T * o.cfg.C * 2 / 1048576.0, o.train_windows, o.cfg.T,
+            o.cfg.C);
+    dumper dp;
+    memset(&dp, 0, sizeof dp);
+    FILE *stats = NULL;
+    if (a->dump_dir) {
+        snprintf(dp.dir, sizeof dp.dir, "%s/%s", a->dump_dir, name);
+        dp.st = calloc((size_t)o.K, sizeof *dp.st);
+        dp.have = calloc((size_t)o.K, sizeof *dp.have);
+        if (m.fwd == SIM_FWD_TAH || m.fwd == SIM_FWD_PLAIN)
+            dp.gate = m.fwd_cfg;
+        else
+            tahq_config_default(&dp.gate); /* the method tah's */
+        dp.gate_p = &dp.gate;
+        int bad = !dp.st || !dp.have || make_dir(a->dump_dir) || make_dir(dp.dir);
+        if (!bad && g_rank == 0) {
+            char sp[4300];
+            snprintf(sp, sizeof sp, "%s/act_stats.csv", dp.dir);
+            stats = fopen(sp, "w");
+            bad = !stats;
+            if (stats)
+                fprintf(stats, "%s\n", tt_act_stats_header());
+        }
+        if (bad) {
+            fprintf(stderr, "tahq-train: cannot write to %s: %s\n", dp.dir, strerror(errno));
+            if (stats)
+                fclose(stats);
+            dumper_free(&dp);
+            tt_run_free(r);
+            if (csv) {
+                fclose(csv);
+                remove(tmp);
+            }
+            return run_failed();
+        }
+        say("activation dumps: %s (gate of %s)\n", dp.dir,
+            m.fwd == SIM_FWD_TAH || m.fwd == SIM_FWD_PLAIN ? method : "tah");
+    }
     fflush(stdout);
     const double t0 = now_s();
+    /* AQ-SGD: steps with first visits, the other steps; binary32 bytes of first visits */
+    uint64_t aq_steps[2] = {0, 0}, aq_fwd[2] = {0, 0}, aq_new_total = 0, aq_new_bytes = 0;
+    int aq_last_new = 0;
     const double tokens_per_step = (double)o.micro * o.batch * o.cfg.T;
     double loss = NAN, vloss = NAN, first = NAN;
     uint64_t fb = 0, bb = 0;
     for (int t = 0; t < o.steps; t++) {
         double lr = tt_lr(&o, t);
+        const int dump = a->dump_dir && (t == 0 || t + 1 == o.steps ||
+                                         (a->dump_every > 0 && (t + 1) % a->dump_every == 0));
+        if (dump) {
+            memset(dp.have, 0, sizeof(int) * (size_t)o.K);
+            tt_run_probe_next(r, probe, &dp);
+        }
         loss = tt_run_step(r, &err);
         if (isnan(loss) && err) {
             fprintf(stderr, "tahq-train: run %s, step %d: %s\n", name, t + 1, err);
+            if (stats)
+                fclose(stats);
+            dumper_free(&dp);
             tt_run_free(r);
             if (csv) {
                 fclose(csv);
@@ -261,13 +419,25 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         }
         if (t == 0)
             first = loss;
-        tt_run_bytes(r, &fb, &bb);
-#ifdef TT_MPI
-        uint64_t sums[2] = {fb, bb};
-        if (tt_mpi_sum_u64(sums, 2))
+        if (dump && dump_stats(&dp, stats, o.K, t + 1, m.fwd == SIM_FWD_TAH || m.fwd == SIM_FWD_PLAIN ? method : "tah"))
             return run_failed();
-        fb = sums[0], bb = sums[1];
+        tt_run_bytes(r, &fb, &bb);
+        uint64_t nn = 0, nb = 0;
+        tt_run_aq_counts(r, &nn, &nb);
+#ifdef TT_MPI
+        uint64_t sums[4] = {fb, bb, nn, nb};
+        if (tt_mpi_sum_u64(sums, 4))
+            return run_failed();
+        fb = sums[0], bb = sums[1], nn = sums[2], nb = sums[3];
 #endif
+        if (m.fwd == SIM_FWD_AQSGD) {
+            aq_steps[nn == 0]++;
+            aq_fwd[nn == 0] += fb;
+            aq_new_total += nn;
+            aq_new_bytes += nb;
+            if (nn)
+                aq_last_new = t + 1;
+        }
         int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
         if (ev)
             vloss = tt_run_eval(r, a->eval_windows);
@@ -299,6 +469,11 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
     const double el = now_s() - t0;
     tt_run_free(r);
+    dumper_free(&dp);
+    if (stats && fclose(stats)) {
+        fprintf(stderr, "tahq-train: cannot write %s/act_stats.csv\n", dp.dir);
+        return run_failed();
+    }
 #ifdef TT_MPI
     tt_mpi_transport_free(&tr);
 #endif
@@ -314,6 +489,17 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
            name, first, loss, vloss, vloss / log(2.0), (unsigned long long)fb,
            (unsigned long long)bb, el, tokens_per_step * o.steps / el, csv ? ", wrote " : "",
            csv ? path : "");
+    if (m.fwd == SIM_FWD_AQSGD) {
+        say("run %s: aqsgd wire: %llu first visits sent in binary32 (%llu bytes), %llu bytes of "
+            "delta messages; forward bytes per step: %.0f over the %llu steps with first visits "
+            "(the last: step %d), %.0f over the %llu steps without\n",
+            name, (unsigned long long)aq_new_total, (unsigned long long)aq_new_bytes,
+            (unsigned long long)(aq_fwd[0] + aq_fwd[1] - aq_new_bytes),
+            aq_steps[0] ? (double)aq_fwd[0] / (double)aq_steps[0] : 0.0, (unsigned long long)aq_steps[0],
+            aq_last_new,
+            aq_steps[1] ? (double)aq_fwd[1] / (double)aq_steps[1] : 0.0,
+            (unsigned long long)aq_steps[1]);
+    }
     fflush(stdout);
     return 0;
 }
@@ -332,6 +518,8 @@ static int tahq_train(int argc, char **argv)
     a.o.weight_decay = 0.01, a.o.clip = 1.0;
     a.methods = "tah", a.seeds = "1", a.data = TAHQ_TRAIN_DATA;
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
+    a.train_windows = -1;
+    a.dump_every = 0;
     int stages_set = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -395,10 +583,16 @@ static int tahq_train(int argc, char **argv)
             a.val_file = v;
         else if (!strcmp(o, "--eval-every"))
             bad = parse_int(v, 0, 100000000, &a.eval_every);
+        else if (!strcmp(o, "--train-windows"))
+            bad = parse_int(v, 1, 100000000, &a.train_windows);
         else if (!strcmp(o, "--eval-windows"))
             bad = parse_int(v, 1, 1000000, &a.eval_windows);
         else if (!strcmp(o, "--out"))
             a.out = v;
+        else if (!strcmp(o, "--dump-activations"))
+            a.dump_dir = v;
+        else if (!strcmp(o, "--dump-every"))
+            bad = parse_int(v, 0, 100000000, &a.dump_every);
         else if (!strcmp(o, "--print-every"))
             bad = parse_int(v, 0, 100000000, &a.print_every);
         else

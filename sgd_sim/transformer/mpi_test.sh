@@ -4,8 +4,11 @@
 # loss, message bytes) must be byte-identical, for fp32 and TAH-Quant with
 # K = 2, and for a 3-stage pipeline (a middle stage that receives and sends
 # both ways) with stochastic rounding (keys from seed, step, boundary and
-# micro-batch). Control: a run with another seed must differ, so the
-# comparison can fail.
+# micro-batch), and AQ-SGD with K = 3 on a set of 8 windows (2 steps per
+# epoch: first visits, then deltas against the caches that each side of a
+# boundary keeps). Control: a run with another seed must differ, so the
+# comparison can fail. Activation dumps (.npy and statistics) are the same
+# files too.
 #   mpi_test.sh MPIRUN TAHQ_TRAIN_MPI TAHQ_TRAIN WORKDIR
 set -u
 MPIRUN=$1
@@ -53,12 +56,32 @@ same() { # name method-file
 run_pair fp32 2 2 fp32 1 1
 run_pair tah 2 2 tah 1 1
 run_pair sr3 3 3 tah-sr 1 1
+run_pair aq3 3 3 "aqsgd --train-windows 8" 1 1
 run_pair control 2 2 tah 1 2
-for n in fp32 tah sr3; do
+for n in fp32 tah sr3 aq3; do
     r=$(same "$n")
     echo "$n: single process vs MPI: $r"
     [ "$r" = identical ] || bad "$n: the MPI run's CSV is $r from the single-process one"
 done
+# activation dumps: each rank writes its boundary's .npy files, rank 0
+# gathers the statistics; all files as the single process writes them
+dopts="--channels 64 --heads 2 --context 32 --micro 2 --batch 2 --steps 4 --layers 3 --stages 3
+       --train-file $W/train.txt --val-file $W/val.txt --eval-windows 4 --print-every 0 --method tah
+       --dump-every 2"
+# shellcheck disable=SC2086
+"$BIN" $dopts --dump-activations "$W/dump-single" >"$W/dump-single.log" 2>&1 ||
+    bad "dump: single-process run failed: $(tail -n 3 "$W/dump-single.log")"
+# shellcheck disable=SC2086
+"$MPIRUN" --oversubscribe -np 3 "$MPIBIN" $dopts --dump-activations "$W/dump-mpi" >"$W/dump-mpi.log" 2>&1 ||
+    bad "dump: mpirun -np 3 failed: $(tail -n 5 "$W/dump-mpi.log")"
+n=0
+for f in "$W/dump-single/tah_k3_s1/"*; do
+    n=$((n + 1))
+    cmp -s "$f" "$W/dump-mpi/tah_k3_s1/${f##*/}" || bad "dump: ${f##*/} differs between the single process and MPI"
+done
+echo "dump: $n files (6 .npy and the statistics) compared"
+[ "$n" -eq 7 ] || bad "dump: expected 7 files, got $n"
+
 r=$(same control)
 echo "control (seed 1 vs seed 2): $r"
 [ "$r" = different ] || bad "control: runs with different seeds compare $r (the comparison cannot fail)"

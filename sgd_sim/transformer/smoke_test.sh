@@ -82,6 +82,103 @@ else
     bad "tah CSV missing"
 fi
 
+# AQ-SGD on a set of 16 windows (4 steps per epoch): the first epoch sends
+# every sample in binary32 (fp32's bytes), later steps the 4-bit deltas
+# (under fp32's bytes); fp32 on the same window set for comparison. Control:
+# a set of 1000 windows does not repeat within 40 steps (160 samples), so
+# every step must send fp32's bytes.
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32,aqsgd --train-windows 16 --steps 40 --lr 3e-3 --out "$W/q" --print-every 0 \
+    >"$W/q.log" 2>&1 || bad "aqsgd run failed: $(tail -n 3 "$W/q.log")"
+Q=$W/q/aqsgd_k2_s1.csv
+F=$W/q/fp32_k2_s1.csv
+if [ -f "$Q" ] && [ -f "$F" ]; then
+    d=$(drop "$Q")
+    echo "aqsgd: loss drop $d (must be > 0.5)"
+    awk -v d="$d" 'BEGIN { exit !(d > 0.5) }' || bad "aqsgd loss did not fall (drop $d)"
+    # steps 1-4: equal to fp32's forward bytes; steps 5-40: under a quarter of them
+    r=$(awk -F, 'NR == FNR { if (FNR > 1) f[$1] = $6; next }
+                 FNR > 1 { if ($1 <= 4 && $6 != f[$1]) e = e " step " $1 ": " $6 " != fp32 " f[$1];
+                           if ($1 > 4 && !($6 * 4 < f[$1])) e = e " step " $1 ": " $6 " not under fp32/4 " f[$1] }
+                 END { print e == "" ? "ok" : e }' "$F" "$Q")
+    echo "aqsgd forward bytes: step 1 $(awk -F, 'NR == 2 { print $6 }' "$Q"), step 5 $(awk -F, 'NR == 6 { print $6 }' "$Q"), fp32 $(awk -F, 'NR == 2 { print $6 }' "$F")"
+    [ "$r" = ok ] || bad "aqsgd forward bytes:$r"
+    grep -q "aqsgd cache: .* MiB per boundary" "$W/q.log" || bad "aqsgd: no cache size in the summary"
+    grep -q "aqsgd wire: 16 first visits" "$W/q.log" || bad "aqsgd: summary does not count 16 first visits"
+else
+    bad "aqsgd or fp32 (window set) CSV missing"
+fi
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method aqsgd --train-windows 1000 --steps 40 --lr 3e-3 --out "$W/q2" --print-every 0 \
+    >"$W/q2.log" 2>&1 || bad "aqsgd control run failed: $(tail -n 3 "$W/q2.log")"
+if [ -f "$W/q2/aqsgd_k2_s1.csv" ] && [ -f "$F" ]; then
+    f32=$(awk -F, 'NR == 2 { print $6 }' "$F")
+    n=$(awk -F, -v f="$f32" 'NR > 1 && $6 != f { n++ } END { print n + 0 }' "$W/q2/aqsgd_k2_s1.csv")
+    echo "control (aqsgd, no repeats): $n steps with other than fp32's $f32 forward bytes (must be 0)"
+    [ "$n" -eq 0 ] || bad "control: aqsgd without repeats sent other than binary32 in $n steps"
+fi
+
+# activation dumps (K = 2: one boundary) at steps 1, 3 and 4: float32 .npy
+# files of shape (B, T, C) = (2, 32, 64) that numpy reads (or, without
+# numpy, whose .npy 1.0 header parses), and a statistics CSV with a row per
+# dump and its columns
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method tah --steps 4 --dump-activations "$W/dump" --dump-every 3 --print-every 0 \
+    >"$W/d.log" 2>&1 || bad "dump run failed: $(tail -n 3 "$W/d.log")"
+D=$W/dump/tah_k2_s1
+for s in 1 3 4; do
+    [ -f "$D/act_b0_step$s.npy" ] || bad "dump: $D/act_b0_step$s.npy missing"
+done
+n=0
+for f in "$D"/*.npy; do
+    [ -f "$f" ] && n=$((n + 1))
+done
+[ "$n" -eq 3 ] || bad "dump: expected 3 .npy files in $D, got $n"
+PY=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c "import numpy" 2>/dev/null; then
+        PY=$p
+        break
+    fi
+done
+if [ -n "$PY" ]; then
+    r=$("$PY" -c "
+import sys, numpy as np
+a = np.load(sys.argv[1])
+b = np.load(sys.argv[2])
+ok = a.shape == (2, 32, 64) and a.dtype == np.dtype('<f4') and a.flags.c_contiguous and np.isfinite(a).all()
+ok = ok and float(np.abs(a).max()) > 0 and not np.array_equal(a, b)
+print('ok' if ok else 'bad %s %s' % (a.shape, a.dtype))" "$D/act_b0_step1.npy" "$D/act_b0_step4.npy" 2>&1)
+    echo "dump: numpy ($PY) reads act_b0_step1.npy: $r"
+elif command -v python3 >/dev/null 2>&1; then
+    r=$(python3 -c "
+import ast, struct, sys, os
+f = open(sys.argv[1], 'rb'); h = f.read(10)
+n = struct.unpack('<H', h[8:10])[0]; d = ast.literal_eval(f.read(n).decode('latin1'))
+ok = h[:8] == b'\x93NUMPY\x01\x00' and (10 + n) % 64 == 0 and d == {'descr': '<f4', 'fortran_order': False, 'shape': (2, 32, 64)}
+ok = ok and os.path.getsize(sys.argv[1]) == 10 + n + 4 * 2 * 32 * 64
+print('ok' if ok else 'bad %r' % (d,))" "$D/act_b0_step1.npy" 2>&1)
+    echo "dump: the .npy header parses (python3 without numpy): $r"
+else
+    r=ok
+    echo "dump: no python3, .npy not parsed"
+fi
+[ "$r" = ok ] || bad "dump: $D/act_b0_step1.npy: $r"
+S=$D/act_stats.csv
+if [ -f "$S" ]; then
+    for col in step boundary rms_min rms_median rms_max excess_kurtosis top1_ch top1_ratio top5_ratio \
+        gate flagged_share low_share; do
+        head -n 1 "$S" | tr ',' '\n' | grep -qx "$col" || bad "dump: $S has no column $col"
+    done
+    [ "$(wc -l <"$S")" -eq 4 ] || bad "dump: $S: expected a header and 3 rows"
+    # tah's token allocation at T = 32, r = 0.8: floor(32 x 0.2) = 6 of 32 tokens low
+    awk -F, 'NR > 1 && ($18 != "tah" || $21 != "0.187500" || $4 <= 0 || $5 < $4) { e = 1 } END { exit e }' "$S" ||
+        bad "dump: $S rows: $(sed -n 2p "$S")"
+    grep -q "^activations step 1 boundary 0: channel RMS" "$W/d.log" || bad "dump: no statistics line on stdout"
+else
+    bad "dump: $S missing"
+fi
+
 # resume: the finished run is skipped and its file left as it was
 cp "$A" "$W/a.before"
 # shellcheck disable=SC2086
@@ -90,7 +187,7 @@ grep -q "skipped" "$W/r.log" || bad "an existing result was not skipped"
 cmp -s "$A" "$W/a.before" || bad "resume changed an existing result"
 
 # usage errors: exit 2, one line on stderr
-for args in "--steps 0" "--method nope" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
+for args in "--steps 0" "--method nope" "--train-windows 0" "--dump-every -1" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
     # shellcheck disable=SC2086
     "$BIN" $args --train-file "$W/train.txt" --val-file "$W/val.txt" >"$W/u.out" 2>"$W/u.err"
     rc=$?

@@ -10,12 +10,10 @@
 const char *tt_method_parse(const char *name, sim_method *m)
 {
     if (sim_method_parse(name, m))
-        return "unknown method (fp32, fp16, tah, tah-tile, tah-sr, tahH/L, plainB, with optional "
+        return "unknown method (fp32, fp16, tah, tah-tile, tah-sr, tahH/L, plainB, aqsgd, with optional "
                "+bwd-none, +bwd-fixB, +bwd-tah)";
-    if (m->fwd == SIM_FWD_AQSGD)
-        return "aqsgd is not supported by tahq-train (it needs a per-sample activation cache)";
     if (m->fwd != SIM_FWD_NONE && m->fwd != SIM_FWD_FP16 && m->fwd != SIM_FWD_TAH &&
-        m->fwd != SIM_FWD_PLAIN)
+        m->fwd != SIM_FWD_PLAIN && m->fwd != SIM_FWD_AQSGD)
         return "this forward codec is not supported by tahq-train";
     if (m->bwd != SIM_BWD_NONE && m->bwd != SIM_BWD_FIXPOINT && m->bwd != SIM_BWD_TAH)
         return "this backward codec is not supported by tahq-train";
@@ -68,7 +66,12 @@ int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint
     c->ws = ws ? malloc(ws) : NULL;
     c->codes = malloc(n);
     c->steps = malloc(sizeof(float) * C);
-    return c->msg && (!ws || c->ws) && c->codes && c->steps ? 0 : 1;
+    if (m->fwd == SIM_FWD_AQSGD)
+        c->tmp = malloc(sizeof(float) * n);
+    return c->msg && (!ws || c->ws) && c->codes && c->steps &&
+                   (m->fwd != SIM_FWD_AQSGD || c->tmp)
+               ? 0
+               : 1;
 }
 
 void tt_codec_free(tt_codec *c)
@@ -77,6 +80,7 @@ void tt_codec_free(tt_codec *c)
     free(c->ws);
     free(c->codes);
     free(c->steps);
+    free(c->tmp);
     memset(c, 0, sizeof *c);
 }
 
@@ -123,6 +127,10 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
     const tahq_config *cfg0;
     const uint64_t rows = (uint64_t)b * c->T, n = rows * c->C;
     *err = NULL;
+    if (dir == 0 && c->m.fwd == SIM_FWD_AQSGD) {
+        *err = "aqsgd messages need the sample cache (tt_aq_encode)";
+        return 0;
+    }
     switch (kind_of(c, dir, &cfg0)) {
     case K_F32:
         for (uint64_t i = 0; i < n; i++)
@@ -168,6 +176,10 @@ int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, 
     const tahq_config *cfg0;
     const uint64_t rows = (uint64_t)b * c->T, n = rows * c->C;
     *err = "message length does not match the tensor";
+    if (dir == 0 && c->m.fwd == SIM_FWD_AQSGD) {
+        *err = "aqsgd messages need the sample cache (tt_aq_decode)";
+        return 1;
+    }
     switch (kind_of(c, dir, &cfg0)) {
     case K_F32:
         if (len != n * 4)
@@ -204,6 +216,165 @@ int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, 
         }
     }
     }
+    *err = NULL;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* AQ-SGD                                                                   */
+/* ------------------------------------------------------------------------ */
+int tt_aq_init(tt_aq_cache *a, uint32_t n, uint32_t T, uint32_t C)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n, a->per = (size_t)T * C;
+    a->val = malloc(sizeof(uint16_t) * a->per * n);
+    a->seen = calloc(n ? n : 1, 1);
+    return a->val && a->seen ? 0 : 1;
+}
+
+void tt_aq_free(tt_aq_cache *a)
+{
+    free(a->val);
+    free(a->seen);
+    memset(a, 0, sizeof *a);
+}
+
+static float f16_round(float v)
+{
+    return tahq_f16_to_f32(tahq_f32_to_f16(v));
+}
+
+/* the delta part's length for n_seen samples */
+static size_t aq_delta_len(const tt_codec *c, uint32_t n_seen)
+{
+    if (!n_seen)
+        return 0;
+    uint64_t n = (uint64_t)n_seen * c->T * c->C;
+    return (size_t)c->C * 2 + (size_t)((n * c->m.aq_bits + 7) / 8);
+}
+
+/* c->tmp holds the decoded deltas of the seen samples (packed in micro-batch
+ * order): turn them into the new cached values, f16(cache + delta), then
+ * write the cache (and y when given). Two passes, so that a sample present
+ * twice in one micro-batch reads the old cache both times. */
+static void aq_apply(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, float *y)
+{
+    const size_t per = a->per;
+    uint32_t j = 0;
+    for (uint32_t s = 0; s < b; s++) {
+        if (!a->seen[ids[s]])
+            continue;
+        const uint16_t *cs = a->val + (size_t)ids[s] * per;
+        float *d = c->tmp + (size_t)j++ * per;
+        for (size_t i = 0; i < per; i++)
+            d[i] = f16_round(tahq_f16_to_f32(cs[i]) + d[i]);
+    }
+    j = 0;
+    for (uint32_t s = 0; s < b; s++) {
+        if (!a->seen[ids[s]])
+            continue;
+        uint16_t *cs = a->val + (size_t)ids[s] * per;
+        const float *d = c->tmp + (size_t)j++ * per;
+        for (size_t i = 0; i < per; i++)
+            cs[i] = tahq_f32_to_f16(d[i]); /* exact: d is a binary16 value */
+        if (y)
+            memcpy(y + (size_t)s * per, d, sizeof(float) * per);
+    }
+}
+
+size_t tt_aq_encode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, const float *x,
+                    uint32_t *n_new, const char **err)
+{
+    const size_t per = a->per;
+    const uint32_t bits = c->m.aq_bits;
+    uint32_t n_seen = 0;
+    *err = NULL;
+    for (uint32_t s = 0; s < b; s++) {
+        if (!a->seen[ids[s]])
+            continue;
+        const uint16_t *cs = a->val + (size_t)ids[s] * per;
+        float *d = c->tmp + (size_t)n_seen++ * per;
+        for (size_t i = 0; i < per; i++)
+            d[i] = x[(size_t)s * per + i] - tahq_f16_to_f32(cs[i]);
+    }
+    size_t len = aq_delta_len(c, n_seen);
+    if (n_seen) {
+        const uint64_t rows = (uint64_t)n_seen * c->T, n = rows * c->C;
+        tahq_status st = tahq_fixpoint_encode(c->tmp, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
+        if (st == TAHQ_OK) /* the sender decodes its own message: its cache follows the receiver's */
+            st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, c->tmp);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 0;
+        }
+        size_t head = (size_t)c->C * 2;
+        for (uint32_t j = 0; j < c->C; j++)
+            put16(c->msg + 2 * j, tahq_f32_to_f16(c->steps[j])); /* exact: binary16 steps */
+        memset(c->msg + head, 0, len - head);
+        tahq_pack_bits(c->msg + head, 0, c->codes, n, bits);
+        aq_apply(c, a, ids, b, NULL);
+    }
+    uint32_t nn = 0;
+    for (uint32_t s = 0; s < b; s++) {
+        if (a->seen[ids[s]] == 1)
+            continue;
+        /* first visit (seen still 0, or 2: marked by a copy earlier in this micro-batch) */
+        const float *xs = x + (size_t)s * per;
+        uint16_t *cs = a->val + (size_t)ids[s] * per;
+        for (size_t i = 0; i < per; i++) {
+            put32(c->msg + len + 4 * i, xs[i]);
+            cs[i] = tahq_f32_to_f16(xs[i]);
+        }
+        a->seen[ids[s]] = 2;
+        len += per * 4;
+        nn++;
+    }
+    for (uint32_t s = 0; s < b; s++)
+        a->seen[ids[s]] = 1;
+    *n_new = nn;
+    return len;
+}
+
+int tt_aq_decode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, const uint8_t *msg,
+                 size_t len, float *y, const char **err)
+{
+    const size_t per = a->per;
+    const uint32_t bits = c->m.aq_bits;
+    uint32_t n_seen = 0;
+    for (uint32_t s = 0; s < b; s++)
+        n_seen += a->seen[ids[s]] == 1;
+    size_t dl = aq_delta_len(c, n_seen);
+    if (len != dl + (size_t)(b - n_seen) * per * 4) {
+        *err = "aqsgd message length does not match the receiver's cache";
+        return 1;
+    }
+    if (n_seen) {
+        const uint64_t rows = (uint64_t)n_seen * c->T, n = rows * c->C;
+        for (uint32_t j = 0; j < c->C; j++)
+            c->steps[j] = tahq_f16_to_f32(get16(msg + 2 * j));
+        tahq_unpack_bits(msg + (size_t)c->C * 2, 0, c->codes, n, bits);
+        tahq_status st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, c->tmp);
+        if (st != TAHQ_OK) {
+            *err = tahq_strerror(st);
+            return 1;
+        }
+        aq_apply(c, a, ids, b, y);
+    }
+    size_t off = dl;
+    for (uint32_t s = 0; s < b; s++) {
+        if (a->seen[ids[s]] == 1)
+            continue;
+        float *ys = y + (size_t)s * per;
+        uint16_t *cs = a->val + (size_t)ids[s] * per;
+        for (size_t i = 0; i < per; i++) {
+            ys[i] = get32(msg + off + 4 * i);
+            cs[i] = tahq_f32_to_f16(ys[i]);
+        }
+        a->seen[ids[s]] = 2;
+        off += per * 4;
+    }
+    for (uint32_t s = 0; s < b; s++)
+        a->seen[ids[s]] = 1;
     *err = NULL;
     return 0;
 }

@@ -10,7 +10,17 @@
  *   fixpoint    C binary16 steps, then the b-bit codes of tahq_fixpoint_encode
  *               packed with tahq_pack_bits: ceil(B*T*C*b/8) + 2C bytes, the
  *               count tahq-sim reports
- * AQ-SGD (a per-sample cache) is not supported here.
+ *   aqsgd       AQ-SGD (Wang et al. 2022), tahq-sim's numerics: each side of
+ *               a boundary holds a binary16 cache per training sample
+ *               (tt_aq_cache). The samples seen before (in the order of the
+ *               micro-batch) send delta = x - cache: C binary16 steps, then
+ *               the aq_bits codes of tahq_fixpoint_encode of all their rows
+ *               packed with tahq_pack_bits; then every sample seen for the
+ *               first time sends its binary32 values. Both sides update the
+ *               cache with the decoded value, cache = f16(cache + delta'),
+ *               and the receiver computes with it; a first visit gives the
+ *               receiver x itself and cache = f16(x). Length:
+ *               [2C + ceil(n_seen*T*C*aq_bits/8)] + n_new*T*C*4 bytes.
  */
 #ifndef TT_CODEC_H
 #define TT_CODEC_H
@@ -30,7 +40,17 @@ typedef struct tt_codec {
     size_t ws_cap;
     uint8_t *codes;       /* fixpoint codes [rows*C] */
     float *steps;         /* fixpoint steps [C] */
+    float *tmp;           /* AQ-SGD deltas [rows*C] */
 } tt_codec;
+
+/* One side's AQ-SGD cache of one boundary: n samples of T*C binary16 values
+ * and a seen flag each. The sender's and the receiver's stay equal. */
+typedef struct tt_aq_cache {
+    uint32_t n;
+    size_t per;           /* T*C */
+    uint16_t *val;        /* [n*per] */
+    uint8_t *seen;        /* [n] */
+} tt_aq_cache;
 
 /* Parse a method name and check it is supported; NULL or a one-line reason. */
 const char *tt_method_parse(const char *name, sim_method *m);
@@ -48,5 +68,17 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
 /* Decode a message of the same direction and b into y. 0 on success. */
 int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, float *y,
               const char **err);
+
+/* AQ-SGD cache for n samples of T*C values. 0 on success. */
+int tt_aq_init(tt_aq_cache *a, uint32_t n, uint32_t T, uint32_t C);
+void tt_aq_free(tt_aq_cache *a);
+/* Encode the forward activation x of the b samples ids[0..b) against the
+ * sender's cache a (updated) into c->msg. Returns the length, 0 on error;
+ * *n_new gets the number of first visits. */
+size_t tt_aq_encode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, const float *x,
+                    uint32_t *n_new, const char **err);
+/* Decode such a message with the receiver's cache a (updated) into y. 0 on success. */
+int tt_aq_decode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, const uint8_t *msg,
+                 size_t len, float *y, const char **err);
 
 #endif

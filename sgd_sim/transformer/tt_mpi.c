@@ -83,3 +83,8 @@ int tt_mpi_bcast_int(int *v)
 {
     return MPI_Bcast(v, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
 }
+
+int tt_mpi_gather_f64(const double *mine, int n, double *all)
+{
+    return MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+}

@@ -12,6 +12,8 @@ int tt_mpi_transport(tt_transport *tr);
 void tt_mpi_transport_free(tt_transport *tr);
 /* sum n counters over all ranks (every rank gets the sums) */
 int tt_mpi_sum_u64(uint64_t *v, int n);
+/* n doubles from every rank to rank 0: all[rank*n .. rank*n+n) (all: rank 0 only) */
+int tt_mpi_gather_f64(const double *mine, int n, double *all);
 /* rank 0's int to every rank */
 int tt_mpi_bcast_int(int *v);
 

@@ -19,6 +19,16 @@ struct tt_run {
     int *tok, *tgt;   /* [M*B*T] */
     int t;            /* steps done */
     uint64_t fwd_bytes, bwd_bytes;
+    /* window set (o.train_windows > 0) */
+    size_t *wpos;     /* [N] start of window i */
+    uint32_t *perm;   /* [N] the order of epoch perm_epoch */
+    int64_t perm_epoch;
+    uint32_t *wid;    /* [M*B] the step's window ids */
+    /* AQ-SGD: per boundary k, the sender's (stage k) and the receiver's (stage k+1) cache */
+    tt_aq_cache *aq_tx, *aq_rx;
+    uint64_t aq_new, aq_new_bytes;
+    tt_probe_fn probe;
+    void *probe_ctx;
     tt_transport tr;
     /* single-process transport: the one message in flight */
     const uint8_t *box;
@@ -126,6 +136,47 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
         tt_run_free(r);
         return NULL;
     }
+    const int N = o->train_windows;
+    if (m->fwd == SIM_FWD_AQSGD && N <= 0) {
+        *err = "aqsgd needs a fixed window set (--train-windows N)";
+        tt_run_free(r);
+        return NULL;
+    }
+    r->wid = calloc((size_t)M * B, sizeof(uint32_t));
+    if (!r->wid) {
+        tt_run_free(r);
+        return NULL;
+    }
+    if (N > 0) {
+        r->wpos = malloc(sizeof(size_t) * (size_t)N);
+        r->perm = malloc(sizeof(uint32_t) * (size_t)N);
+        if (!r->wpos || !r->perm) {
+            tt_run_free(r);
+            return NULL;
+        }
+        const uint64_t span = (uint64_t)(d->n_train - (size_t)c->T - 1);
+        for (int i = 0; i < N; i++)
+            r->wpos[i] = (size_t)(sim_mix64(sim_mix64(o->seed ^ UINT64_C(0x77696E646F7773)) +
+                                            sim_mix64((uint64_t)i)) % span);
+        r->perm_epoch = -1;
+    }
+    if (m->fwd == SIM_FWD_AQSGD) {
+        r->aq_tx = calloc((size_t)K, sizeof *r->aq_tx);
+        r->aq_rx = calloc((size_t)K, sizeof *r->aq_rx);
+        if (!r->aq_tx || !r->aq_rx) {
+            tt_run_free(r);
+            return NULL;
+        }
+        for (int k = 0; k + 1 < K; k++) {
+            if ((k >= r->k_lo && k <= r->k_hi &&
+                 tt_aq_init(&r->aq_tx[k], (uint32_t)N, (uint32_t)c->T, (uint32_t)c->C)) ||
+                (k + 1 >= r->k_lo && k + 1 <= r->k_hi &&
+                 tt_aq_init(&r->aq_rx[k], (uint32_t)N, (uint32_t)c->T, (uint32_t)c->C))) {
+                tt_run_free(r);
+                return NULL;
+            }
+        }
+    }
     *err = NULL;
     return r;
 }
@@ -148,6 +199,17 @@ void tt_run_free(tt_run *r)
     free(r->av);
     free(r->decay);
     tt_codec_free(&r->codec);
+    for (int k = 0; k < r->K; k++) {
+        if (r->aq_tx)
+            tt_aq_free(&r->aq_tx[k]);
+        if (r->aq_rx)
+            tt_aq_free(&r->aq_rx[k]);
+    }
+    free(r->aq_tx);
+    free(r->aq_rx);
+    free(r->wpos);
+    free(r->perm);
+    free(r->wid);
     free(r->xbuf);
     free(r->gbuf);
     free(r->tied);
@@ -230,8 +292,22 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
             *err = "receiving a forward message failed";
             return 1;
         }
-        if (tt_decode(&r->codec, 0, (uint32_t)B, msg, len, r->xbuf, err))
+        if (r->aq_rx) {
+            tt_aq_cache *rx = &r->aq_rx[k - 1];
+            const uint32_t *ids = r->wid + (size_t)m * B;
+            if (tt_aq_decode(&r->codec, rx, ids, (uint32_t)B, msg, len, r->xbuf, err))
+                return 1;
+            /* one process holds both sides: their caches must agree */
+            const tt_aq_cache *tx = &r->aq_tx[k - 1];
+            for (int s = 0; tx->val && s < B; s++)
+                if (memcmp(tx->val + ids[s] * tx->per, rx->val + ids[s] * rx->per,
+                           sizeof(uint16_t) * tx->per)) {
+                    *err = "aqsgd: the sender's and the receiver's caches differ";
+                    return 1;
+                }
+        } else if (tt_decode(&r->codec, 0, (uint32_t)B, msg, len, r->xbuf, err)) {
             return 1;
+        }
         x = r->xbuf;
     }
     double l = tt_stage_forward_f(&r->st[k], m, B, r->tok + m * BT, r->tgt + m * BT, x, &y);
@@ -239,7 +315,17 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
         *loss += l;
         return 0;
     }
-    size_t len = tt_encode(&r->codec, 0, (uint32_t)B, y, msg_key(r->o.seed, r->t, k, m, 0), err);
+    if (r->probe && m == 0 && r->probe(r->probe_ctx, k, r->t + 1, y, B, r->o.cfg.T, r->o.cfg.C, err))
+        return 1;
+    size_t len;
+    if (r->aq_tx) {
+        uint32_t n_new = 0;
+        len = tt_aq_encode(&r->codec, &r->aq_tx[k], r->wid + (size_t)m * B, (uint32_t)B, y, &n_new, err);
+        r->aq_new += n_new;
+        r->aq_new_bytes += (uint64_t)n_new * r->aq_tx[k].per * 4;
+    } else {
+        len = tt_encode(&r->codec, 0, (uint32_t)B, y, msg_key(r->o.seed, r->t, k, m, 0), err);
+    }
     if (!len)
         return 1;
     r->fwd_bytes += len;
@@ -282,12 +368,38 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
     return 0;
 }
 
+/* the order of epoch e of the window set: Fisher-Yates with a counter-based
+ * generator keyed by the seed and e */
+static void epoch_order(tt_run *r, int64_t e)
+{
+    const uint32_t N = (uint32_t)r->o.train_windows;
+    const uint64_t key = sim_mix64(sim_mix64(r->o.seed ^ UINT64_C(0x65706F6368)) + (uint64_t)e);
+    for (uint32_t i = 0; i < N; i++)
+        r->perm[i] = i;
+    for (uint32_t i = N - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)(sim_mix64(key + i) % (uint64_t)(i + 1));
+        uint32_t t = r->perm[i];
+        r->perm[i] = r->perm[j], r->perm[j] = t;
+    }
+    r->perm_epoch = e;
+}
+
 /* the windows of step t (every process draws all of them: they are cheap) */
 static void draw(tt_run *r)
 {
     const int T = r->o.cfg.T, n = r->o.micro * r->o.batch;
+    const int64_t N = r->o.train_windows;
     for (int i = 0; i < n; i++) {
-        size_t p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
+        size_t p;
+        if (N > 0) {
+            int64_t g = (int64_t)r->t * n + i;
+            if (g / N != r->perm_epoch)
+                epoch_order(r, g / N);
+            r->wid[i] = r->perm[g % N];
+            p = r->wpos[r->wid[i]];
+        } else {
+            p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
+        }
         for (int j = 0; j < T; j++) {
             r->tok[(size_t)i * T + j] = r->d.train[p + j];
             r->tgt[(size_t)i * T + j] = r->d.train[p + j + 1];
@@ -305,12 +417,14 @@ double tt_run_step(tt_run *r, const char **err)
     for (int k = r->k_lo; k <= r->k_hi; k++)
         tt_stage_zero_grad_f(&r->st[k]);
     r->fwd_bytes = r->bwd_bytes = 0;
+    r->aq_new = r->aq_new_bytes = 0;
     double loss = 0;
     /* GPipe: all forwards, then all backwards in the same order */
     for (int m = 0; m < M; m++)
         for (int k = r->k_lo; k <= r->k_hi; k++)
             if (fwd_work(r, k, m, &loss, err))
                 return NAN;
+    r->probe = NULL;
     const float scale = (float)(1.0 / ((double)M * BT));
     for (int m = 0; m < M; m++)
         for (int k = r->k_hi; k >= r->k_lo; k--)
@@ -398,4 +512,16 @@ void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd)
 {
     *fwd = r->fwd_bytes;
     *bwd = r->bwd_bytes;
+}
+
+void tt_run_aq_counts(const tt_run *r, uint64_t *new_samples, uint64_t *new_bytes)
+{
+    *new_samples = r->aq_new;
+    *new_bytes = r->aq_new_bytes;
+}
+
+void tt_run_probe_next(tt_run *r, tt_probe_fn fn, void *ctx)
+{
+    r->probe = fn;
+    r->probe_ctx = ctx;
 }

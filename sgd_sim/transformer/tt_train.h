@@ -14,7 +14,8 @@
  * tensors and the tied embedding, each scaled to norm <= clip. AdamW as in
  * sim.h (m and v in binary32, bias-corrected, decoupled weight decay on the
  * matrices and embeddings only), step size warm-up then linear or cosine
- * decay to lr/10.
+ * decay to lr/10. AQ-SGD (tt_codec.h) keeps a cache per sample of the
+ * window set on both sides of every boundary.
  */
 #ifndef TT_TRAIN_H
 #define TT_TRAIN_H
@@ -35,6 +36,12 @@ typedef struct tt_opts {
     tt_schedule schedule;
     double lr, beta1, beta2, eps, weight_decay, clip;
     uint64_t seed;
+    /* > 0: a fixed set of train_windows windows (positions a function of the
+     * seed and the index), visited in epochs: each epoch a permutation of
+     * the set (a function of the seed and the epoch), the step's M*B samples
+     * the next ones in that order. 0: every sample a fresh random window.
+     * AQ-SGD needs a set (its cache is per sample). */
+    int train_windows;
 } tt_opts;
 
 typedef struct tt_data {
@@ -77,5 +84,17 @@ double tt_lr(const tt_opts *o, int t);
 /* bytes of the last step's messages sent by this process's stages (summed
  * over boundaries and micro-batches) */
 void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd);
+/* AQ-SGD: the last step's first visits (samples sent in binary32, summed
+ * over boundaries) and the bytes of those binary32 parts; the rest of the
+ * forward bytes are delta messages. Zero for other methods. */
+void tt_run_aq_counts(const tt_run *r, uint64_t *new_samples, uint64_t *new_bytes);
+
+/* A probe sees the forward activation of micro-batch 0 at every boundary k
+ * this process sends from, before it is encoded: y is [B, T, C]. Called
+ * during the next tt_run_step only (NULL: none). Returns 0, or 1 to fail
+ * the step with *err. */
+typedef int (*tt_probe_fn)(void *ctx, int k, int step, const float *y, int B, int T, int C,
+                           const char **err);
+void tt_run_probe_next(tt_run *r, tt_probe_fn fn, void *ctx);
 
 #endif

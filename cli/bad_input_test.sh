@@ -207,6 +207,25 @@ if [ -n "$SRC" ] && [ -f "$SRC/golden/v1/manifest.json" ]; then
   bad 1 "$T" conform --vectors gv --check;       has "nesting too deep"
   printf '{"schema": 1\000}' >gv/manifest.json
   bad 1 "$T" conform --vectors gv --check
+  # a member given twice in an object
+  sed '0,/"set": "v1",/s//"set": "v1", "set": "v2",/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "duplicate object key"
+  # seeds are strings: the whole u64 range, 18446744073709551615 included
+  # (the old reader refused u64 values from 18446744073709551610 up); one
+  # more is out of range
+  sed '0,/"seed":"0"/s//"seed":"18446744073709551615"/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  grep -q '"seed":"18446744073709551615"' gv/manifest.json || fail "seed not replaced"
+  "$T" conform --vectors gv --check >out.txt 2>err.txt ||
+    fail "seed 18446744073709551615 refused: $(cat err.txt)"
+  sed '0,/"seed":"0"/s//"seed":"18446744073709551616"/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "seed '18446744073709551616'"
+  # numbers are integers of at most 63 bits (jansson's json_int_t)
+  sed '0,/"bytes": 768,/s//"bytes": 18446744073709551615,/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "too big integer"
 fi
 
 # an existing output survives a failed command untouched

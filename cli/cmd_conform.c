@@ -37,7 +37,7 @@ typedef struct gcase {
     char cfg_json[512];
     int pv1; /* kind paper_v1: pcfg, not cfg */
     tahq_paper_v1_config pcfg;
-    const json_node *flags; /* array of strings */
+    const json_t *flags; /* array of strings */
 } gcase;
 
 typedef struct check {
@@ -160,11 +160,11 @@ static int valid_status_name(const char *s)
 
 /* ---------------------------------------------------------------- manifest */
 
-static int parse_file_ref(const json_node *c, const char *key, file_ref *f, char *err, size_t n)
+static int parse_file_ref(const json_t *c, const char *key, file_ref *f, char *err, size_t n)
 {
-    const json_node *o = json_get(c, key);
-    if (!o || json_get_str(o, "path", &f->path) || json_get_u64(o, "bytes", &f->bytes) ||
-        json_get_str(o, "sha256", &f->sha)) {
+    const json_t *o = json_object_get(c, key);
+    if (golden_json_str(o, "path", &f->path) || golden_json_u64(o, "bytes", &f->bytes) ||
+        golden_json_str(o, "sha256", &f->sha)) {
         snprintf(err, n, "\"%s\" needs path, bytes, sha256", key);
         return -1;
     }
@@ -179,15 +179,15 @@ static int parse_file_ref(const json_node *c, const char *key, file_ref *f, char
     return 0;
 }
 
-static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
+static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
 {
     memset(g, 0, sizeof *g);
-    const json_node *flags = json_get(c, "flags");
+    const json_t *flags = json_is_object(c) ? json_object_get(c, "flags") : NULL;
     const char *desc;
-    if (json_get_str(c, "id", &g->id) || json_get_str(c, "kind", &g->kind) ||
-        json_get_str(c, "expected_status", &g->expected_status) ||
-        json_get_str(c, "description", &desc) || !flags || flags->type != JSON_ARR ||
-        flags->count == 0) {
+    if (golden_json_str(c, "id", &g->id) || golden_json_str(c, "kind", &g->kind) ||
+        golden_json_str(c, "expected_status", &g->expected_status) ||
+        golden_json_str(c, "description", &desc) || !json_is_array(flags) ||
+        json_array_size(flags) == 0) {
         snprintf(err, n, "a case needs id, kind, flags (non-empty), description, expected_status");
         return -1;
     }
@@ -196,8 +196,10 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
             snprintf(err, n, "case id '%s': only a-z, 0-9 and '-'", g->id);
             return -1;
         }
-    for (const json_node *f = flags->child; f; f = f->next)
-        if (f->type != JSON_STR) {
+    size_t fi;
+    const json_t *f;
+    json_array_foreach(flags, fi, f)
+        if (!json_is_string(f)) {
             snprintf(err, n, "case %s: flags must be strings", g->id);
             return -1;
         }
@@ -223,13 +225,13 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
     if (parse_file_ref(c, "input", &g->input, err, n))
         return -1;
     if (enc || encerr) {
-        const json_node *sh = json_get(c, "shape");
+        const json_t *sh = json_object_get(c, "shape");
         if (g->pv1) {
-            if (golden_pv1_config_parse(json_get(c, "config"), &g->pcfg, err, n))
+            if (golden_pv1_config_parse(json_object_get(c, "config"), &g->pcfg, err, n))
                 return -1;
             tahq_config_default(&g->cfg);
             g->cfg.tile = g->pcfg.tile;
-        } else if (golden_config_parse(json_get(c, "config"), &g->cfg, err, n)) {
+        } else if (golden_config_parse(json_object_get(c, "config"), &g->cfg, err, n)) {
             return -1;
         }
         if (g->pv1 ? tahq_paper_v1_check(&g->pcfg, &(tahq_shape){1, 1, g->pcfg.tile}) != TAHQ_OK
@@ -237,19 +239,21 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
             snprintf(err, n, "case %s: config is not valid", g->id);
             return -1;
         }
-        if (!sh || sh->type != JSON_ARR || sh->count != 3) {
+        if (!json_is_array(sh) || json_array_size(sh) != 3) {
             snprintf(err, n, "case %s: shape must be [B, S, C]", g->id);
             return -1;
         }
         uint64_t d[3];
-        int i = 0;
-        for (const json_node *e = sh->child; e; e = e->next, ++i) {
-            if (e->type != JSON_NUM || e->num < 1 || e->num > 4294967295.0 ||
-                e->num != floor(e->num)) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(sh, i, e) {
+            /* an integral number, written as an integer or not (1, 1.0, 1e0) */
+            double v = json_number_value(e);
+            if (!json_is_number(e) || v < 1 || v > 4294967295.0 || v != floor(v)) {
                 snprintf(err, n, "case %s: shape entries must be integers >= 1", g->id);
                 return -1;
             }
-            d[i] = (uint64_t)e->num;
+            d[i] = (uint64_t)v;
         }
         g->shape.batch = (uint32_t)d[0];
         g->shape.seq_len = (uint32_t)d[1];
@@ -1379,8 +1383,10 @@ static int parse_args(int argc, char **argv, opts *o)
 
 static int has_flag(const gcase *g, const char *flag)
 {
-    for (const json_node *f = g->flags->child; f; f = f->next)
-        if (strcmp(f->str, flag) == 0)
+    size_t i;
+    const json_t *f;
+    json_array_foreach(g->flags, i, f)
+        if (strcmp(json_string_value(f), flag) == 0)
             return 1;
     return 0;
 }
@@ -1414,8 +1420,7 @@ static int selected(const opts *o, const gcase *g)
 
 typedef struct state {
     gcase *cs;
-    json_doc doc;
-    int have_doc;
+    json_t *doc;
     size_t *sel; /* indices of the selected cases */
     case_run *cr;
     char tmp[4096];
@@ -1443,8 +1448,8 @@ static void state_free(state *S)
     free(S->cr);
     free(S->sel);
     free(S->cs);
-    if (S->have_doc)
-        json_free(&S->doc);
+    json_decref(S->doc);
+    S->doc = NULL;
 }
 
 /* Evaluate and report selected case number i (its runs in cr, or NULL). */
@@ -1549,19 +1554,18 @@ int cmd_conform(int argc, char **argv)
     rc = cli_read_file(p, &text, &tlen);
     if (rc)
         return rc;
-    if (json_parse(&S.doc, (const char *)text, tlen)) {
-        free(text);
-        return cli_fail(EXIT_RUNTIME, "%s: %s", p, S.doc.err);
-    }
+    S.doc = golden_json_load((const char *)text, tlen, err, sizeof err);
     free(text);
-    S.have_doc = 1;
-    const json_node *root = S.doc.root, *cases = json_get(root, "cases");
+    if (!S.doc)
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
+    const json_t *root = S.doc;
+    const json_t *cases = json_is_object(root) ? json_object_get(root, "cases") : NULL;
     const char *schema, *set;
     uint64_t fv, ncases;
-    if (json_get_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
-        json_get_str(root, "set", &set) || json_get_u64(root, "format_version", &fv) ||
-        json_get_u64(root, "n_cases", &ncases) || !cases || cases->type != JSON_ARR ||
-        cases->count != ncases) {
+    if (golden_json_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
+        golden_json_str(root, "set", &set) || golden_json_u64(root, "format_version", &fv) ||
+        golden_json_u64(root, "n_cases", &ncases) || !json_is_array(cases) ||
+        json_array_size(cases) != ncases) {
         state_free(&S);
         return cli_fail(EXIT_RUNTIME,
                         "%s: not a %s manifest (schema, set, format_version, n_cases, cases)", p,
@@ -1572,14 +1576,15 @@ int cmd_conform(int argc, char **argv)
         return cli_fail(EXIT_RUNTIME, "%s: vectors for format %" PRIu64 ", this is format %u", p,
                         fv, (unsigned)TAHQ_FORMAT_VERSION);
     }
-    S.cs = calloc(cases->count + 1, sizeof *S.cs);
-    S.sel = calloc(cases->count + 1, sizeof *S.sel);
+    S.cs = calloc(json_array_size(cases) + 1, sizeof *S.cs);
+    S.sel = calloc(json_array_size(cases) + 1, sizeof *S.sel);
     if (!S.cs || !S.sel) {
         state_free(&S);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
     size_t nc = 0;
-    for (const json_node *c = cases->child; c; c = c->next, ++nc) {
+    for (; nc < json_array_size(cases); ++nc) {
+        const json_t *c = json_array_get(cases, nc);
         if (parse_case(c, &S.cs[nc], err, sizeof err)) {
             state_free(&S);
             return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);

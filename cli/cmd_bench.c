@@ -139,30 +139,18 @@ int cmd_bench(int argc, char **argv)
     char txt[160];
     cli_config_text(&cfg, txt, sizeof txt);
     if (json) {
-        printf("{\"command\": \"bench\", \"shape\": [%u, %u, %u], \"input_bytes\": %zu, "
-               "\"message_bytes\": %zu, \"bits_per_element\": ",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               in_bytes, len);
-        json_num(stdout, bpe);
-        printf(", \"config\": ");
-        json_config(stdout, &cfg);
-        printf(", \"reps\": %u, \"threads\": 1, \"memcpy_gbps\": ", (unsigned)reps);
-        json_num(stdout, cpy);
-        printf(", \"encode_gbps\": ");
-        json_num(stdout, enc);
-        printf(", \"decode_gbps\": ");
-        json_num(stdout, dec);
-        printf(", \"encode_over_memcpy\": ");
-        json_num(stdout, enc / cpy);
-        printf(", \"decode_over_memcpy\": ");
-        json_num(stdout, dec / cpy);
-        printf(", \"memcpy_s\": ");
-        json_num(stdout, best_cpy);
-        printf(", \"encode_s\": ");
-        json_num(stdout, best_enc);
-        printf(", \"decode_s\": ");
-        json_num(stdout, best_dec);
-        printf("}\n");
+        rc = cli_json_print(
+            stdout,
+            json_pack("{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
+                      "s:o, s:o}",
+                      "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
+                      (json_int_t)in_bytes, "message_bytes", (json_int_t)len, "bits_per_element",
+                      cli_jnum(bpe), "config", cli_jconfig(&cfg), "reps", (json_int_t)reps,
+                      "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy), "encode_gbps",
+                      cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
+                      cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy),
+                      "memcpy_s", cli_jnum(best_cpy), "encode_s", cli_jnum(best_enc),
+                      "decode_s", cli_jnum(best_dec)));
     } else {
         printf("tahq bench: LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); %s\n",
                (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,

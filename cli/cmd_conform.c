@@ -975,6 +975,7 @@ typedef struct report {
     size_t jlen;
     size_t j_fail, j_err;
     double j_time;
+    int json_failed; /* a part of the --json output could not be built */
 } report;
 
 static void report_begin(report *R)
@@ -984,35 +985,30 @@ static void report_begin(report *R)
     R->started = 1;
     const opts *o = R->o;
     if (o->json) {
-        printf("{\"vectors\": ");
-        json_str(stdout, o->vectors);
-        printf(", \"set\": ");
-        json_str(stdout, R->set);
-        printf(", \"mode\": \"%s\", \"cases\": [", o->run ? "run" : "candidate");
+        /* streamed: the head's members, then one case per line as it is
+         * judged, then the summary */
+        char *head = cli_json_text(json_pack("{s:o, s:o, s:s}", "vectors",
+                                                  cli_jstr(o->vectors), "set", cli_jstr(R->set),
+                                                  "mode", o->run ? "run" : "candidate"));
+        size_t hl = head ? strlen(head) : 0;
+        if (hl >= 2)
+            printf("%.*s, \"cases\": [", (int)(hl - 1), head); /* without its '}' */
+        else
+            R->json_failed = 1;
+        free(head);
     } else if (o->tap) {
         printf("TAP version 13\n1..%zu\n", R->n_sel);
     }
 }
 
-static void json_run(const conform_run *r)
+static json_t *json_run(const conform_run *r)
 {
-    printf(", \"candidate\": {\"op\": ");
-    json_str(stdout, r->op[0] ? r->op : "(not run)");
-    printf(", \"ran\": %s, \"exit_status\": ", r->ran ? "true" : "false");
-    if (r->ran && r->exited && !r->timed_out)
-        printf("%d", r->status);
-    else
-        fputs("null", stdout);
-    printf(", \"signal\": ");
-    if (r->ran && !r->exited)
-        printf("%d", r->sig);
-    else
-        fputs("null", stdout);
-    printf(", \"timed_out\": %s, \"status_word\": ", r->timed_out ? "true" : "false");
-    json_str(stdout, r->word[0] ? r->word : "(none)");
-    printf(", \"stderr_tail\": ");
-    json_str(stdout, r->tail);
-    printf("}");
+    return json_pack("{s:o, s:b, s:o, s:o, s:b, s:o, s:o}", "op",
+                     cli_jstr(r->op[0] ? r->op : "(not run)"), "ran", r->ran, "exit_status",
+                     r->ran && r->exited && !r->timed_out ? json_integer(r->status) : json_null(),
+                     "signal", r->ran && !r->exited ? json_integer(r->sig) : json_null(),
+                     "timed_out", r->timed_out, "status_word",
+                     cli_jstr(r->word[0] ? r->word : "(none)"), "stderr_tail", cli_jstr(r->tail));
 }
 
 /* The lines of a case's report (without its heading). */
@@ -1088,36 +1084,37 @@ static void report_case(report *R, const gcase *g, const check *ks, int nk, cons
     const char *text = block ? block : "";
 
     if (o->json) {
-        printf("%s\n  {\"id\": \"%s\", \"kind\": \"%s\", \"pass\": %s, \"verdict\": \"%s\"",
-               R->n_done > 1 ? "," : "", g->id, g->kind, pass ? "true" : "false",
-               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
-        if (o->tolerance)
-            printf(", \"tolerant_pass\": %s", tpass ? "true" : "false");
-        printf(", \"checks\": [");
-        for (int j = 0; j < nk; ++j) {
-            printf("%s{\"task\": \"%s\", \"pass\": %s, \"field\": ", j ? ", " : "", ks[j].task,
-                   ks[j].pass ? "true" : "false");
-            if (ks[j].field && !ks[j].pass)
-                json_str(stdout, ks[j].field);
-            else
-                fputs("null", stdout);
-            printf(", \"tile\": ");
-            if (ks[j].tile >= 0 && !ks[j].pass)
-                printf("%" PRId64, ks[j].tile);
-            else
-                fputs("null", stdout);
-            printf(", \"detail\": ");
-            json_str(stdout, ks[j].detail);
-            if (o->tolerance) {
-                printf(", \"tolerant_pass\": %s, \"tolerant_detail\": ",
-                       ks[j].tol_done && ks[j].tol_pass ? "true" : "false");
-                json_str(stdout, ks[j].tol_detail);
-            }
-            if (ks[j].run && !ks[j].pass)
-                json_run(ks[j].run);
-            printf("}");
+        json_t *jc = json_pack("{s:o, s:o, s:b, s:s}", "id", cli_jstr(g->id), "kind",
+                               cli_jstr(g->kind), "pass", pass, "verdict",
+                               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
+        if (jc && o->tolerance && json_object_set_new(jc, "tolerant_pass", json_boolean(tpass)))
+            json_decref(jc), jc = NULL;
+        json_t *jks = jc ? json_array() : NULL;
+        for (int j = 0; jks && j < nk; ++j) {
+            const check *k = &ks[j];
+            json_t *jk = json_pack(
+                "{s:s, s:b, s:o, s:o, s:o}", "task", k->task, "pass", k->pass, "field",
+                k->field && !k->pass ? cli_jstr(k->field) : json_null(), "tile",
+                k->tile >= 0 && !k->pass ? json_integer((json_int_t)k->tile) : json_null(),
+                "detail", cli_jstr(k->detail));
+            if (jk && o->tolerance &&
+                (json_object_set_new(jk, "tolerant_pass",
+                                     json_boolean(k->tol_done && k->tol_pass)) ||
+                 json_object_set_new(jk, "tolerant_detail", cli_jstr(k->tol_detail))))
+                json_decref(jk), jk = NULL;
+            if (jk && k->run && !k->pass && json_object_set_new(jk, "candidate", json_run(k->run)))
+                json_decref(jk), jk = NULL;
+            if (!jk || json_array_append_new(jks, jk))
+                json_decref(jks), jks = NULL;
         }
-        printf("]}");
+        if (!jks || json_object_set_new(jc, "checks", jks))
+            json_decref(jc), jc = NULL;
+        char *line = cli_json_text(jc);
+        if (line)
+            printf("%s\n  %s", R->n_done > 1 ? "," : "", line);
+        else
+            R->json_failed = 1;
+        free(line);
     } else if (o->tap) {
         printf("%s %zu - %s (%s)%s\n", ok ? "ok" : "not ok", R->n_done, g->id, g->kind,
                pass ? "" : timeout ? ": TIMEOUT" : tol_only ? ": TOLERANT" : "");
@@ -1187,16 +1184,25 @@ static void report_end(report *R)
     if (R->n_timeout)
         snprintf(tmo, sizeof tmo, "; %zu timed out", R->n_timeout);
     if (o->json) {
-        printf("\n], \"summary\": {\"cases\": %zu, \"selected\": %zu, \"skipped\": %zu, "
-               "\"passed\": %zu, \"failed\": %zu, \"timed_out\": %zu, "
-               "\"encode\": [%zu, %zu], \"decode\": [%zu, %zu], \"errors\": [%zu, %zu]",
-               R->n_sel, R->n_sel, skipped, R->n_pass, n_fail, R->n_timeout, R->by_task[0][0],
-               R->by_task[0][1], R->by_task[1][0], R->by_task[1][1], R->by_task[2][0],
-               R->by_task[2][1]);
-        if (o->tolerance)
-            printf(", \"tolerant_passed\": %zu, \"tolerant_only\": %zu, \"tolerant_failed\": %zu",
-                   R->n_tol_pass, R->n_tol_only, n_tol_fail);
-        printf("}}\n");
+        json_t *sum = json_pack(
+            "{s:I, s:I, s:I, s:I, s:I, s:I, s:[I, I], s:[I, I], s:[I, I]}", "cases",
+            (json_int_t)R->n_sel, "selected", (json_int_t)R->n_sel, "skipped",
+            (json_int_t)skipped, "passed", (json_int_t)R->n_pass, "failed", (json_int_t)n_fail,
+            "timed_out", (json_int_t)R->n_timeout, "encode", (json_int_t)R->by_task[0][0],
+            (json_int_t)R->by_task[0][1], "decode", (json_int_t)R->by_task[1][0],
+            (json_int_t)R->by_task[1][1], "errors", (json_int_t)R->by_task[2][0],
+            (json_int_t)R->by_task[2][1]);
+        if (sum && o->tolerance &&
+            (json_object_set_new(sum, "tolerant_passed", json_integer((json_int_t)R->n_tol_pass)) ||
+             json_object_set_new(sum, "tolerant_only", json_integer((json_int_t)R->n_tol_only)) ||
+             json_object_set_new(sum, "tolerant_failed", json_integer((json_int_t)n_tol_fail))))
+            json_decref(sum), sum = NULL;
+        char *text = cli_json_text(sum);
+        if (text)
+            printf("\n], \"summary\": %s}\n", text);
+        else
+            R->json_failed = 1;
+        free(text);
         return;
     }
     const char *pre = o->tap ? "# " : "";
@@ -1607,11 +1613,11 @@ int cmd_conform(int argc, char **argv)
     }
     if (o.check_only) {
         if (o.json) {
-            printf("{\"vectors\": ");
-            json_str(stdout, o.vectors);
-            printf(", \"set\": ");
-            json_str(stdout, set);
-            printf(", \"cases\": %zu, \"valid\": true}\n", nc);
+            rc = cli_json_print(stdout, json_pack("{s:o, s:o, s:I, s:b}", "vectors",
+                                                  cli_jstr(o.vectors), "set", cli_jstr(set),
+                                                  "cases", (json_int_t)nc, "valid", 1));
+            state_free(&S);
+            return rc;
         } else {
             printf("conform: %s (set %s): %zu cases, manifest valid, every file matches its "
                    "sha256\n",
@@ -1708,6 +1714,9 @@ int cmd_conform(int argc, char **argv)
         }
     }
     size_t fails = o.tolerance ? n_sel - S.R.n_tol_pass : n_sel - S.R.n_pass;
+    int json_failed = S.R.json_failed;
     state_free(&S);
+    if (json_failed)
+        return cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
     return fails ? EXIT_RUNTIME : 0;
 }

@@ -88,10 +88,11 @@ int cmd_gen_llm(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        printf("{\"command\": \"gen-llm\", \"output\": ");
-        json_str(stdout, out);
-        printf(", \"shape\": [%u, %u, %u], \"seed\": %llu, \"elements\": %llu}\n", (unsigned)B,
-               (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);
+        return cli_json_print(
+            stdout, json_pack("{s:s, s:o, s:[I, I, I], s:o, s:I}", "command", "gen-llm",
+                              "output", cli_jstr(out), "shape", (json_int_t)B, (json_int_t)S,
+                              (json_int_t)C, "seed", cli_ju64(seed), "elements",
+                              (json_int_t)n));
     } else {
         printf("%s: LLM-like tensor [%u, %u, %u], seed %llu, %llu elements\n", out, (unsigned)B,
                (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);

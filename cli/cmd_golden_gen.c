@@ -185,7 +185,10 @@ static int begin_case(gen *g, const char *id, const char *kind, const char *flag
             g->n_cases ? ",\n" : "", id, kind);
     write_flags(g->man, flags);
     fputs(",\n      \"description\": ", g->man);
-    json_str(g->man, desc);
+    json_t *d = cli_jstr(desc);
+    if (!d || json_dumpf(d, g->man, JSON_ENCODE_ANY) != 0)
+        g->failed = 1;
+    json_decref(d);
     fputs(",\n", g->man);
     g->n_cases++;
     return 0;

@@ -157,18 +157,15 @@ int cmd_paper_v1_encode(int argc, char **argv)
     char txt[96];
     cfg_text(&pc, txt, sizeof txt);
     if (json) {
-        printf("{\"command\": \"encode\", \"profile\": \"paper-v1\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": [%u, %u, %u], \"config\": {\"tile\": %u, \"hi_bits\": %u, "
-               "\"lo_bits\": %u, \"hi_permille\": %u}, \"elements\": %llu, \"bytes\": %zu, "
-               "\"bits_per_element\": ",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               (unsigned)pc.tile, (unsigned)pc.hi_bits, (unsigned)pc.lo_bits,
-               (unsigned)pc.hi_permille, (unsigned long long)n, len);
-        json_num(stdout, (double)len * 8.0 / (double)n);
-        printf("}\n");
+        return cli_json_print(
+            stdout,
+            json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
+                      "command", "encode", "profile", "paper-v1", "input", cli_jstr(pos[0]),
+                      "output", cli_jstr(pos[1]), "shape", cli_jshape(&shape), "config", "tile",
+                      (json_int_t)pc.tile, "hi_bits", (json_int_t)pc.hi_bits, "lo_bits",
+                      (json_int_t)pc.lo_bits, "hi_permille", (json_int_t)pc.hi_permille,
+                      "elements", (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
+                      cli_jnum((double)len * 8.0 / (double)n)));
     } else {
         printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element (%s)\n",
                pos[0], pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len,
@@ -245,12 +242,12 @@ int cmd_paper_v1_decode(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        printf("{\"command\": \"decode\", \"profile\": \"paper-v1\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": [%u, %u, %u], \"elements\": %llu, \"bytes\": %zu}\n", (unsigned)B,
-               (unsigned)S, (unsigned)C, (unsigned long long)n, len);
+        return cli_json_print(
+            stdout, json_pack("{s:s, s:s, s:o, s:o, s:[I, I, I], s:I, s:I}", "command", "decode",
+                              "profile", "paper-v1", "input", cli_jstr(pos[0]), "output",
+                              cli_jstr(pos[1]), "shape", (json_int_t)B, (json_int_t)S,
+                              (json_int_t)C, "elements", (json_int_t)n, "bytes",
+                              (json_int_t)len));
     } else {
         printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes (paper-v1)\n", pos[0],
                pos[1], (unsigned)B, (unsigned)S, (unsigned)C, (unsigned long long)n, len);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "tahq.h"
 
 #include "tahq_version.h"
@@ -94,9 +96,28 @@ void cli_out_abort(cli_out *o);
 /* Write a whole buffer atomically. */
 int cli_write_file(const char *path, const void *data, size_t n);
 
-/* JSON output helpers (to stdout). */
-void json_str(FILE *f, const char *s);        /* quoted, escaped */
-void json_num(FILE *f, double v);              /* %.17g, or null if not finite */
+/* JSON output, built with jansson and written by cli_json_print: one line,
+ * ", " and ": " separators, members in the order they were added, doubles
+ * with 17 significant digits. The constructors return a new reference (or
+ * NULL when out of memory, which json_pack's "o" and cli_json_print report). */
+#define CLI_JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+json_t *cli_jstr(const char *s);   /* bytes that are not UTF-8 become U+FFFD */
+json_t *cli_jnum(double v);        /* null if not finite; an integer if integral, |v| < 2^53 */
+json_t *cli_ju64(uint64_t v);      /* an integer, up to UINT64_MAX (see cli_json_text) */
+/* Print v and a newline to f and release v: 0, or EXIT_RUNTIME (printed) if
+ * v is NULL (out of memory while building it) or cannot be written. */
+int cli_json_print(FILE *f, json_t *v);
+/* v's text (malloc'd; v released), or NULL if v is NULL or out of memory;
+ * the u64 values of cli_ju64 above INT64_MAX (beyond jansson's integers)
+ * become bare numbers here: write JSON through cli_json_text, cli_json_put
+ * or cli_json_print only.
+ * For output streamed record by record (a long list on lines of their own),
+ * cli_json_put writes pre, then v's text less its first character when
+ * skip_open and its last when skip_close (the braces of an object whose
+ * members continue the enclosing text); 0, or -1 when v could not be built
+ * (nothing written). */
+char *cli_json_text(json_t *v);
+int cli_json_put(FILE *f, const char *pre, json_t *v, int skip_open, int skip_close);
 
 /* Names of configuration values. */
 const char *cli_alloc_name(tahq_alloc a);
@@ -104,7 +125,10 @@ const char *cli_rounding_name(tahq_rounding r);
 const char *cli_meta_name(tahq_meta m);
 /* Short description "G=64 4/3 r=800 token tau=2 nearest fp16". */
 void cli_config_text(const tahq_config *cfg, char *buf, size_t n);
-void json_config(FILE *f, const tahq_config *cfg);
+/* {"tile", "hi_bits", "lo_bits", "hi_permille", "alloc", "tau" (number, or
+ * "inf"), "rounding", "seed", "meta"}; [B, S, C]. */
+json_t *cli_jconfig(const tahq_config *cfg);
+json_t *cli_jshape(const tahq_shape *s);
 
 /* Monotonic clock in seconds. */
 double cli_now(void);

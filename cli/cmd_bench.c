@@ -27,37 +27,34 @@ static void bench_help(void)
            "Reported as GB/s (10^9 bytes/s) of float32 data, best of R runs (default 5).\n");
 }
 
+static int opt_mib(const cli_option *opt, const char *v)
+{
+    uint32_t *mib = opt->dst;
+    if (cli_parse_u32(v, 1u << 20, mib) != 0 || *mib == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --mib (need 1..1048576)", v), -1;
+    return 0;
+}
+
+static int opt_reps(const cli_option *opt, const char *v)
+{
+    uint32_t *reps = opt->dst;
+    if (cli_parse_u32(v, 100000u, reps) != 0 || *reps == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v), -1;
+    return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5;
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            bench_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--mib", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 1u << 20, &mib) != 0 || mib == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --mib (need 1..1048576)", v);
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--reps", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 100000u, &reps) != 0 || reps == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v);
-            continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq bench --help)", a);
-    }
+    int json = 0, npos = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_OPT("--mib", opt_mib, &mib),
+                              CLI_OPT("--reps", opt_reps, &reps), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        bench_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
 
     tahq_config cfg;
     tahq_config_default(&cfg);

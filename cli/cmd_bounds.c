@@ -881,83 +881,48 @@ static void bounds_help(void)
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
 
+static int opt_jobs(const cli_option *opt, const char *v)
+{
+    uint32_t *jobs = opt->dst;
+    if (cli_parse_u32(v, 256, jobs) != 0 || *jobs == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --jobs (need 1..256)", v), -1;
+    return 0;
+}
+
 int cmd_bounds(int argc, char **argv)
 {
-    int full = 0, want_plots = 0, progress = 1;
+    int full = 0, want_plots = 0, progress = 1, no_progress = 0;
     uint32_t jobs = 2;
     const char *input = NULL, *out_dir = "build/bounds", *csv_path = NULL, *json_path = NULL;
     const char *plots_dir = TAHQ_PLOTS_DIR, *dist_list = NULL;
     uint64_t data_seed = 1;
     enc_opts o;
     enc_opts_init(&o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            bounds_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--quick")) {
-            full = 0;
-            continue;
-        }
-        if (cli_opt_flag(a, "--full")) {
-            full = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--plots")) {
-            want_plots = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--no-progress")) {
-            progress = 0;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--jobs", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 256, &jobs) != 0 || jobs == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --jobs (need 1..256)", v);
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--data-seed", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u64(v, &data_seed) != 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --data-seed", v);
-            continue;
-        }
-        const char **sp = NULL;
-        if ((r = cli_opt_value(argc, argv, &i, "--input", &v)) != 0)
-            sp = &input;
-        else if ((r = cli_opt_value(argc, argv, &i, "--out-dir", &v)) != 0)
-            sp = &out_dir;
-        else if ((r = cli_opt_value(argc, argv, &i, "--csv", &v)) != 0)
-            sp = &csv_path;
-        else if ((r = cli_opt_value(argc, argv, &i, "--json", &v)) != 0)
-            sp = &json_path;
-        else if ((r = cli_opt_value(argc, argv, &i, "--plots-dir", &v)) != 0)
-            sp = &plots_dir;
-        else if ((r = cli_opt_value(argc, argv, &i, "--dist", &v)) != 0)
-            sp = &dist_list;
-        if (sp) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (!*v)
-                return cli_fail(EXIT_USAGE, "empty value for %s", a);
-            *sp = v;
-            continue;
-        }
-        if (strncmp(a, "--shape", 7) == 0 || strncmp(a, "--batch", 7) == 0 ||
-            strncmp(a, "--seq", 5) == 0) {
-            r = enc_opts_parse(&o, argc, argv, &i);
-            if (r < 0)
-                return EXIT_USAGE;
-            if (r > 0)
-                continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq bounds --help)", a);
-    }
+    int quick = 0, npos = 0;
+    const cli_option own[] = {CLI_FLAG("--quick", &quick),
+                              CLI_FLAG("--full", &full),
+                              CLI_FLAG("--plots", &want_plots),
+                              CLI_FLAG("--no-progress", &no_progress),
+                              CLI_OPT("--jobs", opt_jobs, &jobs),
+                              CLI_OPT("--data-seed", cli_opt_u64, &data_seed),
+                              CLI_OPT("--input", cli_opt_nonempty, &input),
+                              CLI_OPT("--out-dir", cli_opt_nonempty, &out_dir),
+                              CLI_OPT("--csv", cli_opt_nonempty, &csv_path),
+                              CLI_OPT("--json", cli_opt_nonempty, &json_path),
+                              CLI_OPT("--plots-dir", cli_opt_nonempty, &plots_dir),
+                              CLI_OPT("--dist", cli_opt_nonempty, &dist_list),
+                              CLI_END};
+    cli_option shp[SHAPE_OPTIONS + 1];
+    shape_options(&o, shp);
+    const cli_option *const tables[] = {own, shp, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        bounds_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
+    if (quick && full)
+        return cli_fail(EXIT_USAGE, "--quick and --full: give one");
+    progress = !no_progress;
     if (!input && (o.shape_text || o.batch || o.seq))
         return cli_fail(EXIT_USAGE, "--shape, --batch and --seq need --input");
 

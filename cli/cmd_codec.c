@@ -12,44 +12,36 @@
 
 #define MAX_POS 4
 
-static int unknown_option(const char *a)
+/* The arguments of encode, decode and roundtrip: --json, the encoder and
+ * shape options (one table each, shared with the other commands) and, with
+ * profile non-NULL, --profile. Returns 0 to go on, or the exit status (0
+ * after --help, printed by help, or by the paper-v1 help pv1_help when
+ * --profile paper-v1 came first). *pv1 is 1 with --profile paper-v1. */
+static int parse_codec_args(int argc, char **argv, enc_opts *o, const char **pos, int *npos,
+                            int *json, int *pv1, void (*help)(void), void (*pv1_help)(void))
 {
-    return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq %s --help)", a, cli_command());
-}
-
-static int add_positional(const char **pos, int *npos, const char *a)
-{
-    if (*npos >= MAX_POS)
-        return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
-    pos[(*npos)++] = a;
-    return 0;
-}
-
-/* Arguments of the commands that take encoder options (encode, roundtrip):
- * positionals, encoder options and --json. Returns -1 to go on, or the exit
- * status (0 after --help). */
-static int parse_encode_style(int argc, char **argv, enc_opts *o, const char **pos, int *npos,
-                              int *json, void (*help)(void))
-{
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
+    const char *profile = NULL;
+    cli_option own[] = {CLI_FLAG("--json", json), CLI_VALUE("--profile", &profile), CLI_END};
+    if (!pv1)
+        own[1] = (cli_option)CLI_END;
+    cli_option cfg[ENC_CONFIG_OPTIONS + 1], shp[SHAPE_OPTIONS + 1];
+    enc_config_options(o, cfg);
+    shape_options(o, shp);
+    const cli_option *const tables[] = {own, cfg, shp, NULL};
+    int rc = cli_parse(argc, argv, tables, pos, MAX_POS, npos);
+    if (rc == EXIT_USAGE)
+        return rc;
+    if (pv1) {
+        *pv1 = 0;
+        if (profile && (*pv1 = paper_v1_profile(profile)) < 0)
+            return EXIT_USAGE;
+    }
+    if (rc == CLI_HELP) {
+        if (pv1 && *pv1)
+            pv1_help();
+        else
             help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            *json = 1;
-            continue;
-        }
-        int r = enc_opts_parse(o, argc, argv, &i);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, npos, a))
-            return EXIT_USAGE;
+        return 0;
     }
     return -1;
 }
@@ -97,16 +89,16 @@ static void encode_help(void)
 
 int cmd_encode(int argc, char **argv)
 {
-    int profile = paper_v1_profile_requested(argc, argv);
-    if (profile != 0)
-        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_encode(argc, argv);
     enc_opts o;
     enc_opts_init(&o);
     const char *pos[MAX_POS];
-    int npos = 0, json = 0;
-    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, encode_help);
+    int npos = 0, json = 0, pv1 = 0;
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, &pv1, encode_help,
+                                paper_v1_encode_help);
     if (done >= 0)
         return done;
+    if (pv1)
+        return paper_v1_encode(&o, pos, npos, json);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
     int rc = enc_opts_check(&o);
@@ -186,26 +178,21 @@ static void decode_help(void)
 
 int cmd_decode(int argc, char **argv)
 {
-    int profile = paper_v1_profile_requested(argc, argv);
-    if (profile != 0)
-        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_decode(argc, argv);
+    enc_opts o;
+    enc_opts_init(&o);
     const char *pos[MAX_POS];
-    int npos = 0, json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            decode_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    int npos = 0, json = 0, pv1 = 0;
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, &pv1, decode_help,
+                                paper_v1_decode_help);
+    if (done >= 0)
+        return done;
+    if (pv1)
+        return paper_v1_decode(&o, pos, npos, json);
+    /* a message carries its configuration and shape */
+    if (o.first_given)
+        return cli_fail(EXIT_USAGE, "%s applies only with --profile paper-v1 (see tahq decode "
+                                    "--help)",
+                        o.first_given);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN.tahq and OUT (see tahq decode --help)");
     uint8_t *msg;
@@ -260,25 +247,13 @@ int cmd_inspect(int argc, char **argv)
 {
     const char *pos[MAX_POS];
     int npos = 0, json = 0, tiles = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            inspect_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--tiles")) {
-            tiles = 1;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_FLAG("--tiles", &tiles), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, pos, MAX_POS, &npos);
+    if (prc == CLI_HELP)
+        inspect_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
     if (npos != 1)
         return cli_fail(EXIT_USAGE, "need one IN.tahq (see tahq inspect --help)");
     const char *path = pos[0];
@@ -450,7 +425,7 @@ int cmd_roundtrip(int argc, char **argv)
     enc_opts_init(&o);
     const char *pos[MAX_POS];
     int npos = 0, json = 0;
-    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, roundtrip_help);
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, NULL, roundtrip_help, NULL);
     if (done >= 0)
         return done;
     if (npos != 1)

@@ -1265,103 +1265,95 @@ static int junit_write(report *R, cli_out *out)
 
 #define USAGE(...) cli_fail(EXIT_USAGE, __VA_ARGS__)
 
+/* a value given once, not empty (dst: const char **) */
+static int opt_once(const cli_option *opt, const char *v)
+{
+    if (!*v)
+        return USAGE("%s needs a non-empty value", opt->name), -1;
+    *(const char **)opt->dst = v;
+    return 0;
+}
+
+/* the repeatable selections: --case, --exclude, --flag, --exclude-flag */
+typedef struct sel_list {
+    const char **v;
+    int *n;
+    int case_flag; /* values are case flags: a-z, 0-9, '_' */
+} sel_list;
+
+static int opt_select(const cli_option *opt, const char *v)
+{
+    const sel_list *l = opt->dst;
+    if (!*v)
+        return USAGE("%s needs a non-empty value", opt->name), -1;
+    if (l->case_flag && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+        return USAGE("%s '%s': a case flag is made of a-z, 0-9 and '_'", opt->name, v), -1;
+    if (*l->n >= MAX_SEL)
+        return USAGE("at most %d %s options", MAX_SEL, opt->name), -1;
+    l->v[(*l->n)++] = v;
+    return 0;
+}
+
+static int opt_kind(const cli_option *opt, const char *v)
+{
+    unsigned b = kind_bit(v);
+    if (!b)
+        return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
+                     "paper_v1)",
+                     v),
+               -1;
+    *(unsigned *)opt->dst |= b;
+    return 0;
+}
+
+static int opt_profile(const cli_option *opt, const char *v)
+{
+    unsigned *kinds = opt->dst;
+    if (strcmp(v, "format1") == 0)
+        *kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
+    else if (strcmp(v, "paper-v1") == 0)
+        *kinds |= K_PAPER_V1;
+    else
+        return USAGE("--profile '%s': not a profile (format1, paper-v1)", v), -1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = 1;
     const char *jobs_s = NULL, *timeout_s = NULL;
-    int seen_flag[5] = {0, 0, 0, 0, 0};
-    static const char *flags[5] = {"--json", "--tap", "--tolerance", "--check", "-v"};
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        struct {
-            const char *name;
-            const char **dst;
-        } single[] = {{"--vectors", &o->vectors}, {"--candidate", &o->candidate},
-                      {"--run", &o->run},         {"--workdir", &o->workdir},
-                      {"--junit", &o->junit},     {"--jobs", &jobs_s},
-                      {"--timeout", &timeout_s}};
-        int matched = 0;
-        for (size_t s = 0; s < sizeof single / sizeof single[0] && !matched; ++s) {
-            if ((r = cli_opt_value(argc, argv, &i, single[s].name, &v)) == 0)
-                continue;
-            if (r < 0)
-                return EXIT_USAGE;
-            if (*single[s].dst)
-                return USAGE("%s given twice (it may be given once)", single[s].name);
-            if (!*v)
-                return USAGE("%s needs a non-empty value", single[s].name);
-            *single[s].dst = v;
-            matched = 1;
-        }
-        if (matched)
-            continue;
-        /* repeatable selections: --case, --exclude, --flag, --exclude-flag */
-        static const char *const rep_names[4] = {"--case", "--exclude", "--flag",
-                                                 "--exclude-flag"};
-        const char **rep_lists[4] = {o->cases, o->excludes, o->flags, o->xflags};
-        int *rep_counts[4] = {&o->ncases, &o->nexcludes, &o->nflags, &o->nxflags};
-        int which = -1;
-        for (int q = 0; q < 4 && which < 0; ++q) {
-            if ((r = cli_opt_value(argc, argv, &i, rep_names[q], &v)) == 0)
-                continue;
-            if (r < 0)
-                return EXIT_USAGE;
-            which = q;
-        }
-        if (which >= 0) {
-            if (!*v)
-                return USAGE("%s needs a non-empty value", rep_names[which]);
-            if (which >= 2 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
-                return USAGE("%s '%s': a case flag is made of a-z, 0-9 and '_'",
-                             rep_names[which], v);
-            if (*rep_counts[which] >= MAX_SEL)
-                return USAGE("at most %d %s options", MAX_SEL, rep_names[which]);
-            rep_lists[which][(*rep_counts[which])++] = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--kind", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            unsigned b = kind_bit(v);
-            if (!b)
-                return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
-                             "paper_v1)",
-                             v);
-            o->kinds |= b;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--profile", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (strcmp(v, "format1") == 0)
-                o->kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
-            else if (strcmp(v, "paper-v1") == 0)
-                o->kinds |= K_PAPER_V1;
-            else
-                return USAGE("--profile '%s': not a profile (format1, paper-v1)", v);
-            continue;
-        }
-        if (cli_is_help(a)) {
-            help();
-            return -1;
-        }
-        int f = 0;
-        while (f < 5 && !cli_opt_flag(a, flags[f]))
-            ++f;
-        if (f == 5)
-            return USAGE("unknown argument '%s' (see tahq conform --help)", a);
-        if (seen_flag[f]++)
-            return USAGE("%s given twice", flags[f]);
-        switch (f) {
-        case 0: o->json = 1; break;
-        case 1: o->tap = 1; break;
-        case 2: o->tolerance = 1; break;
-        case 3: o->check_only = 1; break;
-        default: o->verbose = 1; break;
-        }
+    sel_list cases = {o->cases, &o->ncases, 0}, excludes = {o->excludes, &o->nexcludes, 0},
+             flags = {o->flags, &o->nflags, 1}, xflags = {o->xflags, &o->nxflags, 1};
+    const cli_option own[] = {
+        CLI_OPT("--vectors", opt_once, &o->vectors),
+        CLI_OPT("--candidate", opt_once, &o->candidate),
+        CLI_OPT("--run", opt_once, &o->run),
+        CLI_OPT("--workdir", opt_once, &o->workdir),
+        CLI_OPT("--junit", opt_once, &o->junit),
+        CLI_OPT("--jobs", opt_once, &jobs_s),
+        CLI_OPT("--timeout", opt_once, &timeout_s),
+        {"--case", 1, opt_select, &cases, 1},
+        {"--exclude", 1, opt_select, &excludes, 1},
+        {"--flag", 1, opt_select, &flags, 1},
+        {"--exclude-flag", 1, opt_select, &xflags, 1},
+        {"--kind", 1, opt_kind, &o->kinds, 1},
+        {"--profile", 1, opt_profile, &o->kinds, 1},
+        CLI_FLAG("--json", &o->json),
+        CLI_FLAG("--tap", &o->tap),
+        CLI_FLAG("--tolerance", &o->tolerance),
+        CLI_FLAG("--check", &o->check_only),
+        CLI_FLAG("-v", &o->verbose),
+        CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int npos = 0;
+    int rc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (rc == CLI_HELP) {
+        help();
+        return -1;
     }
+    if (rc)
+        return rc;
     if (!o->vectors)
         return USAGE("need --vectors DIR (see tahq conform --help)");
     if (!!o->candidate + !!o->run + o->check_only != 1)

@@ -155,40 +155,17 @@ int cmd_report(int argc, char **argv)
     uint64_t data_seed = LLM_DEFAULT_SEED;
     enc_opts o;
     enc_opts_init(&o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            report_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--input", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            input = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--data-seed", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u64(v, &data_seed) != 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --data-seed", v);
-            continue;
-        }
-        if (strncmp(a, "--shape", 7) == 0 || strncmp(a, "--batch", 7) == 0 ||
-            strncmp(a, "--seq", 5) == 0) {
-            r = enc_opts_parse(&o, argc, argv, &i);
-            if (r < 0)
-                return EXIT_USAGE;
-            if (r > 0)
-                continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq report --help)", a);
-    }
+    int npos = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_VALUE("--input", &input),
+                              CLI_OPT("--data-seed", cli_opt_u64, &data_seed), CLI_END};
+    cli_option shp[SHAPE_OPTIONS + 1];
+    shape_options(&o, shp);
+    const cli_option *const tables[] = {own, shp, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        report_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
     if (!input && (o.shape_text || o.batch || o.seq))
         return cli_fail(EXIT_USAGE, "--shape, --batch and --seq need --input");
 

@@ -41,29 +41,88 @@ const char *cli_status_text(int status)
     return tahq_strerror(status);
 }
 
-int cli_opt_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
-
 int cli_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
 
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+#define CLI_MAX_OPTIONS 64
+
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
+              int max_pos, int *npos)
 {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
+    unsigned char seen[CLI_MAX_OPTIONS] = {0};
+    *npos = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a))
+            return CLI_HELP;
+        if (a[0] != '-' || a[1] == '\0') {
+            if (*npos >= max_pos)
+                return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)",
+                                cli_command());
+            pos[(*npos)++] = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const cli_option *opt = NULL;
+        int k = 0;
+        for (size_t t = 0; tables[t] && !opt; ++t)
+            for (const cli_option *o = tables[t]; o->name; ++o, ++k)
+                if (strlen(o->name) == len && strncmp(o->name, a, len) == 0) {
+                    opt = o;
+                    break;
+                }
+        if (!opt)
+            return cli_fail(EXIT_USAGE, "unknown option %.*s", (int)len, a);
+        if (k < CLI_MAX_OPTIONS) {
+            if (seen[k] && !opt->repeat)
+                return cli_fail(EXIT_USAGE, "%s given twice", opt->name);
+            seen[k] = 1;
+        }
+        const char *val = NULL;
+        if (!opt->has_value) {
+            if (eq)
+                return cli_fail(EXIT_USAGE, "option %s takes no value", opt->name);
+        } else if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+            val = argv[++i]; /* (a value starting with "--" is given as --x=--v) */
+        } else {
+            return cli_fail(EXIT_USAGE, "option %s needs a value", opt->name);
+        }
+        if (opt->fn) {
+            if (opt->fn(opt, val) != 0)
+                return EXIT_USAGE;
+        } else if (opt->has_value) {
+            *(const char **)opt->dst = val;
+        } else {
+            *(int *)opt->dst = 1;
+        }
     }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_fail(EXIT_USAGE, "option %s needs a value", name);
-        return -1;
-    }
-    *i += 1;
-    *val = argv[*i];
-    return 1;
+    return 0;
+}
+
+int cli_opt_u32_pos(const cli_option *opt, const char *val)
+{
+    uint32_t *v = opt->dst;
+    if (cli_parse_u32(val, UINT32_MAX, v) != 0 || *v == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need an integer >= 1)", val,
+                        opt->name), -1;
+    return 0;
+}
+
+int cli_opt_u64(const cli_option *opt, const char *val)
+{
+    if (cli_parse_u64(val, opt->dst) != 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for %s", val, opt->name), -1;
+    return 0;
+}
+
+int cli_opt_nonempty(const cli_option *opt, const char *val)
+{
+    if (!*val)
+        return cli_fail(EXIT_USAGE, "empty value for %s", opt->name), -1;
+    *(const char **)opt->dst = val;
+    return 0;
 }
 
 int cli_parse_u64(const char *s, uint64_t *v)

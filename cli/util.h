@@ -39,13 +39,44 @@ int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Text of a tahq_status or CLI_ERR_NOMEM. */
 const char *cli_status_text(int status);
 
-/* Option matching. name is e.g. "--tile". Accepts "--tile V" and "--tile=V".
- * Returns 1 and sets *val if argv[*i] is the option (advancing *i past a
- * separate value), 0 if argv[*i] is another option, -1 (error printed) if
- * the option has no value. */
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* 1 if argv[i] is exactly the flag name, else 0. */
-int cli_opt_flag(const char *arg, const char *name);
+/* Command-line options: each command describes its options in tables and
+ * parses its arguments in one loop (cli_parse).
+ *
+ * An option is a flag ("--json") or takes a value ("--tile 64" or
+ * "--tile=64"). Without a handler, a flag sets *(int *)dst to 1 and a value
+ * is kept in *(const char **)dst; a handler parses the value itself (into
+ * opt->dst) and returns 0, or -1 after printing the error (cli_fail). An
+ * option may be given once unless repeat is set. A table ends with an entry
+ * whose name is NULL. */
+typedef struct cli_option cli_option;
+typedef int (*cli_opt_fn)(const cli_option *opt, const char *val);
+struct cli_option {
+    const char *name;
+    int has_value;
+    cli_opt_fn fn;
+    void *dst;
+    int repeat;
+};
+#define CLI_FLAG(name, dst) {(name), 0, NULL, (dst), 0}
+#define CLI_VALUE(name, dst) {(name), 1, NULL, (dst), 0}
+#define CLI_OPT(name, fn, dst) {(name), 1, (fn), (dst), 0}
+#define CLI_END {NULL, 0, NULL, NULL, 0}
+#define CLI_HELP (-1)
+/* Parse argv[1..argc-1] against the tables (a NULL-terminated list): options
+ * in any order, the other arguments into pos[0..max_pos-1] (*npos of them;
+ * "-" is one). "--help" or "-h" stops the parse. Refused, with one line
+ * "tahq CMD: ..." and EXIT_USAGE: an unknown option, an option given twice,
+ * a value missing (the option is last, or followed by another "--" argument:
+ * a value that starts with "--" is written --x=--v), a value given to a
+ * flag, more than max_pos arguments, or a value its handler refuses.
+ * Returns 0, CLI_HELP or EXIT_USAGE. */
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
+              int max_pos, int *npos);
+/* Handlers for the common value types (dst: uint32_t *, uint64_t *, const
+ * char ** that must not be empty). cli_opt_u32_pos takes 1..UINT32_MAX. */
+int cli_opt_u32_pos(const cli_option *opt, const char *val);
+int cli_opt_u64(const cli_option *opt, const char *val);
+int cli_opt_nonempty(const cli_option *opt, const char *val);
 int cli_is_help(const char *arg);
 
 /* Strict number parsing: whole string, no sign for unsigned, range checked.

@@ -207,7 +207,80 @@ if [ -n "$SRC" ] && [ -f "$SRC/golden/v1/manifest.json" ]; then
   bad 1 "$T" conform --vectors gv --check;       has "nesting too deep"
   printf '{"schema": 1\000}' >gv/manifest.json
   bad 1 "$T" conform --vectors gv --check
+  # a member given twice in an object
+  sed '0,/"set": "v1",/s//"set": "v1", "set": "v2",/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "duplicate object key"
+  # seeds are strings: the whole u64 range, 18446744073709551615 included
+  # (the old reader refused u64 values from 18446744073709551610 up); one
+  # more is out of range
+  sed '0,/"seed":"0"/s//"seed":"18446744073709551615"/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  grep -q '"seed":"18446744073709551615"' gv/manifest.json || fail "seed not replaced"
+  "$T" conform --vectors gv --check >out.txt 2>err.txt ||
+    fail "seed 18446744073709551615 refused: $(cat err.txt)"
+  sed '0,/"seed":"0"/s//"seed":"18446744073709551616"/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "seed '18446744073709551616'"
+  # numbers are integers of at most 63 bits (jansson's json_int_t)
+  sed '0,/"bytes": 768,/s//"bytes": 18446744073709551615,/' \
+    "$SRC/golden/v1/manifest.json" >gv/manifest.json
+  bad 1 "$T" conform --vectors gv --check;       has "too big integer"
 fi
+
+# --- the option table: every command refuses an unknown option, an option
+# given twice (a value or a flag, the same value or not) and a missing value,
+# each with one line "tahq CMD: ..." and exit 2 ---------------------------------
+# line TEXT: stderr is exactly the line TEXT
+line() { [ "$(cat err.txt)" = "$1" ] || fail "stderr is '$(cat err.txt)', expected '$1'"; }
+bad 2 "$T" encode x.npy out.tahq --bogus;                   line "tahq encode: unknown option --bogus"
+bad 2 "$T" encode x.npy out.tahq --bogus=1;                 line "tahq encode: unknown option --bogus"
+bad 2 "$T" encode x.npy out.tahq --tile 64 --tile 32;       line "tahq encode: --tile given twice"
+bad 2 "$T" encode x.npy out.tahq --seed 1 --seed=1;         line "tahq encode: --seed given twice"
+bad 2 "$T" encode x.npy out.tahq --shape 8x128 --shape 8x128 --json
+line "tahq encode: --shape given twice"
+bad 2 "$T" encode x.npy out.tahq --json --json;             line "tahq encode: --json given twice"
+bad 2 "$T" encode x.npy out.tahq --json=yes;                line "tahq encode: option --json takes no value"
+bad 2 "$T" encode x.npy out.tahq --tile;                    line "tahq encode: option --tile needs a value"
+bad 2 "$T" encode x.npy out.tahq --tile --json;             line "tahq encode: option --tile needs a value"
+bad 2 "$T" encode x.npy out.tahq --profile paper-v1 --bits 4/3 --bits 4/3
+line "tahq encode: --bits given twice"
+bad 2 "$T" decode x.tahq out.npy --bogus;                   line "tahq decode: unknown option --bogus"
+bad 2 "$T" decode x.tahq out.npy --json --json;             line "tahq decode: --json given twice"
+bad 2 "$T" decode x.tahq out.npy --profile paper-v1 --profile paper-v1
+line "tahq decode: --profile given twice"
+bad 2 "$T" decode x.tahq out.npy --profile;                 line "tahq decode: option --profile needs a value"
+bad 2 "$T" decode x.tahq out.npy --profile --json;          line "tahq decode: option --profile needs a value"
+bad 2 "$T" decode x.tahq out.npy --tile 64;                 has "--tile applies only with --profile paper-v1"
+bad 2 "$T" bounds --out-dir out.b --bogus;                  line "tahq bounds: unknown option --bogus"
+bad 2 "$T" bounds --out-dir out.b --jobs 1 --jobs 2;        line "tahq bounds: --jobs given twice"
+bad 2 "$T" bounds --out-dir out.b --quick --quick;          line "tahq bounds: --quick given twice"
+bad 2 "$T" bounds --out-dir out.b --quick --full;           line "tahq bounds: --quick and --full: give one"
+bad 2 "$T" bounds --out-dir out.b --input x.npy --seq 4 --seq 4
+line "tahq bounds: --seq given twice"
+bad 2 "$T" bounds --out-dir out.b --jobs;                   line "tahq bounds: option --jobs needs a value"
+bad 2 "$T" bounds --out-dir --quick;                        line "tahq bounds: option --out-dir needs a value"
+bad 2 "$T" conform --vectors gv --check --bogus;            line "tahq conform: unknown option --bogus"
+bad 2 "$T" conform --vectors gv --vectors gv --check;       line "tahq conform: --vectors given twice"
+bad 2 "$T" conform --vectors gv --check --check;            line "tahq conform: --check given twice"
+bad 2 "$T" conform --vectors gv --check --case a --case b --json --json
+line "tahq conform: --json given twice"
+bad 2 "$T" conform --check --vectors;                       line "tahq conform: option --vectors needs a value"
+bad 2 "$T" conform --vectors --check;                       line "tahq conform: option --vectors needs a value"
+bad 2 "$T" inspect x.tahq --tiles --tiles;                  line "tahq inspect: --tiles given twice"
+bad 2 "$T" inspect x.tahq --tile;                           line "tahq inspect: unknown option --tile"
+bad 2 "$T" roundtrip x.npy --ratio 500 --ratio 500;         line "tahq roundtrip: --ratio given twice"
+bad 2 "$T" roundtrip x.npy --profile paper-v1;              line "tahq roundtrip: unknown option --profile"
+bad 2 "$T" report --data-seed 1 --data-seed 2;              line "tahq report: --data-seed given twice"
+bad 2 "$T" report --input x.npy --batch 2 --batch 2;        line "tahq report: --batch given twice"
+bad 2 "$T" report --tile 32;                                line "tahq report: unknown option --tile"
+bad 2 "$T" bench --reps 1 --reps 1;                         line "tahq bench: --reps given twice"
+bad 2 "$T" bench --mib;                                     line "tahq bench: option --mib needs a value"
+bad 2 "$T" gen-llm out.npy --seq 4 --seq 8;                 line "tahq gen-llm: --seq given twice"
+bad 2 "$T" gen-llm out.npy --shape 4x64;                    line "tahq gen-llm: unknown option --shape"
+bad 2 "$T" golden-gen out.g --set v1 --set v1;              line "tahq golden-gen: --set given twice"
+bad 2 "$T" golden-gen out.g --set;                          line "tahq golden-gen: option --set needs a value"
+bad 2 "$T" golden-gen out.g --bogus;                        line "tahq golden-gen: unknown option --bogus"
 
 # an existing output survives a failed command untouched
 printf 'old' >keep.tahq

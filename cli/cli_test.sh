@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end test of the tahq program: every command on a small tensor, the
 # exit status and message of bad inputs, and that no partial output is left.
-# usage: cli_test.sh PATH/TO/tahq WORKDIR
+# usage: cli_test.sh PATH/TO/tahq WORKDIR [SOURCE_ROOT]
+# (with SOURCE_ROOT, the --json output of tahq conform on golden/v1 too)
 set -euo pipefail
 
 T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 D="$2"
+SRC="${3:-}"
+[ -z "$SRC" ] || SRC="$(cd "$SRC" && pwd)"
 rm -rf "$D"
 mkdir -p "$D"
 cd "$D"
@@ -233,5 +236,63 @@ expect_rc 1 "$T" decode flip.tahq keep.tahq
 [ ! -e o.npy ] || fail "o.npy left behind"
 left="$(find . -name '*.tmp-*')"
 [ -z "$left" ] || fail "temporary files left behind: $left"
+
+# --- every command's --json output: one JSON object that parses, with its
+# members in the documented order and of the documented types ------------------
+# keys FILE K1,K2,...: the object's members, in this order
+keys() { check_json "$1" "list(d) == '$2'.split(',')"; }
+CFG_ORDER="list(d['config']) == ['tile', 'hi_bits', 'lo_bits', 'hi_permille', 'alloc', 'tau', 'rounding', 'seed', 'meta']"
+# a file name that needs escaping, and one that is not UTF-8
+cp x.npy 'we"ird\name.npy'
+expect_rc 0 "$T" encode 'we"ird\name.npy' j.tahq --seed 18446744073709551615 --json
+cp out.txt j_encode.json
+keys j_encode.json command,input,output,shape,config,elements,bytes,bits_per_element,n_low,n_flagged
+check_json j_encode.json "d['input'] == 'we\"ird\\\\name.npy'" "$CFG_ORDER" \
+  "d['config']['seed'] == 18446744073709551615" \
+  "all(isinstance(v, (int, float)) for v in (d['elements'], d['bytes'], d['bits_per_element']))"
+cp x.npy "$(printf 'bad\377name.npy')"
+expect_rc 0 "$T" encode "$(printf 'bad\377name.npy')" j2.tahq --json
+check_json out.txt "d['input'] == 'bad\ufffdname.npy'"
+expect_rc 0 "$T" decode j.tahq j.npy --json
+keys out.txt command,input,output,shape,elements,bytes
+check_json out.txt "d['shape'] == [1, 64, 256]"
+expect_rc 0 "$T" inspect j.tahq --json
+keys out.txt command,file,bytes,header_bytes,payload_bytes,version,config,shape,elements,tiles,bits_per_element,unit,units,n_low,low_tiles,high_tiles,n_flagged,crc32c
+check_json out.txt "$CFG_ORDER" "'tile_info' not in d"
+expect_rc 0 "$T" inspect j.tahq --tiles --json
+check_json out.txt "list(d)[-1] == 'tile_info'" \
+  "all(list(t) == ['tile', 'row', 'col', 'bits', 'flagged', 'pivot', 'zero', 'scale', 'bound'] for t in d['tile_info'])"
+expect_rc 0 "$T" roundtrip x.npy --json
+keys out.txt command,input,shape,config,elements,bytes,bits_per_element,rel_mse,sqnr_db,max_abs_err,max_err_over_bound,n_over_bound,max_tile_l2_over_bound,n_tiles_over_l2_bound,n_low,n_flagged,ok
+check_json out.txt "d['ok'] is True"
+expect_rc 0 "$T" report --input x.npy --json
+keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurations,skipped,failed,seconds,ok,verdict
+check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
+expect_rc 0 "$T" bench --mib 1 --reps 1 --json
+keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s
+expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
+keys out.txt command,output,shape,seed,elements
+check_json out.txt "d['seed'] == 18446744073709551615" "d['shape'] == [1, 4, 64]"
+expect_rc 0 "$T" encode x.npy jp.tahq --profile paper-v1 --json
+keys out.txt command,profile,input,output,shape,config,elements,bytes,bits_per_element
+check_json out.txt "list(d['config']) == ['tile', 'hi_bits', 'lo_bits', 'hi_permille']"
+expect_rc 0 "$T" decode jp.tahq jp.npy --profile paper-v1 --shape 1x64x256 --json
+keys out.txt command,profile,input,output,shape,elements,bytes
+expect_rc 0 "$T" bounds --quick --dist gauss --out-dir jb
+keys jb/bounds.json command,mode,data_seed,csv,distributions,findings,points,points_run,skipped,unencodable,failed,max_err_over_bound,ok
+check_json jb/bounds.json "list(d['findings']) == ['gauss']" \
+  "all(list(p)[:5] == ['index', 'set', 'dist', 'config', 'status'] and list(p)[-1] == 'ok' for p in d['points'])"
+if [ -n "$SRC" ]; then
+  expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
+  keys out.txt vectors,set,cases,valid
+  expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --candidate "$SRC/golden/v1/expected" \
+    --case sweep-g008 --tolerance --json
+  keys out.txt vectors,set,mode,cases,summary
+  check_json out.txt "len(d['cases']) > 0" \
+    "all(list(c) == ['id', 'kind', 'pass', 'verdict', 'tolerant_pass', 'checks'] for c in d['cases'])" \
+    "list(d['summary'])[-3:] == ['tolerant_passed', 'tolerant_only', 'tolerant_failed']"
+  expect_rc 1 "$T" conform --vectors "$SRC/golden/v1" --run false --case sweep-g008-b1 --json
+  check_json out.txt "list(d['cases'][0]['checks'][0]['candidate']) == ['op', 'ran', 'exit_status', 'signal', 'timed_out', 'status_word', 'stderr_tail']"
+fi
 
 echo "cli_test: all checks passed"

@@ -27,37 +27,34 @@ static void bench_help(void)
            "Reported as GB/s (10^9 bytes/s) of float32 data, best of R runs (default 5).\n");
 }
 
+static int opt_mib(const cli_option *opt, const char *v)
+{
+    uint32_t *mib = opt->dst;
+    if (cli_parse_u32(v, 1u << 20, mib) != 0 || *mib == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --mib (need 1..1048576)", v), -1;
+    return 0;
+}
+
+static int opt_reps(const cli_option *opt, const char *v)
+{
+    uint32_t *reps = opt->dst;
+    if (cli_parse_u32(v, 100000u, reps) != 0 || *reps == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v), -1;
+    return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5;
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            bench_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--mib", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 1u << 20, &mib) != 0 || mib == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --mib (need 1..1048576)", v);
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--reps", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 100000u, &reps) != 0 || reps == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v);
-            continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq bench --help)", a);
-    }
+    int json = 0, npos = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_OPT("--mib", opt_mib, &mib),
+                              CLI_OPT("--reps", opt_reps, &reps), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        bench_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
 
     tahq_config cfg;
     tahq_config_default(&cfg);
@@ -139,30 +136,18 @@ int cmd_bench(int argc, char **argv)
     char txt[160];
     cli_config_text(&cfg, txt, sizeof txt);
     if (json) {
-        printf("{\"command\": \"bench\", \"shape\": [%u, %u, %u], \"input_bytes\": %zu, "
-               "\"message_bytes\": %zu, \"bits_per_element\": ",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               in_bytes, len);
-        json_num(stdout, bpe);
-        printf(", \"config\": ");
-        json_config(stdout, &cfg);
-        printf(", \"reps\": %u, \"threads\": 1, \"memcpy_gbps\": ", (unsigned)reps);
-        json_num(stdout, cpy);
-        printf(", \"encode_gbps\": ");
-        json_num(stdout, enc);
-        printf(", \"decode_gbps\": ");
-        json_num(stdout, dec);
-        printf(", \"encode_over_memcpy\": ");
-        json_num(stdout, enc / cpy);
-        printf(", \"decode_over_memcpy\": ");
-        json_num(stdout, dec / cpy);
-        printf(", \"memcpy_s\": ");
-        json_num(stdout, best_cpy);
-        printf(", \"encode_s\": ");
-        json_num(stdout, best_enc);
-        printf(", \"decode_s\": ");
-        json_num(stdout, best_dec);
-        printf("}\n");
+        rc = cli_json_print(
+            stdout,
+            json_pack("{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
+                      "s:o, s:o}",
+                      "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
+                      (json_int_t)in_bytes, "message_bytes", (json_int_t)len, "bits_per_element",
+                      cli_jnum(bpe), "config", cli_jconfig(&cfg), "reps", (json_int_t)reps,
+                      "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy), "encode_gbps",
+                      cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
+                      cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy),
+                      "memcpy_s", cli_jnum(best_cpy), "encode_s", cli_jnum(best_enc),
+                      "decode_s", cli_jnum(best_dec)));
     } else {
         printf("tahq bench: LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); %s\n",
                (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,

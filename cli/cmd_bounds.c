@@ -633,30 +633,28 @@ static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, co
     fprintf(f, ",%d\n", r->ok);
 }
 
-static void json_cfg_point(FILE *f, const conf_list *cl, const result *res, long i)
+/* Add the members of more (released) to o: 0, or -1 (more NULL, no memory). */
+static int json_merge(json_t *o, json_t *more)
 {
-    if (i < 0 || !usable(&res[i])) {
-        fputs("null", f);
-        return;
-    }
+    int r = more ? json_object_update(o, more) : -1;
+    json_decref(more);
+    return r;
+}
+
+static json_t *json_cfg_point(const conf_list *cl, const result *res, long i)
+{
+    if (i < 0 || !usable(&res[i]))
+        return json_null();
     const result *r = &res[i];
     char txt[160];
     cli_config_text(&cl->v[i].cfg, txt, sizeof txt);
-    fputs("{\"config\": ", f);
-    json_str(f, txt);
-    fputs(", \"bits_per_element\": ", f);
-    json_num(f, r->bpe);
-    fputs(", \"rel_mse\": ", f);
-    json_num(f, r->s.rel_mse);
-    fputs(", \"sqnr_db\": ", f);
-    json_num(f, r->s.sqnr_db);
-    fputs(", \"max_err_over_bound\": ", f);
-    json_num(f, r->s.max_err_over_bound);
-    fputs(", \"rel_mse_bound\": ", f);
-    json_num(f, r->rel_mse_bound);
-    fputs(", \"flagged_fraction\": ", f);
-    json_num(f, r->n_tiles ? (double)r->n_flagged / (double)r->n_tiles : 0.0);
-    fprintf(f, ", \"on_pareto_front\": %s}", r->on_front ? "true" : "false");
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "config", cli_jstr(txt),
+                     "bits_per_element", cli_jnum(r->bpe), "rel_mse", cli_jnum(r->s.rel_mse),
+                     "sqnr_db", cli_jnum(r->s.sqnr_db), "max_err_over_bound",
+                     cli_jnum(r->s.max_err_over_bound), "rel_mse_bound",
+                     cli_jnum(r->rel_mse_bound), "flagged_fraction",
+                     cli_jnum(r->n_tiles ? (double)r->n_flagged / (double)r->n_tiles : 0.0),
+                     "on_pareto_front", r->on_front);
 }
 
 static double ratio_of(const result *res, long a, long b)
@@ -666,66 +664,45 @@ static double ratio_of(const result *res, long a, long b)
     return res[a].s.rel_mse / res[b].s.rel_mse;
 }
 
-static void json_findings(FILE *f, const conf_list *cl, const result *res,
-                          const dist_findings *fd)
+static json_t *json_findings(const conf_list *cl, const result *res, const dist_findings *fd)
 {
-    static const char *const tn[3] = {"0", "2", "inf"};
-    static const char *const an[3] = {"none", "token", "tile"};
-    fputs("{\"paper_operating_point\": ", f);
-    json_cfg_point(f, cl, res, fd->paper);
-    fputs(", \"best_at_or_below_paper_bits\": ", f);
-    json_cfg_point(f, cl, res, fd->best);
-    fputs(", \"best_over_paper_rel_mse\": ", f);
-    json_num(f, ratio_of(res, fd->best, fd->paper));
-    fputs(", \"tau_ablation\": {", f);
-    for (int t = 0; t < 3; ++t) {
-        fprintf(f, "%s\"%s\": ", t ? ", " : "", tn[t]);
-        json_cfg_point(f, cl, res, fd->tau[t]);
-    }
-    fputs("}, \"tau_inf_over_tau2_rel_mse\": ", f);
-    json_num(f, ratio_of(res, fd->tau[2], fd->tau[1]));
-    fputs(", \"tau0_over_tau2_rel_mse\": ", f);
-    json_num(f, ratio_of(res, fd->tau[0], fd->tau[1]));
-    fputs(", \"alloc_same_ratio\": {", f);
-    for (int a = 0; a < 3; ++a) {
-        fprintf(f, "%s\"%s\": ", a ? ", " : "", an[a]);
-        json_cfg_point(f, cl, res, fd->alloc[a]);
-    }
-    fputs("}, \"alloc_equal_budget\": {\"tile_rel_mse_at_paper_bits\": ", f);
-    json_num(f, fd->tile_at_token_budget);
-    fputs(", \"tile_over_token_at_paper_bits\": ", f);
     double pr = fd->paper >= 0 && usable(&res[fd->paper]) ? res[fd->paper].s.rel_mse : NAN;
-    json_num(f, fd->tile_at_token_budget / pr);
-    fputs(", \"token_rel_mse_at_tile_r800_bits\": ", f);
-    json_num(f, fd->token_at_tile_budget);
-    fprintf(f, ", \"budgets_compared\": %d, \"budgets_where_tile_is_better\": %d, "
-               "\"tile_reduces_error\": %s}",
-            fd->budgets, fd->tile_better,
-            fd->budgets && 2 * fd->tile_better > fd->budgets ? "true" : "false");
-    fputs(", \"stochastic_rounding\": ", f);
-    json_cfg_point(f, cl, res, fd->sr);
-    if (fd->sr >= 0 && usable(&res[fd->sr])) {
+    json_t *o = json_pack(
+        "{s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:{s:o, s:o, s:o}, "
+        "s:{s:o, s:o, s:o, s:i, s:i, s:b}, s:o}",
+        "paper_operating_point", json_cfg_point(cl, res, fd->paper),
+        "best_at_or_below_paper_bits", json_cfg_point(cl, res, fd->best),
+        "best_over_paper_rel_mse", cli_jnum(ratio_of(res, fd->best, fd->paper)),
+        "tau_ablation", "0", json_cfg_point(cl, res, fd->tau[0]), "2",
+        json_cfg_point(cl, res, fd->tau[1]), "inf", json_cfg_point(cl, res, fd->tau[2]),
+        "tau_inf_over_tau2_rel_mse", cli_jnum(ratio_of(res, fd->tau[2], fd->tau[1])),
+        "tau0_over_tau2_rel_mse", cli_jnum(ratio_of(res, fd->tau[0], fd->tau[1])),
+        "alloc_same_ratio", "none", json_cfg_point(cl, res, fd->alloc[0]), "token",
+        json_cfg_point(cl, res, fd->alloc[1]), "tile", json_cfg_point(cl, res, fd->alloc[2]),
+        "alloc_equal_budget", "tile_rel_mse_at_paper_bits", cli_jnum(fd->tile_at_token_budget),
+        "tile_over_token_at_paper_bits", cli_jnum(fd->tile_at_token_budget / pr),
+        "token_rel_mse_at_tile_r800_bits", cli_jnum(fd->token_at_tile_budget),
+        "budgets_compared", fd->budgets, "budgets_where_tile_is_better", fd->tile_better,
+        "tile_reduces_error", fd->budgets && 2 * fd->tile_better > fd->budgets,
+        "stochastic_rounding", json_cfg_point(cl, res, fd->sr));
+    if (o && fd->sr >= 0 && usable(&res[fd->sr])) {
         const result *r = &res[fd->sr];
-        fprintf(f, ", \"stochastic_error_in_scale_units\": {\"elements\": %llu, \"mean\": ",
-                (unsigned long long)r->sr_n);
-        json_num(f, r->sr_mean);
-        fputs(", \"mean_theory\": \"[0, 2^-24)\", \"bias_z\": ", f);
-        json_num(f, r->sr_bias_z);
-        fputs(", \"variance\": ", f);
-        json_num(f, r->sr_var);
-        fputs(", \"variance_theory\": ", f);
-        json_num(f, r->sr_pred_var);
-        fputs(", \"variance_bound\": 0.25, \"variance_z\": ", f);
-        json_num(f, r->sr_var_z);
-        fputs("}", f);
+        if (json_object_set_new(
+                o, "stochastic_error_in_scale_units",
+                json_pack("{s:I, s:o, s:s, s:o, s:o, s:o, s:f, s:o}", "elements",
+                          (json_int_t)r->sr_n, "mean", cli_jnum(r->sr_mean), "mean_theory",
+                          "[0, 2^-24)", "bias_z", cli_jnum(r->sr_bias_z), "variance",
+                          cli_jnum(r->sr_var), "variance_theory", cli_jnum(r->sr_pred_var),
+                          "variance_bound", 0.25, "variance_z", cli_jnum(r->sr_var_z))))
+            json_decref(o), o = NULL;
     }
-    fputs(", \"meta\": {\"fp16\": ", f);
-    json_cfg_point(f, cl, res, fd->paper);
-    fputs(", \"bf16\": ", f);
-    json_cfg_point(f, cl, res, fd->bf16);
-    fputs(", \"fp32\": ", f);
-    json_cfg_point(f, cl, res, fd->fp32);
-    fputs("}}", f);
+    if (o && json_object_set_new(o, "meta",
+                                 json_pack("{s:o, s:o, s:o}", "fp16",
+                                           json_cfg_point(cl, res, fd->paper), "bf16",
+                                           json_cfg_point(cl, res, fd->bf16), "fp32",
+                                           json_cfg_point(cl, res, fd->fp32))))
+        json_decref(o), o = NULL;
+    return o;
 }
 
 static void print_findings(FILE *f, const char *dist, const conf_list *cl, const result *res,
@@ -904,83 +881,48 @@ static void bounds_help(void)
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
 
+static int opt_jobs(const cli_option *opt, const char *v)
+{
+    uint32_t *jobs = opt->dst;
+    if (cli_parse_u32(v, 256, jobs) != 0 || *jobs == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --jobs (need 1..256)", v), -1;
+    return 0;
+}
+
 int cmd_bounds(int argc, char **argv)
 {
-    int full = 0, want_plots = 0, progress = 1;
+    int full = 0, want_plots = 0, progress = 1, no_progress = 0;
     uint32_t jobs = 2;
     const char *input = NULL, *out_dir = "build/bounds", *csv_path = NULL, *json_path = NULL;
     const char *plots_dir = TAHQ_PLOTS_DIR, *dist_list = NULL;
     uint64_t data_seed = 1;
     enc_opts o;
     enc_opts_init(&o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            bounds_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--quick")) {
-            full = 0;
-            continue;
-        }
-        if (cli_opt_flag(a, "--full")) {
-            full = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--plots")) {
-            want_plots = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--no-progress")) {
-            progress = 0;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--jobs", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u32(v, 256, &jobs) != 0 || jobs == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --jobs (need 1..256)", v);
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--data-seed", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u64(v, &data_seed) != 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --data-seed", v);
-            continue;
-        }
-        const char **sp = NULL;
-        if ((r = cli_opt_value(argc, argv, &i, "--input", &v)) != 0)
-            sp = &input;
-        else if ((r = cli_opt_value(argc, argv, &i, "--out-dir", &v)) != 0)
-            sp = &out_dir;
-        else if ((r = cli_opt_value(argc, argv, &i, "--csv", &v)) != 0)
-            sp = &csv_path;
-        else if ((r = cli_opt_value(argc, argv, &i, "--json", &v)) != 0)
-            sp = &json_path;
-        else if ((r = cli_opt_value(argc, argv, &i, "--plots-dir", &v)) != 0)
-            sp = &plots_dir;
-        else if ((r = cli_opt_value(argc, argv, &i, "--dist", &v)) != 0)
-            sp = &dist_list;
-        if (sp) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (!*v)
-                return cli_fail(EXIT_USAGE, "empty value for %s", a);
-            *sp = v;
-            continue;
-        }
-        if (strncmp(a, "--shape", 7) == 0 || strncmp(a, "--batch", 7) == 0 ||
-            strncmp(a, "--seq", 5) == 0) {
-            r = enc_opts_parse(&o, argc, argv, &i);
-            if (r < 0)
-                return EXIT_USAGE;
-            if (r > 0)
-                continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq bounds --help)", a);
-    }
+    int quick = 0, npos = 0;
+    const cli_option own[] = {CLI_FLAG("--quick", &quick),
+                              CLI_FLAG("--full", &full),
+                              CLI_FLAG("--plots", &want_plots),
+                              CLI_FLAG("--no-progress", &no_progress),
+                              CLI_OPT("--jobs", opt_jobs, &jobs),
+                              CLI_OPT("--data-seed", cli_opt_u64, &data_seed),
+                              CLI_OPT("--input", cli_opt_nonempty, &input),
+                              CLI_OPT("--out-dir", cli_opt_nonempty, &out_dir),
+                              CLI_OPT("--csv", cli_opt_nonempty, &csv_path),
+                              CLI_OPT("--json", cli_opt_nonempty, &json_path),
+                              CLI_OPT("--plots-dir", cli_opt_nonempty, &plots_dir),
+                              CLI_OPT("--dist", cli_opt_nonempty, &dist_list),
+                              CLI_END};
+    cli_option shp[SHAPE_OPTIONS + 1];
+    shape_options(&o, shp);
+    const cli_option *const tables[] = {own, shp, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        bounds_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
+    if (quick && full)
+        return cli_fail(EXIT_USAGE, "--quick and --full: give one");
+    progress = !no_progress;
     if (!input && (o.shape_text || o.batch || o.seq))
         return cli_fail(EXIT_USAGE, "--shape, --batch and --seq need --input");
 
@@ -1206,81 +1148,83 @@ int cmd_bounds(int argc, char **argv)
         if ((rc = cli_out_open(&jo, json_path)) != 0)
             goto free_sweep;
         FILE *f = jo.f;
-        fprintf(f, "{\"command\": \"bounds\", \"mode\": \"%s\", \"data_seed\": %llu, "
-                   "\"csv\": ",
-                full ? "full" : "quick", (unsigned long long)data_seed);
-        json_str(f, csv_path);
-        fputs(", \"distributions\": [", f);
-        for (size_t d = 0; d < nd; ++d) {
-            fprintf(f, "%s\n  {\"name\": ", d ? "," : "");
-            json_str(f, dd[d].name);
-            fputs(", \"description\": ", f);
-            json_str(f, dd[d].descr);
-            fprintf(f, ", \"shape\": [%u, %u, %u], \"elements\": %llu, \"max_abs\": ",
-                    (unsigned)dd[d].shape.batch, (unsigned)dd[d].shape.seq_len,
-                    (unsigned)dd[d].shape.channels, (unsigned long long)dd[d].n);
-            json_num(f, dd[d].max_abs);
-            fputs(", \"rms\": ", f);
-            json_num(f, dd[d].rms);
-            fputs("}", f);
+        /* one distribution, finding or point a line, as before: plots/bounds.sh
+         * reads the input's name and shape from its line */
+        int bad = cli_json_put(f, "",
+                               json_pack("{s:s, s:s, s:o, s:o}", "command", "bounds", "mode",
+                                         full ? "full" : "quick", "data_seed",
+                                         cli_ju64(data_seed), "csv", cli_jstr(csv_path)),
+                               0, 1);
+        if (!bad)
+            fputs(", \"distributions\": [", f);
+        for (size_t d = 0; !bad && d < nd; ++d)
+            bad = cli_json_put(f, d ? ",\n  " : "\n  ",
+                               json_pack("{s:o, s:o, s:[I, I, I], s:I, s:o, s:o}", "name",
+                                         cli_jstr(dd[d].name), "description",
+                                         cli_jstr(dd[d].descr), "shape",
+                                         (json_int_t)dd[d].shape.batch,
+                                         (json_int_t)dd[d].shape.seq_len,
+                                         (json_int_t)dd[d].shape.channels, "elements",
+                                         (json_int_t)dd[d].n, "max_abs",
+                                         cli_jnum(dd[d].max_abs), "rms", cli_jnum(dd[d].rms)),
+                               0, 0);
+        if (!bad)
+            fputs("\n], \"findings\": {", f);
+        for (size_t d = 0; !bad && d < nd; ++d) {
+            json_t *one = json_object();
+            if (one && json_object_set_new(one, dd[d].name,
+                                           json_findings(&cl, sw.res + d * cl.n, &fnd[d])))
+                json_decref(one), one = NULL;
+            bad = cli_json_put(f, d ? ",\n  " : "\n  ", one, 1, 1);
         }
-        fputs("\n], \"findings\": {", f);
-        for (size_t d = 0; d < nd; ++d) {
-            fprintf(f, "%s\n  ", d ? "," : "");
-            json_str(f, dd[d].name);
-            fputs(": ", f);
-            json_findings(f, &cl, sw.res + d * cl.n, &fnd[d]);
-        }
-        fputs("\n}, \"points\": [", f);
-        for (size_t j = 0; j < sw.total; ++j) {
+        if (!bad)
+            fputs("\n}, \"points\": [", f);
+        for (size_t j = 0; !bad && j < sw.total; ++j) {
             const result *r = &sw.res[j];
             const bconf *b = &cl.v[j % cl.n];
-            fprintf(f, "%s\n  {\"index\": %zu, \"set\": \"%s\", \"dist\": ", j ? "," : "", j,
-                    b->set);
-            json_str(f, dd[j / cl.n].name);
-            fputs(", \"config\": ", f);
-            json_config(f, &b->cfg);
-            fprintf(f, ", \"status\": \"%s\"", status_str(r));
-            if (usable(r)) {
-                fprintf(f, ", \"bytes\": %zu, \"bits_per_element\": ", r->bytes);
-                json_num(f, r->bpe);
-                fprintf(f, ", \"size_ok\": %s, \"n_low\": %llu, \"n_flagged\": %llu, "
-                           "\"rel_mse\": ",
-                        r->size_ok ? "true" : "false", (unsigned long long)r->n_low,
-                        (unsigned long long)r->n_flagged);
-                json_num(f, r->s.rel_mse);
-                fputs(", \"sqnr_db\": ", f);
-                json_num(f, r->s.sqnr_db);
-                fputs(", \"max_abs_err\": ", f);
-                json_num(f, r->s.max_abs_err);
-                fputs(", \"max_err_over_bound\": ", f);
-                json_num(f, r->s.max_err_over_bound);
-                fprintf(f, ", \"n_over_bound\": %llu, \"bound_mean\": ",
-                        (unsigned long long)r->s.n_over_bound);
-                json_num(f, r->bound_mean);
-                fputs(", \"bound_max\": ", f);
-                json_num(f, r->bound_max);
-                fputs(", \"rel_mse_bound\": ", f);
-                json_num(f, r->rel_mse_bound);
-                fprintf(f, ", \"on_pareto_front\": %s", r->on_front ? "true" : "false");
-                if (b->cfg.rounding == TAHQ_ROUND_STOCHASTIC) {
-                    fputs(", \"sr_mean\": ", f);
-                    json_num(f, r->sr_mean);
-                    fputs(", \"sr_var\": ", f);
-                    json_num(f, r->sr_var);
-                    fputs(", \"sr_pred_var\": ", f);
-                    json_num(f, r->sr_pred_var);
-                    fputs(", \"sr_bias_z\": ", f);
-                    json_num(f, r->sr_bias_z);
-                }
-            }
-            fprintf(f, ", \"ok\": %s}", r->ok ? "true" : "false");
+            json_t *pt = json_pack("{s:I, s:s, s:o, s:o, s:s}", "index", (json_int_t)j, "set",
+                                   b->set, "dist", cli_jstr(dd[j / cl.n].name), "config",
+                                   cli_jconfig(&b->cfg), "status", status_str(r));
+            if (pt && usable(r) &&
+                json_merge(
+                    pt, json_pack("{s:I, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
+                                  "s:o, s:b}",
+                                  "bytes", (json_int_t)r->bytes, "bits_per_element",
+                                  cli_jnum(r->bpe), "size_ok", r->size_ok, "n_low",
+                                  (json_int_t)r->n_low, "n_flagged", (json_int_t)r->n_flagged,
+                                  "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db",
+                                  cli_jnum(r->s.sqnr_db), "max_abs_err",
+                                  cli_jnum(r->s.max_abs_err), "max_err_over_bound",
+                                  cli_jnum(r->s.max_err_over_bound), "n_over_bound",
+                                  (json_int_t)r->s.n_over_bound, "bound_mean",
+                                  cli_jnum(r->bound_mean), "bound_max", cli_jnum(r->bound_max),
+                                  "rel_mse_bound", cli_jnum(r->rel_mse_bound),
+                                  "on_pareto_front", r->on_front)))
+                json_decref(pt), pt = NULL;
+            if (pt && usable(r) && b->cfg.rounding == TAHQ_ROUND_STOCHASTIC &&
+                json_merge(pt, json_pack("{s:o, s:o, s:o, s:o}", "sr_mean",
+                                         cli_jnum(r->sr_mean), "sr_var", cli_jnum(r->sr_var),
+                                         "sr_pred_var", cli_jnum(r->sr_pred_var), "sr_bias_z",
+                                         cli_jnum(r->sr_bias_z))))
+                json_decref(pt), pt = NULL;
+            if (pt && json_object_set_new(pt, "ok", json_boolean(r->ok)))
+                json_decref(pt), pt = NULL;
+            bad = cli_json_put(f, j ? ",\n  " : "\n  ", pt, 0, 0);
         }
-        fprintf(f, "\n], \"points_run\": %zu, \"skipped\": %zu, \"unencodable\": %zu, "
-                   "\"failed\": %zu, \"max_err_over_bound\": ",
-                n_points, n_skip, n_range, n_fail);
-        json_num(f, worst_ratio);
-        fprintf(f, ", \"ok\": %s}\n", ok ? "true" : "false");
+        if (!bad)
+            bad = cli_json_put(f, "\n], ",
+                               json_pack("{s:I, s:I, s:I, s:I, s:o, s:b}", "points_run",
+                                         (json_int_t)n_points, "skipped", (json_int_t)n_skip,
+                                         "unencodable", (json_int_t)n_range, "failed",
+                                         (json_int_t)n_fail, "max_err_over_bound",
+                                         cli_jnum(worst_ratio), "ok", ok),
+                               1, 0);
+        if (bad) {
+            cli_out_abort(&jo);
+            rc = cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
+            goto free_sweep;
+        }
+        fputc('\n', f);
         if (ferror(f))
             jo.failed = 1;
         if ((rc = cli_out_commit(&jo)) != 0)

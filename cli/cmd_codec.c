@@ -12,51 +12,38 @@
 
 #define MAX_POS 4
 
-static int unknown_option(const char *a)
+/* The arguments of encode, decode and roundtrip: --json, the encoder and
+ * shape options (one table each, shared with the other commands) and, with
+ * profile non-NULL, --profile. Returns 0 to go on, or the exit status (0
+ * after --help, printed by help, or by the paper-v1 help pv1_help when
+ * --profile paper-v1 came first). *pv1 is 1 with --profile paper-v1. */
+static int parse_codec_args(int argc, char **argv, enc_opts *o, const char **pos, int *npos,
+                            int *json, int *pv1, void (*help)(void), void (*pv1_help)(void))
 {
-    return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq %s --help)", a, cli_command());
-}
-
-static int add_positional(const char **pos, int *npos, const char *a)
-{
-    if (*npos >= MAX_POS)
-        return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
-    pos[(*npos)++] = a;
-    return 0;
-}
-
-/* Arguments of the commands that take encoder options (encode, roundtrip):
- * positionals, encoder options and --json. Returns -1 to go on, or the exit
- * status (0 after --help). */
-static int parse_encode_style(int argc, char **argv, enc_opts *o, const char **pos, int *npos,
-                              int *json, void (*help)(void))
-{
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            *json = 1;
-            continue;
-        }
-        int r = enc_opts_parse(o, argc, argv, &i);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, npos, a))
+    const char *profile = NULL;
+    cli_option own[] = {CLI_FLAG("--json", json), CLI_VALUE("--profile", &profile), CLI_END};
+    if (!pv1)
+        own[1] = (cli_option)CLI_END;
+    cli_option cfg[ENC_CONFIG_OPTIONS + 1], shp[SHAPE_OPTIONS + 1];
+    enc_config_options(o, cfg);
+    shape_options(o, shp);
+    const cli_option *const tables[] = {own, cfg, shp, NULL};
+    int rc = cli_parse(argc, argv, tables, pos, MAX_POS, npos);
+    if (rc == EXIT_USAGE)
+        return rc;
+    if (pv1) {
+        *pv1 = 0;
+        if (profile && (*pv1 = paper_v1_profile(profile)) < 0)
             return EXIT_USAGE;
     }
+    if (rc == CLI_HELP) {
+        if (pv1 && *pv1)
+            pv1_help();
+        else
+            help();
+        return 0;
+    }
     return -1;
-}
-
-static void print_shape_json(FILE *f, const tahq_shape *s)
-{
-    fprintf(f, "[%u, %u, %u]", (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
 }
 
 static int check_shape_for(const char *what, const tahq_config *cfg, const tahq_shape *shape)
@@ -102,16 +89,16 @@ static void encode_help(void)
 
 int cmd_encode(int argc, char **argv)
 {
-    int profile = paper_v1_profile_requested(argc, argv);
-    if (profile != 0)
-        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_encode(argc, argv);
     enc_opts o;
     enc_opts_init(&o);
     const char *pos[MAX_POS];
-    int npos = 0, json = 0;
-    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, encode_help);
+    int npos = 0, json = 0, pv1 = 0;
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, &pv1, encode_help,
+                                paper_v1_encode_help);
     if (done >= 0)
         return done;
+    if (pv1)
+        return paper_v1_encode(&o, pos, npos, json);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
     int rc = enc_opts_check(&o);
@@ -142,19 +129,15 @@ int cmd_encode(int argc, char **argv)
     uint64_t n = shape_count(&shape);
     double bpe = (double)len * 8.0 / (double)n;
     if (json) {
-        printf("{\"command\": \"encode\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": ");
-        print_shape_json(stdout, &shape);
-        printf(", \"config\": ");
-        json_config(stdout, &o.cfg);
-        printf(", \"elements\": %llu, \"bytes\": %zu, \"bits_per_element\": ",
-               (unsigned long long)n, len);
-        json_num(stdout, bpe);
-        printf(", \"n_low\": %llu, \"n_flagged\": %llu}\n", (unsigned long long)h.n_low,
-               (unsigned long long)h.n_flagged);
+        int jrc = cli_json_print(
+            stdout, json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I}", "command",
+                              "encode", "input", cli_jstr(pos[0]), "output", cli_jstr(pos[1]),
+                              "shape", cli_jshape(&shape), "config", cli_jconfig(&o.cfg),
+                              "elements", (json_int_t)n, "bytes", (json_int_t)len,
+                              "bits_per_element", cli_jnum(bpe), "n_low", (json_int_t)h.n_low,
+                              "n_flagged", (json_int_t)h.n_flagged));
+        if (jrc)
+            return jrc;
     } else {
         char txt[160];
         cli_config_text(&o.cfg, txt, sizeof txt);
@@ -195,26 +178,21 @@ static void decode_help(void)
 
 int cmd_decode(int argc, char **argv)
 {
-    int profile = paper_v1_profile_requested(argc, argv);
-    if (profile != 0)
-        return profile < 0 ? EXIT_USAGE : cmd_paper_v1_decode(argc, argv);
+    enc_opts o;
+    enc_opts_init(&o);
     const char *pos[MAX_POS];
-    int npos = 0, json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            decode_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    int npos = 0, json = 0, pv1 = 0;
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, &pv1, decode_help,
+                                paper_v1_decode_help);
+    if (done >= 0)
+        return done;
+    if (pv1)
+        return paper_v1_decode(&o, pos, npos, json);
+    /* a message carries its configuration and shape */
+    if (o.first_given)
+        return cli_fail(EXIT_USAGE, "%s applies only with --profile paper-v1 (see tahq decode "
+                                    "--help)",
+                        o.first_given);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN.tahq and OUT (see tahq decode --help)");
     uint8_t *msg;
@@ -239,13 +217,13 @@ int cmd_decode(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        printf("{\"command\": \"decode\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": ");
-        print_shape_json(stdout, &h.shape);
-        printf(", \"elements\": %llu, \"bytes\": %zu}\n", (unsigned long long)n, len);
+        int jrc = cli_json_print(
+            stdout, json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", "command", "decode", "input",
+                              cli_jstr(pos[0]), "output", cli_jstr(pos[1]), "shape",
+                              cli_jshape(&h.shape), "elements", (json_int_t)n, "bytes",
+                              (json_int_t)len));
+        if (jrc)
+            return jrc;
     } else {
         printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes\n", pos[0], pos[1],
                (unsigned)h.shape.batch, (unsigned)h.shape.seq_len, (unsigned)h.shape.channels,
@@ -269,25 +247,13 @@ int cmd_inspect(int argc, char **argv)
 {
     const char *pos[MAX_POS];
     int npos = 0, json = 0, tiles = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            inspect_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if (cli_opt_flag(a, "--tiles")) {
-            tiles = 1;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return unknown_option(a);
-        if (add_positional(pos, &npos, a))
-            return EXIT_USAGE;
-    }
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_FLAG("--tiles", &tiles), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, pos, MAX_POS, &npos);
+    if (prc == CLI_HELP)
+        inspect_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
     if (npos != 1)
         return cli_fail(EXIT_USAGE, "need one IN.tahq (see tahq inspect --help)");
     const char *path = pos[0];
@@ -345,45 +311,47 @@ int cmd_inspect(int argc, char **argv)
     double bpe = (double)len * 8.0 / (double)n;
 
     if (json) {
-        printf("{\"command\": \"inspect\", \"file\": ");
-        json_str(stdout, path);
-        printf(", \"bytes\": %zu, \"header_bytes\": %u, \"payload_bytes\": %llu, "
-               "\"version\": %u, \"config\": ",
-               len, (unsigned)TAHQ_HEADER_BYTES, (unsigned long long)h.payload_bytes,
-               (unsigned)h.version);
-        json_config(stdout, c);
-        printf(", \"shape\": ");
-        print_shape_json(stdout, &h.shape);
-        printf(", \"elements\": %llu, \"tiles\": %llu, \"bits_per_element\": ",
-               (unsigned long long)n, (unsigned long long)n_tiles);
-        json_num(stdout, bpe);
-        printf(", \"unit\": \"%s\", \"units\": %llu, \"n_low\": %llu, \"low_tiles\": %llu, "
-               "\"high_tiles\": %llu, \"n_flagged\": %llu, \"crc32c\": %u",
-               unit, (unsigned long long)n_units, (unsigned long long)h.n_low,
-               (unsigned long long)low_tiles, (unsigned long long)(n_tiles - low_tiles),
-               (unsigned long long)h.n_flagged, (unsigned)h.crc);
-        if (tiles) {
-            printf(", \"tile_info\": [");
-            for (uint64_t t = 0; t < n_tiles; ++t) {
+        json_t *out = json_pack(
+            "{s:s, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:s, s:I, s:I, s:I, s:I, "
+            "s:I, s:I}",
+            "command", "inspect", "file", cli_jstr(path), "bytes", (json_int_t)len,
+            "header_bytes", (json_int_t)TAHQ_HEADER_BYTES, "payload_bytes",
+            (json_int_t)h.payload_bytes, "version", (json_int_t)h.version, "config",
+            cli_jconfig(c), "shape", cli_jshape(&h.shape), "elements", (json_int_t)n, "tiles",
+            (json_int_t)n_tiles, "bits_per_element", cli_jnum(bpe), "unit", unit, "units",
+            (json_int_t)n_units, "n_low", (json_int_t)h.n_low, "low_tiles",
+            (json_int_t)low_tiles, "high_tiles", (json_int_t)(n_tiles - low_tiles), "n_flagged",
+            (json_int_t)h.n_flagged, "crc32c", (json_int_t)h.crc);
+        if (out && tiles) {
+            json_t *arr = json_array();
+            for (uint64_t t = 0; arr && t < n_tiles; ++t) {
                 double bmax = 0.0;
                 const double *b = bound + t * c->tile;
                 for (uint32_t k = 0; k < c->tile; ++k)
                     bmax = b[k] > bmax ? b[k] : bmax;
-                printf("%s{\"tile\": %llu, \"row\": %llu, \"col\": %llu, \"bits\": %u, "
-                       "\"flagged\": %u, \"pivot\": %u, \"zero\": ",
-                       t ? ", " : "", (unsigned long long)t, (unsigned long long)(t / per_row),
-                       (unsigned long long)(t % per_row), (unsigned)info[t].bits,
-                       (unsigned)info[t].flagged, (unsigned)info[t].pivot);
-                json_num(stdout, (double)info[t].zero);
-                printf(", \"scale\": ");
-                json_num(stdout, (double)info[t].scale);
-                printf(", \"bound\": ");
-                json_num(stdout, bmax);
-                printf("}");
+                json_t *ti = json_pack(
+                    "{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "tile", (json_int_t)t,
+                    "row", (json_int_t)(t / per_row), "col", (json_int_t)(t % per_row), "bits",
+                    (json_int_t)info[t].bits, "flagged", (json_int_t)info[t].flagged, "pivot",
+                    (json_int_t)info[t].pivot, "zero", cli_jnum((double)info[t].zero), "scale",
+                    cli_jnum((double)info[t].scale), "bound", cli_jnum(bmax));
+                if (!ti || json_array_append_new(arr, ti)) {
+                    json_decref(arr);
+                    arr = NULL;
+                }
             }
-            printf("]");
+            if (!arr || json_object_set_new(out, "tile_info", arr)) {
+                json_decref(out);
+                out = NULL;
+            }
         }
-        printf("}\n");
+        int jrc = cli_json_print(stdout, out);
+        if (jrc) {
+            free(bound);
+            free(info);
+            free(msg);
+            return jrc;
+        }
     } else {
         char txt[160];
         cli_config_text(c, txt, sizeof txt);
@@ -457,7 +425,7 @@ int cmd_roundtrip(int argc, char **argv)
     enc_opts_init(&o);
     const char *pos[MAX_POS];
     int npos = 0, json = 0;
-    int done = parse_encode_style(argc, argv, &o, pos, &npos, &json, roundtrip_help);
+    int done = parse_codec_args(argc, argv, &o, pos, &npos, &json, NULL, roundtrip_help, NULL);
     if (done >= 0)
         return done;
     if (npos != 1)
@@ -504,31 +472,22 @@ int cmd_roundtrip(int argc, char **argv)
     npy_free(&t);
     double bpe = (double)len * 8.0 / (double)n;
     if (json) {
-        printf("{\"command\": \"roundtrip\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"shape\": ");
-        print_shape_json(stdout, &shape);
-        printf(", \"config\": ");
-        json_config(stdout, &o.cfg);
-        printf(", \"elements\": %llu, \"bytes\": %zu, \"bits_per_element\": ",
-               (unsigned long long)n, len);
-        json_num(stdout, bpe);
-        printf(", \"rel_mse\": ");
-        json_num(stdout, s.rel_mse);
-        printf(", \"sqnr_db\": ");
-        json_num(stdout, s.sqnr_db);
-        printf(", \"max_abs_err\": ");
-        json_num(stdout, s.max_abs_err);
-        printf(", \"max_err_over_bound\": ");
-        json_num(stdout, s.max_err_over_bound);
-        printf(", \"n_over_bound\": %llu, \"max_tile_l2_over_bound\": ",
-               (unsigned long long)s.n_over_bound);
-        json_num(stdout, s.max_l2_over_bound);
-        printf(", \"n_tiles_over_l2_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, "
-               "\"ok\": %s}\n",
-               (unsigned long long)s.n_tiles_over_l2, (unsigned long long)h.n_low,
-               (unsigned long long)h.n_flagged,
-               s.n_over_bound || s.n_tiles_over_l2 ? "false" : "true");
+        int jrc = cli_json_print(
+            stdout,
+            json_pack("{s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I, "
+                      "s:I, s:I, s:b}",
+                      "command", "roundtrip", "input", cli_jstr(pos[0]), "shape",
+                      cli_jshape(&shape), "config", cli_jconfig(&o.cfg), "elements",
+                      (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
+                      cli_jnum(bpe), "rel_mse", cli_jnum(s.rel_mse), "sqnr_db",
+                      cli_jnum(s.sqnr_db), "max_abs_err", cli_jnum(s.max_abs_err),
+                      "max_err_over_bound", cli_jnum(s.max_err_over_bound), "n_over_bound",
+                      (json_int_t)s.n_over_bound, "max_tile_l2_over_bound",
+                      cli_jnum(s.max_l2_over_bound), "n_tiles_over_l2_bound",
+                      (json_int_t)s.n_tiles_over_l2, "n_low", (json_int_t)h.n_low, "n_flagged",
+                      (json_int_t)h.n_flagged, "ok", !(s.n_over_bound || s.n_tiles_over_l2)));
+        if (jrc)
+            return jrc;
     } else {
         char txt[160];
         cli_config_text(&o.cfg, txt, sizeof txt);

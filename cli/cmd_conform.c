@@ -37,7 +37,7 @@ typedef struct gcase {
     char cfg_json[512];
     int pv1; /* kind paper_v1: pcfg, not cfg */
     tahq_paper_v1_config pcfg;
-    const json_node *flags; /* array of strings */
+    const json_t *flags; /* array of strings */
 } gcase;
 
 typedef struct check {
@@ -160,11 +160,11 @@ static int valid_status_name(const char *s)
 
 /* ---------------------------------------------------------------- manifest */
 
-static int parse_file_ref(const json_node *c, const char *key, file_ref *f, char *err, size_t n)
+static int parse_file_ref(const json_t *c, const char *key, file_ref *f, char *err, size_t n)
 {
-    const json_node *o = json_get(c, key);
-    if (!o || json_get_str(o, "path", &f->path) || json_get_u64(o, "bytes", &f->bytes) ||
-        json_get_str(o, "sha256", &f->sha)) {
+    const json_t *o = json_object_get(c, key);
+    if (golden_json_str(o, "path", &f->path) || golden_json_u64(o, "bytes", &f->bytes) ||
+        golden_json_str(o, "sha256", &f->sha)) {
         snprintf(err, n, "\"%s\" needs path, bytes, sha256", key);
         return -1;
     }
@@ -179,15 +179,15 @@ static int parse_file_ref(const json_node *c, const char *key, file_ref *f, char
     return 0;
 }
 
-static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
+static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
 {
     memset(g, 0, sizeof *g);
-    const json_node *flags = json_get(c, "flags");
+    const json_t *flags = json_is_object(c) ? json_object_get(c, "flags") : NULL;
     const char *desc;
-    if (json_get_str(c, "id", &g->id) || json_get_str(c, "kind", &g->kind) ||
-        json_get_str(c, "expected_status", &g->expected_status) ||
-        json_get_str(c, "description", &desc) || !flags || flags->type != JSON_ARR ||
-        flags->count == 0) {
+    if (golden_json_str(c, "id", &g->id) || golden_json_str(c, "kind", &g->kind) ||
+        golden_json_str(c, "expected_status", &g->expected_status) ||
+        golden_json_str(c, "description", &desc) || !json_is_array(flags) ||
+        json_array_size(flags) == 0) {
         snprintf(err, n, "a case needs id, kind, flags (non-empty), description, expected_status");
         return -1;
     }
@@ -196,8 +196,10 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
             snprintf(err, n, "case id '%s': only a-z, 0-9 and '-'", g->id);
             return -1;
         }
-    for (const json_node *f = flags->child; f; f = f->next)
-        if (f->type != JSON_STR) {
+    size_t fi;
+    const json_t *f;
+    json_array_foreach(flags, fi, f)
+        if (!json_is_string(f)) {
             snprintf(err, n, "case %s: flags must be strings", g->id);
             return -1;
         }
@@ -223,13 +225,13 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
     if (parse_file_ref(c, "input", &g->input, err, n))
         return -1;
     if (enc || encerr) {
-        const json_node *sh = json_get(c, "shape");
+        const json_t *sh = json_object_get(c, "shape");
         if (g->pv1) {
-            if (golden_pv1_config_parse(json_get(c, "config"), &g->pcfg, err, n))
+            if (golden_pv1_config_parse(json_object_get(c, "config"), &g->pcfg, err, n))
                 return -1;
             tahq_config_default(&g->cfg);
             g->cfg.tile = g->pcfg.tile;
-        } else if (golden_config_parse(json_get(c, "config"), &g->cfg, err, n)) {
+        } else if (golden_config_parse(json_object_get(c, "config"), &g->cfg, err, n)) {
             return -1;
         }
         if (g->pv1 ? tahq_paper_v1_check(&g->pcfg, &(tahq_shape){1, 1, g->pcfg.tile}) != TAHQ_OK
@@ -237,19 +239,21 @@ static int parse_case(const json_node *c, gcase *g, char *err, size_t n)
             snprintf(err, n, "case %s: config is not valid", g->id);
             return -1;
         }
-        if (!sh || sh->type != JSON_ARR || sh->count != 3) {
+        if (!json_is_array(sh) || json_array_size(sh) != 3) {
             snprintf(err, n, "case %s: shape must be [B, S, C]", g->id);
             return -1;
         }
         uint64_t d[3];
-        int i = 0;
-        for (const json_node *e = sh->child; e; e = e->next, ++i) {
-            if (e->type != JSON_NUM || e->num < 1 || e->num > 4294967295.0 ||
-                e->num != floor(e->num)) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(sh, i, e) {
+            /* an integral number, written as an integer or not (1, 1.0, 1e0) */
+            double v = json_number_value(e);
+            if (!json_is_number(e) || v < 1 || v > 4294967295.0 || v != floor(v)) {
                 snprintf(err, n, "case %s: shape entries must be integers >= 1", g->id);
                 return -1;
             }
-            d[i] = (uint64_t)e->num;
+            d[i] = (uint64_t)v;
         }
         g->shape.batch = (uint32_t)d[0];
         g->shape.seq_len = (uint32_t)d[1];
@@ -971,6 +975,7 @@ typedef struct report {
     size_t jlen;
     size_t j_fail, j_err;
     double j_time;
+    int json_failed; /* a part of the --json output could not be built */
 } report;
 
 static void report_begin(report *R)
@@ -980,35 +985,30 @@ static void report_begin(report *R)
     R->started = 1;
     const opts *o = R->o;
     if (o->json) {
-        printf("{\"vectors\": ");
-        json_str(stdout, o->vectors);
-        printf(", \"set\": ");
-        json_str(stdout, R->set);
-        printf(", \"mode\": \"%s\", \"cases\": [", o->run ? "run" : "candidate");
+        /* streamed: the head's members, then one case per line as it is
+         * judged, then the summary */
+        char *head = cli_json_text(json_pack("{s:o, s:o, s:s}", "vectors",
+                                                  cli_jstr(o->vectors), "set", cli_jstr(R->set),
+                                                  "mode", o->run ? "run" : "candidate"));
+        size_t hl = head ? strlen(head) : 0;
+        if (hl >= 2)
+            printf("%.*s, \"cases\": [", (int)(hl - 1), head); /* without its '}' */
+        else
+            R->json_failed = 1;
+        free(head);
     } else if (o->tap) {
         printf("TAP version 13\n1..%zu\n", R->n_sel);
     }
 }
 
-static void json_run(const conform_run *r)
+static json_t *json_run(const conform_run *r)
 {
-    printf(", \"candidate\": {\"op\": ");
-    json_str(stdout, r->op[0] ? r->op : "(not run)");
-    printf(", \"ran\": %s, \"exit_status\": ", r->ran ? "true" : "false");
-    if (r->ran && r->exited && !r->timed_out)
-        printf("%d", r->status);
-    else
-        fputs("null", stdout);
-    printf(", \"signal\": ");
-    if (r->ran && !r->exited)
-        printf("%d", r->sig);
-    else
-        fputs("null", stdout);
-    printf(", \"timed_out\": %s, \"status_word\": ", r->timed_out ? "true" : "false");
-    json_str(stdout, r->word[0] ? r->word : "(none)");
-    printf(", \"stderr_tail\": ");
-    json_str(stdout, r->tail);
-    printf("}");
+    return json_pack("{s:o, s:b, s:o, s:o, s:b, s:o, s:o}", "op",
+                     cli_jstr(r->op[0] ? r->op : "(not run)"), "ran", r->ran, "exit_status",
+                     r->ran && r->exited && !r->timed_out ? json_integer(r->status) : json_null(),
+                     "signal", r->ran && !r->exited ? json_integer(r->sig) : json_null(),
+                     "timed_out", r->timed_out, "status_word",
+                     cli_jstr(r->word[0] ? r->word : "(none)"), "stderr_tail", cli_jstr(r->tail));
 }
 
 /* The lines of a case's report (without its heading). */
@@ -1084,36 +1084,37 @@ static void report_case(report *R, const gcase *g, const check *ks, int nk, cons
     const char *text = block ? block : "";
 
     if (o->json) {
-        printf("%s\n  {\"id\": \"%s\", \"kind\": \"%s\", \"pass\": %s, \"verdict\": \"%s\"",
-               R->n_done > 1 ? "," : "", g->id, g->kind, pass ? "true" : "false",
-               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
-        if (o->tolerance)
-            printf(", \"tolerant_pass\": %s", tpass ? "true" : "false");
-        printf(", \"checks\": [");
-        for (int j = 0; j < nk; ++j) {
-            printf("%s{\"task\": \"%s\", \"pass\": %s, \"field\": ", j ? ", " : "", ks[j].task,
-                   ks[j].pass ? "true" : "false");
-            if (ks[j].field && !ks[j].pass)
-                json_str(stdout, ks[j].field);
-            else
-                fputs("null", stdout);
-            printf(", \"tile\": ");
-            if (ks[j].tile >= 0 && !ks[j].pass)
-                printf("%" PRId64, ks[j].tile);
-            else
-                fputs("null", stdout);
-            printf(", \"detail\": ");
-            json_str(stdout, ks[j].detail);
-            if (o->tolerance) {
-                printf(", \"tolerant_pass\": %s, \"tolerant_detail\": ",
-                       ks[j].tol_done && ks[j].tol_pass ? "true" : "false");
-                json_str(stdout, ks[j].tol_detail);
-            }
-            if (ks[j].run && !ks[j].pass)
-                json_run(ks[j].run);
-            printf("}");
+        json_t *jc = json_pack("{s:o, s:o, s:b, s:s}", "id", cli_jstr(g->id), "kind",
+                               cli_jstr(g->kind), "pass", pass, "verdict",
+                               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
+        if (jc && o->tolerance && json_object_set_new(jc, "tolerant_pass", json_boolean(tpass)))
+            json_decref(jc), jc = NULL;
+        json_t *jks = jc ? json_array() : NULL;
+        for (int j = 0; jks && j < nk; ++j) {
+            const check *k = &ks[j];
+            json_t *jk = json_pack(
+                "{s:s, s:b, s:o, s:o, s:o}", "task", k->task, "pass", k->pass, "field",
+                k->field && !k->pass ? cli_jstr(k->field) : json_null(), "tile",
+                k->tile >= 0 && !k->pass ? json_integer((json_int_t)k->tile) : json_null(),
+                "detail", cli_jstr(k->detail));
+            if (jk && o->tolerance &&
+                (json_object_set_new(jk, "tolerant_pass",
+                                     json_boolean(k->tol_done && k->tol_pass)) ||
+                 json_object_set_new(jk, "tolerant_detail", cli_jstr(k->tol_detail))))
+                json_decref(jk), jk = NULL;
+            if (jk && k->run && !k->pass && json_object_set_new(jk, "candidate", json_run(k->run)))
+                json_decref(jk), jk = NULL;
+            if (!jk || json_array_append_new(jks, jk))
+                json_decref(jks), jks = NULL;
         }
-        printf("]}");
+        if (!jks || json_object_set_new(jc, "checks", jks))
+            json_decref(jc), jc = NULL;
+        char *line = cli_json_text(jc);
+        if (line)
+            printf("%s\n  %s", R->n_done > 1 ? "," : "", line);
+        else
+            R->json_failed = 1;
+        free(line);
     } else if (o->tap) {
         printf("%s %zu - %s (%s)%s\n", ok ? "ok" : "not ok", R->n_done, g->id, g->kind,
                pass ? "" : timeout ? ": TIMEOUT" : tol_only ? ": TOLERANT" : "");
@@ -1183,16 +1184,25 @@ static void report_end(report *R)
     if (R->n_timeout)
         snprintf(tmo, sizeof tmo, "; %zu timed out", R->n_timeout);
     if (o->json) {
-        printf("\n], \"summary\": {\"cases\": %zu, \"selected\": %zu, \"skipped\": %zu, "
-               "\"passed\": %zu, \"failed\": %zu, \"timed_out\": %zu, "
-               "\"encode\": [%zu, %zu], \"decode\": [%zu, %zu], \"errors\": [%zu, %zu]",
-               R->n_sel, R->n_sel, skipped, R->n_pass, n_fail, R->n_timeout, R->by_task[0][0],
-               R->by_task[0][1], R->by_task[1][0], R->by_task[1][1], R->by_task[2][0],
-               R->by_task[2][1]);
-        if (o->tolerance)
-            printf(", \"tolerant_passed\": %zu, \"tolerant_only\": %zu, \"tolerant_failed\": %zu",
-                   R->n_tol_pass, R->n_tol_only, n_tol_fail);
-        printf("}}\n");
+        json_t *sum = json_pack(
+            "{s:I, s:I, s:I, s:I, s:I, s:I, s:[I, I], s:[I, I], s:[I, I]}", "cases",
+            (json_int_t)R->n_sel, "selected", (json_int_t)R->n_sel, "skipped",
+            (json_int_t)skipped, "passed", (json_int_t)R->n_pass, "failed", (json_int_t)n_fail,
+            "timed_out", (json_int_t)R->n_timeout, "encode", (json_int_t)R->by_task[0][0],
+            (json_int_t)R->by_task[0][1], "decode", (json_int_t)R->by_task[1][0],
+            (json_int_t)R->by_task[1][1], "errors", (json_int_t)R->by_task[2][0],
+            (json_int_t)R->by_task[2][1]);
+        if (sum && o->tolerance &&
+            (json_object_set_new(sum, "tolerant_passed", json_integer((json_int_t)R->n_tol_pass)) ||
+             json_object_set_new(sum, "tolerant_only", json_integer((json_int_t)R->n_tol_only)) ||
+             json_object_set_new(sum, "tolerant_failed", json_integer((json_int_t)n_tol_fail))))
+            json_decref(sum), sum = NULL;
+        char *text = cli_json_text(sum);
+        if (text)
+            printf("\n], \"summary\": %s}\n", text);
+        else
+            R->json_failed = 1;
+        free(text);
         return;
     }
     const char *pre = o->tap ? "# " : "";
@@ -1255,103 +1265,95 @@ static int junit_write(report *R, cli_out *out)
 
 #define USAGE(...) cli_fail(EXIT_USAGE, __VA_ARGS__)
 
+/* a value given once, not empty (dst: const char **) */
+static int opt_once(const cli_option *opt, const char *v)
+{
+    if (!*v)
+        return USAGE("%s needs a non-empty value", opt->name), -1;
+    *(const char **)opt->dst = v;
+    return 0;
+}
+
+/* the repeatable selections: --case, --exclude, --flag, --exclude-flag */
+typedef struct sel_list {
+    const char **v;
+    int *n;
+    int case_flag; /* values are case flags: a-z, 0-9, '_' */
+} sel_list;
+
+static int opt_select(const cli_option *opt, const char *v)
+{
+    const sel_list *l = opt->dst;
+    if (!*v)
+        return USAGE("%s needs a non-empty value", opt->name), -1;
+    if (l->case_flag && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+        return USAGE("%s '%s': a case flag is made of a-z, 0-9 and '_'", opt->name, v), -1;
+    if (*l->n >= MAX_SEL)
+        return USAGE("at most %d %s options", MAX_SEL, opt->name), -1;
+    l->v[(*l->n)++] = v;
+    return 0;
+}
+
+static int opt_kind(const cli_option *opt, const char *v)
+{
+    unsigned b = kind_bit(v);
+    if (!b)
+        return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
+                     "paper_v1)",
+                     v),
+               -1;
+    *(unsigned *)opt->dst |= b;
+    return 0;
+}
+
+static int opt_profile(const cli_option *opt, const char *v)
+{
+    unsigned *kinds = opt->dst;
+    if (strcmp(v, "format1") == 0)
+        *kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
+    else if (strcmp(v, "paper-v1") == 0)
+        *kinds |= K_PAPER_V1;
+    else
+        return USAGE("--profile '%s': not a profile (format1, paper-v1)", v), -1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = 1;
     const char *jobs_s = NULL, *timeout_s = NULL;
-    int seen_flag[5] = {0, 0, 0, 0, 0};
-    static const char *flags[5] = {"--json", "--tap", "--tolerance", "--check", "-v"};
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        struct {
-            const char *name;
-            const char **dst;
-        } single[] = {{"--vectors", &o->vectors}, {"--candidate", &o->candidate},
-                      {"--run", &o->run},         {"--workdir", &o->workdir},
-                      {"--junit", &o->junit},     {"--jobs", &jobs_s},
-                      {"--timeout", &timeout_s}};
-        int matched = 0;
-        for (size_t s = 0; s < sizeof single / sizeof single[0] && !matched; ++s) {
-            if ((r = cli_opt_value(argc, argv, &i, single[s].name, &v)) == 0)
-                continue;
-            if (r < 0)
-                return EXIT_USAGE;
-            if (*single[s].dst)
-                return USAGE("%s given twice (it may be given once)", single[s].name);
-            if (!*v)
-                return USAGE("%s needs a non-empty value", single[s].name);
-            *single[s].dst = v;
-            matched = 1;
-        }
-        if (matched)
-            continue;
-        /* repeatable selections: --case, --exclude, --flag, --exclude-flag */
-        static const char *const rep_names[4] = {"--case", "--exclude", "--flag",
-                                                 "--exclude-flag"};
-        const char **rep_lists[4] = {o->cases, o->excludes, o->flags, o->xflags};
-        int *rep_counts[4] = {&o->ncases, &o->nexcludes, &o->nflags, &o->nxflags};
-        int which = -1;
-        for (int q = 0; q < 4 && which < 0; ++q) {
-            if ((r = cli_opt_value(argc, argv, &i, rep_names[q], &v)) == 0)
-                continue;
-            if (r < 0)
-                return EXIT_USAGE;
-            which = q;
-        }
-        if (which >= 0) {
-            if (!*v)
-                return USAGE("%s needs a non-empty value", rep_names[which]);
-            if (which >= 2 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
-                return USAGE("%s '%s': a case flag is made of a-z, 0-9 and '_'",
-                             rep_names[which], v);
-            if (*rep_counts[which] >= MAX_SEL)
-                return USAGE("at most %d %s options", MAX_SEL, rep_names[which]);
-            rep_lists[which][(*rep_counts[which])++] = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--kind", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            unsigned b = kind_bit(v);
-            if (!b)
-                return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
-                             "paper_v1)",
-                             v);
-            o->kinds |= b;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--profile", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (strcmp(v, "format1") == 0)
-                o->kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
-            else if (strcmp(v, "paper-v1") == 0)
-                o->kinds |= K_PAPER_V1;
-            else
-                return USAGE("--profile '%s': not a profile (format1, paper-v1)", v);
-            continue;
-        }
-        if (cli_is_help(a)) {
-            help();
-            return -1;
-        }
-        int f = 0;
-        while (f < 5 && !cli_opt_flag(a, flags[f]))
-            ++f;
-        if (f == 5)
-            return USAGE("unknown argument '%s' (see tahq conform --help)", a);
-        if (seen_flag[f]++)
-            return USAGE("%s given twice", flags[f]);
-        switch (f) {
-        case 0: o->json = 1; break;
-        case 1: o->tap = 1; break;
-        case 2: o->tolerance = 1; break;
-        case 3: o->check_only = 1; break;
-        default: o->verbose = 1; break;
-        }
+    sel_list cases = {o->cases, &o->ncases, 0}, excludes = {o->excludes, &o->nexcludes, 0},
+             flags = {o->flags, &o->nflags, 1}, xflags = {o->xflags, &o->nxflags, 1};
+    const cli_option own[] = {
+        CLI_OPT("--vectors", opt_once, &o->vectors),
+        CLI_OPT("--candidate", opt_once, &o->candidate),
+        CLI_OPT("--run", opt_once, &o->run),
+        CLI_OPT("--workdir", opt_once, &o->workdir),
+        CLI_OPT("--junit", opt_once, &o->junit),
+        CLI_OPT("--jobs", opt_once, &jobs_s),
+        CLI_OPT("--timeout", opt_once, &timeout_s),
+        {"--case", 1, opt_select, &cases, 1},
+        {"--exclude", 1, opt_select, &excludes, 1},
+        {"--flag", 1, opt_select, &flags, 1},
+        {"--exclude-flag", 1, opt_select, &xflags, 1},
+        {"--kind", 1, opt_kind, &o->kinds, 1},
+        {"--profile", 1, opt_profile, &o->kinds, 1},
+        CLI_FLAG("--json", &o->json),
+        CLI_FLAG("--tap", &o->tap),
+        CLI_FLAG("--tolerance", &o->tolerance),
+        CLI_FLAG("--check", &o->check_only),
+        CLI_FLAG("-v", &o->verbose),
+        CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int npos = 0;
+    int rc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (rc == CLI_HELP) {
+        help();
+        return -1;
     }
+    if (rc)
+        return rc;
     if (!o->vectors)
         return USAGE("need --vectors DIR (see tahq conform --help)");
     if (!!o->candidate + !!o->run + o->check_only != 1)
@@ -1379,8 +1381,10 @@ static int parse_args(int argc, char **argv, opts *o)
 
 static int has_flag(const gcase *g, const char *flag)
 {
-    for (const json_node *f = g->flags->child; f; f = f->next)
-        if (strcmp(f->str, flag) == 0)
+    size_t i;
+    const json_t *f;
+    json_array_foreach(g->flags, i, f)
+        if (strcmp(json_string_value(f), flag) == 0)
             return 1;
     return 0;
 }
@@ -1414,8 +1418,7 @@ static int selected(const opts *o, const gcase *g)
 
 typedef struct state {
     gcase *cs;
-    json_doc doc;
-    int have_doc;
+    json_t *doc;
     size_t *sel; /* indices of the selected cases */
     case_run *cr;
     char tmp[4096];
@@ -1443,8 +1446,8 @@ static void state_free(state *S)
     free(S->cr);
     free(S->sel);
     free(S->cs);
-    if (S->have_doc)
-        json_free(&S->doc);
+    json_decref(S->doc);
+    S->doc = NULL;
 }
 
 /* Evaluate and report selected case number i (its runs in cr, or NULL). */
@@ -1549,19 +1552,18 @@ int cmd_conform(int argc, char **argv)
     rc = cli_read_file(p, &text, &tlen);
     if (rc)
         return rc;
-    if (json_parse(&S.doc, (const char *)text, tlen)) {
-        free(text);
-        return cli_fail(EXIT_RUNTIME, "%s: %s", p, S.doc.err);
-    }
+    S.doc = golden_json_load((const char *)text, tlen, err, sizeof err);
     free(text);
-    S.have_doc = 1;
-    const json_node *root = S.doc.root, *cases = json_get(root, "cases");
+    if (!S.doc)
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
+    const json_t *root = S.doc;
+    const json_t *cases = json_is_object(root) ? json_object_get(root, "cases") : NULL;
     const char *schema, *set;
     uint64_t fv, ncases;
-    if (json_get_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
-        json_get_str(root, "set", &set) || json_get_u64(root, "format_version", &fv) ||
-        json_get_u64(root, "n_cases", &ncases) || !cases || cases->type != JSON_ARR ||
-        cases->count != ncases) {
+    if (golden_json_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
+        golden_json_str(root, "set", &set) || golden_json_u64(root, "format_version", &fv) ||
+        golden_json_u64(root, "n_cases", &ncases) || !json_is_array(cases) ||
+        json_array_size(cases) != ncases) {
         state_free(&S);
         return cli_fail(EXIT_RUNTIME,
                         "%s: not a %s manifest (schema, set, format_version, n_cases, cases)", p,
@@ -1572,14 +1574,15 @@ int cmd_conform(int argc, char **argv)
         return cli_fail(EXIT_RUNTIME, "%s: vectors for format %" PRIu64 ", this is format %u", p,
                         fv, (unsigned)TAHQ_FORMAT_VERSION);
     }
-    S.cs = calloc(cases->count + 1, sizeof *S.cs);
-    S.sel = calloc(cases->count + 1, sizeof *S.sel);
+    S.cs = calloc(json_array_size(cases) + 1, sizeof *S.cs);
+    S.sel = calloc(json_array_size(cases) + 1, sizeof *S.sel);
     if (!S.cs || !S.sel) {
         state_free(&S);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
     size_t nc = 0;
-    for (const json_node *c = cases->child; c; c = c->next, ++nc) {
+    for (; nc < json_array_size(cases); ++nc) {
+        const json_t *c = json_array_get(cases, nc);
         if (parse_case(c, &S.cs[nc], err, sizeof err)) {
             state_free(&S);
             return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
@@ -1602,11 +1605,11 @@ int cmd_conform(int argc, char **argv)
     }
     if (o.check_only) {
         if (o.json) {
-            printf("{\"vectors\": ");
-            json_str(stdout, o.vectors);
-            printf(", \"set\": ");
-            json_str(stdout, set);
-            printf(", \"cases\": %zu, \"valid\": true}\n", nc);
+            rc = cli_json_print(stdout, json_pack("{s:o, s:o, s:I, s:b}", "vectors",
+                                                  cli_jstr(o.vectors), "set", cli_jstr(set),
+                                                  "cases", (json_int_t)nc, "valid", 1));
+            state_free(&S);
+            return rc;
         } else {
             printf("conform: %s (set %s): %zu cases, manifest valid, every file matches its "
                    "sha256\n",
@@ -1703,6 +1706,9 @@ int cmd_conform(int argc, char **argv)
         }
     }
     size_t fails = o.tolerance ? n_sel - S.R.n_tol_pass : n_sel - S.R.n_pass;
+    int json_failed = S.R.json_failed;
     state_free(&S);
+    if (json_failed)
+        return cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
     return fails ? EXIT_RUNTIME : 0;
 }

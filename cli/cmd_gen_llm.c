@@ -24,50 +24,18 @@ int cmd_gen_llm(int argc, char **argv)
     uint32_t B = LLM_DEFAULT_BATCH, S = LLM_DEFAULT_SEQ, C = LLM_DEFAULT_CHANNELS;
     uint64_t seed = LLM_DEFAULT_SEED;
     const char *out = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            gen_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        uint32_t *dst = NULL;
-        const char *name = NULL;
-        if ((r = cli_opt_value(argc, argv, &i, "--batch", &v)) != 0) {
-            dst = &B;
-            name = "--batch";
-        } else if ((r = cli_opt_value(argc, argv, &i, "--seq", &v)) != 0) {
-            dst = &S;
-            name = "--seq";
-        } else if ((r = cli_opt_value(argc, argv, &i, "--channels", &v)) != 0) {
-            dst = &C;
-            name = "--channels";
-        } else if ((r = cli_opt_value(argc, argv, &i, "--seed", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u64(v, &seed) != 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --seed", v);
-            continue;
-        }
-        if (r < 0)
-            return EXIT_USAGE;
-        if (dst) {
-            if (cli_parse_u32(v, UINT32_MAX, dst) != 0 || *dst == 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need an integer >= 1)",
-                                v, name);
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq gen-llm --help)", a);
-        if (out)
-            return cli_fail(EXIT_USAGE, "too many arguments (see tahq gen-llm --help)");
-        out = a;
-    }
+    int json = 0, npos = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json),
+                              CLI_OPT("--batch", cli_opt_u32_pos, &B),
+                              CLI_OPT("--seq", cli_opt_u32_pos, &S),
+                              CLI_OPT("--channels", cli_opt_u32_pos, &C),
+                              CLI_OPT("--seed", cli_opt_u64, &seed), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, &out, 1, &npos);
+    if (prc == CLI_HELP)
+        gen_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
     if (!out)
         return cli_fail(EXIT_USAGE, "need OUT.npy (see tahq gen-llm --help)");
     uint64_t n = (uint64_t)B * S;
@@ -88,10 +56,11 @@ int cmd_gen_llm(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        printf("{\"command\": \"gen-llm\", \"output\": ");
-        json_str(stdout, out);
-        printf(", \"shape\": [%u, %u, %u], \"seed\": %llu, \"elements\": %llu}\n", (unsigned)B,
-               (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);
+        return cli_json_print(
+            stdout, json_pack("{s:s, s:o, s:[I, I, I], s:o, s:I}", "command", "gen-llm",
+                              "output", cli_jstr(out), "shape", (json_int_t)B, (json_int_t)S,
+                              (json_int_t)C, "seed", cli_ju64(seed), "elements",
+                              (json_int_t)n));
     } else {
         printf("%s: LLM-like tensor [%u, %u, %u], seed %llu, %llu elements\n", out, (unsigned)B,
                (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);

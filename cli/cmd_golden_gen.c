@@ -185,7 +185,10 @@ static int begin_case(gen *g, const char *id, const char *kind, const char *flag
             g->n_cases ? ",\n" : "", id, kind);
     write_flags(g->man, flags);
     fputs(",\n      \"description\": ", g->man);
-    json_str(g->man, desc);
+    json_t *d = cli_jstr(desc);
+    if (!d || json_dumpf(d, g->man, JSON_ENCODE_ANY) != 0)
+        g->failed = 1;
+    json_decref(d);
     fputs(",\n", g->man);
     g->n_cases++;
     return 0;
@@ -1810,25 +1813,16 @@ int cmd_golden_gen(int argc, char **argv)
 {
     const char *dir = NULL;
     const char *set = GOLDEN_SET;
-    for (int i = 1; i < argc; ++i) {
-        if (cli_is_help(argv[i])) {
-            help();
-            return 0;
-        }
-        if (strcmp(argv[i], "--set") == 0) {
-            if (i + 1 >= argc)
-                return cli_fail(EXIT_USAGE, "--set needs a value: v1 or v2");
-            set = argv[++i];
-            if (strcmp(set, "v1") != 0 && strcmp(set, "v2") != 0)
-                return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1 or v2)", set);
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq golden-gen --help)", argv[i]);
-        if (dir)
-            return cli_fail(EXIT_USAGE, "too many arguments (see tahq golden-gen --help)");
-        dir = argv[i];
-    }
+    int npos = 0;
+    const cli_option own[] = {CLI_VALUE("--set", &set), CLI_END};
+    const cli_option *const tables[] = {own, NULL};
+    int prc = cli_parse(argc, argv, tables, &dir, 1, &npos);
+    if (prc == CLI_HELP)
+        help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
+    if (strcmp(set, "v1") != 0 && strcmp(set, "v2") != 0)
+        return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1 or v2)", set);
     if (!dir)
         return cli_fail(EXIT_USAGE, "need DIR (see tahq golden-gen --help)");
     char p[4096];

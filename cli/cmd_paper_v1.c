@@ -13,55 +13,11 @@
 #include "paper_v1_cli.h"
 #include "util.h"
 
-int paper_v1_profile_requested(int argc, char **argv)
+int paper_v1_profile(const char *v)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *v = NULL;
-        int r = cli_opt_value(argc, argv, &i, "--profile", &v);
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            continue;
-        if (strcmp(v, "paper-v1") == 0)
-            return 1;
-        cli_fail(EXIT_USAGE, "--profile: unknown profile '%s' (paper-v1)", v);
-        return -1;
-    }
-    return 0;
-}
-
-/* Parse the options both commands share; returns -1 to go on or an exit status. */
-static int parse_args(int argc, char **argv, enc_opts *o, const char **pos, int *npos, int *json,
-                      void (*help)(void))
-{
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        if (cli_is_help(a)) {
-            help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            *json = 1;
-            continue;
-        }
-        int r = cli_opt_value(argc, argv, &i, "--profile", &v);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        r = enc_opts_parse(o, argc, argv, &i);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return cli_fail(EXIT_USAGE, "unknown option '%s' (see tahq %s --help)", a,
-                            cli_command());
-        if (*npos >= 2)
-            return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
-        pos[(*npos)++] = a;
-    }
+    if (strcmp(v, "paper-v1") == 0)
+        return 1;
+    cli_fail(EXIT_USAGE, "--profile: unknown profile '%s' (paper-v1)", v);
     return -1;
 }
 
@@ -90,7 +46,7 @@ static void cfg_text(const tahq_paper_v1_config *p, char *buf, size_t n)
              (unsigned)p->lo_bits, (unsigned)p->hi_permille);
 }
 
-static void encode_help(void)
+void paper_v1_encode_help(void)
 {
     printf("usage: tahq encode --profile paper-v1 IN OUT [--tile G] [--bits HI/LO]\n"
            "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S] [--json]\n"
@@ -100,15 +56,9 @@ static void encode_help(void)
            "Defaults: --tile 64 --bits 4/3 --ratio 800.\n");
 }
 
-int cmd_paper_v1_encode(int argc, char **argv)
+int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
 {
-    enc_opts o;
-    enc_opts_init(&o);
-    const char *pos[2];
-    int npos = 0, json = 0;
-    int done = parse_args(argc, argv, &o, pos, &npos, &json, encode_help);
-    if (done >= 0)
-        return done;
+    enc_opts o = *opts;
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
     tahq_paper_v1_config pc;
@@ -157,18 +107,15 @@ int cmd_paper_v1_encode(int argc, char **argv)
     char txt[96];
     cfg_text(&pc, txt, sizeof txt);
     if (json) {
-        printf("{\"command\": \"encode\", \"profile\": \"paper-v1\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": [%u, %u, %u], \"config\": {\"tile\": %u, \"hi_bits\": %u, "
-               "\"lo_bits\": %u, \"hi_permille\": %u}, \"elements\": %llu, \"bytes\": %zu, "
-               "\"bits_per_element\": ",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               (unsigned)pc.tile, (unsigned)pc.hi_bits, (unsigned)pc.lo_bits,
-               (unsigned)pc.hi_permille, (unsigned long long)n, len);
-        json_num(stdout, (double)len * 8.0 / (double)n);
-        printf("}\n");
+        return cli_json_print(
+            stdout,
+            json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
+                      "command", "encode", "profile", "paper-v1", "input", cli_jstr(pos[0]),
+                      "output", cli_jstr(pos[1]), "shape", cli_jshape(&shape), "config", "tile",
+                      (json_int_t)pc.tile, "hi_bits", (json_int_t)pc.hi_bits, "lo_bits",
+                      (json_int_t)pc.lo_bits, "hi_permille", (json_int_t)pc.hi_permille,
+                      "elements", (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
+                      cli_jnum((double)len * 8.0 / (double)n)));
     } else {
         printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element (%s)\n",
                pos[0], pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len,
@@ -178,7 +125,7 @@ int cmd_paper_v1_encode(int argc, char **argv)
     return 0;
 }
 
-static void decode_help(void)
+void paper_v1_decode_help(void)
 {
     printf("usage: tahq decode --profile paper-v1 IN OUT --shape BxSxC [--tile G]\n"
            "                   [--bits HI/LO] [--ratio PERMILLE] [--json]\n"
@@ -187,15 +134,9 @@ static void decode_help(void)
            "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n");
 }
 
-int cmd_paper_v1_decode(int argc, char **argv)
+int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json)
 {
-    enc_opts o;
-    enc_opts_init(&o);
-    const char *pos[2];
-    int npos = 0, json = 0;
-    int done = parse_args(argc, argv, &o, pos, &npos, &json, decode_help);
-    if (done >= 0)
-        return done;
+    enc_opts o = *opts;
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq decode --help)");
     tahq_paper_v1_config pc;
@@ -245,12 +186,12 @@ int cmd_paper_v1_decode(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        printf("{\"command\": \"decode\", \"profile\": \"paper-v1\", \"input\": ");
-        json_str(stdout, pos[0]);
-        printf(", \"output\": ");
-        json_str(stdout, pos[1]);
-        printf(", \"shape\": [%u, %u, %u], \"elements\": %llu, \"bytes\": %zu}\n", (unsigned)B,
-               (unsigned)S, (unsigned)C, (unsigned long long)n, len);
+        return cli_json_print(
+            stdout, json_pack("{s:s, s:s, s:o, s:o, s:[I, I, I], s:I, s:I}", "command", "decode",
+                              "profile", "paper-v1", "input", cli_jstr(pos[0]), "output",
+                              cli_jstr(pos[1]), "shape", (json_int_t)B, (json_int_t)S,
+                              (json_int_t)C, "elements", (json_int_t)n, "bytes",
+                              (json_int_t)len));
     } else {
         printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes (paper-v1)\n", pos[0],
                pos[1], (unsigned)B, (unsigned)S, (unsigned)C, (unsigned long long)n, len);

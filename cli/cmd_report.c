@@ -155,40 +155,17 @@ int cmd_report(int argc, char **argv)
     uint64_t data_seed = LLM_DEFAULT_SEED;
     enc_opts o;
     enc_opts_init(&o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        int r;
-        if (cli_is_help(a)) {
-            report_help();
-            return 0;
-        }
-        if (cli_opt_flag(a, "--json")) {
-            json = 1;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--input", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            input = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--data-seed", &v)) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (cli_parse_u64(v, &data_seed) != 0)
-                return cli_fail(EXIT_USAGE, "invalid value '%s' for --data-seed", v);
-            continue;
-        }
-        if (strncmp(a, "--shape", 7) == 0 || strncmp(a, "--batch", 7) == 0 ||
-            strncmp(a, "--seq", 5) == 0) {
-            r = enc_opts_parse(&o, argc, argv, &i);
-            if (r < 0)
-                return EXIT_USAGE;
-            if (r > 0)
-                continue;
-        }
-        return cli_fail(EXIT_USAGE, "unknown argument '%s' (see tahq report --help)", a);
-    }
+    int npos = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_VALUE("--input", &input),
+                              CLI_OPT("--data-seed", cli_opt_u64, &data_seed), CLI_END};
+    cli_option shp[SHAPE_OPTIONS + 1];
+    shape_options(&o, shp);
+    const cli_option *const tables[] = {own, shp, NULL};
+    int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
+    if (prc == CLI_HELP)
+        report_help();
+    if (prc)
+        return prc == CLI_HELP ? 0 : prc;
     if (!input && (o.shape_text || o.batch || o.seq))
         return cli_fail(EXIT_USAGE, "--shape, --batch and --seq need --input");
 
@@ -268,56 +245,49 @@ int cmd_report(int argc, char **argv)
     int ok = n_fail == 0 && n_run > 0;
 
     if (json) {
-        printf("{\"command\": \"report\", \"input\": ");
-        json_str(stdout, src);
-        printf(", \"data_seed\": ");
-        if (input)
-            printf("null");
-        else
-            printf("%llu", (unsigned long long)data_seed);
-        printf(", \"shape\": [%u, %u, %u], \"elements\": %llu, \"max_abs\": ",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               (unsigned long long)n);
-        json_num(stdout, maxabs);
-        printf(", \"rms\": ");
-        json_num(stdout, rms);
-        printf(", \"rows\": [");
-        for (int i = 0; i < N_CONFIGS; ++i) {
+        json_t *jrows = json_array();
+        for (int i = 0; jrows && i < N_CONFIGS; ++i) {
             const row *r = &rows[i];
-            printf("%s\n  {\"name\": \"%s\", \"config\": ", i ? "," : "", r->name);
-            json_config(stdout, &r->cfg);
+            json_t *jr;
             if (r->skipped) {
-                printf(", \"skipped\": true}");
-                continue;
+                jr = json_pack("{s:s, s:o, s:b}", "name", r->name, "config",
+                               cli_jconfig(&r->cfg), "skipped", 1);
+            } else {
+                char crc[16];
+                snprintf(crc, sizeof crc, "%08x", (unsigned)r->crc);
+                jr = json_pack(
+                    "{s:s, s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
+                    "s:s, s:b, s:b, s:b}",
+                    "name", r->name, "config", cli_jconfig(&r->cfg), "skipped", 0, "status",
+                    r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status),
+                    "bytes", (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe),
+                    "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db", cli_jnum(r->s.sqnr_db),
+                    "max_abs_err", cli_jnum(r->s.max_abs_err), "max_err_over_bound",
+                    cli_jnum(r->s.max_err_over_bound), "max_tile_l2_over_bound",
+                    cli_jnum(r->s.max_l2_over_bound), "n_tiles_over_l2_bound",
+                    (json_int_t)r->s.n_tiles_over_l2, "n_over_bound",
+                    (json_int_t)r->s.n_over_bound, "n_low", (json_int_t)r->n_low, "n_flagged",
+                    (json_int_t)r->n_flagged, "crc32c", crc, "deterministic", r->det_ok,
+                    "decode_stable", r->dec_ok, "ok", r->ok);
             }
-            printf(", \"skipped\": false, \"status\": \"%s\"",
-                   r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status));
-            printf(", \"bytes\": %zu, \"bits_per_element\": ", r->bytes);
-            json_num(stdout, r->bpe);
-            printf(", \"rel_mse\": ");
-            json_num(stdout, r->s.rel_mse);
-            printf(", \"sqnr_db\": ");
-            json_num(stdout, r->s.sqnr_db);
-            printf(", \"max_abs_err\": ");
-            json_num(stdout, r->s.max_abs_err);
-            printf(", \"max_err_over_bound\": ");
-            json_num(stdout, r->s.max_err_over_bound);
-            printf(", \"max_tile_l2_over_bound\": ");
-            json_num(stdout, r->s.max_l2_over_bound);
-            printf(", \"n_tiles_over_l2_bound\": %llu", (unsigned long long)r->s.n_tiles_over_l2);
-            printf(", \"n_over_bound\": %llu, \"n_low\": %llu, \"n_flagged\": %llu, "
-                   "\"crc32c\": \"%08x\", \"deterministic\": %s, \"decode_stable\": %s, "
-                   "\"ok\": %s}",
-                   (unsigned long long)r->s.n_over_bound, (unsigned long long)r->n_low,
-                   (unsigned long long)r->n_flagged, (unsigned)r->crc, r->det_ok ? "true" : "false",
-                   r->dec_ok ? "true" : "false", r->ok ? "true" : "false");
+            if (!jr || json_array_append_new(jrows, jr)) {
+                json_decref(jrows);
+                jrows = NULL;
+            }
         }
-        printf("\n], \"configurations\": %d, \"skipped\": %d, \"failed\": %d, \"seconds\": ",
-               n_run, n_skip, n_fail);
-        json_num(stdout, elapsed);
-        printf(", \"ok\": %s, \"verdict\": ", ok ? "true" : "false");
-        json_str(stdout, verdict);
-        printf("}\n");
+        int jrc = cli_json_print(
+            stdout,
+            json_pack("{s:s, s:o, s:o, s:[I, I, I], s:I, s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:b, "
+                      "s:o}",
+                      "command", "report", "input", cli_jstr(src), "data_seed",
+                      input ? json_null() : cli_ju64(data_seed), "shape",
+                      (json_int_t)shape.batch, (json_int_t)shape.seq_len,
+                      (json_int_t)shape.channels, "elements", (json_int_t)n, "max_abs",
+                      cli_jnum(maxabs), "rms", cli_jnum(rms), "rows", jrows, "configurations",
+                      n_run, "skipped", n_skip, "failed", n_fail, "seconds", cli_jnum(elapsed),
+                      "ok", ok, "verdict", cli_jstr(verdict)));
+        if (jrc)
+            return jrc;
     } else {
         printf("tahq report: %s [%u, %u, %u], %llu elements", src, (unsigned)shape.batch,
                (unsigned)shape.seq_len, (unsigned)shape.channels, (unsigned long long)n);

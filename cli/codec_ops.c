@@ -34,119 +34,149 @@ static int bad_value(const char *opt, const char *val, const char *want)
     return -1;
 }
 
-int enc_opts_parse(enc_opts *o, int argc, char **argv, int *i)
+/* Every handler below takes dst = the enc_opts and notes the option. */
+static enc_opts *given(const cli_option *opt)
 {
-    const char *v = NULL;
-    int r;
-    tahq_config *c = &o->cfg;
-    if ((r = cli_opt_value(argc, argv, i, "--tile", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (cli_parse_u32(v, UINT32_MAX, &c->tile) != 0)
-            return bad_value("--tile", v, "a power of two 8..256");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--bits", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        const char *slash = strchr(v, '/');
-        char hi[24];
-        size_t n = slash ? (size_t)(slash - v) : strlen(v);
-        if (n == 0 || n >= sizeof hi)
-            return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
-        memcpy(hi, v, n);
-        hi[n] = '\0';
-        if (cli_parse_u32(hi, UINT32_MAX, &c->hi_bits) != 0)
-            return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
-        if (slash) {
-            if (cli_parse_u32(slash + 1, UINT32_MAX, &c->lo_bits) != 0)
-                return bad_value("--bits", v, "HI/LO or BITS, e.g. 4/3");
-        } else {
-            c->lo_bits = c->hi_bits;
-        }
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--ratio", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (cli_parse_u32(v, 1000u, &c->hi_permille) != 0)
-            return bad_value("--ratio", v, "permille, an integer 0..1000");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--alloc", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (strcmp(v, "none") == 0)
-            c->alloc = TAHQ_ALLOC_NONE;
-        else if (strcmp(v, "token") == 0)
-            c->alloc = TAHQ_ALLOC_TOKEN;
-        else if (strcmp(v, "tile") == 0)
-            c->alloc = TAHQ_ALLOC_TILE;
-        else
-            return bad_value("--alloc", v, "none, token or tile");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--tau", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        float t;
-        if (cli_parse_float(v, &t) != 0 || !(t >= 0.0f))
-            return bad_value("--tau", v, "a number >= 0 or inf");
-        c->tau = t;
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--rounding", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (strcmp(v, "nearest") == 0)
-            c->rounding = TAHQ_ROUND_NEAREST_EVEN;
-        else if (strcmp(v, "stochastic") == 0)
-            c->rounding = TAHQ_ROUND_STOCHASTIC;
-        else
-            return bad_value("--rounding", v, "nearest or stochastic");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--seed", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (cli_parse_u64(v, &c->seed) != 0)
-            return bad_value("--seed", v, "an integer 0..2^64-1");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--meta", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (strcmp(v, "fp16") == 0)
-            c->meta = TAHQ_META_FP16;
-        else if (strcmp(v, "bf16") == 0)
-            c->meta = TAHQ_META_BF16;
-        else if (strcmp(v, "fp32") == 0)
-            c->meta = TAHQ_META_FP32;
-        else
-            return bad_value("--meta", v, "fp16, bf16 or fp32");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--batch", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (cli_parse_u32(v, UINT32_MAX, &o->batch) != 0 || o->batch == 0)
-            return bad_value("--batch", v, "an integer >= 1");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--seq", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        if (cli_parse_u32(v, UINT32_MAX, &o->seq) != 0 || o->seq == 0)
-            return bad_value("--seq", v, "an integer >= 1");
-        return 1;
-    }
-    if ((r = cli_opt_value(argc, argv, i, "--shape", &v)) != 0) {
-        if (r < 0)
-            return -1;
-        o->shape_text = v;
-        return 1;
+    enc_opts *o = opt->dst;
+    if (!o->first_given)
+        o->first_given = opt->name;
+    return o;
+}
+
+static int opt_tile(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (cli_parse_u32(v, UINT32_MAX, &c->tile) != 0)
+        return bad_value(opt->name, v, "a power of two 8..256");
+    return 0;
+}
+
+static int opt_bits(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    const char *slash = strchr(v, '/');
+    char hi[24];
+    size_t n = slash ? (size_t)(slash - v) : strlen(v);
+    if (n == 0 || n >= sizeof hi)
+        return bad_value(opt->name, v, "HI/LO or BITS, e.g. 4/3");
+    memcpy(hi, v, n);
+    hi[n] = '\0';
+    if (cli_parse_u32(hi, UINT32_MAX, &c->hi_bits) != 0)
+        return bad_value(opt->name, v, "HI/LO or BITS, e.g. 4/3");
+    if (slash) {
+        if (cli_parse_u32(slash + 1, UINT32_MAX, &c->lo_bits) != 0)
+            return bad_value(opt->name, v, "HI/LO or BITS, e.g. 4/3");
+    } else {
+        c->lo_bits = c->hi_bits;
     }
     return 0;
+}
+
+static int opt_ratio(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (cli_parse_u32(v, 1000u, &c->hi_permille) != 0)
+        return bad_value(opt->name, v, "permille, an integer 0..1000");
+    return 0;
+}
+
+static int opt_alloc(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (strcmp(v, "none") == 0)
+        c->alloc = TAHQ_ALLOC_NONE;
+    else if (strcmp(v, "token") == 0)
+        c->alloc = TAHQ_ALLOC_TOKEN;
+    else if (strcmp(v, "tile") == 0)
+        c->alloc = TAHQ_ALLOC_TILE;
+    else
+        return bad_value(opt->name, v, "none, token or tile");
+    return 0;
+}
+
+static int opt_tau(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    float t;
+    if (cli_parse_float(v, &t) != 0 || !(t >= 0.0f))
+        return bad_value(opt->name, v, "a number >= 0 or inf");
+    c->tau = t;
+    return 0;
+}
+
+static int opt_rounding(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (strcmp(v, "nearest") == 0)
+        c->rounding = TAHQ_ROUND_NEAREST_EVEN;
+    else if (strcmp(v, "stochastic") == 0)
+        c->rounding = TAHQ_ROUND_STOCHASTIC;
+    else
+        return bad_value(opt->name, v, "nearest or stochastic");
+    return 0;
+}
+
+static int opt_seed(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (cli_parse_u64(v, &c->seed) != 0)
+        return bad_value(opt->name, v, "an integer 0..2^64-1");
+    return 0;
+}
+
+static int opt_meta(const cli_option *opt, const char *v)
+{
+    tahq_config *c = &given(opt)->cfg;
+    if (strcmp(v, "fp16") == 0)
+        c->meta = TAHQ_META_FP16;
+    else if (strcmp(v, "bf16") == 0)
+        c->meta = TAHQ_META_BF16;
+    else if (strcmp(v, "fp32") == 0)
+        c->meta = TAHQ_META_FP32;
+    else
+        return bad_value(opt->name, v, "fp16, bf16 or fp32");
+    return 0;
+}
+
+static int opt_batch(const cli_option *opt, const char *v)
+{
+    enc_opts *o = given(opt);
+    if (cli_parse_u32(v, UINT32_MAX, &o->batch) != 0 || o->batch == 0)
+        return bad_value(opt->name, v, "an integer >= 1");
+    return 0;
+}
+
+static int opt_seq(const cli_option *opt, const char *v)
+{
+    enc_opts *o = given(opt);
+    if (cli_parse_u32(v, UINT32_MAX, &o->seq) != 0 || o->seq == 0)
+        return bad_value(opt->name, v, "an integer >= 1");
+    return 0;
+}
+
+static int opt_shape(const cli_option *opt, const char *v)
+{
+    given(opt)->shape_text = v;
+    return 0;
+}
+
+void enc_config_options(enc_opts *o, cli_option t[ENC_CONFIG_OPTIONS + 1])
+{
+    const cli_option v[ENC_CONFIG_OPTIONS + 1] = {
+        CLI_OPT("--tile", opt_tile, o),         CLI_OPT("--bits", opt_bits, o),
+        CLI_OPT("--ratio", opt_ratio, o),       CLI_OPT("--alloc", opt_alloc, o),
+        CLI_OPT("--tau", opt_tau, o),           CLI_OPT("--rounding", opt_rounding, o),
+        CLI_OPT("--seed", opt_seed, o),         CLI_OPT("--meta", opt_meta, o),
+        CLI_END};
+    memcpy(t, v, sizeof v);
+}
+
+void shape_options(enc_opts *o, cli_option t[SHAPE_OPTIONS + 1])
+{
+    const cli_option v[SHAPE_OPTIONS + 1] = {CLI_OPT("--batch", opt_batch, o),
+                                             CLI_OPT("--seq", opt_seq, o),
+                                             CLI_OPT("--shape", opt_shape, o), CLI_END};
+    memcpy(t, v, sizeof v);
 }
 
 int enc_opts_check(const enc_opts *o)

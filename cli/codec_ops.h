@@ -11,18 +11,25 @@
 #include "npy.h"
 #include "tahq.h"
 
+#include "util.h"
+
 typedef struct enc_opts {
     tahq_config cfg;
     uint32_t batch, seq; /* 0 = not given */
     const char *shape_text; /* --shape for raw .f32 input, NULL if not given */
+    const char *first_given; /* the first of these options given, or NULL */
 } enc_opts;
 
 /* Defaults: tahq_config_default. */
 void enc_opts_init(enc_opts *o);
-/* Try to consume argv[*i] (and its value) as an encode option. Returns 1 if
- * consumed, 0 if argv[*i] is not an encode option, -1 after printing a usage
- * error (bad or missing value). */
-int enc_opts_parse(enc_opts *o, int argc, char **argv, int *i);
+/* The option tables (cli_parse) of the encoder configuration (--tile,
+ * --bits, --ratio, --alloc, --tau, --rounding, --seed, --meta) and of the
+ * input's shape (--batch, --seq, --shape), bound to o: the one definition
+ * of these options for every command that takes them. */
+#define ENC_CONFIG_OPTIONS 8
+#define SHAPE_OPTIONS 3
+void enc_config_options(enc_opts *o, cli_option t[ENC_CONFIG_OPTIONS + 1]);
+void shape_options(enc_opts *o, cli_option t[SHAPE_OPTIONS + 1]);
 /* Check the configuration with tahq_check_config. 0 or EXIT_USAGE (printed). */
 int enc_opts_check(const enc_opts *o);
 /* Help text of the encode options. */

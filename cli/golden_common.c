@@ -42,15 +42,73 @@ void golden_config_json(char *buf, size_t n, const tahq_config *cfg)
              cli_rounding_name(cfg->rounding), cfg->seed, cli_meta_name(cfg->meta));
 }
 
-int golden_config_parse(const json_node *o, tahq_config *cfg, char *err, size_t errlen)
+/* Deepest nesting of [ and { in text (outside strings), up to limit + 1: so
+ * that a document nested too deeply is refused as such, before jansson
+ * parses it (and whether or not it is complete). */
+static int max_depth(const char *t, size_t len, int limit)
+{
+    int d = 0, m = 0, in_str = 0;
+    for (size_t i = 0; i < len && m <= limit; ++i) {
+        char c = t[i];
+        if (in_str) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '[' || c == '{') {
+            if (++d > m)
+                m = d;
+        } else if ((c == ']' || c == '}') && d > 0) {
+            --d;
+        }
+    }
+    return m;
+}
+
+json_t *golden_json_load(const char *text, size_t len, char *err, size_t errlen)
+{
+    if (max_depth(text, len, GOLDEN_MAX_DEPTH) > GOLDEN_MAX_DEPTH) {
+        snprintf(err, errlen, "nesting too deep (more than %d levels)", GOLDEN_MAX_DEPTH);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "line %d column %d: %s", je.line, je.column, je.text);
+        return NULL;
+    }
+    return root;
+}
+
+int golden_json_str(const json_t *obj, const char *key, const char **s)
+{
+    const json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (!json_is_string(v))
+        return -1;
+    *s = json_string_value(v);
+    return 0;
+}
+
+int golden_json_u64(const json_t *obj, const char *key, uint64_t *v)
+{
+    const json_t *n = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (!json_is_integer(n) || json_integer_value(n) < 0)
+        return -1;
+    *v = (uint64_t)json_integer_value(n);
+    return 0;
+}
+
+int golden_config_parse(const json_t *o, tahq_config *cfg, char *err, size_t errlen)
 {
     uint64_t tile, hi, lo, r, seed;
     const char *alloc, *tau_bits, *rounding, *seed_s, *meta;
-    if (!o || o->type != JSON_OBJ || json_get_u64(o, "tile", &tile) ||
-        json_get_u64(o, "hi_bits", &hi) || json_get_u64(o, "lo_bits", &lo) ||
-        json_get_u64(o, "hi_permille", &r) || json_get_str(o, "alloc", &alloc) ||
-        json_get_str(o, "tau_bits", &tau_bits) || json_get_str(o, "rounding", &rounding) ||
-        json_get_str(o, "seed", &seed_s) || json_get_str(o, "meta", &meta)) {
+    if (!json_is_object(o) || golden_json_u64(o, "tile", &tile) ||
+        golden_json_u64(o, "hi_bits", &hi) || golden_json_u64(o, "lo_bits", &lo) ||
+        golden_json_u64(o, "hi_permille", &r) || golden_json_str(o, "alloc", &alloc) ||
+        golden_json_str(o, "tau_bits", &tau_bits) || golden_json_str(o, "rounding", &rounding) ||
+        golden_json_str(o, "seed", &seed_s) || golden_json_str(o, "meta", &meta)) {
         snprintf(err, errlen, "config: a field is missing or of the wrong type");
         return -1;
     }

@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mini_json.h"
+#include <jansson.h>
+
 #include "tahq.h"
 
 #define GOLDEN_SCHEMA "tahq-golden-manifest/1"
@@ -18,7 +19,21 @@
  * (one line, no spaces, this key order). */
 void golden_config_json(char *buf, size_t n, const tahq_config *cfg);
 /* Parse the object above (tau_bits is the authority for tau). 0 or -1 with err. */
-int golden_config_parse(const json_node *o, tahq_config *cfg, char *err, size_t errlen);
+int golden_config_parse(const json_t *o, tahq_config *cfg, char *err, size_t errlen);
+
+/* Read a manifest (or any JSON document of the golden set) with jansson:
+ * duplicate member names and nesting deeper than GOLDEN_MAX_DEPTH are
+ * refused. Returns the document (json_decref it), or NULL with err set
+ * ("line L column C: reason"). */
+#define GOLDEN_MAX_DEPTH 64
+json_t *golden_json_load(const char *text, size_t len, char *err, size_t errlen);
+/* Typed members of an object: 0 on success, -1 if absent or of another
+ * type (or obj is not an object). golden_json_u64 takes an integer >= 0;
+ * jansson's integers are signed 64-bit, so a number above INT64_MAX fails
+ * golden_json_load ("too big integer"): full-range u64 values such as the
+ * seed are strings in the manifest. */
+int golden_json_str(const json_t *obj, const char *key, const char **s);
+int golden_json_u64(const json_t *obj, const char *key, uint64_t *v);
 
 /* Byte layout of a message whose header has been parsed (SPEC §8.2). */
 typedef struct golden_layout {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "golden_common.h"
 #include "golden_paper_v1.h"
 
 void golden_pv1_config_json(char *buf, size_t n, const tahq_paper_v1_config *cfg)
@@ -15,14 +16,14 @@ void golden_pv1_config_json(char *buf, size_t n, const tahq_paper_v1_config *cfg
              (unsigned)cfg->hi_permille);
 }
 
-int golden_pv1_config_parse(const json_node *o, tahq_paper_v1_config *cfg, char *err,
+int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err,
                             size_t errlen)
 {
     uint64_t tile, hi, lo, r;
     const char *profile;
-    if (!o || o->type != JSON_OBJ || json_get_str(o, "profile", &profile) ||
-        json_get_u64(o, "tile", &tile) || json_get_u64(o, "hi_bits", &hi) ||
-        json_get_u64(o, "lo_bits", &lo) || json_get_u64(o, "hi_permille", &r)) {
+    if (!json_is_object(o) || golden_json_str(o, "profile", &profile) ||
+        golden_json_u64(o, "tile", &tile) || golden_json_u64(o, "hi_bits", &hi) ||
+        golden_json_u64(o, "lo_bits", &lo) || golden_json_u64(o, "hi_permille", &r)) {
         snprintf(err, errlen, "paper-v1 config: a field is missing or of the wrong type");
         return -1;
     }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mini_json.h"
+#include <jansson.h>
 #include "tahq.h"
 #include "tahq_paper_v1.h"
 #include "tahq_spec.h"
@@ -20,7 +20,7 @@
 
 /* {"profile":"paper-v1","tile":64,"hi_bits":4,"lo_bits":3,"hi_permille":800} */
 void golden_pv1_config_json(char *buf, size_t n, const tahq_paper_v1_config *cfg);
-int golden_pv1_config_parse(const json_node *o, tahq_paper_v1_config *cfg, char *err,
+int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err,
                             size_t errlen);
 
 /* Compare a candidate's message with the expected one. Returns 1 if within

@@ -2,10 +2,16 @@
 #ifndef TAHQ_CLI_PAPER_V1_H
 #define TAHQ_CLI_PAPER_V1_H
 
-/* 1 if argv has --profile paper-v1, 0 if no --profile, -1 after printing a
- * usage error (missing or unknown profile). */
-int paper_v1_profile_requested(int argc, char **argv);
-int cmd_paper_v1_encode(int argc, char **argv);
-int cmd_paper_v1_decode(int argc, char **argv);
+#include "codec_ops.h"
+
+/* 1 if v (the value of --profile) is paper-v1, else -1 after printing a
+ * usage error. */
+int paper_v1_profile(const char *v);
+/* tahq encode / decode --profile paper-v1, with the options and arguments
+ * cmd_encode / cmd_decode parsed; their --help texts. */
+int paper_v1_encode(const enc_opts *o, const char **pos, int npos, int json);
+int paper_v1_decode(const enc_opts *o, const char **pos, int npos, int json);
+void paper_v1_encode_help(void);
+void paper_v1_decode_help(void);
 
 #endif

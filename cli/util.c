@@ -41,29 +41,88 @@ const char *cli_status_text(int status)
     return tahq_strerror(status);
 }
 
-int cli_opt_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
-
 int cli_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
 
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+#define CLI_MAX_OPTIONS 64
+
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
+              int max_pos, int *npos)
 {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
+    unsigned char seen[CLI_MAX_OPTIONS] = {0};
+    *npos = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a))
+            return CLI_HELP;
+        if (a[0] != '-' || a[1] == '\0') {
+            if (*npos >= max_pos)
+                return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)",
+                                cli_command());
+            pos[(*npos)++] = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const cli_option *opt = NULL;
+        int k = 0;
+        for (size_t t = 0; tables[t] && !opt; ++t)
+            for (const cli_option *o = tables[t]; o->name; ++o, ++k)
+                if (strlen(o->name) == len && strncmp(o->name, a, len) == 0) {
+                    opt = o;
+                    break;
+                }
+        if (!opt)
+            return cli_fail(EXIT_USAGE, "unknown option %.*s", (int)len, a);
+        if (k < CLI_MAX_OPTIONS) {
+            if (seen[k] && !opt->repeat)
+                return cli_fail(EXIT_USAGE, "%s given twice", opt->name);
+            seen[k] = 1;
+        }
+        const char *val = NULL;
+        if (!opt->has_value) {
+            if (eq)
+                return cli_fail(EXIT_USAGE, "option %s takes no value", opt->name);
+        } else if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+            val = argv[++i]; /* (a value starting with "--" is given as --x=--v) */
+        } else {
+            return cli_fail(EXIT_USAGE, "option %s needs a value", opt->name);
+        }
+        if (opt->fn) {
+            if (opt->fn(opt, val) != 0)
+                return EXIT_USAGE;
+        } else if (opt->has_value) {
+            *(const char **)opt->dst = val;
+        } else {
+            *(int *)opt->dst = 1;
+        }
     }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_fail(EXIT_USAGE, "option %s needs a value", name);
-        return -1;
-    }
-    *i += 1;
-    *val = argv[*i];
-    return 1;
+    return 0;
+}
+
+int cli_opt_u32_pos(const cli_option *opt, const char *val)
+{
+    uint32_t *v = opt->dst;
+    if (cli_parse_u32(val, UINT32_MAX, v) != 0 || *v == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need an integer >= 1)", val,
+                        opt->name), -1;
+    return 0;
+}
+
+int cli_opt_u64(const cli_option *opt, const char *val)
+{
+    if (cli_parse_u64(val, opt->dst) != 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for %s", val, opt->name), -1;
+    return 0;
+}
+
+int cli_opt_nonempty(const cli_option *opt, const char *val)
+{
+    if (!*val)
+        return cli_fail(EXIT_USAGE, "empty value for %s", opt->name), -1;
+    *(const char **)opt->dst = val;
+    return 0;
 }
 
 int cli_parse_u64(const char *s, uint64_t *v)
@@ -398,33 +457,154 @@ int cli_write_file(const char *path, const void *data, size_t n)
 
 /* ----- JSON ----- */
 
-void json_str(FILE *f, const char *s)
+/* Length of the UTF-8 sequence at p (n bytes left), 0 if not well formed
+ * (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, size_t n)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", (int)c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20u)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc((int)c, f);
+    unsigned c = p[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
     }
-    fputc('"', f);
+    if (n < len)
+        return 0;
+    unsigned v = c & (0x3fu >> (len - 1));
+    for (size_t k = 1; k < len; ++k) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[k] & 0x3fu);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    return len;
 }
 
-void json_num(FILE *f, double v)
+json_t *cli_jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j || !s)
+        return j;
+    /* not UTF-8 (a file name can be any bytes): each stray byte as U+FFFD */
+    size_t n = strlen(s), o = 0;
+    char *t = malloc(3 * n + 1);
+    if (!t)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_len(p + i, n - i);
+        if (l) {
+            memcpy(t + o, p + i, l);
+            o += l;
+            i += l;
+        } else {
+            memcpy(t + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i += 1;
+        }
+    }
+    j = json_stringn(t, o);
+    free(t);
+    return j;
+}
+
+json_t *cli_jnum(double v)
 {
     if (!isfinite(v))
-        fputs("null", f);
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%.17g", v);
+        return json_null();
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+/* jansson's integers stop at INT64_MAX. A larger u64 is held as a string
+ * that starts with a NUL byte, which no other string of the output can hold
+ * (they all come from C strings), and written as the bare number by
+ * u64_fix. */
+#define U64_MARK "\\u0000u64:"
+
+json_t *cli_ju64(uint64_t v)
+{
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%cu64:%llu", '\0', (unsigned long long)v);
+    return json_stringn(buf, (size_t)n);
+}
+
+/* "\u0000u64:DIGITS" -> DIGITS, in place. */
+static void u64_fix(char *t)
+{
+    const size_t ml = strlen(U64_MARK);
+    char *w = t;
+    for (const char *r = t; *r;) {
+        if (r[0] == '"' && strncmp(r + 1, U64_MARK, ml) == 0) {
+            const char *d = r + 1 + ml;
+            size_t nd = strspn(d, "0123456789");
+            if (nd > 0 && d[nd] == '"') {
+                memmove(w, d, nd);
+                w += nd;
+                r = d + nd + 1;
+                continue;
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
+json_t *cli_jshape(const tahq_shape *s)
+{
+    return json_pack("[I, I, I]", (json_int_t)s->batch, (json_int_t)s->seq_len,
+                     (json_int_t)s->channels);
+}
+
+char *cli_json_text(json_t *v)
+{
+    if (!v)
+        return NULL;
+    char *t = json_dumps(v, CLI_JSON_FLAGS);
+    json_decref(v);
+    if (t)
+        u64_fix(t);
+    return t;
+}
+
+int cli_json_put(FILE *f, const char *pre, json_t *v, int skip_open, int skip_close)
+{
+    char *t = cli_json_text(v);
+    size_t n = t ? strlen(t) : 0;
+    size_t cut = (skip_open ? 1u : 0u) + (skip_close ? 1u : 0u);
+    if (!t || n < cut) {
+        free(t);
+        return -1;
+    }
+    fprintf(f, "%s%.*s", pre, (int)(n - cut), t + (skip_open ? 1 : 0));
+    free(t);
+    return 0;
+}
+
+int cli_json_print(FILE *f, json_t *v)
+{
+    char *t = cli_json_text(v);
+    if (!t)
+        return cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
+    int bad = fputs(t, f) == EOF || fputc('\n', f) == EOF;
+    free(t);
+    if (bad)
+        return cli_fail(EXIT_RUNTIME, "cannot write the JSON output");
+    return 0;
 }
 
 /* ----- configuration text ----- */
@@ -476,19 +656,15 @@ void cli_config_text(const tahq_config *cfg, char *buf, size_t n)
              cli_meta_name(cfg->meta));
 }
 
-void json_config(FILE *f, const tahq_config *cfg)
+json_t *cli_jconfig(const tahq_config *cfg)
 {
-    fprintf(f, "{\"tile\": %u, \"hi_bits\": %u, \"lo_bits\": %u, \"hi_permille\": %u, ",
-            (unsigned)cfg->tile, (unsigned)cfg->hi_bits, (unsigned)cfg->lo_bits,
-            (unsigned)cfg->hi_permille);
-    fprintf(f, "\"alloc\": \"%s\", \"tau\": ", cli_alloc_name(cfg->alloc));
-    if (isinf(cfg->tau))
-        fputs("\"inf\"", f);
-    else
-        json_num(f, (double)cfg->tau);
-    fprintf(f, ", \"rounding\": \"%s\", \"seed\": %llu, \"meta\": \"%s\"}",
-            cli_rounding_name(cfg->rounding), (unsigned long long)cfg->seed,
-            cli_meta_name(cfg->meta));
+    return json_pack("{s:I, s:I, s:I, s:I, s:s, s:o, s:s, s:o, s:s}", "tile",
+                     (json_int_t)cfg->tile, "hi_bits", (json_int_t)cfg->hi_bits, "lo_bits",
+                     (json_int_t)cfg->lo_bits, "hi_permille", (json_int_t)cfg->hi_permille,
+                     "alloc", cli_alloc_name(cfg->alloc), "tau",
+                     isinf(cfg->tau) ? json_string("inf") : cli_jnum((double)cfg->tau),
+                     "rounding", cli_rounding_name(cfg->rounding), "seed", cli_ju64(cfg->seed),
+                     "meta", cli_meta_name(cfg->meta));
 }
 
 double cli_now(void)

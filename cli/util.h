@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "tahq.h"
 
 #include "tahq_version.h"
@@ -37,13 +39,44 @@ int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Text of a tahq_status or CLI_ERR_NOMEM. */
 const char *cli_status_text(int status);
 
-/* Option matching. name is e.g. "--tile". Accepts "--tile V" and "--tile=V".
- * Returns 1 and sets *val if argv[*i] is the option (advancing *i past a
- * separate value), 0 if argv[*i] is another option, -1 (error printed) if
- * the option has no value. */
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* 1 if argv[i] is exactly the flag name, else 0. */
-int cli_opt_flag(const char *arg, const char *name);
+/* Command-line options: each command describes its options in tables and
+ * parses its arguments in one loop (cli_parse).
+ *
+ * An option is a flag ("--json") or takes a value ("--tile 64" or
+ * "--tile=64"). Without a handler, a flag sets *(int *)dst to 1 and a value
+ * is kept in *(const char **)dst; a handler parses the value itself (into
+ * opt->dst) and returns 0, or -1 after printing the error (cli_fail). An
+ * option may be given once unless repeat is set. A table ends with an entry
+ * whose name is NULL. */
+typedef struct cli_option cli_option;
+typedef int (*cli_opt_fn)(const cli_option *opt, const char *val);
+struct cli_option {
+    const char *name;
+    int has_value;
+    cli_opt_fn fn;
+    void *dst;
+    int repeat;
+};
+#define CLI_FLAG(name, dst) {(name), 0, NULL, (dst), 0}
+#define CLI_VALUE(name, dst) {(name), 1, NULL, (dst), 0}
+#define CLI_OPT(name, fn, dst) {(name), 1, (fn), (dst), 0}
+#define CLI_END {NULL, 0, NULL, NULL, 0}
+#define CLI_HELP (-1)
+/* Parse argv[1..argc-1] against the tables (a NULL-terminated list): options
+ * in any order, the other arguments into pos[0..max_pos-1] (*npos of them;
+ * "-" is one). "--help" or "-h" stops the parse. Refused, with one line
+ * "tahq CMD: ..." and EXIT_USAGE: an unknown option, an option given twice,
+ * a value missing (the option is last, or followed by another "--" argument:
+ * a value that starts with "--" is written --x=--v), a value given to a
+ * flag, more than max_pos arguments, or a value its handler refuses.
+ * Returns 0, CLI_HELP or EXIT_USAGE. */
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
+              int max_pos, int *npos);
+/* Handlers for the common value types (dst: uint32_t *, uint64_t *, const
+ * char ** that must not be empty). cli_opt_u32_pos takes 1..UINT32_MAX. */
+int cli_opt_u32_pos(const cli_option *opt, const char *val);
+int cli_opt_u64(const cli_option *opt, const char *val);
+int cli_opt_nonempty(const cli_option *opt, const char *val);
 int cli_is_help(const char *arg);
 
 /* Strict number parsing: whole string, no sign for unsigned, range checked.
@@ -94,9 +127,28 @@ void cli_out_abort(cli_out *o);
 /* Write a whole buffer atomically. */
 int cli_write_file(const char *path, const void *data, size_t n);
 
-/* JSON output helpers (to stdout). */
-void json_str(FILE *f, const char *s);        /* quoted, escaped */
-void json_num(FILE *f, double v);              /* %.17g, or null if not finite */
+/* JSON output, built with jansson and written by cli_json_print: one line,
+ * ", " and ": " separators, members in the order they were added, doubles
+ * with 17 significant digits. The constructors return a new reference (or
+ * NULL when out of memory, which json_pack's "o" and cli_json_print report). */
+#define CLI_JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+json_t *cli_jstr(const char *s);   /* bytes that are not UTF-8 become U+FFFD */
+json_t *cli_jnum(double v);        /* null if not finite; an integer if integral, |v| < 2^53 */
+json_t *cli_ju64(uint64_t v);      /* an integer, up to UINT64_MAX (see cli_json_text) */
+/* Print v and a newline to f and release v: 0, or EXIT_RUNTIME (printed) if
+ * v is NULL (out of memory while building it) or cannot be written. */
+int cli_json_print(FILE *f, json_t *v);
+/* v's text (malloc'd; v released), or NULL if v is NULL or out of memory;
+ * the u64 values of cli_ju64 above INT64_MAX (beyond jansson's integers)
+ * become bare numbers here: write JSON through cli_json_text, cli_json_put
+ * or cli_json_print only.
+ * For output streamed record by record (a long list on lines of their own),
+ * cli_json_put writes pre, then v's text less its first character when
+ * skip_open and its last when skip_close (the braces of an object whose
+ * members continue the enclosing text); 0, or -1 when v could not be built
+ * (nothing written). */
+char *cli_json_text(json_t *v);
+int cli_json_put(FILE *f, const char *pre, json_t *v, int skip_open, int skip_close);
 
 /* Names of configuration values. */
 const char *cli_alloc_name(tahq_alloc a);
@@ -104,7 +156,10 @@ const char *cli_rounding_name(tahq_rounding r);
 const char *cli_meta_name(tahq_meta m);
 /* Short description "G=64 4/3 r=800 token tau=2 nearest fp16". */
 void cli_config_text(const tahq_config *cfg, char *buf, size_t n);
-void json_config(FILE *f, const tahq_config *cfg);
+/* {"tile", "hi_bits", "lo_bits", "hi_permille", "alloc", "tau" (number, or
+ * "inf"), "rounding", "seed", "meta"}; [B, S, C]. */
+json_t *cli_jconfig(const tahq_config *cfg);
+json_t *cli_jshape(const tahq_shape *s);
 
 /* Monotonic clock in seconds. */
 double cli_now(void);

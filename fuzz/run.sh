@@ -72,7 +72,7 @@ sources_of() {
   case "$1" in
     decode|header|roundtrip) echo ;;
     npy) echo "$root/cli/npy.c $root/cli/util.c" ;;
-    json) echo "$root/cli/mini_json.c $root/cli/golden_common.c $root/cli/util.c" ;;
+    json) echo "$root/cli/golden_common.c $root/cli/golden_paper_v1.c $root/ref/paper_v1.c $root/cli/util.c" ;;
     *) echo "fuzz: unknown harness '$1' (have: ${all[*]})" >&2; return 1 ;;
   esac
 }
@@ -85,6 +85,22 @@ max_len_of() {
   esac
 }
 
+# the CLI sources (util.c, golden_common.c) read and write JSON with jansson
+jansson_cflags=()
+jansson_libs=()
+uses_cli=0
+for n in "${names[@]}"; do
+  case "$n" in npy|json) uses_cli=1 ;; esac
+done
+if [ "$uses_cli" -eq 1 ]; then
+  if ! pkg-config --exists jansson 2>/dev/null; then
+    echo "fuzz: jansson not found (pkg-config jansson): install libjansson-dev" >&2
+    exit 1
+  fi
+  read -r -a jansson_cflags <<<"$(pkg-config --cflags jansson)"
+  read -r -a jansson_libs <<<"$(pkg-config --libs jansson)"
+fi
+
 # ----- build (the library once per harness: the sources are few and small) -----
 for n in "${names[@]}"; do
   extra="$(sources_of "$n")"
@@ -95,7 +111,8 @@ for n in "${names[@]}"; do
         head -n1)" ]; then
     echo "fuzz: building $exe" >&2
     # shellcheck disable=SC2086
-    "$cc" "${flags[@]}" "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra -lm -o "$exe"
+    "$cc" "${flags[@]}" ${jansson_cflags[@]+"${jansson_cflags[@]}"} "$root/fuzz/fuzz_$n.c" \
+      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -o "$exe"
   fi
 done
 

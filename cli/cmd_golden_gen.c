@@ -1807,6 +1807,44 @@ static void fam_mutation(gen *g)
     fam_mutation_messages(g);
 }
 
+/* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
+ * scale-steps lists every (w, L) where it leaves its start up(fl(w ÷ L))):
+ * with fp16 only from a zero start (fl(w ÷ L) = 0, w ≤ L·2^-150), with bf16
+ * also where w ÷ L is a binary32 subnormal. Each case is one tile of eight
+ * values from 0 to w (so z = +0 and fl(hi − z) = w), alloc none, at the
+ * smallest w of its kind. */
+static void fam_scale_search(gen *g)
+{
+    struct {
+        const char *name, *desc;
+        tahq_meta meta;
+        uint32_t bits, w_bits;
+    } v[] = {
+        {"bf16-l3", "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
+         TAHQ_META_BF16, 2, 0x00030001u},
+        {"bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)",
+         TAHQ_META_BF16, 8, 0x00ff0001u},
+        {"fp16-zero-start", "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_FP16, 2, 0x00000001u},
+        {"bf16-zero-start", "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_BF16, 8, 0x0000007fu},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
+        tahq_shape s = shp(1, 1, 8);
+        float *x = alloc_x(&s);
+        const float w = u2f(v[k].w_bits);
+        for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
+            x[i] = i == 7 ? w : w * ((float)i / 8.0f);
+        snprintf(id, sizeof id, "search-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        emit_encode(g, id, "scale_search", v[k].desc, &c, &s, x);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
 /* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
  * smallest step a port gets wrong, and two cases that pin §9's order: a bad
  * configuration is reported before a bad shape and before a bad input. The
@@ -1908,6 +1946,7 @@ int cmd_golden_gen(int argc, char **argv)
     fam_paper_v1(&g);
     if (strcmp(g.set, "v2") == 0) {
         fam_mutation(&g);
+        fam_scale_search(&g);
         fam_config_errors(&g);
     }
     fclose(g.man);

@@ -204,7 +204,7 @@ static void config_flags(char *fl, size_t n, const tahq_config *c)
     snprintf(b, sizeof b, "meta_%s", cli_meta_name(c->meta));
     add_flag(fl, n, b);
     add_flag(fl, n, c->rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest_even");
-    if (c->tau == 0.0f)
+    if (c->tau == 0.0f && !signbit(c->tau)) /* -0 is not a valid tau (SPEC 3.3) */
         add_flag(fl, n, "gate_always");
     else if (isinf(c->tau))
         add_flag(fl, n, "gate_never");
@@ -1704,7 +1704,8 @@ static const struct {
 };
 /* END v2 cases */
 
-/* The mutants an invalid message of fam_mutation_messages kills (NULL: none). */
+/* The mutants a case built in code (fam_mutation_messages, fam_config_errors)
+ * kills (NULL: none). */
 static const char *msg_kills(const char *id)
 {
     for (size_t i = 0; i < sizeof mut_msg_kills / sizeof mut_msg_kills[0]; i++)
@@ -1809,6 +1810,89 @@ static void fam_mutation(gen *g)
     fam_mutation_messages(g);
 }
 
+/* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
+ * scale-steps lists every (w, L) where it leaves its start up(fl(w ÷ L))):
+ * with fp16 only from a zero start (fl(w ÷ L) = 0, w ≤ L·2^-150), with bf16
+ * also where w ÷ L is a binary32 subnormal. Each case is one tile of eight
+ * values from 0 to w (so z = +0 and fl(hi − z) = w), alloc none, at the
+ * smallest w of its kind. */
+static void fam_scale_search(gen *g)
+{
+    struct {
+        const char *name, *desc;
+        tahq_meta meta;
+        uint32_t bits, w_bits;
+    } v[] = {
+        {"bf16-l3", "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
+         TAHQ_META_BF16, 2, 0x00030001u},
+        {"bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)",
+         TAHQ_META_BF16, 8, 0x00ff0001u},
+        {"fp16-zero-start", "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_FP16, 2, 0x00000001u},
+        {"bf16-zero-start", "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_BF16, 8, 0x0000007fu},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
+        tahq_shape s = shp(1, 1, 8);
+        float *x = alloc_x(&s);
+        const float w = u2f(v[k].w_bits);
+        for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
+            x[i] = i == 7 ? w : w * ((float)i / 8.0f);
+        snprintf(id, sizeof id, "search-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        emit_encode(g, id, "scale_search", v[k].desc, &c, &s, x);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+/* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
+ * smallest step a port gets wrong, and two cases that pin §9's order: a bad
+ * configuration is reported before a bad shape and before a bad input. The
+ * input is always finite and below 2^64 unless the case says otherwise. */
+static void fam_config_errors(gen *g)
+{
+    struct {
+        const char *name, *desc;
+        uint32_t tile, hi, lo, permille, tau_bits, C;
+        int nan_input;
+    } v[] = {
+        {"tile-12", "G = 12: not a power of two", 12, 4, 3, 800, 0x40000000u, 24, 0},
+        {"tile-4", "G = 4: below the smallest tile (8)", 4, 4, 3, 800, 0x40000000u, 32, 0},
+        {"tile-512", "G = 512: above the largest tile (256)", 512, 4, 3, 800, 0x40000000u, 512, 0},
+        {"hi-bits-9", "hi_bits = 9 (at most 8)", 64, 9, 3, 800, 0x40000000u, 64, 0},
+        {"lo-bits-0", "lo_bits = 0 (at least 1)", 64, 4, 0, 800, 0x40000000u, 64, 0},
+        {"lo-above-hi", "lo_bits = 4 > hi_bits = 3", 64, 3, 4, 800, 0x40000000u, 64, 0},
+        {"permille-1001", "hi_permille = 1001 (at most 1000)", 64, 4, 3, 1001, 0x40000000u, 64, 0},
+        {"tau-negative", "tau = -1", 64, 4, 3, 800, 0xBF800000u, 64, 0},
+        {"tau-neg-zero", "tau = -0: the sign bit must be 0 (a test tau >= 0 accepts it)", 64, 4, 3,
+         800, 0x80000000u, 64, 0},
+        {"tau-nan", "tau = NaN", 64, 4, 3, 800, 0x7FC00000u, 64, 0},
+        {"before-shape", "G = 12 and C = 20 (not a multiple): the configuration is checked first",
+         12, 4, 3, 800, 0x40000000u, 20, 0},
+        {"before-input", "hi_bits = 9 and a NaN input: the configuration is checked first", 64, 9,
+         3, 800, 0x40000000u, 64, 1},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
+                                 TAHQ_META_FP16);
+        c.hi_permille = v[k].permille;
+        tahq_shape s = shp(1, 2, v[k].C);
+        float *x = alloc_x(&s);
+        fill_uniform(x, count_of(&s), 29, 1.0f);
+        if (v[k].nan_input)
+            x[0] = NAN;
+        snprintf(id, sizeof id, "cfgerr-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        emit_encode_error(g, id, "config_check", v[k].desc, &c, &s, x, TAHQ_ERR_CONFIG);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
 int cmd_golden_gen(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -1854,8 +1938,11 @@ int cmd_golden_gen(int argc, char **argv)
     fam_encode_errors(&g);
     fam_decode_errors(&g);
     fam_paper_v1(&g);
-    if (strcmp(g.set, "v2") == 0)
+    if (strcmp(g.set, "v2") == 0) {
         fam_mutation(&g);
+        fam_scale_search(&g);
+        fam_config_errors(&g);
+    }
     fclose(g.man);
 
     int rc = 0;

@@ -31,7 +31,11 @@ val() {
 name_of() {
   n=$(grep -o 'err_[a-z_]*' "$1" | head -n 1)
   if [ -z "$n" ]; then
-    if grep -q 'payload inconsistent' "$1"; then n=err_payload
+    # a configuration tahq refuses, in the library ("invalid configuration")
+    # or while parsing an option ("invalid value"): SPEC 3.3, err_config;
+    # checked first, since its text also says "out of range"
+    if grep -q 'invalid configuration\|invalid value' "$1"; then n=err_config
+    elif grep -q 'payload inconsistent' "$1"; then n=err_payload
     elif grep -q 'shape invalid' "$1"; then n=err_shape
     elif grep -q 'NaN or infinity' "$1"; then n=err_nonfinite
     elif grep -q 'out of range' "$1"; then n=err_range

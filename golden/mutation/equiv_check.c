@@ -33,6 +33,13 @@
  *                exactly and leaves fl(w ÷ s) unchanged, so [1, 2) stands for
  *                every other binade. (fp16/bf16: the argument of
  *                s5.3-scale-start-down, and `scale-down` checks the search.)
+ *   scale-steps  not a mutant: the (w, L) pairs where the §5.3 scale search
+ *                leaves its start up(fl(w/L)), for fp16 and bf16 metadata
+ *                (every w that can step, found by the window argument at
+ *                check_scale_steps), with fp32 as the control that steps
+ *                exist and are found. Exit status 1 if the control finds none
+ *                or a step occurs where SPEC 5.3 step 3 says none can (CTest
+ *                golden_scale_steps).
  * Exit status 0 when equivalent, 1 on a difference. */
 #include <stdint.h>
 #include <stdio.h>
@@ -263,10 +270,105 @@ static int check_scale_minus_one(void)
     return 0;
 }
 
+/* scale-steps: where does the §5.3 search leave its start s0 = up(fl(w/L))?
+ *
+ * A step from a non-zero start s0 = g needs fl(w/g) > L, so w/g > L (L is a
+ * binary32 integer and rounding is monotone): w > L*g. And up(fl(w/L)) = g
+ * needs fl(w/L) <= g, so w/L < g + ulp(g) (a real w/L at or above the next
+ * binary32 after g rounds above g), with ulp(g) <= max(2^-149, g*2^-23):
+ * w < L*g + L*max(2^-149, g*2^-23). Both bounds are exact in binary64 (L has
+ * 8 bits, g 24). So every step from a non-zero start has w in that window
+ * for the g it starts from, and enumerating the window of every positive
+ * finite g of the grid finds all of them; each w found is judged by the
+ * reference search itself. A zero start (fl(w/L) = 0: w <= L*2^-150) always
+ * steps (w / 0 = +inf > L); those w are enumerated directly. fp32 is the
+ * control, over its grid values g in [1, 2) (2^23 of them): steps from a
+ * non-zero start exist there, so the method finds them where they exist. */
+static float next_up(float x)
+{
+    return f_of(u_of(x) + 1u); /* x positive finite */
+}
+
+static int check_scale_steps(void)
+{
+    static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+    static const char *names[3] = {"fp16", "bf16", "fp32 (control, g in [1, 2))"};
+    int found_control = 0, spec_broken = 0;
+    for (int mi = 0; mi < 3; mi++)
+        for (uint32_t b = 1; b <= 8; b++) {
+            const uint32_t levels = (1u << b) - 1u;
+            const float L = (float)levels;
+            const uint32_t inf_bits = metas[mi] == TAHQ_META_FP32 ? 0x7F800000u
+                                      : metas[mi] == TAHQ_META_BF16 ? 0x7F80u
+                                                                    : 0x7C00u;
+            uint32_t g_first = 1, g_end = inf_bits;
+            if (metas[mi] == TAHQ_META_FP32) {
+                g_first = 0x3F800000u; /* [1, 2) */
+                g_end = 0x40000000u;
+            }
+            unsigned long long zero = 0, steps = 0, normal_steps = 0, windows = 0;
+            uint32_t zero_max = 0, first_w = 0;
+            /* zero starts: every w with fl(w/L) = 0 */
+            for (uint32_t u = 1; f_of(u) / L == 0.0f; u++) {
+                if (tahq_meta_scale_bits(metas[mi], f_of(u), levels) != 0u)
+                    zero++, zero_max = u;
+            }
+            for (uint32_t gb = g_first; gb < g_end; gb++) {
+                const double g = (double)tahq_meta_value(metas[mi], gb);
+                const double ulp = g * 0x1p-23 > 0x1p-149 ? g * 0x1p-23 : 0x1p-149;
+                const double lo = (double)L * g, hi = (double)L * g + (double)L * ulp;
+                if (lo > 0x1.fffffep127)
+                    break;
+                float w = (float)lo; /* within an ulp of lo: step back twice to be sure */
+                if (u_of(w) > 2u)
+                    w = f_of(u_of(w) - 2u);
+                for (; (double)w < hi && u_of(w) < 0x7F800000u; w = next_up(w)) {
+                    if ((double)w <= lo)
+                        continue;
+                    windows++;
+                    const float q = w / L;
+                    if (q == 0.0f)
+                        continue; /* counted above */
+                    const uint32_t start = tahq_meta_round_up_bits(metas[mi], q);
+                    if (start != gb)
+                        continue;
+                    if (tahq_meta_scale_bits(metas[mi], w, levels) != start) {
+                        if (steps++ == 0)
+                            first_w = u_of(w);
+                        normal_steps += q >= 0x1p-126f; /* w / L a normal binary32 */
+                    }
+                }
+            }
+            printf("scale-steps: %s L = %3u: %llu w step from a zero start (w <= %a), "
+                   "%llu step from a non-zero start",
+                   names[mi], levels, zero, zero ? (double)f_of(zero_max) : 0.0, steps);
+            if (steps)
+                printf(" (first w %a; %llu of them with w / L normal)", (double)f_of(first_w),
+                       normal_steps);
+            printf(" [%llu window values judged]\n", windows);
+            fflush(stdout);
+            if (metas[mi] == TAHQ_META_FP32 && steps)
+                found_control = 1;
+            /* SPEC 5.3 step 3 states: fp16 steps only from a zero start, bf16
+             * only from a zero start or where w / L is subnormal */
+            if ((metas[mi] == TAHQ_META_FP16 && steps) ||
+                (metas[mi] == TAHQ_META_BF16 && normal_steps)) {
+                printf("scale-steps: %s L = %u: steps SPEC 5.3 says cannot occur\n", names[mi],
+                       levels);
+                spec_broken = 1;
+            }
+        }
+    if (!found_control) {
+        printf("scale-steps: the fp32 control found no step: the method is blind\n");
+        return 1;
+    }
+    return spec_broken;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: equiv_check clamp|bf16-trunc|scale-down [all|L...]\n");
+        fprintf(stderr, "usage: equiv_check clamp|bf16-trunc|scale-minus-one|log2-sqrt2|scale-steps|scale-down [all|L...]\n");
         return 2;
     }
     if (!strcmp(argv[1], "clamp"))
@@ -275,6 +377,8 @@ int main(int argc, char **argv)
         return check_scale_minus_one();
     if (!strcmp(argv[1], "log2-sqrt2"))
         return check_log2_sqrt2();
+    if (!strcmp(argv[1], "scale-steps"))
+        return check_scale_steps();
     if (!strcmp(argv[1], "bf16-trunc"))
         return check_bf16_trunc();
     if (!strcmp(argv[1], "scale-down")) {

@@ -611,7 +611,8 @@ def main():
             print(f"mutate: equiv_check does not build:\n{out}", file=sys.stderr)
             return 2
         bad = 0
-        for mode in (["clamp"], ["bf16-trunc"], ["scale-minus-one"], ["scale-down"]):
+        for mode in (["clamp"], ["bf16-trunc"], ["scale-minus-one"], ["scale-down"],
+                     ["scale-steps"]):
             r = subprocess.run([exe] + mode)
             bad |= r.returncode != 0
         return 1 if bad else 0

@@ -232,6 +232,21 @@ static void dumper_free(dumper *dp)
     free(dp->have);
 }
 
+/* a run that stops on an error after it started: close and free what it
+ * opened, remove its unfinished CSV (tmp), and fail (run_failed) */
+static int run_abandon(FILE *stats, dumper *dp, tt_run *r, FILE *csv, const char *tmp)
+{
+    if (stats)
+        fclose(stats);
+    dumper_free(dp);
+    tt_run_free(r);
+    if (csv) {
+        fclose(csv);
+        remove(tmp);
+    }
+    return run_failed();
+}
+
 /* the statistics of one dump step: (MPI: gathered on rank 0,) a CSV row and
  * a line on stdout per boundary. 0, or 1 on an error. */
 static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate_name)
@@ -375,15 +390,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         }
         if (bad) {
             fprintf(stderr, "tahq-train: cannot write to %s: %s\n", dp.dir, strerror(errno));
-            if (stats)
-                fclose(stats);
-            dumper_free(&dp);
-            tt_run_free(r);
-            if (csv) {
-                fclose(csv);
-                remove(tmp);
-            }
-            return run_failed();
+            return run_abandon(stats, &dp, r, csv, tmp);
         }
         say("activation dumps: %s (gate of %s)\n", dp.dir,
             m.fwd == SIM_FWD_TAH || m.fwd == SIM_FWD_PLAIN ? method : "tah");
@@ -407,15 +414,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         loss = tt_run_step(r, &err);
         if (isnan(loss) && err) {
             fprintf(stderr, "tahq-train: run %s, step %d: %s\n", name, t + 1, err);
-            if (stats)
-                fclose(stats);
-            dumper_free(&dp);
-            tt_run_free(r);
-            if (csv) {
-                fclose(csv);
-                remove(tmp);
-            }
-            return run_failed();
+            return run_abandon(stats, &dp, r, csv, tmp);
         }
         if (t == 0)
             first = loss;

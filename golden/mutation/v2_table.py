@@ -81,7 +81,7 @@ def main():
     lines.append("static const struct {")
     lines.append("    const char *id, *kills;")
     lines.append("} mut_msg_kills[] = {")
-    msg_ids = sorted(c for c in kills_by_case if c.startswith("decerr-v2-"))
+    msg_ids = sorted(c for c in kills_by_case if c.startswith(("decerr-v2-", "dec-v2-")))
     for cid in msg_ids:
         lines.append(f"    {{{c_str(cid)}, {c_str(','.join(sorted(kills_by_case[cid])))}}},")
     if not msg_ids:

@@ -35,7 +35,8 @@ typedef struct gcase {
     int has_cfg;
     file_ref input, message, decoded;
     char cfg_json[512];
-    int pv1; /* kind paper_v1: pcfg, not cfg */
+    int pv1; /* kind paper_v1 or paper_v1_decode: pcfg, not cfg */
+    int dec_only; /* kind decode or paper_v1_decode: a crafted valid message, decoded only */
     tahq_paper_v1_config pcfg;
     const json_t *flags; /* array of strings */
 } gcase;
@@ -54,7 +55,15 @@ typedef struct check {
 } check;
 
 /* case kinds, as a bit set for the selection */
-enum { K_ENCODE = 1, K_ENCODE_ERROR = 2, K_DECODE_ERROR = 4, K_PAPER_V1 = 8, K_ALL = 15 };
+enum {
+    K_ENCODE = 1,
+    K_ENCODE_ERROR = 2,
+    K_DECODE_ERROR = 4,
+    K_PAPER_V1 = 8,
+    K_DECODE = 16,
+    K_PAPER_V1_DECODE = 32,
+    K_ALL = 63
+};
 #define MAX_SEL 64
 
 typedef struct opts {
@@ -211,20 +220,23 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
     }
     int enc = strcmp(g->kind, "encode") == 0, encerr = strcmp(g->kind, "encode_error") == 0,
         decerr = strcmp(g->kind, "decode_error") == 0;
-    g->pv1 = strcmp(g->kind, GOLDEN_KIND_PAPER_V1) == 0;
-    if (g->pv1) /* judged like encode, with the paper-v1 config and tolerance */
+    g->pv1 = strcmp(g->kind, GOLDEN_KIND_PAPER_V1) == 0 ||
+             strcmp(g->kind, GOLDEN_KIND_PAPER_V1_DECODE) == 0;
+    g->dec_only = strcmp(g->kind, "decode") == 0 ||
+                  strcmp(g->kind, GOLDEN_KIND_PAPER_V1_DECODE) == 0;
+    if (g->pv1 && !g->dec_only) /* judged like encode, with the paper-v1 config and tolerance */
         enc = 1;
-    if (!enc && !encerr && !decerr) {
+    if (!enc && !encerr && !decerr && !g->dec_only) {
         snprintf(err, n, "case %s: unknown kind '%s'", g->id, g->kind);
         return -1;
     }
-    if (enc != (strcmp(g->expected_status, "ok") == 0)) {
-        snprintf(err, n, "case %s: expected_status must be ok exactly for kind encode", g->id);
+    if ((enc || g->dec_only) != (strcmp(g->expected_status, "ok") == 0)) {
+        snprintf(err, n, "case %s: expected_status must be ok exactly for the valid kinds", g->id);
         return -1;
     }
     if (parse_file_ref(c, "input", &g->input, err, n))
         return -1;
-    if (enc || encerr) {
+    if (enc || encerr || g->dec_only) {
         const json_t *sh = json_object_get(c, "shape");
         if (g->pv1) {
             if (golden_pv1_config_parse(json_object_get(c, "config"), &g->pcfg, err, n))
@@ -271,6 +283,8 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
     }
     if (enc && (parse_file_ref(c, "message", &g->message, err, n) ||
                 parse_file_ref(c, "decoded", &g->decoded, err, n)))
+        return -1;
+    if (g->dec_only && parse_file_ref(c, "decoded", &g->decoded, err, n))
         return -1;
     return 0;
 }
@@ -531,7 +545,7 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
     }
     int nc = 0;
     shq(qc, sizeof qc, g->cfg_json);
-    if (strcmp(g->kind, "decode_error") != 0) {
+    if (strcmp(g->kind, "decode_error") != 0 && !g->dec_only) {
         cpath(in, sizeof in, tmp, g->id, ".in.npy");
         if (copy_in(o, &g->input, in, err, n))
             return -1;
@@ -544,8 +558,8 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
     }
     if (strcmp(g->kind, "encode_error") != 0) {
         /* decode: of a copy of the expected message (encode, paper_v1) or of
-         * the invalid message (decode_error) */
-        int dec_err = strcmp(g->kind, "decode_error") == 0;
+         * the input message (decode_error, decode, paper_v1_decode) */
+        int dec_err = strcmp(g->kind, "decode_error") == 0 || g->dec_only;
         cpath(in, sizeof in, tmp, g->id, dec_err ? ".in.bin" : ".msg.bin");
         if (copy_in(o, dec_err ? &g->input : &g->message, in, err, n))
             return -1;
@@ -592,6 +606,11 @@ static void finish_case(const gcase *g, const char *tmp, const char *cdir, const
         const conform_run *r = &cr->runs[0];
         cpath(p, sizeof p, cdir, g->id, ".err");
         write_text(p, run_not_ok(r) ? r->word : "ok");
+    } else if (g->dec_only) {
+        if (run_not_ok(&cr->runs[0])) {
+            cpath(p, sizeof p, cdir, g->id, ".npy");
+            remove(p);
+        }
     } else {
         if (run_not_ok(&cr->runs[0])) {
             cpath(p, sizeof p, cdir, g->id, ".bin");
@@ -618,7 +637,7 @@ static void apply_runs(const opts *o, const gcase *g, check *ks, int nk, const c
 {
     for (int j = 0; j < nk; ++j) {
         check *k = &ks[j];
-        const conform_run *r = &cr->runs[strcmp(k->task, "decode") == 0 ? 1 : 0];
+        const conform_run *r = &cr->runs[strcmp(k->task, "decode") == 0 && !g->dec_only ? 1 : 0];
         char what[200];
         conform_run_text(r, o->timeout, what, sizeof what);
         if (strcmp(k->task, "error") == 0) {
@@ -741,10 +760,47 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
 
 /* ---------------------------------------------------------------- one case */
 
+/* A decode or paper_v1_decode case: the candidate's decoding of a crafted
+ * valid message, bit for bit in every mode (they pin SPEC rules, such as the
+ * canonical NaN of §1 rule 6, that allow no tolerance). */
+static int eval_decode_only(const opts *o, const gcase *g, const char *cdir, check *ks)
+{
+    char p[4096], e[300];
+    npy_tensor yexp, ygot;
+    memset(&yexp, 0, sizeof yexp);
+    memset(&ygot, 0, sizeof ygot);
+    vpath(p, sizeof p, o, g->decoded.path);
+    int have_y = load_npy_quiet(p, &yexp, e, sizeof e) == 0;
+    check *k = &ks[0];
+    memset(k, 0, sizeof *k);
+    k->task = "decode";
+    k->tile = -1;
+    k->tol_done = 1;
+    k->field = "values";
+    cpath(p, sizeof p, cdir, g->id, ".npy");
+    if (!file_exists(p))
+        snprintf(k->detail, sizeof k->detail, "missing %s.npy", g->id);
+    else if (load_npy_quiet(p, &ygot, e, sizeof e))
+        snprintf(k->detail, sizeof k->detail, "%s", e);
+    else if (!have_y)
+        snprintf(k->detail, sizeof k->detail, "expected tensor unreadable");
+    else
+        cmp_decoded(k, g, yexp.data, &ygot);
+    if (k->pass)
+        k->field = NULL;
+    k->tol_pass = k->pass;
+    snprintf(k->tol_detail, sizeof k->tol_detail, "decode cases are exact: %.700s", k->detail);
+    npy_free(&yexp);
+    npy_free(&ygot);
+    return 1;
+}
+
 static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
 {
     int nk = 0;
     char p[4096], e[300];
+    if (g->dec_only)
+        return eval_decode_only(o, g, cdir, ks);
     if (g->pv1)
         return eval_paper_v1(o, g, cdir, ks);
     if (strcmp(g->kind, "encode") != 0) {
@@ -881,10 +937,11 @@ static void help(void)
         "Check another implementation against a golden vector set (golden/README.md).\n"
         "  --vectors DIR      the set (DIR/manifest.json, inputs/, expected/)\n"
         "  --candidate DIR    judge files the candidate produced: ID.bin (encode), ID.npy\n"
-        "                     (decode of the expected message), ID.err (status name of\n"
+        "                     (decode of the expected or the input message), ID.err (status name of\n"
         "                     an invalid case)\n"
         "  --run CMD          run the candidate: 'CMD encode IN.npy OUT.bin --config JSON'\n"
-        "                     and 'CMD decode IN.bin OUT.npy' (paper_v1 cases add\n"
+        "                     and 'CMD decode IN.bin OUT.npy' (paper_v1 and\n"
+        "                     paper_v1_decode cases add\n"
         "                     --config JSON --shape BxSxC) with /bin/sh, stdin and stdout\n"
         "                     /dev/null; a failure exits non-zero and names the status\n"
         "                     (err_crc, ...) on stderr. IN is a private copy of the\n"
@@ -900,10 +957,10 @@ static void help(void)
         "                     ...)\n"
         "  --exclude-flag FLAG  not the cases with FLAG (e.g. bits_8 for a codec\n"
         "                     limited to 7 bits)\n"
-        "  --kind KIND        the cases of kind encode, encode_error, decode_error or\n"
-        "                     paper_v1\n"
-        "  --profile NAME     format1 (kinds encode, encode_error, decode_error) or\n"
-        "                     paper-v1 (kind paper_v1)\n"
+        "  --kind KIND        the cases of kind encode, encode_error, decode_error,\n"
+        "                     decode, paper_v1 or paper_v1_decode\n"
+        "  --profile NAME     format1 (kinds encode, encode_error, decode_error, decode)\n"
+        "                     or paper-v1 (kinds paper_v1, paper_v1_decode)\n"
         "judgement:\n"
         "  --tolerance        also judge non-bit-exact candidates: values within the\n"
         "                     SPEC 6 bound, header fields and error codes exact; the exit\n"
@@ -934,12 +991,13 @@ static void help(void)
         CONFORM_TAIL_LINES);
 }
 
-static const char *const kind_names[4] = {"encode", "encode_error", "decode_error",
-                                          GOLDEN_KIND_PAPER_V1};
+static const char *const kind_names[6] = {"encode",       "encode_error",
+                                          "decode_error", GOLDEN_KIND_PAPER_V1,
+                                          "decode",       GOLDEN_KIND_PAPER_V1_DECODE};
 
 static unsigned kind_bit(const char *kind)
 {
-    for (unsigned i = 0; i < 4; ++i)
+    for (unsigned i = 0; i < 6; ++i)
         if (strcmp(kind, kind_names[i]) == 0)
             return 1u << i;
     return 0;
@@ -1304,7 +1362,7 @@ static int opt_kind(const cli_option *opt, const char *v)
     unsigned b = kind_bit(v);
     if (!b)
         return USAGE("--kind '%s': not a case kind (encode, encode_error, decode_error, "
-                     "paper_v1)",
+                     "decode, paper_v1, paper_v1_decode)",
                      v),
                -1;
     *(unsigned *)opt->dst |= b;
@@ -1315,9 +1373,9 @@ static int opt_profile(const cli_option *opt, const char *v)
 {
     unsigned *kinds = opt->dst;
     if (strcmp(v, "format1") == 0)
-        *kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR;
+        *kinds |= K_ENCODE | K_ENCODE_ERROR | K_DECODE_ERROR | K_DECODE;
     else if (strcmp(v, "paper-v1") == 0)
-        *kinds |= K_PAPER_V1;
+        *kinds |= K_PAPER_V1 | K_PAPER_V1_DECODE;
     else
         return USAGE("--profile '%s': not a profile (format1, paper-v1)", v), -1;
     return 0;
@@ -1600,7 +1658,9 @@ int cmd_conform(int argc, char **argv)
                 return rc;
             }
         int bad = verify_file(&o, &S.cs[nc], &S.cs[nc].input, err, sizeof err);
-        if (!bad && (strcmp(S.cs[nc].kind, "encode") == 0 || S.cs[nc].pv1))
+        if (!bad && S.cs[nc].dec_only)
+            bad = verify_file(&o, &S.cs[nc], &S.cs[nc].decoded, err, sizeof err);
+        else if (!bad && (strcmp(S.cs[nc].kind, "encode") == 0 || S.cs[nc].pv1))
             bad = verify_file(&o, &S.cs[nc], &S.cs[nc].message, err, sizeof err) ||
                   verify_file(&o, &S.cs[nc], &S.cs[nc].decoded, err, sizeof err);
         if (bad) {

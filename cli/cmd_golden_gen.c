@@ -374,6 +374,76 @@ static void emit_decode_error(gen *g, const char *id, const char *flags, const c
                 rel, len, sh, tahq_status_name(expect), kills_field(g, kf, sizeof kf));
 }
 
+static uint64_t count_of(const tahq_shape *s);
+
+/* A crafted valid message of format 1 (kind decode) or of the paper-v1
+ * profile (kind paper_v1_decode, pcfg != NULL) that no encoder writes: the
+ * candidate decodes inputs/ID.bin and must give expected/ID.npy bit for bit. */
+static void emit_decode(gen *g, const char *id, const char *flags, const char *desc,
+                        const uint8_t *msg, size_t len, const tahq_paper_v1_config *pcfg,
+                        const tahq_shape *pshape)
+{
+    if (g->failed)
+        return;
+    char kf[4096], fl[1024] = ",", cj[512], b[32];
+    tahq_shape s;
+    float *y = NULL;
+    uint64_t cnt = 0;
+    int st;
+    if (pcfg) {
+        s = *pshape;
+        cnt = count_of(&s);
+        y = malloc((size_t)cnt * sizeof *y);
+        st = y ? tahq_paper_v1_decode(msg, len, pcfg, &s, y, (size_t)cnt) : TAHQ_ERR_BUFFER;
+        add_flag(fl, sizeof fl, "paper_v1");
+        snprintf(b, sizeof b, "tile_%u", (unsigned)pcfg->tile);
+        add_flag(fl, sizeof fl, b);
+        golden_pv1_config_json(cj, sizeof cj, pcfg);
+    } else {
+        tahq_header h;
+        st = run_decode(msg, len, &y, &cnt);
+        if (st == TAHQ_OK)
+            st = tahq_parse_header(msg, len, &h);
+        if (st == TAHQ_OK) {
+            s = h.shape;
+            config_flags(fl, sizeof fl, &h.config);
+            shape_flags(fl, sizeof fl, &h.config, &s);
+            snprintf(b, sizeof b, "bits_%u", (unsigned)h.config.hi_bits);
+            add_flag(fl, sizeof fl, b);
+            if (h.n_flagged > 0)
+                add_flag(fl, sizeof fl, "gate_flagged");
+            golden_config_json(cj, sizeof cj, &h.config);
+        }
+    }
+    if (st != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: decode failed: %s\n", id, tahq_status_name(st));
+        free(y);
+        g->failed = 1;
+        return;
+    }
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, sizeof fl, p);
+    char rel_in[300], rel_dec[300], sh_in[65], sh_dec[65];
+    size_t dec_bytes = 0;
+    snprintf(rel_in, sizeof rel_in, "inputs/%s.bin", id);
+    snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
+    if (write_rel(g, rel_in, msg, len, sh_in) ||
+        write_npy_rel(g, rel_dec, &s, y, sh_dec, &dec_bytes)) {
+        g->failed = 1;
+    } else if (begin_case(g, id, pcfg ? GOLDEN_KIND_PAPER_V1_DECODE : "decode", fl, desc) == 0) {
+        fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
+                (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
+        fprintf(g->man,
+                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+                "      \"expected_status\": \"ok\",\n"
+                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
+                rel_in, len, sh_in, rel_dec, dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
+    }
+    free(y);
+}
+
 /* ---------------------------------------------------------------- tensors */
 
 static uint64_t count_of(const tahq_shape *s)
@@ -1697,6 +1767,9 @@ static const mut_case mut_cases[] = {
 static const struct {
     const char *id, *kills;
 } mut_msg_kills[] = {
+    {"dec-v2-nan-flagged-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s6.1-nan-not-canonical"},
+    {"dec-v2-nan-flagged-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s6.1-decode-fma,s6.1-nan-not-canonical"},
+    {"dec-v2-pv1-nan-meta", "a4-nan-not-canonical"},
     {"decerr-v2-magic-and-version", "s8.4-version-before-magic"},
     {"decerr-v2-map-counts-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
     {"decerr-v2-reserved-and-crc", "s8.4-crc-before-header,s8.4-reserved-not-checked"},
@@ -1712,6 +1785,84 @@ static const char *msg_kills(const char *id)
         if (mut_msg_kills[i].id && strcmp(mut_msg_kills[i].id, id) == 0)
             return mut_msg_kills[i].kills;
     return NULL;
+}
+
+/* Valid messages whose decoding meets NaN (SPEC §1 rule 6: every NaN a
+ * decoder writes is 0x7FC00000). Format 1: every tile flagged (tau = 0), the
+ * first tile's scale patched to 2^127 (fp32, bf16) with the CRC fixed, so
+ * q*s overflows to +inf and the inverse FWHT meets inf - inf; the second
+ * tile is left as encoded. Paper-v1: fp16 NaN metadata with payloads. */
+static void fam_nan_messages(gen *g)
+{
+    static const tahq_meta metas[2] = {TAHQ_META_FP32, TAHQ_META_BF16};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c;
+        tahq_config_plain(&c, 8, 4);
+        c.tau = 0.0f;
+        c.meta = metas[k];
+        tahq_shape s = shp(1, 1, 16);
+        float x[16];
+        for (int i = 0; i < 16; i++)
+            x[i] = (float)(i % 8 + 1) * (i < 8 ? 1.0f : -0.25f);
+        uint8_t *m = NULL;
+        size_t len = 0;
+        if (run_encode(&c, &s, x, &m, &len) != TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: NaN base message failed\n");
+            g->failed = 1;
+            return;
+        }
+        /* payload (alloc none): flags (1 byte), 2 zero points, 2 scales, codes, pivots */
+        if (metas[k] == TAHQ_META_FP32)
+            put_u32(m + 72 + 1 + 8, 0x7F000000u);
+        else
+            put_u16(m + 72 + 1 + 4, 0x7F00u);
+        fix_crc(m, len);
+        char id[64];
+        snprintf(id, sizeof id, "dec-v2-nan-flagged-%s", cli_meta_name(metas[k]));
+        g->kills = msg_kills(id);
+        emit_decode(g, id, "nan_canonical,mutation",
+                    "scale 2^127 in a flagged tile: q*s overflows and the inverse transform "
+                    "meets inf - inf; every NaN decodes as 0x7FC00000 (SPEC 1 rule 6)",
+                    m, len, NULL, NULL);
+        g->kills = NULL;
+        free(m);
+    }
+    /* paper-v1: one high token of two tiles at G = 8, 4 bits; codes are
+     * bytes 0..7, zero points 8..11, scales 12..15 (A.3) */
+    tahq_paper_v1_config pc = {8, 4, 4, 1000};
+    tahq_shape ps = shp(1, 1, 16);
+    float x[16];
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)((i * 5) % 8) - 3.0f;
+    size_t cap = 0, wsz = 0, len = 0;
+    uint8_t *m = NULL;
+    void *ws = NULL;
+    tahq_status st = tahq_paper_v1_encode_bound(&pc, &ps, &cap);
+    if (st == TAHQ_OK)
+        st = tahq_paper_v1_workspace_size(&pc, &ps, &wsz);
+    if (st == TAHQ_OK) {
+        m = malloc(cap);
+        ws = malloc(wsz);
+        st = m && ws ? tahq_paper_v1_encode(&pc, &ps, x, ws, wsz, m, cap, &len) : TAHQ_ERR_BUFFER;
+    }
+    free(ws);
+    if (st != TAHQ_OK || len < 16) {
+        fprintf(stderr, "tahq golden-gen: paper-v1 NaN base message failed\n");
+        free(m);
+        g->failed = 1;
+        return;
+    }
+    m[8] = 0x01; /* tile 0: zero point 0x7E01, quiet NaN with a payload */
+    m[9] = 0x7E;
+    m[14] = 0x01; /* tile 1: scale 0xFE01, negative quiet NaN with a payload */
+    m[15] = 0xFE;
+    g->kills = msg_kills("dec-v2-pv1-nan-meta");
+    emit_decode(g, "dec-v2-pv1-nan-meta", "nan_canonical,mutation",
+                "paper-v1: fp16 NaN zero point and scale with payloads; every value decodes "
+                "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                m, len, &pc, &ps);
+    g->kills = NULL;
+    free(m);
 }
 
 /* Invalid messages that fail two §8.4 checks at once (the earlier check's
@@ -1761,6 +1912,7 @@ static void fam_mutation_messages(gen *g)
             A.len, TAHQ_ERR_PAYLOAD);
     g->kills = NULL;
     free(A.m);
+    fam_nan_messages(g);
 }
 
 static void fam_mutation(gen *g)

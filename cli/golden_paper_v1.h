@@ -13,6 +13,8 @@
 #include "tahq_spec.h"
 
 #define GOLDEN_KIND_PAPER_V1 "paper_v1"
+/* A crafted valid paper-v1 message, decoded only (golden/README.md). */
+#define GOLDEN_KIND_PAPER_V1_DECODE "paper_v1_decode"
 /* Largest share of codes that may differ (each by 1) from the expected ones. */
 #define GOLDEN_PV1_CODE_RATE 1e-3
 /* Decoded values: |got - expected| <= 2^-14 * max |expected| of the tile. */

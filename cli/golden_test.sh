@@ -2,13 +2,14 @@
 # CTest checks of the golden vectors and of `tahq conform` (golden/README.md).
 # usage: golden_test.sh PART PATH/TO/tahq SOURCE_DIR WORKDIR
 #   regen    golden-gen into WORKDIR and byte-compare with SOURCE_DIR/golden/v1
-#   manifest the committed manifest is valid and every file matches its sha256
+#   manifest the committed manifests (v1, v2) are valid and every file matches its sha256
 #   conform  --run with the tahq adapter passes; --candidate on those outputs
 #            passes; one flipped scale byte fails naming "scales" and the tile;
 #            a candidate whose CRC is right over a wrong payload is told the
 #            payload field (zero-point, code, pivot, with both values), a
 #            wrong CRC alone header.crc; a one-ulp change of a decoded value
-#            fails exactly, passes --tolerance headed TOLERANT
+#            fails exactly, passes --tolerance headed TOLERANT; v2's
+#            decode-only cases pass --run, and a non-canonical NaN fails them
 set -euo pipefail
 PART="$1"
 T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
@@ -34,6 +35,7 @@ regen)
   ;;
 manifest)
   "$T" conform --vectors "$V" --check
+  "$T" conform --vectors "$SRC/golden/v2" --check
   ;;
 conform)
   C="$W/cand"
@@ -145,6 +147,24 @@ conform)
   "$T" conform --vectors "$V" --candidate "$C" --case decerr-a-crc-field >"$W/errname.txt" || rc=$?
   [ "$rc" -eq 1 ] && grep -q "expected err_crc, got err_size" "$W/errname.txt" ||
     fail "wrong error name not reported: $(cat "$W/errname.txt")"
+
+  # golden/v2's decode-only cases (crafted messages whose decoding meets NaN,
+  # SPEC 1 rule 6): the adapter passes them; a candidate that writes x86's
+  # default NaN 0xFFC00000 for the first value fails, with --tolerance too
+  C2="$W/cand2"
+  "$T" conform --vectors "$SRC/golden/v2" --run "sh $SRC/golden/tahq_adapter.sh $T" --workdir "$C2" \
+    --case dec-v2- >"$W/dec.txt" || fail "decode-only cases: $(cat "$W/dec.txt")"
+  grep -q "3 cases selected.*exact 3 passed.*decode 3/3" "$W/dec.txt" || fail "decode-only summary: $(cat "$W/dec.txt")"
+  id=dec-v2-nan-flagged-fp32
+  sz=$(wc -c <"$C2/$id.npy")
+  printf '\000\000\300\377' | dd of="$C2/$id.npy" bs=1 seek=$((sz - 64)) conv=notrunc 2>/dev/null
+  for tol in "" --tolerance; do
+    rc=0
+    "$T" conform --vectors "$SRC/golden/v2" --candidate "$C2" --case "$id" $tol >"$W/nan.txt" || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "FAIL $id (decode)" "$W/nan.txt" &&
+      grep -q "expected nan (0x7fc00000), got -\?nan (0xffc00000)" "$W/nan.txt" ||
+      fail "non-canonical NaN not reported ($tol): $(cat "$W/nan.txt")"
+  done
   echo "conform: --run, --candidate, field location and --tolerance behave"
   ;;
 *)

@@ -449,6 +449,60 @@ static void decode_status_check(const std::vector<uint8_t> &m, size_t len, size_
     }
 }
 
+/* SPEC 1 rule 6: a valid message whose flagged tile meets inf - inf (its
+ * scale patched to 2^127, CRC fixed) decodes to the same bytes as libtahq,
+ * every NaN 0x7FC00000; for every G and both wide metadata types. */
+static void test_nan_decode(void)
+{
+    const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
+    const tahq_meta metas[] = {TAHQ_META_FP32, TAHQ_META_BF16};
+    for (uint32_t G : Gs)
+        for (tahq_meta meta : metas) {
+            tahq_config cfg;
+            tahq_config_plain(&cfg, G, 4);
+            cfg.tau = 0.0f; /* every non-zero tile flagged */
+            cfg.meta = meta;
+            tahq_shape shape = {1, 2, 2 * G};
+            const size_t count = (size_t)4 * G;
+            std::vector<float> x(count);
+            for (size_t i = 0; i < count; i++)
+                x[i] = (float)((i * 7) % 13) - 5.0f;
+            size_t bound = 0, wsz = 0, len = 0;
+            tahq_encode_bound(&cfg, &shape, &bound);
+            tahq_encode_workspace_size(&cfg, &shape, &wsz);
+            std::vector<uint64_t> ws(wsz / 8 + 1);
+            std::vector<uint8_t> m(bound);
+            CHECK(tahq_encode(&cfg, &shape, x.data(), ws.data(), wsz, m.data(), bound, &len) == TAHQ_OK,
+                  "nan G%u: encode", G);
+            tahq_header h;
+            if (tahq_parse_header(m.data(), len, &h) != TAHQ_OK)
+                continue;
+            tq_layout L;
+            tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &L);
+            for (uint32_t t = 0; t < 4; t += 3) { /* the first and the last tile */
+                std::vector<uint8_t> bad(m);
+                uint8_t *sp = bad.data() + 72 + L.scale_off + L.meta_bytes * t;
+                if (L.meta_bytes == 4)
+                    sp[0] = 0, sp[1] = 0, sp[2] = 0x00, sp[3] = 0x7F; /* 2^127 */
+                else
+                    sp[0] = 0x00, sp[1] = 0x7F;
+                put_crc(bad.data(), len);
+                char what[64];
+                snprintf(what, sizeof what, "nan G%u meta%d tile %u", G, (int)meta, t);
+                decode_status_check(bad, len, count, what); /* the bytes of libtahq's decode */
+                std::vector<float> y(count);
+                CHECK(tahq_decode(bad.data(), len, y.data(), count) == TAHQ_OK, "%s: ref decode", what);
+                size_t nans = 0;
+                for (size_t i = 0; i < count; i++)
+                    if (y[i] != y[i]) {
+                        nans++;
+                        CHECK(bits_of(y[i]) == 0x7FC00000u, "%s: NaN %08x", what, bits_of(y[i]));
+                    }
+                CHECK(nans > 0, "%s: no NaN: the case tests nothing", what);
+            }
+        }
+}
+
 static void test_pipeline(void)
 {
     const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
@@ -656,6 +710,7 @@ int main(int argc, char **argv)
     test_tile_ops<7>();
     test_tile_ops<8>();
     printf("warp tile ops: %" PRIu64 " checks so far\n", g_checks);
+    test_nan_decode();
     test_pipeline();
     test_fixpoint();
     printf("test_device_math: %" PRIu64 " checks, %" PRIu64 " failures, %.1f s\n", g_checks, g_fails,

@@ -548,6 +548,13 @@ template <int K, class W> struct TileOps {
         for (uint32_t s = 0; s < V; s++)
             v[s] = sel(flagged, v[s] * F(f), o[s]);
         swap_pivot(v, d, flagged, lane, gl, gbase);
+        /* SPEC 1 rule 6, 6.1: a flagged tile can meet inf - inf (q*s beyond
+         * binary32 with a large bf16/fp32 scale); its NaNs are 0x7FC00000,
+         * not the platform's default NaN. Unflagged tiles hold no NaN. */
+        const float qnan = tq_float(0x7FC00000u);
+        TQ_UNROLL
+        for (uint32_t s = 0; s < V; s++)
+            v[s] = sel(flagged && (v[s] != v[s]), F(qnan), v[s]);
     }
 
     /* SPEC 5.1 gate: flagged and pivot d */

@@ -122,6 +122,18 @@ def f32_from_bits(w):
     return np.array([w], dtype=U32).view(F32)[0]
 
 
+CANONICAL_NAN_BITS = 0x7FC00000
+
+
+def canonical_nan(v):
+    """SPEC 1 rule 6: every NaN of v (x != x) becomes the quiet NaN
+    0x7FC00000; other values (infinities included) are kept."""
+    v = np.asarray(v, dtype=F32).copy()
+    bits = v.view(U32)
+    bits[v != v] = CANONICAL_NAN_BITS
+    return v
+
+
 # ---------------------------------------------------------------------------
 # binary16 / bfloat16 (SPEC 2.2), integer implementations
 # ---------------------------------------------------------------------------
@@ -673,14 +685,15 @@ def decode(msg):
         bad("pivot padding")
     assert pos == len(pay)
 
-    # decode (SPEC 6.1)
-    v = (z[:, None] + (q.astype(F32) * s[:, None]).astype(F32)).astype(F32)
-    fidx = np.nonzero(flags)[0]
-    if fidx.size:
-        y = fwht_rows(v[fidx])
-        y = (y * F32(2.0 ** -(k // 2))).astype(F32)
-        y = swap_first(y, piv)
-        v[fidx] = y
+    # decode (SPEC 6.1); q*s may overflow to +inf (large bf16/fp32 scales)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = (z[:, None] + (q.astype(F32) * s[:, None]).astype(F32)).astype(F32)
+        fidx = np.nonzero(flags)[0]
+        if fidx.size:
+            y = fwht_rows(v[fidx])
+            y = (y * F32(2.0 ** -(k // 2))).astype(F32)
+            y = swap_first(y, piv)
+            v[fidx] = canonical_nan(y)  # SPEC 1 rule 6: only flagged tiles
     return v.reshape(B, S, C)
 
 
@@ -907,6 +920,12 @@ def self_test():
     with np.errstate(over="ignore"):
         ref = xs.astype(np.float16).view(np.uint16)
     assert np.array_equal(mine, ref), "fp16 rounding disagrees with numpy"
+    # SPEC 1 rule 6: NaNs of any sign and payload become 0x7FC00000
+    nb = np.array([0x7FC04000, 0xFFC00000, 0x7F800001, 0x7F800000,
+                   0xFF800000, 0x3F800000], dtype=U32)
+    assert canonical_nan(nb.view(F32)).view(U32).tolist() == [
+        0x7FC00000, 0x7FC00000, 0x7FC00000, 0x7F800000, 0xFF800000,
+        0x3F800000]
     hb = np.arange(0, 0x10000, dtype=np.uint16)
     hb = hb[(hb & 0x7C00) != 0x7C00]
     assert np.array_equal(f16_bits_to_f32(hb).view(U32),

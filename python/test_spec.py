@@ -4,7 +4,8 @@ vector set (golden/v1 layout, see golden/README.md).
 
 Checks, per kind:
   decode        every `encode` case: decode(expected/ID.bin) is bit-identical
-                to expected/ID.npy
+                to expected/ID.npy; every `decode` case (a crafted valid
+                message): decode(inputs/ID.bin) likewise
   decode_error  decode(inputs/ID.bin) fails with the expected error name
   encode_error  encode(inputs/ID.npy, config) fails with the expected name
   encode        encode(inputs/ID.npy, config) == expected/ID.bin byte for byte
@@ -68,7 +69,7 @@ def main():
     cases = [c for c in man["cases"] if args.case in c["id"]]
     # Kinds of format 1 only; other kinds (paper_v1: the authors' headerless
     # format, ref/SPEC.md Appendix A) are not implemented here: skipped.
-    known = ("encode", "encode_error", "decode_error")
+    known = ("encode", "encode_error", "decode_error", "decode")
     unknown = {}
     for c in cases:
         if c["kind"] not in known:
@@ -92,15 +93,16 @@ def main():
     def too_big(c):
         return args.max_elements and n_elements(c) > args.max_elements
 
-    # --- pass 1: decoder (encode cases' expected messages) ---
+    # --- pass 1: decoder (encode cases' expected messages, decode cases) ---
     for c in cases:
-        if c["kind"] != "encode":
+        if c["kind"] not in ("encode", "decode"):
             continue
         if too_big(c):
             stats["decode"][2] += 1
             continue
         t0 = time.time()
-        with open(os.path.join(vd, c["message"]["path"]), "rb") as f:
+        src = c["message"] if c["kind"] == "encode" else c["input"]
+        with open(os.path.join(vd, src["path"]), "rb") as f:
             msg = f.read()
         want = np.load(os.path.join(vd, c["decoded"]["path"]))
         try:

@@ -646,6 +646,20 @@ static opened_message open_message(const uint8_t *msg, size_t len, size_t count,
     return m;
 }
 
+/* SPEC §6.1: a flagged tile's inverse transform meets inf - inf when q*s
+ * overflowed (large bf16/fp32 scales); its NaNs become the canonical one.
+ * Unflagged tiles give no NaN (z finite, q*s >= 0), so they skip this. */
+/*@ requires n <= 256 && \valid(x + (0 .. n - 1));
+  @ assigns x[0 .. n - 1]; */
+static void canonical_nans(float *x, uint32_t n)
+{
+    /*@ loop invariant 0 <= i <= n;
+      @ loop assigns i, x[0 .. n - 1];
+      @ loop variant n - i; */
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
 /*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
   @ requires out == \null || (\valid(out + (0 .. count - 1)) && \separated(out + (0 .. count - 1), msg + (0 .. len - 1)));
   @ assigns out[0 .. count - 1]; */
@@ -670,8 +684,10 @@ tahq_status tahq_decode(const uint8_t *msg, size_t len, float *out, size_t count
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, G); */
         float *dst = out + t * G;
         tahq_dequantize_tile(d.codes, G, d.zero, d.scale, dst);
-        if (d.flagged)
+        if (d.flagged) {
             tahq_hadamard_inverse(dst, G, d.pivot);
+            canonical_nans(dst, G);
+        }
     }
     return TAHQ_OK;
 }

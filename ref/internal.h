@@ -144,6 +144,17 @@ static inline float tahq_absf(float x)
     return tahq_float_of(tahq_bits_of(x) & 0x7FFFFFFFu);
 }
 
+/* The canonical quiet NaN of SPEC §1 rule 6: every NaN a decoder writes has
+ * these bits (IEEE leaves a generated NaN's sign and payload open). */
+#define TAHQ_CANONICAL_NAN_BITS 0x7FC00000u
+
+/* x, or the canonical NaN if x is a NaN (SPEC §1 rule 6). */
+/*@ assigns \nothing; */
+static inline float tahq_canonical_nan(float x)
+{
+    return x != x ? tahq_float_of(TAHQ_CANONICAL_NAN_BITS) : x;
+}
+
 /* TAHQ_SCALAR_ONLY (set for Frama-C and for the tests' scalar build) turns
  * off every fast path: AVX2 clones, 8-lane vectors and the SSE4.2 CRC. */
 #if defined(__FRAMAC__) && !defined(TAHQ_SCALAR_ONLY)

@@ -897,7 +897,7 @@ static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout 
           @ loop assigns i, s.out[elem .. elem + G - 1];
           @ loop variant G - i; */
         for (uint32_t i = 0; i < G; i++)
-            s.out[elem + i] = v[i];
+            s.out[elem + i] = tahq_canonical_nan(v[i]); /* SPEC A.4: any NaN is canonical */
     }
     if (s.flags)
         pv1_put_u8(s.flags + to, (uint8_t)flagged, msg, len);

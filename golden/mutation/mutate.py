@@ -417,6 +417,20 @@ class Judge:
                 if npy_data(dec) != self.expected(c["decoded"]["path"]):
                     return "decoded values differ"
                 return None
+            if kind in ("decode", "paper_v1_decode"):
+                # a crafted valid message: its decoded values bit for bit
+                msg = os.path.join(tmp, "in.bin")
+                shutil.copyfile(os.path.join(self.vectors, c["input"]["path"]), msg)
+                dec = os.path.join(tmp, "dec.npy")
+                args = ["decode", msg, dec]
+                if kind == "paper_v1_decode":
+                    args += ["--config", cfg, "--shape", "x".join(str(v) for v in c["shape"])]
+                rc, err = self._run(exe, args, tmp)
+                if rc != 0 or not os.path.exists(dec):
+                    return f"decode failed ({first_err(err or '') or rc})"
+                if npy_data(dec) != self.expected(c["decoded"]["path"]):
+                    return "decoded values differ"
+                return None
             if kind == "decode_error":
                 inp = os.path.join(tmp, "in.bin")
                 shutil.copyfile(os.path.join(self.vectors, c["input"]["path"]), inp)

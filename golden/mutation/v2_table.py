@@ -81,10 +81,11 @@ def main():
     lines.append("static const struct {")
     lines.append("    const char *id, *kills;")
     lines.append("} mut_msg_kills[] = {")
-    # the cases cmd_golden_gen.c builds in code (invalid messages, the scale
-    # search, invalid configurations) take their kill lists from this table
+    # the cases cmd_golden_gen.c builds in code (invalid messages, crafted
+    # messages to decode, the scale search, invalid configurations) take their
+    # kill lists from this table
     msg_ids = sorted(c for c in kills_by_case
-                     if c.startswith(("decerr-v2-", "search-v2-", "cfgerr-v2-")))
+                     if c.startswith(("decerr-v2-", "dec-v2-", "search-v2-", "cfgerr-v2-")))
     for cid in msg_ids:
         lines.append(f"    {{{c_str(cid)}, {c_str(','.join(sorted(kills_by_case[cid])))}}},")
     if not msg_ids:

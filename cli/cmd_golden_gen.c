@@ -1767,6 +1767,8 @@ static const mut_case mut_cases[] = {
 static const struct {
     const char *id, *kills;
 } mut_msg_kills[] = {
+    {"cfgerr-v2-lo-above-hi", "s3.3-lo-above-hi-accepted"},
+    {"cfgerr-v2-tau-neg-zero", "s3.3-tau-sign-by-comparison"},
     {"dec-v2-nan-flagged-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s6.1-nan-not-canonical"},
     {"dec-v2-nan-flagged-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s6.1-decode-fma,s6.1-nan-not-canonical"},
     {"dec-v2-pv1-nan-meta", "a4-nan-not-canonical"},
@@ -1774,6 +1776,10 @@ static const struct {
     {"decerr-v2-map-counts-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
     {"decerr-v2-reserved-and-crc", "s8.4-crc-before-header,s8.4-reserved-not-checked"},
     {"decerr-v2-size-and-truncated", "s8.4-size-after-truncation"},
+    {"search-v2-bf16-l255", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-l3", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-zero-start", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-fp16-zero-start", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
 };
 /* END v2 cases */
 

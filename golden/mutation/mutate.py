@@ -212,6 +212,18 @@ def compile_c(cc, src, obj, incs, extra=()):
         raise CatalogueError(f"compile failed: {' '.join(cmd)}\n{out[-3000:]}")
 
 
+
+def jansson_libs():
+    """The link flags of jansson, which the tahq program reads and writes JSON
+    with (pkg-config, else -ljansson)."""
+    try:
+        out = subprocess.run(["pkg-config", "--libs", "jansson"], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.split():
+            return out.stdout.split()
+    except OSError:
+        pass
+    return ["-ljansson"]
+
 class Builder:
     def __init__(self, root, work, cc, jobs):
         self.root, self.work, self.cc, self.jobs = root, work, cc, jobs
@@ -284,7 +296,7 @@ class Builder:
 
     def link(self, out, ref_objs):
         cli_objs = [os.path.join(self.base, "cli", s[:-2] + ".o") for s in self.cli_src]
-        cmd = [self.cc, "-o", out] + cli_objs + ref_objs + ["-lm", "-lpthread"]
+        cmd = [self.cc, "-o", out] + cli_objs + ref_objs + jansson_libs() + ["-lm", "-lpthread"]
         rc, o = run(cmd)
         if rc != 0:
             raise CatalogueError(f"link failed: {' '.join(cmd)}\n{o[-3000:]}")

@@ -395,6 +395,22 @@ class Judge:
             return None, "timeout"
         return r.returncode, r.stderr.decode("utf-8", "replace")
 
+    def _decode_exact(self, exe, c, message_path, paper_v1, cfg, tmp):
+        """None if the message of the set at message_path decodes to the
+        case's expected values bit for bit, else a short reason."""
+        msg = os.path.join(tmp, "msg.bin")
+        shutil.copyfile(os.path.join(self.vectors, message_path), msg)
+        dec = os.path.join(tmp, "dec.npy")
+        args = ["decode", msg, dec]
+        if paper_v1:  # the message carries no header: configuration and shape
+            args += ["--config", cfg, "--shape", "x".join(str(v) for v in c["shape"])]
+        rc, err = self._run(exe, args, tmp)
+        if rc != 0 or not os.path.exists(dec):
+            return f"decode failed ({first_err(err or '') or rc})"
+        if npy_data(dec) != self.expected(c["decoded"]["path"]):
+            return "decoded values differ"
+        return None
+
     def case(self, exe, cid):
         """None if the case passes exactly, else a short reason."""
         c = self.by_id[cid]
@@ -417,32 +433,13 @@ class Judge:
                 with open(out, "rb") as f:
                     if f.read() != self.expected(c["message"]["path"]):
                         return "message bytes differ"
-                msg = os.path.join(tmp, "msg.bin")
-                shutil.copyfile(os.path.join(self.vectors, c["message"]["path"]), msg)
-                dec = os.path.join(tmp, "dec.npy")
-                args = ["decode", msg, dec]
-                if kind == "paper_v1":
-                    args += ["--config", cfg, "--shape", "x".join(str(v) for v in c["shape"])]
-                rc, err = self._run(exe, args, tmp)
-                if rc != 0 or not os.path.exists(dec):
-                    return f"decode failed ({first_err(err or '') or rc})"
-                if npy_data(dec) != self.expected(c["decoded"]["path"]):
-                    return "decoded values differ"
-                return None
+                # the expected message decodes to the expected values
+                return self._decode_exact(exe, c, c["message"]["path"], kind == "paper_v1",
+                                          cfg, tmp)
             if kind in ("decode", "paper_v1_decode"):
                 # a crafted valid message: its decoded values bit for bit
-                msg = os.path.join(tmp, "in.bin")
-                shutil.copyfile(os.path.join(self.vectors, c["input"]["path"]), msg)
-                dec = os.path.join(tmp, "dec.npy")
-                args = ["decode", msg, dec]
-                if kind == "paper_v1_decode":
-                    args += ["--config", cfg, "--shape", "x".join(str(v) for v in c["shape"])]
-                rc, err = self._run(exe, args, tmp)
-                if rc != 0 or not os.path.exists(dec):
-                    return f"decode failed ({first_err(err or '') or rc})"
-                if npy_data(dec) != self.expected(c["decoded"]["path"]):
-                    return "decoded values differ"
-                return None
+                return self._decode_exact(exe, c, c["input"]["path"], kind == "paper_v1_decode",
+                                          cfg, tmp)
             if kind == "decode_error":
                 inp = os.path.join(tmp, "in.bin")
                 shutil.copyfile(os.path.join(self.vectors, c["input"]["path"]), inp)

@@ -13,14 +13,20 @@ usage: scripts/train_sweep.sh [--quick | --full] [--out DIR] [--build DIR] [--jo
                tah-tile tah3/2 tah2/1 plain4 aqsgd, all with the fixpoint-6
                backward except fp32; about 4 minutes of CPU per run, i.e.
                about 50 minutes on two free cores
-  --quick      fp32, tah and aqsgd, one seed, 60 steps (a few minutes)
+  --quick      fp32, tah and aqsgd, one seed, 60 steps, 128 windows (3.75
+               epochs, so AQ-SGD reaches its delta messages; a few minutes)
   --out DIR    results (default build/train-sweep, or build/train-quick)
   --build DIR  the CMake build holding sgd_sim/transformer/tahq-train (build)
   --jobs N     tahq-train processes at once, each on part of the methods (2)
-Every method uses the same fixed set of 256 training windows per seed
-(--train-windows 256; AQ-SGD needs repeated samples, and the others see the
-same data). Options after -- go to every tahq-train call. The corpus is
-fetched with scripts/fetch_corpus.sh when DIR/../shakespeare is missing.
+With --full every method uses the same fixed set of 1024 training windows per seed
+(--train-windows 1024, 128 KiB of text visited 3.1 times in 400 steps:
+AQ-SGD needs repeated samples, and the others see the same data; with 256
+windows the model overfits from about 5 epochs on, see
+sgd_sim/results/train-w256-overfit/). Options after -- go to every tahq-train call. The corpus is
+fetched with scripts/fetch_corpus.sh when BUILD/shakespeare is missing.
+--full starts from the runs committed in sgd_sim/results/train-sweep/ (copied
+into DIR when missing there); copy DIR's finished run files back there to
+commit them.
 USAGE
 }
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -44,13 +50,21 @@ bin="$build/sgd_sim/transformer/tahq-train"
 data="$build/shakespeare"
 [ -s "$data/train.bin" ] || scripts/fetch_corpus.sh "$data"
 if [ "$mode" = full ]; then
-  methods=(fp32 fp16 tah tah-tile tah3/2 tah2/1 plain4 aqsgd) seeds=1,2,3 steps=400
+  methods=(fp32 fp16 tah tah-tile tah3/2 tah2/1 plain4 aqsgd) seeds=1,2,3 steps=400 windows=1024
   out=${out:-$build/train-sweep}
 else
-  methods=(fp32 tah aqsgd) seeds=1 steps=60
+  methods=(fp32 tah aqsgd) seeds=1 steps=60 windows=128
   out=${out:-$build/train-quick}
 fi
 mkdir -p "$out"
+# the full sweep's committed runs (sgd_sim/results/train-sweep/) count as done:
+# copied in when missing, so a sweep spread over several sessions resumes
+committed=sgd_sim/results/train-sweep
+if [ "$mode" = full ] && [ -d "$committed" ]; then
+  for f in "$committed"/*_k4_s*.csv; do
+    [ -e "$f" ] && [ ! -e "$out/$(basename "$f")" ] && cp "$f" "$out/"
+  done
+fi
 export OPENBLAS_NUM_THREADS=1
 # methods dealt round-robin to the jobs; each job runs its methods over every seed
 pids=()
@@ -60,7 +74,7 @@ for ((j = 0; j < jobs && j < ${#methods[@]}; j++)); do
   list=$(IFS=,; echo "${part[*]}")
   echo "train_sweep.sh: job $((j + 1)): $list, seeds $seeds, $steps steps -> $out (log $out/job$((j + 1)).log)"
   "$bin" --data "$data" --method "$list" --seed "$seeds" --steps "$steps" --stages 4 \
-    --train-windows 256 --print-every 50 --out "$out" ${extra[@]+"${extra[@]}"} \
+    --train-windows "$windows" --print-every 50 --out "$out" ${extra[@]+"${extra[@]}"} \
     >"$out/job$((j + 1)).log" 2>&1 &
   pids+=("$!")
 done

@@ -168,17 +168,24 @@ static int uniform_encode(input *in, const tahq_config *base, uint32_t bits, int
     return 0;
 }
 
-static int input_prepare(input *in, const tahq_config *cfg)
+/* The checks that need no encode: shape and values. */
+static int input_check(const input *in, const tahq_config *cfg)
 {
-    const uint32_t G = cfg->tile;
     if (tahq_check_shape(cfg, &in->shape) != TAHQ_OK)
         return cli_fail(EXIT_USAGE, "%s: shape [%u, %u, %u] does not fit tile G = %u (C must be a "
                         "multiple of G)", in->name, (unsigned)in->shape.batch,
-                        (unsigned)in->shape.seq_len, (unsigned)in->shape.channels, (unsigned)G);
+                        (unsigned)in->shape.seq_len, (unsigned)in->shape.channels,
+                        (unsigned)cfg->tile);
     for (uint64_t i = 0; i < in->n; ++i)
         if (!isfinite(in->x[i]))
             return cli_fail(EXIT_RUNTIME, "%s: element %llu is not finite", in->name,
                             (unsigned long long)i);
+    return 0;
+}
+
+static int input_prepare(input *in, const tahq_config *cfg)
+{
+    const uint32_t G = cfg->tile;
     in->rows = (uint64_t)in->shape.batch * in->shape.seq_len;
     in->T = in->shape.channels / G;
     in->N = in->rows * in->T;
@@ -942,6 +949,8 @@ int cmd_alloc_study(int argc, char **argv)
         in->x = t.data;
         in->n = t.count;
     }
+    for (int k = 0; k < ni && !rc; ++k)
+        rc = input_check(&ins[k], &o.cfg);
     if (!rc && ni == 0)
         rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
     double t0 = cli_now();

@@ -972,7 +972,7 @@ int cmd_alloc_study(int argc, char **argv)
         cli_out co;
         if ((rc = cli_out_open(&co, ctl_buf)) != 0)
             goto out;
-        fputs("input,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_elems_differ,"
+        fputs("input,batch,seq_len,channels,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_elems_differ,"
               "gate_mismatch,study_rel_mse,real_rel_mse,inverse_map_tiles_differ,ok\n",
               co.f);
         for (int k = 0; k < ni; ++k) {
@@ -996,8 +996,9 @@ int cmd_alloc_study(int argc, char **argv)
                 int neg_ok = ct.neg_map_differs > 0 || tahq_low_count(a ? in->shape.seq_len
                                                                         : (uint32_t)in->T,
                                                                     o.cfg.hi_permille) == 0;
-                fprintf(co.f, "%s,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n", in->name,
-                        ct.alloc, (unsigned)o.cfg.hi_permille,
+                fprintf(co.f, "%s,%u,%u,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n",
+                        in->name, (unsigned)in->shape.batch, (unsigned)in->shape.seq_len,
+                        (unsigned)in->shape.channels, ct.alloc, (unsigned)o.cfg.hi_permille,
                         (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
                         (unsigned long long)ct.map_differs, (unsigned long long)ct.elems_differ,
                         (unsigned long long)in->gate_mismatch, ct.study_rel_mse, ct.real_rel_mse,

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The full allocation study (tahq alloc-study) and its figures.
+# usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]
+#   TAHQ     the tahq program (build/cli/tahq)
+#   OUTDIR   where the CSVs, tables and figures go
+#   ACTIVATION.npy  real activations (e.g. tahq-train --dump-activations);
+#            without them the real-activation part is left out (and the
+#            summary says which inputs it has)
+# Runs: the four synthetic inputs at [2, 64, 1024]; the LLM-like tensor at
+# [1, 1024, 1536]; the activations, if any; then merges the CSVs
+# (plots/alloc_study.py merge), writes summary.md and summary.json
+# (plots/alloc_study.py summary) and renders alloc_study_relmse and
+# alloc_study_gap (PNG, SVG) with gnuplot. A figure is drawn into a temporary
+# folder and moved into place only when gnuplot succeeded; any failure exits 1.
+set -eu
+if [ "$#" -lt 2 ]; then
+  echo "usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]" >&2
+  exit 2
+fi
+tahq=$1
+out=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+"$tahq" alloc-study --dist gauss,laplace,student-t,llm --synth-shape 2x64x1024 \
+  --out-dir "$out/synthetic" >"$out/synthetic.txt"
+"$tahq" alloc-study --dist llm --synth-shape 1x1024x1536 --out-dir "$out/llm" >"$out/llm.txt"
+parts="$out/synthetic/alloc_study.csv $out/llm/alloc_study.csv"
+ctls="$out/synthetic/alloc_control.csv $out/llm/alloc_control.csv"
+if [ "$#" -gt 0 ]; then
+  args=""
+  for f in "$@"; do args="$args --input $f"; done
+  # shellcheck disable=SC2086
+  "$tahq" alloc-study $args --out-dir "$out/activations" >"$out/activations.txt"
+  parts="$parts $out/activations/alloc_study.csv"
+  ctls="$ctls $out/activations/alloc_control.csv"
+fi
+# shellcheck disable=SC2086
+python3 "$here/alloc_study.py" merge "$out/alloc_study.csv" $parts
+# shellcheck disable=SC2086
+python3 "$here/alloc_study.py" merge "$out/alloc_control.csv" $ctls
+python3 "$here/alloc_study.py" summary "$out/alloc_study.csv" --md "$out/summary.md" \
+  --json "$out/summary.json"
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "plots/alloc_study.sh: gnuplot not found; figures skipped"
+  exit 0
+fi
+inputs=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", sep, $1; sep = " " }' "$out/alloc_study.csv")
+tmp=$(mktemp -d "$out/.plots.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+for what in relmse gap; do
+  for fmt in png svg; do
+    if ! gnuplot -e "plotdir='$here'; csv='$out/alloc_study.csv'; outdir='$tmp'; inputs='$inputs'; fmt='$fmt'; what='$what'" \
+      "$here/alloc_study.gp"; then
+      echo "plots/alloc_study.sh: gnuplot failed ($what, $fmt)" >&2
+      exit 1
+    fi
+    [ -s "$tmp/alloc_study_$what.$fmt" ] || { echo "plots/alloc_study.sh: no alloc_study_$what.$fmt" >&2; exit 1; }
+  done
+  mv -f "$tmp/alloc_study_$what.png" "$tmp/alloc_study_$what.svg" "$out/"
+  echo "plots/alloc_study.sh: wrote $out/alloc_study_$what.png and .svg"
+done

@@ -114,7 +114,25 @@ def table(header, rows):
 
 
 def summary(path, ratio, md_path, json_path):
-    rows = read(path)
+    try:
+        text, j = summarize(read(path), ratio, path)
+    except ValueError as e:
+        die(str(e))
+    if md_path:
+        with open(md_path + ".tmp", "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(md_path + ".tmp", md_path)
+    else:
+        sys.stdout.write(text)
+    if json_path:
+        with open(json_path + ".tmp", "w", encoding="utf-8") as fh:
+            json.dump(j, fh, indent=1)
+        os.replace(json_path + ".tmp", json_path)
+
+
+def summarize(rows, ratio, path="the CSV", parts=("gap", "relmse", "token", "wins")):
+    """(markdown text, dict) of the tables named in parts; raises ValueError
+    when the CSV lacks the budget r = ratio."""
     inputs = []
     for r in rows:
         if r["input"] not in inputs:
@@ -125,7 +143,7 @@ def summary(path, ratio, md_path, json_path):
         by[key] = r
     budgets = sorted({int(r["budget_r"]) for r in rows})
     if ratio not in budgets:
-        die("%s has no budget r = %d (budgets: %s)" % (path, ratio, budgets))
+        raise ValueError("%s has no budget r = %d (budgets: %s)" % (path, ratio, budgets))
 
     def get(i, b, p, u, s, col):
         r = by.get((i, b, p, u, s))
@@ -148,7 +166,9 @@ def summary(path, ratio, md_path, json_path):
     out.append("")
     out.append("Inputs: " + ", ".join("%s %s (%s)" % (i, shapes[i], kind(i)) for i in inputs) + ".")
     out.append("")
+    head, secs = out, {}
     # 1. gap to the oracle, every row, at the main budget
+    out = secs["gap"] = []
     out.append("**Gap to the oracle at r = %d** (relative MSE / oracle's - 1; the oracle row "
                "gives its relative MSE):" % ratio)
     out.append("")
@@ -175,6 +195,7 @@ def summary(path, ratio, md_path, json_path):
             ("range (per sequence)", "range", "tile", "sequence"),
             ("bound (per sequence)", "bound", "tile", "sequence"),
             ("gain (per sequence)", "gain", "tile", "sequence")]
+    out = secs["relmse"] = []
     out.append("**Relative MSE at r = %d, equal bytes:**" % ratio)
     out.append("")
     hdr = ["input", "bits/elem"] + [m[0] for m in main] + ["oracle"]
@@ -187,6 +208,7 @@ def summary(path, ratio, md_path, json_path):
     out.append(table(hdr, trs))
     out.append("")
     # 3. per-token and bound metrics
+    out = secs["token"] = []
     out.append("**Per-token relative MSE (mean / max over tokens) and max |error|/bound at "
                "r = %d:**" % ratio)
     out.append("")
@@ -206,6 +228,7 @@ def summary(path, ratio, md_path, json_path):
     out.append(table(hdr, trs))
     out.append("")
     # 4. wins over both SPEC policies, every budget
+    out = secs["wins"] = []
     kinds = ["synthetic", "LLM-like", "real"]
     present = [k for k in kinds if any(kind(i) == k for i in inputs)]
     wins = {}
@@ -240,26 +263,17 @@ def summary(path, ratio, md_path, json_path):
                                 for e in (w[k] for k in present)])
     out.append(table(hdr, trs))
     out.append("")
-    text = "\n".join(out) + "\n"
-    if md_path:
-        with open(md_path + ".tmp", "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(md_path + ".tmp", md_path)
-    else:
-        sys.stdout.write(text)
-    if json_path:
-        j = {"ratio": ratio, "inputs": [{"name": i, "shape": shapes[i], "kind": kind(i)}
-                                        for i in inputs],
-             "rel_mse": {i: {m[0]: get(i, ratio, m[1], m[2], m[3], "rel_mse") for m in main}
-                         for i in inputs},
-             "oracle": {i: oracle(i, ratio) for i in inputs},
-             "wins_over_both_spec": {"%s/%s/%s" % k: {kk: {"wins": e[0], "pairs": e[1],
-                                                            "worst_ratio": e[2], "best_ratio": e[3]}
-                                                       for kk, e in w.items()}
-                                     for k, w in wins.items()}}
-        with open(json_path + ".tmp", "w", encoding="utf-8") as fh:
-            json.dump(j, fh, indent=1)
-        os.replace(json_path + ".tmp", json_path)
+    text = "\n".join(head + [x for p in parts for x in secs[p]]) + "\n"
+    j = {"ratio": ratio, "inputs": [{"name": i, "shape": shapes[i], "kind": kind(i)}
+                                    for i in inputs],
+         "rel_mse": {i: {m[0]: get(i, ratio, m[1], m[2], m[3], "rel_mse") for m in main}
+                     for i in inputs},
+         "oracle": {i: oracle(i, ratio) for i in inputs},
+         "wins_over_both_spec": {"%s/%s/%s" % k: {kk: {"wins": e[0], "pairs": e[1],
+                                                        "worst_ratio": e[2], "best_ratio": e[3]}
+                                                   for kk, e in w.items()}
+                                 for k, w in wins.items()}}
+    return text, j
 
 
 def main(argv):

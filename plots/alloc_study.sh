@@ -1,6 +1,7 @@
 #!/bin/sh
 # The full allocation study (tahq alloc-study) and its figures.
 # usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]
+#        plots/alloc_study.sh --figures OUTDIR
 #   TAHQ     the tahq program (build/cli/tahq)
 #   OUTDIR   where the CSVs, tables and figures go
 #   ACTIVATION.npy  real activations (e.g. tahq-train --dump-activations);
@@ -12,15 +13,44 @@
 # (plots/alloc_study.py summary) and renders alloc_study_relmse and
 # alloc_study_gap (PNG, SVG) with gnuplot. A figure is drawn into a temporary
 # folder and moved into place only when gnuplot succeeded; any failure exits 1.
+# --figures only renders the figures of OUTDIR/alloc_study.csv (as written by
+# tahq alloc-study --out-dir OUTDIR, or by a full run).
 set -eu
 if [ "$#" -lt 2 ]; then
-  echo "usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]" >&2
+  echo "usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...] | --figures OUTDIR" >&2
   exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+figures() {
+  out=$1
+  if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "plots/alloc_study.sh: gnuplot not found; figures skipped"
+    return 0
+  fi
+  [ -s "$out/alloc_study.csv" ] || { echo "plots/alloc_study.sh: $out/alloc_study.csv missing" >&2; return 1; }
+  inputs=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", sep, $1; sep = " " }' "$out/alloc_study.csv")
+  tmp=$(mktemp -d "$out/.plots.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  for what in relmse gap; do
+    for fmt in png svg; do
+      if ! gnuplot -e "plotdir='$here'; csv='$out/alloc_study.csv'; outdir='$tmp'; inputs='$inputs'; fmt='$fmt'; what='$what'" \
+        "$here/alloc_study.gp"; then
+        echo "plots/alloc_study.sh: gnuplot failed ($what, $fmt)" >&2
+        return 1
+      fi
+      [ -s "$tmp/alloc_study_$what.$fmt" ] || { echo "plots/alloc_study.sh: no alloc_study_$what.$fmt" >&2; return 1; }
+    done
+    mv -f "$tmp/alloc_study_$what.png" "$tmp/alloc_study_$what.svg" "$out/"
+    echo "plots/alloc_study.sh: wrote $out/alloc_study_$what.png and .svg"
+  done
+}
+if [ "$1" = "--figures" ]; then
+  figures "$2"
+  exit $?
 fi
 tahq=$1
 out=$2
 shift 2
-here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 "$tahq" alloc-study --dist gauss,laplace,student-t,llm --synth-shape 2x64x1024 \
   --out-dir "$out/synthetic" >"$out/synthetic.txt"
@@ -41,22 +71,4 @@ python3 "$here/alloc_study.py" merge "$out/alloc_study.csv" $parts
 python3 "$here/alloc_study.py" merge "$out/alloc_control.csv" $ctls
 python3 "$here/alloc_study.py" summary "$out/alloc_study.csv" --md "$out/summary.md" \
   --json "$out/summary.json"
-if ! command -v gnuplot >/dev/null 2>&1; then
-  echo "plots/alloc_study.sh: gnuplot not found; figures skipped"
-  exit 0
-fi
-inputs=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", sep, $1; sep = " " }' "$out/alloc_study.csv")
-tmp=$(mktemp -d "$out/.plots.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-for what in relmse gap; do
-  for fmt in png svg; do
-    if ! gnuplot -e "plotdir='$here'; csv='$out/alloc_study.csv'; outdir='$tmp'; inputs='$inputs'; fmt='$fmt'; what='$what'" \
-      "$here/alloc_study.gp"; then
-      echo "plots/alloc_study.sh: gnuplot failed ($what, $fmt)" >&2
-      exit 1
-    fi
-    [ -s "$tmp/alloc_study_$what.$fmt" ] || { echo "plots/alloc_study.sh: no alloc_study_$what.$fmt" >&2; exit 1; }
-  done
-  mv -f "$tmp/alloc_study_$what.png" "$tmp/alloc_study_$what.svg" "$out/"
-  echo "plots/alloc_study.sh: wrote $out/alloc_study_$what.png and .svg"
-done
+figures "$out"

@@ -992,10 +992,10 @@ int cmd_alloc_study(int argc, char **argv)
                 if (rc)
                     break;
                 /* the negative control must see a difference, unless the two
-                 * directions coincide (no low units at this r) */
-                int neg_ok = ct.neg_map_differs > 0 || tahq_low_count(a ? in->shape.seq_len
-                                                                        : (uint32_t)in->T,
-                                                                    o.cfg.hi_permille) == 0;
+                 * directions coincide: no low unit, or every unit low, per group */
+                uint64_t gsz = a ? in->shape.seq_len : in->T;
+                uint64_t kl = tahq_low_count(gsz, o.cfg.hi_permille);
+                int neg_ok = ct.neg_map_differs > 0 || kl == 0 || kl == gsz;
                 fprintf(co.f, "%s,%u,%u,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n",
                         in->name, (unsigned)in->shape.batch, (unsigned)in->shape.seq_len,
                         (unsigned)in->shape.channels, ct.alloc, (unsigned)o.cfg.hi_permille,

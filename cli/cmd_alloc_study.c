@@ -764,9 +764,15 @@ static int study_input(FILE *csv, const input *in, const tahq_config *cfg, const
             if (w->pol != P_COUNT)
                 w->m.bytes = msg_bytes(in, cfg, map_bits_of(in, w->unit), w->m.low_tiles);
             w->m.bpe = (double)w->m.bytes * 8.0 / (double)in->n;
-            if (w->m.bytes > budget)
-                fprintf(stderr, "tahq alloc-study: internal error: %s over budget\n",
-                        pol_names[w->pol < P_COUNT ? w->pol : 0]);
+            if (w->m.bytes > budget) {
+                /* cannot happen by construction (units_for_budget); a failure if it does */
+                (*n_beaten)++;
+                fprintf(stderr, "tahq alloc-study: FAIL: %s, r=%u: %s/%s/%s takes %llu bytes, "
+                        "over the budget %llu\n", in->name, (unsigned)r,
+                        w->pol == P_COUNT ? "oracle" : pol_names[w->pol], unit_names[w->unit],
+                        scope_names[w->scope], (unsigned long long)w->m.bytes,
+                        (unsigned long long)budget);
+            }
             if (w->m.max_ratio > 1.0) {
                 (*n_over)++;
                 fprintf(stderr, "BOUND VIOLATION: %s, r=%u, %s/%s/%s: max |error|/bound %.17g\n",

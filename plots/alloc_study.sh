@@ -8,7 +8,9 @@
 #            without them the real-activation part is left out (and the
 #            summary says which inputs it has)
 # Runs: the four synthetic inputs at [2, 64, 1024]; the LLM-like tensor at
-# [1, 1024, 1536]; the activations, if any; then merges the CSVs
+# [1, 1024, 1536]; the activations, if any (each run's stdout kept as
+# OUTDIR/run_*.txt); then merges the CSVs into OUTDIR/alloc_study.csv and
+# OUTDIR/alloc_control.csv
 # (plots/alloc_study.py merge), writes summary.md and summary.json
 # (plots/alloc_study.py summary) and renders alloc_study_relmse and
 # alloc_study_gap (PNG, SVG) with gnuplot. A figure is drawn into a temporary
@@ -52,18 +54,22 @@ tahq=$1
 out=$2
 shift 2
 mkdir -p "$out"
+# the three runs write into a scratch folder; only the merged CSVs and each
+# run's summary (stdout) are kept
+runs=$(mktemp -d "$out/.runs.XXXXXX")
+trap 'rm -rf "$runs"' EXIT
 "$tahq" alloc-study --dist gauss,laplace,student-t,llm --synth-shape 2x64x1024 \
-  --out-dir "$out/synthetic" >"$out/synthetic.txt"
-"$tahq" alloc-study --dist llm --synth-shape 1x1024x1536 --out-dir "$out/llm" >"$out/llm.txt"
-parts="$out/synthetic/alloc_study.csv $out/llm/alloc_study.csv"
-ctls="$out/synthetic/alloc_control.csv $out/llm/alloc_control.csv"
+  --out-dir "$runs/synthetic" >"$out/run_synthetic.txt"
+"$tahq" alloc-study --dist llm --synth-shape 1x1024x1536 --out-dir "$runs/llm" >"$out/run_llm.txt"
+parts="$runs/synthetic/alloc_study.csv $runs/llm/alloc_study.csv"
+ctls="$runs/synthetic/alloc_control.csv $runs/llm/alloc_control.csv"
 if [ "$#" -gt 0 ]; then
   args=""
   for f in "$@"; do args="$args --input $f"; done
   # shellcheck disable=SC2086
-  "$tahq" alloc-study $args --out-dir "$out/activations" >"$out/activations.txt"
-  parts="$parts $out/activations/alloc_study.csv"
-  ctls="$ctls $out/activations/alloc_control.csv"
+  "$tahq" alloc-study $args --out-dir "$runs/activations" >"$out/run_activations.txt"
+  parts="$parts $runs/activations/alloc_study.csv"
+  ctls="$ctls $runs/activations/alloc_control.csv"
 fi
 # shellcheck disable=SC2086
 python3 "$here/alloc_study.py" merge "$out/alloc_study.csv" $parts
@@ -71,4 +77,6 @@ python3 "$here/alloc_study.py" merge "$out/alloc_study.csv" $parts
 python3 "$here/alloc_study.py" merge "$out/alloc_control.csv" $ctls
 python3 "$here/alloc_study.py" summary "$out/alloc_study.csv" --md "$out/summary.md" \
   --json "$out/summary.json"
+rm -rf "$runs"
+trap - EXIT
 figures "$out"

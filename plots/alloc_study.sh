@@ -2,6 +2,7 @@
 # The full allocation study (tahq alloc-study) and its figures.
 # usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]
 #        plots/alloc_study.sh --figures OUTDIR
+#        plots/alloc_study.sh --gap-png OUTDIR
 #   TAHQ     the tahq program (build/cli/tahq)
 #   OUTDIR   where the CSVs, tables and figures go
 #   ACTIVATION.npy  real activations (e.g. tahq-train --dump-activations);
@@ -16,15 +17,18 @@
 # alloc_study_gap (PNG, SVG) with gnuplot. A figure is drawn into a temporary
 # folder and moved into place only when gnuplot succeeded; any failure exits 1.
 # --figures only renders the figures of OUTDIR/alloc_study.csv (as written by
-# tahq alloc-study --out-dir OUTDIR, or by a full run).
+# tahq alloc-study --out-dir OUTDIR, or by a full run); --gap-png only
+# alloc_study_gap.png (the report's figure, a quarter of the time).
 set -eu
 if [ "$#" -lt 2 ]; then
-  echo "usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...] | --figures OUTDIR" >&2
+  echo "usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...] | --figures OUTDIR | --gap-png OUTDIR" >&2
   exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 figures() {
   out=$1
+  whats=${2:-relmse gap}
+  fmts=${3:-png svg}
   if ! command -v gnuplot >/dev/null 2>&1; then
     echo "plots/alloc_study.sh: gnuplot not found; figures skipped"
     return 0
@@ -33,8 +37,8 @@ figures() {
   inputs=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", sep, $1; sep = " " }' "$out/alloc_study.csv")
   tmp=$(mktemp -d "$out/.plots.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  for what in relmse gap; do
-    for fmt in png svg; do
+  for what in $whats; do
+    for fmt in $fmts; do
       if ! gnuplot -e "plotdir='$here'; csv='$out/alloc_study.csv'; outdir='$tmp'; inputs='$inputs'; fmt='$fmt'; what='$what'" \
         "$here/alloc_study.gp"; then
         echo "plots/alloc_study.sh: gnuplot failed ($what, $fmt)" >&2
@@ -42,12 +46,18 @@ figures() {
       fi
       [ -s "$tmp/alloc_study_$what.$fmt" ] || { echo "plots/alloc_study.sh: no alloc_study_$what.$fmt" >&2; return 1; }
     done
-    mv -f "$tmp/alloc_study_$what.png" "$tmp/alloc_study_$what.svg" "$out/"
-    echo "plots/alloc_study.sh: wrote $out/alloc_study_$what.png and .svg"
+    for fmt in $fmts; do
+      mv -f "$tmp/alloc_study_$what.$fmt" "$out/"
+      echo "plots/alloc_study.sh: wrote $out/alloc_study_$what.$fmt"
+    done
   done
 }
 if [ "$1" = "--figures" ]; then
   figures "$2"
+  exit $?
+fi
+if [ "$1" = "--gap-png" ]; then
+  figures "$2" gap png
   exit $?
 fi
 tahq=$1

@@ -1187,7 +1187,7 @@ def main():
         alloc_args += ["--synth-shape", "2x16x512", "--ratios", "600,800"]
     rc_alloc = R.run("alloc-study", alloc_args, "alloc_study.txt")
     rc_alloc_fig = R.run("alloc-study figure", ["sh", os.path.join(REPO, "plots", "alloc_study.sh"),
-                                               "--figures", ad], "alloc_study_plots.txt")
+                                               "--gap-png", ad], "alloc_study_plots.txt")
     rc_conv = rc_delta = rc_traj = rc_tp = rc_train = None
     simdir = os.path.join(data, "sim")
     if sim_ok:

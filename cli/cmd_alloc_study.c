@@ -63,8 +63,10 @@ static const char *const pol_descr[P_COUNT] = {
     "SPEC direction: lowest SPEC 4.1 entropy gets lo_bits",
     "highest entropy gets lo_bits",
     "smallest max - min of the raw values gets lo_bits",
-    "smallest increase of the SPEC 6 bound energy (sum of bound^2, lo minus hi) gets lo_bits",
-    "smallest exact error increase e_lo - e_hi (from the two encodes) gets lo_bits",
+    "smallest increase of the SPEC 6 bound energy (sum of bound^2,\n"
+    "               lo minus hi) gets lo_bits",
+    "smallest exact error increase e_lo - e_hi (from the two encodes)\n"
+    "               gets lo_bits",
     "uniformly random units get lo_bits (Philox, fixed seed)"};
 
 enum { U_TILE, U_TOKEN, U_COUNT };
@@ -667,6 +669,8 @@ static void study_help(void)
         "  --ratio R         high share of the main budget and of the control (800)\n"
         "  --ratios LIST     the budgets, permille (0,100,...,1000 and R)\n"
         "  --tau T, --meta M gate threshold (2) and metadata type (fp16)\n"
+        "  --rounding M, --seed N  nearest (default) or stochastic rounding, its key\n"
+        "  --shape ROWSxC|BxSxC  the shape of a raw float32 (.f32) --input\n"
         "  --out-dir DIR     output directory (build/alloc_study)\n"
         "  --csv FILE        one row per input, budget, policy, unit and scope\n"
         "                    (DIR/alloc_study.csv); DIR/alloc_control.csv has the controls\n"

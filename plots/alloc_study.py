@@ -130,7 +130,7 @@ def summary(path, ratio, md_path, json_path):
         os.replace(json_path + ".tmp", json_path)
 
 
-def summarize(rows, ratio, path="the CSV", parts=("gap", "relmse", "token", "wins")):
+def summarize(rows, ratio, path="the CSV", parts=("gapkind", "relmse", "wins", "token", "gap")):
     """(markdown text, dict) of the tables named in parts; raises ValueError
     when the CSV lacks the budget r = ratio."""
     inputs = []
@@ -184,6 +184,34 @@ def summarize(rows, ratio, path="the CSV", parts=("gap", "relmse", "token", "win
             trs.append([name, u, s] + [fmt_pct(get(i, ratio, p, u, s, "gap_to_oracle"))
                                        for i in inputs])
     trs.append(["**oracle**", "best", "micro-batch"] + [fmt_e(oracle(i, ratio)) for i in inputs])
+    out.append(table(hdr, trs))
+    out.append("")
+    # 1b. the same, summarized per kind of input
+    out = secs["gapkind"] = []
+    kinds_present = [k for k in ("synthetic", "LLM-like", "real") if any(kind(i) == k for i in inputs)]
+    out.append("**Gap to the oracle at r = %d per kind of input** (median, and min .. max over "
+               "the inputs of that kind):" % ratio)
+    out.append("")
+    hdr = ["policy", "unit", "scope"] + ["%s (%d)" % (k, sum(kind(i) == k for i in inputs))
+                                         for k in kinds_present]
+    trs = []
+    for p in POLICIES:
+        for u, s in COMBOS:
+            name = p
+            if p == "entropy" and (u, s) == ("tile", "token"):
+                name = "entropy = **SPEC tile**"
+            if p == "entropy" and (u, s) == ("token", "sequence"):
+                name = "entropy = **SPEC token**"
+            cells = []
+            for k in kinds_present:
+                v = sorted(g for g in (get(i, ratio, p, u, s, "gap_to_oracle")
+                                       for i in inputs if kind(i) == k) if g is not None)
+                if not v:
+                    cells.append("—")
+                    continue
+                med = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+                cells.append("%s (%s .. %s)" % (fmt_pct(med), fmt_pct(v[0]), fmt_pct(v[-1])))
+            trs.append([name, u, s] + cells)
     out.append(table(hdr, trs))
     out.append("")
     # 2. relative MSE of the main policies (the issue's table)

@@ -53,7 +53,7 @@ do for [i = 1:ni] {
     unset logscale y
     set ytics autofreq
     set format y "%g"
-    set ylabel "gap to the oracle: relative MSE / oracle - 1 (%)"
+    set ylabel "relative MSE / oracle - 1 (%)"
   } else {
     unset logscale y
     stats csv every ::1 using (strcol(c_input) eq d && column(c_bpe) > 0 ? column(c_relmse) : NaN) nooutput

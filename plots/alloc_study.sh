@@ -14,7 +14,7 @@
 # OUTDIR/alloc_control.csv
 # (plots/alloc_study.py merge), writes summary.md and summary.json
 # (plots/alloc_study.py summary) and renders alloc_study_relmse and
-# alloc_study_gap (PNG, SVG) with gnuplot. A figure is drawn into a temporary
+# alloc_study_gap (PNG; --figures adds SVG) with gnuplot. A figure is drawn into a temporary
 # folder and moved into place only when gnuplot succeeded; any failure exits 1.
 # --figures only renders the figures of OUTDIR/alloc_study.csv (as written by
 # tahq alloc-study --out-dir OUTDIR, or by a full run); --gap-png only
@@ -89,4 +89,4 @@ python3 "$here/alloc_study.py" summary "$out/alloc_study.csv" --md "$out/summary
   --json "$out/summary.json"
 rm -rf "$runs"
 trap - EXIT
-figures "$out"
+figures "$out" "relmse gap" png

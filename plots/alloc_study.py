@@ -222,7 +222,8 @@ def summarize(rows, ratio, path="the CSV", parts=("gapkind", "relmse", "wins", "
             ("SPEC token", "entropy", "token", "sequence"),
             ("range (per sequence)", "range", "tile", "sequence"),
             ("bound (per sequence)", "bound", "tile", "sequence"),
-            ("gain (per sequence)", "gain", "tile", "sequence")]
+            ("gain (per sequence)", "gain", "tile", "sequence"),
+            ("gain, tokens (per sequence)", "gain", "token", "sequence")]
     out = secs["relmse"] = []
     out.append("**Relative MSE at r = %d, equal bytes:**" % ratio)
     out.append("")

@@ -14,5 +14,6 @@ int cmd_gen_llm(int argc, char **argv);
 int cmd_golden_gen(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);
+int cmd_alloc_study(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"golden-gen", cmd_golden_gen, "write the golden vector set (golden/README.md)"},
     {"conform", cmd_conform, "check another implementation against golden vectors"},
     {"bounds", cmd_bounds, "error vs bits/element sweep against the SPEC error bound"},
+    {"alloc-study", cmd_alloc_study, "precision-allocation policies at equal bits vs the oracle"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -35,7 +36,7 @@ static void usage(FILE *f)
             "commands:\n",
             (unsigned)TAHQ_FORMAT_VERSION);
     for (size_t i = 0; i < N_COMMANDS; ++i)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'tahq COMMAND --help' describes a command. Exit status: 0 ok, 1 runtime\n"
                "error or failed check, 2 usage error.\n");
 }

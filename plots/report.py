@@ -35,6 +35,7 @@ SECTIONS = [
     ("verification", "Codec verification (tahq report)"),
     ("conformance", "Golden conformance (tahq conform, golden/v1)"),
     ("bounds", "Error per bit budget (tahq bounds)"),
+    ("alloc_study", "Bit allocation policies at equal bits (tahq alloc-study)"),
     ("convergence", "Convergence: rate and floor on the smooth problem (tahq-sim converge)"),
     ("delta", "Relative bias delta and variance per codec (tahq-sim delta)"),
     ("delta_trajectory", "Relative bias delta along SGD's trajectory (tahq-sim delta --trajectory)"),
@@ -278,6 +279,39 @@ def section_bounds(out_dir, rc):
             "images": images(out_dir, "data/bounds",
                              ["bounds_pareto", "bounds_ablation", "bounds_ratio"]),
             "source": "data/bounds/bounds.json"}
+
+
+def section_alloc_study(out_dir, rc, rc_fig):
+    """The quick allocation study: the exactness control (every row of
+    alloc_control.csv ok, checked here), the oracle check (the tool's exit
+    status), and the tables of plots/alloc_study.py."""
+    d = os.path.join(out_dir, "data", "alloc_study")
+    rows, why_rows = read_csv(os.path.join(d, "alloc_study.csv"))
+    ctl, _ = read_csv(os.path.join(d, "alloc_control.csv"))
+    if not rows:
+        return missing_output("tahq alloc-study gave no table (exit %d): %s" % (rc, why_rows), rc)
+    why = []
+    if rc:
+        why.append("tahq alloc-study exited %d (a control, oracle or bound check failed)" % rc)
+    bad = [("%s/%s" % (r.get("input"), r.get("alloc"))) for r in ctl or []
+           if r.get("ok") != "1" or r.get("map_tiles_differ") != "0"
+           or r.get("decoded_elems_differ") != "0" or r.get("study_bytes") != r.get("real_bytes")]
+    if not ctl:
+        why.append("no alloc_control.csv rows")
+    if bad:
+        why.append("exactness control failed for " + ", ".join(bad))
+    text = None
+    try:
+        mod = load_module(os.path.join(REPO, "plots", "alloc_study.py"), "alloc_study")
+        text, _ = mod.summarize(rows, 800, parts=("relmse", "wins"))
+    except (OSError, ValueError, KeyError, SyntaxError) as e:
+        why.append("plots/alloc_study.py could not summarize: %s" % e)
+    ok = not why
+    return {"status": "ok" if ok else "fail", **({} if ok else {"reason": "; ".join(why)}),
+            "exit_status": rc, "figures_exit_status": rc_fig,
+            "controls": len(ctl or []), "control_failures": bad, "markdown": text,
+            "images": images(out_dir, "data/alloc_study", ["alloc_study_gap"]),
+            "source": "data/alloc_study/alloc_study.csv"}
 
 
 def sim_missing(sim_ok):
@@ -898,6 +932,15 @@ def md_section(key, title, s):
                      h["max_err_over_bound"], h["on_pareto_front"],
                      h["best_at_or_below_paper_bits"], h["best_over_paper_rel_mse"],
                      h["rel_mse_tau0"], h["rel_mse_tau_inf"]] for h in s["headline"]])
+    elif key == "alloc_study":
+        L.append("Which tiles get the low width? Each policy at the message size of SPEC token "
+                 "allocation (every byte counted, precision map included), scored exactly from two "
+                 "uniform encodes; %d real --alloc tile/token encodes matched that reconstruction "
+                 "bit for bit. The full study (LLM-like [1, 1024, 1536] and real tahq-train "
+                 "activations too) is in `sgd_sim/results/alloc-study/README.md`." % s["controls"])
+        L.append("")
+        if s.get("markdown"):
+            L += s["markdown"].rstrip("\n").split("\n")
     elif key == "convergence":
         L += md_convergence(s)
     elif key == "delta":
@@ -1121,7 +1164,7 @@ def main():
     t_start = time.monotonic()
     c_start = os.times()
 
-    nsteps = 4 + (0 if not sim_ok else (5 if mode == "full" else 4))
+    nsteps = 6 + (0 if not sim_ok else (5 if mode == "full" else 4))
     R = Runner(data, nsteps)
     j = str(max(1, a.jobs))
     rc_text = R.run("verification", [tahq, "report"] + a.report_args, "verify.txt", echo=True)
@@ -1137,6 +1180,14 @@ def main():
     if mode == "smoke":
         bounds_args += ["--dist", "llm"]
     rc_bounds = R.run("bounds", bounds_args, "bounds.txt")
+    # the allocation study in its quick form: about a second, plus the figure
+    ad = os.path.join(data, "alloc_study")
+    alloc_args = [tahq, "alloc-study", "--out-dir", ad]
+    if mode == "smoke":
+        alloc_args += ["--synth-shape", "2x16x512", "--ratios", "600,800"]
+    rc_alloc = R.run("alloc-study", alloc_args, "alloc_study.txt")
+    rc_alloc_fig = R.run("alloc-study figure", ["sh", os.path.join(REPO, "plots", "alloc_study.sh"),
+                                               "--gap-png", ad], "alloc_study_plots.txt")
     rc_conv = rc_delta = rc_traj = rc_tp = rc_train = None
     simdir = os.path.join(data, "sim")
     if sim_ok:
@@ -1168,6 +1219,7 @@ def main():
         "verification": section_verification(out, rc_text, rc_json),
         "conformance": section_conformance(out, rc_conf),
         "bounds": section_bounds(out, rc_bounds),
+        "alloc_study": section_alloc_study(out, rc_alloc, rc_alloc_fig),
         "convergence": section_convergence(out, rc_conv, sim_ok),
         "delta": section_delta(out, rc_delta, sim_ok),
         "delta_trajectory": section_delta_trajectory(out, rc_traj, sim_ok),

@@ -269,7 +269,9 @@ expect_rc 0 "$T" report --input x.npy --json
 keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurations,skipped,failed,seconds,ok,verdict
 check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --json
-keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s
+keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,results,scaling,roundtrip_memory
+check_json out.txt "[(r['profile'], r['rounding'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 1), ('canonical', 'stochastic', 1), ('paper-v1', 'nearest', 1)]" \
+  "d['roundtrip_memory']['peak_rss_bytes'] >= d['roundtrip_memory']['input_bytes']" "d['machine']['cpu_model'] != ''"
 expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
 keys out.txt command,output,shape,seed,elements
 check_json out.txt "d['seed'] == 18446744073709551615" "d['shape'] == [1, 4, 64]"

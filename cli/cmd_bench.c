@@ -1,17 +1,26 @@
-/* cmd_bench.c - tahq bench: single-thread encode / decode throughput on an
- * LLM-like tensor at the paper operating point, beside memcpy of the same
- * number of bytes measured in the same run. */
+/* cmd_bench.c - tahq bench: encode / decode throughput on an LLM-like tensor
+ * for each profile and rounding mode, beside memcpy of the same number of
+ * bytes measured in the same run (every repetition times memcpy, encode and
+ * decode back to back, so each ratio compares numbers taken under the same
+ * machine load), plus the peak memory of one round trip. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "codec_ops.h"
 #include "commands.h"
 #include "llm_tensor.h"
+#include "tahq_paper_v1.h"
 #include "util.h"
 
 #define BENCH_CHANNELS 2048u /* 8 KiB of float32 per token */
 #define BENCH_SEQ 1024u
+#define BENCH_MAX_THREADS 64u
 
 /* Called through a volatile pointer so that the copy cannot be removed. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
@@ -19,12 +28,22 @@ static volatile uint32_t g_sink;
 
 static void bench_help(void)
 {
-    printf("usage: tahq bench [--mib N] [--reps R] [--json]\n"
-           "Single-thread throughput of encode and decode at the paper operating point\n"
-           "(G=64 4/3 r=800 token tau=2 nearest fp16) on an LLM-like float32 tensor of\n"
-           "N MiB (default 64; [N/8, 1024, 2048] if N is a multiple of 8, else\n"
-           "[1, 128*N, 2048]), beside memcpy of the same bytes in the same run.\n"
-           "Reported as GB/s (10^9 bytes/s) of float32 data, best of R runs (default 5).\n");
+    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--json]\n"
+           "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
+           "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
+           "for each profile and rounding mode:\n"
+           "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
+           "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
+           "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
+           "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
+           "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
+           "and each ratio is against the memcpy of the same rows.\n"
+           "--threads T (default 1) adds rows with T threads where the profile has a\n"
+           "parallel codec, and the speedup of T threads over 1.\n"
+           "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
+           "trip of the tensor (encode, then decode) in a child process, next to\n"
+           "input + message + output bytes; the date, uname, CPU model and load average.\n"
+           "--json prints one JSON object instead of the table.\n");
 }
 
 static int opt_mib(const cli_option *opt, const char *v)
@@ -43,12 +62,390 @@ static int opt_reps(const cli_option *opt, const char *v)
     return 0;
 }
 
+static int opt_threads(const cli_option *opt, const char *v)
+{
+    uint32_t *t = opt->dst;
+    if (cli_parse_u32(v, BENCH_MAX_THREADS, t) != 0 || *t == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --threads (need 1..%u)", v,
+                        BENCH_MAX_THREADS),
+               -1;
+    return 0;
+}
+
+/* ---- the codecs under test ------------------------------------------------ */
+
+typedef enum { PROF_CANONICAL, PROF_PAPER_V1 } bench_profile;
+
+typedef struct bench_case {
+    const char *profile;
+    const char *rounding;
+    bench_profile kind;
+    tahq_config cfg;              /* canonical */
+    tahq_paper_v1_config pv1;     /* paper-v1 */
+} bench_case;
+
+typedef struct bench_bufs {
+    const tahq_shape *shape;
+    const float *x;
+    float *y;
+    uint8_t *msg;
+    size_t cap;
+    void *ws;
+    size_t wsz;
+} bench_bufs;
+
+static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint32_t threads,
+                              size_t *cap, size_t *wsz)
+{
+    (void)threads;
+    if (c->kind == PROF_PAPER_V1) {
+        tahq_status st = tahq_paper_v1_encode_bound(&c->pv1, shape, cap);
+        return st == TAHQ_OK ? tahq_paper_v1_workspace_size(&c->pv1, shape, wsz) : st;
+    }
+    tahq_status st = tahq_encode_bound(&c->cfg, shape, cap);
+    return st == TAHQ_OK ? tahq_encode_workspace_size(&c->cfg, shape, wsz) : st;
+}
+
+/* Whether the profile has a codec for this many threads. */
+static int case_supports(const bench_case *c, uint32_t threads)
+{
+    (void)c;
+    return threads == 1;
+}
+
+static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
+                               size_t *len)
+{
+    (void)threads;
+    if (c->kind == PROF_PAPER_V1)
+        return tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+    return tahq_encode(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+}
+
+static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
+                               size_t len, size_t n)
+{
+    (void)threads;
+    if (c->kind == PROF_PAPER_V1)
+        return tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
+    return tahq_decode(b->msg, len, b->y, n);
+}
+
+static int make_cases(bench_case *cases)
+{
+    memset(cases, 0, 3 * sizeof *cases);
+    cases[0].profile = "canonical";
+    cases[0].rounding = "nearest";
+    cases[0].kind = PROF_CANONICAL;
+    tahq_config_default(&cases[0].cfg);
+    cases[1] = cases[0];
+    cases[1].rounding = "stochastic";
+    cases[1].cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    cases[2].profile = "paper-v1";
+    cases[2].rounding = "nearest";
+    cases[2].kind = PROF_PAPER_V1;
+    tahq_paper_v1_config_default(&cases[2].pv1);
+    return 3;
+}
+
+static json_t *case_jconfig(const bench_case *c)
+{
+    if (c->kind == PROF_CANONICAL)
+        return cli_jconfig(&c->cfg);
+    return json_pack("{s:I, s:I, s:I, s:I}", "tile", (json_int_t)c->pv1.tile, "hi_bits",
+                     (json_int_t)c->pv1.hi_bits, "lo_bits", (json_int_t)c->pv1.lo_bits,
+                     "hi_permille", (json_int_t)c->pv1.hi_permille);
+}
+
+/* ---- the machine ----------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                snprintf(buf, n, "%s", colon);
+                size_t l = strlen(buf);
+                while (l > 0 && (buf[l - 1] == '\n' || buf[l - 1] == '\r'))
+                    buf[--l] = '\0';
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The 1, 5 and 15 minute load averages (/proc/loadavg); 0 if unknown. */
+static int load_average(double l[3])
+{
+    l[0] = l[1] = l[2] = 0.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return -1;
+    int n = fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]);
+    fclose(f);
+    return n == 3 ? 0 : -1;
+}
+
+static json_t *jloadavg(void)
+{
+    double l[3];
+    if (load_average(l) != 0)
+        return json_null();
+    return json_pack("[o, o, o]", cli_jnum(l[0]), cli_jnum(l[1]), cli_jnum(l[2]));
+}
+
+static json_t *jmachine(void)
+{
+    struct utsname u;
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (uname(&u) != 0)
+        return json_pack("{s:o, s:I}", "cpu_model", cli_jstr(cpu), "online_cpus",
+                         (json_int_t)ncpu);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "sysname", cli_jstr(u.sysname),
+                     "nodename", cli_jstr(u.nodename), "release", cli_jstr(u.release), "version",
+                     cli_jstr(u.version), "machine", cli_jstr(u.machine), "cpu_model",
+                     cli_jstr(cpu), "online_cpus", (json_int_t)ncpu);
+}
+
+static void utc_date(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(buf, n, "unknown");
+}
+
+/* ---- peak memory of one round trip ------------------------------------------- */
+
+typedef struct rt_memory {
+    int ok;
+    uint64_t input_bytes, message_bytes, message_capacity, output_bytes;
+    uint64_t rss_start, rss_after_fill, rss_peak; /* bytes (ru_maxrss, KiB on Linux) */
+    uint32_t threads;
+} rt_memory;
+
+static uint64_t maxrss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* In a child process, so that the parent's buffers are not in its resident
+ * set and ru_maxrss (which only grows) starts from the bare program: fill the
+ * tensor, encode it, decode it. The parent forks before it allocates the
+ * tensors of the throughput runs. */
+static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape,
+                            uint32_t threads)
+{
+    rt_memory m;
+    memset(&m, 0, sizeof m);
+    m.threads = threads;
+    m.rss_start = maxrss_bytes();
+    uint64_t n = shape_count(shape);
+    size_t in_bytes = (size_t)n * sizeof(float);
+    size_t cap = 0, wsz = 0, len = 0;
+    float *x = NULL, *y = NULL;
+    uint8_t *msg = NULL;
+    void *ws = NULL;
+    if (case_sizes(c, shape, threads, &cap, &wsz) != TAHQ_OK)
+        goto done;
+    x = malloc(in_bytes);
+    if (!x || llm_tensor_fill(x, shape->batch, shape->seq_len, shape->channels,
+                              LLM_DEFAULT_SEED) != 0)
+        goto done;
+    m.rss_after_fill = maxrss_bytes();
+    msg = malloc(cap);
+    ws = wsz ? malloc(wsz) : NULL;
+    y = malloc(in_bytes);
+    if (!msg || (wsz && !ws) || !y)
+        goto done;
+    bench_bufs b = {shape, x, y, msg, cap, ws, wsz};
+    if (case_encode(c, &b, threads, &len) != TAHQ_OK)
+        goto done;
+    if (case_decode(c, &b, threads, len, (size_t)n) != TAHQ_OK)
+        goto done;
+    g_sink += (uint32_t)y[n / 2u == 0 ? 0 : n / 2u - 1u] + msg[len / 2u];
+    m.input_bytes = in_bytes;
+    m.message_bytes = len;
+    m.message_capacity = cap;
+    m.output_bytes = in_bytes;
+    m.rss_peak = maxrss_bytes();
+    m.ok = 1;
+done:
+    free(x);
+    free(y);
+    free(msg);
+    free(ws);
+    ssize_t w = write(fd, &m, sizeof m);
+    (void)w;
+}
+
+static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape,
+                                    uint32_t threads, rt_memory *m)
+{
+    memset(m, 0, sizeof *m);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_roundtrip(fds[1], c, shape, threads);
+        close(fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t got = 0;
+    while (got < (ssize_t)sizeof *m) {
+        ssize_t r = read(fds[0], (char *)m + got, sizeof *m - (size_t)got);
+        if (r <= 0)
+            break;
+        got += r;
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != (ssize_t)sizeof *m || !m->ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- throughput -------------------------------------------------------------- */
+
+typedef struct bench_row {
+    const bench_case *c;
+    uint32_t threads;
+    size_t len;
+    double cpy_s, enc_s, dec_s; /* best of reps */
+    int same_message, same_output; /* vs the 1-thread row of the case (-1: not compared) */
+} bench_row;
+
+typedef struct bench_ctx {
+    const tahq_shape *shape;
+    uint64_t n;
+    size_t in_bytes;
+    const float *x;
+    float *cp;
+    float *y;
+    uint8_t *msg;
+    uint8_t *ref_msg; /* 1-thread message of the current case */
+    float *ref_y;     /* 1-thread output of the current case */
+    size_t cap;
+    void *ws;
+    size_t wsz;
+    uint32_t reps;
+} bench_ctx;
+
+static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, bench_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->c = c;
+    row->threads = threads;
+    row->cpy_s = row->enc_s = row->dec_s = 1e300;
+    row->same_message = row->same_output = -1;
+    size_t cap = 0, wsz = 0;
+    tahq_status st = case_sizes(c, k->shape, threads, &cap, &wsz);
+    if (st != TAHQ_OK)
+        return cli_fail(EXIT_RUNTIME, "%s size query failed: %s", c->profile, tahq_strerror(st));
+    if (cap > k->cap || wsz > k->wsz)
+        return cli_fail(EXIT_RUNTIME, "internal: %s buffers larger than allocated", c->profile);
+    bench_bufs b = {k->shape, k->x, k->y, k->msg, k->cap, k->ws, k->wsz};
+    for (uint32_t r = 0; r < k->reps; ++r) {
+        double t0 = cli_now();
+        memcpy_fn(k->cp, k->x, k->in_bytes);
+        double t1 = cli_now();
+        g_sink += ((const uint32_t *)(const void *)k->cp)[(r * 7919u) % k->n];
+        st = case_encode(c, &b, threads, &row->len);
+        double t2 = cli_now();
+        if (st != TAHQ_OK)
+            return cli_fail(EXIT_RUNTIME, "%s encode failed: %s", c->profile, tahq_strerror(st));
+        st = case_decode(c, &b, threads, row->len, (size_t)k->n);
+        double t3 = cli_now();
+        if (st != TAHQ_OK)
+            return cli_fail(EXIT_RUNTIME, "%s decode failed: %s", c->profile, tahq_strerror(st));
+        g_sink += k->msg[row->len / 2u];
+        if (t1 - t0 < row->cpy_s)
+            row->cpy_s = t1 - t0;
+        if (t2 - t1 < row->enc_s)
+            row->enc_s = t2 - t1;
+        if (t3 - t2 < row->dec_s)
+            row->dec_s = t3 - t2;
+    }
+    return 0;
+}
+
+static double gbps(size_t bytes, double s)
+{
+    return (double)bytes / 1e9 / s;
+}
+
+static json_t *jrow(const bench_ctx *k, const bench_row *r)
+{
+    double cpy = gbps(k->in_bytes, r->cpy_s), enc = gbps(k->in_bytes, r->enc_s),
+           dec = gbps(k->in_bytes, r->dec_s);
+    json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "profile", r->c->profile, "rounding", r->c->rounding, "config",
+                          case_jconfig(r->c), "threads", (json_int_t)r->threads,
+                          "message_bytes", (json_int_t)r->len, "bits_per_element",
+                          cli_jnum((double)r->len * 8.0 / (double)k->n), "memcpy_gbps",
+                          cli_jnum(cpy), "encode_gbps", cli_jnum(enc), "decode_gbps",
+                          cli_jnum(dec), "encode_over_memcpy", cli_jnum(enc / cpy),
+                          "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
+                          cli_jnum(r->cpy_s), "encode_s", cli_jnum(r->enc_s), "decode_s",
+                          cli_jnum(r->dec_s));
+    if (o && r->same_message >= 0) {
+        json_object_set_new(o, "message_identical_to_1_thread", json_boolean(r->same_message));
+        json_object_set_new(o, "output_identical_to_1_thread", json_boolean(r->same_output));
+    }
+    return o;
+}
+
+static json_t *jmemory(const rt_memory *m, const bench_case *c)
+{
+    uint64_t sum = m->input_bytes + m->message_bytes + m->output_bytes;
+    return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                     "profile", c->profile, "rounding", c->rounding, "threads",
+                     (json_int_t)m->threads, "input_bytes", cli_ju64(m->input_bytes),
+                     "message_bytes", cli_ju64(m->message_bytes), "message_capacity_bytes",
+                     cli_ju64(m->message_capacity), "output_bytes", cli_ju64(m->output_bytes),
+                     "input_message_output_bytes", cli_ju64(sum), "rss_start_bytes",
+                     cli_ju64(m->rss_start), "rss_after_fill_bytes", cli_ju64(m->rss_after_fill),
+                     "peak_rss_bytes", cli_ju64(m->rss_peak), "peak_over_input_message_output",
+                     cli_jnum((double)m->rss_peak / (double)sum),
+                     "peak_minus_start_over_input_message_output",
+                     cli_jnum((double)(m->rss_peak - m->rss_start) / (double)sum));
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    uint32_t mib = 64, reps = 5;
+    uint32_t mib = 64, reps = 5, threads = 1;
     int json = 0, npos = 0;
     const cli_option own[] = {CLI_FLAG("--json", &json), CLI_OPT("--mib", opt_mib, &mib),
-                              CLI_OPT("--reps", opt_reps, &reps), CLI_END};
+                              CLI_OPT("--reps", opt_reps, &reps),
+                              CLI_OPT("--threads", opt_threads, &threads), CLI_END};
     const cli_option *const tables[] = {own, NULL};
     int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
     if (prc == CLI_HELP)
@@ -56,8 +453,11 @@ int cmd_bench(int argc, char **argv)
     if (prc)
         return prc == CLI_HELP ? 0 : prc;
 
-    tahq_config cfg;
-    tahq_config_default(&cfg);
+    char date[40], cpu[256];
+    utc_date(date, sizeof date);
+    cpu_model(cpu, sizeof cpu);
+    json_t *load_before = jloadavg();
+
     tahq_shape shape;
     uint64_t rows = (uint64_t)mib * 128u; /* 128 rows of 2048 float32 = 1 MiB */
     shape.channels = BENCH_CHANNELS;
@@ -68,102 +468,172 @@ int cmd_bench(int argc, char **argv)
         shape.batch = 1;
         shape.seq_len = (uint32_t)rows;
     }
-    uint64_t n = shape_count(&shape);
-    size_t in_bytes = (size_t)n * sizeof(float);
+    bench_case cases[3];
+    int n_cases = make_cases(cases);
 
-    size_t cap = 0, wsz = 0;
-    tahq_status st = tahq_encode_bound(&cfg, &shape, &cap);
-    if (st == TAHQ_OK)
-        st = tahq_encode_workspace_size(&cfg, &shape, &wsz);
-    if (st != TAHQ_OK)
-        return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
-
-    float *x = malloc(in_bytes);
-    float *y = malloc(in_bytes);
-    float *cp = malloc(in_bytes);
-    uint8_t *msg = malloc(cap);
-    void *ws = wsz ? malloc(wsz) : NULL;
-    if (!x || !y || !cp || !msg || (wsz && !ws)) {
-        free(x);
-        free(y);
-        free(cp);
-        free(msg);
-        free(ws);
-        return cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+    /* before any large allocation: see child_roundtrip */
+    rt_memory mem;
+    uint32_t mem_threads = case_supports(&cases[0], threads) ? threads : 1u;
+    if (measure_roundtrip_memory(&cases[0], &shape, mem_threads, &mem) != 0) {
+        json_decref(load_before);
+        return cli_fail(EXIT_RUNTIME, "round-trip memory measurement failed (%u MiB tensor)",
+                        (unsigned)mib);
     }
+
+    bench_ctx k;
+    memset(&k, 0, sizeof k);
+    k.shape = &shape;
+    k.n = shape_count(&shape);
+    k.in_bytes = (size_t)k.n * sizeof(float);
+    k.reps = reps;
+    for (int i = 0; i < n_cases; i++) {
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            size_t cap = 0, wsz = 0;
+            tahq_status st = case_sizes(&cases[i], &shape, t, &cap, &wsz);
+            if (st != TAHQ_OK) {
+                json_decref(load_before);
+                return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
+            }
+            k.cap = cap > k.cap ? cap : k.cap;
+            k.wsz = wsz > k.wsz ? wsz : k.wsz;
+        }
+    }
+    float *x = malloc(k.in_bytes);
+    k.y = malloc(k.in_bytes);
+    k.cp = malloc(k.in_bytes);
+    k.msg = malloc(k.cap);
+    k.ws = k.wsz ? malloc(k.wsz) : NULL;
+    int parallel_rows = threads > 1;
+    k.ref_msg = parallel_rows ? malloc(k.cap) : NULL;
+    k.ref_y = parallel_rows ? malloc(k.in_bytes) : NULL;
+    k.x = x;
     int rc = 0;
+    json_t *jrows = json_array(), *jscaling = json_array();
+    bench_row all[6];
+    int n_rows = 0;
+    if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) ||
+        (parallel_rows && (!k.ref_msg || !k.ref_y))) {
+        rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+        goto out;
+    }
     if (llm_tensor_fill(x, shape.batch, shape.seq_len, shape.channels, LLM_DEFAULT_SEED) != 0) {
         rc = cli_fail(EXIT_RUNTIME, "out of memory");
         goto out;
     }
     /* touch every page of the outputs once before timing */
-    memset(y, 0, in_bytes);
-    memset(cp, 0, in_bytes);
-    memset(msg, 0, cap);
-    if (ws)
-        memset(ws, 0, wsz);
+    memset(k.y, 0, k.in_bytes);
+    memset(k.cp, 0, k.in_bytes);
+    memset(k.msg, 0, k.cap);
+    if (k.ws)
+        memset(k.ws, 0, k.wsz);
 
-    double best_cpy = 1e300, best_enc = 1e300, best_dec = 1e300;
-    size_t len = 0;
-    for (uint32_t r = 0; r < reps; ++r) {
-        double t0 = cli_now();
-        memcpy_fn(cp, x, in_bytes);
-        double t1 = cli_now();
-        g_sink += ((const uint32_t *)(const void *)cp)[(r * 7919u) % n];
-        st = tahq_encode(&cfg, &shape, x, ws, wsz, msg, cap, &len);
-        double t2 = cli_now();
-        if (st != TAHQ_OK) {
-            rc = cli_fail(EXIT_RUNTIME, "encode failed: %s", tahq_strerror(st));
+    for (int i = 0; i < n_cases; i++) {
+        bench_row *one = &all[n_rows];
+        if ((rc = run_row(&k, &cases[i], 1, one)) != 0)
+            goto out;
+        n_rows++;
+        if (threads == 1 || !case_supports(&cases[i], threads))
+            continue;
+        memcpy(k.ref_msg, k.msg, one->len);
+        memcpy(k.ref_y, k.y, k.in_bytes);
+        bench_row *par = &all[n_rows];
+        if ((rc = run_row(&k, &cases[i], threads, par)) != 0)
+            goto out;
+        n_rows++;
+        par->same_message = par->len == one->len && memcmp(k.msg, k.ref_msg, one->len) == 0;
+        par->same_output = memcmp(k.y, k.ref_y, k.in_bytes) == 0;
+        if (!par->same_message || !par->same_output) {
+            rc = cli_fail(EXIT_RUNTIME, "%s %s: %u threads gave a different %s than 1 thread",
+                          cases[i].profile, cases[i].rounding, (unsigned)threads,
+                          par->same_message ? "output" : "message");
             goto out;
         }
-        st = tahq_decode(msg, len, y, (size_t)n);
-        double t3 = cli_now();
-        if (st != TAHQ_OK) {
-            rc = cli_fail(EXIT_RUNTIME, "decode failed: %s", tahq_strerror(st));
-            goto out;
-        }
-        g_sink += msg[len / 2u];
-        if (t1 - t0 < best_cpy)
-            best_cpy = t1 - t0;
-        if (t2 - t1 < best_enc)
-            best_enc = t2 - t1;
-        if (t3 - t2 < best_dec)
-            best_dec = t3 - t2;
     }
-    double gb = (double)in_bytes / 1e9;
-    double cpy = gb / best_cpy, enc = gb / best_enc, dec = gb / best_dec;
-    double bpe = (double)len * 8.0 / (double)n;
-    char txt[160];
-    cli_config_text(&cfg, txt, sizeof txt);
+
+    for (int i = 0; i < n_rows; i++)
+        json_array_append_new(jrows, jrow(&k, &all[i]));
+    for (int i = 0; i + 1 < n_rows; i++) {
+        if (all[i].threads != 1 || all[i + 1].c != all[i].c)
+            continue;
+        const bench_row *a = &all[i], *b = &all[i + 1];
+        json_array_append_new(
+            jscaling,
+            json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "profile", a->c->profile, "rounding",
+                      a->c->rounding, "threads", (json_int_t)b->threads, "encode_speedup",
+                      cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
+                      cli_jnum(a->dec_s / b->dec_s), "memcpy_ratio",
+                      cli_jnum(a->cpy_s / b->cpy_s)));
+    }
+
+    const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
+    double cpy = gbps(k.in_bytes, d->cpy_s), enc = gbps(k.in_bytes, d->enc_s),
+           dec = gbps(k.in_bytes, d->dec_s);
     if (json) {
-        rc = cli_json_print(
-            stdout,
-            json_pack("{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
-                      "s:o, s:o}",
-                      "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
-                      (json_int_t)in_bytes, "message_bytes", (json_int_t)len, "bits_per_element",
-                      cli_jnum(bpe), "config", cli_jconfig(&cfg), "reps", (json_int_t)reps,
-                      "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy), "encode_gbps",
-                      cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
-                      cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy),
-                      "memcpy_s", cli_jnum(best_cpy), "encode_s", cli_jnum(best_enc),
-                      "decode_s", cli_jnum(best_dec)));
+        json_t *o = json_pack(
+            "{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+            "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
+            (json_int_t)k.in_bytes, "message_bytes", (json_int_t)d->len, "bits_per_element",
+            cli_jnum((double)d->len * 8.0 / (double)k.n), "config", cli_jconfig(&cases[0].cfg),
+            "reps", (json_int_t)reps, "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy),
+            "encode_gbps", cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
+            cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
+            cli_jnum(d->cpy_s), "encode_s", cli_jnum(d->enc_s), "decode_s", cli_jnum(d->dec_s));
+        if (o) {
+            json_object_set_new(o, "date", json_string(date));
+            json_object_set_new(o, "machine", jmachine());
+            json_object_set_new(o, "load_before", load_before);
+            load_before = NULL;
+            json_object_set_new(o, "load_after", jloadavg());
+            json_object_set_new(o, "max_threads", json_integer((json_int_t)threads));
+            json_object_set_new(o, "results", jrows);
+            json_object_set_new(o, "scaling", jscaling);
+            json_object_set_new(o, "roundtrip_memory", jmemory(&mem, &cases[0]));
+            jrows = jscaling = NULL;
+        }
+        rc = cli_json_print(stdout, o);
     } else {
-        printf("tahq bench: LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); %s\n",
+        double l[3];
+        load_average(l);
+        printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1],
+               l[2]);
+        printf("LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); best of %u\n",
                (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               in_bytes, (double)in_bytes / 1048576.0, txt);
-        printf("single thread, best of %u runs, GB/s = 10^9 bytes of float32 per second\n",
-               (unsigned)reps);
-        printf("message: %zu bytes, %.4f bits/element\n", len, bpe);
-        printf("memcpy  %8.3f GB/s  %9.3f ms\n", cpy, best_cpy * 1e3);
-        printf("encode  %8.3f GB/s  %9.3f ms  %.4f x memcpy\n", enc, best_enc * 1e3, enc / cpy);
-        printf("decode  %8.3f GB/s  %9.3f ms  %.4f x memcpy\n", dec, best_dec * 1e3, dec / cpy);
+               k.in_bytes, (double)k.in_bytes / 1048576.0, (unsigned)reps);
+        printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
+               "the same row\n");
+        printf("%-10s %-10s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "thr",
+               "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
+        for (int i = 0; i < n_rows; i++) {
+            const bench_row *r = &all[i];
+            double c2 = gbps(k.in_bytes, r->cpy_s), e2 = gbps(k.in_bytes, r->enc_s),
+                   d2 = gbps(k.in_bytes, r->dec_s);
+            printf("%-10s %-10s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
+                   r->c->rounding, (unsigned)r->threads, (double)r->len * 8.0 / (double)k.n,
+                   c2, e2, e2 / c2, d2, d2 / c2);
+        }
+        for (int i = 0; i + 1 < n_rows; i++)
+            if (all[i].threads == 1 && all[i + 1].c == all[i].c)
+                printf("%s %s: %u threads: encode %.3fx, decode %.3fx of 1 thread "
+                       "(outputs identical)\n",
+                       all[i].c->profile, all[i].c->rounding, (unsigned)all[i + 1].threads,
+                       all[i].enc_s / all[i + 1].enc_s, all[i].dec_s / all[i + 1].dec_s);
+        uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
+        printf("round trip (canonical nearest, %u thread%s): peak RSS %.1f MiB; input + "
+               "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
+               (unsigned)mem.threads, mem.threads == 1 ? "" : "s",
+               (double)mem.rss_peak / 1048576.0, (double)sum / 1048576.0,
+               (double)mem.rss_peak / (double)sum, (double)mem.rss_start / 1048576.0);
     }
 out:
+    json_decref(load_before);
+    json_decref(jrows);
+    json_decref(jscaling);
     free(x);
-    free(y);
-    free(cp);
-    free(msg);
-    free(ws);
+    free(k.y);
+    free(k.cp);
+    free(k.msg);
+    free(k.ws);
+    free(k.ref_msg);
+    free(k.ref_y);
     return rc;
 }

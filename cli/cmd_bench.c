@@ -20,7 +20,6 @@
 
 #define BENCH_CHANNELS 2048u /* 8 KiB of float32 per token */
 #define BENCH_SEQ 1024u
-#define BENCH_MAX_THREADS 64u
 
 /* Called through a volatile pointer so that the copy cannot be removed. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
@@ -38,8 +37,10 @@ static void bench_help(void)
            "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
            "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
            "and each ratio is against the memcpy of the same rows.\n"
-           "--threads T (default 1) adds rows with T threads where the profile has a\n"
-           "parallel codec, and the speedup of T threads over 1.\n"
+           "--threads T (1..256, default 1) adds rows with T threads where the profile\n"
+           "has a parallel codec (format 1: tahq_encode_parallel / tahq_decode_parallel;\n"
+           "their message and output are compared with the 1-thread ones), and the\n"
+           "speedup of T threads over 1; the round trip then runs on T threads.\n"
            "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
            "trip of the tensor (encode, then decode) in a child process, next to\n"
            "input + message + output bytes; the date, uname, CPU model and load average.\n"
@@ -59,16 +60,6 @@ static int opt_reps(const cli_option *opt, const char *v)
     uint32_t *reps = opt->dst;
     if (cli_parse_u32(v, 100000u, reps) != 0 || *reps == 0)
         return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v), -1;
-    return 0;
-}
-
-static int opt_threads(const cli_option *opt, const char *v)
-{
-    uint32_t *t = opt->dst;
-    if (cli_parse_u32(v, BENCH_MAX_THREADS, t) != 0 || *t == 0)
-        return cli_fail(EXIT_USAGE, "invalid value '%s' for --threads (need 1..%u)", v,
-                        BENCH_MAX_THREADS),
-               -1;
     return 0;
 }
 
@@ -97,37 +88,49 @@ typedef struct bench_bufs {
 static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint32_t threads,
                               size_t *cap, size_t *wsz)
 {
-    (void)threads;
     if (c->kind == PROF_PAPER_V1) {
         tahq_status st = tahq_paper_v1_encode_bound(&c->pv1, shape, cap);
         return st == TAHQ_OK ? tahq_paper_v1_workspace_size(&c->pv1, shape, wsz) : st;
     }
     tahq_status st = tahq_encode_bound(&c->cfg, shape, cap);
-    return st == TAHQ_OK ? tahq_encode_workspace_size(&c->cfg, shape, wsz) : st;
+    if (st != TAHQ_OK)
+        return st;
+    return threads > 1 ? tahq_encode_parallel_workspace_size(&c->cfg, shape, threads, wsz)
+                       : tahq_encode_workspace_size(&c->cfg, shape, wsz);
 }
 
-/* Whether the profile has a codec for this many threads. */
+/* Whether the profile has a codec for this many threads: format 1 has
+ * tahq_encode_parallel / tahq_decode_parallel, paper-v1 one thread only. */
 static int case_supports(const bench_case *c, uint32_t threads)
 {
-    (void)c;
-    return threads == 1;
+    return threads == 1 || c->kind == PROF_CANONICAL;
 }
 
+/* One thread: tahq_encode (the reference path); more: tahq_encode_parallel. */
 static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
                                size_t *len)
 {
-    (void)threads;
     if (c->kind == PROF_PAPER_V1)
         return tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+    if (threads > 1) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        return tahq_encode_parallel(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len,
+                                    &par);
+    }
     return tahq_encode(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
 }
 
 static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
                                size_t len, size_t n)
 {
-    (void)threads;
     if (c->kind == PROF_PAPER_V1)
         return tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
+    if (threads > 1) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        return tahq_decode_parallel(b->msg, len, b->y, n, &par);
+    }
     return tahq_decode(b->msg, len, b->y, n);
 }
 

@@ -284,6 +284,23 @@ expect_rc 0 "$T" bounds --quick --dist gauss --out-dir jb
 keys jb/bounds.json command,mode,data_seed,csv,distributions,findings,points,points_run,skipped,unencodable,failed,max_err_over_bound,ok
 check_json jb/bounds.json "list(d['findings']) == ['gauss']" \
   "all(list(p)[:5] == ['index', 'set', 'dist', 'config', 'status'] and list(p)[-1] == 'ok' for p in d['points'])"
+# --threads: the same message and the same decoded file for every thread count
+expect_rc 0 "$T" encode x.npy th1.tahq --threads 1
+for n in 2 3 7; do
+  expect_rc 0 "$T" encode x.npy "th$n.tahq" --threads "$n"
+  cmp -s th1.tahq "th$n.tahq" || fail "encode --threads $n gave another message"
+  expect_rc 0 "$T" decode th1.tahq "th$n.npy" --threads "$n"
+done
+expect_rc 0 "$T" decode th1.tahq th1.npy
+for n in 2 3 7; do cmp -s th1.npy "th$n.npy" || fail "decode --threads $n gave other values"; done
+# control: cmp sees a changed message
+cp th1.tahq thx.tahq && printf 'X' | dd of=thx.tahq bs=1 seek=100 conv=notrunc 2>/dev/null
+if cmp -s th1.tahq thx.tahq; then fail "control: cmp blind to a changed byte"; fi
+expect_rc 0 "$T" roundtrip x.npy --threads 3
+expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
+check_json out.txt "[(r['profile'], r['threads']) for r in d['results']] == [('canonical', 1), ('canonical', 2), ('canonical', 1), ('canonical', 2), ('paper-v1', 1)]" \
+  "all(r['message_identical_to_1_thread'] and r['output_identical_to_1_thread'] for r in d['results'] if r['threads'] == 2)" \
+  "[s['threads'] for s in d['scaling']] == [2, 2]"
 if [ -n "$SRC" ]; then
   expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
   keys out.txt vectors,set,cases,valid

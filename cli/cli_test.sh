@@ -270,7 +270,7 @@ keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurati
 check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --json
 keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,results,scaling,roundtrip_memory
-check_json out.txt "[(r['profile'], r['rounding'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 1), ('canonical', 'stochastic', 1), ('paper-v1', 'nearest', 1)]" \
+check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', 1), ('canonical', 'nearest', 'parallel', 1), ('canonical', 'stochastic', 'reference', 1), ('canonical', 'stochastic', 'parallel', 1), ('paper-v1', 'nearest', 'reference', 1)]" \
   "d['roundtrip_memory']['peak_rss_bytes'] >= d['roundtrip_memory']['input_bytes']" "d['machine']['cpu_model'] != ''"
 expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
 keys out.txt command,output,shape,seed,elements
@@ -298,9 +298,9 @@ cp th1.tahq thx.tahq && printf 'X' | dd of=thx.tahq bs=1 seek=100 conv=notrunc 2
 if cmp -s th1.tahq thx.tahq; then fail "control: cmp blind to a changed byte"; fi
 expect_rc 0 "$T" roundtrip x.npy --threads 3
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
-check_json out.txt "[(r['profile'], r['threads']) for r in d['results']] == [('canonical', 1), ('canonical', 2), ('canonical', 1), ('canonical', 2), ('paper-v1', 1)]" \
-  "all(r['message_identical_to_1_thread'] and r['output_identical_to_1_thread'] for r in d['results'] if r['threads'] == 2)" \
-  "[s['threads'] for s in d['scaling']] == [2, 2]"
+check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1)]" \
+  "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
+  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]"
 if [ -n "$SRC" ]; then
   expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
   keys out.txt vectors,set,cases,valid

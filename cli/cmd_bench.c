@@ -34,17 +34,20 @@ static void bench_help(void)
            "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
            "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
            "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
+           "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
+           "thread) and, for format 1, 'parallel' (tahq_encode_parallel /\n"
+           "tahq_decode_parallel with its fast per-tile paths) on 1 and on T threads\n"
+           "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
+           "compared with the reference's (the bench fails if they differ).\n"
            "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
            "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
-           "and each ratio is against the memcpy of the same rows.\n"
-           "--threads T (1..256, default 1) adds rows with T threads where the profile\n"
-           "has a parallel codec (format 1: tahq_encode_parallel / tahq_decode_parallel;\n"
-           "their message and output are compared with the 1-thread ones), and the\n"
-           "speedup of T threads over 1; the round trip then runs on T threads.\n"
+           "and each ratio is against the memcpy of the same row.\n"
            "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
-           "trip of the tensor (encode, then decode) in a child process, next to\n"
-           "input + message + output bytes; the date, uname, CPU model and load average.\n"
-           "--json prints one JSON object instead of the table.\n");
+           "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
+           "then decode) in a child process, next to input + message + output bytes;\n"
+           "the date, uname, CPU model and load average.\n"
+           "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
+           "canonical nearest, reference codec).\n");
 }
 
 static int opt_mib(const cli_option *opt, const char *v)
@@ -86,7 +89,7 @@ typedef struct bench_bufs {
 } bench_bufs;
 
 static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint32_t threads,
-                              size_t *cap, size_t *wsz)
+                              int par, size_t *cap, size_t *wsz)
 {
     if (c->kind == PROF_PAPER_V1) {
         tahq_status st = tahq_paper_v1_encode_bound(&c->pv1, shape, cap);
@@ -95,24 +98,26 @@ static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint
     tahq_status st = tahq_encode_bound(&c->cfg, shape, cap);
     if (st != TAHQ_OK)
         return st;
-    return threads > 1 ? tahq_encode_parallel_workspace_size(&c->cfg, shape, threads, wsz)
-                       : tahq_encode_workspace_size(&c->cfg, shape, wsz);
+    return par ? tahq_encode_parallel_workspace_size(&c->cfg, shape, threads, wsz)
+               : tahq_encode_workspace_size(&c->cfg, shape, wsz);
 }
 
-/* Whether the profile has a codec for this many threads: format 1 has
- * tahq_encode_parallel / tahq_decode_parallel, paper-v1 one thread only. */
-static int case_supports(const bench_case *c, uint32_t threads)
+/* Whether the profile has the CPU codec (tahq_encode_parallel /
+ * tahq_decode_parallel, any number of threads): format 1 has, paper-v1 has
+ * only its reference codec. */
+static int case_has_cpu(const bench_case *c)
 {
-    return threads == 1 || c->kind == PROF_CANONICAL;
+    return c->kind == PROF_CANONICAL;
 }
 
-/* One thread: tahq_encode (the reference path); more: tahq_encode_parallel. */
+/* par 0: the reference codec (tahq_encode, tahq_paper_v1_encode); par 1:
+ * tahq_encode_parallel on `threads` threads (its fast per-tile paths). */
 static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
-                               size_t *len)
+                               int par, size_t *len)
 {
     if (c->kind == PROF_PAPER_V1)
         return tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
-    if (threads > 1) {
+    if (par) {
         tahq_parallel par;
         tahq_parallel_threads(&par, threads);
         return tahq_encode_parallel(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len,
@@ -122,11 +127,11 @@ static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_
 }
 
 static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
-                               size_t len, size_t n)
+                               int par, size_t len, size_t n)
 {
     if (c->kind == PROF_PAPER_V1)
         return tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
-    if (threads > 1) {
+    if (par) {
         tahq_parallel par;
         tahq_parallel_threads(&par, threads);
         return tahq_decode_parallel(b->msg, len, b->y, n, &par);
@@ -266,7 +271,8 @@ static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape
     float *x = NULL, *y = NULL;
     uint8_t *msg = NULL;
     void *ws = NULL;
-    if (case_sizes(c, shape, threads, &cap, &wsz) != TAHQ_OK)
+    const int par = case_has_cpu(c);
+    if (case_sizes(c, shape, threads, par, &cap, &wsz) != TAHQ_OK)
         goto done;
     x = malloc(in_bytes);
     if (!x || llm_tensor_fill(x, shape->batch, shape->seq_len, shape->channels,
@@ -279,9 +285,9 @@ static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape
     if (!msg || (wsz && !ws) || !y)
         goto done;
     bench_bufs b = {shape, x, y, msg, cap, ws, wsz};
-    if (case_encode(c, &b, threads, &len) != TAHQ_OK)
+    if (case_encode(c, &b, threads, par, &len) != TAHQ_OK)
         goto done;
-    if (case_decode(c, &b, threads, len, (size_t)n) != TAHQ_OK)
+    if (case_decode(c, &b, threads, par, len, (size_t)n) != TAHQ_OK)
         goto done;
     g_sink += (uint32_t)y[n / 2u == 0 ? 0 : n / 2u - 1u] + msg[len / 2u];
     m.input_bytes = in_bytes;
@@ -341,9 +347,10 @@ static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape
 typedef struct bench_row {
     const bench_case *c;
     uint32_t threads;
+    int par; /* 0: reference codec, 1: tahq_encode_parallel / tahq_decode_parallel */
     size_t len;
     double cpy_s, enc_s, dec_s; /* best of reps */
-    int same_message, same_output; /* vs the 1-thread row of the case (-1: not compared) */
+    int same_message, same_output; /* vs the reference row of the case (-1: not compared) */
 } bench_row;
 
 typedef struct bench_ctx {
@@ -354,23 +361,24 @@ typedef struct bench_ctx {
     float *cp;
     float *y;
     uint8_t *msg;
-    uint8_t *ref_msg; /* 1-thread message of the current case */
-    float *ref_y;     /* 1-thread output of the current case */
+    uint8_t *ref_msg; /* the reference codec's message of the current case */
+    float *ref_y;     /* and its output */
     size_t cap;
     void *ws;
     size_t wsz;
     uint32_t reps;
 } bench_ctx;
 
-static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, bench_row *row)
+static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, int par, bench_row *row)
 {
     memset(row, 0, sizeof *row);
     row->c = c;
     row->threads = threads;
+    row->par = par;
     row->cpy_s = row->enc_s = row->dec_s = 1e300;
     row->same_message = row->same_output = -1;
     size_t cap = 0, wsz = 0;
-    tahq_status st = case_sizes(c, k->shape, threads, &cap, &wsz);
+    tahq_status st = case_sizes(c, k->shape, threads, par, &cap, &wsz);
     if (st != TAHQ_OK)
         return cli_fail(EXIT_RUNTIME, "%s size query failed: %s", c->profile, tahq_strerror(st));
     if (cap > k->cap || wsz > k->wsz)
@@ -381,11 +389,11 @@ static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, bench_ro
         memcpy_fn(k->cp, k->x, k->in_bytes);
         double t1 = cli_now();
         g_sink += ((const uint32_t *)(const void *)k->cp)[(r * 7919u) % k->n];
-        st = case_encode(c, &b, threads, &row->len);
+        st = case_encode(c, &b, threads, par, &row->len);
         double t2 = cli_now();
         if (st != TAHQ_OK)
             return cli_fail(EXIT_RUNTIME, "%s encode failed: %s", c->profile, tahq_strerror(st));
-        st = case_decode(c, &b, threads, row->len, (size_t)k->n);
+        st = case_decode(c, &b, threads, par, row->len, (size_t)k->n);
         double t3 = cli_now();
         if (st != TAHQ_OK)
             return cli_fail(EXIT_RUNTIME, "%s decode failed: %s", c->profile, tahq_strerror(st));
@@ -409,9 +417,11 @@ static json_t *jrow(const bench_ctx *k, const bench_row *r)
 {
     double cpy = gbps(k->in_bytes, r->cpy_s), enc = gbps(k->in_bytes, r->enc_s),
            dec = gbps(k->in_bytes, r->dec_s);
-    json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                          "profile", r->c->profile, "rounding", r->c->rounding, "config",
-                          case_jconfig(r->c), "threads", (json_int_t)r->threads,
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                          "s:o}",
+                          "profile", r->c->profile, "rounding", r->c->rounding, "codec",
+                          r->par ? "parallel" : "reference", "config", case_jconfig(r->c),
+                          "threads", (json_int_t)r->threads,
                           "message_bytes", (json_int_t)r->len, "bits_per_element",
                           cli_jnum((double)r->len * 8.0 / (double)k->n), "memcpy_gbps",
                           cli_jnum(cpy), "encode_gbps", cli_jnum(enc), "decode_gbps",
@@ -420,8 +430,8 @@ static json_t *jrow(const bench_ctx *k, const bench_row *r)
                           cli_jnum(r->cpy_s), "encode_s", cli_jnum(r->enc_s), "decode_s",
                           cli_jnum(r->dec_s));
     if (o && r->same_message >= 0) {
-        json_object_set_new(o, "message_identical_to_1_thread", json_boolean(r->same_message));
-        json_object_set_new(o, "output_identical_to_1_thread", json_boolean(r->same_output));
+        json_object_set_new(o, "message_identical_to_reference", json_boolean(r->same_message));
+        json_object_set_new(o, "output_identical_to_reference", json_boolean(r->same_output));
     }
     return o;
 }
@@ -476,8 +486,7 @@ int cmd_bench(int argc, char **argv)
 
     /* before any large allocation: see child_roundtrip */
     rt_memory mem;
-    uint32_t mem_threads = case_supports(&cases[0], threads) ? threads : 1u;
-    if (measure_roundtrip_memory(&cases[0], &shape, mem_threads, &mem) != 0) {
+    if (measure_roundtrip_memory(&cases[0], &shape, threads, &mem) != 0) {
         json_decref(load_before);
         return cli_fail(EXIT_RUNTIME, "round-trip memory measurement failed (%u MiB tensor)",
                         (unsigned)mib);
@@ -492,7 +501,7 @@ int cmd_bench(int argc, char **argv)
     for (int i = 0; i < n_cases; i++) {
         for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
             size_t cap = 0, wsz = 0;
-            tahq_status st = case_sizes(&cases[i], &shape, t, &cap, &wsz);
+            tahq_status st = case_sizes(&cases[i], &shape, t, case_has_cpu(&cases[i]), &cap, &wsz);
             if (st != TAHQ_OK) {
                 json_decref(load_before);
                 return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
@@ -506,16 +515,14 @@ int cmd_bench(int argc, char **argv)
     k.cp = malloc(k.in_bytes);
     k.msg = malloc(k.cap);
     k.ws = k.wsz ? malloc(k.wsz) : NULL;
-    int parallel_rows = threads > 1;
-    k.ref_msg = parallel_rows ? malloc(k.cap) : NULL;
-    k.ref_y = parallel_rows ? malloc(k.in_bytes) : NULL;
+    k.ref_msg = malloc(k.cap);
+    k.ref_y = malloc(k.in_bytes);
     k.x = x;
     int rc = 0;
     json_t *jrows = json_array(), *jscaling = json_array();
-    bench_row all[6];
+    bench_row all[8];
     int n_rows = 0;
-    if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) ||
-        (parallel_rows && (!k.ref_msg || !k.ref_y))) {
+    if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) || !k.ref_msg || !k.ref_y) {
         rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
         goto out;
     }
@@ -532,40 +539,50 @@ int cmd_bench(int argc, char **argv)
 
     for (int i = 0; i < n_cases; i++) {
         bench_row *one = &all[n_rows];
-        if ((rc = run_row(&k, &cases[i], 1, one)) != 0)
+        if ((rc = run_row(&k, &cases[i], 1, 0, one)) != 0)
             goto out;
         n_rows++;
-        if (threads == 1 || !case_supports(&cases[i], threads))
+        if (!case_has_cpu(&cases[i]))
             continue;
         memcpy(k.ref_msg, k.msg, one->len);
         memcpy(k.ref_y, k.y, k.in_bytes);
-        bench_row *par = &all[n_rows];
-        if ((rc = run_row(&k, &cases[i], threads, par)) != 0)
-            goto out;
-        n_rows++;
-        par->same_message = par->len == one->len && memcmp(k.msg, k.ref_msg, one->len) == 0;
-        par->same_output = memcmp(k.y, k.ref_y, k.in_bytes) == 0;
-        if (!par->same_message || !par->same_output) {
-            rc = cli_fail(EXIT_RUNTIME, "%s %s: %u threads gave a different %s than 1 thread",
-                          cases[i].profile, cases[i].rounding, (unsigned)threads,
-                          par->same_message ? "output" : "message");
-            goto out;
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            bench_row *par = &all[n_rows];
+            if ((rc = run_row(&k, &cases[i], t, 1, par)) != 0)
+                goto out;
+            n_rows++;
+            par->same_message = par->len == one->len && memcmp(k.msg, k.ref_msg, one->len) == 0;
+            par->same_output = memcmp(k.y, k.ref_y, k.in_bytes) == 0;
+            if (!par->same_message || !par->same_output) {
+                rc = cli_fail(EXIT_RUNTIME,
+                              "%s %s: the parallel codec on %u threads gave a different %s than "
+                              "the reference",
+                              cases[i].profile, cases[i].rounding, (unsigned)t,
+                              par->same_message ? "output" : "message");
+                goto out;
+            }
         }
     }
 
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
-    for (int i = 0; i + 1 < n_rows; i++) {
-        if (all[i].threads != 1 || all[i + 1].c != all[i].c)
+    /* the parallel codec's rows against its 1-thread row and the reference */
+    for (int i = 0; i < n_rows; i++) {
+        if (!all[i].par || all[i].threads != 1)
             continue;
-        const bench_row *a = &all[i], *b = &all[i + 1];
-        json_array_append_new(
-            jscaling,
-            json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "profile", a->c->profile, "rounding",
-                      a->c->rounding, "threads", (json_int_t)b->threads, "encode_speedup",
-                      cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
-                      cli_jnum(a->dec_s / b->dec_s), "memcpy_ratio",
-                      cli_jnum(a->cpy_s / b->cpy_s)));
+        const bench_row *ref = &all[i - 1], *a = &all[i];
+        for (int j = i; j < n_rows && all[j].c == a->c; j++) {
+            const bench_row *b = &all[j];
+            json_array_append_new(
+                jscaling,
+                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
+                          "rounding", a->c->rounding, "threads", (json_int_t)b->threads,
+                          "encode_speedup", cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
+                          cli_jnum(a->dec_s / b->dec_s), "encode_speedup_over_reference",
+                          cli_jnum(ref->enc_s / b->enc_s), "decode_speedup_over_reference",
+                          cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
+                          cli_jnum(a->cpy_s / b->cpy_s)));
+        }
     }
 
     const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
@@ -604,24 +621,26 @@ int cmd_bench(int argc, char **argv)
                k.in_bytes, (double)k.in_bytes / 1048576.0, (unsigned)reps);
         printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
                "the same row\n");
-        printf("%-10s %-10s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "thr",
-               "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
+        printf("%-10s %-10s %-9s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
+               "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
         for (int i = 0; i < n_rows; i++) {
             const bench_row *r = &all[i];
             double c2 = gbps(k.in_bytes, r->cpy_s), e2 = gbps(k.in_bytes, r->enc_s),
                    d2 = gbps(k.in_bytes, r->dec_s);
-            printf("%-10s %-10s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
-                   r->c->rounding, (unsigned)r->threads, (double)r->len * 8.0 / (double)k.n,
+            printf("%-10s %-10s %-9s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
+                   r->c->rounding, r->par ? "parallel" : "reference", (unsigned)r->threads,
+                   (double)r->len * 8.0 / (double)k.n,
                    c2, e2, e2 / c2, d2, d2 / c2);
         }
-        for (int i = 0; i + 1 < n_rows; i++)
-            if (all[i].threads == 1 && all[i + 1].c == all[i].c)
-                printf("%s %s: %u threads: encode %.3fx, decode %.3fx of 1 thread "
-                       "(outputs identical)\n",
-                       all[i].c->profile, all[i].c->rounding, (unsigned)all[i + 1].threads,
-                       all[i].enc_s / all[i + 1].enc_s, all[i].dec_s / all[i + 1].dec_s);
+        for (int i = 0; i < n_rows; i++)
+            if (all[i].par)
+                printf("%s %s: parallel codec on %u thread%s: encode %.3fx, decode %.3fx of the "
+                       "reference; message and output identical to it\n",
+                       all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
+                       all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
+                       all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
         uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
-        printf("round trip (canonical nearest, %u thread%s): peak RSS %.1f MiB; input + "
+        printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
                "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
                (unsigned)mem.threads, mem.threads == 1 ? "" : "s",
                (double)mem.rss_peak / 1048576.0, (double)sum / 1048576.0,

@@ -85,6 +85,7 @@ typedef struct tcase {
     const char *name;
     tahq_config cfg;
     tahq_shape shape;
+    float gain; /* the data is multiplied by this (0: 1) */
 } tcase;
 
 /* A caller's runner: every job on the calling thread, last job first. */
@@ -118,6 +119,9 @@ static void run_case(const tcase *tc)
     if (!x || !y1 || !yp || !m1 || !mp || !ws)
         abort();
     fill(x, &tc->shape);
+    if (tc->gain != 0.0f)
+        for (uint64_t i = 0; i < n; i++)
+            x[i] *= tc->gain;
     memset(m1, 0xA5, cap);
     size_t len1 = 0;
     st = tahq_encode(&tc->cfg, &tc->shape, x, ws, wsz, m1, cap, &len1);
@@ -345,51 +349,63 @@ static void crc_combine(void)
 
 int main(void)
 {
-    tcase cases[12];
+    tcase cases[16];
     int nc = 0;
     tahq_config d;
     tahq_config_default(&d);
 
-    cases[nc] = (tcase){"paper point, token", d, {4, 32, 512}};
+    cases[nc] = (tcase){"paper point, token", d, {4, 32, 512}, 0.0f};
     nc++;
-    cases[nc] = (tcase){"token, S=7 (unaligned map)", d, {9, 7, 256}};
+    cases[nc] = (tcase){"token, S=7 (unaligned map)", d, {9, 7, 256}, 0.0f};
     nc++;
-    cases[nc] = (tcase){"token, B=1", d, {1, 200, 320}};
+    cases[nc] = (tcase){"token, B=1", d, {1, 200, 320}, 0.0f};
     nc++;
-    tcase t = {"stochastic, token", d, {3, 21, 384}};
+    tcase t = {"stochastic, token", d, {3, 21, 384}, 0.0f};
     t.cfg.rounding = TAHQ_ROUND_STOCHASTIC;
     t.cfg.seed = 0xDEADBEEFCAFEull;
     cases[nc++] = t;
-    t = (tcase){"tile alloc, G=32, tau=1.5", d, {3, 5, 224}};
+    t = (tcase){"tile alloc, G=32, tau=1.5", d, {3, 5, 224}, 0.0f};
     t.cfg.tile = 32;
     t.cfg.alloc = TAHQ_ALLOC_TILE;
     t.cfg.tau = 1.5f;
     cases[nc++] = t;
-    t = (tcase){"tile alloc, T=3, stochastic", d, {2, 11, 48}};
+    t = (tcase){"tile alloc, T=3, stochastic", d, {2, 11, 48}, 0.0f};
     t.cfg.tile = 16;
     t.cfg.alloc = TAHQ_ALLOC_TILE;
     t.cfg.rounding = TAHQ_ROUND_STOCHASTIC;
     t.cfg.seed = 7;
     cases[nc++] = t;
-    t = (tcase){"none, G=8, fp32 meta", d, {1, 13, 40}};
+    t = (tcase){"none, G=8, fp32 meta", d, {1, 13, 40}, 0.0f};
     t.cfg.tile = 8;
     t.cfg.alloc = TAHQ_ALLOC_NONE;
     t.cfg.meta = TAHQ_META_FP32;
     t.cfg.hi_bits = t.cfg.lo_bits = 5;
     cases[nc++] = t;
-    t = (tcase){"tau=0 (all flagged), bf16", d, {2, 9, 256}};
+    t = (tcase){"tau=0 (all flagged), bf16", d, {2, 9, 256}, 0.0f};
     t.cfg.tau = 0.0f;
     t.cfg.meta = TAHQ_META_BF16;
     t.cfg.tile = 128;
     cases[nc++] = t;
-    t = (tcase){"tau=inf, G=256, 8/2 bits", d, {2, 16, 512}};
+    t = (tcase){"tau=inf, G=256, 8/2 bits", d, {2, 16, 512}, 0.0f};
     t.cfg.tau = INFINITY;
     t.cfg.tile = 256;
     t.cfg.hi_bits = 8;
     t.cfg.lo_bits = 2;
     t.cfg.hi_permille = 333;
     cases[nc++] = t;
-    t = (tcase){"one tile", d, {1, 1, 64}};
+    t = (tcase){"one tile", d, {1, 1, 64}, 0.0f};
+    cases[nc++] = t;
+    t = (tcase){"7/6 bits, G=16", d, {2, 10, 96}, 0.0f};
+    t.cfg.tile = 16;
+    t.cfg.hi_bits = 7;
+    t.cfg.lo_bits = 6;
+    cases[nc++] = t;
+    t = (tcase){"2/1 bits, tile alloc", d, {3, 4, 512}, 0.0f};
+    t.cfg.alloc = TAHQ_ALLOC_TILE;
+    t.cfg.hi_bits = 2;
+    t.cfg.lo_bits = 1;
+    cases[nc++] = t;
+    t = (tcase){"tiny values (fp16 subnormals)", d, {2, 8, 256}, 0x1p-20f};
     cases[nc++] = t;
 
     for (int i = 0; i < nc; i++)

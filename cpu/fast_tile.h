@@ -1,0 +1,27 @@
+/* fast_tile.h - per-tile fast paths of the CPU codec (cpu/fast_tile.c):
+ * the same bytes and floats as the reference functions they replace
+ * (tahq_pack_tile, tahq_unpack_tile + tahq_dequantize_tile,
+ * tahq_meta_value), with x86-64 BMI2/AVX2/F16C instructions chosen at run
+ * time. Under TAHQ_SCALAR_ONLY, on other compilers or CPUs, they call the
+ * reference functions. Not public. */
+#ifndef TAHQ_CPU_FAST_TILE_H
+#define TAHQ_CPU_FAST_TILE_H
+
+#include <stdint.h>
+
+#include "tahq.h"
+
+/* 1 if the instruction-set fast paths run on this CPU (for reports). */
+int tahq_fast_tile_active(void);
+
+/* tahq_pack_tile: codes[0 .. tile) (each < 2^b) into tile*b/8 bytes. */
+void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b);
+
+/* tahq_unpack_tile then tahq_dequantize_tile: out[i] = zero + (float)q_i * scale. */
+void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
+                           float *out);
+
+/* tahq_meta_value for the bits of a finite metadata value. */
+float tahq_fast_meta_value(tahq_meta meta, uint32_t bits);
+
+#endif

@@ -95,6 +95,89 @@ static FAST_TARGET void decode_avx(const uint8_t *src, uint32_t tile, uint32_t b
     }
 }
 
+/* Philox4x32-10 (SPEC §2.4) of 8 consecutive blocks at once, structure of
+ * arrays: lane j of c0..c3 is the counter, then the output, of block
+ * block0 + j. The 32x32-bit products: PMULUDQ on the even lanes and on the
+ * odd lanes shifted down, the high and low halves blended back. */
+static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t key1, __m256i *o0,
+                                       __m256i *o1, __m256i *o2, __m256i *o3)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    /* block0 + j for j < 8: the low word may carry into the high word */
+    const __m256i lo0 = _mm256_set1_epi32((int)(uint32_t)block0);
+    __m256i c0 = _mm256_add_epi32(lo0, lane);
+    /* carry where the sum wrapped: unsigned c0 < lo0 */
+    const __m256i bias = _mm256_set1_epi32((int)0x80000000u);
+    __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(lo0, bias), _mm256_xor_si256(c0, bias));
+    __m256i c1 = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
+    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    const __m256i m0 = _mm256_set1_epi32((int)0xD2511F53u), m1 = _mm256_set1_epi32((int)0xCD9E8D57u);
+    uint32_t k0 = key0, k1 = key1;
+    for (int round = 0; round < 10; round++) {
+        __m256i p0e = _mm256_mul_epu32(c0, m0);
+        __m256i p0o = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
+        __m256i p1e = _mm256_mul_epu32(c2, m1);
+        __m256i p1o = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
+        __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(p0e, 32), p0o, 0xAA);
+        __m256i lo0w = _mm256_blend_epi32(p0e, _mm256_slli_epi64(p0o, 32), 0xAA);
+        __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(p1e, 32), p1o, 0xAA);
+        __m256i lo1w = _mm256_blend_epi32(p1e, _mm256_slli_epi64(p1o, 32), 0xAA);
+        __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
+        __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
+        c0 = n0;
+        c1 = lo1w;
+        c2 = n2;
+        c3 = lo0w;
+        k0 += 0x9E3779B9u; /* mod 2^32 */
+        k1 += 0xBB67AE85u;
+    }
+    *o0 = c0;
+    *o1 = c1;
+    *o2 = c2;
+    *o3 = c3;
+}
+
+/* 8 codes of SPEC §5.3's stochastic rounding from the 8 values at v and
+ * their 8 random words, in the reference's operations:
+ * t = (v - z) / s, f0 = trunc(t), phi = t - f0, rho = (w >> 8) * 2^-24,
+ * q = f0 + (rho < phi), min(q, L). */
+static inline FAST_TARGET void stochastic8(const float *v, __m256 z, __m256 s, __m256i levels,
+                                           __m256i w, uint8_t *codes)
+{
+    __m256 t = _mm256_div_ps(_mm256_sub_ps(_mm256_loadu_ps(v), z), s);
+    __m256i q0 = _mm256_cvttps_epi32(t); /* 0 <= t <= L < 256 */
+    __m256 phi = _mm256_sub_ps(t, _mm256_cvtepi32_ps(q0));
+    __m256 rho = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(w, 8)),
+                               _mm256_set1_ps(0x1p-24f));
+    __m256i up = _mm256_castps_si256(_mm256_cmp_ps(rho, phi, _CMP_LT_OQ)); /* all ones: +1 */
+    __m256i q = _mm256_min_epu32(_mm256_sub_epi32(q0, up), levels);
+    __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)(void *)codes, _mm_packus_epi16(q16, q16));
+}
+
+static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, float zero, float scale,
+                                             uint32_t levels, uint64_t seed, uint64_t elem0,
+                                             uint8_t *codes)
+{
+    const __m256 z = _mm256_set1_ps(zero), s = _mm256_set1_ps(scale);
+    const __m256i lv = _mm256_set1_epi32((int)levels);
+    const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
+    /* elem0 is a multiple of the tile (>= 8), so the tile starts a block */
+    for (uint32_t i = 0; i < tile; i += 32) {
+        __m256i c0, c1, c2, c3;
+        philox8((elem0 + i) >> 2, key0, key1, &c0, &c1, &c2, &c3);
+        /* 4 x 8 transpose: words of elements i .. i+31 in element order */
+        __m256i a = _mm256_unpacklo_epi32(c0, c1), b = _mm256_unpackhi_epi32(c0, c1);
+        __m256i c = _mm256_unpacklo_epi32(c2, c3), d = _mm256_unpackhi_epi32(c2, c3);
+        __m256i e = _mm256_unpacklo_epi64(a, c), f = _mm256_unpackhi_epi64(a, c);
+        __m256i g = _mm256_unpacklo_epi64(b, d), h = _mm256_unpackhi_epi64(b, d);
+        __m256i w[4] = {_mm256_permute2x128_si256(e, f, 0x20), _mm256_permute2x128_si256(g, h, 0x20),
+                        _mm256_permute2x128_si256(e, f, 0x31), _mm256_permute2x128_si256(g, h, 0x31)};
+        for (uint32_t m = 0; m < 4 && i + 8 * m < tile; m++)
+            stochastic8(v + i + 8 * m, z, s, lv, w[m], codes + i + 8 * m);
+    }
+}
+
 static FAST_TARGET float f16_avx(uint32_t bits)
 {
     return _cvtsh_ss((unsigned short)bits);
@@ -125,6 +208,15 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
     }
 }
 
+int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
+                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
+{
+    if (!fast_check())
+        return 0;
+    codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
+    return 1;
+}
+
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)
 {
     switch (meta) {
@@ -152,6 +244,14 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
     uint8_t codes[TAHQ_TILE_MAX];
     tahq_unpack_tile(src, codes, tile, b);
     tahq_dequantize_tile(codes, tile, zero, scale, out);
+}
+
+int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
+                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
+{
+    (void)v, (void)tile, (void)zero, (void)scale, (void)levels, (void)seed, (void)elem0,
+        (void)codes;
+    return 0;
 }
 
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)

@@ -21,6 +21,14 @@ void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint
 void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
                            float *out);
 
+/* The stochastic codes of SPEC §5.3 (ref/quant.c codes_stochastic) for a
+ * tile whose zero-point and non-zero scale are known; elem0 = the index of
+ * the tile's first element (a multiple of the tile). Returns 0 without
+ * writing if there is no fast path on this CPU (then the caller uses the
+ * reference). Philox4x32-10 runs on 8 blocks (32 elements) at a time. */
+int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
+                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
+
 /* tahq_meta_value for the bits of a finite metadata value. */
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits);
 

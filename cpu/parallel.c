@@ -270,13 +270,14 @@ typedef struct enc_ctx {
     uint64_t bad_index[TAHQ_JOBS_MAX];
     tahq_status bad_status[TAHQ_JOBS_MAX];
     /* phase C */
+    int fast_stochastic; /* tahq_fast_codes_stochastic runs on this CPU */
     uint64_t n_flagged[TAHQ_JOBS_MAX];
     tahq_status tile_status[TAHQ_JOBS_MAX];
 } enc_ctx;
 
 /* First element of x[0 .. n) that is not finite or has |x| >= 2^64 (SPEC
  * §3.2): its index, or n; *st its status. */
-static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
+TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
 {
     uint32_t worst = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -392,13 +393,19 @@ static void enc_tiles_job(void *arg, uint32_t j)
         }
         float z, s;
         uint32_t zero_bits, scale_bits;
-        tahq_status st = tahq_quantize_tile_range(values, G, lo, hi, bits, c->meta, c->rounding,
-                                                  c->seed, t * G, &z, &s, &zero_bits,
-                                                  &scale_bits, codes);
+        /* with a fast stochastic path: the reference's metadata (and nearest
+         * codes, cheap), then the stochastic codes for the same z and s; the
+         * reference writes all-zero codes for s = 0 in either mode */
+        const int fast_sr = c->rounding == TAHQ_ROUND_STOCHASTIC && e->fast_stochastic;
+        tahq_status st = tahq_quantize_tile_range(
+            values, G, lo, hi, bits, c->meta, fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
+            c->seed, t * G, &z, &s, &zero_bits, &scale_bits, codes);
         if (st != TAHQ_OK) {
             e->tile_status[j] = st;
             break;
         }
+        if (fast_sr && s != 0.0f)
+            tahq_fast_codes_stochastic(values, G, z, s, (1u << bits) - 1u, c->seed, t * G, codes);
         put_meta_bits(payload + lay->zero_off + t * lay->meta_bytes, c->meta, zero_bits);
         put_meta_bits(payload + lay->scale_off + t * lay->meta_bytes, c->meta, scale_bits);
         tahq_fast_pack_tile(codes_out, codes, G, bits);
@@ -476,6 +483,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         run_jobs(par, enc_rank_job, e, jobs);
 
     /* C: tiles */
+    e->fast_stochastic = tahq_fast_tile_active();
     run_jobs(par, enc_tiles_job, e, jobs);
     for (uint32_t j = 0; j < jobs; j++)
         if (e->tile_status[j] != TAHQ_OK) {

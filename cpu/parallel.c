@@ -635,6 +635,67 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
     return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
+/* tahq_parse_header (ref/format.c) with the CRC computed in parts: the same
+ * checks in the same order (SPEC §8.4 steps 1-4), so the same status for
+ * every message; *h is written only on success. The CRC of a whole message
+ * on one thread would be the decode's largest serial step. */
+static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs,
+                                         const uint8_t *msg, size_t len, tahq_header *hdr)
+{
+    if (len < 4)
+        return TAHQ_ERR_TRUNCATED;
+    if (msg[0] != 'T' || msg[1] != 'A' || msg[2] != 'H' || msg[3] != 'Q')
+        return TAHQ_ERR_MAGIC;
+    if (len < 8)
+        return TAHQ_ERR_TRUNCATED;
+    if (tahq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_VERSION;
+    if (len < TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_TRUNCATED;
+    tahq_header h;
+    h.version = tahq_get_u16(msg + 4);
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+        msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    h.config.tile = 1u << msg[8];
+    h.config.hi_bits = msg[9];
+    h.config.lo_bits = msg[10];
+    h.config.alloc = (tahq_alloc)msg[11];
+    h.config.rounding = (tahq_rounding)msg[12];
+    h.config.meta = (tahq_meta)msg[13];
+    h.config.hi_permille = tahq_get_u16(msg + 14);
+    h.config.tau = tahq_float_of(tahq_get_u32(msg + 16));
+    h.config.seed = tahq_get_u64(msg + 32);
+    h.shape.batch = tahq_get_u32(msg + 20);
+    h.shape.seq_len = tahq_get_u32(msg + 24);
+    h.shape.channels = tahq_get_u32(msg + 28);
+    h.n_low = tahq_get_u64(msg + 40);
+    h.n_flagged = tahq_get_u64(msg + 48);
+    h.payload_bytes = tahq_get_u64(msg + 56);
+    h.crc = tahq_get_u32(msg + 68);
+    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
+        return TAHQ_ERR_HEADER;
+    if (tahq_get_u32(msg + 64) != 0)
+        return TAHQ_ERR_HEADER;
+    if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
+        return TAHQ_ERR_HEADER;
+    tahq_layout lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, 0);
+    if (h.n_flagged > lay.n_tiles)
+        return TAHQ_ERR_HEADER;
+    lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
+    if (h.payload_bytes != lay.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if (crc_parallel(par, jobs, tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES,
+                     h.payload_bytes) != h.crc)
+        return TAHQ_ERR_CRC;
+    *hdr = h;
+    return TAHQ_OK;
+}
+
 tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, size_t count,
                                  const tahq_parallel *par)
 {
@@ -644,7 +705,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     dec_ctx *d = &(dec_ctx){0};
-    tahq_status st = tahq_parse_header(msg, len, &d->h);
+    tahq_status st = parse_header_parallel(par, jobs, msg, len, &d->h);
     if (st != TAHQ_OK)
         return st;
     const tahq_config *cfg = &d->h.config;

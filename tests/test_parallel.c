@@ -300,6 +300,42 @@ static void decode_errors(const tcase *tc, uint32_t trials)
         CHECK(same_bytes(yp, y1, n * sizeof *yp), "%s: bit %llu, jobs %u: outputs differ",
               tc->name, (unsigned long long)bit, jobs);
     }
+    /* every bit of the header, with the stored CRC and with the CRC
+     * recomputed (so that the field checks decide), and truncations: the
+     * header parse of the parallel decoder is its own (it computes the CRC
+     * in parts) and must give tahq_decode's status for each */
+    uint32_t header_rejected = 0, header_cases = 0;
+    for (uint32_t bit = 0; bit < TAHQ_HEADER_BYTES * 8u; bit++) {
+        for (int reseal = 0; reseal < 2; reseal++) {
+            if (reseal && bit >= 68u * 8u)
+                continue;
+            memcpy(bad, m, len);
+            bad[bit / 8u] ^= (uint8_t)(1u << (bit % 8u));
+            if (reseal) {
+                uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
+                                           len - TAHQ_HEADER_BYTES);
+                for (int b = 0; b < 4; b++)
+                    bad[68 + b] = (uint8_t)(crc >> (8 * b));
+            }
+            tahq_status want = tahq_decode(bad, len, y1, (size_t)n);
+            tahq_parallel_threads(&par, 1u + bit % 4u);
+            tahq_status got = tahq_decode_parallel(bad, len, yp, (size_t)n, &par);
+            header_cases++;
+            header_rejected += want != TAHQ_OK;
+            CHECK(got == want, "%s: header bit %u%s: %d, tahq_decode %d", tc->name, bit,
+                  reseal ? " (CRC recomputed)" : "", got, want);
+        }
+    }
+    for (size_t cut = 0; cut < len; cut += cut < 80 ? 1 : (len - cut > 1 ? len - cut - 1 : 1)) {
+        tahq_parallel_threads(&par, 2);
+        tahq_status want = tahq_decode(m, cut, y1, (size_t)n);
+        tahq_status got = tahq_decode_parallel(m, cut, yp, (size_t)n, &par);
+        header_cases++;
+        CHECK(got == want, "%s: truncated to %zu: %d, tahq_decode %d", tc->name, cut, got, want);
+    }
+    printf("%-28s %u header flips and truncations: same status as tahq_decode (%u flips "
+           "rejected)\n",
+           tc->name, header_cases, header_rejected);
     /* a wrong count: the status of tahq_decode */
     tahq_parallel_threads(&par, 3);
     CHECK(tahq_decode_parallel(m, len, yp, (size_t)n - 1, &par) ==
@@ -450,6 +486,9 @@ int main(void)
     t.cfg.lo_bits = 1;
     cases[nc++] = t;
     t = (tcase){"tiny values (fp16 subnormals)", d, {2, 8, 256}, 0x1p-20f};
+    cases[nc++] = t;
+    /* a message above 256 KiB: the CRC is computed in several parts */
+    t = (tcase){"large (CRC in parts)", d, {2, 256, 1024}, 0.0f};
     cases[nc++] = t;
 
     for (int i = 0; i < nc; i++)

@@ -178,6 +178,18 @@ static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, floa
     }
 }
 
+/* SPEC §1 rule 6 on n values (a multiple of 8): NaN lanes (unordered with
+ * themselves) become 0x7FC00000, every other lane keeps its bits. */
+static FAST_TARGET void canonical_nans_avx(float *x, uint32_t n)
+{
+    const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
+    for (uint32_t i = 0; i < n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+        _mm256_storeu_ps(x + i, _mm256_blendv_ps(v, canon, nan));
+    }
+}
+
 static FAST_TARGET float f16_avx(uint32_t bits)
 {
     return _cvtsh_ss((unsigned short)bits);
@@ -217,6 +229,16 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
     return 1;
 }
 
+void tahq_fast_canonical_nans(float *x, uint32_t n)
+{
+    if (fast_check() && n % 8u == 0) {
+        canonical_nans_avx(x, n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)
 {
     switch (meta) {
@@ -252,6 +274,12 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
     (void)v, (void)tile, (void)zero, (void)scale, (void)levels, (void)seed, (void)elem0,
         (void)codes;
     return 0;
+}
+
+void tahq_fast_canonical_nans(float *x, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
 }
 
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)

@@ -29,6 +29,9 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
 
+/* x[i] = the canonical NaN if x[i] is a NaN (SPEC §1 rule 6), else x[i]. */
+void tahq_fast_canonical_nans(float *x, uint32_t n);
+
 /* tahq_meta_value for the bits of a finite metadata value. */
 float tahq_fast_meta_value(tahq_meta meta, uint32_t bits);
 

@@ -160,6 +160,47 @@ static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay,
     }
 }
 
+/* The code widths of tiles t0, t0 + 1, ... in order, without a division
+ * per tile (tile_bits divides t by the tiles per row in token mode). */
+typedef struct bits_walk {
+    const uint8_t *map;
+    uint64_t t, row, col, per_row;
+    uint32_t hi, lo;
+    tahq_alloc alloc;
+} bits_walk;
+
+static bits_walk bits_walk_at(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
+                              uint64_t t0)
+{
+    bits_walk w;
+    w.map = map;
+    w.t = t0;
+    w.per_row = lay->tiles_per_row;
+    w.row = t0 / w.per_row;
+    w.col = t0 % w.per_row;
+    w.hi = cfg->hi_bits;
+    w.lo = cfg->lo_bits;
+    w.alloc = cfg->alloc;
+    return w;
+}
+
+/* Width of the current tile, then advance to the next. */
+static inline uint32_t bits_walk_next(bits_walk *w)
+{
+    uint32_t low;
+    switch (w->alloc) {
+    case TAHQ_ALLOC_TOKEN: low = tahq_get_bit(w->map, w->row); break;
+    case TAHQ_ALLOC_TILE: low = tahq_get_bit(w->map, w->t); break;
+    default: low = 0; break;
+    }
+    w->t++;
+    if (++w->col == w->per_row) {
+        w->col = 0;
+        w->row++;
+    }
+    return low ? w->lo : w->hi;
+}
+
 /* Offset in the codes section of tile t0's codes. */
 static uint64_t code_offset(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
                             uint64_t t0)
@@ -376,10 +417,11 @@ static void enc_tiles_job(void *arg, uint32_t j)
     uint64_t n_flagged = 0;
     float v[TAHQ_TILE_MAX];
     uint8_t codes[TAHQ_TILE_MAX];
+    bits_walk walk = bits_walk_at(c, lay, map, t0);
     e->tile_status[j] = TAHQ_OK;
     for (uint64_t t = t0; t < t1; t++) {
         const float *tile_x = e->x + t * G;
-        const uint32_t bits = tile_bits(c, lay, map, t);
+        const uint32_t bits = bits_walk_next(&walk);
         uint32_t pivot;
         float lo, hi;
         tahq_tile_range(tile_x, G, &lo, &hi);
@@ -600,8 +642,9 @@ static void dec_tiles_job(void *arg, uint32_t j)
     const uint8_t *codes_in =
         payload + lay->code_off +
         G / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+    bits_walk walk = bits_walk_at(cfg, lay, map, t0);
     for (uint64_t t = t0; t < t1; t++) {
-        const uint32_t bits = tile_bits(cfg, lay, map, t);
+        const uint32_t bits = bits_walk_next(&walk);
         const uint32_t flagged = tahq_get_bit(flags, t);
         uint32_t pivot = 0;
         if (flagged) {
@@ -621,8 +664,7 @@ static void dec_tiles_job(void *arg, uint32_t j)
         codes_in += G / 8u * bits;
         if (flagged) {
             tahq_hadamard_inverse(dst, G, pivot);
-            for (uint32_t i = 0; i < G; i++)
-                dst[i] = tahq_canonical_nan(dst[i]);
+            tahq_fast_canonical_nans(dst, G);
         }
     }
 }

@@ -408,6 +408,56 @@ static void stochastic_counter_wrap(void)
            ran ? "same as SPEC 5.3" : "no fast path on this build/CPU");
 }
 
+/* SPEC §1 rule 6 through the parallel decoder: a valid message (every tile
+ * flagged, fp32 / bf16 metadata) whose first tile's scale is patched to
+ * 2^127 with the CRC fixed, so that q*s overflows and the inverse FWHT meets
+ * inf - inf (as in test_nan.c). Its NaNs must come out with the bits
+ * tahq_decode writes (the canonical NaN) for every job count; control: the
+ * patched tile does decode to NaNs. */
+static void canonical_nans(tahq_meta meta)
+{
+    tahq_config c;
+    tahq_config_plain(&c, 8, 4);
+    c.tau = 0.0f;
+    c.meta = meta;
+    tahq_shape s = {1, 1, 16};
+    float x[16], y1[16], yp[16];
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)(i % 8 + 1) * (i < 8 ? 1.0f : -0.25f);
+    size_t cap = 0, wsz = 0, len = 0;
+    tahq_encode_bound(&c, &s, &cap);
+    tahq_encode_workspace_size(&c, &s, &wsz);
+    uint8_t *m = malloc(cap);
+    void *ws = malloc(wsz + 1);
+    if (!m || !ws)
+        abort();
+    CHECK(tahq_encode(&c, &s, x, ws, wsz, m, cap, &len) == TAHQ_OK, "nan case: encode");
+    const unsigned mb = meta == TAHQ_META_FP32 ? 4 : 2;
+    const size_t scale0 = TAHQ_HEADER_BYTES + 1 + 2 * mb; /* flags byte, 2 zero-points */
+    const uint32_t big = meta == TAHQ_META_FP32 ? 0x7F000000u : 0x7F00u;
+    for (unsigned b = 0; b < mb; b++)
+        m[scale0 + b] = (uint8_t)(big >> (8 * b));
+    uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + TAHQ_HEADER_BYTES, len - TAHQ_HEADER_BYTES);
+    for (int b = 0; b < 4; b++)
+        m[68 + b] = (uint8_t)(crc >> (8 * b));
+    CHECK(tahq_decode(m, len, y1, 16) == TAHQ_OK, "nan case: tahq_decode");
+    int nans = 0;
+    for (int i = 0; i < 16; i++)
+        nans += y1[i] != y1[i];
+    CHECK(nans > 0, "control: the patched message decodes without a NaN");
+    for (uint32_t jobs = 1; jobs <= 3; jobs++) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, jobs);
+        memset(yp, 0, sizeof yp);
+        CHECK(tahq_decode_parallel(m, len, yp, 16, &par) == TAHQ_OK, "nan case: decode");
+        CHECK(same_bytes(yp, y1, sizeof yp), "nan case (meta %d), jobs %u: bits differ",
+              (int)meta, jobs);
+    }
+    printf("NaN canonicalization (meta %d): %d NaNs, same bits as tahq_decode\n", (int)meta, nans);
+    free(m);
+    free(ws);
+}
+
 static void crc_combine(void)
 {
     uint8_t buf[300];
@@ -499,6 +549,8 @@ int main(void)
     decode_errors(&cases[6], 200);
     crc_combine();
     stochastic_counter_wrap();
+    canonical_nans(TAHQ_META_FP32);
+    canonical_nans(TAHQ_META_BF16);
 
     /* control: the comparison sees a one-byte difference */
     uint8_t a[64] = {0}, b[64] = {0};

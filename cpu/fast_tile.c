@@ -79,6 +79,15 @@ static inline FAST_TARGET void decode_width(const uint8_t *src, uint32_t tile, c
     }
 }
 
+static inline FAST_TARGET float meta_avx(tahq_meta meta, uint32_t bits)
+{
+    switch (meta) {
+    case TAHQ_META_FP32: return tahq_float_of(bits);
+    case TAHQ_META_BF16: return tahq_float_of(bits << 16);
+    default: return _cvtsh_ss((unsigned short)bits);
+    }
+}
+
 static FAST_TARGET void decode_avx(const uint8_t *src, uint32_t tile, uint32_t b, float zero,
                                    float scale, float *out)
 {
@@ -190,11 +199,6 @@ static FAST_TARGET void canonical_nans_avx(float *x, uint32_t n)
     }
 }
 
-static FAST_TARGET float f16_avx(uint32_t bits)
-{
-    return _cvtsh_ss((unsigned short)bits);
-}
-
 int tahq_fast_tile_active(void)
 {
     return fast_check();
@@ -206,6 +210,26 @@ void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint
         pack_avx(dst, codes, tile, b);
     else
         tahq_pack_tile(dst, codes, tile, b);
+}
+
+static FAST_TARGET void decode_meta_avx(const uint8_t *src, uint32_t tile, uint32_t b,
+                                        tahq_meta meta, uint32_t zero_bits, uint32_t scale_bits,
+                                        float *out)
+{
+    decode_avx(src, tile, b, meta_avx(meta, zero_bits), meta_avx(meta, scale_bits), out);
+}
+
+void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
+                                uint32_t zero_bits, uint32_t scale_bits, float *out)
+{
+    if (fast_check()) {
+        decode_meta_avx(src, tile, b, meta, zero_bits, scale_bits, out);
+    } else {
+        uint8_t codes[TAHQ_TILE_MAX];
+        tahq_unpack_tile(src, codes, tile, b);
+        tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
+                             tahq_meta_value(meta, scale_bits), out);
+    }
 }
 
 void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
@@ -239,14 +263,6 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
         x[i] = tahq_canonical_nan(x[i]);
 }
 
-float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)
-{
-    switch (meta) {
-    case TAHQ_META_FP32: return tahq_float_of(bits);
-    case TAHQ_META_BF16: return tahq_float_of(bits << 16);
-    default: return fast_check() ? f16_avx(bits) : tahq_meta_value(meta, bits);
-    }
-}
 
 #else /* the reference functions */
 
@@ -282,9 +298,14 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
         x[i] = tahq_canonical_nan(x[i]);
 }
 
-float tahq_fast_meta_value(tahq_meta meta, uint32_t bits)
+void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
+                                uint32_t zero_bits, uint32_t scale_bits, float *out)
 {
-    return tahq_meta_value(meta, bits);
+    uint8_t codes[TAHQ_TILE_MAX];
+    tahq_unpack_tile(src, codes, tile, b);
+    tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
+                         tahq_meta_value(meta, scale_bits), out);
 }
+
 
 #endif

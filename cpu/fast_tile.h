@@ -1,7 +1,7 @@
 /* fast_tile.h - per-tile fast paths of the CPU codec (cpu/fast_tile.c):
  * the same bytes and floats as the reference functions they replace
- * (tahq_pack_tile, tahq_unpack_tile + tahq_dequantize_tile,
- * tahq_meta_value), with x86-64 BMI2/AVX2/F16C instructions chosen at run
+ * (tahq_pack_tile, tahq_unpack_tile + tahq_dequantize_tile with
+ * tahq_meta_value, the stochastic codes of ref/quant.c), with x86-64 BMI2/AVX2/F16C instructions chosen at run
  * time. Under TAHQ_SCALAR_ONLY, on other compilers or CPUs, they call the
  * reference functions. Not public. */
 #ifndef TAHQ_CPU_FAST_TILE_H
@@ -32,7 +32,9 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
 /* x[i] = the canonical NaN if x[i] is a NaN (SPEC §1 rule 6), else x[i]. */
 void tahq_fast_canonical_nans(float *x, uint32_t n);
 
-/* tahq_meta_value for the bits of a finite metadata value. */
-float tahq_fast_meta_value(tahq_meta meta, uint32_t bits);
+/* The same with the zero-point and scale given as the wire bits of finite
+ * metadata values (widened as tahq_meta_value does). */
+void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
+                                uint32_t zero_bits, uint32_t scale_bits, float *out);
 
 #endif

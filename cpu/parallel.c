@@ -655,12 +655,12 @@ static void dec_tiles_job(void *arg, uint32_t j)
         }
         const uint8_t *zp = payload + lay->zero_off + t * lay->meta_bytes;
         const uint8_t *sp = payload + lay->scale_off + t * lay->meta_bytes;
-        const float zero = tahq_fast_meta_value(
-            cfg->meta, cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp));
-        const float scale = tahq_fast_meta_value(
-            cfg->meta, cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp));
+        const uint32_t zero_bits =
+            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
+        const uint32_t scale_bits =
+            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
         float *dst = d->out + t * G;
-        tahq_fast_decode_tile(codes_in, G, bits, zero, scale, dst);
+        tahq_fast_decode_tile_meta(codes_in, G, bits, cfg->meta, zero_bits, scale_bits, dst);
         codes_in += G / 8u * bits;
         if (flagged) {
             tahq_hadamard_inverse(dst, G, pivot);

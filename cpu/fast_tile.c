@@ -79,6 +79,66 @@ static inline FAST_TARGET void decode_width(const uint8_t *src, uint32_t tile, c
     }
 }
 
+/* One FWHT stage h < 8 inside an 8-lane vector (SPEC §5.2 step 2): lanes
+ * with i & h = 0 get v[i] + v[i+h], the others v[i-h] - v[i]: the same
+ * operands in the same order as the scalar butterfly (a + b, a - b). */
+static inline FAST_TARGET __m256 stage1(__m256 v)
+{
+    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
+}
+static inline FAST_TARGET __m256 stage2(__m256 v)
+{
+    __m256 p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
+}
+static inline FAST_TARGET __m256 stage4(__m256 v)
+{
+    __m256 p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
+}
+
+/* SPEC §5.2 inverse with the decoder's NaN rule, on a tile of G <= 256
+ * values held in registers: FWHT stages h = 1, 2, 4 (in-vector), 8 .. G/2
+ * (across vectors), times 2^-floor(k/2), canonical NaNs, then the pivot
+ * swap. */
+static inline __attribute__((always_inline)) FAST_TARGET void inverse_regs(float *x, const uint32_t n, uint32_t pivot,
+                                            float factor)
+{
+    __m256 r[TAHQ_TILE_MAX / 8];
+    for (uint32_t i = 0; i < n; i++)
+        r[i] = stage4(stage2(stage1(_mm256_loadu_ps(x + 8 * i))));
+    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h in vectors of 8 */
+        for (uint32_t i = 0; i < n; i += 2 * h)
+            for (uint32_t j = i; j < i + h; j++) {
+                __m256 a = r[j], b = r[j + h];
+                r[j] = _mm256_add_ps(a, b);
+                r[j + h] = _mm256_sub_ps(a, b);
+            }
+    const __m256 f = _mm256_set1_ps(factor);
+    const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
+    for (uint32_t i = 0; i < n; i++) {
+        __m256 v = _mm256_mul_ps(r[i], f);
+        _mm256_storeu_ps(x + 8 * i, _mm256_blendv_ps(v, canon, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    float t = x[0];
+    x[0] = x[pivot];
+    x[pivot] = t;
+}
+
+/* One copy per tile size, so that the loops unroll and r stays in registers. */
+static FAST_TARGET void inverse_avx(float *x, uint32_t G, uint32_t pivot, float factor)
+{
+    switch (G) {
+    case 8: inverse_regs(x, 1, pivot, factor); break;
+    case 16: inverse_regs(x, 2, pivot, factor); break;
+    case 32: inverse_regs(x, 4, pivot, factor); break;
+    case 64: inverse_regs(x, 8, pivot, factor); break;
+    case 128: inverse_regs(x, 16, pivot, factor); break;
+    default: inverse_regs(x, 32, pivot, factor); break;
+    }
+}
+
 static inline FAST_TARGET float meta_avx(tahq_meta meta, uint32_t bits)
 {
     switch (meta) {
@@ -253,6 +313,18 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
     return 1;
 }
 
+void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
+{
+    if (fast_check()) {
+        const uint32_t k = tahq_tile_log2(tile);
+        inverse_avx(x, tile, pivot, tahq_float_of((127u - k / 2u) << 23));
+        return;
+    }
+    tahq_hadamard_inverse(x, tile, pivot);
+    for (uint32_t i = 0; i < tile; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
 void tahq_fast_canonical_nans(float *x, uint32_t n)
 {
     if (fast_check() && n % 8u == 0) {
@@ -295,6 +367,13 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
 void tahq_fast_canonical_nans(float *x, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
+void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
+{
+    tahq_hadamard_inverse(x, tile, pivot);
+    for (uint32_t i = 0; i < tile; i++)
         x[i] = tahq_canonical_nan(x[i]);
 }
 

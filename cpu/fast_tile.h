@@ -29,6 +29,10 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
 
+/* tahq_hadamard_inverse (SPEC §5.2 inverse) then the canonical NaN rule
+ * (SPEC §1 rule 6) on a decoded flagged tile. */
+void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot);
+
 /* x[i] = the canonical NaN if x[i] is a NaN (SPEC §1 rule 6), else x[i]. */
 void tahq_fast_canonical_nans(float *x, uint32_t n);
 

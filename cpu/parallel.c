@@ -663,8 +663,7 @@ static void dec_tiles_job(void *arg, uint32_t j)
         tahq_fast_decode_tile_meta(codes_in, G, bits, cfg->meta, zero_bits, scale_bits, dst);
         codes_in += G / 8u * bits;
         if (flagged) {
-            tahq_hadamard_inverse(dst, G, pivot);
-            tahq_fast_canonical_nans(dst, G);
+            tahq_fast_inverse_tile(dst, G, pivot);
         }
     }
 }

@@ -477,7 +477,7 @@ static void crc_combine(void)
 
 int main(void)
 {
-    tcase cases[16];
+    tcase cases[20];
     int nc = 0;
     tahq_config d;
     tahq_config_default(&d);
@@ -536,6 +536,10 @@ int main(void)
     t.cfg.lo_bits = 1;
     cases[nc++] = t;
     t = (tcase){"tiny values (fp16 subnormals)", d, {2, 8, 256}, 0x1p-20f};
+    cases[nc++] = t;
+    t = (tcase){"G=256, tau=1.2 (flagged)", d, {2, 8, 1024}, 0.0f};
+    t.cfg.tile = 256;
+    t.cfg.tau = 1.2f;
     cases[nc++] = t;
     /* a message above 256 KiB: the CRC is computed in several parts */
     t = (tcase){"large (CRC in parts)", d, {2, 256, 1024}, 0.0f};

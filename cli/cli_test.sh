@@ -300,7 +300,8 @@ expect_rc 0 "$T" roundtrip x.npy --threads 3
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
 check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1)]" \
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
-  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]"
+  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]" \
+  "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
 if [ -n "$SRC" ]; then
   expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
   keys out.txt vectors,set,cases,valid

@@ -3,6 +3,7 @@
  * bytes measured in the same run (every repetition times memcpy, encode and
  * decode back to back, so each ratio compares numbers taken under the same
  * machine load), plus the peak memory of one round trip. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,9 @@ static void bench_help(void)
            "thread) and, for format 1, 'parallel' (tahq_encode_parallel /\n"
            "tahq_decode_parallel with its fast per-tile paths) on 1 and on T threads\n"
            "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
-           "compared with the reference's (the bench fails if they differ).\n"
+           "compared with the reference's (the bench fails if they differ). With T > 1 a\n"
+           "control times the same integer work on 1 and on T threads at once: the\n"
+           "speedup the machine allows at that moment (T on idle cores).\n"
            "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
            "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
            "and each ratio is against the memcpy of the same row.\n"
@@ -342,6 +345,46 @@ static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape
     return 0;
 }
 
+/* ---- what T threads can do on this machine now ------------------------------ */
+
+/* A fixed amount of integer work that touches no memory (an xorshift chain),
+ * timed on one thread and then on T threads at once, each doing the same
+ * amount: T * t1 / tT is the speedup the machine gives T threads at this
+ * moment (1 when the cores are taken by other work, T on idle cores). The
+ * codec's speedup is read against it. */
+static void *control_work(void *arg)
+{
+    uint64_t x = 0x9E3779B97F4A7C15u + (uint64_t)(uintptr_t)arg;
+    for (uint32_t i = 0; i < 100000000u; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    g_sink += (uint32_t)x;
+    return NULL;
+}
+
+static double control_scaling(uint32_t threads, double *t1_s, double *tT_s)
+{
+    double t0 = cli_now();
+    control_work(NULL);
+    double t1 = cli_now();
+    pthread_t ids[TAHQ_JOBS_MAX];
+    int started[TAHQ_JOBS_MAX];
+    for (uint32_t j = 1; j < threads; j++)
+        started[j] = pthread_create(&ids[j], NULL, control_work, (void *)(uintptr_t)j) == 0;
+    control_work(NULL);
+    for (uint32_t j = 1; j < threads; j++)
+        if (started[j])
+            pthread_join(ids[j], NULL);
+        else
+            control_work(NULL);
+    double t2 = cli_now();
+    *t1_s = t1 - t0;
+    *tT_s = t2 - t1;
+    return (double)threads * (t1 - t0) / (t2 - t1);
+}
+
 /* ---- throughput -------------------------------------------------------------- */
 
 typedef struct bench_row {
@@ -564,6 +607,9 @@ int cmd_bench(int argc, char **argv)
         }
     }
 
+    double ctl_1 = 0, ctl_T = 0, ctl = 1.0;
+    if (threads > 1)
+        ctl = control_scaling(threads, &ctl_1, &ctl_T);
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
     /* the parallel codec's rows against its 1-thread row and the reference */
@@ -608,6 +654,12 @@ int cmd_bench(int argc, char **argv)
             json_object_set_new(o, "results", jrows);
             json_object_set_new(o, "scaling", jscaling);
             json_object_set_new(o, "roundtrip_memory", jmemory(&mem, &cases[0]));
+            if (threads > 1)
+                json_object_set_new(
+                    o, "thread_scaling_control",
+                    json_pack("{s:I, s:o, s:o, s:o}", "threads", (json_int_t)threads,
+                              "one_thread_s", cli_jnum(ctl_1), "all_threads_s", cli_jnum(ctl_T),
+                              "speedup", cli_jnum(ctl)));
             jrows = jscaling = NULL;
         }
         rc = cli_json_print(stdout, o);
@@ -639,6 +691,10 @@ int cmd_bench(int argc, char **argv)
                        all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
                        all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
                        all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
+        if (threads > 1)
+            printf("control: the same integer work on each of %u threads at once runs %.3fx the "
+                   "work of one thread in the same time (the most any code can gain now)\n",
+                   (unsigned)threads, ctl);
         uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
         printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
                "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",

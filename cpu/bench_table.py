@@ -79,8 +79,14 @@ def print_table(title, runs):
             scal.setdefault(k, {"enc": [], "dec": []})
             scal[k]["enc"].append(s["encode_speedup"])
             scal[k]["dec"].append(s["decode_speedup"])
+    ctl = [d["thread_scaling_control"]["speedup"] for d in runs if "thread_scaling_control" in d]
     if scal:
         print()
+        if ctl:
+            print("Control (the same integer work on 1 and on %d threads at once, in the same "
+                  "runs): speedup %s." % (runs[-1]["thread_scaling_control"]["threads"],
+                                          spread(ctl)))
+            print()
         print("| profile | rounding | threads | encode speedup over 1 thread | decode speedup "
               "over 1 thread |")
         print("|---|---|---|---|---|")

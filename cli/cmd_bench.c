@@ -40,8 +40,9 @@ static void bench_help(void)
            "tahq_decode_parallel with its fast per-tile paths) on 1 and on T threads\n"
            "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
            "compared with the reference's (the bench fails if they differ). With T > 1 a\n"
-           "control times the same integer work on 1 and on T threads at once: the\n"
-           "speedup the machine allows at that moment (T on idle cores).\n"
+           "control times the same integer work on 1 and on T threads at once, lasting as\n"
+           "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
+           "allows work of that length at that moment (T on idle cores).\n"
            "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
            "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
            "and each ratio is against the memcpy of the same row.\n"
@@ -350,12 +351,21 @@ static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape
 /* A fixed amount of integer work that touches no memory (an xorshift chain),
  * timed on one thread and then on T threads at once, each doing the same
  * amount: T * t1 / tT is the speedup the machine gives T threads at this
- * moment (1 when the cores are taken by other work, T on idle cores). The
- * codec's speedup is read against it. */
-static void *control_work(void *arg)
+ * moment (1 when the cores are taken by other work, T on idle cores). On a
+ * machine whose other cores run other work, a thread that wakes up may wait
+ * milliseconds for a core, so the control is timed at the length of the
+ * codec's own one-thread encode and decode (and at about 0.5 s): the codec's
+ * speedup is read against the control of its own length. Best of 3. */
+typedef struct control_arg {
+    uint64_t iterations;
+    uint64_t seed;
+} control_arg;
+
+static void *control_work(void *p)
 {
-    uint64_t x = 0x9E3779B97F4A7C15u + (uint64_t)(uintptr_t)arg;
-    for (uint32_t i = 0; i < 100000000u; i++) {
+    const control_arg *a = p;
+    uint64_t x = 0x9E3779B97F4A7C15u + a->seed;
+    for (uint64_t i = 0; i < a->iterations; i++) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -364,25 +374,60 @@ static void *control_work(void *arg)
     return NULL;
 }
 
-static double control_scaling(uint32_t threads, double *t1_s, double *tT_s)
+typedef struct control_result {
+    double target_s, one_s, all_s, speedup;
+} control_result;
+
+static control_result control_scaling(uint32_t threads, uint64_t iterations)
 {
-    double t0 = cli_now();
-    control_work(NULL);
-    double t1 = cli_now();
-    pthread_t ids[TAHQ_JOBS_MAX];
-    int started[TAHQ_JOBS_MAX];
-    for (uint32_t j = 1; j < threads; j++)
-        started[j] = pthread_create(&ids[j], NULL, control_work, (void *)(uintptr_t)j) == 0;
-    control_work(NULL);
-    for (uint32_t j = 1; j < threads; j++)
-        if (started[j])
-            pthread_join(ids[j], NULL);
-        else
-            control_work(NULL);
-    double t2 = cli_now();
-    *t1_s = t1 - t0;
-    *tT_s = t2 - t1;
-    return (double)threads * (t1 - t0) / (t2 - t1);
+    control_result r = {0, 1e300, 1e300, 1};
+    control_arg args[TAHQ_JOBS_MAX];
+    for (uint32_t j = 0; j < threads; j++) {
+        args[j].iterations = iterations;
+        args[j].seed = j;
+    }
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = cli_now();
+        control_work(&args[0]);
+        double t1 = cli_now();
+        pthread_t ids[TAHQ_JOBS_MAX];
+        int started[TAHQ_JOBS_MAX];
+        for (uint32_t j = 1; j < threads; j++)
+            started[j] = pthread_create(&ids[j], NULL, control_work, &args[j]) == 0;
+        control_work(&args[0]);
+        for (uint32_t j = 1; j < threads; j++)
+            if (started[j])
+                pthread_join(ids[j], NULL);
+            else
+                control_work(&args[j]);
+        double t2 = cli_now();
+        r.one_s = t1 - t0 < r.one_s ? t1 - t0 : r.one_s;
+        r.all_s = t2 - t1 < r.all_s ? t2 - t1 : r.all_s;
+    }
+    r.speedup = (double)threads * r.one_s / r.all_s;
+    return r;
+}
+
+/* Iterations of control_work that take about `seconds` on one thread. */
+static uint64_t control_iterations(double seconds)
+{
+    control_arg a = {10000000u, 0};
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = cli_now();
+        control_work(&a);
+        double t = cli_now() - t0;
+        best = t < best ? t : best;
+    }
+    double n = seconds / best * 1e7;
+    return n < 1e5 ? 100000u : (uint64_t)n;
+}
+
+static json_t *jcontrol(const control_result *c)
+{
+    return json_pack("{s:o, s:o, s:o, s:o}", "length_s", cli_jnum(c->target_s), "one_thread_s",
+                     cli_jnum(c->one_s), "all_threads_s", cli_jnum(c->all_s), "speedup",
+                     cli_jnum(c->speedup));
 }
 
 /* ---- throughput -------------------------------------------------------------- */
@@ -607,9 +652,17 @@ int cmd_bench(int argc, char **argv)
         }
     }
 
-    double ctl_1 = 0, ctl_T = 0, ctl = 1.0;
-    if (threads > 1)
-        ctl = control_scaling(threads, &ctl_1, &ctl_T);
+    /* controls at the length of the 1-thread parallel encode and decode of
+     * canonical nearest (all[1]), and a long one */
+    control_result ctl_enc = {0, 0, 0, 1}, ctl_dec = ctl_enc, ctl_long = ctl_enc;
+    if (threads > 1 && n_rows > 1 && all[1].par) {
+        const double lengths[3] = {all[1].enc_s, all[1].dec_s, 0.5};
+        control_result *res[3] = {&ctl_enc, &ctl_dec, &ctl_long};
+        for (int c = 0; c < 3; c++) {
+            *res[c] = control_scaling(threads, control_iterations(lengths[c]));
+            res[c]->target_s = lengths[c];
+        }
+    }
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
     /* the parallel codec's rows against its 1-thread row and the reference */
@@ -657,9 +710,10 @@ int cmd_bench(int argc, char **argv)
             if (threads > 1)
                 json_object_set_new(
                     o, "thread_scaling_control",
-                    json_pack("{s:I, s:o, s:o, s:o}", "threads", (json_int_t)threads,
-                              "one_thread_s", cli_jnum(ctl_1), "all_threads_s", cli_jnum(ctl_T),
-                              "speedup", cli_jnum(ctl)));
+                    json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads,
+                              "speedup", cli_jnum(ctl_long.speedup), "long", jcontrol(&ctl_long),
+                              "encode_length", jcontrol(&ctl_enc), "decode_length",
+                              jcontrol(&ctl_dec)));
             jrows = jscaling = NULL;
         }
         rc = cli_json_print(stdout, o);
@@ -692,9 +746,12 @@ int cmd_bench(int argc, char **argv)
                        all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
                        all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
         if (threads > 1)
-            printf("control: the same integer work on each of %u threads at once runs %.3fx the "
-                   "work of one thread in the same time (the most any code can gain now)\n",
-                   (unsigned)threads, ctl);
+            printf("control: the same integer work on each of %u threads at once does %.3fx the "
+                   "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
+                   "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
+                   "length can gain now\n",
+                   (unsigned)threads, ctl_enc.speedup, ctl_enc.target_s * 1e3, ctl_dec.speedup,
+                   ctl_dec.target_s * 1e3, ctl_long.speedup, ctl_long.target_s * 1e3);
         uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
         printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
                "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",

@@ -79,13 +79,20 @@ def print_table(title, runs):
             scal.setdefault(k, {"enc": [], "dec": []})
             scal[k]["enc"].append(s["encode_speedup"])
             scal[k]["dec"].append(s["decode_speedup"])
-    ctl = [d["thread_scaling_control"]["speedup"] for d in runs if "thread_scaling_control" in d]
+    ctls = [d["thread_scaling_control"] for d in runs if "thread_scaling_control" in d]
     if scal:
         print()
-        if ctl:
+        if ctls:
+            parts = []
+            for name, what in (("encode_length", "as long as the encode"),
+                               ("decode_length", "as long as the decode"), ("long", "0.5 s")):
+                v = [c[name]["speedup"] for c in ctls if name in c]
+                if v:
+                    parts.append("%s %s" % (what, spread(v)))
+            if not parts:
+                parts = ["%s" % spread([c["speedup"] for c in ctls])]
             print("Control (the same integer work on 1 and on %d threads at once, in the same "
-                  "runs): speedup %s." % (runs[-1]["thread_scaling_control"]["threads"],
-                                          spread(ctl)))
+                  "runs), speedup: %s." % (ctls[-1]["threads"], "; ".join(parts)))
             print()
         print("| profile | rounding | threads | encode speedup over 1 thread | decode speedup "
               "over 1 thread |")

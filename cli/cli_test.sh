@@ -269,7 +269,9 @@ expect_rc 0 "$T" report --input x.npy --json
 keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurations,skipped,failed,seconds,ok,verdict
 check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --json
-keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s
+keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,results,scaling,roundtrip_memory
+check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', 1), ('canonical', 'nearest', 'parallel', 1), ('canonical', 'stochastic', 'reference', 1), ('canonical', 'stochastic', 'parallel', 1), ('paper-v1', 'nearest', 'reference', 1)]" \
+  "d['roundtrip_memory']['peak_rss_bytes'] >= d['roundtrip_memory']['input_bytes']" "d['machine']['cpu_model'] != ''"
 expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
 keys out.txt command,output,shape,seed,elements
 check_json out.txt "d['seed'] == 18446744073709551615" "d['shape'] == [1, 4, 64]"
@@ -282,6 +284,24 @@ expect_rc 0 "$T" bounds --quick --dist gauss --out-dir jb
 keys jb/bounds.json command,mode,data_seed,csv,distributions,findings,points,points_run,skipped,unencodable,failed,max_err_over_bound,ok
 check_json jb/bounds.json "list(d['findings']) == ['gauss']" \
   "all(list(p)[:5] == ['index', 'set', 'dist', 'config', 'status'] and list(p)[-1] == 'ok' for p in d['points'])"
+# --threads: the same message and the same decoded file for every thread count
+expect_rc 0 "$T" encode x.npy th1.tahq --threads 1
+for n in 2 3 7; do
+  expect_rc 0 "$T" encode x.npy "th$n.tahq" --threads "$n"
+  cmp -s th1.tahq "th$n.tahq" || fail "encode --threads $n gave another message"
+  expect_rc 0 "$T" decode th1.tahq "th$n.npy" --threads "$n"
+done
+expect_rc 0 "$T" decode th1.tahq th1.npy
+for n in 2 3 7; do cmp -s th1.npy "th$n.npy" || fail "decode --threads $n gave other values"; done
+# control: cmp sees a changed message
+cp th1.tahq thx.tahq && printf 'X' | dd of=thx.tahq bs=1 seek=100 conv=notrunc 2>/dev/null
+if cmp -s th1.tahq thx.tahq; then fail "control: cmp blind to a changed byte"; fi
+expect_rc 0 "$T" roundtrip x.npy --threads 3
+expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
+check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1)]" \
+  "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
+  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]" \
+  "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
 if [ -n "$SRC" ]; then
   expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
   keys out.txt vectors,set,cases,valid

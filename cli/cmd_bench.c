@@ -1,13 +1,22 @@
-/* cmd_bench.c - tahq bench: single-thread encode / decode throughput on an
- * LLM-like tensor at the paper operating point, beside memcpy of the same
- * number of bytes measured in the same run. */
+/* cmd_bench.c - tahq bench: encode / decode throughput on an LLM-like tensor
+ * for each profile and rounding mode, beside memcpy of the same number of
+ * bytes measured in the same run (every repetition times memcpy, encode and
+ * decode back to back, so each ratio compares numbers taken under the same
+ * machine load), plus the peak memory of one round trip. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "codec_ops.h"
 #include "commands.h"
 #include "llm_tensor.h"
+#include "tahq_paper_v1.h"
 #include "util.h"
 
 #define BENCH_CHANNELS 2048u /* 8 KiB of float32 per token */
@@ -19,12 +28,30 @@ static volatile uint32_t g_sink;
 
 static void bench_help(void)
 {
-    printf("usage: tahq bench [--mib N] [--reps R] [--json]\n"
-           "Single-thread throughput of encode and decode at the paper operating point\n"
-           "(G=64 4/3 r=800 token tau=2 nearest fp16) on an LLM-like float32 tensor of\n"
-           "N MiB (default 64; [N/8, 1024, 2048] if N is a multiple of 8, else\n"
-           "[1, 128*N, 2048]), beside memcpy of the same bytes in the same run.\n"
-           "Reported as GB/s (10^9 bytes/s) of float32 data, best of R runs (default 5).\n");
+    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--json]\n"
+           "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
+           "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
+           "for each profile and rounding mode:\n"
+           "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
+           "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
+           "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
+           "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
+           "thread) and, for format 1, 'parallel' (tahq_encode_parallel /\n"
+           "tahq_decode_parallel with its fast per-tile paths) on 1 and on T threads\n"
+           "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
+           "compared with the reference's (the bench fails if they differ). With T > 1 a\n"
+           "control times the same integer work on 1 and on T threads at once, lasting as\n"
+           "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
+           "allows work of that length at that moment (T on idle cores).\n"
+           "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
+           "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
+           "and each ratio is against the memcpy of the same row.\n"
+           "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
+           "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
+           "then decode) in a child process, next to input + message + output bytes;\n"
+           "the date, uname, CPU model and load average.\n"
+           "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
+           "canonical nearest, reference codec).\n");
 }
 
 static int opt_mib(const cli_option *opt, const char *v)
@@ -43,12 +70,483 @@ static int opt_reps(const cli_option *opt, const char *v)
     return 0;
 }
 
+/* ---- the codecs under test ------------------------------------------------ */
+
+typedef enum { PROF_CANONICAL, PROF_PAPER_V1 } bench_profile;
+
+typedef struct bench_case {
+    const char *profile;
+    const char *rounding;
+    bench_profile kind;
+    tahq_config cfg;              /* canonical */
+    tahq_paper_v1_config pv1;     /* paper-v1 */
+} bench_case;
+
+typedef struct bench_bufs {
+    const tahq_shape *shape;
+    const float *x;
+    float *y;
+    uint8_t *msg;
+    size_t cap;
+    void *ws;
+    size_t wsz;
+} bench_bufs;
+
+static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint32_t threads,
+                              int par, size_t *cap, size_t *wsz)
+{
+    if (c->kind == PROF_PAPER_V1) {
+        tahq_status st = tahq_paper_v1_encode_bound(&c->pv1, shape, cap);
+        return st == TAHQ_OK ? tahq_paper_v1_workspace_size(&c->pv1, shape, wsz) : st;
+    }
+    tahq_status st = tahq_encode_bound(&c->cfg, shape, cap);
+    if (st != TAHQ_OK)
+        return st;
+    return par ? tahq_encode_parallel_workspace_size(&c->cfg, shape, threads, wsz)
+               : tahq_encode_workspace_size(&c->cfg, shape, wsz);
+}
+
+/* Whether the profile has the CPU codec (tahq_encode_parallel /
+ * tahq_decode_parallel, any number of threads): format 1 has, paper-v1 has
+ * only its reference codec. */
+static int case_has_cpu(const bench_case *c)
+{
+    return c->kind == PROF_CANONICAL;
+}
+
+/* par 0: the reference codec (tahq_encode, tahq_paper_v1_encode); par 1:
+ * tahq_encode_parallel on `threads` threads (its fast per-tile paths). */
+static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
+                               int par, size_t *len)
+{
+    if (c->kind == PROF_PAPER_V1)
+        return tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+    if (par) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        return tahq_encode_parallel(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len,
+                                    &par);
+    }
+    return tahq_encode(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+}
+
+static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
+                               int par, size_t len, size_t n)
+{
+    if (c->kind == PROF_PAPER_V1)
+        return tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
+    if (par) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        return tahq_decode_parallel(b->msg, len, b->y, n, &par);
+    }
+    return tahq_decode(b->msg, len, b->y, n);
+}
+
+static int make_cases(bench_case *cases)
+{
+    memset(cases, 0, 3 * sizeof *cases);
+    cases[0].profile = "canonical";
+    cases[0].rounding = "nearest";
+    cases[0].kind = PROF_CANONICAL;
+    tahq_config_default(&cases[0].cfg);
+    cases[1] = cases[0];
+    cases[1].rounding = "stochastic";
+    cases[1].cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    cases[2].profile = "paper-v1";
+    cases[2].rounding = "nearest";
+    cases[2].kind = PROF_PAPER_V1;
+    tahq_paper_v1_config_default(&cases[2].pv1);
+    return 3;
+}
+
+static json_t *case_jconfig(const bench_case *c)
+{
+    if (c->kind == PROF_CANONICAL)
+        return cli_jconfig(&c->cfg);
+    return json_pack("{s:I, s:I, s:I, s:I}", "tile", (json_int_t)c->pv1.tile, "hi_bits",
+                     (json_int_t)c->pv1.hi_bits, "lo_bits", (json_int_t)c->pv1.lo_bits,
+                     "hi_permille", (json_int_t)c->pv1.hi_permille);
+}
+
+/* ---- the machine ----------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                snprintf(buf, n, "%s", colon);
+                size_t l = strlen(buf);
+                while (l > 0 && (buf[l - 1] == '\n' || buf[l - 1] == '\r'))
+                    buf[--l] = '\0';
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The 1, 5 and 15 minute load averages (/proc/loadavg); 0 if unknown. */
+static int load_average(double l[3])
+{
+    l[0] = l[1] = l[2] = 0.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return -1;
+    int n = fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]);
+    fclose(f);
+    return n == 3 ? 0 : -1;
+}
+
+static json_t *jloadavg(void)
+{
+    double l[3];
+    if (load_average(l) != 0)
+        return json_null();
+    return json_pack("[o, o, o]", cli_jnum(l[0]), cli_jnum(l[1]), cli_jnum(l[2]));
+}
+
+static json_t *jmachine(void)
+{
+    struct utsname u;
+    char cpu[256];
+    cpu_model(cpu, sizeof cpu);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (uname(&u) != 0)
+        return json_pack("{s:o, s:I}", "cpu_model", cli_jstr(cpu), "online_cpus",
+                         (json_int_t)ncpu);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "sysname", cli_jstr(u.sysname),
+                     "nodename", cli_jstr(u.nodename), "release", cli_jstr(u.release), "version",
+                     cli_jstr(u.version), "machine", cli_jstr(u.machine), "cpu_model",
+                     cli_jstr(cpu), "online_cpus", (json_int_t)ncpu);
+}
+
+static void utc_date(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(buf, n, "unknown");
+}
+
+/* ---- peak memory of one round trip ------------------------------------------- */
+
+typedef struct rt_memory {
+    int ok;
+    uint64_t input_bytes, message_bytes, message_capacity, output_bytes;
+    uint64_t rss_start, rss_after_fill, rss_peak; /* bytes (ru_maxrss, KiB on Linux) */
+    uint32_t threads;
+} rt_memory;
+
+static uint64_t maxrss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* In a child process, so that the parent's buffers are not in its resident
+ * set and ru_maxrss (which only grows) starts from the bare program: fill the
+ * tensor, encode it, decode it. The parent forks before it allocates the
+ * tensors of the throughput runs. */
+static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape,
+                            uint32_t threads)
+{
+    rt_memory m;
+    memset(&m, 0, sizeof m);
+    m.threads = threads;
+    m.rss_start = maxrss_bytes();
+    uint64_t n = shape_count(shape);
+    size_t in_bytes = (size_t)n * sizeof(float);
+    size_t cap = 0, wsz = 0, len = 0;
+    float *x = NULL, *y = NULL;
+    uint8_t *msg = NULL;
+    void *ws = NULL;
+    const int par = case_has_cpu(c);
+    if (case_sizes(c, shape, threads, par, &cap, &wsz) != TAHQ_OK)
+        goto done;
+    x = malloc(in_bytes);
+    if (!x || llm_tensor_fill(x, shape->batch, shape->seq_len, shape->channels,
+                              LLM_DEFAULT_SEED) != 0)
+        goto done;
+    m.rss_after_fill = maxrss_bytes();
+    msg = malloc(cap);
+    ws = wsz ? malloc(wsz) : NULL;
+    y = malloc(in_bytes);
+    if (!msg || (wsz && !ws) || !y)
+        goto done;
+    bench_bufs b = {shape, x, y, msg, cap, ws, wsz};
+    if (case_encode(c, &b, threads, par, &len) != TAHQ_OK)
+        goto done;
+    if (case_decode(c, &b, threads, par, len, (size_t)n) != TAHQ_OK)
+        goto done;
+    g_sink += (uint32_t)y[n / 2u == 0 ? 0 : n / 2u - 1u] + msg[len / 2u];
+    m.input_bytes = in_bytes;
+    m.message_bytes = len;
+    m.message_capacity = cap;
+    m.output_bytes = in_bytes;
+    m.rss_peak = maxrss_bytes();
+    m.ok = 1;
+done:
+    free(x);
+    free(y);
+    free(msg);
+    free(ws);
+    ssize_t w = write(fd, &m, sizeof m);
+    (void)w;
+}
+
+static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape,
+                                    uint32_t threads, rt_memory *m)
+{
+    memset(m, 0, sizeof *m);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_roundtrip(fds[1], c, shape, threads);
+        close(fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t got = 0;
+    while (got < (ssize_t)sizeof *m) {
+        ssize_t r = read(fds[0], (char *)m + got, sizeof *m - (size_t)got);
+        if (r <= 0)
+            break;
+        got += r;
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != (ssize_t)sizeof *m || !m->ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- what T threads can do on this machine now ------------------------------ */
+
+/* A fixed amount of integer work that touches no memory (an xorshift chain),
+ * timed on one thread and then on T threads at once, each doing the same
+ * amount: T * t1 / tT is the speedup the machine gives T threads at this
+ * moment (1 when the cores are taken by other work, T on idle cores). On a
+ * machine whose other cores run other work, a thread that wakes up may wait
+ * milliseconds for a core, so the control is timed at the length of the
+ * codec's own one-thread encode and decode (and at about 0.5 s): the codec's
+ * speedup is read against the control of its own length. Best of 3. */
+typedef struct control_arg {
+    uint64_t iterations;
+    uint64_t seed;
+} control_arg;
+
+static void *control_work(void *p)
+{
+    const control_arg *a = p;
+    uint64_t x = 0x9E3779B97F4A7C15u + a->seed;
+    for (uint64_t i = 0; i < a->iterations; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    g_sink += (uint32_t)x;
+    return NULL;
+}
+
+typedef struct control_result {
+    double target_s, one_s, all_s, speedup;
+} control_result;
+
+static control_result control_scaling(uint32_t threads, uint64_t iterations)
+{
+    control_result r = {0, 1e300, 1e300, 1};
+    control_arg args[TAHQ_JOBS_MAX];
+    for (uint32_t j = 0; j < threads; j++) {
+        args[j].iterations = iterations;
+        args[j].seed = j;
+    }
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = cli_now();
+        control_work(&args[0]);
+        double t1 = cli_now();
+        pthread_t ids[TAHQ_JOBS_MAX];
+        int started[TAHQ_JOBS_MAX];
+        for (uint32_t j = 1; j < threads; j++)
+            started[j] = pthread_create(&ids[j], NULL, control_work, &args[j]) == 0;
+        control_work(&args[0]);
+        for (uint32_t j = 1; j < threads; j++)
+            if (started[j])
+                pthread_join(ids[j], NULL);
+            else
+                control_work(&args[j]);
+        double t2 = cli_now();
+        r.one_s = t1 - t0 < r.one_s ? t1 - t0 : r.one_s;
+        r.all_s = t2 - t1 < r.all_s ? t2 - t1 : r.all_s;
+    }
+    r.speedup = (double)threads * r.one_s / r.all_s;
+    return r;
+}
+
+/* Iterations of control_work that take about `seconds` on one thread. */
+static uint64_t control_iterations(double seconds)
+{
+    control_arg a = {10000000u, 0};
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = cli_now();
+        control_work(&a);
+        double t = cli_now() - t0;
+        best = t < best ? t : best;
+    }
+    double n = seconds / best * 1e7;
+    return n < 1e5 ? 100000u : (uint64_t)n;
+}
+
+static json_t *jcontrol(const control_result *c)
+{
+    return json_pack("{s:o, s:o, s:o, s:o}", "length_s", cli_jnum(c->target_s), "one_thread_s",
+                     cli_jnum(c->one_s), "all_threads_s", cli_jnum(c->all_s), "speedup",
+                     cli_jnum(c->speedup));
+}
+
+/* ---- throughput -------------------------------------------------------------- */
+
+typedef struct bench_row {
+    const bench_case *c;
+    uint32_t threads;
+    int par; /* 0: reference codec, 1: tahq_encode_parallel / tahq_decode_parallel */
+    size_t len;
+    double cpy_s, enc_s, dec_s; /* best of reps */
+    int same_message, same_output; /* vs the reference row of the case (-1: not compared) */
+} bench_row;
+
+typedef struct bench_ctx {
+    const tahq_shape *shape;
+    uint64_t n;
+    size_t in_bytes;
+    const float *x;
+    float *cp;
+    float *y;
+    uint8_t *msg;
+    uint8_t *ref_msg; /* the reference codec's message of the current case */
+    float *ref_y;     /* and its output */
+    size_t cap;
+    void *ws;
+    size_t wsz;
+    uint32_t reps;
+} bench_ctx;
+
+static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, int par, bench_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->c = c;
+    row->threads = threads;
+    row->par = par;
+    row->cpy_s = row->enc_s = row->dec_s = 1e300;
+    row->same_message = row->same_output = -1;
+    size_t cap = 0, wsz = 0;
+    tahq_status st = case_sizes(c, k->shape, threads, par, &cap, &wsz);
+    if (st != TAHQ_OK)
+        return cli_fail(EXIT_RUNTIME, "%s size query failed: %s", c->profile, tahq_strerror(st));
+    if (cap > k->cap || wsz > k->wsz)
+        return cli_fail(EXIT_RUNTIME, "internal: %s buffers larger than allocated", c->profile);
+    bench_bufs b = {k->shape, k->x, k->y, k->msg, k->cap, k->ws, k->wsz};
+    for (uint32_t r = 0; r < k->reps; ++r) {
+        double t0 = cli_now();
+        memcpy_fn(k->cp, k->x, k->in_bytes);
+        double t1 = cli_now();
+        g_sink += ((const uint32_t *)(const void *)k->cp)[(r * 7919u) % k->n];
+        st = case_encode(c, &b, threads, par, &row->len);
+        double t2 = cli_now();
+        if (st != TAHQ_OK)
+            return cli_fail(EXIT_RUNTIME, "%s encode failed: %s", c->profile, tahq_strerror(st));
+        st = case_decode(c, &b, threads, par, row->len, (size_t)k->n);
+        double t3 = cli_now();
+        if (st != TAHQ_OK)
+            return cli_fail(EXIT_RUNTIME, "%s decode failed: %s", c->profile, tahq_strerror(st));
+        g_sink += k->msg[row->len / 2u];
+        if (t1 - t0 < row->cpy_s)
+            row->cpy_s = t1 - t0;
+        if (t2 - t1 < row->enc_s)
+            row->enc_s = t2 - t1;
+        if (t3 - t2 < row->dec_s)
+            row->dec_s = t3 - t2;
+    }
+    return 0;
+}
+
+static double gbps(size_t bytes, double s)
+{
+    return (double)bytes / 1e9 / s;
+}
+
+static json_t *jrow(const bench_ctx *k, const bench_row *r)
+{
+    double cpy = gbps(k->in_bytes, r->cpy_s), enc = gbps(k->in_bytes, r->enc_s),
+           dec = gbps(k->in_bytes, r->dec_s);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                          "s:o}",
+                          "profile", r->c->profile, "rounding", r->c->rounding, "codec",
+                          r->par ? "parallel" : "reference", "config", case_jconfig(r->c),
+                          "threads", (json_int_t)r->threads,
+                          "message_bytes", (json_int_t)r->len, "bits_per_element",
+                          cli_jnum((double)r->len * 8.0 / (double)k->n), "memcpy_gbps",
+                          cli_jnum(cpy), "encode_gbps", cli_jnum(enc), "decode_gbps",
+                          cli_jnum(dec), "encode_over_memcpy", cli_jnum(enc / cpy),
+                          "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
+                          cli_jnum(r->cpy_s), "encode_s", cli_jnum(r->enc_s), "decode_s",
+                          cli_jnum(r->dec_s));
+    if (o && r->same_message >= 0) {
+        json_object_set_new(o, "message_identical_to_reference", json_boolean(r->same_message));
+        json_object_set_new(o, "output_identical_to_reference", json_boolean(r->same_output));
+    }
+    return o;
+}
+
+static json_t *jmemory(const rt_memory *m, const bench_case *c)
+{
+    uint64_t sum = m->input_bytes + m->message_bytes + m->output_bytes;
+    return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                     "profile", c->profile, "rounding", c->rounding, "threads",
+                     (json_int_t)m->threads, "input_bytes", cli_ju64(m->input_bytes),
+                     "message_bytes", cli_ju64(m->message_bytes), "message_capacity_bytes",
+                     cli_ju64(m->message_capacity), "output_bytes", cli_ju64(m->output_bytes),
+                     "input_message_output_bytes", cli_ju64(sum), "rss_start_bytes",
+                     cli_ju64(m->rss_start), "rss_after_fill_bytes", cli_ju64(m->rss_after_fill),
+                     "peak_rss_bytes", cli_ju64(m->rss_peak), "peak_over_input_message_output",
+                     cli_jnum((double)m->rss_peak / (double)sum),
+                     "peak_minus_start_over_input_message_output",
+                     cli_jnum((double)(m->rss_peak - m->rss_start) / (double)sum));
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    uint32_t mib = 64, reps = 5;
+    uint32_t mib = 64, reps = 5, threads = 1;
     int json = 0, npos = 0;
     const cli_option own[] = {CLI_FLAG("--json", &json), CLI_OPT("--mib", opt_mib, &mib),
-                              CLI_OPT("--reps", opt_reps, &reps), CLI_END};
+                              CLI_OPT("--reps", opt_reps, &reps),
+                              CLI_OPT("--threads", opt_threads, &threads), CLI_END};
     const cli_option *const tables[] = {own, NULL};
     int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
     if (prc == CLI_HELP)
@@ -56,8 +554,11 @@ int cmd_bench(int argc, char **argv)
     if (prc)
         return prc == CLI_HELP ? 0 : prc;
 
-    tahq_config cfg;
-    tahq_config_default(&cfg);
+    char date[40], cpu[256];
+    utc_date(date, sizeof date);
+    cpu_model(cpu, sizeof cpu);
+    json_t *load_before = jloadavg();
+
     tahq_shape shape;
     uint64_t rows = (uint64_t)mib * 128u; /* 128 rows of 2048 float32 = 1 MiB */
     shape.channels = BENCH_CHANNELS;
@@ -68,102 +569,206 @@ int cmd_bench(int argc, char **argv)
         shape.batch = 1;
         shape.seq_len = (uint32_t)rows;
     }
-    uint64_t n = shape_count(&shape);
-    size_t in_bytes = (size_t)n * sizeof(float);
+    bench_case cases[3];
+    int n_cases = make_cases(cases);
 
-    size_t cap = 0, wsz = 0;
-    tahq_status st = tahq_encode_bound(&cfg, &shape, &cap);
-    if (st == TAHQ_OK)
-        st = tahq_encode_workspace_size(&cfg, &shape, &wsz);
-    if (st != TAHQ_OK)
-        return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
-
-    float *x = malloc(in_bytes);
-    float *y = malloc(in_bytes);
-    float *cp = malloc(in_bytes);
-    uint8_t *msg = malloc(cap);
-    void *ws = wsz ? malloc(wsz) : NULL;
-    if (!x || !y || !cp || !msg || (wsz && !ws)) {
-        free(x);
-        free(y);
-        free(cp);
-        free(msg);
-        free(ws);
-        return cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+    /* before any large allocation: see child_roundtrip */
+    rt_memory mem;
+    if (measure_roundtrip_memory(&cases[0], &shape, threads, &mem) != 0) {
+        json_decref(load_before);
+        return cli_fail(EXIT_RUNTIME, "round-trip memory measurement failed (%u MiB tensor)",
+                        (unsigned)mib);
     }
+
+    bench_ctx k;
+    memset(&k, 0, sizeof k);
+    k.shape = &shape;
+    k.n = shape_count(&shape);
+    k.in_bytes = (size_t)k.n * sizeof(float);
+    k.reps = reps;
+    for (int i = 0; i < n_cases; i++) {
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            size_t cap = 0, wsz = 0;
+            tahq_status st = case_sizes(&cases[i], &shape, t, case_has_cpu(&cases[i]), &cap, &wsz);
+            if (st != TAHQ_OK) {
+                json_decref(load_before);
+                return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
+            }
+            k.cap = cap > k.cap ? cap : k.cap;
+            k.wsz = wsz > k.wsz ? wsz : k.wsz;
+        }
+    }
+    float *x = malloc(k.in_bytes);
+    k.y = malloc(k.in_bytes);
+    k.cp = malloc(k.in_bytes);
+    k.msg = malloc(k.cap);
+    k.ws = k.wsz ? malloc(k.wsz) : NULL;
+    k.ref_msg = malloc(k.cap);
+    k.ref_y = malloc(k.in_bytes);
+    k.x = x;
     int rc = 0;
+    json_t *jrows = json_array(), *jscaling = json_array();
+    bench_row all[8];
+    int n_rows = 0;
+    if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) || !k.ref_msg || !k.ref_y) {
+        rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+        goto out;
+    }
     if (llm_tensor_fill(x, shape.batch, shape.seq_len, shape.channels, LLM_DEFAULT_SEED) != 0) {
         rc = cli_fail(EXIT_RUNTIME, "out of memory");
         goto out;
     }
     /* touch every page of the outputs once before timing */
-    memset(y, 0, in_bytes);
-    memset(cp, 0, in_bytes);
-    memset(msg, 0, cap);
-    if (ws)
-        memset(ws, 0, wsz);
+    memset(k.y, 0, k.in_bytes);
+    memset(k.cp, 0, k.in_bytes);
+    memset(k.msg, 0, k.cap);
+    if (k.ws)
+        memset(k.ws, 0, k.wsz);
 
-    double best_cpy = 1e300, best_enc = 1e300, best_dec = 1e300;
-    size_t len = 0;
-    for (uint32_t r = 0; r < reps; ++r) {
-        double t0 = cli_now();
-        memcpy_fn(cp, x, in_bytes);
-        double t1 = cli_now();
-        g_sink += ((const uint32_t *)(const void *)cp)[(r * 7919u) % n];
-        st = tahq_encode(&cfg, &shape, x, ws, wsz, msg, cap, &len);
-        double t2 = cli_now();
-        if (st != TAHQ_OK) {
-            rc = cli_fail(EXIT_RUNTIME, "encode failed: %s", tahq_strerror(st));
+    for (int i = 0; i < n_cases; i++) {
+        bench_row *one = &all[n_rows];
+        if ((rc = run_row(&k, &cases[i], 1, 0, one)) != 0)
             goto out;
+        n_rows++;
+        if (!case_has_cpu(&cases[i]))
+            continue;
+        memcpy(k.ref_msg, k.msg, one->len);
+        memcpy(k.ref_y, k.y, k.in_bytes);
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            bench_row *par = &all[n_rows];
+            if ((rc = run_row(&k, &cases[i], t, 1, par)) != 0)
+                goto out;
+            n_rows++;
+            par->same_message = par->len == one->len && memcmp(k.msg, k.ref_msg, one->len) == 0;
+            par->same_output = memcmp(k.y, k.ref_y, k.in_bytes) == 0;
+            if (!par->same_message || !par->same_output) {
+                rc = cli_fail(EXIT_RUNTIME,
+                              "%s %s: the parallel codec on %u threads gave a different %s than "
+                              "the reference",
+                              cases[i].profile, cases[i].rounding, (unsigned)t,
+                              par->same_message ? "output" : "message");
+                goto out;
+            }
         }
-        st = tahq_decode(msg, len, y, (size_t)n);
-        double t3 = cli_now();
-        if (st != TAHQ_OK) {
-            rc = cli_fail(EXIT_RUNTIME, "decode failed: %s", tahq_strerror(st));
-            goto out;
-        }
-        g_sink += msg[len / 2u];
-        if (t1 - t0 < best_cpy)
-            best_cpy = t1 - t0;
-        if (t2 - t1 < best_enc)
-            best_enc = t2 - t1;
-        if (t3 - t2 < best_dec)
-            best_dec = t3 - t2;
     }
-    double gb = (double)in_bytes / 1e9;
-    double cpy = gb / best_cpy, enc = gb / best_enc, dec = gb / best_dec;
-    double bpe = (double)len * 8.0 / (double)n;
-    char txt[160];
-    cli_config_text(&cfg, txt, sizeof txt);
+
+    /* controls at the length of the 1-thread parallel encode and decode of
+     * canonical nearest (all[1]), and a long one */
+    control_result ctl_enc = {0, 0, 0, 1}, ctl_dec = ctl_enc, ctl_long = ctl_enc;
+    if (threads > 1 && n_rows > 1 && all[1].par) {
+        const double lengths[3] = {all[1].enc_s, all[1].dec_s, 0.5};
+        control_result *res[3] = {&ctl_enc, &ctl_dec, &ctl_long};
+        for (int c = 0; c < 3; c++) {
+            *res[c] = control_scaling(threads, control_iterations(lengths[c]));
+            res[c]->target_s = lengths[c];
+        }
+    }
+    for (int i = 0; i < n_rows; i++)
+        json_array_append_new(jrows, jrow(&k, &all[i]));
+    /* the parallel codec's rows against its 1-thread row and the reference */
+    for (int i = 0; i < n_rows; i++) {
+        if (!all[i].par || all[i].threads != 1)
+            continue;
+        const bench_row *ref = &all[i - 1], *a = &all[i];
+        for (int j = i; j < n_rows && all[j].c == a->c; j++) {
+            const bench_row *b = &all[j];
+            json_array_append_new(
+                jscaling,
+                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
+                          "rounding", a->c->rounding, "threads", (json_int_t)b->threads,
+                          "encode_speedup", cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
+                          cli_jnum(a->dec_s / b->dec_s), "encode_speedup_over_reference",
+                          cli_jnum(ref->enc_s / b->enc_s), "decode_speedup_over_reference",
+                          cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
+                          cli_jnum(a->cpy_s / b->cpy_s)));
+        }
+    }
+
+    const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
+    double cpy = gbps(k.in_bytes, d->cpy_s), enc = gbps(k.in_bytes, d->enc_s),
+           dec = gbps(k.in_bytes, d->dec_s);
     if (json) {
-        rc = cli_json_print(
-            stdout,
-            json_pack("{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
-                      "s:o, s:o}",
-                      "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
-                      (json_int_t)in_bytes, "message_bytes", (json_int_t)len, "bits_per_element",
-                      cli_jnum(bpe), "config", cli_jconfig(&cfg), "reps", (json_int_t)reps,
-                      "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy), "encode_gbps",
-                      cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
-                      cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy),
-                      "memcpy_s", cli_jnum(best_cpy), "encode_s", cli_jnum(best_enc),
-                      "decode_s", cli_jnum(best_dec)));
+        json_t *o = json_pack(
+            "{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+            "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
+            (json_int_t)k.in_bytes, "message_bytes", (json_int_t)d->len, "bits_per_element",
+            cli_jnum((double)d->len * 8.0 / (double)k.n), "config", cli_jconfig(&cases[0].cfg),
+            "reps", (json_int_t)reps, "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy),
+            "encode_gbps", cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
+            cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
+            cli_jnum(d->cpy_s), "encode_s", cli_jnum(d->enc_s), "decode_s", cli_jnum(d->dec_s));
+        if (o) {
+            json_object_set_new(o, "date", json_string(date));
+            json_object_set_new(o, "machine", jmachine());
+            json_object_set_new(o, "load_before", load_before);
+            load_before = NULL;
+            json_object_set_new(o, "load_after", jloadavg());
+            json_object_set_new(o, "max_threads", json_integer((json_int_t)threads));
+            json_object_set_new(o, "results", jrows);
+            json_object_set_new(o, "scaling", jscaling);
+            json_object_set_new(o, "roundtrip_memory", jmemory(&mem, &cases[0]));
+            if (threads > 1)
+                json_object_set_new(
+                    o, "thread_scaling_control",
+                    json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads,
+                              "speedup", cli_jnum(ctl_long.speedup), "long", jcontrol(&ctl_long),
+                              "encode_length", jcontrol(&ctl_enc), "decode_length",
+                              jcontrol(&ctl_dec)));
+            jrows = jscaling = NULL;
+        }
+        rc = cli_json_print(stdout, o);
     } else {
-        printf("tahq bench: LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); %s\n",
+        double l[3];
+        load_average(l);
+        printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1],
+               l[2]);
+        printf("LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); best of %u\n",
                (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               in_bytes, (double)in_bytes / 1048576.0, txt);
-        printf("single thread, best of %u runs, GB/s = 10^9 bytes of float32 per second\n",
-               (unsigned)reps);
-        printf("message: %zu bytes, %.4f bits/element\n", len, bpe);
-        printf("memcpy  %8.3f GB/s  %9.3f ms\n", cpy, best_cpy * 1e3);
-        printf("encode  %8.3f GB/s  %9.3f ms  %.4f x memcpy\n", enc, best_enc * 1e3, enc / cpy);
-        printf("decode  %8.3f GB/s  %9.3f ms  %.4f x memcpy\n", dec, best_dec * 1e3, dec / cpy);
+               k.in_bytes, (double)k.in_bytes / 1048576.0, (unsigned)reps);
+        printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
+               "the same row\n");
+        printf("%-10s %-10s %-9s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
+               "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
+        for (int i = 0; i < n_rows; i++) {
+            const bench_row *r = &all[i];
+            double c2 = gbps(k.in_bytes, r->cpy_s), e2 = gbps(k.in_bytes, r->enc_s),
+                   d2 = gbps(k.in_bytes, r->dec_s);
+            printf("%-10s %-10s %-9s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
+                   r->c->rounding, r->par ? "parallel" : "reference", (unsigned)r->threads,
+                   (double)r->len * 8.0 / (double)k.n,
+                   c2, e2, e2 / c2, d2, d2 / c2);
+        }
+        for (int i = 0; i < n_rows; i++)
+            if (all[i].par)
+                printf("%s %s: parallel codec on %u thread%s: encode %.3fx, decode %.3fx of the "
+                       "reference; message and output identical to it\n",
+                       all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
+                       all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
+                       all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
+        if (threads > 1)
+            printf("control: the same integer work on each of %u threads at once does %.3fx the "
+                   "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
+                   "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
+                   "length can gain now\n",
+                   (unsigned)threads, ctl_enc.speedup, ctl_enc.target_s * 1e3, ctl_dec.speedup,
+                   ctl_dec.target_s * 1e3, ctl_long.speedup, ctl_long.target_s * 1e3);
+        uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
+        printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
+               "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
+               (unsigned)mem.threads, mem.threads == 1 ? "" : "s",
+               (double)mem.rss_peak / 1048576.0, (double)sum / 1048576.0,
+               (double)mem.rss_peak / (double)sum, (double)mem.rss_start / 1048576.0);
     }
 out:
+    json_decref(load_before);
+    json_decref(jrows);
+    json_decref(jscaling);
     free(x);
-    free(y);
-    free(cp);
-    free(msg);
-    free(ws);
+    free(k.y);
+    free(k.cp);
+    free(k.msg);
+    free(k.ws);
+    free(k.ref_msg);
+    free(k.ref_y);
     return rc;
 }

@@ -12,6 +12,9 @@
 
 #define MAX_POS 4
 
+/* --threads of encode, decode and roundtrip (1: tahq_encode / tahq_decode). */
+static uint32_t g_threads = 1;
+
 /* The arguments of encode, decode and roundtrip: --json, the encoder and
  * shape options (one table each, shared with the other commands) and, with
  * profile non-NULL, --profile. Returns 0 to go on, or the exit status (0
@@ -21,9 +24,10 @@ static int parse_codec_args(int argc, char **argv, enc_opts *o, const char **pos
                             int *json, int *pv1, void (*help)(void), void (*pv1_help)(void))
 {
     const char *profile = NULL;
-    cli_option own[] = {CLI_FLAG("--json", json), CLI_VALUE("--profile", &profile), CLI_END};
+    cli_option own[] = {CLI_FLAG("--json", json), CLI_OPT("--threads", opt_threads, &g_threads),
+                        CLI_VALUE("--profile", &profile), CLI_END};
     if (!pv1)
-        own[1] = (cli_option)CLI_END;
+        own[2] = (cli_option)CLI_END;
     cli_option cfg[ENC_CONFIG_OPTIONS + 1], shp[SHAPE_OPTIONS + 1];
     enc_config_options(o, cfg);
     shape_options(o, shp);
@@ -35,6 +39,9 @@ static int parse_codec_args(int argc, char **argv, enc_opts *o, const char **pos
         *pv1 = 0;
         if (profile && (*pv1 = paper_v1_profile(profile)) < 0)
             return EXIT_USAGE;
+        if (*pv1 && g_threads > 1)
+            return cli_fail(EXIT_USAGE, "--threads applies to format 1 only, not to --profile "
+                                        "paper-v1");
     }
     if (rc == CLI_HELP) {
         if (pv1 && *pv1)
@@ -65,7 +72,7 @@ static int encode_or_fail(const char *what, const tahq_config *cfg, const tahq_s
     int rc = check_shape_for(what, cfg, shape);
     if (rc)
         return rc;
-    int st = run_encode(cfg, shape, x, msg, len);
+    int st = run_encode_threads(cfg, shape, x, g_threads, msg, len);
     if (st != TAHQ_OK)
         return cli_fail(EXIT_RUNTIME, "%s: encode failed: %s (%s)", what, cli_status_text(st),
                         st == CLI_ERR_NOMEM ? "malloc" : tahq_status_name(st));
@@ -83,6 +90,9 @@ static void encode_help(void)
            (unsigned)TAHQ_FORMAT_VERSION);
     enc_opts_help(stdout);
     printf("  --json                   print the result as JSON\n");
+    printf("  --threads N              split the work over N threads (1..%u; default 1);\n"
+           "                           the output is the same for every N\n",
+           (unsigned)TAHQ_JOBS_MAX);
     printf("  --profile paper-v1       the authors' headerless format instead (see\n"
            "                           tahq encode --profile paper-v1 --help)\n");
 }
@@ -169,11 +179,14 @@ static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_heade
 
 static void decode_help(void)
 {
-    printf("usage: tahq decode IN.tahq OUT [--json]\n"
+    printf("usage: tahq decode IN.tahq OUT [--threads N] [--json]\n"
            "Decompress a tahq message. OUT is a float32 .npy of shape [B, S, C], or a\n"
            "raw little-endian float32 file if OUT ends in .f32.\n"
+           "  --threads N          decode on N threads (1..%u; default 1); the output is\n"
+           "                       the same for every N\n"
            "  --profile paper-v1   the authors' headerless format: needs --shape and the\n"
-           "                       encoder's options (tahq decode --profile paper-v1 --help)\n");
+           "                       encoder's options (tahq decode --profile paper-v1 --help)\n",
+           (unsigned)TAHQ_JOBS_MAX);
 }
 
 int cmd_decode(int argc, char **argv)
@@ -203,7 +216,7 @@ int cmd_decode(int argc, char **argv)
         return rc;
     float *y;
     uint64_t n;
-    int st = run_decode(msg, len, &y, &n);
+    int st = run_decode_threads(msg, len, g_threads, &y, &n);
     free(msg);
     if (st != TAHQ_OK)
         return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s (%s)", pos[0], cli_status_text(st),
@@ -417,6 +430,10 @@ static void roundtrip_help(void)
            "element. Exits 1 if any element exceeds its bound.\n\n");
     enc_opts_help(stdout);
     printf("  --json                   print the result as JSON\n");
+    printf("  --threads N              encode and decode over N threads (1..%u; default 1);\n"
+           "                           the output is the same for every N\n",
+           (unsigned)TAHQ_JOBS_MAX);
+
 }
 
 int cmd_roundtrip(int argc, char **argv)
@@ -446,7 +463,7 @@ int cmd_roundtrip(int argc, char **argv)
     float *y = NULL;
     double *bound = NULL;
     uint64_t n = 0;
-    int st = run_decode(msg, len, &y, &n);
+    int st = run_decode_threads(msg, len, g_threads, &y, &n);
     if (st == TAHQ_OK && n != t.count)
         st = TAHQ_ERR_SHAPE;
     if (st == TAHQ_OK)

@@ -248,13 +248,20 @@ int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *s
 int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                uint8_t **msg, size_t *len)
 {
+    return run_encode_threads(cfg, shape, x, 1, msg, len);
+}
+
+int run_encode_threads(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                       uint32_t threads, uint8_t **msg, size_t *len)
+{
     *msg = NULL;
     *len = 0;
     size_t cap = 0, wsz = 0;
     tahq_status st = tahq_encode_bound(cfg, shape, &cap);
     if (st != TAHQ_OK)
         return st;
-    st = tahq_encode_workspace_size(cfg, shape, &wsz);
+    st = threads > 1 ? tahq_encode_parallel_workspace_size(cfg, shape, threads, &wsz)
+                     : tahq_encode_workspace_size(cfg, shape, &wsz);
     if (st != TAHQ_OK)
         return st;
     void *ws = NULL;
@@ -268,7 +275,13 @@ int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
         free(ws);
         return CLI_ERR_NOMEM;
     }
-    st = tahq_encode(cfg, shape, x, ws, wsz, out, cap, len);
+    if (threads > 1) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        st = tahq_encode_parallel(cfg, shape, x, ws, wsz, out, cap, len, &par);
+    } else {
+        st = tahq_encode(cfg, shape, x, ws, wsz, out, cap, len);
+    }
     free(ws);
     if (st != TAHQ_OK) {
         free(out);
@@ -280,6 +293,12 @@ int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
 }
 
 int run_decode(const uint8_t *msg, size_t len, float **out, uint64_t *count)
+{
+    return run_decode_threads(msg, len, 1, out, count);
+}
+
+int run_decode_threads(const uint8_t *msg, size_t len, uint32_t threads, float **out,
+                       uint64_t *count)
 {
     *out = NULL;
     *count = 0;
@@ -293,7 +312,13 @@ int run_decode(const uint8_t *msg, size_t len, float **out, uint64_t *count)
     float *y = malloc(n ? (size_t)n * sizeof(float) : 1u);
     if (!y)
         return CLI_ERR_NOMEM;
-    st = tahq_decode(msg, len, y, (size_t)n);
+    if (threads > 1) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, threads);
+        st = tahq_decode_parallel(msg, len, y, (size_t)n, &par);
+    } else {
+        st = tahq_decode(msg, len, y, (size_t)n);
+    }
     if (st != TAHQ_OK) {
         free(y);
         return st;
@@ -405,4 +430,14 @@ int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const
     }
     free(info);
     return TAHQ_OK;
+}
+
+int opt_threads(const cli_option *opt, const char *v)
+{
+    uint32_t *t = opt->dst;
+    if (cli_parse_u32(v, TAHQ_JOBS_MAX, t) != 0 || *t == 0)
+        return cli_fail(EXIT_USAGE, "invalid value '%s' for --threads (need 1..%u)", v,
+                        (unsigned)TAHQ_JOBS_MAX),
+               -1;
+    return 0;
 }

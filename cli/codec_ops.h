@@ -10,6 +10,7 @@
 
 #include "npy.h"
 #include "tahq.h"
+#include "tahq_parallel.h"
 
 #include "util.h"
 
@@ -45,8 +46,17 @@ int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *s
  * from tahq_encode_workspace_size). Returns a tahq_status or CLI_ERR_NOMEM. */
 int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                uint8_t **msg, size_t *len);
+/* The same with the work split into `threads` parts on as many threads
+ * (tahq_encode_parallel; the same message bytes); threads <= 1: tahq_encode. */
+int run_encode_threads(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                       uint32_t threads, uint8_t **msg, size_t *len);
 /* Decode into a malloc'd float array of count values (B*S*C of the header). */
 int run_decode(const uint8_t *msg, size_t len, float **out, uint64_t *count);
+/* The same on `threads` threads (tahq_decode_parallel; the same values). */
+int run_decode_threads(const uint8_t *msg, size_t len, uint32_t threads, float **out,
+                       uint64_t *count);
+/* --threads N (1..TAHQ_JOBS_MAX) into the uint32_t at opt->dst. */
+int opt_threads(const cli_option *opt, const char *v);
 /* Error bounds into a malloc'd double array. */
 int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound);
 

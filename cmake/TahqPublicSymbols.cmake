@@ -1,7 +1,8 @@
 # The public headers, one audience each (include/tahq.h says which).
 set(TAHQ_PUBLIC_HEADERS ${CMAKE_CURRENT_LIST_DIR}/../include/tahq.h
     ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_spec.h
-    ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_paper_v1.h)
+    ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_paper_v1.h
+    ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_parallel.h)
 
 # tahq_public_symbols(VAR HEADER...): the function names the public headers
 # declare, sorted. A declaration starts in column 0 with its return type and

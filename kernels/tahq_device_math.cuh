@@ -8,7 +8,8 @@
  *   log2 (2.3)                     ref/entropy.c (log2_core)
  *   Philox4x32-10 (2.4)            ref/rng.c
  *   order keys for min/max (5.3)   ref/quant.c
- *   CRC-32C (2.6) + GF(2) algebra  ref/format.c (table), zlib-style combine
+ *   CRC-32C (2.6) + GF(2) algebra  ref/format.c (table); the combine algebra is
+ *                                  common/tahq_crc_gf2.h, shared with cpu/parallel.c
  *   low(n) (4.2), layout (8.2)     ref/format.c
  *
  * Every function here is pure integer or basic binary32 arithmetic in the
@@ -26,6 +27,7 @@
 
 #include "tahq.h"
 #include "tahq_spec.h"
+#include "../common/tahq_crc_gf2.h"
 
 #if defined(__CUDACC__)
 #define TQ_HD __host__ __device__ __forceinline__
@@ -385,74 +387,31 @@ TQ_HD int32_t tq_round_half_even_signed(float t)
 }
 
 /* ---- CRC-32C (SPEC 2.6) and GF(2) algebra ---------------------------------------- *
- * Reflected representation (zlib's crc32_combine): bit 31 is the coefficient of
- * x^0. raw(s, M) is the CRC register after M starting from register s, without
- * the final xor; CRC-32C(M) = ~raw(~0, M). raw is linear:
- *   raw(s, A || B) = mulmod(raw(s, A), x^(8|B|)) ^ raw(0, B),
- *   raw(0, 0^m || B) = raw(0, B)   (leading zero bytes change nothing). */
-#define TQ_CRC_POLY 0x82F63B78u
+ * The algebra is shared with the CPU's multi-threaded codec: common/tahq_crc_gf2.h
+ * (reflected representation, as zlib's crc32_combine; raw(s, M) is the CRC
+ * register after M starting from register s, without the final xor). The tq_
+ * names below are the kernels' spelling of it. */
+#define TQ_CRC_POLY TAHQ_CRC32C_POLY
 
 /* Table entry for byte v (the same values as ref/format.c's table). */
-TQ_HD uint32_t tq_crc_table_entry(uint32_t v)
-{
-    uint32_t c = v;
-    for (int k = 0; k < 8; k++)
-        c = (c >> 1) ^ (TQ_CRC_POLY & (0u - (c & 1u)));
-    return c;
-}
+TQ_HD uint32_t tq_crc_table_entry(uint32_t v) { return tahq_gf2_crc_table_entry(v); }
 
 /* a * b mod P */
-TQ_HD uint32_t tq_gf2_mulmod(uint32_t a, uint32_t b)
-{
-    uint32_t p = 0u;
-    for (int i = 0; i < 32; i++) {
-        p ^= b & (0u - ((a >> 31) & 1u));
-        a <<= 1;
-        b = (b >> 1) ^ (TQ_CRC_POLY & (0u - (b & 1u)));
-    }
-    return p;
-}
+TQ_HD uint32_t tq_gf2_mulmod(uint32_t a, uint32_t b) { return tahq_gf2_mulmod(a, b); }
 
-/* x^n mod P (n up to 2^64 - 1) by square-and-multiply. */
-TQ_HD uint32_t tq_gf2_xpow(uint64_t n)
-{
-    uint32_t result = 0x80000000u; /* x^0 */
-    uint32_t sq = 0x40000000u;     /* x^1 */
-    while (n) {
-        if (n & 1u)
-            result = tq_gf2_mulmod(result, sq);
-        sq = tq_gf2_mulmod(sq, sq);
-        n >>= 1;
-    }
-    return result;
-}
+/* x^n mod P (n up to 2^64 - 1) */
+TQ_HD uint32_t tq_gf2_xpow(uint64_t n) { return tahq_gf2_xpow(n); }
 
-/* x^-1 mod P: x * ((P(x) - 1) / x) = 1, i.e. (POLY << 1) | 1 reflected. */
-TQ_HD uint32_t tq_gf2_xinv(void) { return (TQ_CRC_POLY << 1) | 1u; }
+/* x^-1 mod P */
+TQ_HD uint32_t tq_gf2_xinv(void) { return tahq_gf2_xinv(); }
 
 /* x^(-n) mod P */
-TQ_HD uint32_t tq_gf2_xpow_inv(uint64_t n)
-{
-    uint32_t result = 0x80000000u;
-    uint32_t sq = tq_gf2_xinv();
-    while (n) {
-        if (n & 1u)
-            result = tq_gf2_mulmod(result, sq);
-        sq = tq_gf2_mulmod(sq, sq);
-        n >>= 1;
-    }
-    return result;
-}
+TQ_HD uint32_t tq_gf2_xpow_inv(uint64_t n) { return tahq_gf2_xpow_inv(n); }
 
 /* raw CRC register update over n bytes, bytewise. */
 TQ_HD uint32_t tq_crc_raw_bytes(uint32_t c, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++)
-            c = (c >> 1) ^ (TQ_CRC_POLY & (0u - (c & 1u)));
-    }
-    return c;
+    return tahq_gf2_crc_raw_bytes(c, p, n);
 }
 
 /* ---- SPEC 4.2 and 8.2 ------------------------------------------------------------ */

@@ -57,6 +57,14 @@ vg 0 encode x.npy xs.tahq --tile 32 --bits 4/2 --alloc tile --tau 0 --rounding s
 vg 0 encode x.npy xf.tahq --tile 128 --alloc none --tau inf --meta fp32 --json
 vg 0 decode x.tahq y.npy
 vg 0 decode xs.tahq y.f32
+# the parallel codec (cpu/): threads, fast paths, parked pivots, CRC in parts
+vg 0 encode x.npy xp.tahq --threads 3
+vg 0 encode x.npy xsp.tahq --tile 32 --bits 4/2 --alloc tile --tau 0 --rounding stochastic \
+  --seed 7 --meta bf16 --threads 2
+cmp -s x.tahq xp.tahq || { echo "valgrind: encode --threads 3 gave another message" >&2; exit 1; }
+cmp -s xs.tahq xsp.tahq || { echo "valgrind: encode --threads 2 gave another message" >&2; exit 1; }
+vg 0 decode xs.tahq yp.f32 --threads 2
+cmp -s y.f32 yp.f32 || { echo "valgrind: decode --threads 2 gave other values" >&2; exit 1; }
 vg 0 inspect x.tahq --tiles
 vg 0 inspect xs.tahq --json
 vg 0 roundtrip x.npy

@@ -183,6 +183,10 @@ def source_lists(root):
         rtxt = f.read()
     ref = [os.path.basename(s) for s in
            cmake_list(rtxt, r"set\(TAHQ_REF_SOURCES(.*?)CACHE") if s.endswith(".c")]
+    # libtahq's sources outside ref/ (cpu/: the parallel codec), built on
+    # ref/internal.h: never mutated, recompiled against a mutated header
+    cpu = [os.path.basename(s) for s in
+           cmake_list(rtxt, r"set\(TAHQ_CPU_SOURCES(.*?)CACHE") if s.endswith(".c")]
     with open(os.path.join(root, "cli", "CMakeLists.txt")) as f:
         ctxt = f.read()
     cli = []
@@ -191,7 +195,7 @@ def source_lists(root):
     for m in re.finditer(r"target_sources\(tahq_cli PRIVATE([^)]*)\)", ctxt):
         cli += m.group(1).split()
     cli = [s for s in cli if s.endswith(".c")]
-    return ref, cli
+    return ref, cpu, cli
 
 
 def project_version(root):
@@ -227,7 +231,7 @@ def jansson_libs():
 class Builder:
     def __init__(self, root, work, cc, jobs):
         self.root, self.work, self.cc, self.jobs = root, work, cc, jobs
-        self.ref_src, self.cli_src = source_lists(root)
+        self.ref_src, self.cpu_src, self.cli_src = source_lists(root)
         self.gen = os.path.join(work, "gen")
         os.makedirs(self.gen, exist_ok=True)
         major, minor, patch = project_version(root)
@@ -271,7 +275,11 @@ class Builder:
         ref_h = [os.path.join(ref_dir, f) for f in os.listdir(ref_dir) if f.endswith(".h")]
         cli_dir = os.path.join(self.root, "cli")
         cli_all = [os.path.join(cli_dir, f) for f in os.listdir(cli_dir) if f.endswith((".c", ".h"))]
-        key = self._digest(headers + ref_h + cli_all +
+        cpu_dir = os.path.join(self.root, "cpu")
+        cpu_all = [os.path.join(cpu_dir, f) for f in os.listdir(cpu_dir) if f.endswith((".c", ".h"))]
+        common_dir = os.path.join(self.root, "common")
+        common_h = [os.path.join(common_dir, f) for f in os.listdir(common_dir) if f.endswith(".h")]
+        key = self._digest(headers + ref_h + cli_all + cpu_all + common_h +
                            [os.path.join(ref_dir, s) for s in self.ref_src],
                            " ".join(CFLAGS) + self.cc)
         d = os.path.join(self.work, "base-" + key)
@@ -282,6 +290,7 @@ class Builder:
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(os.path.join(d, "cli"))
         os.makedirs(os.path.join(d, "ref"))
+        os.makedirs(os.path.join(d, "cpu"))
         plots = os.path.join(self.root, "plots")
         jobs = []
         for s in self.cli_src:
@@ -291,12 +300,18 @@ class Builder:
         for s in self.ref_src:
             jobs.append((self.cc, os.path.join(ref_dir, s), os.path.join(d, "ref", s[:-2] + ".o"),
                          self._incs(ref_dir)))
+        for s in self.cpu_src:
+            jobs.append((self.cc, os.path.join(cpu_dir, s), os.path.join(d, "cpu", s[:-2] + ".o"),
+                         self._incs(ref_dir)))
         self._parallel(jobs)
         open(stamp, "w").close()
 
-    def link(self, out, ref_objs):
+    def link(self, out, ref_objs, cpu_objs=None):
         cli_objs = [os.path.join(self.base, "cli", s[:-2] + ".o") for s in self.cli_src]
-        cmd = [self.cc, "-o", out] + cli_objs + ref_objs + jansson_libs() + ["-lm", "-lpthread"]
+        if cpu_objs is None:
+            cpu_objs = [os.path.join(self.base, "cpu", s[:-2] + ".o") for s in self.cpu_src]
+        cmd = ([self.cc, "-o", out] + cli_objs + ref_objs + cpu_objs + jansson_libs() +
+               ["-lm", "-lpthread"])
         rc, o = run(cmd)
         if rc != 0:
             raise CatalogueError(f"link failed: {' '.join(cmd)}\n{o[-3000:]}")
@@ -333,12 +348,19 @@ class Builder:
             objs.append(o)
         if not header and rel not in self.ref_src:
             raise CatalogueError(f"mutant {m['id']}: {rel} is not a libtahq source")
+        cpu_objs = None
+        if header:  # cpu/ includes ref/internal.h: rebuilt against the mutated copy
+            cpu_objs = []
+            for s in self.cpu_src:
+                o = os.path.join(d, "cpu_" + s[:-2] + ".o")
+                jobs.append((self.cc, os.path.join(self.root, "cpu", s), o, self._incs(refcopy)))
+                cpu_objs.append(o)
         try:
             self._parallel(jobs)
         except CatalogueError as e:
             raise CatalogueError(f"mutant {m['id']} does not compile (catalogue error): {e}")
         exe = os.path.join(d, "tahq")
-        self.link(exe, objs)
+        self.link(exe, objs, cpu_objs)
         return exe
 
 

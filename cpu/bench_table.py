@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""bench_table.py - the before/after table of cpu/README.md from `tahq bench --json` runs.
+
+usage: bench_table.py BEFORE.json... -- AFTER.json...
+
+Each file is the JSON of one `tahq bench --json` run (for example made by
+cpu/measure.sh). For every row (profile, rounding, codec, threads) the table
+gives min / median / max over the runs of encode and decode GB/s and of their
+ratio to the memcpy timed in the same run and row, and for the parallel
+codec the speedup of T threads over 1 thread (the bench's "scaling" entries).
+Prints Markdown on stdout.
+"""
+import json
+import statistics
+import sys
+
+
+def load(paths):
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            runs.append(json.load(f))
+    return runs
+
+
+def key(r):
+    return (r["profile"], r["rounding"], r.get("codec", "reference"), r["threads"])
+
+
+def spread(values):
+    if not values:
+        return "-"
+    v = sorted(values)
+    return "%.3f / %.3f / %.3f" % (v[0], statistics.median(v), v[-1])
+
+
+def rows_of(runs):
+    table = {}
+    order = []
+    for d in runs:
+        for r in d["results"]:
+            k = key(r)
+            if k not in table:
+                table[k] = {"enc": [], "dec": [], "encx": [], "decx": [], "cpy": []}
+                order.append(k)
+            t = table[k]
+            t["enc"].append(r["encode_gbps"])
+            t["dec"].append(r["decode_gbps"])
+            t["encx"].append(r["encode_over_memcpy"])
+            t["decx"].append(r["decode_over_memcpy"])
+            t["cpy"].append(r["memcpy_gbps"])
+    return order, table
+
+
+def print_table(title, runs):
+    print("### %s (%d runs)" % (title, len(runs)))
+    print()
+    for d in runs:
+        print("- %s, %s, %s; load before %s, after %s; shape %s" % (
+            d.get("date", "?"), d.get("machine", {}).get("cpu_model", "?"),
+            d.get("machine", {}).get("release", "?"), d.get("load_before"),
+            d.get("load_after"), d.get("shape")))
+    print()
+    print("| profile | rounding | codec | threads | memcpy GB/s | encode GB/s | encode x memcpy "
+          "| decode GB/s | decode x memcpy |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    order, table = rows_of(runs)
+    for k in order:
+        t = table[k]
+        print("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], k[2], k[3], spread(t["cpy"]), spread(t["enc"]), spread(t["encx"]),
+            spread(t["dec"]), spread(t["decx"])))
+    scal = {}
+    for d in runs:
+        for s in d.get("scaling", []):
+            if s["threads"] == 1:
+                continue
+            k = (s["profile"], s["rounding"], s["threads"])
+            scal.setdefault(k, {"enc": [], "dec": []})
+            scal[k]["enc"].append(s["encode_speedup"])
+            scal[k]["dec"].append(s["decode_speedup"])
+    ctls = [d["thread_scaling_control"] for d in runs if "thread_scaling_control" in d]
+    if scal:
+        print()
+        if ctls:
+            parts = []
+            for name, what in (("encode_length", "as long as the encode"),
+                               ("decode_length", "as long as the decode"), ("long", "0.5 s")):
+                v = [c[name]["speedup"] for c in ctls if name in c]
+                if v:
+                    parts.append("%s %s" % (what, spread(v)))
+            if not parts:
+                parts = ["%s" % spread([c["speedup"] for c in ctls])]
+            print("Control (the same integer work on 1 and on %d threads at once, in the same "
+                  "runs), speedup: %s." % (ctls[-1]["threads"], "; ".join(parts)))
+            print()
+        print("| profile | rounding | threads | encode speedup over 1 thread | decode speedup "
+              "over 1 thread |")
+        print("|---|---|---|---|---|")
+        for k, v in scal.items():
+            print("| %s | %s | %d | %s | %s |" % (k[0], k[1], k[2], spread(v["enc"]),
+                                                 spread(v["dec"])))
+    mem = [d["roundtrip_memory"] for d in runs if "roundtrip_memory" in d]
+    if mem:
+        m = mem[-1]
+        print()
+        print("Round trip (%s %s, %d thread(s)): peak RSS %.1f MiB, input + message + output "
+              "%.1f MiB, ratio %s (min / median / max over the runs)." % (
+                  m["profile"], m["rounding"], m["threads"], m["peak_rss_bytes"] / 2**20,
+                  m["input_message_output_bytes"] / 2**20,
+                  spread([x["peak_over_input_message_output"] for x in mem])))
+    print()
+
+
+def main(argv):
+    if "--" not in argv:
+        sys.stderr.write(__doc__)
+        return 2
+    cut = argv.index("--")
+    before, after = argv[1:cut], argv[cut + 1:]
+    if not before or not after:
+        sys.stderr.write(__doc__)
+        return 2
+    print_table("Before", load(before))
+    print_table("After", load(after))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

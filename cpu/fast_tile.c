@@ -1,0 +1,390 @@
+/* fast_tile.c - per-tile fast paths (cpu/fast_tile.h).
+ *
+ * Codes of one tile (SPEC §8.3): each group of 8 b-bit codes fills exactly b
+ * bytes, code j of the group at bits j*b of the little-endian group. BMI2's
+ * PDEP spreads such a group into 8 bytes (code j in byte j) and PEXT packs it
+ * back: one instruction per group instead of the reference's SWAR steps.
+ * The decode converts the 8 codes to float (exact: q < 256) and computes
+ * zero + q * scale as two rounded binary32 operations in that order, the
+ * reference's expression (no FMA: the target below does not enable it and
+ * the project compiles with -ffp-contract=off). fp16 metadata is widened
+ * with F16C (exact for every finite binary16, which is all a validated
+ * message holds). */
+#include <string.h>
+
+#include "fast_tile.h"
+#include "internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
+#define TAHQ_FAST_X86 1
+#include <immintrin.h>
+#endif
+
+#ifdef TAHQ_FAST_X86
+
+#define FAST_TARGET __attribute__((target("avx2,bmi2,f16c")))
+
+/* -1 until the first call; atomic, since the parallel codec's threads ask */
+static int fast_ok = -1;
+
+static int fast_check(void)
+{
+    int ok = __atomic_load_n(&fast_ok, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+             __builtin_cpu_supports("f16c");
+        __atomic_store_n(&fast_ok, ok, __ATOMIC_RELAXED);
+    }
+    return ok;
+}
+
+/* 0x01 repeated in each byte times 2^b - 1: the b low bits of every byte. */
+#define BYTE_MASK(b) (UINT64_C(0x0101010101010101) * ((1u << (b)) - 1u))
+
+static inline FAST_TARGET void pack_width(uint8_t *dst, const uint8_t *codes, uint32_t tile,
+                                          const uint32_t b)
+{
+    for (uint32_t g = 0; g < tile; g += 8, dst += b) {
+        uint64_t u;
+        memcpy(&u, codes + g, 8);
+        uint64_t w = _pext_u64(u, BYTE_MASK(b));
+        memcpy(dst, &w, b); /* little-endian: the b low bytes */
+    }
+}
+
+static FAST_TARGET void pack_avx(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
+{
+    switch (b) {
+    case 1: pack_width(dst, codes, tile, 1); break;
+    case 2: pack_width(dst, codes, tile, 2); break;
+    case 3: pack_width(dst, codes, tile, 3); break;
+    case 4: pack_width(dst, codes, tile, 4); break;
+    case 5: pack_width(dst, codes, tile, 5); break;
+    case 6: pack_width(dst, codes, tile, 6); break;
+    case 7: pack_width(dst, codes, tile, 7); break;
+    default: memcpy(dst, codes, tile); break; /* 8 bits: the bytes themselves */
+    }
+}
+
+static inline FAST_TARGET void decode_width(const uint8_t *src, uint32_t tile, const uint32_t b,
+                                            __m256 z, __m256 s, float *out)
+{
+    for (uint32_t g = 0; g < tile; g += 8, src += b) {
+        uint64_t w = 0;
+        memcpy(&w, src, b); /* only the group's b bytes: never past the message */
+        uint64_t u = b == 8 ? w : _pdep_u64(w, BYTE_MASK(b));
+        __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)u)));
+        _mm256_storeu_ps(out + g, _mm256_add_ps(z, _mm256_mul_ps(q, s)));
+    }
+}
+
+/* One FWHT stage h < 8 inside an 8-lane vector (SPEC §5.2 step 2): lanes
+ * with i & h = 0 get v[i] + v[i+h], the others v[i-h] - v[i]: the same
+ * operands in the same order as the scalar butterfly (a + b, a - b). */
+static inline FAST_TARGET __m256 stage1(__m256 v)
+{
+    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
+}
+static inline FAST_TARGET __m256 stage2(__m256 v)
+{
+    __m256 p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
+}
+static inline FAST_TARGET __m256 stage4(__m256 v)
+{
+    __m256 p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
+}
+
+/* SPEC §5.2 inverse with the decoder's NaN rule, on a tile of G <= 256
+ * values held in registers: FWHT stages h = 1, 2, 4 (in-vector), 8 .. G/2
+ * (across vectors), times 2^-floor(k/2), canonical NaNs, then the pivot
+ * swap. */
+static inline __attribute__((always_inline)) FAST_TARGET void inverse_regs(float *x, const uint32_t n, uint32_t pivot,
+                                            float factor)
+{
+    __m256 r[TAHQ_TILE_MAX / 8];
+    for (uint32_t i = 0; i < n; i++)
+        r[i] = stage4(stage2(stage1(_mm256_loadu_ps(x + 8 * i))));
+    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h in vectors of 8 */
+        for (uint32_t i = 0; i < n; i += 2 * h)
+            for (uint32_t j = i; j < i + h; j++) {
+                __m256 a = r[j], b = r[j + h];
+                r[j] = _mm256_add_ps(a, b);
+                r[j + h] = _mm256_sub_ps(a, b);
+            }
+    const __m256 f = _mm256_set1_ps(factor);
+    const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
+    for (uint32_t i = 0; i < n; i++) {
+        __m256 v = _mm256_mul_ps(r[i], f);
+        _mm256_storeu_ps(x + 8 * i, _mm256_blendv_ps(v, canon, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    float t = x[0];
+    x[0] = x[pivot];
+    x[pivot] = t;
+}
+
+/* One copy per tile size, so that the loops unroll and r stays in registers. */
+static FAST_TARGET void inverse_avx(float *x, uint32_t G, uint32_t pivot, float factor)
+{
+    switch (G) {
+    case 8: inverse_regs(x, 1, pivot, factor); break;
+    case 16: inverse_regs(x, 2, pivot, factor); break;
+    case 32: inverse_regs(x, 4, pivot, factor); break;
+    case 64: inverse_regs(x, 8, pivot, factor); break;
+    case 128: inverse_regs(x, 16, pivot, factor); break;
+    default: inverse_regs(x, 32, pivot, factor); break;
+    }
+}
+
+static inline FAST_TARGET float meta_avx(tahq_meta meta, uint32_t bits)
+{
+    switch (meta) {
+    case TAHQ_META_FP32: return tahq_float_of(bits);
+    case TAHQ_META_BF16: return tahq_float_of(bits << 16);
+    default: return _cvtsh_ss((unsigned short)bits);
+    }
+}
+
+static FAST_TARGET void decode_avx(const uint8_t *src, uint32_t tile, uint32_t b, float zero,
+                                   float scale, float *out)
+{
+    const __m256 z = _mm256_set1_ps(zero), s = _mm256_set1_ps(scale);
+    switch (b) {
+    case 1: decode_width(src, tile, 1, z, s, out); break;
+    case 2: decode_width(src, tile, 2, z, s, out); break;
+    case 3: decode_width(src, tile, 3, z, s, out); break;
+    case 4: decode_width(src, tile, 4, z, s, out); break;
+    case 5: decode_width(src, tile, 5, z, s, out); break;
+    case 6: decode_width(src, tile, 6, z, s, out); break;
+    case 7: decode_width(src, tile, 7, z, s, out); break;
+    default: decode_width(src, tile, 8, z, s, out); break;
+    }
+}
+
+/* Philox4x32-10 (SPEC §2.4) of 8 consecutive blocks at once, structure of
+ * arrays: lane j of c0..c3 is the counter, then the output, of block
+ * block0 + j. The 32x32-bit products: PMULUDQ on the even lanes and on the
+ * odd lanes shifted down, the high and low halves blended back. */
+static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t key1, __m256i *o0,
+                                       __m256i *o1, __m256i *o2, __m256i *o3)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    /* block0 + j for j < 8: the low word may carry into the high word */
+    const __m256i lo0 = _mm256_set1_epi32((int)(uint32_t)block0);
+    __m256i c0 = _mm256_add_epi32(lo0, lane);
+    /* carry where the sum wrapped: unsigned c0 < lo0 */
+    const __m256i bias = _mm256_set1_epi32((int)0x80000000u);
+    __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(lo0, bias), _mm256_xor_si256(c0, bias));
+    __m256i c1 = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
+    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    const __m256i m0 = _mm256_set1_epi32((int)0xD2511F53u), m1 = _mm256_set1_epi32((int)0xCD9E8D57u);
+    uint32_t k0 = key0, k1 = key1;
+    for (int round = 0; round < 10; round++) {
+        __m256i p0e = _mm256_mul_epu32(c0, m0);
+        __m256i p0o = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
+        __m256i p1e = _mm256_mul_epu32(c2, m1);
+        __m256i p1o = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
+        __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(p0e, 32), p0o, 0xAA);
+        __m256i lo0w = _mm256_blend_epi32(p0e, _mm256_slli_epi64(p0o, 32), 0xAA);
+        __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(p1e, 32), p1o, 0xAA);
+        __m256i lo1w = _mm256_blend_epi32(p1e, _mm256_slli_epi64(p1o, 32), 0xAA);
+        __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
+        __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
+        c0 = n0;
+        c1 = lo1w;
+        c2 = n2;
+        c3 = lo0w;
+        k0 += 0x9E3779B9u; /* mod 2^32 */
+        k1 += 0xBB67AE85u;
+    }
+    *o0 = c0;
+    *o1 = c1;
+    *o2 = c2;
+    *o3 = c3;
+}
+
+/* 8 codes of SPEC §5.3's stochastic rounding from the 8 values at v and
+ * their 8 random words, in the reference's operations:
+ * t = (v - z) / s, f0 = trunc(t), phi = t - f0, rho = (w >> 8) * 2^-24,
+ * q = f0 + (rho < phi), min(q, L). */
+static inline FAST_TARGET void stochastic8(const float *v, __m256 z, __m256 s, __m256i levels,
+                                           __m256i w, uint8_t *codes)
+{
+    __m256 t = _mm256_div_ps(_mm256_sub_ps(_mm256_loadu_ps(v), z), s);
+    __m256i q0 = _mm256_cvttps_epi32(t); /* 0 <= t <= L < 256 */
+    __m256 phi = _mm256_sub_ps(t, _mm256_cvtepi32_ps(q0));
+    __m256 rho = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(w, 8)),
+                               _mm256_set1_ps(0x1p-24f));
+    __m256i up = _mm256_castps_si256(_mm256_cmp_ps(rho, phi, _CMP_LT_OQ)); /* all ones: +1 */
+    __m256i q = _mm256_min_epu32(_mm256_sub_epi32(q0, up), levels);
+    __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)(void *)codes, _mm_packus_epi16(q16, q16));
+}
+
+static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, float zero, float scale,
+                                             uint32_t levels, uint64_t seed, uint64_t elem0,
+                                             uint8_t *codes)
+{
+    const __m256 z = _mm256_set1_ps(zero), s = _mm256_set1_ps(scale);
+    const __m256i lv = _mm256_set1_epi32((int)levels);
+    const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
+    /* elem0 is a multiple of the tile (>= 8), so the tile starts a block */
+    for (uint32_t i = 0; i < tile; i += 32) {
+        __m256i c0, c1, c2, c3;
+        philox8((elem0 + i) >> 2, key0, key1, &c0, &c1, &c2, &c3);
+        /* 4 x 8 transpose: words of elements i .. i+31 in element order */
+        __m256i a = _mm256_unpacklo_epi32(c0, c1), b = _mm256_unpackhi_epi32(c0, c1);
+        __m256i c = _mm256_unpacklo_epi32(c2, c3), d = _mm256_unpackhi_epi32(c2, c3);
+        __m256i e = _mm256_unpacklo_epi64(a, c), f = _mm256_unpackhi_epi64(a, c);
+        __m256i g = _mm256_unpacklo_epi64(b, d), h = _mm256_unpackhi_epi64(b, d);
+        __m256i w[4] = {_mm256_permute2x128_si256(e, f, 0x20), _mm256_permute2x128_si256(g, h, 0x20),
+                        _mm256_permute2x128_si256(e, f, 0x31), _mm256_permute2x128_si256(g, h, 0x31)};
+        for (uint32_t m = 0; m < 4 && i + 8 * m < tile; m++)
+            stochastic8(v + i + 8 * m, z, s, lv, w[m], codes + i + 8 * m);
+    }
+}
+
+/* SPEC §1 rule 6 on n values (a multiple of 8): NaN lanes (unordered with
+ * themselves) become 0x7FC00000, every other lane keeps its bits. */
+static FAST_TARGET void canonical_nans_avx(float *x, uint32_t n)
+{
+    const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
+    for (uint32_t i = 0; i < n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+        _mm256_storeu_ps(x + i, _mm256_blendv_ps(v, canon, nan));
+    }
+}
+
+int tahq_fast_tile_active(void)
+{
+    return fast_check();
+}
+
+void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
+{
+    if (fast_check())
+        pack_avx(dst, codes, tile, b);
+    else
+        tahq_pack_tile(dst, codes, tile, b);
+}
+
+static FAST_TARGET void decode_meta_avx(const uint8_t *src, uint32_t tile, uint32_t b,
+                                        tahq_meta meta, uint32_t zero_bits, uint32_t scale_bits,
+                                        float *out)
+{
+    decode_avx(src, tile, b, meta_avx(meta, zero_bits), meta_avx(meta, scale_bits), out);
+}
+
+void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
+                                uint32_t zero_bits, uint32_t scale_bits, float *out)
+{
+    if (fast_check()) {
+        decode_meta_avx(src, tile, b, meta, zero_bits, scale_bits, out);
+    } else {
+        uint8_t codes[TAHQ_TILE_MAX];
+        tahq_unpack_tile(src, codes, tile, b);
+        tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
+                             tahq_meta_value(meta, scale_bits), out);
+    }
+}
+
+void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
+                           float *out)
+{
+    if (fast_check()) {
+        decode_avx(src, tile, b, zero, scale, out);
+    } else {
+        uint8_t codes[TAHQ_TILE_MAX];
+        tahq_unpack_tile(src, codes, tile, b);
+        tahq_dequantize_tile(codes, tile, zero, scale, out);
+    }
+}
+
+int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
+                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
+{
+    if (!fast_check())
+        return 0;
+    codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
+    return 1;
+}
+
+void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
+{
+    if (fast_check()) {
+        const uint32_t k = tahq_tile_log2(tile);
+        inverse_avx(x, tile, pivot, tahq_float_of((127u - k / 2u) << 23));
+        return;
+    }
+    tahq_hadamard_inverse(x, tile, pivot);
+    for (uint32_t i = 0; i < tile; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
+void tahq_fast_canonical_nans(float *x, uint32_t n)
+{
+    if (fast_check() && n % 8u == 0) {
+        canonical_nans_avx(x, n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
+
+#else /* the reference functions */
+
+int tahq_fast_tile_active(void)
+{
+    return 0;
+}
+
+void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
+{
+    tahq_pack_tile(dst, codes, tile, b);
+}
+
+void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
+                           float *out)
+{
+    uint8_t codes[TAHQ_TILE_MAX];
+    tahq_unpack_tile(src, codes, tile, b);
+    tahq_dequantize_tile(codes, tile, zero, scale, out);
+}
+
+int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
+                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
+{
+    (void)v, (void)tile, (void)zero, (void)scale, (void)levels, (void)seed, (void)elem0,
+        (void)codes;
+    return 0;
+}
+
+void tahq_fast_canonical_nans(float *x, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
+void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
+{
+    tahq_hadamard_inverse(x, tile, pivot);
+    for (uint32_t i = 0; i < tile; i++)
+        x[i] = tahq_canonical_nan(x[i]);
+}
+
+void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
+                                uint32_t zero_bits, uint32_t scale_bits, float *out)
+{
+    uint8_t codes[TAHQ_TILE_MAX];
+    tahq_unpack_tile(src, codes, tile, b);
+    tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
+                         tahq_meta_value(meta, scale_bits), out);
+}
+
+
+#endif

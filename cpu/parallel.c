@@ -1,0 +1,786 @@
+/* parallel.c - multi-threaded encode and decode (include/tahq_parallel.h).
+ *
+ * Built from the per-unit and per-tile functions of the reference (ref/):
+ * this file only divides the work. Every value of the message is a function
+ * of its unit or tile alone (SPEC §4, §5), and every field's position in the
+ * payload is fixed by the precision map (SPEC §8.2), except the pivots, which
+ * come last. So the encode runs in phases, each split into parts that write
+ * disjoint bytes:
+ *   A  rows:   the input check (first bad element, SPEC §3.2) and the entropy
+ *              of every unit (SPEC §4.1) into the workspace;
+ *   B  groups: the ranking of each allocation group and its map bits (§4.2);
+ *              parts start at a multiple of 8 groups, so on a map byte;
+ *   C  tiles:  gate, transform, quantization, metadata, codes, gate flag of
+ *              every tile (§5); parts start at a multiple of 8 tiles, so the
+ *              flag bytes are disjoint; a part's pivots are parked one after
+ *              the other from bit t0*k, t0 its first tile (a byte boundary,
+ *              and inside the message bound, which has room for a pivot per
+ *              tile);
+ *   D  serial: the parked pivots moved down to their place (n_flagged before
+ *              the part, times k), the bits after them cleared;
+ *   E  bytes:  the CRC-32C of each part of the payload, joined with the
+ *              header's by the GF(2) combine (common/tahq_crc_gf2.h).
+ * The decode validates the payload in parts (group counts, flag counts,
+ * metadata values; SPEC §8.4 step 5) and then decodes tiles in parts whose
+ * code offsets and pivot indices are prefix sums of the parts before. */
+#include <pthread.h>
+
+#include "fast_tile.h"
+#include "internal.h"
+#include "tahq_parallel.h"
+#include "../common/tahq_crc_gf2.h"
+
+/* ---- job runner ------------------------------------------------------------ */
+
+void tahq_parallel_threads(tahq_parallel *par, uint32_t jobs)
+{
+    if (!par)
+        return;
+    par->jobs = jobs;
+    par->run = NULL;
+    par->ctx = NULL;
+}
+
+typedef struct thread_job {
+    tahq_job_fn fn;
+    void *arg;
+    uint32_t job;
+} thread_job;
+
+static void *thread_main(void *p)
+{
+    const thread_job *j = p;
+    j->fn(j->arg, j->job);
+    return NULL;
+}
+
+/* One POSIX thread per job but the first, which the caller runs; a job whose
+ * thread cannot be started runs on the caller's thread. */
+static void builtin_run(tahq_job_fn fn, void *arg, uint32_t n)
+{
+    if (n <= 1) {
+        if (n == 1)
+            fn(arg, 0);
+        return;
+    }
+    pthread_t ids[TAHQ_JOBS_MAX];
+    thread_job jobs[TAHQ_JOBS_MAX];
+    int started[TAHQ_JOBS_MAX];
+    for (uint32_t j = 1; j < n; j++) {
+        jobs[j].fn = fn;
+        jobs[j].arg = arg;
+        jobs[j].job = j;
+        started[j] = pthread_create(&ids[j], NULL, thread_main, &jobs[j]) == 0;
+    }
+    fn(arg, 0);
+    for (uint32_t j = 1; j < n; j++)
+        if (!started[j])
+            fn(arg, j);
+    for (uint32_t j = 1; j < n; j++)
+        if (started[j])
+            pthread_join(ids[j], NULL);
+}
+
+static void run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32_t n)
+{
+    if (n > 1 && par && par->run)
+        par->run(par->ctx, fn, arg, n);
+    else
+        builtin_run(fn, arg, n);
+}
+
+/* Part j of n of the range [0, count): starts rounded down to a multiple of
+ * `align` (so that parts meet on byte boundaries of bit fields indexed by the
+ * range); the first part starts at 0, the last ends at count. */
+static uint64_t part_start(uint64_t count, uint32_t n, uint32_t j, uint64_t align)
+{
+    if (j == 0)
+        return 0;
+    if (j >= n)
+        return count;
+    /* count * j / n without overflow: count < 2^41, n <= 256 */
+    uint64_t s = count / n * j + count % n * j / n;
+    return s / align * align;
+}
+
+/* Number of one bits in bits [first, first + n) of an LSB-first stream. */
+static uint64_t popcount_range(const uint8_t *buf, uint64_t first, uint64_t n)
+{
+    uint64_t c = 0, i = first, end = first + n;
+    while (i < end && (i & 7u))
+        c += tahq_get_bit(buf, i++);
+    for (; i + 64 <= end; i += 64) {
+        uint64_t w;
+        memcpy(&w, buf + (i >> 3), 8);
+        c += (uint64_t)__builtin_popcountll(w);
+    }
+    for (; i + 8 <= end; i += 8)
+        c += (uint64_t)__builtin_popcount(buf[i >> 3]);
+    while (i < end)
+        c += tahq_get_bit(buf, i++);
+    return c;
+}
+
+/* Number of low-precision tiles among tiles [t0, t1) under the map. */
+static uint64_t low_tiles(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
+                          uint64_t t0, uint64_t t1)
+{
+    if (t1 <= t0)
+        return 0;
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: {
+        const uint64_t T = lay->tiles_per_row;
+        const uint64_t r0 = t0 / T, r1 = (t1 - 1) / T; /* first and last row touched */
+        if (r0 == r1)
+            return tahq_get_bit(map, r0) * (t1 - t0);
+        uint64_t c = tahq_get_bit(map, r0) * ((r0 + 1) * T - t0);
+        c += tahq_get_bit(map, r1) * (t1 - r1 * T);
+        if (r1 > r0 + 1)
+            c += popcount_range(map, r0 + 1, r1 - r0 - 1) * T;
+        return c;
+    }
+    case TAHQ_ALLOC_TILE:
+        return popcount_range(map, t0, t1 - t0);
+    default:
+        return 0;
+    }
+}
+
+/* Code width of tile t (SPEC §4). */
+static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay,
+                                 const uint8_t *map, uint64_t t)
+{
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN:
+        return tahq_get_bit(map, t / lay->tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
+    case TAHQ_ALLOC_TILE:
+        return tahq_get_bit(map, t) ? cfg->lo_bits : cfg->hi_bits;
+    default:
+        return cfg->hi_bits;
+    }
+}
+
+/* The code widths of tiles t0, t0 + 1, ... in order, without a division
+ * per tile (tile_bits divides t by the tiles per row in token mode). */
+typedef struct bits_walk {
+    const uint8_t *map;
+    uint64_t t, row, col, per_row;
+    uint32_t hi, lo;
+    tahq_alloc alloc;
+} bits_walk;
+
+static bits_walk bits_walk_at(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
+                              uint64_t t0)
+{
+    bits_walk w;
+    w.map = map;
+    w.t = t0;
+    w.per_row = lay->tiles_per_row;
+    w.row = t0 / w.per_row;
+    w.col = t0 % w.per_row;
+    w.hi = cfg->hi_bits;
+    w.lo = cfg->lo_bits;
+    w.alloc = cfg->alloc;
+    return w;
+}
+
+/* Width of the current tile, then advance to the next. */
+static inline uint32_t bits_walk_next(bits_walk *w)
+{
+    uint32_t low;
+    switch (w->alloc) {
+    case TAHQ_ALLOC_TOKEN: low = tahq_get_bit(w->map, w->row); break;
+    case TAHQ_ALLOC_TILE: low = tahq_get_bit(w->map, w->t); break;
+    default: low = 0; break;
+    }
+    w->t++;
+    if (++w->col == w->per_row) {
+        w->col = 0;
+        w->row++;
+    }
+    return low ? w->lo : w->hi;
+}
+
+/* Offset in the codes section of tile t0's codes. */
+static uint64_t code_offset(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
+                            uint64_t t0)
+{
+    uint64_t lows = low_tiles(cfg, lay, map, 0, t0);
+    return cfg->tile / 8u *
+           (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+}
+
+/* Units ranked together: S tokens (token mode) or T tiles (tile mode). */
+static uint64_t group_size(const tahq_config *cfg, const tahq_shape *shape)
+{
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: return shape->seq_len;
+    case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
+    default: return 0;
+    }
+}
+
+/* Units whose entropy is stored: rows (token mode) or tiles (tile mode). */
+static uint64_t entropy_units(const tahq_config *cfg, const tahq_shape *shape)
+{
+    const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
+    switch (cfg->alloc) {
+    case TAHQ_ALLOC_TOKEN: return rows;
+    case TAHQ_ALLOC_TILE: return rows * (shape->channels / cfg->tile);
+    default: return 0;
+    }
+}
+
+/* CRC-32C of bytes [0, n) of data, in parts of a job each, joined. */
+typedef struct crc_ctx {
+    const uint8_t *data;
+    uint64_t n;
+    uint32_t jobs;
+    uint32_t crc[TAHQ_JOBS_MAX];
+} crc_ctx;
+
+static void crc_job(void *arg, uint32_t j)
+{
+    crc_ctx *c = arg;
+    uint64_t a = part_start(c->n, c->jobs, j, 64), b = part_start(c->n, c->jobs, j + 1, 64);
+    c->crc[j] = tahq_crc32c(0, c->data + a, (size_t)(b - a));
+}
+
+uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    return tahq_gf2_crc32c_combine(crc_a, crc_b, len_b);
+}
+
+/* CRC of crc_so_far's bytes followed by data[0 .. n). */
+static uint32_t crc_parallel(const tahq_parallel *par, uint32_t jobs, uint32_t crc_so_far,
+                             const uint8_t *data, uint64_t n)
+{
+    crc_ctx c;
+    c.data = data;
+    c.n = n;
+    /* parts below 64 KiB are not worth a thread */
+    uint64_t most = n / 65536u + 1u;
+    c.jobs = most < jobs ? (uint32_t)most : jobs;
+    run_jobs(par, crc_job, &c, c.jobs);
+    uint32_t crc = crc_so_far;
+    for (uint32_t j = 0; j < c.jobs; j++) {
+        uint64_t a = part_start(n, c.jobs, j, 64), b = part_start(n, c.jobs, j + 1, 64);
+        crc = tahq_gf2_crc32c_combine(crc, c.crc[j], b - a);
+    }
+    return crc;
+}
+
+/* ---- encode ------------------------------------------------------------------ */
+
+tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
+                                                uint32_t jobs, size_t *bytes)
+{
+    if (!bytes)
+        return TAHQ_ERR_NULL;
+    tahq_status st = tahq_check_config(cfg);
+    if (st == TAHQ_OK)
+        st = tahq_check_shape(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    if (jobs > TAHQ_JOBS_MAX)
+        return TAHQ_ERR_CONFIG;
+    if (jobs == 0)
+        jobs = 1;
+    const uint64_t group = group_size(cfg, shape);
+    const uint64_t units = entropy_units(cfg, shape);
+    /* keys (8-aligned inside the slack), then the entropies */
+    uint64_t total =
+        group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(float) + 7u;
+    if (total > (uint64_t)SIZE_MAX)
+        return TAHQ_ERR_SHAPE;
+    *bytes = (size_t)total;
+    return TAHQ_OK;
+}
+
+typedef struct enc_ctx {
+    tahq_config c;
+    tahq_shape shape;
+    const float *x;
+    tahq_layout lay;
+    uint32_t jobs;
+    uint64_t group;
+    uint64_t *keys;   /* group keys per job */
+    float *entropy;   /* per unit */
+    uint8_t *payload;
+    /* phase A */
+    uint64_t bad_index[TAHQ_JOBS_MAX];
+    tahq_status bad_status[TAHQ_JOBS_MAX];
+    /* phase C */
+    int fast_stochastic; /* tahq_fast_codes_stochastic runs on this CPU */
+    uint64_t n_flagged[TAHQ_JOBS_MAX];
+    tahq_status tile_status[TAHQ_JOBS_MAX];
+} enc_ctx;
+
+/* First element of x[0 .. n) that is not finite or has |x| >= 2^64 (SPEC
+ * §3.2): its index, or n; *st its status. */
+TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
+{
+    uint32_t worst = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        worst = a > worst ? a : worst;
+    }
+    *st = TAHQ_OK;
+    if (worst < 0x5F800000u) /* 2^64 */
+        return n;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
+        if (a >= 0x7F800000u) {
+            *st = TAHQ_ERR_NONFINITE;
+            return i;
+        }
+        if (a >= 0x5F800000u) {
+            *st = TAHQ_ERR_RANGE;
+            return i;
+        }
+    }
+    return n;
+}
+
+/* Phase A: rows of part j: input check, then the entropies of their units. */
+static void enc_rows_job(void *arg, uint32_t j)
+{
+    enc_ctx *e = arg;
+    const uint64_t rows = e->lay.rows, C = e->shape.channels;
+    const uint32_t G = e->c.tile, T = (uint32_t)e->lay.tiles_per_row;
+    const uint64_t r0 = part_start(rows, e->jobs, j, 1), r1 = part_start(rows, e->jobs, j + 1, 1);
+    e->bad_status[j] = TAHQ_OK;
+    e->bad_index[j] = UINT64_MAX;
+    for (uint64_t r = r0; r < r1; r++) {
+        const float *row = e->x + r * C;
+        tahq_status st;
+        uint64_t i = first_bad(row, C, &st);
+        if (st != TAHQ_OK) {
+            e->bad_status[j] = st;
+            e->bad_index[j] = r * C + i;
+            return;
+        }
+        if (e->c.alloc == TAHQ_ALLOC_TOKEN) {
+            e->entropy[r] = tahq_entropy(row, T, G);
+        } else if (e->c.alloc == TAHQ_ALLOC_TILE) {
+            for (uint32_t t = 0; t < T; t++)
+                e->entropy[r * T + t] = tahq_entropy(row + (uint64_t)t * G, 1, G);
+        }
+    }
+}
+
+/* Phase B: the groups of part j (a multiple of 8 groups from the start, so
+ * its map bits start on a byte): the low(n) smallest (entropy, index) pairs
+ * of each group get map bit 1 (SPEC §4.2; the keys order as the pairs). */
+static void enc_rank_job(void *arg, uint32_t j)
+{
+    enc_ctx *e = arg;
+    const uint64_t n = e->group;
+    const uint64_t n_groups = e->c.alloc == TAHQ_ALLOC_TOKEN ? e->shape.batch : e->lay.rows;
+    const uint64_t low = tahq_low_count(n, e->c.hi_permille);
+    const uint64_t g0 = part_start(n_groups, e->jobs, j, 8),
+                   g1 = part_start(n_groups, e->jobs, j + 1, 8);
+    uint64_t *keys = e->keys + j * n;
+    for (uint64_t g = g0; g < g1; g++) {
+        const float *h = e->entropy + g * n;
+        for (uint64_t i = 0; i < n; i++)
+            keys[i] = ((uint64_t)tahq_bits_of(h[i]) << 32) + i;
+        tahq_sort_keys(keys, n);
+        for (uint64_t i = 0; i < low; i++)
+            tahq_set_bit(e->payload, g * n + (keys[i] & 0xFFFFFFFFu));
+    }
+}
+
+static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
+{
+    if (meta == TAHQ_META_FP32)
+        tahq_put_u32(dst, bits);
+    else
+        tahq_put_u16(dst, (uint16_t)bits);
+}
+
+/* Phase C: the tiles of part j (a multiple of 8 tiles from the start). The
+ * per-tile steps are those of ref/codec.c's encode_tiles, in its order. */
+static void enc_tiles_job(void *arg, uint32_t j)
+{
+    enc_ctx *e = arg;
+    const tahq_config *c = &e->c;
+    const tahq_layout *lay = &e->lay;
+    const uint32_t G = c->tile, k = lay->tile_log2;
+    const uint64_t t0 = part_start(lay->n_tiles, e->jobs, j, 8),
+                   t1 = part_start(lay->n_tiles, e->jobs, j + 1, 8);
+    uint8_t *payload = e->payload;
+    const uint8_t *map = payload;
+    uint8_t *flags = payload + lay->map_bytes;
+    uint8_t *pivots = payload + lay->pivot_off;
+    uint8_t *codes_out = payload + lay->code_off + code_offset(c, lay, map, t0);
+    uint64_t n_flagged = 0;
+    float v[TAHQ_TILE_MAX];
+    uint8_t codes[TAHQ_TILE_MAX];
+    bits_walk walk = bits_walk_at(c, lay, map, t0);
+    e->tile_status[j] = TAHQ_OK;
+    for (uint64_t t = t0; t < t1; t++) {
+        const float *tile_x = e->x + t * G;
+        const uint32_t bits = bits_walk_next(&walk);
+        uint32_t pivot;
+        float lo, hi;
+        tahq_tile_range(tile_x, G, &lo, &hi);
+        int flagged = tahq_gate_from_range(tile_x, G, c->tau, lo, hi, &pivot);
+        const float *values = tile_x;
+        if (flagged) {
+            memcpy(v, tile_x, G * sizeof(float));
+            tahq_hadamard_forward(v, G, pivot);
+            tahq_tile_range(v, G, &lo, &hi);
+            values = v;
+        }
+        float z, s;
+        uint32_t zero_bits, scale_bits;
+        /* with a fast stochastic path: the reference's metadata (and nearest
+         * codes, cheap), then the stochastic codes for the same z and s; the
+         * reference writes all-zero codes for s = 0 in either mode */
+        const int fast_sr = c->rounding == TAHQ_ROUND_STOCHASTIC && e->fast_stochastic;
+        tahq_status st = tahq_quantize_tile_range(
+            values, G, lo, hi, bits, c->meta, fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
+            c->seed, t * G, &z, &s, &zero_bits, &scale_bits, codes);
+        if (st != TAHQ_OK) {
+            e->tile_status[j] = st;
+            break;
+        }
+        if (fast_sr && s != 0.0f)
+            tahq_fast_codes_stochastic(values, G, z, s, (1u << bits) - 1u, c->seed, t * G, codes);
+        put_meta_bits(payload + lay->zero_off + t * lay->meta_bytes, c->meta, zero_bits);
+        put_meta_bits(payload + lay->scale_off + t * lay->meta_bytes, c->meta, scale_bits);
+        tahq_fast_pack_tile(codes_out, codes, G, bits);
+        codes_out += G / 8u * bits;
+        if (flagged) {
+            uint8_t p = (uint8_t)pivot;
+            tahq_set_bit(flags, t);
+            /* parked: the part's n-th pivot at bit (t0 + n) * k */
+            tahq_pack_bits(pivots, (t0 + n_flagged) * k, &p, 1, k);
+            n_flagged++;
+        }
+    }
+    e->n_flagged[j] = n_flagged;
+}
+
+tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                                 void *workspace, size_t workspace_bytes, uint8_t *out,
+                                 size_t out_capacity, size_t *out_len, const tahq_parallel *par)
+{
+    if (!cfg || !shape || !x || !out || !out_len)
+        return TAHQ_ERR_NULL;
+    *out_len = 0;
+    const uint32_t jobs = par ? par->jobs : 1u;
+    if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
+        return TAHQ_ERR_CONFIG;
+    size_t bound, ws_need;
+    /* the checks of tahq_encode, in its order */
+    tahq_status st = tahq_encode_bound(cfg, shape, &bound);
+    if (st == TAHQ_OK)
+        st = tahq_encode_parallel_workspace_size(cfg, shape, jobs, &ws_need);
+    if (st != TAHQ_OK)
+        return st;
+    if (out_capacity < bound)
+        return TAHQ_ERR_BUFFER;
+    if (ws_need > 0 && !workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < ws_need)
+        return TAHQ_ERR_BUFFER;
+
+    enc_ctx *e = &(enc_ctx){0};
+    e->c = *cfg;
+    e->shape = *shape;
+    e->x = x;
+    e->jobs = jobs;
+    const uint64_t required = tahq_required_low_units(cfg, shape);
+    e->lay = tahq_layout_compute(cfg, shape, required, 0);
+    e->group = group_size(cfg, shape);
+    if (e->group > 0) {
+        uint8_t *ws = workspace;
+        e->keys = (uint64_t *)(ws + (8u - (uintptr_t)ws % 8u) % 8u);
+        e->entropy = (float *)(e->keys + (uint64_t)jobs * e->group);
+    }
+    const tahq_layout *lay = &e->lay;
+    const uint32_t k = lay->tile_log2;
+
+    /* A: input check and entropies (nothing of out written yet) */
+    run_jobs(par, enc_rows_job, e, jobs);
+    uint64_t bad = UINT64_MAX;
+    for (uint32_t j = 0; j < jobs; j++)
+        if (e->bad_status[j] != TAHQ_OK && e->bad_index[j] < bad) {
+            bad = e->bad_index[j];
+            st = e->bad_status[j];
+        }
+    if (st != TAHQ_OK)
+        return st;
+
+    uint8_t *payload = out + TAHQ_HEADER_BYTES;
+    e->payload = payload;
+    memset(payload, 0, (size_t)(lay->map_bytes + lay->flag_bytes));
+    const uint64_t park_bytes = (lay->n_tiles * k + 7u) / 8u;
+    memset(payload + lay->pivot_off, 0, (size_t)park_bytes);
+
+    /* B: ranking and map */
+    if (e->group > 0)
+        run_jobs(par, enc_rank_job, e, jobs);
+
+    /* C: tiles */
+    e->fast_stochastic = tahq_fast_tile_active();
+    run_jobs(par, enc_tiles_job, e, jobs);
+    for (uint32_t j = 0; j < jobs; j++)
+        if (e->tile_status[j] != TAHQ_OK) {
+            memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */
+            return e->tile_status[j];
+        }
+
+    /* D: pivots moved from their parked slots (from bit t0*k) to the
+     * places of SPEC §8.2 (the n-th flagged tile at bit n*k). Destinations
+     * never pass their sources and parts move in order, so no pivot is
+     * overwritten before it is read. */
+    uint8_t *pivots = payload + lay->pivot_off;
+    uint64_t n_flagged = 0;
+    for (uint32_t j = 0; j < jobs; j++) {
+        const uint64_t t0 = part_start(lay->n_tiles, jobs, j, 8);
+        if (t0 != n_flagged) {
+            for (uint64_t i = 0; i < e->n_flagged[j]; i++) {
+                uint8_t p;
+                tahq_unpack_bits(pivots, (t0 + i) * k, &p, 1, k);
+                tahq_pack_bits(pivots, (n_flagged + i) * k, &p, 1, k);
+            }
+        }
+        n_flagged += e->n_flagged[j];
+    }
+    /* the parked bits after the last pivot: zero, as in tahq_encode */
+    const uint64_t end_bit = n_flagged * k;
+    if (end_bit & 7u)
+        pivots[end_bit >> 3] &= (uint8_t)((1u << (end_bit & 7u)) - 1u);
+    const uint64_t used = (end_bit + 7u) / 8u;
+    if (park_bytes > used)
+        memset(pivots + used, 0, (size_t)(park_bytes - used));
+
+    /* E: header and CRC */
+    const uint64_t payload_bytes = lay->pivot_off + used;
+    tahq_header_write(out, cfg, shape, required, n_flagged, payload_bytes);
+    uint32_t crc = crc_parallel(par, jobs, tahq_crc32c(0, out, 68), payload, payload_bytes);
+    tahq_put_u32(out + 68, crc);
+    *out_len = (size_t)(TAHQ_HEADER_BYTES + payload_bytes);
+    return TAHQ_OK;
+}
+
+/* ---- decode ------------------------------------------------------------------ */
+
+typedef struct dec_ctx {
+    tahq_header h;
+    tahq_layout lay;
+    const uint8_t *payload;
+    float *out;
+    uint32_t jobs;
+    /* validation, per part */
+    int bad[TAHQ_JOBS_MAX];
+    uint64_t lows[TAHQ_JOBS_MAX];    /* low tiles of the part */
+    uint64_t flagged[TAHQ_JOBS_MAX]; /* flagged tiles of the part */
+} dec_ctx;
+
+/* SPEC §8.4 step 5 for part j: the map count of its groups, its metadata
+ * values, and the counts the decode needs (low and flagged tiles). */
+static void dec_check_job(void *arg, uint32_t j)
+{
+    dec_ctx *d = arg;
+    const tahq_config *cfg = &d->h.config;
+    const tahq_layout *lay = &d->lay;
+    const uint8_t *payload = d->payload, *map = payload;
+    int bad = 0;
+    const uint64_t group = group_size(cfg, &d->h.shape);
+    if (group > 0) {
+        const uint64_t want = tahq_low_count(group, cfg->hi_permille);
+        const uint64_t n_groups = cfg->alloc == TAHQ_ALLOC_TOKEN ? d->h.shape.batch : lay->rows;
+        const uint64_t g0 = part_start(n_groups, d->jobs, j, 8),
+                       g1 = part_start(n_groups, d->jobs, j + 1, 8);
+        for (uint64_t g = g0; g < g1 && !bad; g++)
+            bad = popcount_range(map, g * group, group) != want;
+    }
+    const uint64_t t0 = part_start(lay->n_tiles, d->jobs, j, 8),
+                   t1 = part_start(lay->n_tiles, d->jobs, j + 1, 8);
+    d->lows[j] = low_tiles(cfg, lay, map, t0, t1);
+    d->flagged[j] = popcount_range(payload + lay->map_bytes, t0, t1 - t0);
+    /* ref/codec.c tests fl(v - v) == 0 on the widened values, i.e. v finite:
+     * here the exponent field is tested directly (all ones = inf or NaN) */
+    const tahq_meta meta = cfg->meta;
+    const uint32_t sign = meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
+    const uint32_t expo = meta == TAHQ_META_FP32   ? 0x7F800000u
+                          : meta == TAHQ_META_BF16 ? 0x7F80u
+                                                   : 0x7C00u;
+    const uint8_t *zp = payload + lay->zero_off + t0 * lay->meta_bytes;
+    const uint8_t *sp = payload + lay->scale_off + t0 * lay->meta_bytes;
+    for (uint64_t t = t0; t < t1 && !bad; t++, zp += lay->meta_bytes, sp += lay->meta_bytes) {
+        uint32_t zb = meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
+        uint32_t sb = meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
+        if ((zb & expo) == expo || zb == sign) /* non-finite, or -0 */
+            bad = 1;
+        if ((sb & expo) == expo || (sb & sign))
+            bad = 1;
+    }
+    d->bad[j] = bad;
+}
+
+/* Part j's tiles, as ref/codec.c's tahq_decode does each tile. */
+static void dec_tiles_job(void *arg, uint32_t j)
+{
+    dec_ctx *d = arg;
+    const tahq_config *cfg = &d->h.config;
+    const tahq_layout *lay = &d->lay;
+    const uint8_t *payload = d->payload, *map = payload;
+    const uint8_t *flags = payload + lay->map_bytes;
+    const uint32_t G = cfg->tile, k = lay->tile_log2;
+    const uint64_t t0 = part_start(lay->n_tiles, d->jobs, j, 8),
+                   t1 = part_start(lay->n_tiles, d->jobs, j + 1, 8);
+    uint64_t lows = 0, n_flagged = 0;
+    for (uint32_t i = 0; i < j; i++) {
+        lows += d->lows[i];
+        n_flagged += d->flagged[i];
+    }
+    const uint8_t *codes_in =
+        payload + lay->code_off +
+        G / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+    bits_walk walk = bits_walk_at(cfg, lay, map, t0);
+    for (uint64_t t = t0; t < t1; t++) {
+        const uint32_t bits = bits_walk_next(&walk);
+        const uint32_t flagged = tahq_get_bit(flags, t);
+        uint32_t pivot = 0;
+        if (flagged) {
+            uint8_t p;
+            tahq_unpack_bits(payload + lay->pivot_off, n_flagged * k, &p, 1, k);
+            pivot = p;
+            n_flagged++;
+        }
+        const uint8_t *zp = payload + lay->zero_off + t * lay->meta_bytes;
+        const uint8_t *sp = payload + lay->scale_off + t * lay->meta_bytes;
+        const uint32_t zero_bits =
+            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
+        const uint32_t scale_bits =
+            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
+        float *dst = d->out + t * G;
+        tahq_fast_decode_tile_meta(codes_in, G, bits, cfg->meta, zero_bits, scale_bits, dst);
+        codes_in += G / 8u * bits;
+        if (flagged) {
+            tahq_fast_inverse_tile(dst, G, pivot);
+        }
+    }
+}
+
+/* Bits from nbits up to the end of the last byte must be zero. */
+static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
+{
+    if ((nbits & 7u) == 0)
+        return 1;
+    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
+}
+
+/* tahq_parse_header (ref/format.c) with the CRC computed in parts: the same
+ * checks in the same order (SPEC §8.4 steps 1-4), so the same status for
+ * every message; *h is written only on success. The CRC of a whole message
+ * on one thread would be the decode's largest serial step. */
+static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs,
+                                         const uint8_t *msg, size_t len, tahq_header *hdr)
+{
+    if (len < 4)
+        return TAHQ_ERR_TRUNCATED;
+    if (msg[0] != 'T' || msg[1] != 'A' || msg[2] != 'H' || msg[3] != 'Q')
+        return TAHQ_ERR_MAGIC;
+    if (len < 8)
+        return TAHQ_ERR_TRUNCATED;
+    if (tahq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_VERSION;
+    if (len < TAHQ_HEADER_BYTES)
+        return TAHQ_ERR_TRUNCATED;
+    tahq_header h;
+    h.version = tahq_get_u16(msg + 4);
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+        msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    h.config.tile = 1u << msg[8];
+    h.config.hi_bits = msg[9];
+    h.config.lo_bits = msg[10];
+    h.config.alloc = (tahq_alloc)msg[11];
+    h.config.rounding = (tahq_rounding)msg[12];
+    h.config.meta = (tahq_meta)msg[13];
+    h.config.hi_permille = tahq_get_u16(msg + 14);
+    h.config.tau = tahq_float_of(tahq_get_u32(msg + 16));
+    h.config.seed = tahq_get_u64(msg + 32);
+    h.shape.batch = tahq_get_u32(msg + 20);
+    h.shape.seq_len = tahq_get_u32(msg + 24);
+    h.shape.channels = tahq_get_u32(msg + 28);
+    h.n_low = tahq_get_u64(msg + 40);
+    h.n_flagged = tahq_get_u64(msg + 48);
+    h.payload_bytes = tahq_get_u64(msg + 56);
+    h.crc = tahq_get_u32(msg + 68);
+    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
+        return TAHQ_ERR_HEADER;
+    if (tahq_get_u32(msg + 64) != 0)
+        return TAHQ_ERR_HEADER;
+    if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
+        return TAHQ_ERR_HEADER;
+    tahq_layout lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, 0);
+    if (h.n_flagged > lay.n_tiles)
+        return TAHQ_ERR_HEADER;
+    lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
+    if (h.payload_bytes != lay.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
+        return TAHQ_ERR_TRUNCATED;
+    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
+        return TAHQ_ERR_SIZE;
+    if (crc_parallel(par, jobs, tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES,
+                     h.payload_bytes) != h.crc)
+        return TAHQ_ERR_CRC;
+    *hdr = h;
+    return TAHQ_OK;
+}
+
+tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, size_t count,
+                                 const tahq_parallel *par)
+{
+    if (!msg || !out)
+        return TAHQ_ERR_NULL;
+    const uint32_t jobs = par ? par->jobs : 1u;
+    if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
+        return TAHQ_ERR_CONFIG;
+    dec_ctx *d = &(dec_ctx){0};
+    tahq_status st = parse_header_parallel(par, jobs, msg, len, &d->h);
+    if (st != TAHQ_OK)
+        return st;
+    const tahq_config *cfg = &d->h.config;
+    d->lay = tahq_layout_compute(cfg, &d->h.shape, d->h.n_low, d->h.n_flagged);
+    const tahq_layout *lay = &d->lay;
+    d->payload = msg + TAHQ_HEADER_BYTES;
+    d->out = out;
+    d->jobs = jobs;
+
+    /* SPEC §8.4 step 5, in parts; every failure is TAHQ_ERR_PAYLOAD */
+    run_jobs(par, dec_check_job, d, jobs);
+    int bad = 0;
+    uint64_t lows = 0, flagged = 0;
+    for (uint32_t j = 0; j < jobs; j++) {
+        bad |= d->bad[j];
+        lows += d->lows[j];
+        flagged += d->flagged[j];
+    }
+    const uint8_t *payload = d->payload;
+    if (cfg->alloc != TAHQ_ALLOC_NONE && !padding_is_zero(payload, lay->map_bits))
+        bad = 1;
+    /* the codes section holds exactly the codes the map implies */
+    if (cfg->tile / 8u * (lay->n_tiles * cfg->hi_bits -
+                          lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits)) != lay->code_bytes)
+        bad = 1;
+    if (flagged != d->h.n_flagged || !padding_is_zero(payload + lay->map_bytes, lay->n_tiles))
+        bad = 1;
+    if (!padding_is_zero(payload + lay->pivot_off, d->h.n_flagged * lay->tile_log2))
+        bad = 1;
+    if (bad)
+        return TAHQ_ERR_PAYLOAD;
+    if ((uint64_t)count != lay->n_tiles * cfg->tile)
+        return TAHQ_ERR_BUFFER;
+
+    run_jobs(par, dec_tiles_job, d, jobs);
+    return TAHQ_OK;
+}

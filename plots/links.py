@@ -7,6 +7,7 @@ usage: plots/links.py rtt
                           --repeat R --load L --rtt-us U --wall S --windows N
        plots/links.py check RUNS_CSV [--control]
        plots/links.py summary RUNS_CSV [--out DIR]
+       plots/links.py calib RUNS_CSV OUT_CSV
 
 rtt      median TCP round trip of 1-byte ping-pongs over 127.0.0.1, microseconds
 keys     the (link, method, repeat) keys present in RUNS_CSV, one per line
@@ -19,6 +20,13 @@ check    the program's byte counts against the qdisc's counters, per run and
 summary  per (link, method): min/median/max over repeats of the steady step
          time and tokens/s, speed-ups of each method over fp32 and of TAH
          over AQ-SGD (steady and first epoch); summary.csv and a table on stdout
+calib    the input of `tahq-sim throughput --calibrate`: per (link, method,
+         phase) the medians over the repeats of the step time and of each
+         stage's compute, codec and update times per micro-batch, message
+         bytes per micro-batch, the tied-embedding exchange's bytes, the
+         one-way latency (half the measured loopback round trip) and the wire
+         bytes per payload byte; phase "first" (AQ-SGD's first epoch) next to
+         "steady"
 """
 
 import argparse
@@ -301,6 +309,51 @@ def summary(a):
     return 0
 
 
+# MTU 9000 on lo: a full TCP segment carries 9000 - 20 - 32 = 8948 payload
+# bytes in 8948 + HDR bytes
+WIRE = (8948 + HDR) / 8948
+
+
+def calib(a):
+    rows = read_rows(a.csv)
+    g = {}
+    for r in rows:
+        g.setdefault((int(r["link_mbps"]), r["method"]), []).append(r)
+    cols = ["link_mbps", "method", "phase", "n", "step_s", "step_s_min", "step_s_max", "M", "tokens_per_step",
+            "lat_s", "wire", "bf", "bb", "tail_bytes", "cf0", "cf1", "cb0", "cb1", "ef0", "db0", "df1", "eb1",
+            "upd0", "upd1"]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for (l, m), rs in sorted(g.items(), key=lambda kv: (-kv[0][0], kv[0][1])):
+            M = int(rs[0]["micro"])
+
+            def md(name, div=1.0):
+                return statistics.median(float(r[name]) for r in rs) / div
+
+            for phase in (("steady", "first") if m.startswith("aqsgd") else ("steady",)):
+                first = phase == "first"
+                st = [float(r["first_step_s" if first else "step_s"]) for r in rs]
+                d = {
+                    "link_mbps": l, "method": m, "phase": phase, "n": len(rs),
+                    "step_s": "%.6f" % statistics.median(st), "step_s_min": "%.6f" % min(st),
+                    "step_s_max": "%.6f" % max(st), "M": M, "tokens_per_step": rs[0]["tokens_per_step"],
+                    "lat_s": "%.3e" % (md("rtt_us") * 0.5e-6), "wire": "%.6f" % WIRE,
+                    "bf": "%.1f" % md("first_fwd_bytes" if first else "fwd_bytes", M),
+                    "bb": "%.1f" % md("first_bwd_bytes" if first else "bwd_bytes", M),
+                    "tail_bytes": 256 * int(rs[0]["C"]) * 4,
+                    "cf0": "%.6e" % md("s0_compute_fwd_s", M), "cf1": "%.6e" % md("s1_compute_fwd_s", M),
+                    "cb0": "%.6e" % md("s0_compute_bwd_s", M), "cb1": "%.6e" % md("s1_compute_bwd_s", M),
+                    "ef0": "%.6e" % md("first_s0_encode_s" if first else "s0_encode_s", M),
+                    "db0": "%.6e" % md("s0_decode_s", M),
+                    "df1": "%.6e" % md("first_s1_decode_s" if first else "s1_decode_s", M),
+                    "eb1": "%.6e" % md("s1_encode_s", M),
+                    "upd0": "%.6e" % md("s0_update_s"), "upd1": "%.6e" % md("s1_update_s"),
+                }
+                w.writerow(d)
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -318,6 +371,9 @@ def main():
     s = sub.add_parser("summary")
     s.add_argument("csv")
     s.add_argument("--out")
+    cb = sub.add_parser("calib")
+    cb.add_argument("csv")
+    cb.add_argument("out")
     a = p.parse_args()
     if a.cmd == "rtt":
         rtt()
@@ -329,6 +385,8 @@ def main():
         return check(a)
     elif a.cmd == "summary":
         return summary(a)
+    elif a.cmd == "calib":
+        return calib(a)
     return 0
 
 

@@ -54,7 +54,7 @@ counts, and the load average. Rerunning resumes (rows present are skipped).
   --links LIST   link rates in Mbit/s (10000,1000,500,200,100)
   --methods LIST tahq-train methods (fp32,fp16,aqsgd,tah,tah-tile,plain4)
   --repeats N    runs per (link, method) (3)
-  --steps N      steps per run (12; the window set is 32 windows = 4 steps per epoch)
+  --steps N      steps per run (10; the window set is 32 windows = 4 steps per epoch)
 Needs root (or the capability to make a network namespace), iproute2's tc and
 ip, Open MPI's mpirun, python3. Exit status: 0 done, 77 SKIPPED (no namespace,
 tc or htb here), 1 a run failed, 2 usage error.
@@ -91,7 +91,7 @@ if [ "$quick" = 1 ]; then
   model=(--channels 128 --heads 2 --context 64 --layers 2 --micro 4 --batch 2)
 else
   : "${out:=build/slow-links}" "${links:=10000,1000,500,200,100}" \
-    "${methods:=fp32,fp16,aqsgd,tah,tah-tile,plain4}" "${repeats:=3}" "${steps:=12}"
+    "${methods:=fp32,fp16,aqsgd,tah,tah-tile,plain4}" "${repeats:=3}" "${steps:=10}"
   model=(--channels 320 --heads 5 --context 128 --layers 2 --micro 4 --batch 2)
 fi
 windows=32 # 8 samples per step: an epoch is 4 steps

@@ -55,6 +55,9 @@ counts, and the load average. Rerunning resumes (rows present are skipped).
   --methods LIST tahq-train methods (fp32,fp16,aqsgd,tah,tah-tile,plain4)
   --repeats N    runs per (link, method) (3)
   --steps N      steps per run (10; the window set is 32 windows = 4 steps per epoch)
+  --analyse      only the analysis of DIR/runs.csv (no namespace, no runs): summary.csv,
+                 calib_input.csv, `tahq-sim throughput --calibrate` (links_*.csv, .txt) and
+                 the figures (plots/links.sh); a full (not --quick) measurement ends with it
 Needs root (or the capability to make a network namespace), iproute2's tc and
 ip, Open MPI's mpirun, python3. Exit status: 0 done, 77 SKIPPED (no namespace,
 tc or htb here), 1 a run failed, 2 usage error.
@@ -72,10 +75,12 @@ methods=""
 repeats=""
 steps=""
 orig_args=("$@")
+analyse_only=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
   -h | --help) usage; exit 0 ;;
   --quick) quick=1; shift ;;
+  --analyse) analyse_only=1; shift ;;
   --out | --build | --data | --links | --methods | --repeats | --steps)
     [ "$#" -ge 2 ] || { echo "slow_links: $1 needs a value" >&2; exit 2; }
     case "$1" in
@@ -107,6 +112,21 @@ fi
 BIN=$build/sgd_sim/transformer/tahq-train-mpi
 
 skip() { echo "slow_links: SKIPPED: $*"; exit 77; }
+
+analyse() {
+  local sim=$build/sgd_sim/tahq-sim
+  [ -s "$out/runs.csv" ] || { echo "slow_links: $out/runs.csv missing" >&2; exit 1; }
+  python3 plots/links.py summary "$out/runs.csv" --out "$out"
+  python3 plots/links.py calib "$out/runs.csv" "$out/calib_input.csv"
+  [ -x "$sim" ] || { echo "slow_links: $sim not built (cmake --build $build --target tahq_sim_cli)" >&2; exit 1; }
+  "$sim" throughput --calibrate "$out/calib_input.csv" --out "$out" >"$out/calibration.txt"
+  sed -n '/^calibration:/,$p' "$out/calibration.txt"
+  sh plots/links.sh "$out"
+}
+if [ "$analyse_only" = 1 ]; then
+  analyse
+  exit 0
+fi
 
 if [ -z "${TAHQ_SLOW_LINKS_NS:-}" ]; then
   # outside: check what is needed, then run this script again in a new namespace
@@ -229,3 +249,4 @@ for r in $(seq 1 "$repeats"); do
 done
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/meta.txt"
 python3 "$HELPER" check "$CSV"
+[ "$quick" = 1 ] || analyse

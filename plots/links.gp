@@ -1,5 +1,6 @@
 # plots/links.gp - the slow-link figures (plots/links.sh sets dir, outdir,
-# fmt, mode: the column of the better-fitting model, 4 overlap or 5 blocking)
+# fmt, mode: the column of the best-fitting model, 4 overlap, 5 blocking,
+# 6 protocol)
 if (fmt eq "svg") { set terminal svg size 1300,520 dynamic font "Helvetica,12" } else { set terminal pngcairo size 1300,520 font "Helvetica,11" }
 load plotdir . "/style.gp"
 set datafile separator ","
@@ -7,7 +8,7 @@ methods = "fp32 fp16 aqsgd tah tah-tile plain4"
 pts = dir . "/links_model_points.csv"
 cur = dir . "/links_model_curve.csv"
 summ = dir . "/summary.csv"
-mname = (mode == 5 ? "blocking" : "overlapped")
+mname = (mode == 6 ? "protocol: blocking above the eager limit" : mode == 5 ? "blocking" : "overlapped")
 # the rows of a CSV whose column c1 is v1 and c2 is v2 (a line through
 # undefined points would break at every row of the other series)
 sel(f, c1, v1, c2, v2) = sprintf("< awk -F, 'NR > 1 && $%d == \"%s\" && $%d == \"%s\"' %s", c1, v1, c2, v2, f)
@@ -15,7 +16,7 @@ sel4(f, a, b, m, ph) = sprintf("< awk -F, 'NR > 1 && $1 + 0 == %s && $2 + 0 == %
 
 # 1. measured step times and speed-ups over the model's curves
 set output outdir . "/links_measured." . fmt
-set multiplot layout 1,2 title "tahq-train-mpi, K=2, over shaped links on this machine: measured (points, min..max of the repeats) and the calibrated model (" . mname . " sends, lines)"
+set multiplot layout 1,2 title "tahq-train-mpi, K=2, over shaped links on this machine: measured (points: median, min..max of 3 repeats) and the calibrated model (lines; " . mname . " sends)"
 set logscale x
 set xlabel "link rate (Mbit/s)"
 set ylabel "step time (s)"
@@ -26,7 +27,7 @@ plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:
      sel(pts, 2, "aqsgd", 3, "first") using 1:5:6:7 with yerrorbars lt 7 title "aqsgd, 1st epoch"
 set ylabel "speed-up over fp32 (steady state)"
 set key inside top right
-plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:7 with lines lt i notitle, \
+plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:8 with lines lt i notitle, \
      for [i=1:words(methods)] summ using 1:(strcol(2) eq word(methods,i) ? $16 : 1/0) with points lt i title word(methods,i)
 unset multiplot
 

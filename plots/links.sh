@@ -17,8 +17,10 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   echo "plots/links.sh: gnuplot not found; figures skipped"
   exit 0
 fi
-# the better-fitting model (smaller RMS residual): column 4 overlap, 5 blocking
-mode=$(awk -F, 'NR > 1 { a += $10 * $10; b += $11 * $11 } END { print (b < a) ? 5 : 4 }' "$out/links_model_points.csv")
+# the best-fitting model (smallest RMS residual, as tahq-sim picks it): column
+# 4 overlap, 5 blocking, 6 protocol
+mode=$(awk -F, 'NR > 1 { a += $11 * $11; b += $12 * $12; c += $13 * $13 }
+  END { m = 4; v = a; if (b < v) { m = 5; v = b } if (c < v) m = 6; print m }' "$out/links_model_points.csv")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for fmt in png svg; do

@@ -491,7 +491,7 @@ def section_slow_links(out_dir, src=LINKS_DIR):
         return not_available("the measurement has no model calibration: %s" % why2)
     st, why = table_status(0, "slow_links summary", rows, ("link_mbps", "step_s_med", "tokens_per_s_med"))
     st2, why2 = table_status(0, "tahq-sim throughput --calibrate", pts,
-                             ("measured_s", "model_overlap_s", "model_blocking_s"))
+                             ("measured_s", "model_overlap_s", "model_blocking_s", "model_protocol_s"))
     if st2 != "ok":
         st, why = st2, why2
     texts = {}
@@ -1042,7 +1042,7 @@ def md_section(key, title, s):
         L += table(["link", "TAH step s", "TAH over fp32", "TAH over AQ-SGD (steady)",
                     "TAH over AQ-SGD (1st epoch)", "TAH-tile over fp32", "fp32 step s"], rows)
         L.append("")
-        for mode in ("overlap", "blocking"):
+        for mode in ("overlap", "blocking", "protocol"):
             r = [abs(p["resid_" + mode]) for p in s["points"] if isinstance(p.get("resid_" + mode), (int, float))]
             if r:
                 L.append("- model residuals, %s sends: RMS %.1f%%, max |r| %.1f%% over %d points" %

@@ -10,13 +10,20 @@
 
 #include <sys/stat.h>
 
+/* Open MPI 4.1's TCP transport: btl_tcp_eager_limit 65536 bytes including
+ * the ob1 match header (14 bytes) and the TCP BTL's (16 bytes); rounded
+ * down to leave room for both */
+#define LK_EAGER (65536.0 - 64.0)
+
 static double dmax(double a, double b)
 {
     return a > b ? a : b;
 }
 
-double lk_step(const lk_params *p, int blocking)
+double lk_step(const lk_params *p, int mode)
 {
+    const int blk_f = mode == LK_BLOCKING || (mode == LK_PROTOCOL && p->bf > p->eager);
+    const int blk_b = mode == LK_BLOCKING || (mode == LK_PROTOCOL && p->bb > p->eager);
     const int K = p->K, M = p->M;
     double free_[LK_MAXK] = {0}, link_f[LK_MAXK] = {0}, link_b[LK_MAXK] = {0};
     double ready[LK_MAXK] = {0}; /* when stage k's message of the current micro-batch is encoded */
@@ -26,7 +33,7 @@ double lk_step(const lk_params *p, int blocking)
             double t = free_[k];
             if (k > 0) {
                 double arr;
-                if (blocking) {
+                if (blk_f) {
                     /* the receiver asks at t; the sender waits until arrival */
                     arr = dmax(ready[k - 1], t) + p->lat + xf;
                     free_[k - 1] = arr;
@@ -49,7 +56,7 @@ double lk_step(const lk_params *p, int blocking)
             double t = free_[k];
             if (k < K - 1) {
                 double arr;
-                if (blocking) {
+                if (blk_b) {
                     arr = dmax(ready[k + 1], t) + p->lat + xb;
                     free_[k + 1] = arr;
                 } else {
@@ -231,6 +238,7 @@ static void group_params(const mrow *rows, int n, const char *method, const char
     p->upd[0] = med[C_UPD0], p->upd[1] = med[C_UPD1];
     p->bf = med[C_BF], p->bb = med[C_BB], p->tail_bytes = med[C_TAIL];
     p->lat = med[C_LAT], p->wire = med[C_WIRE] > 0 ? med[C_WIRE] : 1;
+    p->eager = LK_EAGER;
 }
 
 static FILE *out_file(const char *dir, const char *name)
@@ -339,29 +347,30 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
         return 1;
     }
     fprintf(fp, "link_mbps,method,phase,n,measured_s,measured_min_s,measured_max_s,model_overlap_s,"
-                "model_blocking_s,resid_overlap,resid_blocking\n");
-    double ss[2] = {0, 0}, mx[2] = {0, 0};
-    double absr[2][256];
+                "model_blocking_s,model_protocol_s,resid_overlap,resid_blocking,resid_protocol\n");
+    double ss[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+    double absr[3][256];
     int nr = 0;
     printf("calibration: %s, %d points; per (method, phase) the medians over the links of the measured\n"
            "compute, codec and update times and message bytes; the link rate from the row\n",
            measured, n);
-    printf("%7s %-9s %-6s %10s %10s %10s %8s %8s\n", "Mbit/s", "method", "phase", "measured", "overlap",
-           "blocking", "r_ovl", "r_blk");
+    printf("%7s %-9s %-6s %10s %10s %10s %10s %8s %8s %8s\n", "Mbit/s", "method", "phase", "measured",
+           "overlap", "blocking", "protocol", "r_ovl", "r_blk", "r_prot");
     for (int i = 0; i < n; i++) {
         int g = 0;
         while (strcmp(gm[g], rows[i].method) || strcmp(gp[g], rows[i].phase))
             g++;
         lk_params p = gpar[g];
         p.bw = rows[i].v[C_LINK] * 1e6;
-        double mo = lk_step(&p, 0), mb = lk_step(&p, 1), me = rows[i].v[C_STEP];
-        double r0 = mo / me - 1, r1 = mb / me - 1;
-        fprintf(fp, "%.0f,%s,%s,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f\n", rows[i].v[C_LINK], rows[i].method,
-                rows[i].phase, rows[i].v[C_N], me, rows[i].v[C_STEPMIN], rows[i].v[C_STEPMAX], mo, mb, r0, r1);
-        printf("%7.0f %-9s %-6s %10.4f %10.4f %10.4f %+7.1f%% %+7.1f%%\n", rows[i].v[C_LINK], rows[i].method,
-               rows[i].phase, me, mo, mb, 100 * r0, 100 * r1);
-        double r[2] = {r0, r1};
-        for (int j = 0; j < 2; j++) {
+        double mo = lk_step(&p, 0), mb = lk_step(&p, 1), mp = lk_step(&p, 2), me = rows[i].v[C_STEP];
+        double r0 = mo / me - 1, r1 = mb / me - 1, r2 = mp / me - 1;
+        fprintf(fp, "%.0f,%s,%s,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f\n", rows[i].v[C_LINK],
+                rows[i].method, rows[i].phase, rows[i].v[C_N], me, rows[i].v[C_STEPMIN], rows[i].v[C_STEPMAX],
+                mo, mb, mp, r0, r1, r2);
+        printf("%7.0f %-9s %-6s %10.4f %10.4f %10.4f %10.4f %+7.1f%% %+7.1f%% %+7.1f%%\n", rows[i].v[C_LINK],
+               rows[i].method, rows[i].phase, me, mo, mb, mp, 100 * r0, 100 * r1, 100 * r2);
+        double r[3] = {r0, r1, r2};
+        for (int j = 0; j < 3; j++) {
             ss[j] += r[j] * r[j];
             mx[j] = fmax(mx[j], fabs(r[j]));
             if (nr < 256)
@@ -371,14 +380,14 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             nr++;
     }
     fclose(fp);
-    const char *mode_name[2] = {"overlap", "blocking"};
-    double rms[2];
-    for (int j = 0; j < 2; j++) {
+    const char *mode_name[3] = {"overlap", "blocking", "protocol (blocking above the eager limit)"};
+    double rms[3];
+    for (int j = 0; j < 3; j++) {
         rms[j] = sqrt(ss[j] / n);
         printf("residuals (model/measured - 1), %s sends: RMS %.1f%%, median |r| %.1f%%, max |r| %.1f%%\n",
                mode_name[j], 100 * rms[j], 100 * median_of(absr[j], nr), 100 * mx[j]);
     }
-    const int best = rms[1] < rms[0];
+    const int best = rms[1] < rms[0] ? (rms[2] < rms[1] ? 2 : 1) : (rms[2] < rms[0] ? 2 : 0);
     printf("the better fit: %s sends (used for the curves below)\n", mode_name[best]);
 
     /* 2. model curves over bandwidth, this machine's parameters */
@@ -388,7 +397,8 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
         if (!strcmp(gm[g], "fp32") && !strcmp(gp[g], "steady"))
             g32 = g;
     if (fc) {
-        fprintf(fc, "bw_mbps,method,phase,model_overlap_s,model_blocking_s,tokens_per_s,speedup_vs_fp32\n");
+        fprintf(fc, "bw_mbps,method,phase,model_overlap_s,model_blocking_s,model_protocol_s,tokens_per_s,"
+                    "speedup_vs_fp32\n");
         for (int b = 0; b <= 60; b++) {
             double mbps = 20.0 * pow(1000.0, b / 60.0); /* 20 Mbit/s .. 20 Gbit/s */
             double base = 0;
@@ -400,12 +410,13 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             for (int g = 0; g < ng; g++) {
                 lk_params p = gpar[g];
                 p.bw = mbps * 1e6;
-                double so = lk_step(&p, 0), sb = lk_step(&p, 1), s = best ? sb : so;
+                double so = lk_step(&p, 0), sb = lk_step(&p, 1), sp = lk_step(&p, 2);
+                double s = best == 0 ? so : best == 1 ? sb : sp;
                 double tok = 0;
                 for (int i = 0; i < n; i++)
                     if (!strcmp(rows[i].method, gm[g]))
                         tok = rows[i].v[C_TOK];
-                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.2f,%.4f\n", mbps, gm[g], gp[g], so, sb, tok / s,
+                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.6f,%.2f,%.4f\n", mbps, gm[g], gp[g], so, sb, sp, tok / s,
                         base > 0 ? base / s : NAN);
             }
         }

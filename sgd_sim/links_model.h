@@ -13,6 +13,9 @@
  *             message and the sender waits until it has arrived (MPI_Send of
  *             a large message over Open MPI's ob1/TCP, what tahq-train-mpi
  *             does)
+ *   protocol  Open MPI's choice per message: blocking above the eager limit
+ *             (eager bytes of payload), overlapped at or below it (an eager
+ *             message is handed to the socket and MPI_Send returns)
  * After the last backward: the tied embedding's gradients are exchanged
  * (tail_bytes each way), every stage updates (the longest update), and the
  * loss goes out (one latency). */
@@ -32,10 +35,13 @@ typedef struct lk_params {
     double lat;                      /* one-way latency per message, s */
     double bw;                       /* bits per second */
     double wire;                     /* bytes on the wire per payload byte (packet headers) */
+    double eager;                    /* LK_PROTOCOL: largest payload sent eagerly */
 } lk_params;
 
-/* the step time (s); blocking: 0 overlap, 1 rendezvous */
-double lk_step(const lk_params *p, int blocking);
+enum { LK_OVERLAP = 0, LK_BLOCKING = 1, LK_PROTOCOL = 2 };
+
+/* the step time (s) with sends of the given kind (LK_OVERLAP, LK_BLOCKING, LK_PROTOCOL) */
+double lk_step(const lk_params *p, int mode);
 
 /* Calibrate against a measurement (measured: plots/links.py calib's CSV,
  * one row per link, method and phase with the medians over the repeats of

@@ -58,6 +58,11 @@ int main(void)
     p.cf[0] = p.cf[1] = 1, p.bf = 1;
     expect("overlap vs blocking: overlap", lk_step(&p, 0), 4);
     expect("overlap vs blocking: blocking", lk_step(&p, 1), 5);
+    /* the protocol: eager (overlapped) at or below the limit, else blocking */
+    p.eager = 1;
+    expect("protocol, message at the eager limit", lk_step(&p, LK_PROTOCOL), 4);
+    p.eager = 0.5;
+    expect("protocol, message above the eager limit", lk_step(&p, LK_PROTOCOL), 5);
     /* 5. codec and tail: case 4 (overlap) with encode 1 and decode 1 per
      * forward message: stage 0 ready at 2 and 4, link 2..3 and 4..5; stage 1
      * m0 3 + 1 + 1 = 5, m1 max(5, 5) + 2 = 7; then a 2-byte exchange (2 s)

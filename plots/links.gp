@@ -28,7 +28,7 @@ plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:
 set ylabel "speed-up over fp32 (steady state)"
 set key inside top right
 plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:8 with lines lt i notitle, \
-     for [i=1:words(methods)] summ using 1:(strcol(2) eq word(methods,i) ? $16 : 1/0) with points lt i title word(methods,i)
+     for [i=1:words(methods)] summ using 1:(strcol(2) eq word(methods,i) ? $17 : 1/0) with points lt i title word(methods,i)
 unset multiplot
 
 # 2. AQ-SGD's average step over TAH's vs epochs

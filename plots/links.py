@@ -265,6 +265,10 @@ def summary(a):
             d["first_step_s_med"] = statistics.median(fs) if fs else float("nan")
             d["wire_bytes_per_step"] = statistics.median(
                 [int(r["fwd_bytes"]) + int(r["bwd_bytes"]) for r in rs])
+            # what the qdisc carried in both directions per step of the run (all
+            # its steps, the tied-embedding exchange, the evaluation, headers)
+            d["qdisc_bytes_per_step"] = statistics.median(
+                [(int(r["qdisc_bytes_01"]) + int(r["qdisc_bytes_10"])) / int(r["steps"]) for r in rs])
             d["first_wire_bytes_per_step"] = statistics.median(
                 [int(r["first_fwd_bytes"]) + int(r["first_bwd_bytes"]) for r in rs if r["first_fwd_bytes"]])
             for k in (0, 1):
@@ -286,7 +290,8 @@ def summary(a):
                 d["speedup_vs_aqsgd_first"] = qf / d["step_s_med"]
             out.append(d)
     cols = ["link_mbps", "method", "repeats", "step_s_min", "step_s_med", "step_s_max", "tokens_per_s_med",
-            "first_step_s_med", "wire_bytes_per_step", "first_wire_bytes_per_step", "s0_compute_s",
+            "first_step_s_med", "wire_bytes_per_step", "first_wire_bytes_per_step", "qdisc_bytes_per_step",
+            "s0_compute_s",
             "s1_compute_s", "s0_codec_s", "s1_codec_s", "aq_cache_bytes", "speedup_vs_fp32",
             "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first", "load1_max"]
     if a.out:

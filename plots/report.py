@@ -1020,7 +1020,8 @@ def md_section(key, title, s):
                 rows.append(row)
             L += table(["link"] + methods, rows)
     elif key == "slow_links":
-        L.append("Read from the committed results in `%s`; nothing is rerun here." % s.get("source"))
+        L.append("The measurement needs root, a private network namespace and about 20 minutes, so "
+                 "the report reads the committed results and reruns nothing.")
         L.append("")
         if s.get("meta"):
             L.append("```")

@@ -496,59 +496,95 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
     if (fj)
         fprintf(fj, "lat_ms,codec_ms,bw_mbps,method,phase,step_s,tokens_per_s,speedup_vs_fp32\n");
     static const double lats[] = {0.1e-3, 1e-3, 10e-3}, codecs[] = {0, GPT_CODEC, 1e-3};
+    /* the CSV over 10 Mbit/s .. 10 Gbit/s */
+    for (int li = 0; li < 3; li++)
+        for (int ci = 0; ci < 3; ci++)
+            for (int b = 0; b <= 90 && fj; b++) {
+                double mbps = 10.0 * pow(1000.0, b / 90.0), bw = mbps * 1e6;
+                double s32 = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, lats[li], codecs[ci], 0);
+                for (int i = 0; i < 6; i++)
+                    for (int first = 0; first <= !strcmp(pm[i], "aqsgd"); first++) {
+                        double st = gpt_step(nm, names, fb, bb, S, C, pm[i], first, bw, lats[li], codecs[ci], 0);
+                        fprintf(fj, "%.1f,%.2f,%.3f,%s,%s,%.6f,%.1f,%.4f\n", 1e3 * lats[li], 1e3 * codecs[ci],
+                                mbps, pm[i], first ? "first" : "steady", st, (double)GPT_M * S / st, s32 / st);
+                    }
+            }
+    /* TAH over fp32: its largest value, where it is at least 4.3 (a fine
+     * grid, 1 Mbit/s .. 100 Gbit/s), and at three link rates */
     for (int o = 0; o < 2; o++)
         if (outs[o])
-            fprintf(outs[o], "\n%7s %8s | %-44s | %s\n", "lat ms", "codec ms",
-                    "TAH over fp32: max (at Mbit/s); >= 4.3x for", "AQ-SGD/TAH at 1000/500/100 Mbit/s, E epochs");
+            fprintf(outs[o], "\nTAH over fp32 (steady state):\n%7s %8s | %6s %9s | %-26s | %7s %7s %7s %7s\n",
+                    "lat ms", "codec ms", "max", "at Mbit/s", ">= 4.3x at link rates", "10 Gb/s", "1 Gb/s",
+                    "500 Mb/s", "100 Mb/s");
     for (int li = 0; li < 3; li++)
         for (int ci = 0; ci < 3; ci++) {
             double best_s = 0, best_bw = 0, lo = -1, hi = -1;
-            for (int b = 0; b <= 90; b++) {
-                double mbps = 10.0 * pow(1000.0, b / 90.0); /* 10 Mbit/s .. 10 Gbit/s */
-                double bw = mbps * 1e6;
-                double s32 = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, lats[li], codecs[ci], 0);
-                for (int i = 0; i < 6; i++) {
-                    int aqm = !strcmp(pm[i], "aqsgd");
-                    for (int first = 0; first <= aqm; first++) {
-                        double st = gpt_step(nm, names, fb, bb, S, C, pm[i], first, bw, lats[li], codecs[ci], 0);
-                        if (fj)
-                            fprintf(fj, "%.1f,%.2f,%.3f,%s,%s,%.6f,%.1f,%.4f\n", 1e3 * lats[li], 1e3 * codecs[ci],
-                                    mbps, pm[i], first ? "first" : "steady", st, (double)GPT_M * S / st, s32 / st);
-                    }
-                }
-                double st = gpt_step(nm, names, fb, bb, S, C, "tah", 0, bw, lats[li], codecs[ci], 0);
-                double sp = s32 / st;
+            for (int b = 0; b <= 500; b++) {
+                double mbps = pow(10.0, 5.0 * b / 500.0), bw = mbps * 1e6; /* 1 Mbit/s .. 100 Gbit/s */
+                double sp = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, lats[li], codecs[ci], 0) /
+                            gpt_step(nm, names, fb, bb, S, C, "tah", 0, bw, lats[li], codecs[ci], 0);
                 if (sp > best_s)
                     best_s = sp, best_bw = mbps;
                 if (sp >= 4.3) {
-                    if (hi < 0 || mbps > hi)
-                        hi = mbps;
-                    if (lo < 0 || mbps < lo)
-                        lo = mbps;
+                    hi = hi < 0 || mbps > hi ? mbps : hi;
+                    lo = lo < 0 || mbps < lo ? mbps : lo;
                 }
             }
-            char cond[128];
+            char cond[64];
             if (lo < 0)
                 snprintf(cond, sizeof cond, "never");
+            else if (lo <= 1.0)
+                snprintf(cond, sizeof cond, "<= %.0f Mbit/s", hi);
             else
                 snprintf(cond, sizeof cond, "%.0f..%.0f Mbit/s", lo, hi);
-            char aqs[512] = "";
-            size_t off = 0;
+            double at[4];
+            static const double atbw[] = {10e9, 1e9, 500e6, 100e6};
+            for (int b = 0; b < 4; b++)
+                at[b] = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, atbw[b], lats[li], codecs[ci], 0) /
+                        gpt_step(nm, names, fb, bb, S, C, "tah", 0, atbw[b], lats[li], codecs[ci], 0);
+            for (int o = 0; o < 2; o++)
+                if (outs[o])
+                    fprintf(outs[o], "%7.1f %8.2f | %5.2fx %9.0f | %-26s | %6.2fx %6.2fx %7.2fx %7.2fx\n",
+                            1e3 * lats[li], 1e3 * codecs[ci], best_s, best_bw, cond, at[0], at[1], at[2], at[3]);
+        }
+    {
+        static const double atbw[] = {10e9, 1e9, 500e6, 100e6};
+        double at[4];
+        for (int b = 0; b < 4; b++)
+            at[b] = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, atbw[b], 1e-3, GPT_CODEC, 1) /
+                    gpt_step(nm, names, fb, bb, S, C, "tah", 0, atbw[b], 1e-3, GPT_CODEC, 1);
+        for (int o = 0; o < 2; o++)
+            if (outs[o])
+                fprintf(outs[o], "with blocking (rendezvous) sends instead, lat 1 ms, codec %.2f ms: "
+                                 "%.2fx, %.2fx, %.2fx, %.2fx at 10 Gb/s, 1 Gb/s, 500 Mb/s, 100 Mb/s\n",
+                        1e3 * GPT_CODEC, at[0], at[1], at[2], at[3]);
+    }
+    /* AQ-SGD over TAH: AQ-SGD's mean step over E epochs, the first at full
+     * precision, over TAH's step; E* where it falls to 1.33 */
+    for (int o = 0; o < 2; o++)
+        if (outs[o])
+            fprintf(outs[o], "\nAQ-SGD (mean over E epochs, the first in fp32) over TAH:\n%7s %8s %9s | %6s %6s %6s %6s "
+                             "%6s %6s | %s\n",
+                    "lat ms", "codec ms", "Mbit/s", "E=1", "E=2", "E=5", "E=10", "E=20", "E=inf", "1.33x at E");
+    for (int li = 0; li < 3; li++)
+        for (int ci = 0; ci < 3; ci++)
             for (int b = 0; b < 3; b++) {
                 double bw = ebw[b] * 1e6;
                 double t = gpt_step(nm, names, fb, bb, S, C, "tah", 0, bw, lats[li], codecs[ci], 0);
                 double a = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 0, bw, lats[li], codecs[ci], 0);
                 double af = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 1, bw, lats[li], codecs[ci], 0);
-                /* E* with (af + (E-1) a) / (E t) = 1.33 */
+                /* (af + (E-1) a) / (E t) = 1.33  <=>  E = (af - a) / (1.33 t - a) */
                 double es = 1.33 * t > a ? (af - a) / (1.33 * t - a) : INFINITY;
-                off += (size_t)snprintf(aqs + off, sizeof aqs - off, "%s%.2f/%.2f/%.2f(1/5/20) 1.33@E=%.1f",
-                                        b ? "; " : "", af / t, (af + 4 * a) / (5 * t), (af + 19 * a) / (20 * t), es);
+                static const int Es[] = {1, 2, 5, 10, 20};
+                for (int o = 0; o < 2; o++) {
+                    if (!outs[o])
+                        continue;
+                    fprintf(outs[o], "%7.1f %8.2f %9.0f |", 1e3 * lats[li], 1e3 * codecs[ci], ebw[b]);
+                    for (int e = 0; e < 5; e++)
+                        fprintf(outs[o], " %6.2f", (af + (Es[e] - 1) * a) / (Es[e] * t));
+                    fprintf(outs[o], " %6.2f | %.1f\n", a / t, es);
+                }
             }
-            for (int o = 0; o < 2; o++)
-                if (outs[o])
-                    fprintf(outs[o], "%7.1f %8.2f | %5.2fx (at %6.0f); %-22s | %s\n", 1e3 * lats[li],
-                            1e3 * codecs[ci], best_s, best_bw, cond, aqs);
-        }
     if (fj)
         fclose(fj);
     if (ft)

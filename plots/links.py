@@ -8,6 +8,8 @@ usage: plots/links.py rtt
        plots/links.py check RUNS_CSV [--control]
        plots/links.py summary RUNS_CSV [--out DIR]
        plots/links.py calib RUNS_CSV OUT_CSV
+       plots/links.py monitor ROOT_PID OUT_CSV
+       plots/links.py quiet ROOT_PID [--max CORES] [--timeout S]
 
 rtt      median TCP round trip of 1-byte ping-pongs over 127.0.0.1, microseconds
 keys     the (link, method, repeat) keys present in RUNS_CSV, one per line
@@ -20,6 +22,12 @@ check    the program's byte counts against the qdisc's counters, per run and
 summary  per (link, method): min/median/max over repeats of the steady step
          time and tokens/s, speed-ups of each method over fp32 and of TAH
          over AQ-SGD (steady and first epoch); summary.csv and a table on stdout
+monitor  every 2 s until ROOT_PID ends: the CPU (in cores) of ROOT_PID's process
+         tree and of every other process at nice <= 0 ("foreign": they compete
+         with the measurement; processes at nice > 0 yield to it), with the
+         busiest foreign command
+quiet    wait until the foreign CPU (as monitor) over 2 s is below --max cores
+         (0.3), at most --timeout seconds (600); prints what it waited for
 calib    the input of `tahq-sim throughput --calibrate`: per (link, method,
          phase) the medians over the repeats of the step time and of each
          stage's compute, codec and update times per micro-batch, message
@@ -41,7 +49,7 @@ import threading
 import time
 
 COLUMNS = [
-    "link_mbps", "method", "repeat", "utc", "load1", "rtt_us", "wall_s", "steps", "tokens_per_step",
+    "link_mbps", "method", "repeat", "utc", "load1", "foreign_cores", "rtt_us", "wall_s", "steps", "tokens_per_step",
     "steps_per_epoch", "first_steps", "first_step_s", "first_fwd_bytes", "first_bwd_bytes",
     "steady_steps", "step_s", "step_s_min", "step_s_max", "tokens_per_s", "fwd_bytes", "bwd_bytes",
     "s0_compute_fwd_s", "s0_compute_bwd_s", "s0_encode_s", "s0_decode_s", "s0_update_s",
@@ -87,6 +95,94 @@ def rtt():
     s.close()
     srv.close()
     print("%.1f" % (statistics.median(ts) * 1e6))
+
+
+def proc_snapshot():
+    """{pid: (ppid, nice, cpu jiffies, name)}"""
+    d = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = s.split("(", 1)[1].rsplit(")", 1)[0]
+        r = s.rsplit(")", 1)[1].split()
+        d[int(p)] = (int(r[1]), int(r[16]), int(r[11]) + int(r[12]), name)
+    return d
+
+
+def in_tree(pid, root, d):
+    for _ in range(64):
+        if pid == root:
+            return True
+        if pid not in d:
+            return False
+        pid = d[pid][0]
+    return False
+
+
+def cpu_split(root, dt=2.0):
+    """(own cores, foreign cores at nice <= 0, busiest foreign name) over dt s"""
+    hz = os.sysconf("SC_CLK_TCK")
+    a = proc_snapshot()
+    t0 = time.monotonic()
+    time.sleep(dt)
+    b = proc_snapshot()
+    el = time.monotonic() - t0
+    own = foreign = 0.0
+    top = {}
+    for pid, (pp, ni, cpu, name) in b.items():
+        if pid not in a:
+            continue
+        c = (cpu - a[pid][2]) / hz / el
+        if in_tree(pid, root, b):
+            own += c
+        elif ni <= 0:
+            foreign += c
+            top[name] = top.get(name, 0) + c
+    return own, foreign, (max(top, key=top.get) if top and max(top.values()) > 0.05 else "")
+
+
+def monitor(root, out):
+    new = not os.path.exists(out) or os.path.getsize(out) == 0
+    with open(out, "a", buffering=1) as f:
+        if new:
+            f.write("utc,epoch,own_cores,foreign_cores,foreign_top\n")
+        while os.path.exists("/proc/%d" % root):
+            own, fo, top = cpu_split(root)
+            f.write("%s,%.1f,%.3f,%.3f,%s\n" % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.time(),
+                                              own, fo, top))
+
+
+def quiet(root, mx, timeout):
+    t0 = time.monotonic()
+    waited = False
+    while True:
+        own, fo, top = cpu_split(root)
+        if fo < mx:
+            if waited:
+                print("slow_links: the machine is quiet again (foreign CPU %.2f cores)" % fo)
+            return 0
+        if time.monotonic() - t0 > timeout:
+            print("slow_links: still %.2f foreign cores (%s) after %.0f s; measuring anyway "
+                  "(recorded in foreign_cores)" % (fo, top, timeout))
+            return 0
+        if not waited:
+            print("slow_links: waiting: %.2f cores used by other processes at nice <= 0 (%s)" % (fo, top))
+            waited = True
+
+
+def foreign_during(monfile, t0, t1):
+    """mean foreign cores of the monitor's samples within [t0, t1]"""
+    try:
+        rows = read_rows(monfile)
+    except OSError:
+        return ""
+    v = [float(r["foreign_cores"]) for r in rows if t0 <= float(r["epoch"]) <= t1 + 1]
+    return "%.3f" % statistics.mean(v) if v else ""
 
 
 def read_rows(path):
@@ -154,6 +250,7 @@ def row(a):
     out = {
         "link_mbps": a.link, "method": a.method, "repeat": a.repeat,
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load1": a.load,
+        "foreign_cores": foreign_during(a.monitor, a.t0, a.t1) if a.monitor else "",
         "rtt_us": a.rtt_us, "wall_s": a.wall, "steps": steps, "tokens_per_step": tok,
         "steps_per_epoch": spe, "first_steps": len(first),
         "first_step_s": "%.6f" % col(first, 0, "step_s") if first else "",
@@ -278,6 +375,8 @@ def summary(a):
                     [float(r["s%d_compute_fwd_s" % k]) + float(r["s%d_compute_bwd_s" % k]) for r in rs])
             d["aq_cache_bytes"] = int(rs[0]["aq_cache_bytes"])
             d["load1_max"] = max(float(r["load1"]) for r in rs)
+            fc = [float(r["foreign_cores"]) for r in rs if r.get("foreign_cores")]
+            d["foreign_cores_max"] = max(fc) if fc else float("nan")
             # speed-ups: ratios of medians, and the range of the ratio over the
             # repeats paired by repeat number (same time slot of the sweep)
             if base:
@@ -293,7 +392,7 @@ def summary(a):
             "first_step_s_med", "wire_bytes_per_step", "first_wire_bytes_per_step", "qdisc_bytes_per_step",
             "s0_compute_s",
             "s1_compute_s", "s0_codec_s", "s1_codec_s", "aq_cache_bytes", "speedup_vs_fp32",
-            "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first", "load1_max"]
+            "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first", "load1_max", "foreign_cores_max"]
     if a.out:
         with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
@@ -370,6 +469,16 @@ def main():
         r.add_argument("--" + o.replace("_", "-"), dest=o, required=True)
     for o in ("link", "repeat", "windows"):
         r.add_argument("--" + o, type=int, required=True)
+    r.add_argument("--monitor")
+    r.add_argument("--t0", type=float, default=0)
+    r.add_argument("--t1", type=float, default=0)
+    mo = sub.add_parser("monitor")
+    mo.add_argument("root", type=int)
+    mo.add_argument("out")
+    qu = sub.add_parser("quiet")
+    qu.add_argument("root", type=int)
+    qu.add_argument("--max", type=float, default=0.3)
+    qu.add_argument("--timeout", type=float, default=600)
     c = sub.add_parser("check")
     c.add_argument("csv")
     c.add_argument("--control", action="store_true")
@@ -392,6 +501,10 @@ def main():
         return summary(a)
     elif a.cmd == "calib":
         return calib(a)
+    elif a.cmd == "monitor":
+        monitor(a.root, a.out)
+    elif a.cmd == "quiet":
+        return quiet(a.root, a.max, a.timeout)
     return 0
 
 

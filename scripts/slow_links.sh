@@ -44,7 +44,10 @@ each link rate, and writes one CSV row per run to DIR/runs.csv: step time
 (median over the steps of the first epoch after step 1 and over the steady
 steps), tokens/s, message bytes per step, per-stage compute and codec
 times, the qdisc's own byte and packet counters next to the program's byte
-counts, and the load average. Rerunning resumes (rows present are skipped).
+counts, the load average and the CPU other processes at nice <= 0 used during the
+run (foreign_cores; before each run the script waits, at most 10 minutes, until
+that is below 0.3 cores; every 2 s in DIR/cpu_monitor.csv). Rerunning resumes
+(rows present are skipped).
   --quick        CI size: a small model (C=128, T=64), links 100 Mbit, methods fp32 and
                  tah, 1 repeat, 6 steps (about 20 s)
   --out DIR      results folder (build/slow-links; --quick: build/slow-links-quick)
@@ -152,7 +155,9 @@ if ! tc qdisc add dev lo root handle 1: htb default 30 2>/dev/null; then
 fi
 tc qdisc del dev lo root
 mpirun_pid=""
+mon_pid=""
 cleanup() {
+  if [ -n "$mon_pid" ]; then kill "$mon_pid" 2>/dev/null || true; fi
   if [ -n "$mpirun_pid" ] && kill -0 "$mpirun_pid" 2>/dev/null; then
     kill "$mpirun_pid" 2>/dev/null || true
     wait "$mpirun_pid" 2>/dev/null || true
@@ -167,6 +172,10 @@ CSV=$out/runs.csv
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 HELPER=$REPO/plots/links.py
 
+# CPU of this script's processes and of every other process at nice <= 0
+# (they compete with the measurement), every 2 s, into cpu_monitor.csv
+python3 "$HELPER" monitor $$ "$out/cpu_monitor.csv" &
+mon_pid=$!
 # the namespace's loopback round trip (no netem here: this is the latency)
 rtt=$(python3 "$HELPER" rtt)
 {
@@ -217,6 +226,8 @@ for r in $(seq 1 "$repeats"); do
       name="${l}M_${m//\//-}_r$r"
       tfile=$out/timing/$name.csv
       rm -f "$tfile"
+      # wait (at most 10 min) until other processes at nice <= 0 use < 0.3 cores
+      python3 "$HELPER" quiet $$ --max 0.3 --timeout 600
       load=$(cut -d' ' -f1 /proc/loadavg)
       t0=$(date +%s.%N)
       set +e
@@ -239,7 +250,8 @@ for r in $(seq 1 "$repeats"); do
       tc -s class show dev lo >"$out/logs/$name.tc.txt"
       python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
         --link "$l" --method "$m" --repeat "$r" --load "$load" --rtt-us "$rtt" \
-        --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows"
+        --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows" \
+        --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1"
       ran=$((ran + 1))
       el=$(($(date +%s) - t_start))
       left=$((total - i))

@@ -229,6 +229,7 @@ for r in $(seq 1 "$repeats"); do
       # wait (at most 10 min) until other processes at nice <= 0 use < 0.3 cores
       python3 "$HELPER" quiet $$ --max 0.3 --timeout 600
       load=$(cut -d' ' -f1 /proc/loadavg)
+      rt0=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       t0=$(date +%s.%N)
       set +e
       mpirun --oversubscribe -np 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
@@ -248,14 +249,15 @@ for r in $(seq 1 "$repeats"); do
         exit 1
       fi
       tc -s class show dev lo >"$out/logs/$name.tc.txt"
+      rt1=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
         --link "$l" --method "$m" --repeat "$r" --load "$load" --rtt-us "$rtt" \
         --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows" \
-        --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1"
+        --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1" --retrans $((rt1 - rt0))
       ran=$((ran + 1))
       el=$(($(date +%s) - t_start))
       left=$((total - i))
-      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f16) s, $(tail -n 1 "$CSV" | cut -d, -f19) tokens/s, eta $((el * left / ran)) s"
+      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f17) s, $(tail -n 1 "$CSV" | cut -d, -f20) tokens/s, eta $((el * left / ran)) s"
     done
   done
 done

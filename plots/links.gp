@@ -22,9 +22,9 @@ set xlabel "link rate (Mbit/s)"
 set ylabel "step time (s)"
 set key inside top right
 plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:(column(mode)) with lines lt i notitle, \
-     for [i=1:words(methods)] sel(pts, 2, word(methods,i), 3, "steady") using 1:5:6:7 with yerrorbars lt i title word(methods,i), \
+     for [i=1:words(methods)] sel(pts, 2, word(methods,i), 3, "steady") using ($1 * 1.06 ** (i - 3.5)):5:6:7 with yerrorbars lt i title word(methods,i), \
      sel(cur, 2, "aqsgd", 3, "first") using 1:(column(mode)) with lines lt 7 notitle, \
-     sel(pts, 2, "aqsgd", 3, "first") using 1:5:6:7 with yerrorbars lt 7 title "aqsgd, 1st epoch"
+     sel(pts, 2, "aqsgd", 3, "first") using ($1 * 1.06 ** 3.5):5:6:7 with yerrorbars lt 7 title "aqsgd, 1st epoch"
 set ylabel "speed-up over fp32 (steady state)"
 set key inside top right
 plot for [i=1:words(methods)] sel(cur, 2, word(methods,i), 3, "steady") using 1:8 with lines lt i notitle, \

@@ -23,9 +23,9 @@ mode=$(awk -F, 'NR > 1 { a += $11 * $11; b += $12 * $12; c += $13 * $13 }
   END { m = 4; v = a; if (b < v) { m = 5; v = b } if (c < v) m = 6; print m }' "$out/links_model_points.csv")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for fmt in png svg; do
+for fmt in png; do
   gnuplot -e "plotdir='$here'; dir='$out'; outdir='$tmp'; fmt='$fmt'; mode=$mode" "$here/links.gp" ||
     { echo "plots/links.sh: gnuplot failed; no figure written" >&2; exit 1; }
 done
-for n in links_measured links_epochs links_projection; do mv "$tmp/$n.png" "$tmp/$n.svg" "$out/"; done
-echo "plots/links.sh: wrote $out/links_measured, links_epochs, links_projection (.png, .svg)"
+for n in links_measured links_epochs links_projection; do mv "$tmp/$n.png" "$out/"; done
+echo "plots/links.sh: wrote $out/links_measured, links_epochs, links_projection (.png)"

@@ -5,10 +5,11 @@
 # direction the TCP payload the qdisc counted (bytes - 66 x packets) lies
 # between the bytes the program handed to MPI and that plus the bound on
 # Open MPI's own headers and collectives (plots/links.py, check_row). The
-# control compares each direction's program bytes with the other
-# direction's class, and every comparison must then fail, so the check can
-# tell the directions apart. Exit 77 (SKIP) where the script cannot make a
-# network namespace or shape lo.
+# control repeats the check with program counts that leave out the
+# tied-embedding exchange (what a program counting only the boundary
+# messages would report), and every comparison must then fail, so the check
+# can see a miscount. Exit 77 (SKIP) where the script cannot make a network
+# namespace or shape lo.
 #   slow_links_test.sh BUILD_DIR WORKDIR
 set -u
 build=$1
@@ -33,5 +34,5 @@ fi
 n=$(($(wc -l <"$w/out/runs.csv") - 1))
 [ "$n" -eq 2 ] || { echo "FAIL: expected 2 rows in runs.csv, got $n"; exit 1; }
 python3 "$here/../plots/links.py" check --control "$w/out/runs.csv" ||
-  { echo "FAIL: the control (swapped directions) passed the byte check"; exit 1; }
+  { echo "FAIL: the control (a count without the tied-embedding exchange) passed the byte check"; exit 1; }
 echo "links_quick: all passed"

@@ -41,6 +41,7 @@ SECTIONS = [
     ("delta_trajectory", "Relative bias delta along SGD's trajectory (tahq-sim delta --trajectory)"),
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
+    ("slow_links", "Measured wall-clock over shaped links, and the calibrated model (scripts/slow_links.sh)"),
     ("proofs", "Proof status (proofs/stats.json)"),
     ("machine", "Machine and run"),
 ]
@@ -506,6 +507,44 @@ def section_loss(out_dir, rc, sim_ok, ran):
             "final_eval": list(final.values()),
             "images": images(out_dir, "data/sim", ["sim_loss"]),
             "source": "data/sim/train_eval.csv"}
+
+
+LINKS_DIR = os.path.join(REPO, "sgd_sim", "results", "slow-links")
+
+
+def section_slow_links(out_dir, src=LINKS_DIR):
+    """The committed slow-link measurement (scripts/slow_links.sh needs root
+    and a network namespace, and about 20 minutes: the report reads its
+    results and runs nothing). "ok" when the summary and the model's points
+    parse with numbers; the figures are copied into data/links/."""
+    rows, why = read_csv(os.path.join(src, "summary.csv"))
+    if rows is None:
+        return not_available("no committed measurement: %s" % why)
+    pts, why2 = read_csv(os.path.join(src, "links_model_points.csv"))
+    if pts is None:
+        return not_available("the measurement has no model calibration: %s" % why2)
+    st, why = table_status(0, "slow_links summary", rows, ("link_mbps", "step_s_med", "tokens_per_s_med"))
+    st2, why2 = table_status(0, "tahq-sim throughput --calibrate", pts,
+                             ("measured_s", "model_overlap_s", "model_blocking_s", "model_protocol_s"))
+    if st2 != "ok":
+        st, why = st2, why2
+    texts = {}
+    for name in ("meta.txt", "links_projection.txt"):
+        p = os.path.join(src, name)
+        if os.path.exists(p):
+            with open(p, encoding="utf-8") as f:
+                texts[name] = [ln.rstrip("\n") for ln in f]
+    dst = os.path.join(out_dir, "data", "links")
+    os.makedirs(dst, exist_ok=True)
+    for n in ("links_measured", "links_epochs", "links_projection"):
+        if os.path.exists(os.path.join(src, n + ".png")):
+            shutil.copy(os.path.join(src, n + ".png"), dst)
+    return {"status": st, **({"reason": why} if why else {}),
+            "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "points": [{k: num(v) for k, v in r.items()} for r in pts],
+            "meta": texts.get("meta.txt", []), "projection": texts.get("links_projection.txt", []),
+            "images": images(out_dir, "data/links", ["links_measured", "links_epochs", "links_projection"]),
+            "source": shown(src) + "/ (committed; rerun: scripts/slow_links.sh, see its README.md)"}
 
 
 # Why a function is not given to WP (proofs/README.md, "Not proved by WP" and
@@ -1023,6 +1062,42 @@ def md_section(key, title, s):
                                                                     fmt(r["speedup_vs_fp32"], 3)))
                 rows.append(row)
             L += table(["link"] + methods, rows)
+    elif key == "slow_links":
+        L.append("The measurement needs root, a private network namespace and about 20 minutes, so "
+                 "the report reads the committed results and reruns nothing.")
+        L.append("")
+        if s.get("meta"):
+            L.append("```")
+            L += s["meta"]
+            L.append("```")
+            L.append("")
+        by = {(r["link_mbps"], r["method"]): r for r in s["rows"]}
+        links = sorted({r["link_mbps"] for r in s["rows"]}, reverse=True)
+        L.append("Measured speed-ups (ratios of the median steady step times over the repeats, "
+                 "same sweep):")
+        L.append("")
+        rows = []
+        for l in links:
+            t = by.get((l, "tah"), {})
+            rows.append(["%g Mb/s" % l, t.get("step_s_med"), t.get("speedup_vs_fp32"),
+                         t.get("speedup_vs_aqsgd_steady"), t.get("speedup_vs_aqsgd_first"),
+                         by.get((l, "tah-tile"), {}).get("speedup_vs_fp32"),
+                         by.get((l, "fp32"), {}).get("step_s_med")])
+        L += table(["link", "TAH step s", "TAH over fp32", "TAH over AQ-SGD (steady)",
+                    "TAH over AQ-SGD (1st epoch)", "TAH-tile over fp32", "fp32 step s"], rows)
+        L.append("")
+        for mode in ("overlap", "blocking", "protocol"):
+            r = [abs(p["resid_" + mode]) for p in s["points"] if isinstance(p.get("resid_" + mode), (int, float))]
+            if r:
+                L.append("- model residuals, %s sends: RMS %.1f%%, max |r| %.1f%% over %d points" %
+                         (mode, 100 * (sum(x * x for x in r) / len(r)) ** 0.5, 100 * max(r), len(r)))
+        if s.get("projection"):
+            L.append("")
+            L.append("Projection to the paper's setting (as `tahq-sim throughput --calibrate` states it):")
+            L.append("")
+            L.append("```")
+            L += [ln for ln in s["projection"] if ln.strip()]
+            L.append("```")
     elif key == "loss_curves":
         L += table(["method", "step", "full-data loss (uncompressed forward)"],
                    [[r["method"], r["step"], r["eval_loss"]] for r in s["final_eval"]])
@@ -1225,6 +1300,7 @@ def main():
         "delta_trajectory": section_delta_trajectory(out, rc_traj, sim_ok),
         "throughput": section_throughput(out, rc_tp, sim_ok),
         "loss_curves": section_loss(out, rc_train, sim_ok, mode == "full"),
+        "slow_links": section_slow_links(out),
         "proofs": section_proofs(os.path.abspath(a.proofs_stats)),
     }
     c_end = os.times()

@@ -19,6 +19,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "fit.h"
+#include "links_model.h"
 #include "sim.h"
 
 static double now_s(void)
@@ -1664,5 +1665,7 @@ int cmd_throughput(const sim_cli *o)
     free(prev);
     free(y);
     free(g);
+    if (o->calibrate)
+        return lk_calibrate(o->calibrate, o->out, nm, mn, fb, bb, S, C);
     return 0;
 }

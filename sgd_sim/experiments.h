@@ -16,6 +16,7 @@ typedef struct sim_cli {
     int steps;           /* train: 0 = default */
     const char *methods; /* comma list, NULL = default */
     const char *runs;    /* converge: analyse this converge_runs.csv instead of running */
+    const char *calibrate; /* throughput: calibrate against this measurement (plots/links.py calib) */
 } sim_cli;
 
 int cmd_converge(const sim_cli *o);

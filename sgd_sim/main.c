@@ -88,9 +88,15 @@ static const cmd_help helps[] = {
      "Loss curves on the LLM-like residual-MLP pipeline (1000 steps; --quick 200). Writes train.csv and\n"
      "train_eval.csv.\n"},
     {"throughput",
-     "usage: tahq-sim throughput [--quick] [--out DIR]\n"
+     "usage: tahq-sim throughput [--quick] [--out DIR] [--calibrate FILE]\n"
      "Message sizes and codec times of one GPT2-XL-sized micro-batch, and a GPipe step-time model over\n"
-     "10 Gbps .. 100 Mbps links. Writes throughput.csv and throughput_assumptions.txt.\n"},
+     "10 Gbps .. 100 Mbps links. Writes throughput.csv and throughput_assumptions.txt.\n"
+     "--calibrate FILE: an event model of the step (overlapped or blocking sends) with the compute,\n"
+     "codec and update times, message sizes and link latency measured over shaped links\n"
+     "(scripts/slow_links.sh; FILE from plots/links.py calib): model vs measurement per link, method\n"
+     "and phase with residuals, model curves, AQ-SGD/TAH vs epochs, and the projection to the paper's\n"
+     "setting with its assumptions. Writes links_model_points.csv, links_model_curve.csv,\n"
+     "links_epochs.csv, links_projection.csv and links_projection.txt.\n"},
     {"plots", "usage: tahq-sim plots [--out DIR]\nRenders the plots (plots/sim.sh) from the CSVs in DIR.\n"},
     {"all", "usage: tahq-sim all [options]\nconverge, delta, floor, train, throughput, then plots, into --out.\n"},
 };
@@ -188,6 +194,8 @@ int main(int argc, char **argv)
             o.steps = atoi(argv[++i]);
         else if (strcmp(a, "--runs") == 0 && v)
             o.runs = argv[++i];
+        else if (strcmp(a, "--calibrate") == 0 && v)
+            o.calibrate = argv[++i];
         else if (strcmp(a, "--methods") == 0 && v)
             o.methods = argv[++i];
         else {

@@ -88,6 +88,11 @@ static const char *const help_text =
     "  --out DIR         write DIR/METHOD_kK_sSEED.csv per run as it finishes; runs whose file\n"
     "                    exists are skipped (resume); without --out nothing is written\n"
     "  --print-every N   print every N-th step's loss (1; 0 = only the summary)\n"
+    "  --timing FILE     append one row per step and stage to the CSV FILE (header when new):\n"
+    "                    the step's wall time, message bytes, and where each stage's time went\n"
+    "                    (compute, encode, decode, send, receive, tied-embedding exchange, update,\n"
+    "                    loss broadcast) and, with MPI, the payload bytes its rank has sent so far;\n"
+    "                    the loss CSV (--out) stays free of times\n"
     "  --dump-activations DIR  at steps 1, the last and every --dump-every N: each boundary's\n"
     "                    forward activation of micro-batch 0 as DIR/RUN/act_bK_stepS.npy (float32\n"
     "                    [B, T, C]) and a row of DIR/RUN/act_stats.csv (channel RMS, kurtosis,\n"
@@ -187,6 +192,8 @@ typedef struct cli {
     int train_windows; /* -1: not given */
     const char *dump_dir;
     int dump_every;
+    const char *timing;
+    FILE *timing_f; /* rank 0 */
 } cli;
 
 /* activation dumps of one run (tt_probe_fn's context) */
@@ -286,6 +293,71 @@ static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate
         say("\n");
     }
     fflush(stats);
+    return 0;
+}
+
+static const char *const timing_header =
+    "run,method,K,micro,batch,T,C,train_windows,aq_cache_bytes,step,step_s,tokens,fwd_bytes,bwd_bytes,"
+    "aq_new_samples,stage,compute_fwd_s,compute_bwd_s,encode_s,decode_s,send_s,recv_s,swap_s,update_s,"
+    "sync_s,sent_bytes_cum";
+#define TIMING_NV (TT_TIMES_N + 1)
+
+/* one step's rows of --timing (MPI: every rank calls it, rank 0 writes).
+ * 0, or 1 on an error. */
+static int timing_rows(const cli *a, const char *name, const char *method, const tt_opts *o,
+                       const tt_run *r, int step, double step_s, uint64_t fb, uint64_t bb,
+                       uint64_t nn, double sent)
+{
+    const int K = o->K;
+    double *v = malloc(sizeof(double) * TIMING_NV * (size_t)K);
+    if (!v)
+        return 1;
+    for (int k = 0; k < K; k++) {
+#ifdef TT_MPI
+        if (k != g_rank)
+            continue;
+        double *w = v; /* this rank's stage, gathered below */
+#else
+        double *w = v + (size_t)k * TIMING_NV;
+#endif
+        tt_times t;
+        tt_run_times(r, k, &t);
+        const double tv[TIMING_NV] = {t.compute_fwd, t.compute_bwd, t.encode, t.decode, t.send,
+                                      t.recv, t.swap, t.update, t.sync, sent};
+        memcpy(w, tv, sizeof tv);
+    }
+#ifdef TT_MPI
+    double *all = g_rank == 0 ? malloc(sizeof(double) * TIMING_NV * (size_t)K) : NULL;
+    if ((g_rank == 0 && !all) || tt_mpi_gather_f64(v, TIMING_NV, all)) {
+        free(all);
+        free(v);
+        return 1;
+    }
+    if (g_rank == 0)
+        memcpy(v, all, sizeof(double) * TIMING_NV * (size_t)K);
+    free(all);
+#endif
+    if (a->timing_f) {
+        const double cache = o->train_windows > 0 && !strncmp(method, "aqsgd", 5)
+                                 ? (double)o->train_windows * o->cfg.T * o->cfg.C * 2
+                                 : 0;
+        for (int k = 0; k < K; k++) {
+            const double *w = v + (size_t)k * TIMING_NV;
+            fprintf(a->timing_f, "%s,%s,%d,%d,%d,%d,%d,%d,%.0f,%d,%.6f,%d,%llu,%llu,%llu,%d", name,
+                    method, K, o->micro, o->batch, o->cfg.T, o->cfg.C, o->train_windows, cache, step,
+                    step_s, o->micro * o->batch * o->cfg.T, (unsigned long long)fb,
+                    (unsigned long long)bb, (unsigned long long)nn, k);
+            for (int j = 0; j < TT_TIMES_N; j++)
+                fprintf(a->timing_f, ",%.6f", w[j]);
+#ifdef TT_MPI
+            fprintf(a->timing_f, ",%.0f\n", w[TT_TIMES_N]);
+#else
+            fprintf(a->timing_f, ",\n");
+#endif
+        }
+        fflush(a->timing_f);
+    }
+    free(v);
     return 0;
 }
 
@@ -411,7 +483,9 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
             memset(dp.have, 0, sizeof(int) * (size_t)o.K);
             tt_run_probe_next(r, probe, &dp);
         }
+        const double ts0 = now_s();
         loss = tt_run_step(r, &err);
+        const double step_s = now_s() - ts0;
         if (isnan(loss) && err) {
             fprintf(stderr, "tahq-train: run %s, step %d: %s\n", name, t + 1, err);
             return run_abandon(stats, &dp, r, csv, tmp);
@@ -440,6 +514,14 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
         if (ev)
             vloss = tt_run_eval(r, a->eval_windows);
+        if (a->timing) {
+            double sent = 0;
+#ifdef TT_MPI
+            sent = (double)tt_mpi_sent_bytes(&tr);
+#endif
+            if (timing_rows(a, name, method, &o, r, t + 1, step_s, fb, bb, nn, sent))
+                return run_abandon(stats, &dp, r, csv, tmp);
+        }
         if (csv) {
             if (ev)
                 fprintf(csv, "%d,%.6e,%.6f,%.6f,%.6f,%llu,%llu\n", t + 1, lr, loss, vloss,
@@ -592,6 +674,8 @@ static int tahq_train(int argc, char **argv)
             a.dump_dir = v;
         else if (!strcmp(o, "--dump-every"))
             bad = parse_int(v, 0, 100000000, &a.dump_every);
+        else if (!strcmp(o, "--timing"))
+            a.timing = v;
         else if (!strcmp(o, "--print-every"))
             bad = parse_int(v, 0, 100000000, &a.print_every);
         else
@@ -710,6 +794,19 @@ static int tahq_train(int argc, char **argv)
         free(vb);
         return run_failed();
     }
+    if (g_rank == 0 && a.timing) {
+        struct stat sb;
+        int fresh = stat(a.timing, &sb) != 0 || sb.st_size == 0;
+        a.timing_f = fopen(a.timing, "a");
+        if (!a.timing_f) {
+            fprintf(stderr, "tahq-train: cannot write %s: %s\n", a.timing, strerror(errno));
+            free(tb);
+            free(vb);
+            return run_failed();
+        }
+        if (fresh)
+            fprintf(a.timing_f, "%s\n", timing_header);
+    }
     sim_blas_init();
     const int tty = g_rank == 0 && isatty(STDOUT_FILENO);
     int rc = 0;
@@ -718,6 +815,10 @@ static int tahq_train(int argc, char **argv)
             rc = one_run(&a, mv[i], sv[j], &d, tty, i * ns + j, nm * ns);
     free(tb);
     free(vb);
+    if (a.timing_f && fclose(a.timing_f)) {
+        fprintf(stderr, "tahq-train: cannot write %s\n", a.timing);
+        rc = 1;
+    }
     return rc;
 }
 

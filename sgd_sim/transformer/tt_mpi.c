@@ -11,13 +11,15 @@
 typedef struct mpi_ctx {
     uint8_t *buf; /* the last received message */
     size_t cap;
+    uint64_t sent; /* payload bytes this rank sent point-to-point (send and swap) */
 } mpi_ctx;
 
 static int m_send(void *ctx, int to, int tag, const uint8_t *msg, size_t len)
 {
-    (void)ctx;
+    mpi_ctx *c = ctx;
     if (len > INT_MAX)
         return 1;
+    c->sent += len;
     return MPI_Send(msg, (int)len, MPI_BYTE, to, tag, MPI_COMM_WORLD) != MPI_SUCCESS;
 }
 
@@ -43,9 +45,10 @@ static int m_recv(void *ctx, int from, int tag, const uint8_t **msg, size_t *len
 
 static int m_swap(void *ctx, int peer, const float *mine, float *theirs, size_t n)
 {
-    (void)ctx;
+    mpi_ctx *c = ctx;
     if (n > INT_MAX)
         return 1;
+    c->sent += sizeof(float) * n;
     return MPI_Sendrecv(mine, (int)n, MPI_FLOAT, peer, 3, theirs, (int)n, MPI_FLOAT, peer, 3,
                         MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS;
 }
@@ -87,4 +90,10 @@ int tt_mpi_bcast_int(int *v)
 int tt_mpi_gather_f64(const double *mine, int n, double *all)
 {
     return MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+}
+
+uint64_t tt_mpi_sent_bytes(const tt_transport *tr)
+{
+    const mpi_ctx *c = tr->ctx;
+    return c ? c->sent : 0;
 }

@@ -14,6 +14,10 @@ void tt_mpi_transport_free(tt_transport *tr);
 int tt_mpi_sum_u64(uint64_t *v, int n);
 /* n doubles from every rank to rank 0: all[rank*n .. rank*n+n) (all: rank 0 only) */
 int tt_mpi_gather_f64(const double *mine, int n, double *all);
+/* payload bytes this rank has sent point-to-point through tr since it was
+ * made (boundary and evaluation messages, the tied-embedding exchange; not
+ * the collectives' few bytes nor MPI's own headers) */
+uint64_t tt_mpi_sent_bytes(const tt_transport *tr);
 /* rank 0's int to every rank */
 int tt_mpi_bcast_int(int *v);
 

@@ -1,9 +1,11 @@
 /* tt_train.c - the single-process pipeline engine of tahq-train (tt_train.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "tt_train.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct tt_run {
     tt_opts o;
@@ -29,6 +31,7 @@ struct tt_run {
     uint64_t aq_new, aq_new_bytes;
     tt_probe_fn probe;
     void *probe_ctx;
+    tt_times *tm;     /* [K] the last step's times per stage */
     tt_transport tr;
     /* single-process transport: the one message in flight */
     const uint8_t *box;
@@ -55,6 +58,13 @@ static int local_recv(void *ctx, int from, int tag, const uint8_t **msg, size_t 
     *msg = r->box, *len = r->box_len;
     r->box = NULL;
     return 0;
+}
+
+static double clk(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* blocks of stage k: as even as possible, the first stages take the extra ones */
@@ -97,7 +107,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
     r->tied = malloc(sizeof(float) * (size_t)c->V * c->C);
     r->tok = malloc(sizeof(int) * (size_t)M * B * c->T);
     r->tgt = malloc(sizeof(int) * (size_t)M * B * c->T);
-    if (!r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
+    r->tm = calloc((size_t)K, sizeof *r->tm);
+    if (!r->tm || !r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
         tt_run_free(r);
         return NULL;
     }
@@ -215,6 +226,7 @@ void tt_run_free(tt_run *r)
     free(r->tied);
     free(r->tok);
     free(r->tgt);
+    free(r->tm);
     free(r);
 }
 
@@ -285,6 +297,8 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
     const int K = r->K, B = r->o.batch;
     const size_t BT = (size_t)B * r->o.cfg.T;
     const float *x = NULL, *y = NULL;
+    tt_times *tm = &r->tm[k];
+    double c0 = clk(), c1;
     if (k > 0) {
         const uint8_t *msg;
         size_t len;
@@ -292,11 +306,13 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
             *err = "receiving a forward message failed";
             return 1;
         }
+        c1 = clk(), tm->recv += c1 - c0, c0 = c1;
         if (r->aq_rx) {
             tt_aq_cache *rx = &r->aq_rx[k - 1];
             const uint32_t *ids = r->wid + (size_t)m * B;
             if (tt_aq_decode(&r->codec, rx, ids, (uint32_t)B, msg, len, r->xbuf, err))
                 return 1;
+            c1 = clk(), tm->decode += c1 - c0, c0 = c1;
             /* one process holds both sides: their caches must agree */
             const tt_aq_cache *tx = &r->aq_tx[k - 1];
             for (int s = 0; tx->val && s < B; s++)
@@ -305,12 +321,16 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
                     *err = "aqsgd: the sender's and the receiver's caches differ";
                     return 1;
                 }
-        } else if (tt_decode(&r->codec, 0, (uint32_t)B, msg, len, r->xbuf, err)) {
-            return 1;
+        } else {
+            if (tt_decode(&r->codec, 0, (uint32_t)B, msg, len, r->xbuf, err))
+                return 1;
+            c1 = clk(), tm->decode += c1 - c0;
         }
         x = r->xbuf;
+        c0 = clk(); /* the single process's cache comparison is not timed */
     }
     double l = tt_stage_forward_f(&r->st[k], m, B, r->tok + m * BT, r->tgt + m * BT, x, &y);
+    c1 = clk(), tm->compute_fwd += c1 - c0;
     if (k == K - 1) {
         *loss += l;
         return 0;
@@ -318,6 +338,7 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
     if (r->probe && m == 0 && r->probe(r->probe_ctx, k, r->t + 1, y, B, r->o.cfg.T, r->o.cfg.C, err))
         return 1;
     size_t len;
+    c0 = clk();
     if (r->aq_tx) {
         uint32_t n_new = 0;
         len = tt_aq_encode(&r->codec, &r->aq_tx[k], r->wid + (size_t)m * B, (uint32_t)B, y, &n_new, err);
@@ -328,11 +349,13 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
     }
     if (!len)
         return 1;
+    c1 = clk(), tm->encode += c1 - c0, c0 = c1;
     r->fwd_bytes += len;
     if (r->tr.send(r->tr.ctx, k + 1, 0, r->codec.msg, len)) {
         *err = "sending a forward message failed";
         return 1;
     }
+    tm->send += clk() - c0;
     return 0;
 }
 
@@ -343,6 +366,8 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
 {
     const int K = r->K, B = r->o.batch;
     const float *dy = NULL;
+    tt_times *tm = &r->tm[k];
+    double c0 = clk(), c1;
     if (k < K - 1) {
         const uint8_t *msg;
         size_t len;
@@ -350,21 +375,26 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
             *err = "receiving a backward message failed";
             return 1;
         }
+        c1 = clk(), tm->recv += c1 - c0, c0 = c1;
         if (tt_decode(&r->codec, 1, (uint32_t)B, msg, len, r->gbuf, err))
             return 1;
+        c1 = clk(), tm->decode += c1 - c0, c0 = c1;
         dy = r->gbuf;
     }
     tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+    c1 = clk(), tm->compute_bwd += c1 - c0, c0 = c1;
     if (k == 0)
         return 0;
     size_t len = tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf, msg_key(r->o.seed, r->t, k - 1, m, 1), err);
     if (!len)
         return 1;
+    c1 = clk(), tm->encode += c1 - c0, c0 = c1;
     r->bwd_bytes += len;
     if (r->tr.send(r->tr.ctx, k - 1, 1, r->codec.msg, len)) {
         *err = "sending a backward message failed";
         return 1;
     }
+    tm->send += clk() - c0;
     return 0;
 }
 
@@ -418,6 +448,7 @@ double tt_run_step(tt_run *r, const char **err)
         tt_stage_zero_grad_f(&r->st[k]);
     r->fwd_bytes = r->bwd_bytes = 0;
     r->aq_new = r->aq_new_bytes = 0;
+    memset(r->tm, 0, sizeof(tt_times) * (size_t)K);
     double loss = 0;
     /* GPipe: all forwards, then all backwards in the same order */
     for (int m = 0; m < M; m++)
@@ -431,6 +462,7 @@ double tt_run_step(tt_run *r, const char **err)
             if (bwd_work(r, k, m, scale, err))
                 return NAN;
     /* tied embedding: both copies get g_wte + g_head, added in that order on both sides */
+    double c0 = clk();
     if (K > 1) {
         tt_stage_f *s0 = r->k_lo == 0 ? &r->st[0] : NULL;
         tt_stage_f *sl = r->k_hi == K - 1 ? &r->st[K - 1] : NULL;
@@ -447,10 +479,17 @@ double tt_run_step(tt_run *r, const char **err)
                 g[i] = s0 ? g[i] + r->tied[i] : r->tied[i] + g[i];
         }
     }
+    {
+        double c1 = clk();
+        for (int k = r->k_lo; k <= r->k_hi; k++)
+            if (r->st[k].first || r->st[k].last)
+                r->tm[k].swap += c1 - c0;
+    }
     /* clipping: each stage's own tensors, and the tied embedding as one group */
     double lr = tt_lr(&r->o, r->t);
     for (int k = r->k_lo; k <= r->k_hi; k++) {
         tt_stage_f *s = &r->st[k];
+        c0 = clk();
         size_t lo = s->first ? nwte : 0, hi = s->n_params - (s->last && !s->first ? nwte : 0);
         scale_to(s->grads + lo, hi - lo, sumsq(s->grads + lo, hi - lo), r->o.clip);
         if (s->first)
@@ -458,13 +497,17 @@ double tt_run_step(tt_run *r, const char **err)
         if (s->last && !s->first)
             scale_to(s->gwte_head, nwte, sumsq(s->gwte_head, nwte), r->o.clip);
         adamw(r, k, lr);
+        r->tm[k].update += clk() - c0;
     }
     r->t++;
     loss /= (double)M * BT;
+    c0 = clk();
     if (r->tr.bcast && r->tr.bcast(r->tr.ctx, K - 1, &loss, 1)) {
         *err = "broadcasting the loss failed";
         return NAN;
     }
+    if (r->tr.bcast)
+        r->tm[r->k_lo].sync += clk() - c0;
     return loss;
 }
 
@@ -524,4 +567,9 @@ void tt_run_probe_next(tt_run *r, tt_probe_fn fn, void *ctx)
 {
     r->probe = fn;
     r->probe_ctx = ctx;
+}
+
+void tt_run_times(const tt_run *r, int k, tt_times *t)
+{
+    *t = r->tm[k];
 }

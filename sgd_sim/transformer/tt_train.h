@@ -89,6 +89,19 @@ void tt_run_bytes(const tt_run *r, uint64_t *fwd, uint64_t *bwd);
  * forward bytes are delta messages. Zero for other methods. */
 void tt_run_aq_counts(const tt_run *r, uint64_t *new_samples, uint64_t *new_bytes);
 
+/* Where one stage's time went in the last step (seconds, CLOCK_MONOTONIC):
+ * the forward and backward compute of its micro-batches, encoding and
+ * decoding boundary messages (AQ-SGD: with the cache reads and updates),
+ * sending and receiving them (the transport's calls, including the time
+ * spent waiting for the peer), the tied-embedding exchange, clipping with
+ * AdamW, and the loss broadcast. Timing never touches the numerics. */
+typedef struct tt_times {
+    double compute_fwd, compute_bwd, encode, decode, send, recv, swap, update, sync;
+} tt_times;
+#define TT_TIMES_N 9
+/* the last step's times of stage k (held by this process) */
+void tt_run_times(const tt_run *r, int k, tt_times *t);
+
 /* A probe sees the forward activation of micro-batch 0 at every boundary k
  * this process sends from, before it is encoded: y is [B, T, C]. Called
  * during the next tt_run_step only (NULL: none). Returns 0, or 1 to fail

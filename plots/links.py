@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""Helpers of scripts/slow_links.sh (measured wall-clock over shaped links).
+
+usage: plots/links.py rtt
+       plots/links.py keys RUNS_CSV
+       plots/links.py row --csv RUNS_CSV --timing T.csv --tc TC.txt --link MBIT --method M
+                          --repeat R --load L --rtt-us U --wall S --windows N
+       plots/links.py check RUNS_CSV [--control]
+       plots/links.py summary RUNS_CSV [--out DIR]
+       plots/links.py calib RUNS_CSV OUT_CSV
+       plots/links.py monitor ROOT_PID OUT_CSV
+       plots/links.py quiet ROOT_PID [--max CORES] [--timeout S]
+
+rtt      median TCP round trip of 1-byte ping-pongs over 127.0.0.1, microseconds
+keys     the (link, method, repeat) keys present in RUNS_CSV, one per line
+row      append one run's row to RUNS_CSV (header when new), from its
+         tahq-train --timing CSV and its `tc -s class show dev lo` output
+check    the program's byte counts against the qdisc's counters, per run and
+         direction (derivation in check_row); exit 1 when any fails.
+         --control: the same check with program counts that leave out the
+         tied-embedding exchange (256 x C x 4 bytes per step and direction), as
+         a program counting only the boundary messages would; every comparison
+         must then fail (exit 0 only if all fail: the check can see a miscount)
+summary  per (link, method): min/median/max over repeats of the steady step
+         time and tokens/s, speed-ups of each method over fp32 and of TAH
+         over AQ-SGD (steady and first epoch); summary.csv and a table on stdout
+monitor  every 2 s until ROOT_PID ends: the CPU (in cores) of ROOT_PID's process
+         tree and of every other process at nice <= 0 ("foreign": they compete
+         with the measurement; processes at nice > 0 yield to it), with the
+         busiest foreign command
+quiet    wait until the foreign CPU (as monitor) over 2 s is below --max cores
+         (0.3), at most --timeout seconds (600); prints what it waited for
+calib    the input of `tahq-sim throughput --calibrate`: per (link, method,
+         phase) the medians over the repeats of the step time and of each
+         stage's compute, codec and update times per micro-batch, message
+         bytes per micro-batch, the tied-embedding exchange's bytes, the
+         one-way latency (half the measured loopback round trip) and the wire
+         bytes per payload byte; phase "first" (AQ-SGD's first epoch) next to
+         "steady"
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import socket
+import statistics
+import sys
+import threading
+import time
+
+COLUMNS = [
+    "link_mbps", "method", "repeat", "utc", "load1", "foreign_cores", "rtt_us", "wall_s", "steps", "tokens_per_step",
+    "steps_per_epoch", "first_steps", "first_step_s", "first_fwd_bytes", "first_bwd_bytes",
+    "steady_steps", "step_s", "step_s_min", "step_s_max", "tokens_per_s", "fwd_bytes", "bwd_bytes",
+    "s0_compute_fwd_s", "s0_compute_bwd_s", "s0_encode_s", "s0_decode_s", "s0_update_s",
+    "s1_compute_fwd_s", "s1_compute_bwd_s", "s1_encode_s", "s1_decode_s", "s1_update_s",
+    "first_s0_encode_s", "first_s1_decode_s",
+    "aq_cache_bytes", "micro", "batch", "T", "C",
+    "prog_bytes_01", "prog_bytes_10", "msgs_01", "msgs_10",
+    "qdisc_bytes_01", "qdisc_pkts_01", "qdisc_bytes_10", "qdisc_pkts_10", "qdisc_drops",
+    "tcp_retrans_segs",
+]
+
+# Bytes on lo per TCP segment that are not TCP payload: Ethernet header 14
+# (loopback frames carry one), IPv4 20, TCP 20 + 12 (timestamp option, on by
+# default in Linux). tc counts a GSO packet as its segments (bytes and
+# packets), so payload = bytes - 66 * packets.
+HDR = 14 + 20 + 20 + 12
+
+
+def rtt():
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    n = 2000
+
+    def echo():
+        c, _ = srv.accept()
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(n):
+            c.sendall(c.recv(1))
+        c.close()
+
+    th = threading.Thread(target=echo)
+    th.start()
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    ts = []
+    for _ in range(n):
+        a = time.perf_counter()
+        s.sendall(b"x")
+        s.recv(1)
+        ts.append(time.perf_counter() - a)
+    th.join()
+    s.close()
+    srv.close()
+    print("%.1f" % (statistics.median(ts) * 1e6))
+
+
+def proc_snapshot():
+    """{pid: (ppid, nice, cpu jiffies, name)}"""
+    d = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = s.split("(", 1)[1].rsplit(")", 1)[0]
+        r = s.rsplit(")", 1)[1].split()
+        d[int(p)] = (int(r[1]), int(r[16]), int(r[11]) + int(r[12]), name)
+    return d
+
+
+def in_tree(pid, root, d):
+    for _ in range(64):
+        if pid == root:
+            return True
+        if pid not in d:
+            return False
+        pid = d[pid][0]
+    return False
+
+
+def cpu_split(root, dt=2.0):
+    """(own cores, foreign cores at nice <= 0, busiest foreign name) over dt s"""
+    hz = os.sysconf("SC_CLK_TCK")
+    a = proc_snapshot()
+    t0 = time.monotonic()
+    time.sleep(dt)
+    b = proc_snapshot()
+    el = time.monotonic() - t0
+    own = foreign = 0.0
+    top = {}
+    for pid, (pp, ni, cpu, name) in b.items():
+        if pid not in a:
+            continue
+        c = (cpu - a[pid][2]) / hz / el
+        if in_tree(pid, root, b):
+            own += c
+        elif ni <= 0:
+            foreign += c
+            top[name] = top.get(name, 0) + c
+    return own, foreign, (max(top, key=top.get) if top and max(top.values()) > 0.05 else "")
+
+
+def monitor(root, out):
+    new = not os.path.exists(out) or os.path.getsize(out) == 0
+    with open(out, "a", buffering=1) as f:
+        if new:
+            f.write("utc,epoch,own_cores,foreign_cores,foreign_top\n")
+        while os.path.exists("/proc/%d" % root):
+            own, fo, top = cpu_split(root)
+            f.write("%s,%.1f,%.3f,%.3f,%s\n" % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.time(),
+                                              own, fo, top))
+
+
+def quiet(root, mx, timeout):
+    t0 = time.monotonic()
+    waited = False
+    while True:
+        own, fo, top = cpu_split(root)
+        if fo < mx:
+            if waited:
+                print("slow_links: the machine is quiet again (foreign CPU %.2f cores)" % fo)
+            return 0
+        if time.monotonic() - t0 > timeout:
+            print("slow_links: still %.2f foreign cores (%s) after %.0f s; measuring anyway "
+                  "(recorded in foreign_cores)" % (fo, top, timeout))
+            return 0
+        if not waited:
+            print("slow_links: waiting: %.2f cores used by other processes at nice <= 0 (%s)" % (fo, top))
+            waited = True
+
+
+def foreign_during(monfile, t0, t1):
+    """mean foreign cores of the monitor's samples within [t0, t1]"""
+    try:
+        rows = read_rows(monfile)
+    except OSError:
+        return ""
+    v = [float(r["foreign_cores"]) for r in rows if t0 <= float(r["epoch"]) <= t1 + 1]
+    return "%.3f" % statistics.mean(v) if v else ""
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def keys(path):
+    for r in read_rows(path):
+        print("%s,%s,%s" % (r["link_mbps"], r["method"], r["repeat"]))
+
+
+def parse_tc(path):
+    """{classid: (bytes, packets, dropped)} from `tc -s class show`."""
+    out = {}
+    cur = None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"class htb (\S+) ", line)
+            if m:
+                cur = m.group(1)
+                continue
+            m = re.match(r"\s*Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", line)
+            if m and cur:
+                out[cur] = tuple(int(x) for x in m.groups())
+                cur = None
+    return out
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def row(a):
+    t = read_rows(a.timing)
+    if not t:
+        sys.exit("links.py: %s is empty" % a.timing)
+    by = {}
+    for r in t:
+        by.setdefault(int(r["step"]), {})[int(r["stage"])] = r
+    steps = max(by)
+    r0 = by[1][0]
+    micro, batch = int(r0["micro"]), int(r0["batch"])
+    spe = max(1, a.windows // (micro * batch))  # steps per epoch
+    first = [s for s in range(2, spe + 1) if s in by]  # step 1: connections, first touches
+    steady = [s for s in range(spe + 1, steps + 1) if s in by]
+    if not steady:
+        sys.exit("links.py: no steady steps (steps %d, %d per epoch)" % (steps, spe))
+
+    def col(ss, stage, name):
+        return med([float(by[s][stage][name]) for s in ss])
+
+    step_s = [float(by[s][0]["step_s"]) for s in steady]
+    tok = int(r0["tokens"])
+    last = by[steps]
+    tc = parse_tc(a.tc)
+    z = (0, 0, 0)
+    q01, q10 = tc.get("1:10", z), tc.get("1:20", z)
+    drops = sum(v[2] for v in tc.values())
+    # messages per direction: M boundary messages and one tied-embedding
+    # exchange per step; rank 0 also sends the evaluation's forward messages
+    # (one per B windows; 2 windows here)
+    msgs01 = steps * (micro + 1) + math.ceil(2 / batch)
+    msgs10 = steps * (micro + 1)
+    out = {
+        "link_mbps": a.link, "method": a.method, "repeat": a.repeat,
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load1": a.load,
+        "foreign_cores": foreign_during(a.monitor, a.t0, a.t1) if a.monitor else "",
+        "rtt_us": a.rtt_us, "wall_s": a.wall, "steps": steps, "tokens_per_step": tok,
+        "steps_per_epoch": spe, "first_steps": len(first),
+        "first_step_s": "%.6f" % col(first, 0, "step_s") if first else "",
+        "first_fwd_bytes": "%.0f" % col(first, 0, "fwd_bytes") if first else "",
+        "first_bwd_bytes": "%.0f" % col(first, 0, "bwd_bytes") if first else "",
+        "steady_steps": len(steady), "step_s": "%.6f" % med(step_s),
+        "step_s_min": "%.6f" % min(step_s), "step_s_max": "%.6f" % max(step_s),
+        "tokens_per_s": "%.1f" % (tok / med(step_s)),
+        "fwd_bytes": "%.0f" % col(steady, 0, "fwd_bytes"),
+        "bwd_bytes": "%.0f" % col(steady, 0, "bwd_bytes"),
+        "first_s0_encode_s": "%.6f" % col(first, 0, "encode_s") if first else "",
+        "first_s1_decode_s": "%.6f" % col(first, 1, "decode_s") if first else "",
+        "aq_cache_bytes": r0["aq_cache_bytes"], "micro": micro, "batch": batch,
+        "T": r0["T"], "C": r0["C"],
+        "prog_bytes_01": last[0]["sent_bytes_cum"], "prog_bytes_10": last[1]["sent_bytes_cum"],
+        "msgs_01": msgs01, "msgs_10": msgs10,
+        "qdisc_bytes_01": q01[0], "qdisc_pkts_01": q01[1],
+        "qdisc_bytes_10": q10[0], "qdisc_pkts_10": q10[1], "qdisc_drops": drops,
+        "tcp_retrans_segs": a.retrans if a.retrans is not None else "",
+    }
+    for k in (0, 1):
+        for name, c in (("compute_fwd_s", "compute_fwd_s"), ("compute_bwd_s", "compute_bwd_s"),
+                        ("encode_s", "encode_s"), ("decode_s", "decode_s"), ("update_s", "update_s")):
+            out["s%d_%s" % (k, name)] = "%.6f" % col(steady, k, c)
+    new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
+    with open(a.csv, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        if new:
+            w.writeheader()
+        w.writerow(out)
+
+
+def check_row(r, direction, control=False):
+    """The TCP payload the qdisc carried in one direction against the bytes
+    the program handed to MPI in that direction.
+
+    payload = qdisc bytes - HDR * qdisc packets (HDR: see above; SYN segments
+    carry 8 more option bytes, which only adds to the payload estimate).
+    It must be at least the program's bytes (everything the program sends
+    crosses that class), and at most the program's bytes plus Open MPI's own
+    traffic: per message at most 3 headers (ob1 match or rendezvous header,
+    the receiver's acknowledgement, the TCP BTL's fragment header), each
+    under 128 bytes, plus one 128-byte header per 64 KiB fragment; the
+    collectives (loss broadcast, byte sums, timing gather: under 1 KiB per
+    step); the connection handshake and start-up exchange (under 4 KiB).
+    The acknowledgements of the other direction are pure ACK segments (no
+    payload) and cancel in the subtraction. Segments TCP sent again
+    (tcp_retrans_segs: the namespace's RetransSegs counter over the run, both
+    directions) cross the qdisc twice: each adds at most one full segment of
+    payload (8948 bytes at MTU 9000) to the bound. Returns (ok, payload,
+    excess, bound)."""
+    qb, qp = int(r["qdisc_bytes_" + direction]), int(r["qdisc_pkts_" + direction])
+    prog = int(r["prog_bytes_" + direction])
+    if control:  # a count without the tied-embedding exchange
+        prog -= int(r["steps"]) * 256 * int(r["C"]) * 4
+    msgs = int(r["msgs_" + direction])
+    steps = int(r["steps"])
+    payload = qb - HDR * qp
+    excess = payload - prog
+    retrans = int(r["tcp_retrans_segs"]) if r.get("tcp_retrans_segs") not in (None, "") else 0
+    bound = 128 * (3 * msgs + math.ceil(prog / 65536)) + 1024 * steps + 4096 + 8948 * retrans
+    ok = 0 <= excess <= bound and int(r["qdisc_drops"]) == 0
+    return ok, payload, excess, bound
+
+
+def check(a):
+    rows = read_rows(a.csv)
+    bad = 0
+    for r in rows:
+        for d in ("01", "10"):
+            ok, payload, excess, bound = check_row(r, d, a.control)
+            if not ok:
+                bad += 1
+            print("%s %5s Mbit/s %-9s r%s  %s: program %9s B, qdisc payload %9d B, excess %6d B "
+                  "(bound %d)%s" % ("ok  " if ok else "FAIL", r["link_mbps"], r["method"], r["repeat"],
+                                    {"01": "0->1", "10": "1->0"}[d], r["prog_bytes_" + d], payload,
+                                    excess, bound, " (control: count without the tied-embedding exchange)"
+                                    if a.control else ""))
+    n = 2 * len(rows)
+    if a.control:
+        print("check --control: %d of %d comparisons failed, as they must%s" %
+              (bad, n, "" if bad == n else " -- NOT all: the check missed a miscount"))
+        return 0 if n and bad == n else 1
+    print("check: %d of %d comparisons within the bound%s" % (n - bad, n, "" if not bad else " -- FAILED"))
+    return 0 if n and not bad else 1
+
+
+# A run during which other processes at nice <= 0 used more than this many
+# cores on average (foreign_cores) is contended: summary and calib leave it
+# out, unless every run of its (link, method) is, then they keep the least
+# contended one and say so.
+MAX_FOREIGN = 0.1
+
+
+def uncontended(rows, mx=MAX_FOREIGN):
+    """rows without the contended runs, per (link, method); (kept, dropped keys, forced keys)"""
+    g = {}
+    for r in rows:
+        g.setdefault((r["link_mbps"], r["method"]), []).append(r)
+    kept, dropped, forced = [], [], []
+    fc = lambda r: float(r["foreign_cores"]) if r.get("foreign_cores") not in (None, "") else 0.0
+    for k, rs in g.items():
+        ok = [r for r in rs if fc(r) <= mx]
+        if not ok:
+            ok = [min(rs, key=fc)]
+            forced.append("%s,%s,%s" % (ok[0]["link_mbps"], ok[0]["method"], ok[0]["repeat"]))
+        dropped += ["%s,%s,%s" % (r["link_mbps"], r["method"], r["repeat"]) for r in rs if r not in ok]
+        kept += ok
+    return kept, dropped, forced
+
+
+def mmm(v):
+    v = sorted(v)
+    return v[0], statistics.median(v), v[-1]
+
+
+def summary(a):
+    rows, dropped, forced = uncontended(read_rows(a.csv))
+    print("summary: %d runs; left out as contended (other processes at nice <= 0 used > %.1f cores): %s; "
+          "kept although contended (no other run of their link and method): %s" %
+          (len(rows), MAX_FOREIGN, " ".join(dropped) or "none", " ".join(forced) or "none"))
+    g = {}
+    for r in rows:
+        g.setdefault((int(r["link_mbps"]), r["method"]), []).append(r)
+    links = sorted({k[0] for k in g}, reverse=True)
+    methods = []
+    for r in rows:
+        if r["method"] not in methods:
+            methods.append(r["method"])
+    out = []
+    for l in links:
+        base = g.get((l, "fp32"))
+        aq = g.get((l, "aqsgd"))
+        for m in methods:
+            rs = g.get((l, m))
+            if not rs:
+                continue
+            st = [float(r["step_s"]) for r in rs]
+            fs = [float(r["first_step_s"]) for r in rs if r["first_step_s"]]
+            d = {"link_mbps": l, "method": m, "repeats": len(rs)}
+            d["step_s_min"], d["step_s_med"], d["step_s_max"] = mmm(st)
+            d["tokens_per_s_med"] = int(rs[0]["tokens_per_step"]) / d["step_s_med"]
+            d["first_step_s_med"] = statistics.median(fs) if fs else float("nan")
+            d["wire_bytes_per_step"] = statistics.median(
+                [int(r["fwd_bytes"]) + int(r["bwd_bytes"]) for r in rs])
+            # what the qdisc carried in both directions per step of the run (all
+            # its steps, the tied-embedding exchange, the evaluation, headers)
+            d["qdisc_bytes_per_step"] = statistics.median(
+                [(int(r["qdisc_bytes_01"]) + int(r["qdisc_bytes_10"])) / int(r["steps"]) for r in rs])
+            d["first_wire_bytes_per_step"] = statistics.median(
+                [int(r["first_fwd_bytes"]) + int(r["first_bwd_bytes"]) for r in rs if r["first_fwd_bytes"]])
+            for k in (0, 1):
+                d["s%d_codec_s" % k] = statistics.median(
+                    [float(r["s%d_encode_s" % k]) + float(r["s%d_decode_s" % k]) for r in rs])
+                d["s%d_compute_s" % k] = statistics.median(
+                    [float(r["s%d_compute_fwd_s" % k]) + float(r["s%d_compute_bwd_s" % k]) for r in rs])
+            d["aq_cache_bytes"] = int(rs[0]["aq_cache_bytes"])
+            d["load1_max"] = max(float(r["load1"]) for r in rs)
+            fc = [float(r["foreign_cores"]) for r in rs if r.get("foreign_cores")]
+            d["foreign_cores_max"] = max(fc) if fc else float("nan")
+            # speed-ups: ratios of medians, and the range of the ratio over the
+            # repeats paired by repeat number (same time slot of the sweep)
+            if base:
+                b = statistics.median([float(r["step_s"]) for r in base])
+                d["speedup_vs_fp32"] = b / d["step_s_med"]
+            if aq:
+                qa = statistics.median([float(r["step_s"]) for r in aq])
+                qf = statistics.median([float(r["first_step_s"]) for r in aq])
+                d["speedup_vs_aqsgd_steady"] = qa / d["step_s_med"]
+                d["speedup_vs_aqsgd_first"] = qf / d["step_s_med"]
+            out.append(d)
+    cols = ["link_mbps", "method", "repeats", "step_s_min", "step_s_med", "step_s_max", "tokens_per_s_med",
+            "first_step_s_med", "wire_bytes_per_step", "first_wire_bytes_per_step", "qdisc_bytes_per_step",
+            "s0_compute_s",
+            "s1_compute_s", "s0_codec_s", "s1_codec_s", "aq_cache_bytes", "speedup_vs_fp32",
+            "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first", "load1_max", "foreign_cores_max"]
+    if a.out:
+        with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+            w.writeheader()
+            for d in out:
+                w.writerow({k: ("%.6g" % d[k] if isinstance(d.get(k), float) else d.get(k, "")) for k in cols})
+    print("%6s %-9s %3s %24s %9s %10s %9s %8s %8s %7s %7s" % (
+        "Mbit/s", "method", "n", "step s min/med/max", "tok/s", "bytes/step", "codec ms", "x fp32",
+        "x aq-st", "x aq-1st", "load"))
+    for d in out:
+        print("%6d %-9s %3d %7.3f/%7.3f/%7.3f %9.0f %10.0f %9.1f %8s %8s %7s %7.2f" % (
+            d["link_mbps"], d["method"], d["repeats"], d["step_s_min"], d["step_s_med"], d["step_s_max"],
+            d["tokens_per_s_med"], d["wire_bytes_per_step"], 1e3 * (d["s0_codec_s"] + d["s1_codec_s"]),
+            "%.2f" % d["speedup_vs_fp32"] if "speedup_vs_fp32" in d else "",
+            "%.2f" % d["speedup_vs_aqsgd_steady"] if "speedup_vs_aqsgd_steady" in d else "",
+            "%.2f" % d["speedup_vs_aqsgd_first"] if "speedup_vs_aqsgd_first" in d else "",
+            d["load1_max"]))
+    return 0
+
+
+# MTU 9000 on lo: a full TCP segment carries 9000 - 20 - 32 = 8948 payload
+# bytes in 8948 + HDR bytes
+WIRE = (8948 + HDR) / 8948
+
+
+def calib(a):
+    rows, _, _ = uncontended(read_rows(a.csv))
+    g = {}
+    for r in rows:
+        g.setdefault((int(r["link_mbps"]), r["method"]), []).append(r)
+    cols = ["link_mbps", "method", "phase", "n", "step_s", "step_s_min", "step_s_max", "M", "tokens_per_step",
+            "lat_s", "wire", "bf", "bb", "tail_bytes", "cf0", "cf1", "cb0", "cb1", "ef0", "db0", "df1", "eb1",
+            "upd0", "upd1"]
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for (l, m), rs in sorted(g.items(), key=lambda kv: (-kv[0][0], kv[0][1])):
+            M = int(rs[0]["micro"])
+
+            def md(name, div=1.0):
+                return statistics.median(float(r[name]) for r in rs) / div
+
+            for phase in (("steady", "first") if m.startswith("aqsgd") else ("steady",)):
+                first = phase == "first"
+                st = [float(r["first_step_s" if first else "step_s"]) for r in rs]
+                d = {
+                    "link_mbps": l, "method": m, "phase": phase, "n": len(rs),
+                    "step_s": "%.6f" % statistics.median(st), "step_s_min": "%.6f" % min(st),
+                    "step_s_max": "%.6f" % max(st), "M": M, "tokens_per_step": rs[0]["tokens_per_step"],
+                    "lat_s": "%.3e" % (md("rtt_us") * 0.5e-6), "wire": "%.6f" % WIRE,
+                    "bf": "%.1f" % md("first_fwd_bytes" if first else "fwd_bytes", M),
+                    "bb": "%.1f" % md("first_bwd_bytes" if first else "bwd_bytes", M),
+                    "tail_bytes": 256 * int(rs[0]["C"]) * 4,
+                    "cf0": "%.6e" % md("s0_compute_fwd_s", M), "cf1": "%.6e" % md("s1_compute_fwd_s", M),
+                    "cb0": "%.6e" % md("s0_compute_bwd_s", M), "cb1": "%.6e" % md("s1_compute_bwd_s", M),
+                    "ef0": "%.6e" % md("first_s0_encode_s" if first else "s0_encode_s", M),
+                    "db0": "%.6e" % md("s0_decode_s", M),
+                    "df1": "%.6e" % md("first_s1_decode_s" if first else "s1_decode_s", M),
+                    "eb1": "%.6e" % md("s1_encode_s", M),
+                    "upd0": "%.6e" % md("s0_update_s"), "upd1": "%.6e" % md("s1_update_s"),
+                }
+                w.writerow(d)
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("rtt")
+    k = sub.add_parser("keys")
+    k.add_argument("csv")
+    r = sub.add_parser("row")
+    for o in ("csv", "timing", "tc", "method", "load", "rtt_us", "wall"):
+        r.add_argument("--" + o.replace("_", "-"), dest=o, required=True)
+    for o in ("link", "repeat", "windows"):
+        r.add_argument("--" + o, type=int, required=True)
+    r.add_argument("--monitor")
+    r.add_argument("--retrans", type=int)
+    r.add_argument("--t0", type=float, default=0)
+    r.add_argument("--t1", type=float, default=0)
+    mo = sub.add_parser("monitor")
+    mo.add_argument("root", type=int)
+    mo.add_argument("out")
+    qu = sub.add_parser("quiet")
+    qu.add_argument("root", type=int)
+    qu.add_argument("--max", type=float, default=0.3)
+    qu.add_argument("--timeout", type=float, default=600)
+    c = sub.add_parser("check")
+    c.add_argument("csv")
+    c.add_argument("--control", action="store_true")
+    s = sub.add_parser("summary")
+    s.add_argument("csv")
+    s.add_argument("--out")
+    cb = sub.add_parser("calib")
+    cb.add_argument("csv")
+    cb.add_argument("out")
+    a = p.parse_args()
+    if a.cmd == "rtt":
+        rtt()
+    elif a.cmd == "keys":
+        keys(a.csv)
+    elif a.cmd == "row":
+        row(a)
+    elif a.cmd == "check":
+        return check(a)
+    elif a.cmd == "summary":
+        return summary(a)
+    elif a.cmd == "calib":
+        return calib(a)
+    elif a.cmd == "monitor":
+        monitor(a.root, a.out)
+    elif a.cmd == "quiet":
+        return quiet(a.root, a.max, a.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Measured wall-clock of the tahq-train MPI pipeline over shaped links.
+#
+# The run makes its own private network namespace (unshare --net: a new,
+# empty namespace holding only a loopback device), brings `lo` up in it,
+# shapes `lo` with tc and runs `mpirun -np 2 tahq-train-mpi` there with
+# Open MPI's TCP transport on `lo`. No address outside that namespace's
+# loopback is ever a target; the namespace, its qdiscs and every process
+# started in it disappear when the script ends (trap: the mpirun it started
+# is stopped by its pid, the qdisc deleted).
+#
+# Shaping: one htb class per direction of the pipeline's boundary (K = 2:
+# stage 0 -> stage 1 carries the forward activations, stage 1 -> stage 0
+# the backward gradients), each at the link rate, i.e. one full-duplex link
+# per boundary as in the throughput model; not one shared bucket, in which
+# the ACKs and the other direction's messages would take from the same
+# rate. The classes match TCP ports: each rank's TCP transport listens on
+# a port of its own (OMPI_MCA_btl_tcp_port_min_v4 = BASE + rank, range 1,
+# set per rank by a wrapper), so a packet from rank 0 to rank 1 has
+# destination port BASE+1 (rank 0 connected) or source port BASE (rank 1
+# connected); with two ranks that is exact. Everything else (Open MPI's
+# out-of-band channel) goes to an unshaped default class. lo's MTU is set
+# to 9000 and every bucket (burst) to at least 64 KiB (a GSO packet on lo
+# can be 64 KiB) and at least 2 ms of the rate.
+# Latency: this kernel has no netem (CONFIG_NET_SCH_NETEM is not set), so
+# no delay is added; the script measures the namespace's loopback round
+# trip (TCP ping-pong, python3) and records it. Where tc, unshare, the
+# namespace or htb is missing it prints SKIPPED and exits 77 (never
+# numbers).
+#
+# Output (--out DIR, default build/slow-links): runs.csv, one row per
+# finished run (link, method, repeat), written as it finishes; a rerun skips
+# the rows present (resume). meta.txt: the configuration, machine, load.
+# timing/ and logs/: each run's --timing CSV and mpirun log.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: scripts/slow_links.sh [--quick] [--out DIR] [--build DIR] [--data DIR]
+                             [--links LIST] [--methods LIST] [--repeats N] [--steps N]
+Runs tahq-train-mpi (K = 2 stages, one rank each) in a private network
+namespace whose loopback is shaped with tc htb, one class per direction at
+each link rate, and writes one CSV row per run to DIR/runs.csv: step time
+(median over the steps of the first epoch after step 1 and over the steady
+steps), tokens/s, message bytes per step, per-stage compute and codec
+times, the qdisc's own byte and packet counters next to the program's byte
+counts, the load average and the CPU other processes at nice <= 0 used during the
+run (foreign_cores; before each run the script waits, at most 10 minutes, until
+that is below 0.3 cores; every 2 s in DIR/cpu_monitor.csv). Rerunning resumes
+(rows present are skipped).
+  --quick        CI size: a small model (C=128, T=64), links 100 Mbit, methods fp32 and
+                 tah, 1 repeat, 6 steps (about 20 s)
+  --out DIR      results folder (build/slow-links; --quick: build/slow-links-quick)
+  --build DIR    CMake build with tahq-train-mpi (build)
+  --data DIR     corpus folder with train.bin, val.bin (build/shakespeare, else
+                 /work/main/build/shakespeare; scripts/fetch_corpus.sh DIR builds it)
+  --links LIST   link rates in Mbit/s (10000,1000,500,200,100)
+  --methods LIST tahq-train methods (fp32,fp16,aqsgd,tah,tah-tile,plain4)
+  --repeats N    runs per (link, method) (3)
+  --steps N      steps per run (10; the window set is 32 windows = 4 steps per epoch)
+  --analyse      only the analysis of DIR/runs.csv (no namespace, no runs): summary.csv,
+                 calib_input.csv, `tahq-sim throughput --calibrate` (links_*.csv, .txt) and
+                 the figures (plots/links.sh); a full (not --quick) measurement ends with it
+Needs root (or the capability to make a network namespace), iproute2's tc and
+ip, Open MPI's mpirun, python3. Exit status: 0 done, 77 SKIPPED (no namespace,
+tc or htb here), 1 a run failed, 2 usage error.
+USAGE
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$(pwd)
+quick=0
+out=""
+build=build
+data=""
+links=""
+methods=""
+repeats=""
+steps=""
+orig_args=("$@")
+analyse_only=0
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+  -h | --help) usage; exit 0 ;;
+  --quick) quick=1; shift ;;
+  --analyse) analyse_only=1; shift ;;
+  --out | --build | --data | --links | --methods | --repeats | --steps)
+    [ "$#" -ge 2 ] || { echo "slow_links: $1 needs a value" >&2; exit 2; }
+    case "$1" in
+    --out) out=$2 ;; --build) build=$2 ;; --data) data=$2 ;; --links) links=$2 ;;
+    --methods) methods=$2 ;; --repeats) repeats=$2 ;; --steps) steps=$2 ;;
+    esac
+    shift 2 ;;
+  *) echo "slow_links: unknown argument '$1' (slow_links.sh --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$quick" = 1 ]; then
+  : "${out:=build/slow-links-quick}" "${links:=100}" "${methods:=fp32,tah}" "${repeats:=1}" "${steps:=6}"
+  model=(--channels 128 --heads 2 --context 64 --layers 2 --micro 4 --batch 2)
+else
+  : "${out:=build/slow-links}" "${links:=10000,1000,500,200,100}" \
+    "${methods:=fp32,fp16,aqsgd,tah,tah-tile,plain4}" "${repeats:=3}" "${steps:=10}"
+  model=(--channels 320 --heads 5 --context 128 --layers 2 --micro 4 --batch 2)
+fi
+windows=32 # 8 samples per step: an epoch is 4 steps
+case "$repeats" in '' | *[!0-9]* | 0) echo "slow_links: --repeats must be a positive integer" >&2; exit 2 ;; esac
+case "$steps" in '' | *[!0-9]* | 0 | 1 | 2 | 3 | 4 | 5) echo "slow_links: --steps must be an integer >= 6" >&2; exit 2 ;; esac
+for l in ${links//,/ }; do
+  case "$l" in '' | *[!0-9]* | 0) echo "slow_links: bad link rate '$l' (Mbit/s, integer)" >&2; exit 2 ;; esac
+done
+if [ -z "$data" ]; then
+  data=build/shakespeare
+  [ -s "$data/train.bin" ] || [ ! -s /work/main/build/shakespeare/train.bin ] || data=/work/main/build/shakespeare
+fi
+BIN=$build/sgd_sim/transformer/tahq-train-mpi
+
+skip() { echo "slow_links: SKIPPED: $*"; exit 77; }
+
+analyse() {
+  local sim=$build/sgd_sim/tahq-sim
+  [ -s "$out/runs.csv" ] || { echo "slow_links: $out/runs.csv missing" >&2; exit 1; }
+  python3 plots/links.py summary "$out/runs.csv" --out "$out"
+  python3 plots/links.py calib "$out/runs.csv" "$out/calib_input.csv"
+  [ -x "$sim" ] || { echo "slow_links: $sim not built (cmake --build $build --target tahq_sim_cli)" >&2; exit 1; }
+  "$sim" throughput --calibrate "$out/calib_input.csv" --out "$out" >"$out/calibration.txt"
+  sed -n '/^calibration:/,$p' "$out/calibration.txt"
+  sh plots/links.sh "$out"
+}
+if [ "$analyse_only" = 1 ]; then
+  analyse
+  exit 0
+fi
+
+if [ -z "${TAHQ_SLOW_LINKS_NS:-}" ]; then
+  # outside: check what is needed, then run this script again in a new namespace
+  for t in unshare tc ip mpirun python3; do
+    command -v "$t" >/dev/null 2>&1 || skip "$t not found (Debian: util-linux, iproute2, openmpi-bin, python3)"
+  done
+  [ -x "$BIN" ] || { echo "slow_links: $BIN not built (cmake --build $build --target tahq_train_mpi)" >&2; exit 1; }
+  [ -s "$data/train.bin" ] || { echo "slow_links: corpus not found in $data (scripts/fetch_corpus.sh $data)" >&2; exit 1; }
+  unshare --net true 2>/dev/null || skip "cannot create a network namespace here (unshare --net needs root or CAP_SYS_ADMIN)"
+  export TAHQ_SLOW_LINKS_NS=1
+  set +e
+  unshare --net -- bash "$0" "${orig_args[@]+"${orig_args[@]}"}"
+  rc=$?
+  exit $rc
+fi
+
+# ---- inside the private namespace from here on
+ip link set lo up
+ip link set lo mtu 9000
+sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 2>/dev/null || true
+if ! tc qdisc add dev lo root handle 1: htb default 30 2>/dev/null; then
+  skip "tc cannot attach an htb qdisc to lo here (kernel without CONFIG_NET_SCH_HTB?)"
+fi
+tc qdisc del dev lo root
+mpirun_pid=""
+mon_pid=""
+cleanup() {
+  if [ -n "$mon_pid" ]; then kill "$mon_pid" 2>/dev/null || true; fi
+  if [ -n "$mpirun_pid" ] && kill -0 "$mpirun_pid" 2>/dev/null; then
+    kill "$mpirun_pid" 2>/dev/null || true
+    wait "$mpirun_pid" 2>/dev/null || true
+  fi
+  tc qdisc del dev lo root 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$out/timing" "$out/logs"
+CSV=$out/runs.csv
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+HELPER=$REPO/plots/links.py
+
+# CPU of this script's processes and of every other process at nice <= 0
+# (they compete with the measurement), every 2 s, into cpu_monitor.csv
+python3 "$HELPER" monitor $$ "$out/cpu_monitor.csv" &
+mon_pid=$!
+# the namespace's loopback round trip (no netem here: this is the latency)
+rtt=$(python3 "$HELPER" rtt)
+{
+  echo "slow_links: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sr), $(nproc) cpus"
+  echo "model: ${model[*]}, K=2 stages (mpirun -np 2), --train-windows $windows, $steps steps per run"
+  echo "links (Mbit/s): $links; methods: $methods; repeats: $repeats"
+  echo "shaping: htb on lo (mtu 9000), one class per direction at the link rate, burst max(64 KiB, 2 ms)"
+  echo "latency: no netem in this kernel; loopback TCP round trip measured $rtt us (median of 2000)"
+  echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee -a "$out/meta.txt"
+
+# shape: htb root, 1:10 rank0->rank1, 1:20 rank1->rank0, 1:30 the rest unshaped
+shape() { # mbit port0 port1
+  local rate=$1 p0=$2 p1=$3
+  local burst=$((rate * 1000000 / 8 / 500)) # 2 ms of the rate, in bytes
+  [ "$burst" -ge 65536 ] || burst=65536
+  tc qdisc del dev lo root 2>/dev/null || true
+  tc qdisc add dev lo root handle 1: htb default 30 r2q 1000
+  tc class add dev lo parent 1: classid 1:1 htb rate 100gbit burst 4mb quantum 65536
+  tc class add dev lo parent 1:1 classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit" burst "$burst" cburst "$burst" quantum 65536
+  tc class add dev lo parent 1:1 classid 1:20 htb rate "${rate}mbit" ceil "${rate}mbit" burst "$burst" cburst "$burst" quantum 65536
+  tc class add dev lo parent 1:1 classid 1:30 htb rate 50gbit burst 4mb quantum 65536
+  for c in 10 20 30; do tc qdisc add dev lo parent 1:$c handle $c: pfifo limit 100000; done
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dport "$p1" 0xffff flowid 1:10
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip sport "$p0" 0xffff flowid 1:10
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dport "$p0" 0xffff flowid 1:20
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip sport "$p1" 0xffff flowid 1:20
+}
+
+done_keys=""
+[ -s "$CSV" ] && done_keys=$(python3 "$HELPER" keys "$CSV")
+total=0
+for r in $(seq 1 "$repeats"); do for l in ${links//,/ }; do for m in ${methods//,/ }; do total=$((total + 1)); done; done; done
+i=0
+t_start=$(date +%s)
+ran=0
+for r in $(seq 1 "$repeats"); do
+  for l in ${links//,/ }; do
+    for m in ${methods//,/ }; do
+      i=$((i + 1))
+      key="$l,$m,$r"
+      if grep -qxF "$key" <<<"$done_keys"; then
+        echo "[$i/$total] $l Mbit/s $m repeat $r: in $CSV, skipped"
+        continue
+      fi
+      base=$((21000 + (i % 500) * 4)) # below the ephemeral range; a new pair per run
+      shape "$l" "$base" $((base + 1))
+      name="${l}M_${m//\//-}_r$r"
+      tfile=$out/timing/$name.csv
+      rm -f "$tfile"
+      # wait (at most 10 min) until other processes at nice <= 0 use < 0.3 cores
+      python3 "$HELPER" quiet $$ --max 0.3 --timeout 600
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      rt0=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
+      t0=$(date +%s.%N)
+      set +e
+      mpirun --oversubscribe -np 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
+        --mca oob_tcp_if_include lo --mca btl_tcp_disable_family 6 \
+        bash -c 'export OMPI_MCA_btl_tcp_port_min_v4=$(('"$base"' + OMPI_COMM_WORLD_RANK)) OMPI_MCA_btl_tcp_port_range_v4=1; exec "$@"' _ \
+        "$BIN" "${model[@]}" --stages 2 --data "$data" --method "$m" --steps "$steps" \
+        --train-windows "$windows" --warmup 1 --eval-every 0 --eval-windows 2 --print-every 0 \
+        --seed "$r" --timing "$tfile" >"$out/logs/$name.log" 2>&1 &
+      mpirun_pid=$!
+      wait "$mpirun_pid"
+      rc=$?
+      mpirun_pid=""
+      set -e
+      t1=$(date +%s.%N)
+      if [ "$rc" -ne 0 ]; then
+        echo "slow_links: run $name failed (exit $rc): $(tail -n 5 "$out/logs/$name.log")" >&2
+        exit 1
+      fi
+      tc -s class show dev lo >"$out/logs/$name.tc.txt"
+      rt1=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
+      python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
+        --link "$l" --method "$m" --repeat "$r" --load "$load" --rtt-us "$rtt" \
+        --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows" \
+        --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1" --retrans $((rt1 - rt0))
+      ran=$((ran + 1))
+      el=$(($(date +%s) - t_start))
+      left=$((total - i))
+      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f17) s, $(tail -n 1 "$CSV" | cut -d, -f20) tokens/s, eta $((el * left / ran)) s"
+    done
+  done
+done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/meta.txt"
+python3 "$HELPER" check "$CSV"
+[ "$quick" = 1 ] || analyse

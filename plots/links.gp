@@ -38,6 +38,9 @@ unset logscale x
 set xlabel "epochs E"
 set ylabel "AQ-SGD / TAH"
 set logscale y
+set ytics (0.9, 1, 1.1, 1.2, 1.33, 1.5, 2, 2.5, 3, 4)
+set format y "%g"
+set key inside right center
 bws = "1000 500 100"
 ep = dir . "/links_epochs.csv"
 set title "this machine (calibrated model), K=2"
@@ -57,7 +60,8 @@ set xlabel "link rate (Mbit/s)"
 set ylabel "speed-up over fp32"
 unset title
 pj = dir . "/links_projection.csv"
-set key inside bottom left
+set ytics auto
+set key outside right center
 set title "latency 1 ms, codec 0.25 ms per encode/decode"
 plot for [i=1:words(methods)] sel4(pj, "1", "0.25", word(methods,i), "steady") using 3:8 with lines lt i title word(methods,i), \
      sel4(pj, "1", "0.25", "aqsgd", "first") using 3:8 with lines lt 7 title "aqsgd, 1st epoch", \

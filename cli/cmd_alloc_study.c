@@ -678,25 +678,6 @@ static void study_help(void)
         MAX_INPUTS);
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
@@ -971,7 +952,7 @@ int cmd_alloc_study(int argc, char **argv)
     }
     if (rc)
         goto out;
-    if (mkdir_p(out_dir) != 0) {
+    if (cli_mkdir_p(out_dir) != 0) {
         rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir, strerror(errno));
         goto out;
     }

@@ -814,25 +814,6 @@ static int write_front(const char *path, const conf_list *cl, const result *res,
     return cli_out_commit(&o);
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char c = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = c;
-        }
-    }
-    return 0;
-}
-
 static int safe_for_shell(const char *s)
 {
     for (; *s; ++s)
@@ -1003,7 +984,7 @@ int cmd_bounds(int argc, char **argv)
         goto out;
     }
     /* created only once the inputs are good: a failed command leaves nothing */
-    if (mkdir_p(out_dir) != 0) {
+    if (cli_mkdir_p(out_dir) != 0) {
         rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir,
                       strerror(errno));
         goto out;

@@ -126,6 +126,8 @@ int cli_out_commit(cli_out *o);                                /* 0 or exit code
 void cli_out_abort(cli_out *o);
 /* Write a whole buffer atomically. */
 int cli_write_file(const char *path, const void *data, size_t n);
+/* Create a directory and its missing parents (mkdir -p); 0 or -1. */
+int cli_mkdir_p(const char *path);
 
 /* JSON output, built with jansson and written by cli_json_print: one line,
  * ", " and ": " separators, members in the order they were added, doubles

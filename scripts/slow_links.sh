@@ -45,15 +45,16 @@ each link rate, and writes one CSV row per run to DIR/runs.csv: step time
 steps), tokens/s, message bytes per step, per-stage compute and codec
 times, the qdisc's own byte and packet counters next to the program's byte
 counts, the load average and the CPU other processes at nice <= 0 used during the
-run (foreign_cores; before each run the script waits, at most 10 minutes, until
-that is below 0.3 cores; every 2 s in DIR/cpu_monitor.csv). Rerunning resumes
+run (foreign_cores; before each run the script waits, at most 10 minutes and
+not with --quick, until that is below 0.3 cores; every 2 s in
+DIR/cpu_monitor.csv). Rerunning resumes
 (rows present are skipped).
   --quick        CI size: a small model (C=128, T=64), links 100 Mbit, methods fp32 and
                  tah, 1 repeat, 6 steps (about 20 s)
   --out DIR      results folder (build/slow-links; --quick: build/slow-links-quick)
   --build DIR    CMake build with tahq-train-mpi (build)
-  --data DIR     corpus folder with train.bin, val.bin (build/shakespeare, else
-                 /work/main/build/shakespeare; scripts/fetch_corpus.sh DIR builds it)
+  --data DIR     corpus folder with train.bin, val.bin (BUILD/shakespeare;
+                 scripts/fetch_corpus.sh DIR builds it)
   --links LIST   link rates in Mbit/s (10000,1000,500,200,100)
   --methods LIST tahq-train methods (fp32,fp16,aqsgd,tah,tah-tile,plain4)
   --repeats N    runs per (link, method) (3)
@@ -96,10 +97,12 @@ while [ "$#" -gt 0 ]; do
 done
 if [ "$quick" = 1 ]; then
   : "${out:=build/slow-links-quick}" "${links:=100}" "${methods:=fp32,tah}" "${repeats:=1}" "${steps:=6}"
+  quiet_wait=0 # a CI check of the mechanics, not a timing: other tests run beside it
   model=(--channels 128 --heads 2 --context 64 --layers 2 --micro 4 --batch 2)
 else
   : "${out:=build/slow-links}" "${links:=10000,1000,500,200,100}" \
     "${methods:=fp32,fp16,aqsgd,tah,tah-tile,plain4}" "${repeats:=3}" "${steps:=10}"
+  quiet_wait=600
   model=(--channels 320 --heads 5 --context 128 --layers 2 --micro 4 --batch 2)
 fi
 windows=32 # 8 samples per step: an epoch is 4 steps
@@ -108,10 +111,7 @@ case "$steps" in '' | *[!0-9]* | 0 | 1 | 2 | 3 | 4 | 5) echo "slow_links: --step
 for l in ${links//,/ }; do
   case "$l" in '' | *[!0-9]* | 0) echo "slow_links: bad link rate '$l' (Mbit/s, integer)" >&2; exit 2 ;; esac
 done
-if [ -z "$data" ]; then
-  data=build/shakespeare
-  [ -s "$data/train.bin" ] || [ ! -s /work/main/build/shakespeare/train.bin ] || data=/work/main/build/shakespeare
-fi
+: "${data:=$build/shakespeare}"
 BIN=$build/sgd_sim/transformer/tahq-train-mpi
 
 skip() { echo "slow_links: SKIPPED: $*"; exit 77; }
@@ -226,8 +226,9 @@ for r in $(seq 1 "$repeats"); do
       name="${l}M_${m//\//-}_r$r"
       tfile=$out/timing/$name.csv
       rm -f "$tfile"
-      # wait (at most 10 min) until other processes at nice <= 0 use < 0.3 cores
-      python3 "$HELPER" quiet $$ --max 0.3 --timeout 600
+      # wait (at most 10 min; --quick: not at all) until other processes at
+      # nice <= 0 use < 0.3 cores; what they used is recorded either way
+      python3 "$HELPER" quiet $$ --max 0.3 --timeout "$quiet_wait"
       load=$(cut -d' ' -f1 /proc/loadavg)
       rt0=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       t0=$(date +%s.%N)

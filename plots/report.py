@@ -1239,7 +1239,10 @@ def main():
     t_start = time.monotonic()
     c_start = os.times()
 
-    nsteps = 6 + (0 if not sim_ok else (5 if mode == "full" else 4))
+    # verification (text, json), conformance, bounds, alloc-study and its
+    # figure; then the simulator's runs (five in full mode, four otherwise)
+    # and its plots
+    nsteps = 6 + (0 if not sim_ok else (6 if mode == "full" else 5))
     R = Runner(data, nsteps)
     j = str(max(1, a.jobs))
     rc_text = R.run("verification", [tahq, "report"] + a.report_args, "verify.txt", echo=True)

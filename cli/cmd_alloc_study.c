@@ -503,16 +503,6 @@ static int run_control(const input *in, const tahq_config *base, tahq_alloc a, u
     "label,unit,scope,low_units,low_tiles,low_tile_frac,bytes,bits_per_elem,rel_mse,"          \
     "tok_rel_mse_mean,tok_rel_mse_max,max_err_over_bound,gap_to_oracle\n"
 
-static void csv_g(FILE *f, double v)
-{
-    if (isnan(v))
-        fputs("nan", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "inf" : "-inf", f);
-    else
-        fprintf(f, "%.10g", v);
-}
-
 static const char *row_label(int pol, int unit, int scope)
 {
     if (pol == P_ENTROPY && unit == U_TILE && scope == S_TOKEN)
@@ -551,14 +541,14 @@ static void csv_rows(FILE *f, const input *in, const tahq_config *c, uint32_t r,
         }
         fprintf(f, "%llu,%llu,", (unsigned long long)w->m.low_units,
                 (unsigned long long)w->m.low_tiles);
-        csv_g(f, (double)w->m.low_tiles / (double)in->N);
+        cli_csv_number(f, (double)w->m.low_tiles / (double)in->N);
         fprintf(f, ",%llu,", (unsigned long long)w->m.bytes);
         const double v[] = {w->m.bpe, w->m.rel_mse, w->m.tok_mean, w->m.tok_max, w->m.max_ratio,
                             oracle > 0.0 ? w->m.rel_mse / oracle - 1.0 : 0.0};
         for (size_t i = 0; i < 6; ++i) {
             if (i)
                 fputc(',', f);
-            csv_g(f, v[i]);
+            cli_csv_number(f, v[i]);
         }
         fputc('\n', f);
     }

@@ -574,16 +574,6 @@ static const char *status_str(const result *r)
     "bound_max,rel_mse_bound,mean_err_over_bound,on_front,sr_elems,sr_mean,sr_var,"         \
     "sr_pred_var,sr_bias_z,sr_var_z,ok\n"
 
-static void csv_num(FILE *f, double v)
-{
-    if (isnan(v))
-        fputs("nan", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "inf" : "-inf", f);
-    else
-        fprintf(f, "%.10g", v);
-}
-
 static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, const result *r)
 {
     const char *dist = dd->name;
@@ -602,22 +592,22 @@ static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, co
         return;
     }
     fprintf(f, "%zu,%llu,", r->bytes, (unsigned long long)r->payload_hdr);
-    csv_num(f, r->bpe);
+    cli_csv_number(f, r->bpe);
     fputc(',', f);
-    csv_num(f, (double)(TAHQ_HEADER_BYTES + r->payload_formula) * 8.0 / (double)n);
+    cli_csv_number(f, (double)(TAHQ_HEADER_BYTES + r->payload_formula) * 8.0 / (double)n);
     fprintf(f, ",%d,%llu,%llu,", r->size_ok, (unsigned long long)r->n_low,
             (unsigned long long)r->n_flagged);
-    csv_num(f, r->n_tiles ? (double)r->n_flagged / (double)r->n_tiles : 0.0);
+    cli_csv_number(f, r->n_tiles ? (double)r->n_flagged / (double)r->n_tiles : 0.0);
     const double v[] = {r->s.rel_mse, r->s.sqnr_db, r->s.max_abs_err, r->s.max_err_over_bound};
     for (size_t i = 0; i < 4; ++i) {
         fputc(',', f);
-        csv_num(f, v[i]);
+        cli_csv_number(f, v[i]);
     }
     fprintf(f, ",%llu", (unsigned long long)r->s.n_over_bound);
     const double w[] = {r->bound_mean, r->bound_max, r->rel_mse_bound, r->ratio_mean};
     for (size_t i = 0; i < 4; ++i) {
         fputc(',', f);
-        csv_num(f, w[i]);
+        cli_csv_number(f, w[i]);
     }
     fprintf(f, ",%d,", r->on_front);
     if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
@@ -625,7 +615,7 @@ static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, co
         const double s[] = {r->sr_mean, r->sr_var, r->sr_pred_var, r->sr_bias_z, r->sr_var_z};
         for (size_t i = 0; i < 5; ++i) {
             fputc(',', f);
-            csv_num(f, s[i]);
+            cli_csv_number(f, s[i]);
         }
     } else {
         fputs(",,,,,", f);
@@ -800,11 +790,11 @@ static int write_front(const char *path, const conf_list *cl, const result *res,
             char txt[160];
             cli_config_text(&cl->v[idx[a]].cfg, txt, sizeof txt);
             fprintf(o.f, "%s,", dd[d].name);
-            csv_num(o.f, r[idx[a]].bpe);
+            cli_csv_number(o.f, r[idx[a]].bpe);
             fputc(',', o.f);
-            csv_num(o.f, r[idx[a]].s.rel_mse);
+            cli_csv_number(o.f, r[idx[a]].s.rel_mse);
             fputc(',', o.f);
-            csv_num(o.f, r[idx[a]].s.sqnr_db);
+            cli_csv_number(o.f, r[idx[a]].s.sqnr_db);
             fprintf(o.f, ",%s\n", txt);
         }
     }

@@ -695,3 +695,14 @@ int cli_mkdir_p(const char *path)
     }
     return 0;
 }
+
+/* A CSV number: %.10g, or nan, inf, -inf. */
+void cli_csv_number(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("nan", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "inf" : "-inf", f);
+    else
+        fprintf(f, "%.10g", v);
+}

@@ -128,6 +128,8 @@ void cli_out_abort(cli_out *o);
 int cli_write_file(const char *path, const void *data, size_t n);
 /* Create a directory and its missing parents (mkdir -p); 0 or -1. */
 int cli_mkdir_p(const char *path);
+/* Write v to a CSV file as %.10g, or nan, inf, -inf. */
+void cli_csv_number(FILE *f, double v);
 
 /* JSON output, built with jansson and written by cli_json_print: one line,
  * ", " and ": " separators, members in the order they were added, doubles

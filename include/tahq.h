@@ -29,6 +29,8 @@ extern "C" {
 #endif
 
 #define TAHQ_FORMAT_VERSION 1u
+/* Header version of messages with alloc = TAHQ_ALLOC_GAIN (SPEC §4.3, §8.1). */
+#define TAHQ_GAIN_VERSION 3u
 #define TAHQ_HEADER_BYTES 72u
 #define TAHQ_MAGIC "TAHQ"
 #define TAHQ_TILE_MIN 8u
@@ -67,7 +69,9 @@ const char *tahq_status_name(int status);
 typedef enum tahq_alloc {
     TAHQ_ALLOC_NONE = 0,  /* every tile gets hi_bits */
     TAHQ_ALLOC_TOKEN = 1, /* per sequence, lowest-entropy tokens get lo_bits (paper v1) */
-    TAHQ_ALLOC_TILE = 2   /* per token, lowest-entropy tiles get lo_bits (paper v2) */
+    TAHQ_ALLOC_TILE = 2,  /* per token, lowest-entropy tiles get lo_bits (paper v2) */
+    TAHQ_ALLOC_GAIN = 3   /* per sequence, the tokens whose low width adds the least
+                           * squared error get lo_bits (SPEC §4.3; header version 3) */
 } tahq_alloc;
 
 typedef enum tahq_rounding {

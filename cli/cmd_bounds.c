@@ -203,6 +203,7 @@ static void size_formula(const tahq_header *h, uint64_t *payload, uint64_t *n_lo
     switch (c->alloc) {
     case TAHQ_ALLOC_NONE: *n_low = 0; break;
     case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN:
         *n_low = (uint64_t)h->shape.batch * low_units(h->shape.seq_len, c->hi_permille);
         map_bits = rows;
         n_lo_tiles = h->n_low * T;

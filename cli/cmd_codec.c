@@ -307,11 +307,11 @@ int cmd_inspect(int argc, char **argv)
     }
 
     /* units of the precision split */
-    const char *unit = c->alloc == TAHQ_ALLOC_TOKEN ? "token"
+    const char *unit = cli_alloc_per_row(c->alloc) ? "token"
                        : c->alloc == TAHQ_ALLOC_TILE ? "tile"
                                                      : "none";
-    uint64_t n_units = c->alloc == TAHQ_ALLOC_TOKEN ? rows : n_tiles;
-    uint64_t low_tiles_hdr = c->alloc == TAHQ_ALLOC_TOKEN ? h.n_low * per_row : h.n_low;
+    uint64_t n_units = cli_alloc_per_row(c->alloc) ? rows : n_tiles;
+    uint64_t low_tiles_hdr = cli_alloc_per_row(c->alloc) ? h.n_low * per_row : h.n_low;
     uint64_t flagged = 0, low_tiles = 0;
     for (uint64_t t = 0; t < n_tiles; ++t) {
         flagged += info[t].flagged ? 1u : 0u;

@@ -18,7 +18,9 @@ void enc_opts_help(FILE *f)
           "  --tile G                 tile size, power of two 8..256 (64)\n"
           "  --bits HI/LO             bits of high / low precision units, or one number (4/3)\n"
           "  --ratio PERMILLE         high-precision share in 1/1000, 0..1000 (800)\n"
-          "  --alloc none|token|tile  entropy-guided 3/4-bit allocation unit (token)\n"
+          "  --alloc none|token|tile|gain  low-width units: tokens by entropy, tiles by\n"
+          "                           entropy, or tokens by the error the low width adds\n"
+          "                           (gain, SPEC 4.3, header version 3) (token)\n"
           "  --tau T|inf              outlier gate threshold, >= 0 or inf = never (2)\n"
           "  --rounding nearest|stochastic   rounding of codes (nearest)\n"
           "  --seed N                 stochastic rounding seed, 0..2^64-1 (0)\n"
@@ -89,8 +91,10 @@ static int opt_alloc(const cli_option *opt, const char *v)
         c->alloc = TAHQ_ALLOC_TOKEN;
     else if (strcmp(v, "tile") == 0)
         c->alloc = TAHQ_ALLOC_TILE;
+    else if (strcmp(v, "gain") == 0)
+        c->alloc = TAHQ_ALLOC_GAIN;
     else
-        return bad_value(opt->name, v, "none, token or tile");
+        return bad_value(opt->name, v, "none, token, tile or gain");
     return 0;
 }
 

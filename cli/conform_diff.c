@@ -11,6 +11,7 @@
 
 #include "conform.h"
 #include "golden_common.h"
+#include "util.h"
 
 static const struct {
     unsigned off, size;
@@ -99,7 +100,7 @@ static void payload_element(const uint8_t *exp, size_t elen, const uint8_t *got,
     char a[96], b[96];
     if (strcmp(section, "precision_map") == 0) {
         uint64_t q = (i - L.map_off) * 8 + j;
-        const char *unit = h.config.alloc == TAHQ_ALLOC_TOKEN ? "row" : "tile";
+        const char *unit = cli_alloc_per_row(h.config.alloc) ? "row" : "tile";
         if (q >= L.map_bits) {
             snprintf(buf, n, "padding bit %" PRIu64 " after the map: expected 0, got 1",
                      q - L.map_bits);

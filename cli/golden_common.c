@@ -124,6 +124,7 @@ int golden_config_parse(const json_t *o, tahq_config *cfg, char *err, size_t err
     if (strcmp(alloc, "none") == 0) cfg->alloc = TAHQ_ALLOC_NONE;
     else if (strcmp(alloc, "token") == 0) cfg->alloc = TAHQ_ALLOC_TOKEN;
     else if (strcmp(alloc, "tile") == 0) cfg->alloc = TAHQ_ALLOC_TILE;
+    else if (strcmp(alloc, "gain") == 0) cfg->alloc = TAHQ_ALLOC_GAIN;
     else { snprintf(err, errlen, "config: alloc '%s'", alloc); return -1; }
     if (strcmp(rounding, "nearest") == 0) cfg->rounding = TAHQ_ROUND_NEAREST_EVEN;
     else if (strcmp(rounding, "stochastic") == 0) cfg->rounding = TAHQ_ROUND_STOCHASTIC;
@@ -165,7 +166,7 @@ void golden_layout_of(const tahq_header *h, golden_layout *L)
     L->mb = tahq_meta_bytes(h->config.meta);
     L->rows = (uint64_t)h->shape.batch * h->shape.seq_len;
     L->N = L->rows * L->T;
-    L->map_bits = h->config.alloc == TAHQ_ALLOC_TOKEN  ? L->rows
+    L->map_bits = cli_alloc_per_row(h->config.alloc)  ? L->rows
                   : h->config.alloc == TAHQ_ALLOC_TILE ? L->N
                                                        : 0;
     L->map_off = TAHQ_HEADER_BYTES;
@@ -173,7 +174,7 @@ void golden_layout_of(const tahq_header *h, golden_layout *L)
     L->zp_off = L->flags_off + (L->N + 7) / 8;
     L->sc_off = L->zp_off + L->N * L->mb;
     L->codes_off = L->sc_off + L->N * L->mb;
-    uint64_t n_lo_tiles = h->config.alloc == TAHQ_ALLOC_TOKEN ? h->n_low * L->T : h->n_low;
+    uint64_t n_lo_tiles = cli_alloc_per_row(h->config.alloc) ? h->n_low * L->T : h->n_low;
     uint64_t n_hi_tiles = L->N - n_lo_tiles;
     L->piv_off = L->codes_off + (n_hi_tiles * L->G * h->config.hi_bits +
                                  n_lo_tiles * L->G * h->config.lo_bits) / 8;
@@ -185,7 +186,7 @@ static int bit_at(const uint8_t *base, uint64_t p) { return (base[p / 8] >> (p %
 int golden_tile_is_low(const uint8_t *msg, const tahq_header *h, const golden_layout *L,
                        uint64_t t)
 {
-    if (h->config.alloc == TAHQ_ALLOC_TOKEN)
+    if (cli_alloc_per_row(h->config.alloc))
         return bit_at(msg + L->map_off, t / L->T);
     if (h->config.alloc == TAHQ_ALLOC_TILE)
         return bit_at(msg + L->map_off, t);
@@ -233,7 +234,7 @@ void golden_locate(const uint8_t *msg, size_t len, uint64_t off, char *buf, size
     }
     if (off < L.flags_off) {
         uint64_t b0 = (off - L.map_off) * 8;
-        if (h.config.alloc == TAHQ_ALLOC_TOKEN)
+        if (cli_alloc_per_row(h.config.alloc))
             snprintf(buf, n, "precision_map (rows %" PRIu64 "..%" PRIu64 ")", b0, b0 + 7);
         else
             snprintf(buf, n, "precision_map (tiles %" PRIu64 "..%" PRIu64 ")", b0, b0 + 7);

@@ -615,6 +615,7 @@ const char *cli_alloc_name(tahq_alloc a)
     case TAHQ_ALLOC_NONE: return "none";
     case TAHQ_ALLOC_TOKEN: return "token";
     case TAHQ_ALLOC_TILE: return "tile";
+    case TAHQ_ALLOC_GAIN: return "gain";
     }
     return "?";
 }

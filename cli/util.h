@@ -156,6 +156,11 @@ int cli_json_put(FILE *f, const char *pre, json_t *v, int skip_open, int skip_cl
 
 /* Names of configuration values. */
 const char *cli_alloc_name(tahq_alloc a);
+/* Token and gain allocation: one precision-map bit per row (SPEC §4.2). */
+static inline int cli_alloc_per_row(tahq_alloc a)
+{
+    return a == TAHQ_ALLOC_TOKEN || a == TAHQ_ALLOC_GAIN;
+}
 const char *cli_rounding_name(tahq_rounding r);
 const char *cli_meta_name(tahq_meta m);
 /* Short description "G=64 4/3 r=800 token tau=2 nearest fp16". */

@@ -65,7 +65,7 @@ if ! "$cc" "${flags[@]}" "$probe" -o "$out/probe" >/dev/null 2>&1; then
   exit 77
 fi
 
-ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c
+ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c "$root"/ref/gain.c
          "$root"/ref/hadamard.c "$root"/ref/quant.c "$root"/ref/bitpack.c "$root"/ref/format.c
          "$root"/ref/codec.c "$root"/ref/fixpoint.c)
 sources_of() {

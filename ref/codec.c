@@ -32,14 +32,15 @@ tahq_status tahq_encode_bound(const tahq_config *cfg, const tahq_shape *shape, s
     return TAHQ_OK;
 }
 
-/* Units ranked together: S tokens (token mode) or T tiles (tile mode). */
+/* Units ranked together: S tokens (token and gain modes) or T tiles (tile mode). */
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ assigns \nothing;
   @ ensures \result == tahq_group(cfg, shape) && \result <= 0xFFFFFFFF; */
 static uint64_t alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
 {
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return shape->seq_len;
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: return shape->seq_len;
     case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
     default: return 0;
     }
@@ -151,7 +152,8 @@ static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
 static uint32_t tile_bits(tahq_config cfg, tahq_layout lay, const uint8_t *map, uint64_t t)
 {
     switch (cfg.alloc) {
-    case TAHQ_ALLOC_TOKEN: {
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: {
         const uint64_t row = t / lay.tiles_per_row;
         /*@ assert row * lay.tiles_per_row <= t; */
         /*@ ghost if (row >= lay.rows) tahq_mul_mono(lay.rows, row, lay.tiles_per_row); */
@@ -199,6 +201,19 @@ static uint64_t map_code_bytes(tahq_config cfg, tahq_layout lay, const uint8_t *
     /*@ assert sum <= 8 * 0x10000000000; */
     /*@ ghost tahq_mul_mono(cfg.tile / 8u, 32, sum); */
     return cfg.tile / 8u * sum;
+}
+
+/* A metadata overflow is found only after parts of the payload are written:
+ * zero the header so that no partial message survives (SPEC §9). */
+/*@ requires \valid(out + (0 .. TAHQ_HEADER_BYTES - 1));
+  @ assigns out[0 .. TAHQ_HEADER_BYTES - 1]; */
+static void invalidate_header(uint8_t *out)
+{
+    /*@ loop invariant 0 <= i <= TAHQ_HEADER_BYTES;
+      @ loop assigns i, out[0 .. TAHQ_HEADER_BYTES - 1];
+      @ loop variant TAHQ_HEADER_BYTES - i; */
+    for (uint32_t i = 0; i < TAHQ_HEADER_BYTES; i++)
+        out[i] = 0;
 }
 
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
@@ -250,7 +265,16 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
         payload[lay.pivot_off + i] = 0;
 
     uint8_t *map = payload;
-    uint64_t n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
+    uint64_t n_low = 0;
+    if (c.alloc == TAHQ_ALLOC_GAIN) {
+        st = tahq_allocate_gain(cfg, shape, x, keys, map, &n_low);
+        if (st != TAHQ_OK) {
+            invalidate_header(out);
+            return st;
+        }
+    } else {
+        n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
+    }
 Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
@@ -304,11 +328,7 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
         st = tahq_quantize_tile_range(values, G, lo, hi, bits, c.meta, c.rounding, c.seed,
                                       t * G, &z, &s, &zero_bits, &scale_bits, codes);
         if (st != TAHQ_OK) {
-            /*@ loop invariant 0 <= i <= TAHQ_HEADER_BYTES;
-              @ loop assigns i, out[0 .. TAHQ_HEADER_BYTES - 1];
-              @ loop variant TAHQ_HEADER_BYTES - i; */
-            for (uint32_t i = 0; i < TAHQ_HEADER_BYTES; i++) /* no partial message survives */
-                out[i] = 0;
+            invalidate_header(out);
             return st;
         }
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
@@ -442,13 +462,13 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
     if (group > 0) {
         uint64_t want = tahq_low_count(group, cfg->hi_permille);
         /* token mode: B groups of S rows; tile mode: B*S groups of C/G tiles */
-        const uint64_t n_groups = cfg->alloc == TAHQ_ALLOC_TOKEN ? h->shape.batch : lay.rows;
-        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_TILE; */
-        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> group == h->shape.seq_len &&
+        const uint64_t n_groups = tahq_per_row(cfg->alloc) ? h->shape.batch : lay.rows;
+        /*@ assert tahq_per_row(cfg->alloc) || cfg->alloc == TAHQ_ALLOC_TILE; */
+        /*@ assert tahq_per_row(cfg->alloc) ==> group == h->shape.seq_len &&
           @   lay.rows == h->shape.batch * h->shape.seq_len && lay.map_bits == lay.rows; */
         /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> group == lay.tiles_per_row &&
           @   lay.map_bits == lay.n_tiles; */
-        /*@ assert cfg->alloc == TAHQ_ALLOC_TOKEN ==> n_groups * group == lay.map_bits; */
+        /*@ assert tahq_per_row(cfg->alloc) ==> n_groups * group == lay.map_bits; */
         /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> n_groups * group == lay.map_bits; */
         /*@ assert n_groups * group == lay.map_bits; */
         /*@ loop invariant 0 <= u <= n_groups;

@@ -361,10 +361,32 @@ void tahq_sort_keys(uint64_t *a, uint64_t n)
     }
 }
 
-/* Mark the n_low smallest of the n entropies of a group: map bits
- * first_bit + index. Returns n_low. The keys are sorted ascending as
- * (entropy bits, index): for entropies >= 0 the bit patterns order as the
- * values, and equal entropies go low in index order (SPEC §4.2's tie rule). */
+/* Mark the units of the n_low smallest keys of a group: map bits
+ * first_bit + index, where a key is (rank << 32) + index with distinct
+ * indices below n, so the order is total and equal ranks go low in index
+ * order (SPEC §4.2's tie rule). Sorts keys. Returns n_low. */
+/*@ requires n_low <= n <= 0x100000000 && first_bit + n <= UINT64_MAX;
+  @ requires \valid(keys + (0 .. n - 1)) && tahq_keys_ok(keys, n, n);
+  @ requires \valid(map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
+  @ requires \separated(keys + (0 .. n - 1), map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
+  @ assigns keys[0 .. n - 1], map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
+  @ ensures \result == n_low;
+  @ ensures low_units: tahq_keys_ok(keys, n, n);
+  @ ensures tie_rule: keys_ascending(keys, 0, n); */
+static uint64_t mark_lowest(uint64_t *keys, uint64_t n, uint64_t n_low, uint8_t *map,
+                            uint64_t first_bit)
+{
+    tahq_sort_keys(keys, n);
+    /*@ loop invariant 0 <= i <= n_low;
+      @ loop assigns i, map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
+      @ loop variant n_low - i; */
+    for (uint64_t i = 0; i < n_low; i++)
+        tahq_set_bit(map, first_bit + (keys[i] & 0xFFFFFFFFu));
+    return n_low;
+}
+
+/* Mark the n_low smallest of the n entropies of a group: for entropies >= 0
+ * the bit patterns order as the values. */
 /*@ requires n_low <= n <= 0x100000000 && first_bit + n <= UINT64_MAX;
   @ requires \valid_read(entropy + (0 .. n - 1)) && \valid(keys + (0 .. n - 1));
   @ requires \valid(map + (first_bit / 8 .. (first_bit + n + 7) / 8 - 1));
@@ -383,13 +405,7 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
       @ loop variant n - i; */
     for (uint64_t i = 0; i < n; i++)
         keys[i] = ((uint64_t)tahq_bits_of(entropy[i]) << 32) + i; /* = | i: i < 2^32 */
-    tahq_sort_keys(keys, n);
-    /*@ loop invariant 0 <= i <= n_low;
-      @ loop assigns i, map[first_bit / 8 .. (first_bit + n + 7) / 8 - 1];
-      @ loop variant n_low - i; */
-    for (uint64_t i = 0; i < n_low; i++)
-        tahq_set_bit(map, first_bit + (keys[i] & 0xFFFFFFFFu));
-    return n_low;
+    return mark_lowest(keys, n, n_low, map, first_bit);
 }
 
 /* Ghost lemma functions: the nonlinear index bounds of tahq_allocate, each
@@ -447,7 +463,8 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
    @ ensures tahq_rows(shape) == shape->batch * shape->seq_len;
    @ ensures tahq_elements(shape) == shape->batch * shape->seq_len * shape->channels;
    @ ensures tahq_tpr(cfg, shape) == shape->channels / cfg->tile;
-   @ ensures cfg->alloc == TAHQ_ALLOC_TOKEN ==> tahq_map_bits(cfg, shape) == tahq_rows(shape) &&
+   @ ensures tahq_per_row(cfg->alloc) ==> tahq_map_bits(cfg, shape) == tahq_rows(shape) &&
+   @   tahq_group(cfg, shape) == shape->seq_len &&
    @   tahq_required_low(cfg, shape) == shape->batch * tahq_low(shape->seq_len, cfg->hi_permille);
    @ ensures cfg->alloc == TAHQ_ALLOC_TILE ==>
    @   tahq_map_bits(cfg, shape) == tahq_rows(shape) * tahq_tpr(cfg, shape) &&
@@ -464,6 +481,7 @@ static uint64_t select_low(const float *entropy, uint64_t n, uint64_t n_low, uin
 */
 
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
+  @ requires not_gain: cfg->alloc != TAHQ_ALLOC_GAIN; // tahq_allocate_gain
   @ requires \valid_read(x + (0 .. tahq_elements(shape) - 1));
   @ requires \valid(entropy_ws + (0 .. tahq_group(cfg, shape) - 1));
   @ requires \valid(key_ws + (0 .. tahq_group(cfg, shape) - 1));
@@ -538,4 +556,65 @@ uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const fl
         }
     }
     return n_low;
+}
+
+/* Gain allocation (SPEC §4.3): per sequence, the low(S) tokens with the
+ * smallest (gain key, row) get lo_bits. The keys come from gain.c; a tile
+ * whose zero-point or scale overflows the metadata at either width stops the
+ * ranking with TAHQ_ERR_RANGE. No key is computed when low(S) = 0. */
+/*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
+  @ requires gain: cfg->alloc == TAHQ_ALLOC_GAIN;
+  @ requires \valid_read(x + (0 .. tahq_elements(shape) - 1));
+  @ requires finite_input: \forall integer i; 0 <= i < tahq_elements(shape) ==> tahq_mag(x[i]) < 0x5F800000;
+  @ requires \valid(key_ws + (0 .. shape->seq_len - 1));
+  @ requires \valid(map + (0 .. (tahq_rows(shape) + 7) / 8 - 1));
+  @ requires \valid(n_low);
+  @ requires \separated(key_ws + (0 .. shape->seq_len - 1), map + (0 .. (tahq_rows(shape) + 7) / 8 - 1),
+  @                      n_low, cfg, shape);
+  @ requires \separated(map + (0 .. (tahq_rows(shape) + 7) / 8 - 1), n_low, cfg, shape);
+  @ requires \separated(n_low, cfg, shape);
+  @ assigns key_ws[0 .. shape->seq_len - 1], map[0 .. (tahq_rows(shape) + 7) / 8 - 1], *n_low;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_RANGE;
+  @ ensures n_low: \result == TAHQ_OK ==> *n_low == tahq_required_low(cfg, shape); */
+tahq_status tahq_allocate_gain(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                               uint64_t *key_ws, uint8_t *map, uint64_t *n_low)
+{
+    /*@ ghost entropy_defs(cfg, shape); */
+    const uint32_t G = cfg->tile;
+    const uint64_t C = shape->channels;
+    const uint32_t T = (uint32_t)(C / G);
+    const uint64_t S = shape->seq_len;
+    const uint64_t low = tahq_low_count(S, cfg->hi_permille);
+    uint64_t marked = 0;
+    /*@ assert shape->batch * S * C == tahq_elements(shape) <= 0x10000000000; */
+    /*@ assert T * G == C && 1 <= T; */
+    if (low > 0) {
+        /*@ loop invariant 0 <= b <= shape->batch && marked == b * low;
+          @ loop assigns b, marked, key_ws[0 .. S - 1], map[0 .. (tahq_rows(shape) + 7) / 8 - 1];
+          @ loop variant shape->batch - b; */
+        for (uint64_t b = 0; b < shape->batch; b++) {
+            /*@ ghost entropy_token_step(b, shape->batch, S, C, low); */
+            /*@ assert (b + 1) * S <= shape->batch * S; */
+            /*@ loop invariant 0 <= s <= S;
+              @ loop invariant \forall integer j; 0 <= j < s ==> key_ws[j] % 0x100000000 == j;
+              @ loop invariant tahq_keys_ok(key_ws, s, S);
+              @ loop assigns s, key_ws[0 .. S - 1];
+              @ loop variant S - s; */
+            for (uint64_t s = 0; s < S; s++) {
+                /*@ ghost entropy_token_elem(b, s, shape->batch, S, C); */
+                /*@ assert (b * S + s + 1) * C <= tahq_elements(shape); */
+                /*@ assert (b * S + s) * C + C == (b * S + s + 1) * C; */
+                const uint64_t unit = b * S + s; /* (named for the proof) */
+                /*@ assert unit == b * S + s && unit * C + C <= 0x10000000000; */
+                uint32_t key = 0;
+                const tahq_status st = tahq_token_gain_key(cfg, x + unit * C, T, unit * C, &key);
+                if (st != TAHQ_OK)
+                    return st;
+                key_ws[s] = ((uint64_t)key << 32) + s; /* = | s: s < 2^32 */
+            }
+            marked += mark_lowest(key_ws, S, low, map, b * S);
+        }
+    }
+    *n_low = marked;
+    return TAHQ_OK;
 }

@@ -78,15 +78,15 @@ static const uint32_t crc32c_table[256] = {
   /@ requires \valid_read(cfg) && nt == tahq_ntiles(cfg, shape);
    @ assigns \nothing;
    @ ensures tahq_code_bytes(cfg, shape, n_low) ==
-   @   ((nt - (cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * (shape->channels / cfg->tile) : n_low)) *
+   @   ((nt - (tahq_per_row(cfg->alloc) ? n_low * (shape->channels / cfg->tile) : n_low)) *
    @      cfg->hi_bits +
-   @    (cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * (shape->channels / cfg->tile) : n_low) *
+   @    (tahq_per_row(cfg->alloc) ? n_low * (shape->channels / cfg->tile) : n_low) *
    @      cfg->lo_bits) * (cfg->tile / 8); @/
   static void format_code_bytes_of(const tahq_config *cfg, const tahq_shape *shape,
                                    uint64_t n_low, uint64_t nt)
   {
     /@ assert tahq_tpr(cfg, shape) == shape->channels / cfg->tile; @/
-    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+    if (tahq_per_row(cfg->alloc)) {
       /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low * (shape->channels / cfg->tile); @/
     } else {
       /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low; @/
@@ -112,7 +112,7 @@ static const uint32_t crc32c_table[256] = {
    @ requires lay.rows == batch * seq;
    @ requires lay.tiles_per_row == ch / g;
    @ requires lay.n_tiles == batch * seq * (ch / g);
-   @ requires lay.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? batch * seq :
+   @ requires lay.map_bits == (tahq_per_row(alloc) ? batch * seq :
    @                            alloc == TAHQ_ALLOC_TILE ? batch * seq * (ch / g) : 0);
    @ requires lay.map_bytes == (lay.map_bits + 7) / 8;
    @ requires lay.flag_bytes == (lay.n_tiles + 7) / 8;
@@ -121,8 +121,8 @@ static const uint32_t crc32c_table[256] = {
    @ requires lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes;
    @ requires lay.code_off == lay.zero_off + 2 * (lay.n_tiles * lay.meta_bytes);
    @ requires lay.code_bytes ==
-   @   ((lay.n_tiles - (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low)) * hi +
-   @    (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low) * lo) * (g / 8);
+   @   ((lay.n_tiles - (tahq_per_row(alloc) ? n_low * (ch / g) : n_low)) * hi +
+   @    (tahq_per_row(alloc) ? n_low * (ch / g) : n_low) * lo) * (g / 8);
    @ requires lay.pivot_off == lay.code_off + lay.code_bytes;
    @ requires lay.pivot_bytes == (n_flagged * lay.tile_log2 + 7) / 8;
    @ requires lay.payload_bytes == lay.pivot_off + lay.pivot_bytes;
@@ -282,7 +282,7 @@ tahq_status tahq_check_config(const tahq_config *cfg)
         return TAHQ_ERR_CONFIG;
     if (cfg->hi_permille > 1000)
         return TAHQ_ERR_CONFIG;
-    if ((unsigned)cfg->alloc > TAHQ_ALLOC_TILE || (unsigned)cfg->rounding > TAHQ_ROUND_STOCHASTIC ||
+    if ((unsigned)cfg->alloc > TAHQ_ALLOC_GAIN || (unsigned)cfg->rounding > TAHQ_ROUND_STOCHASTIC ||
         (unsigned)cfg->meta > TAHQ_META_FP32)
         return TAHQ_ERR_CONFIG;
     uint32_t tau = tahq_bits_of(cfg->tau);
@@ -317,7 +317,7 @@ tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape)
   @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ assigns \nothing;
   @ ensures \result == tahq_required_low(cfg, shape);
-  @ ensures cfg->alloc == TAHQ_ALLOC_TOKEN ==> \result <= tahq_rows(shape);
+  @ ensures tahq_per_row(cfg->alloc) ==> \result <= tahq_rows(shape);
   @ ensures \result <= tahq_ntiles(cfg, shape); */
 uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape)
 {
@@ -331,6 +331,7 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
     /*@ assert rows * (shape->channels / cfg->tile) <= 0x10000000000 && shape->batch <= rows; */
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN:
         return (uint64_t)shape->batch * tahq_low_count(shape->seq_len, cfg->hi_permille);
     case TAHQ_ALLOC_TILE:
         return rows * tahq_low_count(shape->channels / cfg->tile, cfg->hi_permille);
@@ -342,9 +343,9 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
 /* The layout from the configuration and shape fields passed by value: its
  * proof is about numbers only, with no memory to keep track of. */
 /*@ requires tahq_valid_tile(g) && 1 <= hi <= 8 && 1 <= lo <= hi;
-  @ requires 0 <= alloc <= 2 && 0 <= meta <= 2;
+  @ requires 0 <= alloc <= 3 && 0 <= meta <= 2;
   @ requires batch >= 1 && seq >= 1 && ch >= g && ch % g == 0 && batch * seq * ch <= 0x10000000000;
-  @ requires n_low <= (alloc == TAHQ_ALLOC_TOKEN ? batch * seq : batch * seq * (ch / g));
+  @ requires n_low <= (tahq_per_row(alloc) ? batch * seq : batch * seq * (ch / g));
   @ requires n_flagged <= batch * seq * (ch / g);
   @ assigns \nothing;
   @ ensures \result.tile_log2 == tahq_lg(g);
@@ -353,7 +354,7 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
   @ ensures \result.n_tiles == batch * seq * (ch / g);
   @ ensures \result.n_tiles == \result.rows * \result.tiles_per_row;
   @ ensures \result.n_tiles * g == batch * seq * ch && \result.n_tiles * g <= 0x10000000000;
-  @ ensures \result.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? batch * seq :
+  @ ensures \result.map_bits == (tahq_per_row(alloc) ? batch * seq :
   @                           alloc == TAHQ_ALLOC_TILE ? batch * seq * (ch / g) : 0);
   @ ensures \result.map_bytes == (\result.map_bits + 7) / 8;
   @ ensures \result.flag_bytes == (\result.n_tiles + 7) / 8;
@@ -362,8 +363,8 @@ uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape
   @ ensures \result.scale_off == \result.zero_off + \result.n_tiles * \result.meta_bytes;
   @ ensures \result.code_off == \result.zero_off + 2 * (\result.n_tiles * \result.meta_bytes);
   @ ensures \result.code_bytes ==
-  @   ((\result.n_tiles - (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low)) * hi +
-  @    (alloc == TAHQ_ALLOC_TOKEN ? n_low * (ch / g) : n_low) * lo) * (g / 8);
+  @   ((\result.n_tiles - (tahq_per_row(alloc) ? n_low * (ch / g) : n_low)) * hi +
+  @    (tahq_per_row(alloc) ? n_low * (ch / g) : n_low) * lo) * (g / 8);
   @ ensures \result.pivot_off == \result.code_off + \result.code_bytes;
   @ ensures \result.pivot_bytes == (n_flagged * \result.tile_log2 + 7) / 8;
   @ ensures \result.payload_bytes == \result.pivot_off + \result.pivot_bytes;
@@ -385,16 +386,16 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
     /*@ assert tiles_per_row * g == ch; */
     /*@ ghost tahq_mul_mono(tiles_per_row * g, ch, rows); */
     /*@ assert n_tiles * g == rows * ch && n_tiles * g <= 0x10000000000; */
-    const uint64_t map_bits = alloc == TAHQ_ALLOC_TOKEN  ? rows
+    const uint64_t map_bits = tahq_per_row(alloc)  ? rows
                               : alloc == TAHQ_ALLOC_TILE ? n_tiles
                                                          : 0;
     const uint64_t map_bytes = (map_bits + 7) / 8;
     const uint64_t flag_bytes = (n_tiles + 7) / 8;
     const uint64_t meta_bytes = tahq_meta_bytes(meta);
-    /*@ ghost if (alloc == TAHQ_ALLOC_TOKEN)
+    /*@ ghost if (tahq_per_row(alloc))
       @   tahq_mul_mono(n_low, rows, tiles_per_row); */
-    /*@ assert alloc == TAHQ_ALLOC_TOKEN ==> n_low * tiles_per_row <= n_tiles; */
-    const uint64_t low_tiles = alloc == TAHQ_ALLOC_TOKEN ? n_low * tiles_per_row : n_low;
+    /*@ assert tahq_per_row(alloc) ==> n_low * tiles_per_row <= n_tiles; */
+    const uint64_t low_tiles = tahq_per_row(alloc) ? n_low * tiles_per_row : n_low;
     /*@ assert low_tiles <= n_tiles <= 0x10000000000; */
     const uint64_t high_tiles = n_tiles - low_tiles;
     /*@ ghost tahq_mul_mono(meta_bytes, 4, n_tiles); */
@@ -441,7 +442,7 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
 
 /*@ requires \valid_read(cfg) && \valid_read(shape);
   @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
-  @ requires n_low <= (cfg->alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(shape) : tahq_ntiles(cfg, shape));
+  @ requires n_low <= (tahq_per_row(cfg->alloc) ? tahq_rows(shape) : tahq_ntiles(cfg, shape));
   @ requires n_flagged <= tahq_ntiles(cfg, shape);
   @ assigns \nothing;
   @ ensures tahq_layout_ok(\result, cfg, shape, n_low, n_flagged);
@@ -456,10 +457,10 @@ tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape,
     const tahq_meta meta = cfg->meta;
     const uint32_t batch = shape->batch, seq = shape->seq_len, ch = shape->channels;
     const tahq_layout lay = layout_from_fields(g, hi, lo, alloc, meta, batch, seq, ch, n_low, n_flagged);
-    /*@ assert w1: tahq_valid_tile(g) && 1 <= lo <= hi <= 8 && 0 <= alloc <= 2 && 0 <= meta <= 2; */
+    /*@ assert w1: tahq_valid_tile(g) && 1 <= lo <= hi <= 8 && 0 <= alloc <= 3 && 0 <= meta <= 2; */
     /*@ assert w2: lay.tile_log2 == tahq_lg(g) && lay.tiles_per_row >= 1; */
     /*@ assert w3: lay.n_tiles == lay.rows * lay.tiles_per_row && lay.n_tiles * g <= 0x10000000000; */
-    /*@ assert w4: lay.map_bits == (alloc == TAHQ_ALLOC_TOKEN ? lay.rows :
+    /*@ assert w4: lay.map_bits == (tahq_per_row(alloc) ? lay.rows :
       @                    alloc == TAHQ_ALLOC_TILE ? lay.n_tiles : 0); */
     /*@ assert w5: lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
       @   lay.meta_bytes == (meta == TAHQ_META_FP32 ? 4 : 2); */
@@ -490,7 +491,9 @@ void tahq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *s
     dst[1] = 'A';
     dst[2] = 'H';
     dst[3] = 'Q';
-    tahq_put_u16(dst + 4, (uint16_t)TAHQ_FORMAT_VERSION);
+    /* gain messages carry their own version (SPEC §8.1) */
+    tahq_put_u16(dst + 4, (uint16_t)(cfg->alloc == TAHQ_ALLOC_GAIN ? TAHQ_GAIN_VERSION
+                                                                  : TAHQ_FORMAT_VERSION));
     tahq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
     dst[8] = (uint8_t)tahq_tile_log2(cfg->tile);
     dst[9] = (uint8_t)cfg->hi_bits;
@@ -530,7 +533,7 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
   /@ requires \valid_read(h);
    @ requires tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape);
    @ requires h->n_low == tahq_required_low(&h->config, &h->shape);
-   @ requires h->n_low <= (h->config.alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(&h->shape) :
+   @ requires h->n_low <= (tahq_per_row(h->config.alloc) ? tahq_rows(&h->shape) :
    @                       tahq_ntiles(&h->config, &h->shape));
    @ requires h->n_flagged <= tahq_ntiles(&h->config, &h->shape);
    @ requires h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged);
@@ -549,8 +552,11 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
 static tahq_status parse_header_fields(const uint8_t *msg, size_t len, tahq_header *h)
 {
     h->version = tahq_get_u16(msg + 4);
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_GAIN || msg[12] > TAHQ_ROUND_STOCHASTIC ||
         msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    /* alloc 3 if and only if version 3 (SPEC §8.1) */
+    if ((msg[11] == TAHQ_ALLOC_GAIN) != (h->version == TAHQ_GAIN_VERSION))
         return TAHQ_ERR_HEADER;
     h->config.tile = 1u << msg[8];
     h->config.hi_bits = msg[9];
@@ -605,7 +611,9 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
         return TAHQ_ERR_MAGIC;
     if (len < 8)
         return TAHQ_ERR_TRUNCATED;
-    if (tahq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+    const uint16_t version = tahq_get_u16(msg + 4);
+    if ((version != TAHQ_FORMAT_VERSION && version != TAHQ_GAIN_VERSION) ||
+        tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
         return TAHQ_ERR_VERSION;
     if (len < TAHQ_HEADER_BYTES)
         return TAHQ_ERR_TRUNCATED;

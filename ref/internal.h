@@ -180,11 +180,16 @@ typedef float tahq_v8f __attribute__((vector_size(32)));
 typedef int32_t tahq_v8i __attribute__((vector_size(32)));
 #endif
 
+/* Allocation modes with one precision-map bit per row, ranked per sequence
+ * (SPEC §4.2): token (entropy) and gain (§4.3). A macro, not an ACSL logic
+ * function, so that the provers see the plain disjunction. */
+#define tahq_per_row(alloc) ((alloc) == TAHQ_ALLOC_TOKEN || (alloc) == TAHQ_ALLOC_GAIN)
+
 /*@ // Configuration, shape and message sizes of SPEC §3.3, §3.1, §4.2, §8.2.
   @ predicate tahq_config_ok{L}(tahq_config *cfg) =
   @   \valid_read(cfg) && tahq_valid_tile(cfg->tile) &&
   @   1 <= cfg->hi_bits <= 8 && 1 <= cfg->lo_bits <= cfg->hi_bits && cfg->hi_permille <= 1000 &&
-  @   0 <= cfg->alloc <= 2 && 0 <= cfg->rounding <= 1 && 0 <= cfg->meta <= 2 &&
+  @   0 <= cfg->alloc <= 3 && 0 <= cfg->rounding <= 1 && 0 <= cfg->meta <= 2 &&
   @   (tahq_f32_bits(cfg->tau) & 0x80000000) == 0 && tahq_not_nan_bits(tahq_f32_bits(cfg->tau));
   @ logic integer tahq_rows{L}(tahq_shape *s) = s->batch * s->seq_len;
   @ logic integer tahq_elements{L}(tahq_shape *s) = tahq_rows(s) * s->channels;
@@ -194,14 +199,14 @@ typedef int32_t tahq_v8i __attribute__((vector_size(32)));
   @ logic integer tahq_tpr{L}(tahq_config *cfg, tahq_shape *s) = s->channels / cfg->tile;
   @ logic integer tahq_ntiles{L}(tahq_config *cfg, tahq_shape *s) = tahq_rows(s) * tahq_tpr(cfg, s);
   @ logic integer tahq_group{L}(tahq_config *cfg, tahq_shape *s) =
-  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? s->seq_len :
+  @   tahq_per_row(cfg->alloc) ? s->seq_len :
   @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_tpr(cfg, s) : 0;
   @ logic integer tahq_map_bits{L}(tahq_config *cfg, tahq_shape *s) =
-  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(s) :
+  @   tahq_per_row(cfg->alloc) ? tahq_rows(s) :
   @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_ntiles(cfg, s) : 0;
   @ logic integer tahq_low(integer n, integer r) = n * (1000 - r) / 1000;
   @ logic integer tahq_required_low{L}(tahq_config *cfg, tahq_shape *s) =
-  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? s->batch * tahq_low(s->seq_len, cfg->hi_permille) :
+  @   tahq_per_row(cfg->alloc) ? s->batch * tahq_low(s->seq_len, cfg->hi_permille) :
   @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_rows(s) * tahq_low(tahq_tpr(cfg, s), cfg->hi_permille) : 0;
   @*/
 
@@ -244,7 +249,7 @@ typedef struct tahq_layout {
 
 /*@ // The layout of SPEC §8.2 for n_low units and n_flagged tiles.
   @ logic integer tahq_low_tiles{L}(tahq_config *cfg, tahq_shape *s, integer n_low) =
-  @   cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * tahq_tpr(cfg, s) : n_low;
+  @   tahq_per_row(cfg->alloc) ? n_low * tahq_tpr(cfg, s) : n_low;
   @ logic integer tahq_meta_size{L}(tahq_config *cfg) = cfg->meta == TAHQ_META_FP32 ? 4 : 2;
   @ logic integer tahq_zero_off{L}(tahq_config *cfg, tahq_shape *s) =
   @   (tahq_map_bits(cfg, s) + 7) / 8 + (tahq_ntiles(cfg, s) + 7) / 8;
@@ -287,10 +292,10 @@ typedef struct tahq_layout {
   @ // tahq_layout_ok for a valid config and shape (tahq_layout_compute).
   @ predicate tahq_layout_wf(tahq_layout lay, tahq_config c) =
   @   tahq_valid_tile(c.tile) && 1 <= c.lo_bits <= c.hi_bits <= 8 &&
-  @   0 <= c.alloc <= 2 && 0 <= c.meta <= 2 &&
+  @   0 <= c.alloc <= 3 && 0 <= c.meta <= 2 &&
   @   lay.tile_log2 == tahq_lg(c.tile) && lay.tiles_per_row >= 1 &&
   @   lay.n_tiles == lay.rows * lay.tiles_per_row && lay.n_tiles * c.tile <= 0x10000000000 &&
-  @   lay.map_bits == (c.alloc == TAHQ_ALLOC_TOKEN ? lay.rows :
+  @   lay.map_bits == (tahq_per_row(c.alloc) ? lay.rows :
   @                    c.alloc == TAHQ_ALLOC_TILE ? lay.n_tiles : 0) &&
   @   lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
   @   lay.meta_bytes == (c.meta == TAHQ_META_FP32 ? 4 : 2) &&
@@ -306,7 +311,7 @@ typedef struct tahq_layout {
   @ predicate tahq_header_ok{L}(tahq_header *h, integer len) =
   @   tahq_config_ok(&h->config) && tahq_shape_ok(&h->config, &h->shape) &&
   @   h->n_low == tahq_required_low(&h->config, &h->shape) &&
-  @   h->n_low <= (h->config.alloc == TAHQ_ALLOC_TOKEN ? tahq_rows(&h->shape) :
+  @   h->n_low <= (tahq_per_row(h->config.alloc) ? tahq_rows(&h->shape) :
   @                tahq_ntiles(&h->config, &h->shape)) &&
   @   h->n_flagged <= tahq_ntiles(&h->config, &h->shape) &&
   @   h->payload_bytes == tahq_payload(&h->config, &h->shape, h->n_low, h->n_flagged) &&
@@ -332,6 +337,15 @@ void tahq_sort_keys(uint64_t *a, uint64_t n);
  * into map (zeroed by the caller) and returns the number of low units. */
 uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                        float *entropy_ws, uint64_t *key_ws, uint8_t *map);
+
+/* Gain allocation (SPEC §4.3; entropy.c): as tahq_allocate for alloc gain,
+ * key_ws[S]; TAHQ_ERR_RANGE when a tile cannot be quantized at either width. */
+tahq_status tahq_allocate_gain(const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                               uint64_t *key_ws, uint8_t *map, uint64_t *n_low);
+/* The 32-bit gain key of one token of `tiles` tiles whose first element has
+ * global index elem0 (gain.c). */
+tahq_status tahq_token_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
+                                uint64_t elem0, uint32_t *key);
 
 /* min and max of a tile (quant.c); the sign of a zero result is unspecified. */
 void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *hi);
@@ -412,7 +426,7 @@ static inline uint64_t tahq_get_u64(const uint8_t *p)
   @ logic integer tahq_bit_count{L}(uint8_t *buf, integer first, integer n) =
   @   n <= 0 ? 0 : tahq_bit_count(buf, first, n - 1) + tahq_bit(buf, first + n - 1);
   @ logic integer tahq_unit(tahq_config c, integer tpr, integer t) =
-  @   c.alloc == TAHQ_ALLOC_TOKEN ? t / tpr : t;
+  @   tahq_per_row(c.alloc) ? t / tpr : t;
   @ logic integer tahq_tile_bits{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =
   @   c.alloc != TAHQ_ALLOC_NONE && tahq_bit(map, tahq_unit(c, tpr, t)) == 1 ? c.lo_bits : c.hi_bits;
   @ logic integer tahq_bits_sum{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =

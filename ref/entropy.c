@@ -558,6 +558,25 @@ uint64_t tahq_allocate(const tahq_config *cfg, const tahq_shape *shape, const fl
     return n_low;
 }
 
+/*@ ghost
+  /@ requires k <= 0xFFFFFFFF && i <= 0xFFFFFFFF;
+   @ assigns \nothing;
+   @ ensures (k * 0x100000000 + i) % 0x100000000 == i; @/
+  static void entropy_key_index(uint64_t k, uint64_t i) { }
+*/
+
+/* keys[index] of a group: (rank << 32) + index (index < 2^32, so = | index). */
+/*@ requires \valid(slot) && index <= 0xFFFFFFFF;
+  @ assigns *slot;
+  @ ensures *slot % 0x100000000 == index; */
+static void put_key(uint64_t *slot, uint32_t rank, uint64_t index)
+{
+    const uint64_t high = (uint64_t)rank << 32;
+    /*@ assert high == rank * 0x100000000; */
+    /*@ ghost entropy_key_index(rank, index); */
+    *slot = high + index;
+}
+
 /* Gain allocation (SPEC §4.3): per sequence, the low(S) tokens with the
  * smallest (gain key, row) get lo_bits. The keys come from gain.c; a tile
  * whose zero-point or scale overflows the metadata at either width stops the
@@ -610,7 +629,7 @@ tahq_status tahq_allocate_gain(const tahq_config *cfg, const tahq_shape *shape, 
                 const tahq_status st = tahq_token_gain_key(cfg, x + unit * C, T, unit * C, &key);
                 if (st != TAHQ_OK)
                     return st;
-                key_ws[s] = ((uint64_t)key << 32) + s; /* = | s: s < 2^32 */
+                put_key(key_ws + s, key, s);
             }
             marked += mark_lowest(key_ws, S, low, map, b * S);
         }

@@ -77,20 +77,15 @@ static const uint32_t crc32c_table[256] = {
 /*@ ghost
   /@ requires \valid_read(cfg) && nt == tahq_ntiles(cfg, shape);
    @ assigns \nothing;
-   @ ensures tahq_code_bytes(cfg, shape, n_low) ==
-   @   ((nt - (tahq_per_row(cfg->alloc) ? n_low * (shape->channels / cfg->tile) : n_low)) *
-   @      cfg->hi_bits +
-   @    (tahq_per_row(cfg->alloc) ? n_low * (shape->channels / cfg->tile) : n_low) *
-   @      cfg->lo_bits) * (cfg->tile / 8); @/
+   @ ensures low_tiles: tahq_low_tiles(cfg, shape, n_low) ==
+   @   (tahq_per_row(cfg->alloc) ? n_low * (shape->channels / cfg->tile) : n_low);
+   @ ensures code_bytes: tahq_code_bytes(cfg, shape, n_low) ==
+   @   ((nt - tahq_low_tiles(cfg, shape, n_low)) * cfg->hi_bits +
+   @    tahq_low_tiles(cfg, shape, n_low) * cfg->lo_bits) * (cfg->tile / 8); @/
   static void format_code_bytes_of(const tahq_config *cfg, const tahq_shape *shape,
                                    uint64_t n_low, uint64_t nt)
   {
     /@ assert tahq_tpr(cfg, shape) == shape->channels / cfg->tile; @/
-    if (tahq_per_row(cfg->alloc)) {
-      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low * (shape->channels / cfg->tile); @/
-    } else {
-      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low; @/
-    }
   }
 */
 /*@ ghost
@@ -154,6 +149,17 @@ static const uint32_t crc32c_table[256] = {
     format_code_off_of(cfg, shape, lay.zero_off, lay.n_tiles, lay.meta_bytes);
     /@ assert lay.code_off == tahq_code_off(cfg, shape); @/
     format_code_bytes_of(cfg, shape, n_low, lay.n_tiles);
+    if (tahq_per_row(alloc)) {
+      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low * (ch / g); @/
+      /@ assert lay.code_bytes ==
+       @   ((lay.n_tiles - tahq_low_tiles(cfg, shape, n_low)) * hi +
+       @    tahq_low_tiles(cfg, shape, n_low) * lo) * (g / 8); @/
+    } else {
+      /@ assert tahq_low_tiles(cfg, shape, n_low) == n_low; @/
+      /@ assert lay.code_bytes ==
+       @   ((lay.n_tiles - tahq_low_tiles(cfg, shape, n_low)) * hi +
+       @    tahq_low_tiles(cfg, shape, n_low) * lo) * (g / 8); @/
+    }
     /@ assert lay.code_bytes == tahq_code_bytes(cfg, shape, n_low); @/
     format_pivot_off_of(cfg, shape, n_low, lay.code_off, lay.code_bytes);
     /@ assert lay.pivot_off == tahq_pivot_off(cfg, shape, n_low); @/

@@ -154,7 +154,7 @@ tahq_status tahq_token_gain_key(const tahq_config *cfg, const float *row, uint32
       @ loop variant tiles - t; */
     for (uint32_t t = 0; t < tiles; t++) {
         /*@ ghost gain_tile_step(t, tiles, G); */
-        /*@ ghost gain_tile_not_nan(row, tiles * G, (uint64_t)t * G, G); */
+        /*@ ghost gain_tile_not_nan(row, (uint64_t)tiles * G, (uint64_t)t * G, G); */
         const float *tile_x = row + (uint64_t)t * G;
         float lo, hi;
         uint32_t pivot;

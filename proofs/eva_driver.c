@@ -87,7 +87,7 @@ static void codec(uint32_t tile, tahq_meta meta, int allocs, uint32_t batch, uin
     /* With tiles_per_row > 1 the modes merged in one state would give n_low
      * an interval too wide for the token layout (n_low * tiles_per_row):
      * such shapes are analysed once per mode. */
-    cfg.alloc = allocs == ANY_ALLOC ? (tahq_alloc)any_u32(0, 2) : (tahq_alloc)allocs;
+    cfg.alloc = allocs == ANY_ALLOC ? (tahq_alloc)any_u32(0, 3) : (tahq_alloc)allocs;
     cfg.rounding = (tahq_rounding)any_u32(0, 1);
     cfg.meta = meta;
     /* tau: any finite value >= 0, or +inf (the gate never flags) */
@@ -126,6 +126,7 @@ void eva_codec_g8(void)
     codec_all_meta(8, ANY_ALLOC, 2, 2, 1);
     codec_all_meta(8, TAHQ_ALLOC_TILE, 1, 1, 2);
     codec_all_meta(8, TAHQ_ALLOC_TOKEN, 1, 2, 2);
+    codec_all_meta(8, TAHQ_ALLOC_GAIN, 1, 2, 2);
 }
 
 /* G = 16, 32: 2 tokens of one tile; G >= 64: one tile. */

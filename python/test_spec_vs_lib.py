@@ -78,6 +78,12 @@ def random_input(rng, B, S, C, G, kind):
         x = np.where(rng.random((B, S, C)) < 0.1, x, 0.0)
         x[:, rng.integers(S), :] = rng.uniform(0.5, 1, size=(B, C)) * 1e6
         return x.astype(np.float32)
+    elif kind == 5:  # near ties: the tokens of a sequence are equal except
+        # for one tile scaled by 2^-12, so their gains differ by about 2^-24
+        # relative, below the key's resolution (ties then go by row)
+        x[:] = x[:, :1, :]
+        x[:, :, C - G:] = rng.standard_normal((B, S, G)) * 2.0 ** -12
+        return x.astype(np.float32)
     x = x.astype(np.float32)
     flat = x.reshape(-1, G)
     n_tiles = flat.shape[0]
@@ -116,12 +122,15 @@ def random_case(rng, alloc):
                tau=random_tau(rng), rounding=ROUNDINGS[rng.integers(2)],
                seed=int(rng.integers(0, 2 ** 63)) * 2 + int(rng.integers(2)),
                meta=METAS[rng.integers(3)])
-    kind = int(rng.choice([0, 0, 0, 0, 1, 2, 3, 4, 4]))
+    kind = int(rng.choice([0, 0, 0, 0, 1, 2, 3, 4, 4, 5, 5]))
+    if kind == 5:
+        S, T = max(S, 3), max(T, 2)
+        cfg.update(hi_permille=int(rng.integers(100, 900)))
     if kind == 4:  # lo_bits <= 4 overflows fp16 at 1e6, hi_bits >= 5 fits
         S = max(S, 2)
         cfg.update(meta="fp16", lo_bits=int(rng.integers(1, 5)),
                    hi_bits=int(rng.integers(5, 9)), tau=float("inf"),
-                   hi_permille=int(rng.integers(0, 500)))
+                   hi_permille=int(rng.choice([rng.integers(0, 500), 1000])))
     return cfg, random_input(rng, B, S, T * G, G, kind)
 
 
@@ -176,8 +185,10 @@ def main():
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     fails = 0
-    cov = dict.fromkeys(("identical", "err_range", "range_in_ranking", "r1000", "no_low", "flagged",
+    cov = dict.fromkeys(("identical", "err_range", "range_in_ranking", "r1000",
+                         "r1000_no_keys", "no_low", "flagged",
                          "odd_k_flagged", "differs_from_token", "key_ties",
+                         "tie_decides",
                          "negative_gain", "stochastic", "fp16", "bf16", "fp32"),
                         0)
     for i in range(args.cases):
@@ -231,6 +242,10 @@ def main():
         cov["r1000"] += cfg["hi_permille"] == 1000
         nl = ts.low_count(S, cfg["hi_permille"])
         cov["no_low"] += nl == 0
+        if gain and nl == 0:  # keys at r = 500 would have failed
+            c500 = ts.Config(**{**scfg.__dict__, "hi_permille": 500})
+            cov["r1000_no_keys"] += S > 1 and \
+                outcome(lambda: ts.encode(x, c500))[0] == "err_range"
         nf = ts.parse_header(m_s)["n_flagged"]
         cov["flagged"] += nf > 0
         cov["odd_k_flagged"] += nf > 0 and k % 2 == 1 and \
@@ -245,13 +260,22 @@ def main():
             cov["negative_gain"] += bool((sg < 0).any())
             cov["key_ties"] += any(len(set(key[b].tolist())) < S
                                    for b in range(B))
+            # a token with the same key but a larger sigma got lo_bits while
+            # one with a smaller sigma did not: only the 32-bit key explains
+            # that map
+            mp = ts.unpack_bits(m_s[72:72 + ts.bits_ceil_bytes(B * S)], 1,
+                                B * S).astype(bool).reshape(B, S)
+            cov["tie_decides"] += any(
+                key[b, i] == key[b, j] and sg[b, i] > sg[b, j]
+                for b in range(B) for i in np.flatnonzero(mp[b])
+                for j in np.flatnonzero(~mp[b]))
     dt = time.time() - t0
     print("spec vs libtahq, alloc %s: %d random cases, %d identical "
           "messages, %d failures (%.1f s)" % (args.alloc, args.cases, cov["identical"],
                                               fails, dt))
     if not gain:  # gain-only features
         for k in ("differs_from_token", "key_ties", "negative_gain",
-                  "range_in_ranking"):
+                  "range_in_ranking", "tie_decides", "r1000_no_keys"):
             cov.pop(k)
         if args.alloc == "none":
             for k in ("r1000", "no_low"):

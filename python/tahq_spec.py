@@ -43,12 +43,15 @@ class TahqError(Exception):
 # ---------------------------------------------------------------------------
 # Configuration (SPEC section 3.3)
 # ---------------------------------------------------------------------------
-ALLOC_NONE, ALLOC_TOKEN, ALLOC_TILE = 0, 1, 2
+ALLOC_NONE, ALLOC_TOKEN, ALLOC_TILE, ALLOC_GAIN = 0, 1, 2, 3
 ROUND_NEAREST, ROUND_STOCHASTIC = 0, 1
 META_FP16, META_BF16, META_FP32 = 0, 1, 2
 META_BYTES = {META_FP16: 2, META_BF16: 2, META_FP32: 4}
 
-ALLOC_BY_NAME = {"none": ALLOC_NONE, "token": ALLOC_TOKEN, "tile": ALLOC_TILE}
+ALLOC_BY_NAME = {"none": ALLOC_NONE, "token": ALLOC_TOKEN, "tile": ALLOC_TILE,
+                 "gain": ALLOC_GAIN}
+# Allocations with one map bit per row and low(S) low tokens per sequence.
+ROW_MAP_ALLOCS = (ALLOC_TOKEN, ALLOC_GAIN)
 ROUND_BY_NAME = {"nearest": ROUND_NEAREST, "nearest-even": ROUND_NEAREST,
                  "nearest_even": ROUND_NEAREST, "stochastic": ROUND_STOCHASTIC}
 META_BY_NAME = {"fp16": META_FP16, "bf16": META_BF16, "fp32": META_FP32}
@@ -93,7 +96,7 @@ def check_config(cfg):
         return False
     if not 0 <= cfg.hi_permille <= 1000:
         return False
-    if cfg.alloc not in (0, 1, 2) or cfg.rounding not in (0, 1):
+    if cfg.alloc not in ALLOC_BY_NAME.values() or cfg.rounding not in (0, 1):
         return False
     if cfg.meta not in (0, 1, 2):
         return False
@@ -105,6 +108,14 @@ def check_config(cfg):
 def low_count(n, r):
     """SPEC 4.2: low(n) = floor(n * (1000 - r) / 1000), exact integers."""
     return (n * (1000 - r)) // 1000
+
+
+# SPEC 8.1: header version; 3 if and only if alloc = 3 (gain); 2 unassigned.
+FORMAT_VERSION, GAIN_VERSION = 1, 3
+
+
+def header_version(alloc):
+    return GAIN_VERSION if alloc == ALLOC_GAIN else FORMAT_VERSION
 
 
 # ---------------------------------------------------------------------------
@@ -354,9 +365,10 @@ def philox_words(seed, n_elements):
 # ---------------------------------------------------------------------------
 # Sums (SPEC 2.5)
 # ---------------------------------------------------------------------------
-def tsum_rows(v):
-    """tsum along the last axis (length a power of two)."""
-    v = np.array(v, dtype=F32, copy=True)
+def tsum_rows(v, dtype=F32):
+    """tsum along the last axis (length a power of two), each addition in
+    `dtype` (binary32; binary64 for the gain of SPEC 4.3)."""
+    v = np.array(v, dtype=dtype, copy=True)
     n = v.shape[-1]
     h = n // 2
     while h >= 1:
@@ -365,18 +377,19 @@ def tsum_rows(v):
     return v[..., 0].copy()
 
 
-def psum_rows(w):
-    """Pairwise tree along the last axis, padded by +0 to a power of two."""
-    w = np.asarray(w, dtype=F32)
+def psum_rows(w, dtype=F32):
+    """Pairwise tree along the last axis, padded by +0 to a power of two;
+    each addition in `dtype`."""
+    w = np.asarray(w, dtype=dtype)
     t = w.shape[-1]
     p = 1
     while p < t:
         p *= 2
     if p != t:
-        pad = np.zeros(w.shape[:-1] + (p - t,), dtype=F32)
+        pad = np.zeros(w.shape[:-1] + (p - t,), dtype=dtype)
         w = np.concatenate([w, pad], axis=-1)
     while w.shape[-1] > 1:
-        w = (w[..., 0::2] + w[..., 1::2]).astype(F32)
+        w = (w[..., 0::2] + w[..., 1::2]).astype(dtype)
     return w[..., 0].copy()
 
 
@@ -500,7 +513,7 @@ def payload_size(alloc, k, hi_bits, lo_bits, meta, rows, T, n_low, n_flagged):
     """SPEC 8.2 payload_bytes."""
     G = 1 << k
     N = rows * T
-    if alloc == ALLOC_TOKEN:
+    if alloc in ROW_MAP_ALLOCS:
         map_bits, n_lo_tiles = rows, n_low * T
     elif alloc == ALLOC_TILE:
         map_bits, n_lo_tiles = N, n_low
@@ -514,7 +527,7 @@ def payload_size(alloc, k, hi_bits, lo_bits, meta, rows, T, n_low, n_flagged):
 
 
 def implied_n_low(alloc, r, B, S, T):
-    if alloc == ALLOC_TOKEN:
+    if alloc in ROW_MAP_ALLOCS:
         return B * low_count(S, r)
     if alloc == ALLOC_TILE:
         return B * S * low_count(T, r)
@@ -534,14 +547,15 @@ def parse_header(msg):
     if n < 8:
         raise TahqError("err_truncated", "shorter than version/header_bytes")
     version, header_bytes = struct.unpack_from("<HH", msg, 4)
-    if version != 1 or header_bytes != HEADER_BYTES:
+    if version not in (FORMAT_VERSION, GAIN_VERSION) \
+            or header_bytes != HEADER_BYTES:
         raise TahqError("err_version", f"version {version} header {header_bytes}")
     if n < HEADER_BYTES:
         raise TahqError("err_truncated", "shorter than the header")
     (_magic, _ver, _hb, k, hi_bits, lo_bits, alloc, rounding, meta,
      hi_permille, tau_bits, B, S, C, seed, n_low, n_flagged, payload_bytes,
      reserved, crc) = _HDR.unpack_from(msg, 0)
-    h = dict(k=k, hi_bits=hi_bits, lo_bits=lo_bits, alloc=alloc,
+    h = dict(version=version, k=k, hi_bits=hi_bits, lo_bits=lo_bits, alloc=alloc,
              rounding=rounding, meta=meta, hi_permille=hi_permille,
              tau_bits=tau_bits, B=B, S=S, C=C, seed=seed, n_low=n_low,
              n_flagged=n_flagged, payload_bytes=payload_bytes,
@@ -556,8 +570,10 @@ def parse_header(msg):
         bad("hi_bits")
     if not 1 <= lo_bits <= hi_bits:
         bad("lo_bits")
-    if alloc not in (0, 1, 2):
+    if alloc not in ALLOC_BY_NAME.values():
         bad("alloc")
+    if (alloc == ALLOC_GAIN) != (version == GAIN_VERSION):
+        bad("version %d with alloc %d" % (version, alloc))
     if rounding not in (0, 1):
         bad("rounding")
     if meta not in (0, 1, 2):
@@ -636,12 +652,12 @@ def decode(msg):
     if alloc == ALLOC_NONE:
         tile_low = np.zeros(N, dtype=bool)
     else:
-        nbits = rows if alloc == ALLOC_TOKEN else N
+        nbits = rows if alloc in ROW_MAP_ALLOCS else N
         sec = take(bits_ceil_bytes(nbits))
         mp = unpack_bits(sec, 1, nbits).astype(bool)
         if not _padding_zero(sec, nbits):
             bad("precision map padding")
-        if alloc == ALLOC_TOKEN:
+        if alloc in ROW_MAP_ALLOCS:
             per = mp.reshape(B, S).sum(axis=1)
             if np.any(per != low_count(S, r)):
                 bad("precision map count per sequence")
@@ -687,7 +703,7 @@ def decode(msg):
 
     # decode (SPEC 6.1); q*s may overflow to +inf (large bf16/fp32 scales)
     with np.errstate(over="ignore", invalid="ignore"):
-        v = (z[:, None] + (q.astype(F32) * s[:, None]).astype(F32)).astype(F32)
+        v = dequantize(z, s, q)
         fidx = np.nonzero(flags)[0]
         if fidx.size:
             y = fwht_rows(v[fidx])
@@ -750,64 +766,27 @@ def _check_input(x, cfg):
                         f"element {i}")
 
 
-def encode(x, cfg):
-    """Encode a float32 tensor [B, S, C] into a tahq format 1 message."""
-    x = np.asarray(x)
-    if x.dtype != F32:
-        raise TahqError("err_config", "input must be float32")
-    _check_input(x, cfg)
-    B, S, C = x.shape
-    G = cfg.tile
-    k = G.bit_length() - 1
-    T = C // G
-    rows = B * S
-    N = rows * T
-    meta = cfg.meta
-    r = cfg.hi_permille
-    X = np.ascontiguousarray(x).reshape(N, G)
-    A = np.abs(X)
-
-    # --- allocation (SPEC 4) ---
-    if cfg.alloc == ALLOC_NONE:
-        tile_low = np.zeros(N, dtype=bool)
-        map_vals = None
-    elif cfg.alloc == ALLOC_TOKEN:
-        H = _entropy_units(A.reshape(rows, T, G))
-        hb = H.view(U32).reshape(B, S)
-        order = np.argsort(hb, axis=1, kind="stable")
-        nl = low_count(S, r)
-        mp = np.zeros((B, S), dtype=bool)
-        np.put_along_axis(mp, order[:, :nl], True, axis=1)
-        map_vals = mp.reshape(rows)
-        tile_low = np.repeat(map_vals, T)
-    else:
-        H = _entropy_units(A.reshape(N, 1, G))
-        hb = H.view(U32).reshape(rows, T)
-        order = np.argsort(hb, axis=1, kind="stable")
-        nl = low_count(T, r)
-        mp = np.zeros((rows, T), dtype=bool)
-        np.put_along_axis(mp, order[:, :nl], True, axis=1)
-        map_vals = mp.reshape(N)
-        tile_low = map_vals
-    n_low = 0 if map_vals is None else int(map_vals.sum())
-    b_tile = np.where(tile_low, cfg.lo_bits, cfg.hi_bits).astype(np.int64)
-
-    # --- gate (SPEC 5.1) ---
+def gate(A, tau_bits):
+    """SPEC 5.1 on tiles given as |x|, shape (N, G). Returns (pivot d,
+    flagged)."""
+    N = A.shape[0]
     d = np.argmax(A, axis=1)
     ar = np.arange(N)
     m1 = A[ar, d]
     A2 = A.copy()
     A2[ar, d] = F32(-1.0)
     m2 = A2.max(axis=1)
-    tau = f32_from_bits(cfg.tau_bits)
-    if cfg.tau_bits == TAU_INF_BITS:
-        flags = np.zeros(N, dtype=bool)
-    else:
-        with np.errstate(over="ignore"):
-            tm2 = (tau * m2).astype(F32)
-        flags = (m1 > F32(0.0)) & (m1 >= tm2)
+    tau = f32_from_bits(tau_bits)
+    if tau_bits == TAU_INF_BITS:
+        return d, np.zeros(N, dtype=bool)
+    with np.errstate(over="ignore"):
+        tm2 = (tau * m2).astype(F32)
+    return d, (m1 > F32(0.0)) & (m1 >= tm2)
 
-    # --- transform (SPEC 5.2) ---
+
+def transform(X, d, flags, k):
+    """SPEC 5.2 forward transform of the flagged tiles of X (N, G); the
+    other tiles are copied unchanged."""
     V = X.copy()
     fidx = np.nonzero(flags)[0]
     if fidx.size:
@@ -815,8 +794,15 @@ def encode(x, cfg):
         y = fwht_rows(y)
         y = (y * F32(2.0 ** -((k + 1) // 2))).astype(F32)
         V[fidx] = y
+    return V
 
-    # --- quantization (SPEC 5.3) ---
+
+def quantize(V, b_tile, meta, rounding, words=None):
+    """SPEC 5.3 on the tiles V (N, G) with widths b_tile (N,). `words` are
+    the Philox words of the tiles' elements (N, G), needed for stochastic
+    rounding. Returns (zero-point bits, z, scale bits, s, codes); raises
+    err_range when z or s leaves the meta range."""
+    N, G = V.shape
     L = ((1 << b_tile) - 1).astype(F32)
     lo = V.min(axis=1)
     hi = V.max(axis=1)
@@ -853,16 +839,123 @@ def encode(x, cfg):
         za = z[act][:, None]
         sa = s[act][:, None]
         t = ((Va - za).astype(F32) / sa).astype(F32)
-        if cfg.rounding == ROUND_NEAREST:
+        if rounding == ROUND_NEAREST:
             qa = np.rint(t).astype(np.int64)
         else:
-            words = philox_words(cfg.seed, N * G).reshape(N, G)[act]
-            rho = ((words >> U64(8)).astype(F32) * F32(2.0 ** -24)).astype(F32)
+            wd = words[act]
+            rho = ((wd >> U64(8)).astype(F32) * F32(2.0 ** -24)).astype(F32)
             f0 = np.floor(t).astype(F32)
             phi = (t - f0).astype(F32)
             qa = f0.astype(np.int64) + (rho < phi).astype(np.int64)
         Li = ((1 << b_tile[act]) - 1)[:, None]
         q[act] = np.minimum(qa, Li)
+    return zb, z, sbits, s, q
+
+
+def dequantize(z, s, q):
+    """SPEC 6.1 first step: v^ = fl(z + fl(float(q) x s)), per tile row."""
+    return (z[:, None] + (q.astype(F32) * s[:, None]).astype(F32)).astype(F32)
+
+
+def gain_key(sigma):
+    """SPEC 4.3 step 4: the 32-bit key of binary64 sigma values; keys order
+    as the values, -0 just below +0."""
+    w = np.asarray(sigma, dtype=np.float64).view(U64)
+    neg = (w >> U64(63)) != 0
+    o = np.where(neg, ~w, w ^ U64(1 << 63))
+    return (o >> U64(32)).astype(U64)
+
+
+def _gain_sigma_tiles(V, flags, k, rows, T, cfg, words):
+    """SPEC 4.3 steps 1-3 on gated and transformed tiles V (N, G).
+    Returns sigma (rows,) in binary64."""
+    N = V.shape[0]
+    e = []
+    for b in (cfg.lo_bits, cfg.hi_bits):
+        _, z, _, s, q = quantize(V, np.full(N, b, dtype=np.int64), cfg.meta,
+                                 cfg.rounding, words)
+        d = (dequantize(z, s, q) - V).astype(F32).astype(np.float64)
+        e.append(tsum_rows(d * d, dtype=np.float64))      # exact squares
+    g = e[0] - e[1]
+    if k % 2:
+        g = np.where(flags, g * 2.0, g)
+    return psum_rows(g.reshape(rows, T), dtype=np.float64)
+
+
+def _prepare(x, cfg):
+    """Validation and the per-tile steps every allocation shares: tiles X,
+    |X|, gate, transform, Philox words (stochastic rounding)."""
+    x = np.asarray(x)
+    if x.dtype != F32:
+        raise TahqError("err_config", "input must be float32")
+    _check_input(x, cfg)
+    B, S, C = x.shape
+    G = cfg.tile
+    k = G.bit_length() - 1
+    N = B * S * (C // G)
+    X = np.ascontiguousarray(x).reshape(N, G)
+    A = np.abs(X)
+    d, flags = gate(A, cfg.tau_bits)
+    V = transform(X, d, flags, k)
+    words = None
+    if cfg.rounding == ROUND_STOCHASTIC:
+        words = philox_words(cfg.seed, N * G).reshape(N, G)
+    return x.shape, k, X, A, d, flags, V, words
+
+
+def gain_sigma(x, cfg):
+    """SPEC 4.3: the binary64 gain sigma of every token of x [B, S, C]
+    (shape [B, S]); raises err_range as the ranking does."""
+    (B, S, C), k, _X, _A, _d, flags, V, words = _prepare(x, cfg)
+    T = C // cfg.tile
+    return _gain_sigma_tiles(V, flags, k, B * S, T, cfg, words).reshape(B, S)
+
+
+def _low_map(keys, nl):
+    """Per row of keys (U, n): the nl entries with the smallest (key, index)
+    pairs are True."""
+    order = np.argsort(keys, axis=1, kind="stable")
+    mp = np.zeros(keys.shape, dtype=bool)
+    np.put_along_axis(mp, order[:, :nl], True, axis=1)
+    return mp
+
+
+def encode(x, cfg):
+    """Encode a float32 tensor [B, S, C] into a tahq format 1 message."""
+    (B, S, C), k, X, A, d, flags, V, words = _prepare(x, cfg)
+    G = cfg.tile
+    T = C // G
+    rows = B * S
+    N = rows * T
+    meta = cfg.meta
+    r = cfg.hi_permille
+
+    # --- allocation (SPEC 4) ---
+    if cfg.alloc == ALLOC_NONE:
+        tile_low = np.zeros(N, dtype=bool)
+        map_vals = None
+    elif cfg.alloc in ROW_MAP_ALLOCS:
+        nl = low_count(S, r)
+        if cfg.alloc == ALLOC_TOKEN:
+            keys = _entropy_units(A.reshape(rows, T, G)).view(U32)
+        elif nl > 0:   # SPEC 4.3: no key when low(S) = 0
+            keys = gain_key(_gain_sigma_tiles(V, flags, k, rows, T, cfg,
+                                              words))
+        else:
+            keys = np.zeros(rows, dtype=U64)
+        map_vals = _low_map(keys.reshape(B, S), nl).reshape(rows)
+        tile_low = np.repeat(map_vals, T)
+    else:
+        H = _entropy_units(A.reshape(N, 1, G))
+        map_vals = _low_map(H.view(U32).reshape(rows, T),
+                            low_count(T, r)).reshape(N)
+        tile_low = map_vals
+    n_low = 0 if map_vals is None else int(map_vals.sum())
+    b_tile = np.where(tile_low, cfg.lo_bits, cfg.hi_bits).astype(np.int64)
+
+    # --- quantization (SPEC 5.3) ---
+    zb, _z, sbits, _s, q = quantize(V, b_tile, meta, cfg.rounding, words)
+    fidx = np.nonzero(flags)[0]
 
     # --- payload (SPEC 8.2) ---
     parts = []
@@ -880,7 +973,7 @@ def encode(x, cfg):
                         T, n_low, n_flagged)
     assert len(payload) == want, (len(payload), want)
 
-    hdr = _HDR.pack(MAGIC, 1, HEADER_BYTES, k, cfg.hi_bits, cfg.lo_bits,
+    hdr = _HDR.pack(MAGIC, header_version(cfg.alloc), HEADER_BYTES, k, cfg.hi_bits, cfg.lo_bits,
                     cfg.alloc, cfg.rounding, meta, r, cfg.tau_bits, B, S, C,
                     cfg.seed, n_low, n_flagged, len(payload), 0, 0)
     crc = crc32c(hdr[:68] + payload)

@@ -98,7 +98,7 @@ def test_validation(lib):
         ("lo_bits", 0), ("lo_bits", 9), ("lo_bits", 2 ** 32 + 3),
         ("hi_permille", 1001), ("hi_permille", -1), ("hi_permille", 2 ** 32 + 800),
         ("hi_permille", 0.8),
-        ("alloc", "bogus"), ("alloc", 3), ("alloc", -1), ("alloc", 1.0),
+        ("alloc", "bogus"), ("alloc", 4), ("alloc", -1), ("alloc", 1.0),
         ("tau", -1.0), ("tau", float("nan")), ("tau", 1e39), ("tau", "2"), ("tau", True),
         ("tau", -float("inf")),
         ("rounding", "round"), ("rounding", 2),
@@ -110,7 +110,7 @@ def test_validation(lib):
                            "encode(%s=%r)" % (field, value))
     # the message lists the valid names
     msg = expect_value_error(lambda: lib.encode(x, alloc="bogus"), "alloc", "alloc names")
-    check(all(n in msg for n in ("'none'", "'token'", "'tile'")),
+    check(all(n in msg for n in ("'none'", "'token'", "'tile'", "'gain'")),
           "alloc error does not list the names: %s" % msg)
     msg = expect_value_error(lambda: lib.encode(x, meta="x"), "meta", "meta names")
     check(all(n in msg for n in ("'fp16'", "'bf16'", "'fp32'")), "meta names: %s" % msg)
@@ -124,7 +124,7 @@ def test_validation(lib):
                "lo_bits": 1}, {"hi_permille": 0}, {"hi_permille": 1000},
                {"tau": 0}, {"tau": float("inf")}, {"tau": "inf"}, {"tau": np.float32(1.5)},
                {"seed": 0}, {"seed": np.uint64(2 ** 64 - 1)}, {"alloc": "tile"},
-               {"alloc": 0}, {"meta": "bf16"}, {"rounding": "stochastic"},
+               {"alloc": 0}, {"alloc": "gain"}, {"alloc": 3}, {"meta": "bf16"}, {"rounding": "stochastic"},
                {"tile": np.int64(32)}):
         try:
             lib.encode(x, **kw)
@@ -196,8 +196,10 @@ def test_names(lib):
                 check(h["bytes"] == len(msg) == lib.message_length(msg + bytes(9)),
                       "message length")
                 seen.add(msg)
-    # control: the 18 configurations give 18 different messages
-    check(len(seen) == 18, "names control: %d distinct messages of 18" % len(seen))
+    # control: every configuration gives a different message
+    n = len(tahq.ALLOC) * len(tahq.ROUNDING) * len(tahq.META)
+    check(n == 24, "names: %d alloc x rounding x meta configurations, not 24" % n)
+    check(len(seen) == n, "names control: %d distinct messages of %d" % (len(seen), n))
     check(lib.parse_header(lib.encode(x, tau="inf"))["tau"] == float("inf"), "tau inf")
     print("names: %d configurations round-trip through parse_header" % len(seen))
 

@@ -47,7 +47,7 @@ except Exception:  # noqa: BLE001 - any failure means "not installed"
     __version__ = "0+source"
 
 # Names of the enumerations, as the tahq program spells them (--alloc etc.).
-ALLOC = {"none": 0, "token": 1, "tile": 2}
+ALLOC = {"none": 0, "token": 1, "tile": 2, "gain": 3}
 ROUNDING = {"nearest": 0, "stochastic": 1}
 META = {"fp16": 0, "bf16": 1, "fp32": 2}
 _NAMES = {"alloc": ALLOC, "rounding": ROUNDING, "meta": META}

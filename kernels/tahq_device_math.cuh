@@ -8,6 +8,7 @@
  *   log2 (2.3)                     ref/entropy.c (log2_core)
  *   Philox4x32-10 (2.4)            ref/rng.c
  *   order keys for min/max (5.3)   ref/quant.c
+ *   binary64 sums, gain key (4.3)  ref/gain.c
  *   CRC-32C (2.6) + GF(2) algebra  ref/format.c (table); the combine algebra is
  *                                  common/tahq_crc_gf2.h, shared with cpu/parallel.c
  *   low(n) (4.2), layout (8.2)     ref/format.c
@@ -375,6 +376,60 @@ TQ_HD uint32_t tq_code_stochastic(float v, float z, float s, uint32_t levels, ui
     float rho = (float)(word >> 8) * 0x1p-24f;
     uint32_t q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
     return q < levels ? q : levels;
+}
+
+/* ---- SPEC 4.3 binary64 arithmetic and the gain key (ref/gain.c) ------------------ *
+ * The gain of a token is summed in binary64. Each operation is one IEEE
+ * binary64 operation rounded to nearest even: on the device the _rn
+ * intrinsics, which nvcc never contracts into a fused multiply-add (whatever
+ * --fmad says); on the host plain operators under -ffp-contract=off. */
+
+TQ_HD double tq_dadd(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+
+TQ_HD double tq_dsub(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
+TQ_HD double tq_dmul(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+/* bit view of a binary64 value */
+TQ_HD uint64_t tq_bits64(double x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t w;
+    memcpy(&w, &x, sizeof w);
+    return w;
+#endif
+}
+
+/* SPEC 4.3 step 4: the high 32 bits of the order-preserving map of the
+ * binary64 bits (sign 0: flip the sign bit; sign 1: flip every bit). */
+TQ_HD uint32_t tq_gain_key(double sigma)
+{
+    const uint64_t w = tq_bits64(sigma);
+    const uint64_t ordered = (w >> 63) != 0u ? ~w : (w ^ 0x8000000000000000ull);
+    return (uint32_t)(ordered >> 32);
 }
 
 /* ---- SPEC 7.2 fixpoint --------------------------------------------------------- */

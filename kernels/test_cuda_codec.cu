@@ -273,7 +273,7 @@ static void suite_families(void)
     const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
     TqRng r(2026);
     for (uint32_t G : Gs)
-        for (int alloc = 0; alloc < 3; alloc++) {
+        for (int alloc = 0; alloc < 4; alloc++) { /* none, token, tile, gain */
             double t0 = now_s();
             std::vector<Case> cases;
             std::vector<int> kinds;
@@ -317,7 +317,8 @@ static void suite_families(void)
             double t2 = now_s();
             printf("family G=%-3u alloc=%s: %zu sub-tensors, %" PRIu64 " tiles compared, %" PRIu64
                    " encode errors matched; cpu %.1f s, gpu %.1f s\n",
-                   G, alloc == 0 ? "none " : alloc == 1 ? "token" : "tile ", cases.size(), compared, errors, t1 - t0,
+                   G, alloc == 0 ? "none " : alloc == 1 ? "token" : alloc == 2 ? "tile " : "gain ", cases.size(),
+                   compared, errors, t1 - t0,
                    t2 - t1);
             CHECK(compared >= target / 2, "family G%u alloc%d: too few tiles compared", G, alloc);
         }
@@ -342,7 +343,7 @@ static void suite_edges(void)
     const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
     int n = 0;
     for (uint32_t G : Gs)
-        for (int alloc = 0; alloc < 3; alloc++) {
+        for (int alloc = 0; alloc < 4; alloc++) { /* none, token, tile, gain */
             tahq_config cfg;
             tahq_config_default(&cfg);
             cfg.tile = G;
@@ -410,6 +411,30 @@ static void suite_edges(void)
                 c4.hi_permille = 1000;
                 c4.meta = TAHQ_META_BF16;
                 cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_DENORM, r.next(), "stochastic, r=1000, bf16"));
+            }
+            if (alloc == TAHQ_ALLOC_GAIN) {
+                /* SPEC 4.3: a tile whose scale overflows fp16 at lo_bits only
+                 * (range 1e5: 1e5 at 1 bit, 33334 at 2 bits) fails the encode
+                 * when its sequence has low tokens (the keys are computed),
+                 * not when low(S) = 0 */
+                tahq_config c5 = cfg;
+                c5.meta = TAHQ_META_FP16;
+                c5.tau = tq_f_of(0x7F800000u);
+                c5.lo_bits = 1;
+                c5.hi_bits = 3;
+                const uint32_t seqs[] = {8, 4, 1000};
+                for (uint32_t S : seqs) {
+                    Case o = make_case(c5, 2, S, G * 3, TQ_DATA_GAUSS, r.next(), "fp16 overflow at lo_bits only");
+                    const size_t t = (size_t)S * 3 + (size_t)r.below(S * 3); /* a tile of sequence 1 */
+                    for (uint32_t j = 0; j < G; j++)
+                        o.x[t * G + j] = (float)r.below(100000u);
+                    o.x[t * G] = 100000.0f;
+                    o.x[t * G + G - 1] = 0.0f;
+                    cs.push_back(o);
+                }
+                tahq_config c6 = cfg;
+                c6.lo_bits = c6.hi_bits; /* equal widths: every gain +0, ties by row */
+                cs.push_back(make_case(c6, 2, 50, G * 6, TQ_DATA_LLM, r.next(), "gain, equal widths"));
             }
             if (alloc == 0)
                 for (uint32_t b = 1; b <= 8; b++) { /* SPEC 7.1: the plain per-tile quantizer */
@@ -489,8 +514,10 @@ static void suite_corrupt(void)
     const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
     int k = 0;
     for (uint32_t G : Gs)
-        for (int i = 0; i < 12; i++) {
+        for (int i = 0; i < 16; i++) {
             tahq_config cfg = tq_config_of((uint64_t)i, G);
+            if (i >= 12)
+                cfg.alloc = TAHQ_ALLOC_GAIN;
             Case c = make_case(cfg, 1u + r.below(3), 1u + r.below(30), G * (1u + r.below(12)), (int)r.below(5), r.next(),
                                "corrupt base");
             cpu_reference(c);
@@ -523,12 +550,32 @@ static void suite_corrupt(void)
                 b2[69] ^= 0x10;
                 decode_status(b2, len, count + G, "crc and count wrong", 8);
             }
+            { /* version and alloc relabelled (SPEC 8.1: alloc 3 iff version 3) */
+                static const struct {
+                    uint16_t version;
+                    int alloc; /* -1: unchanged */
+                } hv[] = {{1, -1}, {2, -1}, {3, -1}, {4, -1}, {1, 3}, {3, 1}, {3, 0}, {3, 2}, {3, 4}, {2, 3}};
+                for (size_t j = 0; j < sizeof hv / sizeof hv[0]; j++)
+                    for (int fix = 0; fix < 2; fix++) {
+                        std::vector<uint8_t> b(m);
+                        b[4] = (uint8_t)hv[j].version;
+                        b[5] = (uint8_t)(hv[j].version >> 8);
+                        if (hv[j].alloc >= 0)
+                            b[11] = (uint8_t)hv[j].alloc;
+                        if (fix)
+                            put_crc(b.data(), len);
+                        snprintf(w, sizeof w, "%s: version %u alloc %d%s", c.what, hv[j].version, hv[j].alloc,
+                                 fix ? " (crc fixed)" : "");
+                        decode_status(b, len, count, w, (size_t)(k++ % 9));
+                    }
+            }
             tahq_header h;
             if (tahq_parse_header(m.data(), len, &h) != TAHQ_OK)
                 continue;
             const uint64_t N = (uint64_t)h.shape.batch * h.shape.seq_len * (h.shape.channels / G);
             const uint64_t mb = h.config.meta == TAHQ_META_FP32 ? 4 : 2;
-            const uint64_t map_bits = h.config.alloc == TAHQ_ALLOC_TOKEN ? (uint64_t)h.shape.batch * h.shape.seq_len
+            const bool per_row = h.config.alloc == TAHQ_ALLOC_TOKEN || h.config.alloc == TAHQ_ALLOC_GAIN;
+            const uint64_t map_bits = per_row ? (uint64_t)h.shape.batch * h.shape.seq_len
                                       : h.config.alloc == TAHQ_ALLOC_TILE ? N : 0;
             const uint64_t map_bytes = (map_bits + 7) / 8, flag_bytes = (N + 7) / 8;
             const uint64_t zero_off = 72 + map_bytes + flag_bytes, scale_off = zero_off + N * mb;

@@ -19,6 +19,13 @@
 
 /* ---- layout (SPEC 8.2; mirrors ref/format.c tahq_layout_compute) ---------------- */
 
+/* Allocation modes with one map bit per row, ranked per sequence (SPEC 4.2):
+ * token and gain (ref/internal.h tahq_per_row). */
+inline bool tq_per_row(uint32_t alloc)
+{
+    return alloc == (uint32_t)TAHQ_ALLOC_TOKEN || alloc == (uint32_t)TAHQ_ALLOC_GAIN;
+}
+
 struct tq_layout {
     uint64_t rows, tiles_per_row, n_tiles, map_bits, map_bytes, flag_bytes, meta_bytes;
     uint64_t zero_off, scale_off, code_off, code_bytes, pivot_off, pivot_bytes, payload_bytes;
@@ -29,7 +36,8 @@ inline uint64_t tq_required_low_units(const tahq_config *cfg, const tahq_shape *
 {
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return (uint64_t)shape->batch * tq_low_count(shape->seq_len, cfg->hi_permille);
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: return (uint64_t)shape->batch * tq_low_count(shape->seq_len, cfg->hi_permille);
     case TAHQ_ALLOC_TILE: return rows * tq_low_count(shape->channels / cfg->tile, cfg->hi_permille);
     default: return 0;
     }
@@ -43,11 +51,11 @@ inline void tq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, u
     lay->rows = (uint64_t)shape->batch * shape->seq_len;
     lay->tiles_per_row = shape->channels / G;
     lay->n_tiles = lay->rows * lay->tiles_per_row;
-    lay->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN ? lay->rows : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles : 0;
+    lay->map_bits = tq_per_row(cfg->alloc) ? lay->rows : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles : 0;
     lay->map_bytes = (lay->map_bits + 7) / 8;
     lay->flag_bytes = (lay->n_tiles + 7) / 8;
     lay->meta_bytes = tq_meta_bytes(cfg->meta);
-    uint64_t low_tiles = cfg->alloc == TAHQ_ALLOC_TOKEN ? n_low * lay->tiles_per_row : n_low;
+    uint64_t low_tiles = tq_per_row(cfg->alloc) ? n_low * lay->tiles_per_row : n_low;
     uint64_t high_tiles = lay->n_tiles - low_tiles;
     lay->zero_off = lay->map_bytes + lay->flag_bytes;
     lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
@@ -95,7 +103,8 @@ inline void tq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_sha
 {
     memset(dst, 0, TAHQ_HEADER_BYTES);
     memcpy(dst, TAHQ_MAGIC, 4);
-    tq_put_u16(dst + 4, (uint16_t)TAHQ_FORMAT_VERSION);
+    /* gain messages carry their own version (SPEC 8.1) */
+    tq_put_u16(dst + 4, (uint16_t)(cfg->alloc == TAHQ_ALLOC_GAIN ? TAHQ_GAIN_VERSION : TAHQ_FORMAT_VERSION));
     tq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
     dst[8] = (uint8_t)tq_tile_log2(cfg->tile);
     dst[9] = (uint8_t)cfg->hi_bits;
@@ -124,15 +133,20 @@ inline tahq_status tq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_he
         return TAHQ_ERR_MAGIC;
     if (len < 8)
         return TAHQ_ERR_TRUNCATED;
-    if (tq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+    const uint16_t version = tq_get_u16(msg + 4);
+    if ((version != TAHQ_FORMAT_VERSION && version != TAHQ_GAIN_VERSION) ||
+        tq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
         return TAHQ_ERR_VERSION;
     if (len < TAHQ_HEADER_BYTES)
         return TAHQ_ERR_TRUNCATED;
     tahq_header h;
     memset(&h, 0, sizeof h);
     h.version = tq_get_u16(msg + 4);
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_GAIN || msg[12] > TAHQ_ROUND_STOCHASTIC ||
         msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    /* alloc 3 if and only if version 3 (SPEC 8.1) */
+    if ((msg[11] == TAHQ_ALLOC_GAIN) != (h.version == TAHQ_GAIN_VERSION))
         return TAHQ_ERR_HEADER;
     h.config.tile = 1u << msg[8];
     h.config.hi_bits = msg[9];
@@ -312,7 +326,10 @@ inline tahq_status tq_enc_plan(const tahq_config *cfg, const tahq_shape *shape, 
     const uint32_t TPC = tq_chunk_floats(p->G) / p->G;
     p->nchunks = (p->N + TPC - 1u) / TPC;
     p->nparts = (p->nchunks + 1023u) / 1024u;
+    /* token: the entropy pass (a row cache); per_row: token or gain (a value
+     * per row, the map per row, chunk_lt) */
     const bool token = cfg->alloc == TAHQ_ALLOC_TOKEN, tile = cfg->alloc == TAHQ_ALLOC_TILE;
+    const bool per_row = tq_per_row(cfg->alloc);
     p->cached = 0;
     p->wpb_row = 8;
     if (token || tile) {
@@ -326,18 +343,18 @@ inline tahq_status tq_enc_plan(const tahq_config *cfg, const tahq_shape *shape, 
     size_t off = 0;
     p->off_st = off;
     off += 256;
-    p->off_ent = off;
-    if (token)
+    p->off_ent = off; /* token: entropies; gain: keys (4 bytes per row) */
+    if (per_row)
         off += tq_align256((size_t)p->rows * 4u);
     else if (tile && !p->cached)
         off += tq_align256((size_t)p->N * 4u);
     p->off_map8 = off;
-    if (token)
+    if (per_row)
         off += tq_align256((size_t)p->rows);
     else if (tile)
         off += tq_align256((size_t)p->N);
     p->off_lt = off;
-    if (token)
+    if (per_row)
         off += tq_align256((size_t)p->nchunks * 8u);
     p->off_piv8 = off;
     off += tq_align256((size_t)p->N);
@@ -407,21 +424,42 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
     uint64_t *chunk_lt = reinterpret_cast<uint64_t *>(ws + p.off_lt);
     uint8_t *piv8 = ws + p.off_piv8;
 
-    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
-        typename PEntropyToken<K>::Args ea;
-        ea.x = x;
-        ea.rows = p.rows;
-        ea.C = p.C;
-        ea.T = p.T;
-        ea.aligned = aligned;
-        ea.cached = p.cached;
-        ea.ent = ent;
-        ea.st = st;
-        TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
+    /* gain: the keys are needed only when a sequence has low tokens (SPEC
+     * 4.3); without them the tile pass checks the input values */
+    const uint64_t k_seq = tq_low_count(shape->seq_len, cfg->hi_permille);
+    const bool gain_pass = cfg->alloc == TAHQ_ALLOC_GAIN && k_seq > 0u;
+    uint32_t *gkey = reinterpret_cast<uint32_t *>(ws + p.off_ent);
+    if (tq_per_row(cfg->alloc)) {
+        if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+            typename PEntropyToken<K>::Args ea;
+            ea.x = x;
+            ea.rows = p.rows;
+            ea.C = p.C;
+            ea.T = p.T;
+            ea.aligned = aligned;
+            ea.cached = p.cached;
+            ea.ent = ent;
+            ea.st = st;
+            TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
+        } else if (gain_pass) {
+            typename PGainToken<K>::Args ga;
+            ga.x = x;
+            ga.rows = p.rows;
+            ga.C = p.C;
+            ga.T = p.T;
+            ga.aligned = aligned;
+            ga.pad = 0;
+            ga.c = c;
+            ga.key = gkey;
+            ga.sigma = (double *)0;
+            ga.st = st;
+            TQ_TRY(ex.template launch<PGainToken<K> >(ga, p.rows, 8u));
+        }
         PSelectToken::Args sa;
-        sa.ent = ent;
+        sa.ent = cfg->alloc == TAHQ_ALLOC_TOKEN ? ent : (const float *)0;
+        sa.key32 = cfg->alloc == TAHQ_ALLOC_GAIN ? gkey : (const uint32_t *)0;
         sa.S = shape->seq_len;
-        sa.k = tq_low_count(shape->seq_len, cfg->hi_permille);
+        sa.k = k_seq;
         sa.T = p.T;
         sa.TPC = Geo::TPC;
         sa.pad = 0;
@@ -466,7 +504,9 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
         qa.N = p.N;
         qa.T = p.T;
         qa.aligned = aligned;
-        qa.token = cfg->alloc == TAHQ_ALLOC_TOKEN ? 1u : 0u;
+        qa.token = tq_per_row(cfg->alloc) ? 1u : 0u;
+        qa.validate = (cfg->alloc == TAHQ_ALLOC_TOKEN || gain_pass) ? 0u : 1u;
+        qa.pad = 0;
         qa.c = c;
         qa.map8 = map8;
         qa.chunk_lt = chunk_lt;
@@ -631,7 +671,7 @@ tahq_status tq_decode_k(X &ex, const tahq_header &h, const tq_layout &L, const u
     va.L.rows = L.rows;
     va.L.n_flagged = h.n_flagged;
     va.alloc = (uint32_t)cfg.alloc;
-    if (cfg.alloc == TAHQ_ALLOC_TOKEN) {
+    if (tq_per_row(cfg.alloc)) {
         va.ngroups = h.shape.batch;
         va.group_n = h.shape.seq_len;
         va.tpu = L.tiles_per_row;

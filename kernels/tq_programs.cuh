@@ -367,6 +367,7 @@ template <int K, class W> struct TileOps {
     typedef TqGeo<K> Geo;
     static constexpr uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW;
     typedef typename W::F F;
+    typedef typename W::D D;
     typedef typename W::U U;
     typedef typename W::I I;
     typedef typename W::U64 U64;
@@ -620,13 +621,12 @@ template <int K, class W> struct TileOps {
         kmax = grp_max_i(kmax);
     }
 
-    /* SPEC 5.3 step 4: the codes of the (transformed) values against z and
-     * sc, packed per lane: slots 0-3 in cw[0], 4-7 in cw[1]. */
-    static TQ_PROG void codes(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c, U *cw)
+    /* SPEC 5.3 step 4: the codes q[slot] of the (transformed) values against
+     * z and sc. */
+    static TQ_PROG void codes_q(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c, U *q)
     {
         U L = (U(1u) << bits) - U(1u);
         B zero_scale = sc == F(0.0f);
-        U q[V];
         if (c.rounding == (uint32_t)TAHQ_ROUND_STOCHASTIC) {
             /* element index n = tile*G + elem; four consecutive indices per
              * 16-byte group share one Philox block (SPEC 2.4 word(seed, n)) */
@@ -656,6 +656,13 @@ template <int K, class W> struct TileOps {
                 q[s] = sel(zero_scale, U(0u), vminu(qq, L));
             }
         }
+    }
+
+    /* the codes of codes_q packed per lane: slots 0-3 in cw[0], 4-7 in cw[1] */
+    static TQ_PROG void codes(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c, U *cw)
+    {
+        U q[V];
+        codes_q(v, z, sc, bits, tile, lane, c, q);
         TQ_UNROLL
         for (uint32_t h = 0; h < V / 4u; h++) {
             U w = U(0u);
@@ -682,6 +689,75 @@ template <int K, class W> struct TileOps {
         sc = W::apply(FnScale(), c.meta, hi, z, L);
         range = valid && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u)));
         codes(v, z, sc, bits, tile, lane, c, cw);
+    }
+
+    /* SPEC 2.5 tsum in binary64 (SPEC 4.3 step 1), in the lane order of tsum;
+     * valid in the group's first lane. x is consumed. */
+    static TQ_PROG D tsum_d(D *x)
+    {
+        if constexpr (V == 8u)
+            TQ_UNROLL
+            for (uint32_t s = 0; s < 4u; s++)
+                x[s] = vdadd(x[s], x[s + 4u]); /* h = 128 */
+        TQ_UNROLL
+        for (unsigned d = LPT / 2u; d >= 1u; d >>= 1) /* h = 4d */
+            TQ_UNROLL
+            for (uint32_t s = 0; s < 4u; s++)
+                x[s] = vdadd(x[s], W::shfl_down(x[s], d, LPT));
+        D a = vdadd(x[0], x[2]); /* h = 2 */
+        D b = vdadd(x[1], x[3]);
+        return vdadd(a, b); /* h = 1 */
+    }
+
+    /* SPEC 4.3 step 1: e_b, the binary64 tree sum of the squared binary32
+     * errors of the values v quantized to z, sc, q and reconstructed as the
+     * decoder does (SPEC 6.1, before any inverse transform; ref/gain.c
+     * tile_squared_error). The squares are exact. Valid in the group's first
+     * lane. */
+    static TQ_PROG D squared_error(const F *v, F z, F sc, const U *q)
+    {
+        D e[V];
+        TQ_UNROLL
+        for (uint32_t s = 0; s < V; s++) {
+            F decoded = z + u2f(q[s]) * sc;
+            D d = f2d(decoded - v[s]);
+            e[s] = vdmul(d, d);
+        }
+        return tsum_d(e);
+    }
+
+    /* SPEC 4.3 steps 1-2 for the tiles of one step (ref/gain.c
+     * tahq_token_gain_key, one loop iteration): gate, transform if flagged
+     * (v is transformed in place), quantize at lo_bits and at hi_bits,
+     * g = e_lo - e_hi, doubled for a flagged tile when log2 G is odd. Returns
+     * g in the group's first lane (+0 for tiles that are not valid); range
+     * collects tiles whose zero-point or scale overflows at either width. */
+    static TQ_PROG D tile_gain(F *v, B valid, U64 tile, U lane, U gl, U gbase, const TqEncCfg &c, B &range)
+    {
+        B fl;
+        U d;
+        gate(v, valid, c, lane, fl, d);
+        if (W::any(fl))
+            forward(v, d, fl, lane, gl, gbase);
+        I kmin, kmax;
+        range_keys(v, kmin, kmax);
+        const F lo = from_okey<W>(kmin), hi = from_okey<W>(kmax);
+        D err[2];
+        TQ_UNROLL
+        for (uint32_t w = 0; w < 2u; w++) { /* at lo_bits, at hi_bits */
+            const U bits = U(w == 0u ? c.lo : c.hi);
+            const U L = (U(1u) << bits) - U(1u);
+            F z = W::apply(FnZero(), c.meta, lo);
+            F sc = W::apply(FnScale(), c.meta, hi, z, L);
+            range = range || (valid && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u))));
+            U q[V];
+            codes_q(v, z, sc, bits, tile, lane, c, q);
+            err[w] = squared_error(v, z, sc, q);
+        }
+        D g = vdsub(err[0], err[1]);
+        if constexpr ((K & 1) != 0)
+            g = sel(fl, vdmul(D(2.0), g), g); /* exact */
+        return sel(valid, g, D(0.0));
     }
 
     /* Write the codes of a step into the code stage: lane pairs hold 8 codes
@@ -959,6 +1035,39 @@ template <int K> struct ChunkEncoder {
  * Encoder programs
  * ================================================================================= */
 
+/* SPEC 2.5 psum as a binary counter (ref/entropy.c tahq_pairwise_acc; in
+ * binary64, ref/gain.c gain_pairwise), on warp-uniform values. */
+TQ_HD float tq_pw_add(float a, float b) { return a + b; }
+TQ_HD double tq_pw_add(double a, double b) { return tq_dadd(a, b); }
+
+template <class T> struct TqPairwise {
+    T sum[64];
+    uint64_t count; /* values pushed; its bits say which subtrees exist */
+    uint32_t depth;
+    TQ_PROG void reset()
+    {
+        count = 0;
+        depth = 0;
+    }
+    TQ_PROG void push(T v)
+    {
+        uint64_t c = count;
+        while (c & 1u) { /* a complete left subtree of the same size exists */
+            v = tq_pw_add(sum[--depth], v);
+            c >>= 1;
+        }
+        sum[depth++] = v;
+        count++;
+    }
+    TQ_PROG T finish() const
+    {
+        T v = sum[depth - 1];
+        for (uint32_t i = depth - 1; i > 0; i--)
+            v = tq_pw_add(sum[i - 1], v);
+        return v;
+    }
+};
+
 /* Token allocation, pass 1: entropy of every token (SPEC 4.1), input check.
  * One warp per row; the row is kept in shared memory between the two sums
  * when it fits (cached), else read twice. */
@@ -975,33 +1084,7 @@ template <int K> struct PEntropyToken {
     static size_t smem_warp(const Args &a) { return a.cached ? (size_t)a.C * 4u : 16u; }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
-    struct Pairwise { /* SPEC 2.5 psum as a binary counter (ref/entropy.c) */
-        float sum[64];
-        uint64_t count;
-        uint32_t depth;
-        TQ_PROG void reset()
-        {
-            count = 0;
-            depth = 0;
-        }
-        TQ_PROG void push(float v)
-        {
-            uint64_t c = count;
-            while (c & 1u) {
-                v = sum[--depth] + v;
-                c >>= 1;
-            }
-            sum[depth++] = v;
-            count++;
-        }
-        TQ_PROG float finish() const
-        {
-            float v = sum[depth - 1];
-            for (uint32_t i = depth - 1; i > 0; i--)
-                v = sum[i - 1] + v;
-            return v;
-        }
-    };
+    typedef TqPairwise<float> Pairwise;
 
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t r, uint8_t *sw, uint8_t *)
     {
@@ -1091,11 +1174,82 @@ template <int K> struct PEntropyToken {
     }
 };
 
-/* Token allocation, pass 2: per sequence, the low(S) tokens with the smallest
- * (H, index) get the low bit-width (radix select), map8 per row, chunk_lt. */
+/* Gain allocation, pass 1 (SPEC 4.3; ref/gain.c tahq_token_gain_key): the
+ * key of every token, and the input check. One warp per row, one read of the
+ * row: per warp-step, every tile's gate, transform and quantization at both
+ * widths and its binary64 squared-error gain (TileOps::tile_gain); the gains
+ * of the step's tiles by a shfl_down tree (aligned power-of-two subtrees),
+ * the steps by the binary-counter pairwise sum, which together are the
+ * padded pairwise tree of SPEC 2.5 over the row's tiles (as in
+ * PEntropyToken). A tile whose zero-point or scale overflows the metadata at
+ * either width sets st->range: the encode fails with ERR_RANGE (SPEC 4.3).
+ * Launched only when low(S) > 0 (no key is needed otherwise). */
+template <int K> struct PGainToken {
+    typedef TqGeo<K> Geo;
+    struct Args {
+        const float *x;
+        uint64_t rows, C, T;
+        uint32_t aligned, pad;
+        TqEncCfg c;
+        uint32_t *key;
+        double *sigma; /* the sums themselves (tests), or null */
+        tq_status_block *st;
+    };
+    static const uint32_t kBlockSmem = 0;
+    static size_t smem_warp(const Args &) { return 16u; }
+    static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
+
+    template <class W> static TQ_PROGNI void run(const Args &a, uint64_t r, uint8_t *, uint8_t *)
+    {
+        typedef TileOps<K, W> T;
+        typedef typename W::F F;
+        typedef typename W::D D;
+        typedef typename W::U U;
+        typedef typename W::U64 U64;
+        typedef typename W::B B;
+        const uint32_t V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS;
+        const U lane = W::lane();
+        const U gl = lane & U(LPT - 1u);
+        const U gbase = lane - gl;
+        const U ti = lane / U(LPT);
+        const uint64_t base = r * a.C;
+        const uint64_t nsteps = (a.C + WS - 1u) / WS;
+        U64 bad = U64(~(uint64_t)0);
+        B range = B(false);
+        TqPairwise<double> acc;
+        acc.reset();
+        for (uint64_t s = 0; s < nsteps; s++) {
+            U64 tir = u64(ti) + U64(s * TPW);
+            B valid = tir < U64(a.T);
+            U64 tile = tir + U64(r * a.T);
+            F v[V];
+            T::load_step(a.x, base + s * WS, valid, a.aligned != 0, v, lane);
+            bad = vminu64(bad, T::bad_key(v, valid, tile, lane));
+            D g = T::tile_gain(v, valid, tile, lane, gl, gbase, a.c, range);
+            TQ_UNROLL
+            for (unsigned d = LPT; d < 32u; d <<= 1)
+                g = vdadd(g, W::shfl_down(g, d));
+            acc.push(W::bcast(g, 0u));
+        }
+        const double sigma = acc.finish();
+        W::st(a.key, U64(r), U(tq_gain_key(sigma)), lane == U(0u));
+        if (a.sigma)
+            W::st(a.sigma, U64(r), D(sigma), lane == U(0u));
+        uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);
+        if (wb != ~(uint64_t)0)
+            W::atomic_min_u64(&a.st->bad, U64(wb), lane == U(0u));
+        if (W::any(range))
+            W::atomic_or_u32(&a.st->range, U(1u), lane == U(0u));
+    }
+};
+
+/* Token and gain allocation, pass 2: per sequence, the low(S) tokens with
+ * the smallest (H, index) (token) or (gain key, index) (gain) get the low
+ * bit-width (radix select), map8 per row, chunk_lt. */
 struct PSelectToken {
     struct Args {
-        const float *ent;
+        const float *ent;      /* token: the entropies, or null */
+        const uint32_t *key32; /* gain: the keys, or null */
         uint64_t S, k, T;
         uint32_t TPC, pad;
         uint8_t *map8;
@@ -1109,13 +1263,17 @@ struct PSelectToken {
     {
         typedef typename W::U64 U64;
         typedef typename W::B B;
-        const float *E = a.ent + g * a.S;
+        typedef typename W::U U;
+        const float *E = a.ent ? a.ent + g * a.S : (const float *)0;
+        const uint32_t *KG = a.key32 ? a.key32 + g * a.S : (const uint32_t *)0;
         uint32_t *hist = reinterpret_cast<uint32_t *>(sw);
         auto key = [&](U64 i, B m) -> U64 {
-            return (u64(fbits(W::ld(E, i, m))) << U64((uint64_t)32)) | i;
+            U hi = KG ? W::ld(KG, i, m) : fbits(W::ld(E, i, m));
+            return (u64(hi) << U64((uint64_t)32)) | i;
         };
         uint64_t thr = radix_select<W>(a.S, a.k, key, hist);
-        auto bit = [&](U64 i, B m) -> B { return key(i, m) < U64(thr); };
+        /* no unit is low when k = 0 (and no key was computed in gain mode) */
+        auto bit = [&](U64 i, B m) -> B { return a.k != 0u ? key(i, m) < U64(thr) : B(false); };
         group_scan<W>(g, a.S, a.k, a.T, a.TPC, bit, a.map8, a.chunk_lt);
     }
 };
@@ -1154,13 +1312,15 @@ struct PPackBits {
     }
 };
 
-/* None / token allocation: the tile coder over chunks. */
+/* None / token / gain allocation: the tile coder over chunks. token: one map
+ * bit per row (token and gain); validate: check the input values here (when
+ * no earlier pass did). */
 template <int K> struct PQuantFlat {
     typedef TqGeo<K> Geo;
     struct Args {
         const float *x;
         uint64_t N, T;
-        uint32_t aligned, token;
+        uint32_t aligned, token, validate, pad;
         TqEncCfg c;
         const uint8_t *map8;
         const uint64_t *chunk_lt;
@@ -1198,7 +1358,7 @@ template <int K> struct PQuantFlat {
         U64 bad = U64(~(uint64_t)0);
         B range = B(false);
         ChunkEncoder<K>::template run<W>(a.x, a.aligned != 0, t0 * G, t0, nt, code_start, a.c, lowmask,
-                                         !a.token, a.zero_sec, a.scale_sec, a.code_sec, a.flag_sec,
+                                         a.validate != 0u, a.zero_sec, a.scale_sec, a.code_sec, a.flag_sec,
                                          (uint8_t *)0, a.piv8, sw, bad, range);
         const U lane = W::lane();
         uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);
@@ -1799,7 +1959,7 @@ template <int K> struct PDecode {
         const uint32_t nt = (uint32_t)(a.L.N - t0 < TPC ? a.L.N - t0 : TPC);
         const uint8_t *map = a.pl;
         uint64_t lowmask = 0;
-        if (a.alloc == (uint32_t)TAHQ_ALLOC_TOKEN) {
+        if (a.alloc == (uint32_t)TAHQ_ALLOC_TOKEN || a.alloc == (uint32_t)TAHQ_ALLOC_GAIN) {
             const uint64_t row0 = t0 / a.L.T, rem0 = t0 - row0 * a.L.T;
             auto bit_of = [&](U j, B m) -> B {
                 U64 rel = U64(rem0) + u64(j);

@@ -13,8 +13,10 @@
  *         program gives bit-identical results on both. Shuffles, ballots and
  *         masked loads/stores follow the CUDA semantics.
  *
- * Types inside a program: W::F (float), W::U (uint32), W::I (int32),
- * W::U64 (uint64), W::B (bool) are per-lane ("varying"); plain C types are
+ * Types inside a program: W::F (float), W::D (double), W::U (uint32),
+ * W::I (int32), W::U64 (uint64), W::B (bool) are per-lane ("varying"); binary64
+ * arithmetic goes through vdadd/vdsub/vdmul (one IEEE operation each, never
+ * contracted, tahq_device_math.cuh); plain C types are
  * warp-uniform. The host emulation is how test_device_math checks the whole
  * GPU pipeline against libtahq on a machine without a GPU.
  */
@@ -72,6 +74,10 @@ TQ_HD uint64_t u64(uint32_t x) { return (uint64_t)x; }
 TQ_HD int32_t as_i32(uint32_t x) { return (int32_t)x; }
 TQ_HD uint32_t as_u32(int32_t x) { return (uint32_t)x; }
 TQ_HD uint32_t b2u(bool b) { return b ? 1u : 0u; }
+TQ_HD double f2d(float x) { return (double)x; } /* exact */
+TQ_HD double vdadd(double a, double b) { return tq_dadd(a, b); }
+TQ_HD double vdsub(double a, double b) { return tq_dsub(a, b); }
+TQ_HD double vdmul(double a, double b) { return tq_dmul(a, b); }
 
 /* identity alias: makes a parameter a non-deduced context */
 template <class T> struct tq_id {
@@ -98,6 +104,7 @@ struct tq_status_block {
 
 struct DevW {
     typedef float F;
+    typedef double D;
     typedef uint32_t U;
     typedef int32_t I;
     typedef uint64_t U64;
@@ -428,6 +435,7 @@ TQ_LV_UNARY(u64, uint32_t, uint64_t, (uint64_t)x)
 TQ_LV_UNARY(as_i32, uint32_t, int32_t, (int32_t)x)
 TQ_LV_UNARY(as_u32, int32_t, uint32_t, (uint32_t)x)
 TQ_LV_UNARY(b2u, bool, uint32_t, x ? 1u : 0u)
+TQ_LV_UNARY(f2d, float, double, (double)x)
 #undef TQ_LV_UNARY
 
 #define TQ_LV_BINARY(name, T, expr)                                                        \
@@ -445,10 +453,14 @@ TQ_LV_BINARY(vminu, uint32_t, x < y ? x : y)
 TQ_LV_BINARY(vmaxi, int32_t, x > y ? x : y)
 TQ_LV_BINARY(vmini, int32_t, x < y ? x : y)
 TQ_LV_BINARY(vminu64, uint64_t, x < y ? x : y)
+TQ_LV_BINARY(vdadd, double, tq_dadd(x, y))
+TQ_LV_BINARY(vdsub, double, tq_dsub(x, y))
+TQ_LV_BINARY(vdmul, double, tq_dmul(x, y))
 #undef TQ_LV_BINARY
 
 struct HostW {
     typedef LV<float> F;
+    typedef LV<double> D;
     typedef LV<uint32_t> U;
     typedef LV<int32_t> I;
     typedef LV<uint64_t> U64;

@@ -297,11 +297,35 @@ for n in 2 3 7; do cmp -s th1.npy "th$n.npy" || fail "decode --threads $n gave o
 cp th1.tahq thx.tahq && printf 'X' | dd of=thx.tahq bs=1 seek=100 conv=notrunc 2>/dev/null
 if cmp -s th1.tahq thx.tahq; then fail "control: cmp blind to a changed byte"; fi
 expect_rc 0 "$T" roundtrip x.npy --threads 3
+# gain allocation (alloc 3, header version 3) through the parallel codec:
+# 3 sequences of 37 rows (no thread count divides 111 rows evenly)
+expect_rc 0 "$T" gen-llm xg.npy --batch 3 --seq 37 --channels 320
+for r in nearest stochastic; do
+  expect_rc 0 "$T" encode xg.npy "g1$r.tahq" --alloc gain --rounding "$r" --seed 5 --tile 32
+  for n in 2 3 7; do
+    expect_rc 0 "$T" encode xg.npy "g$n$r.tahq" --alloc gain --rounding "$r" --seed 5 --tile 32 \
+      --threads "$n"
+    cmp -s "g1$r.tahq" "g$n$r.tahq" || fail "encode --alloc gain --rounding $r --threads $n gave another message"
+    expect_rc 0 "$T" decode "g1$r.tahq" "g$n$r.npy" --threads "$n"
+  done
+  expect_rc 0 "$T" decode "g1$r.tahq" "g1$r.npy"
+  for n in 2 3 7; do
+    cmp -s "g1$r.npy" "g$n$r.npy" || fail "decode --threads $n of a gain message gave other values"
+  done
+done
+expect_rc 0 "$T" inspect g1nearest.tahq --json
+check_json out.txt "d['version'] == 3" "d['config']['alloc'] == 'gain'"
+expect_rc 0 "$T" roundtrip xg.npy --alloc gain --threads 3 --json
+check_json out.txt "d['ok'] is True"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
 check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1)]" \
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
   "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]" \
   "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
+expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --gain --json
+check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results'] if r['profile'] == 'gain'] == [('gain', 'nearest', 'reference', 1), ('gain', 'nearest', 'parallel', 1), ('gain', 'nearest', 'parallel', 2), ('gain', 'stochastic', 'reference', 1), ('gain', 'stochastic', 'parallel', 1), ('gain', 'stochastic', 'parallel', 2)]" \
+  "all(r['config']['alloc'] == 'gain' for r in d['results'] if r['profile'] == 'gain')" \
+  "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')"
 if [ -n "$SRC" ]; then
   expect_rc 0 "$T" conform --vectors "$SRC/golden/v1" --check --json
   keys out.txt vectors,set,cases,valid

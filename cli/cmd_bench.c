@@ -28,12 +28,14 @@ static volatile uint32_t g_sink;
 
 static void bench_help(void)
 {
-    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--json]\n"
+    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--gain] [--json]\n"
            "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
            "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
            "for each profile and rounding mode:\n"
            "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
            "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
+           "  gain nearest          with --gain: the paper point in gain allocation\n"
+           "                        (alloc 3, SPEC 4.3), and gain stochastic\n"
            "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
            "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
            "thread) and, for format 1, 'parallel' (tahq_encode_parallel /\n"
@@ -143,21 +145,37 @@ static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_
     return tahq_decode(b->msg, len, b->y, n);
 }
 
-static int make_cases(bench_case *cases)
+#define BENCH_CASES_MAX 5
+
+/* canonical nearest and stochastic, with `gain` the same two in gain
+ * allocation, then paper-v1. */
+static int make_cases(bench_case *cases, int gain)
 {
-    memset(cases, 0, 3 * sizeof *cases);
-    cases[0].profile = "canonical";
-    cases[0].rounding = "nearest";
-    cases[0].kind = PROF_CANONICAL;
-    tahq_config_default(&cases[0].cfg);
-    cases[1] = cases[0];
-    cases[1].rounding = "stochastic";
-    cases[1].cfg.rounding = TAHQ_ROUND_STOCHASTIC;
-    cases[2].profile = "paper-v1";
-    cases[2].rounding = "nearest";
-    cases[2].kind = PROF_PAPER_V1;
-    tahq_paper_v1_config_default(&cases[2].pv1);
-    return 3;
+    memset(cases, 0, BENCH_CASES_MAX * sizeof *cases);
+    int n = 0;
+    cases[n].profile = "canonical";
+    cases[n].rounding = "nearest";
+    cases[n].kind = PROF_CANONICAL;
+    tahq_config_default(&cases[n].cfg);
+    n++;
+    cases[n] = cases[0];
+    cases[n].rounding = "stochastic";
+    cases[n].cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    n++;
+    if (gain) {
+        for (int i = 0; i < 2; i++) {
+            cases[n] = cases[i];
+            cases[n].profile = "gain";
+            cases[n].cfg.alloc = TAHQ_ALLOC_GAIN;
+            n++;
+        }
+    }
+    cases[n].profile = "paper-v1";
+    cases[n].rounding = "nearest";
+    cases[n].kind = PROF_PAPER_V1;
+    tahq_paper_v1_config_default(&cases[n].pv1);
+    n++;
+    return n;
 }
 
 static json_t *case_jconfig(const bench_case *c)
@@ -543,8 +561,9 @@ static json_t *jmemory(const rt_memory *m, const bench_case *c)
 int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5, threads = 1;
-    int json = 0, npos = 0;
-    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_OPT("--mib", opt_mib, &mib),
+    int json = 0, npos = 0, gain = 0;
+    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_FLAG("--gain", &gain),
+                              CLI_OPT("--mib", opt_mib, &mib),
                               CLI_OPT("--reps", opt_reps, &reps),
                               CLI_OPT("--threads", opt_threads, &threads), CLI_END};
     const cli_option *const tables[] = {own, NULL};
@@ -569,8 +588,8 @@ int cmd_bench(int argc, char **argv)
         shape.batch = 1;
         shape.seq_len = (uint32_t)rows;
     }
-    bench_case cases[3];
-    int n_cases = make_cases(cases);
+    bench_case cases[BENCH_CASES_MAX];
+    int n_cases = make_cases(cases, gain);
 
     /* before any large allocation: see child_roundtrip */
     rt_memory mem;
@@ -608,7 +627,7 @@ int cmd_bench(int argc, char **argv)
     k.x = x;
     int rc = 0;
     json_t *jrows = json_array(), *jscaling = json_array();
-    bench_row all[8];
+    bench_row all[3 * BENCH_CASES_MAX]; /* reference, parallel on 1 and on T threads */
     int n_rows = 0;
     if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) || !k.ref_msg || !k.ref_y) {
         rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);

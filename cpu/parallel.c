@@ -6,8 +6,10 @@
  * payload is fixed by the precision map (SPEC §8.2), except the pivots, which
  * come last. So the encode runs in phases, each split into parts that write
  * disjoint bytes:
- *   A  rows:   the input check (first bad element, SPEC §3.2) and the entropy
- *              of every unit (SPEC §4.1) into the workspace;
+ *   A  rows:   the input check (first bad element, SPEC §3.2) and the rank
+ *              of every unit into the workspace: the bits of its entropy
+ *              (SPEC §4.1; token and tile allocation) or its gain key
+ *              (§4.3, tahq_token_gain_key; gain allocation);
  *   B  groups: the ranking of each allocation group and its map bits (§4.2);
  *              parts start at a multiple of 8 groups, so on a map byte;
  *   C  tiles:  gate, transform, quantization, metadata, codes, gate flag of
@@ -128,7 +130,8 @@ static uint64_t low_tiles(const tahq_config *cfg, const tahq_layout *lay, const 
     if (t1 <= t0)
         return 0;
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: {
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: {
         const uint64_t T = lay->tiles_per_row;
         const uint64_t r0 = t0 / T, r1 = (t1 - 1) / T; /* first and last row touched */
         if (r0 == r1)
@@ -152,6 +155,7 @@ static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay,
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN:
         return tahq_get_bit(map, t / lay->tiles_per_row) ? cfg->lo_bits : cfg->hi_bits;
     case TAHQ_ALLOC_TILE:
         return tahq_get_bit(map, t) ? cfg->lo_bits : cfg->hi_bits;
@@ -161,7 +165,7 @@ static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay,
 }
 
 /* The code widths of tiles t0, t0 + 1, ... in order, without a division
- * per tile (tile_bits divides t by the tiles per row in token mode). */
+ * per tile (tile_bits divides t by the tiles per row in token and gain mode). */
 typedef struct bits_walk {
     const uint8_t *map;
     uint64_t t, row, col, per_row;
@@ -189,7 +193,8 @@ static inline uint32_t bits_walk_next(bits_walk *w)
 {
     uint32_t low;
     switch (w->alloc) {
-    case TAHQ_ALLOC_TOKEN: low = tahq_get_bit(w->map, w->row); break;
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: low = tahq_get_bit(w->map, w->row); break;
     case TAHQ_ALLOC_TILE: low = tahq_get_bit(w->map, w->t); break;
     default: low = 0; break;
     }
@@ -210,22 +215,26 @@ static uint64_t code_offset(const tahq_config *cfg, const tahq_layout *lay, cons
            (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
 }
 
-/* Units ranked together: S tokens (token mode) or T tiles (tile mode). */
+/* Units ranked together: S tokens (token and gain modes) or T tiles (tile
+ * mode). */
 static uint64_t group_size(const tahq_config *cfg, const tahq_shape *shape)
 {
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return shape->seq_len;
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: return shape->seq_len;
     case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
     default: return 0;
     }
 }
 
-/* Units whose entropy is stored: rows (token mode) or tiles (tile mode). */
-static uint64_t entropy_units(const tahq_config *cfg, const tahq_shape *shape)
+/* Units whose rank is stored: rows (token and gain modes) or tiles (tile
+ * mode). */
+static uint64_t rank_units(const tahq_config *cfg, const tahq_shape *shape)
 {
     const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
     switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN: return rows;
+    case TAHQ_ALLOC_TOKEN:
+    case TAHQ_ALLOC_GAIN: return rows;
     case TAHQ_ALLOC_TILE: return rows * (shape->channels / cfg->tile);
     default: return 0;
     }
@@ -287,10 +296,10 @@ tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const ta
     if (jobs == 0)
         jobs = 1;
     const uint64_t group = group_size(cfg, shape);
-    const uint64_t units = entropy_units(cfg, shape);
-    /* keys (8-aligned inside the slack), then the entropies */
+    const uint64_t units = rank_units(cfg, shape);
+    /* keys (8-aligned inside the slack), then the ranks */
     uint64_t total =
-        group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(float) + 7u;
+        group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(uint32_t) + 7u;
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
     *bytes = (size_t)total;
@@ -304,12 +313,14 @@ typedef struct enc_ctx {
     tahq_layout lay;
     uint32_t jobs;
     uint64_t group;
+    int ranked;       /* group > 0 and low(group) > 0: phases A (ranks) and B run */
     uint64_t *keys;   /* group keys per job */
-    float *entropy;   /* per unit */
+    uint32_t *rank;   /* per unit: the bits of its entropy (>= +0), or its gain key */
     uint8_t *payload;
     /* phase A */
     uint64_t bad_index[TAHQ_JOBS_MAX];
     tahq_status bad_status[TAHQ_JOBS_MAX];
+    tahq_status gain_status[TAHQ_JOBS_MAX]; /* the part's first failing gain key */
     /* phase C */
     int fast_stochastic; /* tahq_fast_codes_stochastic runs on this CPU */
     uint64_t n_flagged[TAHQ_JOBS_MAX];
@@ -342,7 +353,12 @@ TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
     return n;
 }
 
-/* Phase A: rows of part j: input check, then the entropies of their units. */
+/* Phase A: rows of part j: input check, then the ranks of their units. A
+ * row's gain key is computed only once the row is known finite (the
+ * precondition of tahq_token_gain_key); after the part's first failing key
+ * no more keys are computed, but the input check goes on to the part's end:
+ * tahq_encode checks the whole input before it ranks, so a bad element
+ * anywhere decides the status over a failing key. */
 static void enc_rows_job(void *arg, uint32_t j)
 {
     enc_ctx *e = arg;
@@ -351,6 +367,7 @@ static void enc_rows_job(void *arg, uint32_t j)
     const uint64_t r0 = part_start(rows, e->jobs, j, 1), r1 = part_start(rows, e->jobs, j + 1, 1);
     e->bad_status[j] = TAHQ_OK;
     e->bad_index[j] = UINT64_MAX;
+    e->gain_status[j] = TAHQ_OK;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
         tahq_status st;
@@ -360,31 +377,49 @@ static void enc_rows_job(void *arg, uint32_t j)
             e->bad_index[j] = r * C + i;
             return;
         }
-        if (e->c.alloc == TAHQ_ALLOC_TOKEN) {
-            e->entropy[r] = tahq_entropy(row, T, G);
-        } else if (e->c.alloc == TAHQ_ALLOC_TILE) {
+        if (!e->ranked)
+            continue;
+        switch (e->c.alloc) {
+        case TAHQ_ALLOC_TOKEN:
+            e->rank[r] = tahq_bits_of(tahq_entropy(row, T, G));
+            break;
+        case TAHQ_ALLOC_TILE:
             for (uint32_t t = 0; t < T; t++)
-                e->entropy[r * T + t] = tahq_entropy(row + (uint64_t)t * G, 1, G);
+                e->rank[r * T + t] = tahq_bits_of(tahq_entropy(row + (uint64_t)t * G, 1, G));
+            break;
+        case TAHQ_ALLOC_GAIN:
+            if (e->gain_status[j] == TAHQ_OK) {
+                uint32_t key = 0;
+                st = tahq_token_gain_key(&e->c, row, T, r * C, &key);
+                if (st != TAHQ_OK)
+                    e->gain_status[j] = st;
+                else
+                    e->rank[r] = key;
+            }
+            break;
+        default: break;
         }
     }
 }
 
 /* Phase B: the groups of part j (a multiple of 8 groups from the start, so
- * its map bits start on a byte): the low(n) smallest (entropy, index) pairs
- * of each group get map bit 1 (SPEC §4.2; the keys order as the pairs). */
+ * its map bits start on a byte): the low(n) smallest (rank, index) pairs of
+ * each group get map bit 1 (SPEC §4.2, §4.3; the keys order as the pairs:
+ * for entropies >= +0 the bits order as the values, and the gain key is
+ * order-preserving by construction). */
 static void enc_rank_job(void *arg, uint32_t j)
 {
     enc_ctx *e = arg;
     const uint64_t n = e->group;
-    const uint64_t n_groups = e->c.alloc == TAHQ_ALLOC_TOKEN ? e->shape.batch : e->lay.rows;
+    const uint64_t n_groups = tahq_per_row(e->c.alloc) ? e->shape.batch : e->lay.rows;
     const uint64_t low = tahq_low_count(n, e->c.hi_permille);
     const uint64_t g0 = part_start(n_groups, e->jobs, j, 8),
                    g1 = part_start(n_groups, e->jobs, j + 1, 8);
     uint64_t *keys = e->keys + j * n;
     for (uint64_t g = g0; g < g1; g++) {
-        const float *h = e->entropy + g * n;
+        const uint32_t *h = e->rank + g * n;
         for (uint64_t i = 0; i < n; i++)
-            keys[i] = ((uint64_t)tahq_bits_of(h[i]) << 32) + i;
+            keys[i] = ((uint64_t)h[i] << 32) + i;
         tahq_sort_keys(keys, n);
         for (uint64_t i = 0; i < low; i++)
             tahq_set_bit(e->payload, g * n + (keys[i] & 0xFFFFFFFFu));
@@ -495,15 +530,18 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     const uint64_t required = tahq_required_low_units(cfg, shape);
     e->lay = tahq_layout_compute(cfg, shape, required, 0);
     e->group = group_size(cfg, shape);
+    /* low(n) = 0 marks nothing: no entropy or gain key is computed (the
+     * reference computes no gain key then either) */
+    e->ranked = e->group > 0 && tahq_low_count(e->group, cfg->hi_permille) > 0;
     if (e->group > 0) {
         uint8_t *ws = workspace;
         e->keys = (uint64_t *)(ws + (8u - (uintptr_t)ws % 8u) % 8u);
-        e->entropy = (float *)(e->keys + (uint64_t)jobs * e->group);
+        e->rank = (uint32_t *)(e->keys + (uint64_t)jobs * e->group);
     }
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;
 
-    /* A: input check and entropies (nothing of out written yet) */
+    /* A: input check and ranks (nothing of out written yet) */
     run_jobs(par, enc_rows_job, e, jobs);
     uint64_t bad = UINT64_MAX;
     for (uint32_t j = 0; j < jobs; j++)
@@ -513,6 +551,15 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         }
     if (st != TAHQ_OK)
         return st;
+    /* a gain key that failed (TAHQ_ERR_RANGE: a tile's metadata overflow at
+     * one of the widths): the status of the first failing row, as the
+     * reference's ranking stops there; tahq_encode zeroes the header then,
+     * so no partial message survives */
+    for (uint32_t j = 0; j < jobs; j++)
+        if (e->gain_status[j] != TAHQ_OK) {
+            memset(out, 0, TAHQ_HEADER_BYTES);
+            return e->gain_status[j];
+        }
 
     uint8_t *payload = out + TAHQ_HEADER_BYTES;
     e->payload = payload;
@@ -521,7 +568,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     memset(payload + lay->pivot_off, 0, (size_t)park_bytes);
 
     /* B: ranking and map */
-    if (e->group > 0)
+    if (e->ranked)
         run_jobs(par, enc_rank_job, e, jobs);
 
     /* C: tiles */
@@ -593,7 +640,7 @@ static void dec_check_job(void *arg, uint32_t j)
     const uint64_t group = group_size(cfg, &d->h.shape);
     if (group > 0) {
         const uint64_t want = tahq_low_count(group, cfg->hi_permille);
-        const uint64_t n_groups = cfg->alloc == TAHQ_ALLOC_TOKEN ? d->h.shape.batch : lay->rows;
+        const uint64_t n_groups = tahq_per_row(cfg->alloc) ? d->h.shape.batch : lay->rows;
         const uint64_t g0 = part_start(n_groups, d->jobs, j, 8),
                        g1 = part_start(n_groups, d->jobs, j + 1, 8);
         for (uint64_t g = g0; g < g1 && !bad; g++)
@@ -689,14 +736,19 @@ static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs
         return TAHQ_ERR_MAGIC;
     if (len < 8)
         return TAHQ_ERR_TRUNCATED;
-    if (tahq_get_u16(msg + 4) != TAHQ_FORMAT_VERSION || tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
+    const uint16_t version = tahq_get_u16(msg + 4);
+    if ((version != TAHQ_FORMAT_VERSION && version != TAHQ_GAIN_VERSION) ||
+        tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
         return TAHQ_ERR_VERSION;
     if (len < TAHQ_HEADER_BYTES)
         return TAHQ_ERR_TRUNCATED;
     tahq_header h;
-    h.version = tahq_get_u16(msg + 4);
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_TILE || msg[12] > TAHQ_ROUND_STOCHASTIC ||
+    h.version = version;
+    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_GAIN || msg[12] > TAHQ_ROUND_STOCHASTIC ||
         msg[13] > TAHQ_META_FP32)
+        return TAHQ_ERR_HEADER;
+    /* alloc 3 (gain) if and only if version 3 (SPEC §8.1) */
+    if ((msg[11] == TAHQ_ALLOC_GAIN) != (version == TAHQ_GAIN_VERSION))
         return TAHQ_ERR_HEADER;
     h.config.tile = 1u << msg[8];
     h.config.hi_bits = msg[9];

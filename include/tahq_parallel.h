@@ -6,8 +6,8 @@
  * jobs: every value is computed by the same SPEC operations in the same
  * order; only the assignment of rows, groups and tiles to jobs changes.
  * The work is split into `jobs` parts: rows for the input check and the
- * entropies, allocation groups (sequences or tokens) for the ranking, tiles
- * for the codes. Each part writes its own region of the message, whose
+ * ranks (entropies, or gain keys in gain allocation), allocation groups
+ * (sequences or tokens) for the ranking, tiles for the codes. Each part writes its own region of the message, whose
  * position the precision map fixes (SPEC §8.2: pivots come last); the pivots
  * are compacted after the parts finish and the CRC is joined from per-part
  * CRCs (common/tahq_crc_gf2.h).
@@ -53,18 +53,21 @@ typedef struct tahq_parallel {
 void tahq_parallel_threads(tahq_parallel *par, uint32_t jobs);
 
 /* Workspace tahq_encode_parallel needs for this many jobs (jobs = 0 counts
- * as 1): the entropy of every unit (4 bytes per token in token mode, per
- * tile in tile mode, nothing for alloc none) and one group's sort keys per
- * job. TAHQ_ERR_CONFIG for jobs > TAHQ_JOBS_MAX. */
+ * as 1): the rank of every unit (4 bytes per token in token and gain mode:
+ * its entropy or gain key; per tile in tile mode; nothing for alloc none)
+ * and one group's sort keys per job. TAHQ_ERR_CONFIG for jobs >
+ * TAHQ_JOBS_MAX. */
 tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
                                                 uint32_t jobs, size_t *bytes);
 
 /* tahq_encode with the work split into par->jobs parts (par NULL: one).
  * Output capacity from tahq_encode_bound. Same checks in the same order and
  * the same results as tahq_encode, with one difference on a metadata
- * overflow (TAHQ_ERR_RANGE found tile by tile): the first TAHQ_HEADER_BYTES
- * are zeroed as there, but the tiles after the failing one may have been
- * written too. */
+ * overflow (TAHQ_ERR_RANGE found tile by tile, or in gain allocation while
+ * the gain keys are computed): the first TAHQ_HEADER_BYTES are zeroed as
+ * there, but the rest of out may differ from what tahq_encode leaves (tiles
+ * after the failing one may have been written; a failing gain key leaves
+ * the payload unwritten). */
 tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape, const float *x,
                                  void *workspace, size_t workspace_bytes, uint8_t *out,
                                  size_t out_capacity, size_t *out_len, const tahq_parallel *par);

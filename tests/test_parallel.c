@@ -4,9 +4,12 @@
  * tahq_decode, byte for byte, for 1, 2, 3, 7 and 16 jobs on the built-in
  * thread runner and on a caller's runner (which runs the jobs in reverse
  * order on the calling thread), over shapes and configurations that cover
- * token, tile and no allocation; groups whose map bits do not start on a
- * byte; outlier tiles (flagged, with pivots); stochastic rounding; fp16,
- * bf16 and fp32 metadata; tau 0 and +inf; more jobs than tiles.
+ * token, tile, gain and no allocation; groups whose map bits do not start
+ * on a byte; outlier tiles (flagged, with pivots); stochastic rounding; fp16,
+ * bf16 and fp32 metadata; tau 0 and +inf; more jobs than tiles; and gain
+ * allocation (SPEC §4.3) over random configurations (tile size, bit pair,
+ * ratio including 0 and 1000, tau including 0 and +inf, both roundings, all
+ * metadata types, several sequences, row counts that no job count divides).
  *
  * Per case and job count:
  *   - the message has the same length and bytes as tahq_encode's, and the
@@ -21,6 +24,13 @@
  * single-bit payload damage with the CRC recomputed (so that the payload
  * checks, not the CRC, decide) gets tahq_decode's status with out
  * untouched on every rejection.
+ * Gain errors: a tensor some of whose tiles overflow the metadata at the low
+ * width only (the high width encodes) gets tahq_encode's TAHQ_ERR_RANGE
+ * with the header zeroed, whichever parts the failing rows fall in; a bad
+ * input element after a failing row still decides the status (tahq_encode
+ * checks the whole input first); with ratio 1000 no key is computed and
+ * the encode succeeds. Version 1 with alloc 3 and version 3 with alloc 1
+ * are rejected as tahq_decode rejects them.
  * Control: a message with one changed byte is reported as different by the
  * comparison used above, and one damaged payload bit is rejected.
  */
@@ -36,6 +46,7 @@
 
 static int g_fail = 0;
 static int g_checks = 0;
+static int g_quiet = 0; /* run_case prints no line (the random gain cases) */
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
@@ -173,10 +184,11 @@ static void run_case(const tcase *tc)
             free(pws);
         }
     }
-    printf("%-28s [%u, %u, %u] %zu bytes, %llu flagged tiles: same bytes for 1, 2, 3, 7, 16 "
-           "jobs\n",
-           tc->name, (unsigned)tc->shape.batch, (unsigned)tc->shape.seq_len,
-           (unsigned)tc->shape.channels, len1, (unsigned long long)h.n_flagged);
+    if (!g_quiet)
+        printf("%-28s [%u, %u, %u] %zu bytes, %llu flagged tiles: same bytes for 1, 2, 3, 7, "
+               "16 jobs\n",
+               tc->name, (unsigned)tc->shape.batch, (unsigned)tc->shape.seq_len,
+               (unsigned)tc->shape.channels, len1, (unsigned long long)h.n_flagged);
     free(x);
     free(y1);
     free(yp);
@@ -267,7 +279,8 @@ static void decode_errors(const tcase *tc, uint32_t trials)
     tahq_parallel par;
     const uint64_t tiles = n / tc->cfg.tile;
     const uint64_t rows = (uint64_t)tc->shape.batch * tc->shape.seq_len;
-    const uint64_t map_bits = tc->cfg.alloc == TAHQ_ALLOC_TOKEN  ? rows
+    const int per_row = tc->cfg.alloc == TAHQ_ALLOC_TOKEN || tc->cfg.alloc == TAHQ_ALLOC_GAIN;
+    const uint64_t map_bits = per_row                            ? rows
                               : tc->cfg.alloc == TAHQ_ALLOC_TILE ? tiles
                                                                  : 0;
     const uint64_t checked = (map_bits + 7u) / 8u + (tiles + 7u) / 8u +
@@ -347,8 +360,9 @@ static void decode_errors(const tcase *tc, uint32_t trials)
     printf("%-28s %llu payload bit flips with the CRC recomputed: %u rejected, same status "
            "and output as tahq_decode\n",
            tc->name, (unsigned long long)total, rejected);
-    /* control: the flip of map bit 0 in token mode changes a group's count */
-    if (tc->cfg.alloc == TAHQ_ALLOC_TOKEN) {
+    /* control: the flip of map bit 0 in token or gain mode changes a group's
+     * count */
+    if (per_row) {
         memcpy(bad, m, len);
         bad[TAHQ_HEADER_BYTES] ^= 1u;
         uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
@@ -458,6 +472,246 @@ static void canonical_nans(tahq_meta meta)
     free(ws);
 }
 
+/* Random configurations in gain allocation, each through run_case (1, 2, 3,
+ * 7, 16 jobs, both runners, encode and decode against the reference). */
+static void gain_random(uint32_t count)
+{
+    static const float taus[] = {0.0f, INFINITY, 2.0f, 1.0f, 1.5f, 3.0f, 1.2f};
+    static const float scales[] = {0.0f, 0.0f, 0.0f, 0x1p-20f, 0.01f};
+    uint32_t by_meta[3] = {0, 0, 0}, by_round[2] = {0, 0}, r_edge = 0, tau_edge = 0;
+    uint64_t rows_total = 0;
+    g_quiet = 1;
+    const int fail_before = g_fail;
+    for (uint32_t i = 0; i < count; i++) {
+        tcase t;
+        memset(&t, 0, sizeof t);
+        t.name = "gain random";
+        tahq_config_default(&t.cfg);
+        t.cfg.alloc = TAHQ_ALLOC_GAIN;
+        t.cfg.tile = 8u << (rnd() % 6u);
+        t.cfg.hi_bits = 1u + rnd() % 8u;
+        t.cfg.lo_bits = 1u + rnd() % t.cfg.hi_bits;
+        const uint32_t rk = rnd() % 6u;
+        t.cfg.hi_permille = rk == 0 ? 0u : rk == 1 ? 1000u : rk == 2 ? 800u : rnd() % 1001u;
+        t.cfg.tau = taus[i % (sizeof taus / sizeof taus[0])];
+        t.cfg.rounding = (tahq_rounding)(rnd() % 2u);
+        t.cfg.seed = ((uint64_t)rnd() << 32) | rnd();
+        t.cfg.meta = (tahq_meta)(i % 3u);
+        const uint32_t T = 1u + rnd() % (t.cfg.tile >= 128 ? 2u : 4u);
+        t.shape.batch = 1u + rnd() % 4u;
+        t.shape.seq_len = 1u + rnd() % 23u;
+        t.shape.channels = T * t.cfg.tile;
+        t.gain = scales[rnd() % (sizeof scales / sizeof scales[0])];
+        by_meta[t.cfg.meta]++;
+        by_round[t.cfg.rounding]++;
+        r_edge += t.cfg.hi_permille == 0 || t.cfg.hi_permille == 1000;
+        tau_edge += t.cfg.tau == 0.0f || isinf(t.cfg.tau);
+        rows_total += (uint64_t)t.shape.batch * t.shape.seq_len;
+        const int before = g_fail;
+        run_case(&t);
+        if (g_fail != before)
+            fprintf(stderr,
+                    "  (gain random %u: G=%u %u/%u r=%u tau=%g %s meta %d seed %llu "
+                    "[%u, %u, %u] scale %g)\n",
+                    i, t.cfg.tile, t.cfg.hi_bits, t.cfg.lo_bits, t.cfg.hi_permille,
+                    (double)t.cfg.tau, t.cfg.rounding ? "stochastic" : "nearest",
+                    (int)t.cfg.meta, (unsigned long long)t.cfg.seed, t.shape.batch,
+                    t.shape.seq_len, t.shape.channels, (double)t.gain);
+    }
+    g_quiet = 0;
+    printf("gain, %u random configurations (%llu rows; fp16/bf16/fp32 meta %u/%u/%u, "
+           "nearest/stochastic %u/%u, r in {0, 1000} %u, tau in {0, inf} %u): %s for 1, 2, 3, "
+           "7, 16 jobs\n",
+           count, (unsigned long long)rows_total, by_meta[0], by_meta[1], by_meta[2],
+           by_round[0], by_round[1], r_edge, tau_edge,
+           g_fail == fail_before ? "same bytes" : "DIFFERENT");
+}
+
+/* A gain encode that fails: rows whose tiles overflow fp16 metadata at the
+ * low width only. The status and out of the parallel encode against
+ * tahq_encode for 1, 2, 3, 7 jobs. */
+static void gain_errors(void)
+{
+    tahq_config cfg;
+    tahq_config_default(&cfg); /* G=64, 4/3 bits, r=800, tau=2, fp16 */
+    cfg.alloc = TAHQ_ALLOC_GAIN;
+    tahq_shape s = {3, 10, 128}; /* 30 rows: parts of 30, 15, 10, 4-5 rows */
+    const uint64_t C = s.channels, rows = (uint64_t)s.batch * s.seq_len;
+    const uint64_t n = rows * C;
+    size_t cap = 0, wsz = 0, pw = 0;
+    tahq_config all_hi = cfg;
+    all_hi.hi_permille = 1000; /* the largest bound of the ratios below */
+    tahq_encode_bound(&all_hi, &s, &cap);
+    tahq_encode_workspace_size(&cfg, &s, &wsz);
+    tahq_encode_parallel_workspace_size(&cfg, &s, 7, &pw);
+    float *x = malloc(n * sizeof *x);
+    uint8_t *m1 = malloc(cap), *mp = malloc(cap);
+    void *ws = malloc(wsz), *pws = malloc(pw);
+    float *y = malloc(n * sizeof *y);
+    if (!x || !m1 || !mp || !ws || !pws || !y)
+        abort();
+    /* a ramp 0 .. 700000 over a tile: scale 700000/15 fits fp16 at 4 bits,
+     * 700000/7 = 100000 > 65504 does not at 3 bits */
+    const struct {
+        const char *what;
+        int big_rows[3]; /* -1 ends */
+        int64_t nan_at;  /* element, or -1 */
+        uint32_t permille;
+        tahq_status want;
+    } cases[] = {
+        {"one row in the last part", {29, -1, -1}, -1, 800, TAHQ_ERR_RANGE},
+        {"rows in the first and last parts", {1, 26, -1}, -1, 800, TAHQ_ERR_RANGE},
+        {"rows in every part", {2, 14, 22}, -1, 500, TAHQ_ERR_RANGE},
+        {"a NaN after the failing row", {3, -1, -1}, 28 * 128 + 5, 800, TAHQ_ERR_NONFINITE},
+        {"a NaN before the failing row", {20, -1, -1}, 2 * 128 + 7, 800, TAHQ_ERR_NONFINITE},
+        {"ratio 1000 (no key computed)", {5, 17, 29}, -1, 1000, TAHQ_OK},
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        fill(x, &s);
+        for (int k = 0; k < 3 && cases[ci].big_rows[k] >= 0; k++) {
+            float *row = x + (uint64_t)cases[ci].big_rows[k] * C;
+            for (uint32_t i = 0; i < 64; i++) /* the row's first tile */
+                row[i] = 700000.0f * (float)i / 63.0f;
+        }
+        if (cases[ci].nan_at >= 0)
+            x[cases[ci].nan_at] = NAN;
+        tahq_config c = cfg;
+        c.hi_permille = cases[ci].permille;
+        /* control: every tile at the high width encodes (alloc none) */
+        if (cases[ci].nan_at < 0) {
+            tahq_config hi = c;
+            hi.alloc = TAHQ_ALLOC_NONE;
+            size_t hcap = 0, hlen = 0;
+            tahq_encode_bound(&hi, &s, &hcap);
+            uint8_t *hm = malloc(hcap);
+            if (!hm)
+                abort();
+            CHECK(tahq_encode(&hi, &s, x, NULL, 0, hm, hcap, &hlen) == TAHQ_OK,
+                  "gain error %zu: the high width alone fails", ci);
+            free(hm);
+        }
+        memset(m1, 0xA5, cap);
+        size_t len1 = 1;
+        const tahq_status want = tahq_encode(&c, &s, x, ws, wsz, m1, cap, &len1);
+        CHECK(want == cases[ci].want, "gain error %zu (%s): tahq_encode %d, expected %d", ci,
+              cases[ci].what, want, cases[ci].want);
+        if (want == TAHQ_OK)
+            CHECK(tahq_decode(m1, len1, y, (size_t)n) == TAHQ_OK, "gain error %zu: decode", ci);
+        static const uint32_t jobs[] = {1, 2, 3, 7};
+        for (size_t ji = 0; ji < 4; ji++) {
+            for (int custom = 0; custom < 2; custom++) {
+                tahq_parallel par;
+                tahq_parallel_threads(&par, jobs[ji]);
+                uint32_t calls = 0;
+                if (custom) {
+                    par.run = reverse_runner;
+                    par.ctx = &calls;
+                }
+                memset(mp, 0xA5, cap);
+                size_t lenp = 1;
+                const tahq_status got =
+                    tahq_encode_parallel(&c, &s, x, pws, pw, mp, cap, &lenp, &par);
+                CHECK(got == want, "gain error %zu (%s) jobs %u%s: %d, tahq_encode %d", ci,
+                      cases[ci].what, jobs[ji], custom ? " (runner)" : "", got, want);
+                if (want == TAHQ_OK) {
+                    CHECK(lenp == len1 && same_bytes(mp, m1, cap),
+                          "gain error %zu jobs %u: message differs", ci, jobs[ji]);
+                    continue;
+                }
+                CHECK(lenp == 0, "gain error %zu jobs %u: length %zu", ci, jobs[ji], lenp);
+                if (want == TAHQ_ERR_RANGE) {
+                    /* no partial message survives: the header is zeroed, as
+                     * tahq_encode's, and the buffer does not decode */
+                    uint8_t zero[TAHQ_HEADER_BYTES] = {0};
+                    CHECK(same_bytes(mp, zero, TAHQ_HEADER_BYTES) &&
+                              same_bytes(m1, zero, TAHQ_HEADER_BYTES),
+                          "gain error %zu jobs %u: header not zeroed", ci, jobs[ji]);
+                    CHECK(tahq_decode_parallel(mp, cap, y, (size_t)n, &par) == TAHQ_ERR_MAGIC,
+                          "gain error %zu jobs %u: the failed buffer decodes", ci, jobs[ji]);
+                } else {
+                    /* an input error: out untouched, as tahq_encode's */
+                    CHECK(same_bytes(mp, m1, cap), "gain error %zu jobs %u: out written", ci,
+                          jobs[ji]);
+                }
+            }
+        }
+        printf("gain error: %-34s status %d as tahq_encode for 1, 2, 3, 7 jobs\n",
+               cases[ci].what, (int)want);
+    }
+    free(x);
+    free(m1);
+    free(mp);
+    free(ws);
+    free(pws);
+    free(y);
+}
+
+/* The header's version and alloc fields together (SPEC §8.1): version 1
+ * with alloc 3 and version 3 with alloc 1 rejected with tahq_decode's
+ * status; controls: the unpatched messages decode. */
+static void gain_version(void)
+{
+    tahq_config c;
+    tahq_config_default(&c);
+    tahq_shape s = {2, 6, 128};
+    const uint64_t n = (uint64_t)s.batch * s.seq_len * s.channels;
+    float *x = malloc(n * sizeof *x), *y1 = malloc(n * sizeof *x), *yp = malloc(n * sizeof *x);
+    size_t cap = 0, wsz = 0;
+    tahq_encode_bound(&c, &s, &cap);
+    tahq_encode_workspace_size(&c, &s, &wsz);
+    uint8_t *m = malloc(cap);
+    void *ws = malloc(wsz);
+    if (!x || !y1 || !yp || !m || !ws)
+        abort();
+    fill(x, &s);
+    for (int mode = 0; mode < 2; mode++) {
+        c.alloc = mode ? TAHQ_ALLOC_GAIN : TAHQ_ALLOC_TOKEN;
+        size_t len = 0;
+        CHECK(tahq_encode(&c, &s, x, ws, wsz, m, cap, &len) == TAHQ_OK, "version: encode");
+        CHECK(m[4] == (mode ? TAHQ_GAIN_VERSION : TAHQ_FORMAT_VERSION) && m[11] == c.alloc,
+              "version: header fields %u %u", m[4], m[11]);
+        tahq_parallel par;
+        tahq_parallel_threads(&par, 3);
+        CHECK(tahq_decode_parallel(m, len, yp, (size_t)n, &par) == TAHQ_OK,
+              "version: control decode (alloc %d)", (int)c.alloc);
+        for (int patch = 0; patch < 3; patch++) {
+            /* 0: the other version; 1: the other alloc (token <-> gain); 2:
+             * both (a valid pair: the payload's checks decide) */
+            uint8_t save4 = m[4], save11 = m[11];
+            if (patch != 1)
+                m[4] = (uint8_t)(mode ? TAHQ_FORMAT_VERSION : TAHQ_GAIN_VERSION);
+            if (patch != 0)
+                m[11] = (uint8_t)(mode ? TAHQ_ALLOC_TOKEN : TAHQ_ALLOC_GAIN);
+            uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + TAHQ_HEADER_BYTES,
+                                       len - TAHQ_HEADER_BYTES);
+            uint8_t savecrc[4];
+            memcpy(savecrc, m + 68, 4);
+            for (int b = 0; b < 4; b++)
+                m[68 + b] = (uint8_t)(crc >> (8 * b));
+            memset(y1, 0x11, n * sizeof *y1);
+            memset(yp, 0x11, n * sizeof *yp);
+            const tahq_status want = tahq_decode(m, len, y1, (size_t)n);
+            const tahq_status got = tahq_decode_parallel(m, len, yp, (size_t)n, &par);
+            CHECK(got == want && same_bytes(y1, yp, n * sizeof *yp),
+                  "version: alloc %d patch %d: %d, tahq_decode %d", (int)c.alloc, patch, got,
+                  want);
+            if (patch < 2)
+                CHECK(want == TAHQ_ERR_HEADER, "version: alloc %d patch %d accepted (%d)",
+                      (int)c.alloc, patch, want);
+            printf("version/alloc patch %d of a %s message: status %d as tahq_decode\n", patch,
+                   mode ? "gain" : "token", (int)got);
+            m[4] = save4;
+            m[11] = save11;
+            memcpy(m + 68, savecrc, 4);
+        }
+    }
+    free(x);
+    free(y1);
+    free(yp);
+    free(m);
+    free(ws);
+}
+
 static void crc_combine(void)
 {
     uint8_t buf[300];
@@ -477,7 +731,7 @@ static void crc_combine(void)
 
 int main(void)
 {
-    tcase cases[20];
+    tcase cases[24];
     int nc = 0;
     tahq_config d;
     tahq_config_default(&d);
@@ -545,12 +799,34 @@ int main(void)
     t = (tcase){"large (CRC in parts)", d, {2, 256, 1024}, 0.0f};
     cases[nc++] = t;
 
+    /* gain allocation (SPEC §4.3): fixed cases, then random ones */
+    const int gain0 = nc;
+    t = (tcase){"paper point, gain", d, {4, 32, 512}, 0.0f};
+    t.cfg.alloc = TAHQ_ALLOC_GAIN;
+    cases[nc++] = t;
+    t = (tcase){"gain, S=7, stochastic, bf16", d, {9, 7, 256}, 0.0f};
+    t.cfg.alloc = TAHQ_ALLOC_GAIN;
+    t.cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    t.cfg.seed = 0x123456789ull;
+    t.cfg.meta = TAHQ_META_BF16;
+    cases[nc++] = t;
+    t = (tcase){"gain, G=128 (odd log2), tau=0", d, {2, 13, 384}, 0.0f};
+    t.cfg.alloc = TAHQ_ALLOC_GAIN;
+    t.cfg.tile = 128;
+    t.cfg.tau = 0.0f;
+    t.cfg.meta = TAHQ_META_FP32;
+    cases[nc++] = t;
+
     for (int i = 0; i < nc; i++)
         run_case(&cases[i]);
+    gain_random(60);
     input_errors();
+    gain_errors();
+    gain_version();
     decode_errors(&cases[1], 300);
     decode_errors(&cases[4], 300);
     decode_errors(&cases[6], 200);
+    decode_errors(&cases[gain0 + 1], 300);
     crc_combine();
     stochastic_counter_wrap();
     canonical_nans(TAHQ_META_FP32);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # CTest check of `tahq alloc-study` on small inputs (about a second):
-#  - the exactness control: real --alloc tile and --alloc token encodes equal
-#    the study's reconstruction from two uniform encodes (alloc_control.csv:
-#    same map, 0 decoded elements differ, same bytes, same relative MSE), and
-#    the inverse-entropy selection differs from the real map (the control can
-#    tell two selections apart);
+#  - the exactness control: real --alloc tile, --alloc token and --alloc gain
+#    encodes equal the study's reconstruction from two uniform encodes
+#    (alloc_control.csv: same map, 0 decoded elements differ, same bytes, same
+#    relative MSE; one row per input and allocation), and the inverse
+#    selection (highest entropy, largest gain) differs from the real map (the
+#    control can tell two selections apart);
 #  - the oracle is never beaten: recomputed here from the CSV, independently
 #    of the program's own verdict, for every input and budget: no policy row
 #    has a relative MSE below the oracle's by more than the summation
@@ -52,9 +53,15 @@ awk -F, '
     if ($12 != $13) bad = bad sprintf("%s %s: relMSE %s vs %s\n", $1, $2, $12, $13)
     if ($14 == 0) bad = bad sprintf("%s %s: the inverse selection equals the real map (no power)\n", $1, $2)
     if ($15 != 1) bad = bad sprintf("%s %s: not ok\n", $1, $2)
+    seen[$1 "/" $5]++
   }
   END {
-    if (n != 8) bad = bad sprintf("%d control rows, expected 8 (4 inputs x tile, token)\n", n)
+    if (n != 12) bad = bad sprintf("%d control rows, expected 12 (4 inputs x tile, token, gain)\n", n)
+    split("gauss student-t llm x.npy", ins, " ")
+    split("tile token gain", als, " ")
+    for (i = 1; i <= 4; i++)
+      for (j = 1; j <= 3; j++)
+        if (seen[ins[i] "/" als[j]] != 1) bad = bad sprintf("no single control row for %s --alloc %s\n", ins[i], als[j])
     printf "%s", bad
     exit bad != ""
   }' out/alloc_control.csv >ctl.txt || fail "control: $(cat ctl.txt)"
@@ -137,4 +144,4 @@ bad 1 "$T" alloc-study --input nan.npy;                    has "element 0 is not
 help="$("$T" alloc-study --help)"
 case "$help" in *"usage: tahq alloc-study"*"oracle"*) ;; *) fail "--help: $help" ;; esac
 
-echo "alloc_study: control exact on 4 inputs x 2 allocations, oracle unbeaten at 16 (input, budget) pairs (the check's control fails as it must), $n_bad bad inputs refused"
+echo "alloc_study: control exact on 4 inputs x 3 allocations (tile, token, gain), oracle unbeaten at 16 (input, budget) pairs (the check's control fails as it must), $n_bad bad inputs refused"

@@ -11,12 +11,24 @@
  * twice with libtahq, all tiles at hi_bits and all at lo_bits (alloc none),
  * keeps per tile the squared error, max |error|/bound (tahq_error_bound) and
  * the bound's energy, and scores any allocation from those. The claim is
- * checked on every input, every run: real encodes with --alloc tile and
- * --alloc token must give the same precision map (tahq_tile_infos), the same
- * decoded tensor bit for bit, the same message length and the same relative
- * MSE as the study's reconstruction of those two policies ("CONTROL FAIL"
- * and exit 1 otherwise). The inverse-entropy selection is compared against
- * the same real encode as a negative control: it must differ.
+ * checked on every input, every run: real encodes with --alloc tile,
+ * --alloc token and --alloc gain must give the same precision map
+ * (tahq_tile_infos), the same decoded tensor bit for bit, the same message
+ * length and the same relative MSE as the study's reconstruction of those
+ * three policies: entropy/tile/token, entropy/token/sequence and
+ * gain/token/sequence ("CONTROL FAIL" and exit 1 otherwise). The inverse
+ * selection (highest entropy, or largest gain, gets lo_bits) is compared
+ * against the same real encode as a negative control: it must differ.
+ *
+ * The gain control compares two computations of a token's gain: the study's
+ * sum over its tiles of e_lo - e_hi, from the decoded tensors, and SPEC
+ * §4.3's key, from the transformed-domain errors in binary32, summed in
+ * binary64 and cut to its top 32 bits. They can order two tokens
+ * differently only when their gains agree to about 2^-20 relative (equal
+ * keys: the SPEC ranks by index) or differ by less than the rounding of the
+ * inverse transform of flagged tiles; a gain control failure on such a
+ * near-tie would not be a codec error (none occurred on the study's inputs,
+ * nor at tau 0, G 8..128, 2/1 to 8/4 bits, bf16, stochastic rounding).
  *
  * Equal bits. The reference budget is the message size of SPEC token
  * allocation at the share r (one map bit per row). A policy that chooses
@@ -57,6 +69,8 @@
 /* ------------------------------------------------------------------ */
 
 enum { P_ENTROPY, P_INV_ENTROPY, P_RANGE, P_BOUND, P_GAIN, P_RANDOM, P_COUNT };
+/* the negative control of the gain control only (not a policy of the study) */
+enum { P_INV_GAIN = P_COUNT + 1 };
 static const char *const pol_names[P_COUNT] = {"entropy", "inv-entropy", "range",
                                                "bound",   "gain",        "random"};
 static const char *const pol_descr[P_COUNT] = {
@@ -294,9 +308,10 @@ static double unit_score(const input *in, int pol, int unit, uint64_t u)
             s += in->b2[1][t] - in->b2[0][t];
         return s;
     case P_GAIN:
+    case P_INV_GAIN:
         for (uint64_t t = t0; t < t0 + per; ++t)
             s += in->e[1][t] - in->e[0][t];
-        return s;
+        return pol == P_GAIN ? s : -s;
     default: return (double)tahq_random_word(RANDOM_SEED, u);
     }
 }
@@ -413,15 +428,23 @@ typedef struct control {
     int ok;
 } control;
 
+/* The allocations of the control, in the order of alloc_control.csv. */
+static const tahq_alloc control_allocs[] = {TAHQ_ALLOC_TILE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_GAIN};
+#define N_CONTROLS (sizeof control_allocs / sizeof control_allocs[0])
+
 /* Real encode with alloc a at r; compare with the study's reconstruction of
- * the SPEC policy (and of the inverse policy, the negative control). */
+ * the SPEC policy (and of the inverse policy, the negative control): tile =
+ * entropy/tile/token, token = entropy/token/sequence, gain =
+ * gain/token/sequence. */
 static int run_control(const input *in, const tahq_config *base, tahq_alloc a, uint8_t *low,
                        key *keys, control *ct)
 {
     memset(ct, 0, sizeof *ct);
-    ct->alloc = a == TAHQ_ALLOC_TILE ? "tile" : "token";
+    ct->alloc = a == TAHQ_ALLOC_TILE ? "tile" : a == TAHQ_ALLOC_GAIN ? "gain" : "token";
     int unit = a == TAHQ_ALLOC_TILE ? U_TILE : U_TOKEN;
     int scope = a == TAHQ_ALLOC_TILE ? S_TOKEN : S_SEQ;
+    int pol = a == TAHQ_ALLOC_GAIN ? P_GAIN : P_ENTROPY;
+    int inv = a == TAHQ_ALLOC_GAIN ? P_INV_GAIN : P_INV_ENTROPY;
     tahq_config c = *base;
     c.alloc = a;
     uint8_t *msg = NULL;
@@ -453,8 +476,8 @@ static int run_control(const input *in, const tahq_config *base, tahq_alloc a, u
         return cli_fail(EXIT_RUNTIME, "%s: --alloc %s encode (%s): %s", in->name, ct->alloc,
                         stage, cli_status_text(st));
     }
-    select_low(in, P_INV_ENTROPY, unit, scope, (int)base->hi_permille, 0, neg, keys);
-    uint64_t nl = select_low(in, P_ENTROPY, unit, scope, (int)base->hi_permille, 0, low, keys);
+    select_low(in, inv, unit, scope, (int)base->hi_permille, 0, neg, keys);
+    uint64_t nl = select_low(in, pol, unit, scope, (int)base->hi_permille, 0, low, keys);
     const uint32_t G = base->tile;
     for (uint64_t t = 0; t < in->N; ++t) {
         int real_low = info[t].bits == base->lo_bits && base->lo_bits != base->hi_bits;
@@ -630,10 +653,12 @@ static void study_help(void)
         "Each input is encoded twice with libtahq (all tiles at HI bits, all at LO);\n"
         "since a tile's gate, zero-point and scale do not depend on other tiles'\n"
         "widths, any allocation's error follows exactly from those two encodes.\n"
-        "Control, on every input: real --alloc tile and --alloc token encodes at\n"
-        "--ratio must match the study's reconstruction (precision map, decoded\n"
-        "values bit for bit, message length, relative MSE), and the inverse-entropy\n"
-        "selection must not; otherwise 'CONTROL FAIL' and exit 1.\n"
+        "Control, on every input: real --alloc tile, --alloc token and --alloc gain\n"
+        "encodes at --ratio must match the study's reconstruction of entropy/tile/token,\n"
+        "entropy/token/sequence and gain/token/sequence (precision map, decoded\n"
+        "values bit for bit, message length, relative MSE), and the inverse\n"
+        "selections (highest entropy, largest gain) must not; otherwise\n"
+        "'CONTROL FAIL' and exit 1.\n"
         "Policies (lower score -> LO bits; ties: lower index first):\n");
     for (int p = 0; p < P_COUNT; ++p)
         printf("  %-12s %s\n", pol_names[p], pol_descr[p]);
@@ -643,7 +668,8 @@ static void study_help(void)
         "Each policy ranks tiles (one map bit per tile) within a token, a sequence or\n"
         "the micro-batch, or tokens (one map bit per row) within a sequence or the\n"
         "micro-batch. spec-tile = entropy/tile/token (SPEC alloc tile), spec-token =\n"
-        "entropy/token/sequence (SPEC alloc token). Budget at share R: the size of the\n"
+        "entropy/token/sequence (SPEC alloc token); gain/token/sequence is SPEC alloc\n"
+        "gain (the control checks it; not labelled). Budget at share R: the size of the\n"
         "SPEC token message; each policy gets the fewest low units that fit it,\n"
         "spread evenly over the scope's groups. Metrics: relative MSE, mean and max\n"
         "per-token relative MSE, max |error|/bound (SPEC 6), gap to the oracle. Any\n"
@@ -967,14 +993,14 @@ int cmd_alloc_study(int argc, char **argv)
                 rc = cli_fail(EXIT_RUNTIME, "out of memory");
                 goto out;
             }
-            for (int a = 0; a < 2; ++a) {
+            for (size_t a = 0; a < N_CONTROLS; ++a) {
                 control ct;
-                rc = run_control(in, &o.cfg, a ? TAHQ_ALLOC_TOKEN : TAHQ_ALLOC_TILE, low, kk, &ct);
+                rc = run_control(in, &o.cfg, control_allocs[a], low, kk, &ct);
                 if (rc)
                     break;
                 /* the negative control must see a difference, unless the two
                  * directions coincide: no low unit, or every unit low, per group */
-                uint64_t gsz = a ? in->shape.seq_len : in->T;
+                uint64_t gsz = control_allocs[a] == TAHQ_ALLOC_TILE ? in->T : in->shape.seq_len;
                 uint64_t kl = tahq_low_count(gsz, o.cfg.hi_permille);
                 int neg_ok = ct.neg_map_differs > 0 || kl == 0 || kl == gsz;
                 fprintf(co.f, "%s,%u,%u,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n",
@@ -1035,7 +1061,8 @@ int cmd_alloc_study(int argc, char **argv)
     char txt[160];
     cli_config_text(&o.cfg, txt, sizeof txt);
     printf("tahq alloc-study: %d inputs x %d budgets, %s, %.1f s\n", ni, ro.n, txt, cli_now() - t0);
-    printf("control (real --alloc tile/token encodes at r=%u vs the study's reconstruction): %s\n",
+    printf("control (real --alloc tile/token/gain encodes at r=%u vs the study's reconstruction): "
+           "%s\n",
            (unsigned)o.cfg.hi_permille,
            n_ctl_fail ? "FAIL" : "exact on every input (same map, decoded bits, bytes, relMSE)");
     printf("at the r=%u budget (relMSE; gap to the oracle):\n", (unsigned)o.cfg.hi_permille);

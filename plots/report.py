@@ -974,7 +974,7 @@ def md_section(key, title, s):
     elif key == "alloc_study":
         L.append("Which tiles get the low width? Each policy at the message size of SPEC token "
                  "allocation (every byte counted, precision map included), scored exactly from two "
-                 "uniform encodes; %d real --alloc tile/token encodes matched that reconstruction "
+                 "uniform encodes; %d real --alloc tile/token/gain encodes matched that reconstruction "
                  "bit for bit. The full study (LLM-like [1, 1024, 1536] and real tahq-train "
                  "activations too) is in `sgd_sim/results/alloc-study/README.md`." % s["controls"])
         L.append("")

@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     static uint64_t ws[1 << 12];
     int n_cfg = 0;
     for (int gi = 0; gi < 3; gi++)
-        for (int alloc = 0; alloc < 3; alloc++)
+        for (int alloc = 0; alloc < 4; alloc++) /* none, token, tile, gain */
             for (int ti = 0; ti < 3; ti++)
                 for (int rnd = 0; rnd < 2; rnd++)
                     for (int meta = 0; meta < 3; meta++) {

@@ -278,6 +278,126 @@ static inline void spec_dequant(const uint8_t *q, uint32_t G, float z, float s, 
     }
 }
 
+/* ---- §4.3 the gain of a token (alloc 3) ------------------------------------------ */
+/* §2.5 tsum in binary64: halving tree over v[0..n-1], n a power of two; v is
+ * overwritten */
+static inline double spec_tsum64(double *v, uint32_t n) {
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++) v[j] = v[j] + v[j + h];
+    return v[0];
+}
+/* §2.5 psum in binary64 of w[lo .. lo + P) where only w[0 .. n) exist: the
+ * rest is the +0 padding, added explicitly (P a power of two) */
+static inline double spec_psum64(const double *w, uint32_t n, uint32_t lo, uint32_t P) {
+    if (P == 1) return lo < n ? w[lo] : 0.0;
+    double a = spec_psum64(w, n, lo, P / 2), b = spec_psum64(w, n, lo + P / 2, P / 2);
+    return a + b;
+}
+
+/* §4.3 step 1 for one tile x[0..G) whose first element has global index
+ * elem0: the gate on the raw values, the forward transform if flagged, then
+ * for b = lo_bits (e[0]) and b = hi_bits (e[1]) the quantization of §5.3,
+ * v̂_i = fl(z + fl(q_i s)), d_i = fl(v̂_i - v_i) in binary32, D_i = d_i^2 in
+ * binary64, e_b = tsum64(D). vhat (may be NULL) receives the G values v̂ of
+ * each width, v (may be NULL) the transformed tile. TAHQ_ERR_RANGE if
+ * either width cannot be quantized. */
+static inline tahq_status spec_gain_tile(const tahq_config *c, const float *x, uint64_t elem0,
+                                         int *flagged, double e[2], float vhat[2][256],
+                                         float *v_out) {
+    const uint32_t G = c->tile;
+    float v[256], yh[256];
+    double D[256];
+    uint8_t q[256];
+    uint32_t piv;
+    memcpy(v, x, G * sizeof(float));
+    *flagged = spec_gate(v, G, c->tau, &piv);
+    if (*flagged) spec_forward(v, G, piv);
+    if (v_out) memcpy(v_out, v, G * sizeof(float));
+    const uint32_t widths[2] = {c->lo_bits, c->hi_bits};
+    for (int w = 0; w < 2; w++) {
+        float z, s;
+        tahq_status st = spec_quant(v, G, widths[w], c->meta, c->rounding, c->seed, elem0, &z, &s, q);
+        if (st != TAHQ_OK) return st;
+        spec_dequant(q, G, z, s, yh); /* fl(z + fl(q s)), §6.1 before any inverse transform */
+        for (uint32_t i = 0; i < G; i++) {
+            float d = yh[i] - v[i];
+            D[i] = (double)d * (double)d;
+        }
+        e[w] = spec_tsum64(D, G);
+        if (vhat) memcpy(vhat[w], yh, G * sizeof(float));
+    }
+    return TAHQ_OK;
+}
+/* §4.3 step 2: g = fl64(e_lo - e_hi), doubled for a flagged tile when log2 G is odd */
+static inline double spec_tile_gain(const tahq_config *c, int flagged, const double e[2]) {
+    double g = e[0] - e[1];
+    if (flagged && (spec_log2u(c->tile) & 1)) g = 2.0 * g;
+    return g;
+}
+/* §4.3 steps 1-3: σ of the token row[0 .. T G), its first element at elem0 */
+static inline tahq_status spec_token_sigma(const tahq_config *c, const float *row, uint32_t T,
+                                           uint64_t elem0, double *sigma) {
+    double *g = malloc((size_t)T * sizeof(double));
+    if (!g) abort();
+    for (uint32_t t = 0; t < T; t++) {
+        int fl;
+        double e[2];
+        tahq_status st = spec_gain_tile(c, row + (size_t)t * c->tile, elem0 + (uint64_t)t * c->tile,
+                                        &fl, e, NULL, NULL);
+        if (st != TAHQ_OK) {
+            free(g);
+            return st;
+        }
+        g[t] = spec_tile_gain(c, fl, e);
+    }
+    *sigma = spec_psum64(g, T, 0, spec_pow2_ceil(T));
+    free(g);
+    return TAHQ_OK;
+}
+/* §4.3 step 4: o = w xor 2^63 (sign 0) or not w (sign 1); key = o >> 32 */
+static inline uint32_t spec_gain_key(double sigma) {
+    uint64_t w = d2u(sigma);
+    uint64_t o = (w >> 63) ? ~w : (w ^ (UINT64_C(1) << 63));
+    return (uint32_t)(o >> 32);
+}
+/* §4.2 / §4.3 gain allocation: map[row] = 1 for the low(S) tokens of each
+ * sequence with the smallest (key, row index); keys[row] (may be NULL)
+ * receives each key. No key is computed when low(S) = 0 (map all 0, keys
+ * untouched). TAHQ_ERR_RANGE if a tile cannot be quantized at either width
+ * while the keys are computed. */
+static inline tahq_status spec_gain_map(const tahq_config *c, const tahq_shape *sh, const float *x,
+                                        uint8_t *map, uint32_t *keys) {
+    const uint64_t S = sh->seq_len, C = sh->channels, rows = (uint64_t)sh->batch * S;
+    const uint32_t T = (uint32_t)(C / c->tile);
+    const uint64_t low = spec_low(S, c->hi_permille);
+    memset(map, 0, rows);
+    if (low == 0) return TAHQ_OK;
+    uint32_t *k = malloc(S * sizeof *k);
+    if (!k) abort();
+    for (uint64_t b = 0; b < sh->batch; b++) {
+        for (uint64_t s = 0; s < S; s++) {
+            double sigma;
+            const uint64_t r = b * S + s;
+            tahq_status st = spec_token_sigma(c, x + r * C, T, r * C, &sigma);
+            if (st != TAHQ_OK) {
+                free(k);
+                return st;
+            }
+            k[s] = spec_gain_key(sigma);
+            if (keys) keys[r] = k[s];
+        }
+        /* selection by repeated minimum: the smallest (key, index) not yet taken */
+        for (uint64_t n = 0; n < low; n++) {
+            uint64_t best = S;
+            for (uint64_t s = 0; s < S; s++)
+                if (!map[b * S + s] && (best == S || k[s] < k[best])) best = s;
+            map[b * S + best] = 1;
+        }
+    }
+    free(k);
+    return TAHQ_OK;
+}
+
 /* ---- §2.6 CRC-32C, bit at a time ------------------------------------------------------ */
 static inline uint32_t spec_crc(uint32_t crc, const uint8_t *p, size_t n) {
     crc = ~crc;

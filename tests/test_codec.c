@@ -4,14 +4,17 @@
  * from SPEC §4, §5, §8, §10 (spec_ref.h), byte for byte.
  *
  * Per case:
- *   - status equal to the reference (ERR_RANGE on metadata overflow);
- *   - precision map equal to §4.2 with §4.1 entropies (reported separately;
+ *   - status equal to the reference (ERR_RANGE on metadata overflow, also
+ *     found while the gain keys of §4.3 are computed);
+ *   - precision map equal to §4.2 with §4.1 entropies, or §4.3 gain keys
+ *     for alloc gain (reported separately;
  *     the rest of the message is then checked against a reference built with
  *     the library's own map so that one allocation difference does not hide
  *     everything else);
  *   - message bytes equal to the reference (header, CRC, every section);
  *   - length = 72 + payload_bytes = §8.2 formula recomputed from tile infos;
- *   - n_low = none 0 / token B low(S) / tile rows low(T); per-group counts;
+ *   - n_low = none 0 / token and gain B low(S) / tile rows low(T); per-group
+ *     counts; header version 1, 3 for gain (§8.1);
  *   - tile infos (bits, flag, pivot, zero, scale) equal to the reference;
  *   - decoded values bit-exact with the reference decoder;
  *   - tahq_error_bound equal to §6.2/§6.3 (relative 1e-9) and
@@ -69,7 +72,8 @@ static void ref_encode(const tahq_config *cfg, const tahq_shape *sh, const float
     const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, C = sh->channels,
                    T = C / G, N = rows * T;
     const uint32_t mb = cfg->meta == TAHQ_META_FP32 ? 4 : 2;
-    m->map_bits = cfg->alloc == TAHQ_ALLOC_TOKEN ? rows : cfg->alloc == TAHQ_ALLOC_TILE ? N : 0;
+    const int per_row = cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN;
+    m->map_bits = per_row ? rows : cfg->alloc == TAHQ_ALLOC_TILE ? N : 0;
     m->map = calloc(m->map_bits + 1, 1);
     if (!m->map) abort();
     if (map_in) {
@@ -88,6 +92,12 @@ static void ref_encode(const tahq_config *cfg, const tahq_shape *sh, const float
             select_low(H, T, spec_low(T, cfg->hi_permille), m->map + r * T);
         }
         free(H);
+    } else if (cfg->alloc == TAHQ_ALLOC_GAIN) {
+        tahq_status st = spec_gain_map(cfg, sh, x, m->map, NULL);
+        if (st != TAHQ_OK) {
+            m->st = st; /* found while the keys are computed (§4.3) */
+            return;
+        }
     }
     uint64_t n_low = 0;
     for (uint64_t i = 0; i < m->map_bits; i++) n_low += m->map[i];
@@ -101,7 +111,7 @@ static void ref_encode(const tahq_config *cfg, const tahq_shape *sh, const float
     float v[256], yh[256];
     for (uint64_t t = 0; t < N; t++) {
         uint64_t r = t / T;
-        int low = cfg->alloc == TAHQ_ALLOC_TOKEN ? m->map[r]
+        int low = per_row ? m->map[r]
                   : cfg->alloc == TAHQ_ALLOC_TILE ? m->map[t]
                                                   : 0;
         tahq_tile_info *ti = &m->info[t];
@@ -159,7 +169,7 @@ static void ref_encode(const tahq_config *cfg, const tahq_shape *sh, const float
     /* §8.1 header */
     uint8_t *h = m->bytes;
     memcpy(h, "TAHQ", 4);
-    t_put_le(h + 4, 1, 2);
+    t_put_le(h + 4, cfg->alloc == TAHQ_ALLOC_GAIN ? 3 : 1, 2);
     t_put_le(h + 6, 72, 2);
     h[8] = (uint8_t)k;
     h[9] = (uint8_t)cfg->hi_bits;
@@ -314,13 +324,14 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
             libmap[i] = (uint8_t)spec_get_bits(P, i, 1);
             same &= libmap[i] == ref.map[i];
         }
-        if (!CHECKF(same, "%s: precision map differs from §4.2 with §4.1 entropies", desc)) {
+        if (!CHECKF(same, "%s: precision map differs from §4.2 with §4.1 entropies / §4.3 gains",
+                    desc)) {
             n_alloc_diff++;
             ref_free(&ref);
             ref_encode(cfg, sh, x, libmap, &ref);
         }
         /* per-group counts (§4.2) */
-        uint64_t grp = cfg->alloc == TAHQ_ALLOC_TOKEN ? S : T, want = spec_low(grp, cfg->hi_permille);
+        uint64_t grp = cfg->alloc == TAHQ_ALLOC_TILE ? T : S, want = spec_low(grp, cfg->hi_permille);
         int counts = 1;
         for (uint64_t g0 = 0; g0 < ref.map_bits; g0 += grp) {
             uint64_t c = 0;
@@ -341,7 +352,7 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
     /* header */
     tahq_header h;
     if (CHECKF(tahq_parse_header(out, len, &h) == TAHQ_OK, "%s: parse_header", desc)) {
-        CHECK(h.version == 1 && h.config.tile == G && h.config.hi_bits == cfg->hi_bits &&
+        CHECK(h.version == (cfg->alloc == TAHQ_ALLOC_GAIN ? 3 : 1) && h.config.tile == G && h.config.hi_bits == cfg->hi_bits &&
               h.config.lo_bits == cfg->lo_bits && h.config.hi_permille == cfg->hi_permille &&
               h.config.alloc == cfg->alloc && f2u(h.config.tau) == f2u(cfg->tau) &&
               h.config.rounding == cfg->rounding && h.config.seed == cfg->seed &&
@@ -349,7 +360,8 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
               h.shape.seq_len == sh->seq_len && h.shape.channels == sh->channels);
         CHECKF(len == 72 + h.payload_bytes && t_get_le(out + 56, 8) == h.payload_bytes,
                "%s: len %zu, payload_bytes %" PRIu64, desc, len, h.payload_bytes);
-        uint64_t want_low = cfg->alloc == TAHQ_ALLOC_TOKEN ? sh->batch * spec_low(S, cfg->hi_permille)
+        uint64_t want_low = cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN
+                                ? sh->batch * spec_low(S, cfg->hi_permille)
                             : cfg->alloc == TAHQ_ALLOC_TILE ? rows * spec_low(T, cfg->hi_permille)
                                                             : 0;
         CHECKF(h.n_low == want_low, "%s: n_low %" PRIu64 ", want %" PRIu64, desc, h.n_low, want_low);
@@ -375,7 +387,8 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
                    "%s: §8.2 size %" PRIu64 " vs payload_bytes %" PRIu64, desc, formula,
                    h.payload_bytes);
             /* low units seen through the tile bits (distinguishable if lo < hi) */
-            if (cfg->lo_bits < cfg->hi_bits && cfg->alloc == TAHQ_ALLOC_TOKEN) {
+            if (cfg->lo_bits < cfg->hi_bits &&
+                (cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN)) {
                 int ok = 1;
                 for (uint64_t b = 0; b < sh->batch; b++) {
                     uint64_t c = 0;
@@ -387,7 +400,7 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
                     }
                     ok &= c == spec_low(S, cfg->hi_permille);
                 }
-                CHECKF(ok, "%s: token mode: not exactly low(S) low tokens per sequence", desc);
+                CHECKF(ok, "%s: token/gain mode: not exactly low(S) low tokens per sequence", desc);
             }
             if (cfg->lo_bits < cfg->hi_bits && cfg->alloc == TAHQ_ALLOC_TILE) {
                 int ok = 1;
@@ -460,10 +473,11 @@ static void config(tahq_config *c, uint32_t G, uint32_t hi, uint32_t lo, uint32_
     c->seed = seed;
 }
 
-/* all tokens (tiles) of equal entropy: the LOWEST indices get lo bits */
+/* all tokens (tiles) of equal entropy, or tokens of equal gain (identical
+ * rows, nearest-even rounding): the LOWEST indices get lo bits */
 static void tie_rule(void) {
     tahq_config c;
-    for (int alloc = 1; alloc <= 2; alloc++) {
+    for (int alloc = 1; alloc <= 3; alloc++) {
         config(&c, 16, 4, 2, 800, alloc, 2.0f, 0, 0, 0);
         tahq_shape sh = {2, 10, 16 * 10};
         size_t n = 2 * 10 * 160, cap, wsz, len;
@@ -477,7 +491,7 @@ static void tie_rule(void) {
         void *ws = malloc(wsz + 8);
         if (!CHECK(tahq_encode(&c, &sh, x, ws, wsz, out, cap, &len) == TAHQ_OK)) return;
         /* low(10) at r = 800 is 2 */
-        uint64_t units = alloc == 1 ? 20 : 200, per = 10;
+        uint64_t units = alloc == 2 ? 200 : 20, per = 10;
         int ok = 1;
         for (uint64_t i = 0; i < units; i++) ok &= spec_get_bits(out + 72, i, 1) == ((i % per) < 2);
         CHECKF(ok, "tie rule (alloc %d): the lowest indices must get the low bits", alloc);
@@ -503,7 +517,7 @@ int main(int argc, char **argv) {
     uint64_t ci = 0;
     for (size_t gi = 0; gi < 6; gi++)
         for (size_t hl = 0; hl < sizeof hilo / sizeof hilo[0]; hl++)
-            for (int alloc = 0; alloc < 3; alloc++)
+            for (int alloc = 0; alloc < 4; alloc++)
                 for (int ti = 0; ti < 3; ti++)
                     for (int rnd = 0; rnd < 2; rnd++)
                         for (int meta = 0; meta < 3; meta++, ci++) {
@@ -542,6 +556,11 @@ int main(int argc, char **argv) {
         /* allocation decided by last-bit entropy differences (T = 4, 25) */
         {1, 256, 32, 8, 4, 2, 500, 1, 0, 0, K_RANK, INFINITY},
         {2, 200, 200, 8, 4, 2, 500, 1, 0, 2, K_RANK, INFINITY},
+        /* gain allocation (§4.3) on the large shapes */
+        {1, 1024, 1600, 64, 4, 3, 800, 3, 0, 0, K_LLM, 2.0f},
+        {4, 256, 512, 128, 4, 3, 800, 3, 1, 1, K_LLM, 2.0f},
+        {3, 100, 2048, 256, 3, 2, 700, 3, 1, 2, K_ADV, 0.0f},
+        {2, 200, 200, 8, 4, 2, 500, 3, 0, 0, K_RANK, INFINITY},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0] && !quick; i++) {
         tahq_config c;

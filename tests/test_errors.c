@@ -8,8 +8,10 @@
  * after a metadata overflow.
  * Decoder: every truncation of a valid message, magic, version, header
  * fields, sizes, trailing bytes, every single-bit flip, and payload
- * corruptions with a recomputed CRC. On every decoder error the output
- * buffer must be untouched (poison pattern unchanged).
+ * corruptions with a recomputed CRC, for a token message (version 1) and a
+ * gain message (alloc 3, version 3; §8.1: alloc 3 iff version 3). On every
+ * decoder error the output buffer must be untouched (poison pattern
+ * unchanged).
  */
 #include <float.h>
 
@@ -81,7 +83,7 @@ static void config_errors(void) {
     struct {
         const char *what;
         tahq_config c;
-    } ok[12];
+    } ok[16];
     int nok = 0;
 #define OKC(field, val)                                                                          \
     do {                                                                                         \
@@ -102,6 +104,8 @@ static void config_errors(void) {
     OKC(rounding, TAHQ_ROUND_STOCHASTIC);
     OKC(meta, TAHQ_META_FP32);
     OKC(alloc, TAHQ_ALLOC_NONE);
+    OKC(alloc, TAHQ_ALLOC_TILE);
+    OKC(alloc, TAHQ_ALLOC_GAIN);
     for (int i = 0; i < nok; i++) {
         CHECKF(tahq_check_config(&ok[i].c) == TAHQ_OK, "check_config(%s)", ok[i].what);
         enc(&ok[i].c, &sh, x, -1, TAHQ_OK, ok[i].what);
@@ -138,7 +142,7 @@ static void config_errors(void) {
     BADC(lo_bits, 5); /* > hi_bits = 4 */
     BADC(hi_permille, 1001);
     BADC(hi_permille, 0xFFFFFFFFu);
-    BADC(alloc, (tahq_alloc)3);
+    BADC(alloc, (tahq_alloc)4);
     BADC(alloc, (tahq_alloc)-1);
     BADC(tau, NAN);
     BADC(tau, -NAN);
@@ -159,6 +163,16 @@ static void config_errors(void) {
     bad[nb].what = "alloc none, hi_permille 1001";
     bad[nb].c = base;
     bad[nb].c.alloc = TAHQ_ALLOC_NONE;
+    bad[nb].c.hi_permille = 1001;
+    nb++;
+    bad[nb].what = "alloc gain, lo_bits 5 > hi_bits 4";
+    bad[nb].c = base;
+    bad[nb].c.alloc = TAHQ_ALLOC_GAIN;
+    bad[nb].c.lo_bits = 5;
+    nb++;
+    bad[nb].what = "alloc gain, hi_permille 1001";
+    bad[nb].c = base;
+    bad[nb].c.alloc = TAHQ_ALLOC_GAIN;
     bad[nb].c.hi_permille = 1001;
     nb++;
     for (int i = 0; i < nb; i++) {
@@ -220,6 +234,12 @@ static void null_errors(void) {
     CHECK(tahq_error_bound(out, len, NULL, 128) == TAHQ_ERR_NULL);
     CHECK(tahq_tile_infos(NULL, len, info, 2) == TAHQ_ERR_NULL);
     CHECK(tahq_tile_infos(out, len, NULL, 2) == TAHQ_ERR_NULL);
+    /* gain allocation ranks with the same workspace (keys of a sequence) */
+    c.alloc = TAHQ_ALLOC_GAIN;
+    CHECK(tahq_encode_workspace_size(&c, &sh, &wsz) == TAHQ_OK && wsz > 0);
+    CHECK(tahq_encode(&c, &sh, x, NULL, wsz, out, bound, &len) == TAHQ_ERR_NULL);
+    CHECK(tahq_encode(&c, &sh, x, ws, wsz, out, bound, &len) == TAHQ_OK);
+    c.alloc = TAHQ_ALLOC_TOKEN;
     /* alloc none needs no workspace: NULL and 0 are fine */
     tahq_config pl;
     tahq_config_plain(&pl, 64, 4);
@@ -326,13 +346,44 @@ static void value_errors(void) {
     y[100] = 65000.0f;
     y[101] = -1000.0f; /* w = 66000 -> s = up(66000) = inf */
     enc(&c, &sh, y, -1, TAHQ_ERR_RANGE, "fp16 scale overflow");
+    c.alloc = TAHQ_ALLOC_GAIN;
+    enc(&c, &sh, y, -1, TAHQ_ERR_RANGE, "fp16 scale overflow, alloc gain, low(3) = 0 (tile loop)");
+    c.hi_permille = 500;
+    enc(&c, &sh, y, -1, TAHQ_ERR_RANGE, "fp16 scale overflow, alloc gain, low(3) = 1 (ranking)");
+    /* gain (§4.3): an overflow at lo_bits only. 2/1 bits, tile 6 spans
+     * -50000 .. 50000: s >= 100016 at 1 bit (above the fp16 maximum), 33339
+     * at 2 bits. Keys are computed when low(S) > 0: ERR_RANGE, header zeroed */
+    c.hi_bits = 2;
+    c.lo_bits = 1;
+    memcpy(y, x, sizeof y);
+    y[100] = -50000.0f;
+    y[101] = 50000.0f;
+    for (uint32_t r = 0; r <= 1000; r += 250) {
+        char what[120];
+        c.hi_permille = r;
+        const int ranks = tahq_low_count(3, r) > 0;
+        snprintf(what, sizeof what, "fp16 overflow at lo_bits only, alloc gain, r = %u (low(3) = %u)",
+                 (unsigned)r, (unsigned)tahq_low_count(3, r));
+        enc(&c, &sh, y, -1, ranks ? TAHQ_ERR_RANGE : TAHQ_OK, what);
+    }
+    c.hi_permille = 500;
+    c.alloc = TAHQ_ALLOC_NONE;
+    enc(&c, &sh, y, -1, TAHQ_OK, "the same at 2 bits, alloc none");
+    c.alloc = TAHQ_ALLOC_GAIN;
     g_meta_overflow = 0;
+    /* the input scan precedes the ranking: a NaN after the overflowing tile
+     * is NONFINITE, and out is untouched */
+    y[150] = NAN;
+    enc(&c, &sh, y, -1, TAHQ_ERR_NONFINITE, "overflow at lo_bits and a NaN, alloc gain");
+    y[150] = -0x1p64f;
+    enc(&c, &sh, y, -1, TAHQ_ERR_RANGE, "overflow at lo_bits and -2^64, alloc gain (input scan)");
 }
 
-static void buffer_errors(void) {
+static void buffer_errors(tahq_alloc alloc) {
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
+    c.alloc = alloc;
     tahq_shape sh = {2, 5, 48};
     float x[480];
     trng r = {7};
@@ -436,13 +487,16 @@ static void reseal(uint8_t *m, size_t len) {
     t_put_le(m + 68, crc, 4);
 }
 
-static void decoder_errors(void) {
+static void decoder_errors(tahq_alloc alloc) {
     /* a small message: G = 16, 1 x 5 x 32 (5 rows, T = 2, N = 10 tiles), token
-     * allocation r = 800 (low(5) = 1), tau = 2, fp16 metadata. Map: 5 bits
-     * (3 padding bits), flags: 10 bits (6 padding bits). */
+     * or gain allocation r = 800 (low(5) = 1), tau = 2, fp16 metadata. Map: 5
+     * bits (3 padding bits), flags: 10 bits (6 padding bits). The two have
+     * the same layout (§8.2); the gain message carries version 3. */
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
+    c.alloc = alloc;
+    const int gain = alloc == TAHQ_ALLOC_GAIN;
     tahq_shape sh = {1, 5, 32};
     g_count = 160;
     float x[160];
@@ -463,6 +517,8 @@ static void decoder_errors(void) {
         x[t * 16 + 5] = 30.0f;
     }
     const uint64_t nf = t_get_le(m + 48, 8);
+    CHECKF(t_get_le(m + 4, 2) == (gain ? 3u : 1u) && m[11] == alloc, "test message: version %u alloc %u",
+           (unsigned)t_get_le(m + 4, 2), m[11]);
     CHECKF(nf >= 1 && (nf * 4) % 8 != 0, "test message: want an odd number of flagged tiles (%" PRIu64 ")", nf);
     /* layout of the payload (§8.2) */
     const size_t map_b = 1, flag_b = 2, zoff = 72 + map_b + flag_b, soff = zoff + 20, poff = n - (nf * 4 + 7) / 8;
@@ -499,7 +555,13 @@ static void decoder_errors(void) {
     } hb[] = {
         {8, 1, 2, "k = 2"},           {8, 1, 9, "k = 9"},          {8, 1, 0, "k = 0"},
         {8, 1, 255, "k = 255"},       {9, 1, 0, "hi_bits 0"},      {9, 1, 9, "hi_bits 9"},
-        {10, 1, 0, "lo_bits 0"},      {10, 1, 5, "lo_bits > hi"},  {11, 1, 3, "alloc 3"},
+        {10, 1, 0, "lo_bits 0"},      {10, 1, 5, "lo_bits > hi"},
+        /* §8.1: alloc 3 if and only if version 3 */
+        {11, 1, gain ? 1 : 3, gain ? "alloc 1 in a version 3 message" : "alloc 3 in a version 1 message"},
+        {11, 1, gain ? 2 : 4, gain ? "alloc 2 in a version 3 message" : "alloc 4"},
+        {11, 1, gain ? 0 : 255, gain ? "alloc 0 in a version 3 message" : "alloc 255"},
+        {11, 1, 4, "alloc 4"},
+        {4, 2, gain ? 1 : 3, gain ? "version 1 with alloc 3" : "version 3 with alloc 1"},
         {12, 1, 2, "rounding 2"},     {13, 1, 3, "meta 3"},        {14, 2, 1001, "permille 1001"},
         {14, 2, 0xFFFF, "permille 65535"}, {16, 4, 0x7FC00000, "tau NaN"},
         {16, 4, 0x7F800001, "tau sNaN"},   {16, 4, 0xBF800000, "tau -1"},
@@ -647,8 +709,10 @@ int main(void) {
     config_errors();
     shape_errors();
     value_errors();
-    buffer_errors();
-    decoder_errors();
+    buffer_errors(TAHQ_ALLOC_TOKEN);
+    buffer_errors(TAHQ_ALLOC_GAIN);
+    decoder_errors(TAHQ_ALLOC_TOKEN);
+    decoder_errors(TAHQ_ALLOC_GAIN);
     char hist[200] = "";
     for (int i = 1; i < TAHQ_STATUS_COUNT; i++)
         if (flip_hist[i]) {

@@ -7,9 +7,11 @@
  *   test_integrity random  DIR  random multi-bit damage and bursts: detection rate
  *   test_integrity sizes        shapes at and beyond 2^40 elements, 64-bit wrap
  *
- * DIR is golden/v1/expected. The messages are copied into buffers of exactly
- * their length, so that a sanitizer build catches any read past the end.
- * On every failed decode the output buffer must be untouched.
+ * DIR is golden/v1/expected. Gain-allocation messages (alloc 3, version 3,
+ * SPEC §4.3) are encoded here and damaged in the same ways. The messages are
+ * copied into buffers of exactly their length, so that a sanitizer build
+ * catches any read past the end. On every failed decode the output buffer
+ * must be untouched.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +30,23 @@ static const char *const k_messages[] = {
     "alloc-none-r0200.bin",      "llm-1x16x512-bf16.bin", "sweep-g256-b7.bin",
 };
 #define N_MESSAGES (sizeof k_messages / sizeof k_messages[0])
+
+/* Gain-allocation messages encoded by the test itself: G, hi, lo, r, tau,
+ * rounding, meta, B, S, C. */
+static const struct gain_msg {
+    const char *name;
+    uint32_t G, hi, lo, r;
+    float tau;
+    tahq_rounding rnd;
+    tahq_meta meta;
+    uint32_t B, S, C;
+} k_gain[] = {
+    {"gain-g16-4-3-fp16", 16, 4, 3, 800, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16, 2, 10, 64},
+    {"gain-g64-8-2-bf16-stoch", 64, 8, 2, 500, 0.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_BF16, 1, 16, 256},
+    {"gain-g8-3-3-fp32", 8, 3, 3, 700, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32, 3, 7, 24},
+    {"gain-g256-4-1-r0", 256, 4, 1, 0, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16, 1, 3, 512},
+};
+#define N_GAIN (sizeof k_gain / sizeof k_gain[0])
 
 typedef struct msgbuf {
     const char *name;
@@ -71,6 +90,65 @@ static int load(const char *dir, const char *name, msgbuf *m)
         return -1;
     if (tahq_decode(m->bytes, m->len, m->out, (size_t)m->count) != TAHQ_OK) {
         fprintf(stderr, "%s: does not decode\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Encode gain message k into m (exact-length copy) and decode it once. */
+static int make_gain(size_t k, msgbuf *m)
+{
+    const struct gain_msg *g = &k_gain[k];
+    tahq_config c;
+    tahq_config_default(&c);
+    c.tile = g->G;
+    c.hi_bits = g->hi;
+    c.lo_bits = g->lo;
+    c.hi_permille = g->r;
+    c.alloc = TAHQ_ALLOC_GAIN;
+    c.tau = g->tau;
+    c.rounding = g->rnd;
+    c.meta = g->meta;
+    c.seed = 0x5EED0000u + k;
+    tahq_shape sh = {g->B, g->S, g->C};
+    m->name = g->name;
+    m->count = (uint64_t)g->B * g->S * g->C;
+    float *x = malloc((size_t)m->count * sizeof(float));
+    m->out = malloc((size_t)m->count * sizeof(float));
+    size_t cap = 0, wsz = 0, len = 0;
+    if (!x || !m->out || tahq_encode_bound(&c, &sh, &cap) != TAHQ_OK ||
+        tahq_encode_workspace_size(&c, &sh, &wsz) != TAHQ_OK) {
+        free(x);
+        return -1;
+    }
+    trng r = {0xD1CE + k};
+    for (uint64_t i = 0; i < m->count; i++) {
+        x[i] = (float)(trng_gauss(&r) * (1.0 + (double)(i / g->C % 5)));
+        if (i % 97 == 5)
+            x[i] *= 40.0f; /* outliers: some tiles flagged */
+    }
+    uint8_t *buf = malloc(cap);
+    void *ws = malloc(wsz + 8);
+    tahq_status st = buf && ws ? tahq_encode(&c, &sh, x, ws, wsz, buf, cap, &len) : TAHQ_ERR_NULL;
+    free(x);
+    free(ws);
+    tahq_header h;
+    if (st != TAHQ_OK || tahq_parse_header(buf, len, &h) != TAHQ_OK || h.version != TAHQ_GAIN_VERSION ||
+        h.config.alloc != TAHQ_ALLOC_GAIN) {
+        fprintf(stderr, "%s: encode %d, not a valid gain message\n", g->name, (int)st);
+        free(buf);
+        return -1;
+    }
+    m->len = len;
+    m->bytes = malloc(len);
+    if (!m->bytes) {
+        free(buf);
+        return -1;
+    }
+    memcpy(m->bytes, buf, len);
+    free(buf);
+    if (tahq_decode(m->bytes, m->len, m->out, (size_t)m->count) != TAHQ_OK) {
+        fprintf(stderr, "%s: does not decode\n", g->name);
         return -1;
     }
     return 0;
@@ -265,10 +343,11 @@ static unsigned __int128 bound128(const tahq_config *c, const tahq_shape *s)
 {
     unsigned __int128 rows = (unsigned __int128)s->batch * s->seq_len;
     unsigned __int128 T = s->channels / c->tile, N = rows * T;
-    unsigned __int128 map = c->alloc == TAHQ_ALLOC_TOKEN ? rows
-                          : c->alloc == TAHQ_ALLOC_TILE  ? N
-                                                         : 0;
-    unsigned __int128 nlow = c->alloc == TAHQ_ALLOC_TOKEN
+    const int per_row = c->alloc == TAHQ_ALLOC_TOKEN || c->alloc == TAHQ_ALLOC_GAIN;
+    unsigned __int128 map = per_row                     ? rows
+                          : c->alloc == TAHQ_ALLOC_TILE ? N
+                                                        : 0;
+    unsigned __int128 nlow = per_row
                                  ? (unsigned __int128)s->batch *
                                        tahq_low_count(s->seq_len, c->hi_permille) * T
                              : c->alloc == TAHQ_ALLOC_TILE
@@ -298,7 +377,7 @@ static void part_sizes(void)
         {1u << 31, 1u << 6, 8},
     };
     for (size_t i = 0; i < sizeof at_limit / sizeof at_limit[0]; i++) {
-        for (int alloc = 0; alloc <= 2; alloc++) {
+        for (int alloc = 0; alloc <= 3; alloc++) {
             tahq_config_default(&c);
             c.tile = 8;
             c.alloc = (tahq_alloc)alloc;
@@ -347,28 +426,31 @@ static void part_sizes(void)
                        TAHQ_ERR_SHAPE && out_len == 0,
                    "encode of beyond shape %zu", i);
         }
-        /* a header claiming the shape: HEADER (never SIZE on a wrapped count) */
-        uint8_t msg[TAHQ_HEADER_BYTES + 16];
-        memset(msg, 0, sizeof msg);
-        memcpy(msg, TAHQ_MAGIC, 4);
-        msg[4] = 1;
-        msg[6] = TAHQ_HEADER_BYTES;
-        msg[8] = 3;
-        msg[9] = 4;
-        msg[10] = 3;
-        msg[11] = TAHQ_ALLOC_NONE;
-        t_put_le(msg + 14, 800, 2);
-        put32(msg + 16, 0x40000000u);
-        put32(msg + 20, s.batch);
-        put32(msg + 24, s.seq_len);
-        put32(msg + 28, s.channels);
-        put32(msg + 68, tahq_crc32c(tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES, 16));
-        tahq_header h;
-        tahq_status st = tahq_parse_header(msg, sizeof msg, &h);
-        if (want != TAHQ_OK)
-            CHECKF(st == TAHQ_ERR_HEADER, "header with beyond shape %zu: %d", i, (int)st);
-        float y[8];
-        CHECKF(tahq_decode(msg, sizeof msg, y, 8) != TAHQ_OK, "decode of beyond shape %zu", i);
+        /* a header claiming the shape: HEADER (never SIZE on a wrapped
+         * count), for alloc none (version 1) and gain (version 3) */
+        for (int gain = 0; gain < 2; gain++) {
+            uint8_t msg[TAHQ_HEADER_BYTES + 16];
+            memset(msg, 0, sizeof msg);
+            memcpy(msg, TAHQ_MAGIC, 4);
+            msg[4] = gain ? TAHQ_GAIN_VERSION : 1;
+            msg[6] = TAHQ_HEADER_BYTES;
+            msg[8] = 3;
+            msg[9] = 4;
+            msg[10] = 3;
+            msg[11] = gain ? TAHQ_ALLOC_GAIN : TAHQ_ALLOC_NONE;
+            t_put_le(msg + 14, 800, 2);
+            put32(msg + 16, 0x40000000u);
+            put32(msg + 20, s.batch);
+            put32(msg + 24, s.seq_len);
+            put32(msg + 28, s.channels);
+            put32(msg + 68, tahq_crc32c(tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES, 16));
+            tahq_header h;
+            tahq_status st = tahq_parse_header(msg, sizeof msg, &h);
+            if (want != TAHQ_OK)
+                CHECKF(st == TAHQ_ERR_HEADER, "header with beyond shape %zu: %d", i, (int)st);
+            float y[8];
+            CHECKF(tahq_decode(msg, sizeof msg, y, 8) != TAHQ_OK, "decode of beyond shape %zu", i);
+        }
     }
     /* tahq_low_count is exact for every 64-bit n */
     static const uint64_t ns[] = {0, 1, 999, 1000, 1001, UINT64_C(1) << 40, UINT64_MAX - 1,
@@ -397,23 +479,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_integrity %s: golden expected/ directory needed\n", part);
         return 2;
     }
-    msgbuf ms[N_MESSAGES];
+    msgbuf ms[N_MESSAGES + N_GAIN];
+    const size_t n_ms = N_MESSAGES + N_GAIN;
     memset(ms, 0, sizeof ms);
     for (size_t i = 0; i < N_MESSAGES; i++)
         if (load(argv[2], k_messages[i], &ms[i]) != 0)
             return 1;
+    for (size_t i = 0; i < N_GAIN; i++)
+        if (make_gain(i, &ms[N_MESSAGES + i]) != 0)
+            return 1;
     if (strcmp(part, "flips") == 0) {
-        part_flips(ms, N_MESSAGES);
+        part_flips(ms, n_ms);
     } else if (strcmp(part, "trunc") == 0) {
-        part_trunc(ms, N_MESSAGES);
+        part_trunc(ms, n_ms);
     } else if (strcmp(part, "random") == 0) {
         uint64_t trials = argc > 3 ? strtoull(argv[3], NULL, 10) : 20000u;
-        part_random(ms, N_MESSAGES, trials);
+        part_random(ms, n_ms, trials);
     } else {
         fprintf(stderr, "test_integrity: unknown part '%s'\n", part);
         return 2;
     }
-    for (size_t i = 0; i < N_MESSAGES; i++) {
+    for (size_t i = 0; i < n_ms; i++) {
         free(ms[i].bytes);
         free(ms[i].out);
     }

@@ -15,6 +15,7 @@
 #include "tahq_spec.h"
 #include "commands.h"
 #include "golden_common.h"
+#include "golden_gain.h"
 #include "golden_paper_v1.h"
 #include "llm_tensor.h"
 #include "npy.h"
@@ -33,7 +34,7 @@ typedef struct gen {
     uint64_t total_bytes;
     int failed;
     char *ids[MAX_CASES];
-    const char *set;   /* "v1" or "v2" */
+    const char *set;   /* "v1", "v2" or "v3" */
     const char *kills; /* v2: the mutants the next case kills, "a,b" (NULL: none) */
 } gen;
 
@@ -442,6 +443,36 @@ static void emit_decode(gen *g, const char *id, const char *flags, const char *d
                 rel_in, len, sh_in, rel_dec, dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
     }
     free(y);
+}
+
+/* The case writers for the families of other files (golden_gain.h). */
+void golden_gen_encode(gen *g, const char *id, const char *flags, const char *desc,
+                       const tahq_config *cfg, const tahq_shape *s, const float *x)
+{
+    emit_encode(g, id, flags, desc, cfg, s, x);
+}
+
+void golden_gen_encode_error(gen *g, const char *id, const char *flags, const char *desc,
+                             const tahq_config *cfg, const tahq_shape *s, const float *x,
+                             int expect)
+{
+    emit_encode_error(g, id, flags, desc, cfg, s, x, expect);
+}
+
+void golden_gen_decode_error(gen *g, const char *id, const char *flags, const char *desc,
+                             const uint8_t *msg, size_t len, int expect)
+{
+    emit_decode_error(g, id, flags, desc, msg, len, expect);
+}
+
+void golden_gen_fail(gen *g)
+{
+    g->failed = 1;
+}
+
+int golden_gen_failed(const gen *g)
+{
+    return g->failed;
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -1494,14 +1525,17 @@ static void fam_decode_errors(gen *g)
 
 static void help(void)
 {
-    printf("usage: tahq golden-gen DIR [--set v1|v2]\n"
+    printf("usage: tahq golden-gen DIR [--set v1|v2|v3]\n"
            "Write the golden vector set (default %s; format %u) into DIR: manifest.json,\n"
            "inputs/, expected/. Deterministic: the same libtahq always writes the same bytes.\n"
            "Each case is checked while it is written (encode status, decode of the own\n"
            "message, the error code the SPEC prescribes for invalid inputs).\n"
            "  --set v2   the cases of v1 and the cases added for mutation adequacy\n"
            "             (golden/mutation): each names in \"kills\" the mutants of\n"
-           "             golden/mutation/catalogue.txt it tells apart from the reference\n",
+           "             golden/mutation/catalogue.txt it tells apart from the reference\n"
+           "  --set v3   the cases of the gain allocation (SPEC 4.3, alloc 3, messages of\n"
+           "             header version 3); each names the mistake it catches, checked\n"
+           "             while the set is written (cli/golden_gain.c)\n",
            GOLDEN_SET, (unsigned)TAHQ_FORMAT_VERSION);
 }
 
@@ -2063,8 +2097,9 @@ int cmd_golden_gen(int argc, char **argv)
         help();
     if (prc)
         return prc == CLI_HELP ? 0 : prc;
-    if (strcmp(set, "v1") != 0 && strcmp(set, "v2") != 0)
-        return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1 or v2)", set);
+    const int v3 = strcmp(set, "v3") == 0;
+    if (strcmp(set, "v1") != 0 && strcmp(set, "v2") != 0 && !v3)
+        return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1, v2 or v3)", set);
     if (!dir)
         return cli_fail(EXIT_USAGE, "need DIR (see tahq golden-gen --help)");
     char p[4096];
@@ -2083,19 +2118,24 @@ int cmd_golden_gen(int argc, char **argv)
     if (!g.man)
         return cli_fail(EXIT_RUNTIME, "out of memory");
 
-    fam_sweep(&g);
-    fam_alloc(&g);
-    fam_tau(&g);
-    fam_gate(&g);
-    fam_stochastic(&g);
-    fam_meta(&g);
-    fam_edge(&g);
-    fam_sizes(&g);
-    fam_random(&g);
-    fam_llm(&g);
-    fam_encode_errors(&g);
-    fam_decode_errors(&g);
-    fam_paper_v1(&g);
+    if (v3) {
+        /* golden/v3 holds the gain cases only; golden/v2 everything else */
+        golden_gain_cases(&g);
+    } else {
+        fam_sweep(&g);
+        fam_alloc(&g);
+        fam_tau(&g);
+        fam_gate(&g);
+        fam_stochastic(&g);
+        fam_meta(&g);
+        fam_edge(&g);
+        fam_sizes(&g);
+        fam_random(&g);
+        fam_llm(&g);
+        fam_encode_errors(&g);
+        fam_decode_errors(&g);
+        fam_paper_v1(&g);
+    }
     if (strcmp(g.set, "v2") == 0) {
         fam_mutation(&g);
         fam_scale_search(&g);
@@ -2114,10 +2154,13 @@ int cmd_golden_gen(int argc, char **argv)
         if (!f) {
             rc = cli_fail(EXIT_RUNTIME, "out of memory");
         } else {
-            fprintf(f,
-                    "{\n  \"schema\": \"%s\",\n  \"set\": \"%s\",\n  \"format_version\": %u,\n"
-                    "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
-                    GOLDEN_SCHEMA, g.set, (unsigned)TAHQ_FORMAT_VERSION, g.n_cases);
+            fprintf(f, "{\n  \"schema\": \"%s\",\n  \"set\": \"%s\",\n  \"format_version\": %u,\n",
+                    GOLDEN_SCHEMA, g.set, (unsigned)TAHQ_FORMAT_VERSION);
+            /* v3: format 1, every expected message of header version 3 */
+            if (v3)
+                fprintf(f, "  \"header_version\": %u,\n", (unsigned)GOLDEN_V3_HEADER_VERSION);
+            fprintf(f, "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
+                    g.n_cases);
             fwrite(g.man_buf, 1, g.man_len, f);
             fputs("\n  ]\n}\n", f);
             fclose(f);

@@ -1,0 +1,1455 @@
+/* golden_gain.c - golden/v3 (`tahq golden-gen DIR --set v3`): the cases of
+ * the gain allocation of ref/SPEC.md §4.3 (alloc 3, messages of header
+ * version 3, §8.1), each named after the implementation mistake it catches.
+ *
+ * The claims are checked while the set is written. This file holds its own
+ * transcription of SPEC §4.2 and §4.3 (gain_map below: the tile errors at
+ * both widths, the binary64 sums in the orders of §2.5, the x2 of flagged
+ * tiles when log2 G is odd, the key, the per-sequence ranking), written from
+ * the SPEC on the §5 primitives of tahq_spec.h only (gate, transform,
+ * quantization), with a switch for each mistake. For every encode case
+ *   - the transcription's map must equal the precision map of the message
+ *     libtahq writes (so the two independent readings of §4.3 agree), and
+ *   - each mistake the case names must give another map, or another status
+ *     (and each equivalence a description states must give the same map).
+ * A case whose input is drawn from a seed takes the first seed, from a fixed
+ * start, for which its mistakes change the map; the description gives the
+ * seed and the maps. Everything is integer operations, Philox words and
+ * binary32/binary64 basic operations, so the set is the same on every
+ * platform where libtahq is correct. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_ops.h"
+#include "dist_gen.h"
+#include "golden_gain.h"
+#include "llm_tensor.h"
+#include "tahq_spec.h"
+
+/* ------------------------------------------------------------ the mistakes */
+
+enum {
+    GV_SPEC,          /* SPEC §4.3 */
+    GV_ENTROPY,       /* alloc token's entropy ranking (§4.2) */
+    GV_F32,           /* squares, e_b, g and sigma in binary32 */
+    GV_SEQ_TILE,      /* e_b summed left to right */
+    GV_ADJ_TILE,      /* e_b by an adjacent-pair tree (v[2j] + v[2j+1]) */
+    GV_SEQ_PSUM,      /* sigma summed left to right over the tiles */
+    GV_NO_X2,         /* no x2 for flagged tiles (log2 G odd) */
+    GV_X2_ANY_K,      /* x2 for flagged tiles whatever the parity of log2 G */
+    GV_X2_UNFLAGGED,  /* x2 for every tile when log2 G is odd */
+    GV_KEY_PLAIN,     /* key = the plain high word of sigma's bits */
+    GV_KEY_SIGNFLIP,  /* key = high word of (bits xor 2^63), also for sigma < 0 */
+    GV_KEY_F32,       /* key from the binary32 value of sigma */
+    GV_KEY_FULL64,    /* the whole 64-bit ordered word, not its high half */
+    GV_KEY_SHIFT31,   /* o >> 31 (one bit more than the SPEC's key) */
+    GV_KEY_SHIFT33,   /* o >> 33 (one bit less) */
+    GV_KEY_LOWWORD,   /* the low 32 bits of o */
+    GV_TIE_HIGH,      /* equal keys: the higher row first */
+    GV_RAW_TILE,      /* flagged tiles quantized untransformed */
+    GV_DECODED,       /* error after the inverse transform, against x (no x2) */
+    GV_NEAREST,       /* nearest-even codes in the ranking of a stochastic message */
+    GV_ROW_INDEX,     /* stochastic codes keyed by the index within the row */
+    GV_SEED_ZERO,     /* stochastic codes of seed 0, not the message's seed */
+    GV_BATCH,         /* one ranking over the whole batch (B * low(S) tokens) */
+    GV_META_FP16,     /* the ranking's metadata fp16, bf16 or fp32 whatever */
+    GV_META_BF16,     /*   the message's meta */
+    GV_META_FP32,
+    GV_RANGE_IGNORED, /* a token whose tile overflows the metadata ranked last */
+    GV_ALWAYS_RANK,   /* keys computed when low(S) = 0 */
+    GV_N
+};
+#define GV_END (-1)
+
+static const struct {
+    const char *what, *flag;
+} gv_info[GV_N] = {
+    [GV_SPEC] = {"the SPEC", ""},
+    [GV_ENTROPY] = {"the entropy ranking of alloc token", "gain_not_entropy"},
+    [GV_F32] = {"binary32 sums (squares, e_b, g and sigma)", "sum_binary64"},
+    [GV_SEQ_TILE] = {"a left-to-right sum of the squared errors of a tile", "sum_order_tile"},
+    [GV_ADJ_TILE] = {"an adjacent-pair tree over the squared errors of a tile", "sum_order_tile"},
+    [GV_SEQ_PSUM] = {"a left-to-right sum of the tile gains", "sum_order_tiles"},
+    [GV_NO_X2] = {"no x2 for flagged tiles", "x2_odd_k"},
+    [GV_X2_ANY_K] = {"x2 for flagged tiles with log2 G even too", "x2_even_k"},
+    [GV_X2_UNFLAGGED] = {"x2 for unflagged tiles too", "x2_flagged_only"},
+    [GV_KEY_PLAIN] = {"the plain high word of sigma as the key", "key_sign"},
+    [GV_KEY_SIGNFLIP] = {"the sign bit flipped for negative sigma too", "key_sign"},
+    [GV_KEY_F32] = {"a key from the binary32 value of sigma", "key_truncation"},
+    [GV_KEY_FULL64] = {"all 64 bits of the ordered word as the key", "key_truncation"},
+    [GV_KEY_SHIFT31] = {"a 33-bit key (o >> 31)", "key_truncation"},
+    [GV_KEY_SHIFT33] = {"a 31-bit key (o >> 33)", "key_high_word"},
+    [GV_KEY_LOWWORD] = {"the low 32 bits of o as the key", "key_high_word"},
+    [GV_TIE_HIGH] = {"ties to the higher row", "tie_gain"},
+    [GV_RAW_TILE] = {"flagged tiles quantized without the transform", "transformed_error"},
+    [GV_DECODED] = {"the error measured after the inverse transform (no x2)", "transformed_error"},
+    [GV_NEAREST] = {"nearest-even codes in the ranking", "stochastic_codes"},
+    [GV_ROW_INDEX] = {"stochastic codes keyed by the index within the row", "stochastic_codes"},
+    [GV_SEED_ZERO] = {"stochastic codes of seed 0", "stochastic_codes"},
+    [GV_BATCH] = {"one ranking over the whole batch", "sequence_scope"},
+    [GV_META_FP16] = {"fp16 metadata in the ranking", "meta_in_ranking"},
+    [GV_META_BF16] = {"bf16 metadata in the ranking", "meta_in_ranking"},
+    [GV_META_FP32] = {"fp32 metadata in the ranking", "meta_in_ranking"},
+    [GV_RANGE_IGNORED] = {"a token whose tile overflows the metadata ranked last instead of "
+                          "ERR_RANGE", "range_in_ranking"},
+    [GV_ALWAYS_RANK] = {"keys computed although low(S) = 0", "low_zero_no_keys"},
+};
+
+/* -------------------------------------------- SPEC §4.3, transcribed again */
+
+static uint32_t f2u(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint64_t d2u(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+/* e_b: the squares D[0..n) summed in binary64 (n a power of two), by the
+ * halving tree of §2.5 or a mistaken order. D is overwritten. */
+static double sum_squares(double *D, uint32_t n, int v)
+{
+    if (v == GV_SEQ_TILE) {
+        double s = D[0];
+        for (uint32_t i = 1; i < n; i++)
+            s = s + D[i];
+        return s;
+    }
+    if (v == GV_ADJ_TILE) {
+        for (uint32_t m = n; m > 1; m /= 2)
+            for (uint32_t j = 0; j < m / 2; j++)
+                D[j] = D[2 * j] + D[2 * j + 1];
+        return D[0];
+    }
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            D[j] = D[j] + D[j + h];
+    return D[0];
+}
+
+static float sum_squares32(float *D, uint32_t n)
+{
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+        for (uint32_t j = 0; j < h; j++)
+            D[j] = D[j] + D[j + h];
+    return D[0];
+}
+
+/* psum of §2.5 over w[first .. first+n) of T values padded with +0, n a
+ * power of two: the two halves, then their sum. */
+static double psum64(const double *w, uint32_t first, uint32_t n, uint32_t T)
+{
+    if (n == 1)
+        return first < T ? w[first] : 0.0;
+    return psum64(w, first, n / 2, T) + psum64(w, first + n / 2, n / 2, T);
+}
+
+static float psum32(const float *w, uint32_t first, uint32_t n, uint32_t T)
+{
+    if (n == 1)
+        return first < T ? w[first] : 0.0f;
+    return psum32(w, first, n / 2, T) + psum32(w, first + n / 2, n / 2, T);
+}
+
+static uint32_t pow2_at_least(uint32_t T)
+{
+    uint32_t P = 1;
+    while (P < T)
+        P *= 2;
+    return P;
+}
+
+/* sigma of one token: row[T*G], its first element's global index elem0.
+ * TAHQ_OK, or the status of a tile that cannot be quantized. */
+static int token_sigma(const tahq_config *c, const float *row, uint32_t T, uint64_t elem0, int v,
+                       double *sigma)
+{
+    const uint32_t G = c->tile;
+    uint32_t k = 0;
+    while ((1u << k) < G)
+        k++;
+    const uint32_t widths[2] = {c->lo_bits, c->hi_bits};
+    tahq_meta meta = c->meta;
+    if (v == GV_META_FP16)
+        meta = TAHQ_META_FP16;
+    else if (v == GV_META_BF16)
+        meta = TAHQ_META_BF16;
+    else if (v == GV_META_FP32)
+        meta = TAHQ_META_FP32;
+    const tahq_rounding rounding = v == GV_NEAREST ? TAHQ_ROUND_NEAREST_EVEN : c->rounding;
+    double *g64 = calloc((size_t)T, sizeof *g64);
+    float *g32 = calloc((size_t)T, sizeof *g32);
+    if (!g64 || !g32) {
+        free(g64);
+        free(g32);
+        return TAHQ_ERR_BUFFER;
+    }
+    int st = TAHQ_OK;
+    for (uint32_t t = 0; t < T && st == TAHQ_OK; t++) {
+        const float *tx = row + (uint64_t)t * G;
+        uint32_t pivot = 0;
+        const int flagged = tahq_gate(tx, G, c->tau, &pivot);
+        float vv[256];
+        memcpy(vv, tx, G * sizeof(float));
+        if (flagged && v != GV_RAW_TILE)
+            tahq_hadamard_forward(vv, G, pivot);
+        double e64[2] = {0, 0};
+        float e32[2] = {0, 0};
+        for (int w = 0; w < 2; w++) {
+            float z, s, vh[256];
+            uint8_t q[256];
+            const uint64_t first = (v == GV_ROW_INDEX ? 0 : elem0) + (uint64_t)t * G;
+            st = tahq_quantize_tile(vv, G, widths[w], meta, rounding,
+                                    v == GV_SEED_ZERO ? 0 : c->seed, first, &z, &s, q);
+            if (st != TAHQ_OK)
+                break;
+            for (uint32_t i = 0; i < G; i++)
+                vh[i] = z + (float)q[i] * s; /* §6.1, before any inverse transform */
+            const float *ref = vv;
+            if (v == GV_DECODED && flagged) {
+                tahq_hadamard_inverse(vh, G, pivot);
+                ref = tx;
+            }
+            double D[256] = {0};
+            float Df[256] = {0};
+            for (uint32_t i = 0; i < G; i++) {
+                const float d = vh[i] - ref[i];
+                D[i] = (double)d * (double)d;
+                Df[i] = d * d;
+            }
+            e64[w] = sum_squares(D, G, v);
+            e32[w] = sum_squares32(Df, G);
+        }
+        if (st != TAHQ_OK)
+            break;
+        double g = e64[0] - e64[1];
+        float gf = e32[0] - e32[1];
+        int x2 = flagged && (k & 1u);
+        if (v == GV_NO_X2 || v == GV_DECODED)
+            x2 = 0;
+        else if (v == GV_X2_ANY_K)
+            x2 = flagged;
+        else if (v == GV_X2_UNFLAGGED)
+            x2 = (int)(k & 1u);
+        if (x2) {
+            g = 2.0 * g;
+            gf = 2.0f * gf;
+        }
+        g64[t] = g;
+        g32[t] = gf;
+    }
+    if (st == TAHQ_OK) {
+        if (v == GV_F32) {
+            *sigma = (double)psum32(g32, 0, pow2_at_least(T), T);
+        } else if (v == GV_SEQ_PSUM) {
+            double s = g64[0];
+            for (uint32_t t = 1; t < T; t++)
+                s = s + g64[t];
+            *sigma = s;
+        } else {
+            *sigma = psum64(g64, 0, pow2_at_least(T), T);
+        }
+    }
+    free(g64);
+    free(g32);
+    return st;
+}
+
+/* §4.3 step 4: the word that orders as sigma. */
+static uint64_t order_word(double sigma)
+{
+    const uint64_t w = d2u(sigma);
+    return (w >> 63) ? ~w : w ^ 0x8000000000000000ull;
+}
+
+static uint64_t sigma_key(double sigma, int v)
+{
+    const uint64_t w = d2u(sigma), o = order_word(sigma);
+    switch (v) {
+    case GV_KEY_PLAIN: return w >> 32;
+    case GV_KEY_SIGNFLIP: return (w ^ 0x8000000000000000ull) >> 32;
+    case GV_KEY_F32: {
+        const uint32_t b = f2u((float)sigma);
+        return (b >> 31) ? (uint32_t)~b : b ^ 0x80000000u;
+    }
+    case GV_KEY_FULL64: return o;
+    case GV_KEY_SHIFT31: return o >> 31;
+    case GV_KEY_SHIFT33: return o >> 33;
+    case GV_KEY_LOWWORD: return o & 0xFFFFFFFFu;
+    default: return o >> 32;
+    }
+}
+
+typedef struct ranked {
+    uint64_t key, row;
+} ranked;
+
+static int tie_high;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->row == y->row)
+        return 0;
+    return (x->row < y->row) != tie_high ? -1 : 1;
+}
+
+/* The precision map (low[r] = 1: row r gets lo_bits) of alloc gain under
+ * mistake v (GV_SPEC: the SPEC). TAHQ_OK or the status of the ranking. */
+static int gain_map(const tahq_config *c, const tahq_shape *s, const float *x, int v,
+                    uint8_t *low)
+{
+    const uint32_t G = c->tile;
+    const uint64_t C = s->channels, S = s->seq_len, rows = (uint64_t)s->batch * S;
+    const uint32_t T = (uint32_t)(C / G);
+    memset(low, 0, (size_t)rows);
+    const uint64_t low_s = tahq_low_count(S, c->hi_permille);
+    if (low_s == 0 && v != GV_ALWAYS_RANK)
+        return TAHQ_OK; /* no key is computed */
+    ranked *rk = malloc((size_t)rows * sizeof *rk);
+    if (!rk)
+        return TAHQ_ERR_BUFFER;
+    for (uint64_t r = 0; r < rows; r++) {
+        rk[r].row = r;
+        if (v == GV_ENTROPY) {
+            rk[r].key = f2u(tahq_entropy(x + r * C, T, G));
+            continue;
+        }
+        double sigma = 0;
+        const int st = token_sigma(c, x + r * C, T, r * C, v, &sigma);
+        if (st == TAHQ_ERR_RANGE && v == GV_RANGE_IGNORED) {
+            rk[r].key = UINT64_MAX;
+            continue;
+        }
+        if (st != TAHQ_OK) {
+            free(rk);
+            return st;
+        }
+        rk[r].key = sigma_key(sigma, v);
+    }
+    tie_high = v == GV_TIE_HIGH;
+    const uint64_t group = v == GV_BATCH ? rows : S, count = v == GV_BATCH ? s->batch * low_s : low_s;
+    for (uint64_t first = 0; first < rows; first += group) {
+        qsort(rk + first, (size_t)group, sizeof *rk, cmp_ranked);
+        for (uint64_t i = 0; i < count; i++)
+            low[rk[first + i].row] = 1;
+    }
+    tie_high = 0;
+    free(rk);
+    return TAHQ_OK;
+}
+
+/* ------------------------------------------------------------ checking */
+
+static uint64_t rows_of(const tahq_shape *s)
+{
+    return (uint64_t)s->batch * s->seq_len;
+}
+
+static uint64_t count_of(const tahq_shape *s)
+{
+    return rows_of(s) * s->channels;
+}
+
+static float *alloc_x(const tahq_shape *s)
+{
+    float *x = calloc((size_t)count_of(s) + 1, sizeof(float));
+    if (!x) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(1);
+    }
+    return x;
+}
+
+/* The map as text: per sequence its rows as 0/1 (row 0 first), sequences
+ * separated by '/'; a sequence of more than 64 rows as its low rows. */
+static void fmt_map(const uint8_t *low, const tahq_shape *s, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (uint32_t b = 0; b < s->batch && used + 1 < n; b++) {
+        const uint8_t *m = low + (uint64_t)b * s->seq_len;
+        if (b)
+            used += (size_t)snprintf(buf + used, n - used, "/");
+        if (s->seq_len <= 64) {
+            for (uint32_t i = 0; i < s->seq_len && used + 1 < n; i++)
+                buf[used++] = m[i] ? '1' : '0';
+            buf[used] = 0;
+        } else {
+            int first = 1;
+            used += (size_t)snprintf(buf + used, n - used, "low rows {");
+            for (uint32_t i = 0; i < s->seq_len && used + 1 < n; i++)
+                if (m[i]) {
+                    used += (size_t)snprintf(buf + used, n - used, "%s%u", first ? "" : ",",
+                                             (unsigned)i);
+                    first = 0;
+                }
+            if (used + 1 < n)
+                used += (size_t)snprintf(buf + used, n - used, "}");
+        }
+    }
+}
+
+static void append(char *buf, size_t n, const char *fmt, const char *a, const char *b)
+{
+    size_t l = strlen(buf);
+    if (l + 1 < n)
+        snprintf(buf + l, n - l, fmt, a, b);
+}
+
+static void add_flag(char *flags, size_t n, const char *f)
+{
+    if (!f || !*f)
+        return;
+    char key[96];
+    snprintf(key, sizeof key, ",%s,", f);
+    char probe[1200];
+    snprintf(probe, sizeof probe, ",%s,", flags);
+    if (strstr(probe, key))
+        return;
+    size_t l = strlen(flags);
+    snprintf(flags + l, n - l, "%s%s", l ? "," : "", f);
+}
+
+static size_t n_vars(const int *v)
+{
+    size_t n = 0;
+    while (v && v[n] != GV_END)
+        n++;
+    return n;
+}
+
+/* 1 if every mistake of `differ` gives another map or status than the SPEC
+ * (which must succeed with `expect_st`) and every one of `equal` the same. */
+static int claims_hold(const tahq_config *c, const tahq_shape *s, const float *x,
+                       int expect_st, const int *differ, const int *equal)
+{
+    const uint64_t rows = rows_of(s);
+    uint8_t *m0 = malloc((size_t)rows), *m1 = malloc((size_t)rows);
+    int ok = m0 && m1 && gain_map(c, s, x, GV_SPEC, m0) == expect_st;
+    for (size_t i = 0; ok && i < n_vars(differ); i++) {
+        const int st = gain_map(c, s, x, differ[i], m1);
+        ok = st != expect_st || (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) != 0);
+    }
+    for (size_t i = 0; ok && i < n_vars(equal); i++)
+        ok = gain_map(c, s, x, equal[i], m1) == expect_st &&
+             (expect_st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) == 0);
+    free(m0);
+    free(m1);
+    return ok;
+}
+
+/* The checks of an encode case (see the top of the file) and its text: the
+ * description gets the maps, `flags` the flag of each mistake. 0 or -1. */
+static int check_encode(const char *id, const tahq_config *c, const tahq_shape *s, const float *x,
+                        const int *differ, const int *equal, char *desc, size_t dn, char *flags,
+                        size_t fn)
+{
+    const uint64_t rows = rows_of(s);
+    uint8_t *m0 = calloc((size_t)rows + 1, 1), *m1 = calloc((size_t)rows + 1, 1);
+    char *t0 = malloc(4096), *t1 = malloc(4096);
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (!m0 || !m1 || !t0 || !t1)
+        goto out;
+    int st = gain_map(c, s, x, GV_SPEC, m0);
+    if (st != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
+                tahq_status_name(st));
+        goto out;
+    }
+    st = run_encode(c, s, x, &msg, &len);
+    if (st != TAHQ_OK || len < 72 + (rows + 7) / 8) {
+        fprintf(stderr, "tahq golden-gen: case %s: encode: %s\n", id, tahq_status_name(st));
+        goto out;
+    }
+    for (uint64_t r = 0; r < rows; r++)
+        if (((msg[72 + r / 8] >> (r % 8)) & 1u) != m0[r]) {
+            fprintf(stderr,
+                    "tahq golden-gen: case %s: row %" PRIu64 ": libtahq's map and the "
+                    "transcription of SPEC 4.3 in golden_gain.c disagree\n",
+                    id, r);
+            goto out;
+        }
+    fmt_map(m0, s, t0, 4096);
+    append(desc, dn, "%s%s", n_vars(differ) ? " Checked by golden-gen: gain map " : " Gain map ",
+           t0);
+    for (size_t i = 0; i < n_vars(differ); i++) {
+        const int v = differ[i];
+        st = gain_map(c, s, x, v, m1);
+        if (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) == 0) {
+            fprintf(stderr, "tahq golden-gen: case %s: %s gives the same map: the case does not "
+                            "catch it\n", id, gv_info[v].what);
+            goto out;
+        }
+        if (st == TAHQ_OK)
+            fmt_map(m1, s, t1, 4096);
+        else
+            snprintf(t1, 4096, "%s", tahq_status_name(st));
+        append(desc, dn, "; %s gives %s", gv_info[v].what, t1);
+        add_flag(flags, fn, gv_info[v].flag);
+    }
+    for (size_t i = 0; i < n_vars(equal); i++) {
+        const int v = equal[i];
+        st = gain_map(c, s, x, v, m1);
+        if (st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) != 0) {
+            fprintf(stderr, "tahq golden-gen: case %s: %s was to give the same map\n", id,
+                    gv_info[v].what);
+            goto out;
+        }
+        append(desc, dn, "; %s%s gives the same map", i ? "" : "equivalent here: ",
+               gv_info[v].what);
+    }
+    append(desc, dn, "%s%s", ".", "");
+    rc = 0;
+out:
+    free(m0);
+    free(m1);
+    free(t0);
+    free(t1);
+    free(msg);
+    return rc;
+}
+
+/* An encode case: checked as above, then written. */
+static void gain_case(gen *g, const char *id, const char *flags0, const char *desc0,
+                      const tahq_config *c, const tahq_shape *s, const float *x,
+                      const int *differ, const int *equal)
+{
+    if (golden_gen_failed(g))
+        return;
+    char desc[4096], flags[1024];
+    snprintf(desc, sizeof desc, "%s", desc0);
+    snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
+    if (check_encode(id, c, s, x, differ, equal, desc, sizeof desc, flags, sizeof flags)) {
+        golden_gen_fail(g);
+        return;
+    }
+    golden_gen_encode(g, id, flags, desc, c, s, x);
+}
+
+/* An encode_error case: the SPEC's status from the transcription too, and
+ * each mistake of `differ` accepting the input. */
+static void gain_error_case(gen *g, const char *id, const char *flags0, const char *desc0,
+                            const tahq_config *c, const tahq_shape *s, const float *x, int expect,
+                            const int *differ)
+{
+    if (golden_gen_failed(g))
+        return;
+    char desc[4096], flags[1024];
+    snprintf(desc, sizeof desc, "%s Checked by golden-gen:", desc0);
+    snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
+    uint8_t *m = calloc((size_t)rows_of(s) + 1, 1);
+    int st = m ? gain_map(c, s, x, GV_SPEC, m) : TAHQ_ERR_BUFFER;
+    if (st != expect) {
+        fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
+                tahq_status_name(st));
+        free(m);
+        golden_gen_fail(g);
+        return;
+    }
+    for (size_t i = 0; i < n_vars(differ); i++) {
+        st = gain_map(c, s, x, differ[i], m);
+        if (st == expect) {
+            fprintf(stderr, "tahq golden-gen: case %s: %s gives %s too\n", id,
+                    gv_info[differ[i]].what, tahq_status_name(st));
+            free(m);
+            golden_gen_fail(g);
+            return;
+        }
+        char t[512];
+        if (st == TAHQ_OK)
+            fmt_map(m, s, t, sizeof t);
+        append(desc, sizeof desc, "%s %s", i ? ";" : "", gv_info[differ[i]].what);
+        append(desc, sizeof desc, " accepts it (map %s)%s", st == TAHQ_OK ? t : "?", "");
+        add_flag(flags, sizeof flags, gv_info[differ[i]].flag);
+    }
+    append(desc, sizeof desc, "%s%s", ".", "");
+    free(m);
+    golden_gen_encode_error(g, id, flags, desc, c, s, x, expect);
+}
+
+/* ------------------------------------------------------------ inputs */
+
+static float unif(uint64_t seed, uint64_t i)
+{
+    const uint32_t w = tahq_random_word(seed, i);
+    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
+}
+
+/* Uniform values, rows scaled by 2^-(r mod 3), and in about one tile of
+ * three a spike of 4 to 11 times the row's scale (a tile the gate flags at
+ * tau = 2): tokens with different shares of flagged tiles. */
+static void fill_mixed(float *x, const tahq_shape *s, uint32_t G, uint64_t seed)
+{
+    const uint64_t rows = rows_of(s), C = s->channels, T = C / G;
+    for (uint64_t r = 0; r < rows; r++) {
+        const float scale = ldexpf(1.0f, -(int)(r % 3));
+        for (uint64_t c = 0; c < C; c++)
+            x[r * C + c] = unif(seed, r * C + c) * scale;
+        for (uint64_t t = 0; t < T; t++) {
+            const uint32_t w = tahq_random_word(seed ^ 0xA5A5A5A5A5A5A5A5ull, r * T + t);
+            if (w % 3 != 0)
+                continue;
+            const float mag = (float)(4u + ((w >> 16) & 7u)) * scale;
+            x[r * C + t * G + (w >> 8) % G] = (w >> 31) ? -mag : mag;
+        }
+    }
+}
+
+static void fill_gauss(float *x, const tahq_shape *s, uint64_t seed)
+{
+    dist_fill(DIST_GAUSS, x, s->batch, s->seq_len, s->channels, seed);
+}
+
+enum { FILL_MIXED, FILL_GAUSS, FILL_LLM };
+
+static void fill(int kind, float *x, const tahq_shape *s, uint32_t G, uint64_t seed)
+{
+    if (kind == FILL_MIXED)
+        fill_mixed(x, s, G, seed);
+    else if (kind == FILL_GAUSS)
+        fill_gauss(x, s, seed);
+    else if (llm_tensor_fill(x, s->batch, s->seq_len, s->channels, seed)) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(1);
+    }
+}
+
+/* The first seed from seed0 whose input makes every claim hold; x holds it. */
+static int find_seed(const tahq_config *c, const tahq_shape *s, float *x, int kind, uint64_t seed0,
+                     const int *differ, const int *equal, uint64_t *seed)
+{
+    for (uint64_t k = 0; k < 400; k++) {
+        fill(kind, x, s, c->tile, seed0 + k);
+        if (claims_hold(c, s, x, TAHQ_OK, differ, equal)) {
+            *seed = seed0 + k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static tahq_config gcfg(uint32_t G, uint32_t hi, uint32_t lo, uint32_t permille, float tau,
+                        tahq_meta meta)
+{
+    tahq_config c;
+    tahq_config_default(&c);
+    c.tile = G;
+    c.hi_bits = hi;
+    c.lo_bits = lo;
+    c.hi_permille = permille;
+    c.alloc = TAHQ_ALLOC_GAIN;
+    c.tau = tau;
+    c.meta = meta;
+    return c;
+}
+
+static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
+{
+    tahq_shape r = {b, s, c};
+    return r;
+}
+
+/* A case on an input drawn from a seed (see find_seed). */
+static void seeded_case(gen *g, const char *id, const char *flags, const char *what,
+                        const tahq_config *c, const tahq_shape *s, int kind, uint64_t seed0,
+                        const int *differ, const int *equal)
+{
+    if (golden_gen_failed(g))
+        return;
+    float *x = alloc_x(s);
+    uint64_t seed = 0;
+    if (find_seed(c, s, x, kind, seed0, differ, equal, &seed)) {
+        fprintf(stderr, "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
+                        "mistakes change the map\n", id, seed0);
+        golden_gen_fail(g);
+        free(x);
+        return;
+    }
+    static const char *const kinds[3] = {"uniform values with spikes (flagged tiles)",
+                                         "i.i.d. standard normal values",
+                                         "LLM-like activations (cli/llm_tensor.c)"};
+    char desc[1024];
+    snprintf(desc, sizeof desc, "%s; %s [%u,%u,%u], input seed %" PRIu64 ".", what, kinds[kind],
+             (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels, seed);
+    gain_case(g, id, flags, desc, c, s, x, differ, equal);
+    free(x);
+}
+
+/* ------------------------------------------------------------ families */
+
+/* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
+ * gain and entropy choose different tokens. T is not a power of two, so
+ * the tile gains are summed with padding (§2.5). */
+static void fam_paper(gen *g)
+{
+    const int differ[] = {GV_ENTROPY, GV_END};
+    tahq_config c = gcfg(64, 4, 3, 800, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(2, 20, 320);
+    seeded_case(g, "gain-paper-iid-2x20x320", "paper_point",
+                "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
+                "the least squared error are not those of lowest entropy; T = 5 tiles a token "
+                "(the tile gains summed with +0 padding)",
+                &c, &s, FILL_GAUSS, 5, differ, NULL);
+    s = shp(2, 64, 1600);
+    seeded_case(g, "gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
+                "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
+                "C = 1600 (T = 25): gain and entropy choose different tokens",
+                &c, &s, FILL_LLM, 3, differ, NULL);
+}
+
+/* Every G: with log2 G odd (8, 32, 128) the gain of a flagged tile is
+ * doubled, and leaving the x2 out changes the map; with log2 G even (16,
+ * 64, 256) it is not, and a x2 there changes the map. */
+static void fam_tiles(gen *g)
+{
+    static const uint32_t Gs[6] = {8, 16, 32, 64, 128, 256};
+    const int odd[] = {GV_NO_X2, GV_X2_UNFLAGGED, GV_END};
+    const int even[] = {GV_X2_ANY_K, GV_END};
+    char id[64], what[256];
+    for (int i = 0; i < 6; i++) {
+        const uint32_t G = Gs[i];
+        const int k_odd = i % 2 == 0;
+        tahq_config c = gcfg(G, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 8, 512);
+        snprintf(id, sizeof id, "gain-g%03u", (unsigned)G);
+        snprintf(what, sizeof what,
+                 "G=%u (log2 G = %d, %s): tokens with different shares of flagged tiles; %s",
+                 (unsigned)G, i + 3, k_odd ? "odd" : "even",
+                 k_odd ? "the gain of a flagged tile is doubled (SPEC 4.3 step 2)"
+                       : "no tile gain is doubled");
+        seeded_case(g, id, "sweep", what, &c, &s, FILL_MIXED, 100 + 10 * (uint64_t)i,
+                    k_odd ? odd : even, NULL);
+    }
+}
+
+/* Near-tied token pairs: row A and A with one element moved by m ulps. Rows
+ * pairs[2j], pairs[2j+1] of the result (B sequences of 2 tokens, low 1
+ * each) are pairs whose order mistake v reverses. Returns the number found. */
+static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int v, int want,
+                           float *out)
+{
+    tahq_shape one = shp(1, 1, C);
+    float *a = alloc_x(&one), *b = alloc_x(&one);
+    fill_mixed(a, &one, c->tile, seed);
+    const uint32_t T = C / c->tile;
+    double sa = 0, sv = 0;
+    int found = 0;
+    if (token_sigma(c, a, T, 0, GV_SPEC, &sa) || token_sigma(c, a, T, C, v, &sv))
+        goto done;
+    const uint64_t ka = sigma_key(sa, GV_SPEC), kva = sigma_key(sv, v);
+    for (int m = 1; m <= 48 && found < want; m++)
+        for (uint32_t e = 0; e < C && found < want; e++)
+            for (int sign = 0; sign < 2 && found < want; sign++) {
+                if (a[e] == 0.0f)
+                    continue;
+                memcpy(b, a, C * sizeof(float));
+                b[e] = u2f(f2u(a[e]) + (uint32_t)(sign ? -m : m));
+                double sb = 0, svb = 0;
+                /* row 1 of a sequence: its global index is (2 found + 1) C;
+                 * nearest rounding makes the codes independent of it */
+                if (token_sigma(c, b, T, C, GV_SPEC, &sb) || token_sigma(c, b, T, C, v, &svb))
+                    continue;
+                const uint64_t kb = sigma_key(sb, GV_SPEC), kvb = sigma_key(svb, v);
+                const int spec_b_low = kb < ka, v_b_low = kvb < kva;
+                if (spec_b_low != v_b_low) {
+                    memcpy(out + (uint64_t)(2 * found) * C, a, C * sizeof(float));
+                    memcpy(out + (uint64_t)(2 * found + 1) * C, b, C * sizeof(float));
+                    found++;
+                }
+            }
+done:
+    free(a);
+    free(b);
+    return found;
+}
+
+/* Flagged and unflagged tiles: the error is that of the transformed tile,
+ * in the transformed domain (SPEC 4.3 step 1), doubled where log2 G is odd. */
+static void fam_transform(gen *g)
+{
+    {
+        const int differ[] = {GV_RAW_TILE, GV_END};
+        tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 8, 256);
+        seeded_case(g, "gain-transform-raw-tile", "",
+                    "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
+                    "measuring the error of the raw tile changes the map",
+                    &c, &s, FILL_MIXED, 200, differ, NULL);
+    }
+    {
+        const int differ[] = {GV_DECODED, GV_END};
+        tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(2, 2, 128);
+        float *x = alloc_x(&s);
+        uint64_t seed = 210;
+        for (; seed < 260; seed++)
+            if (find_flip_pairs(&c, 128, seed, GV_DECODED, 2, x) == 2 &&
+                claims_hold(&c, &s, x, TAHQ_OK, differ, NULL))
+                break;
+        if (seed == 260) {
+            fprintf(stderr, "tahq golden-gen: gain-transform-decoded-domain: no pair found\n");
+            golden_gen_fail(g);
+        } else {
+            char desc[512];
+            snprintf(desc, sizeof desc,
+                     "The error is measured in the transformed domain, doubled for log2 G odd "
+                     "(SPEC 4.3 steps 1-2), not after the inverse transform: two sequences of "
+                     "two nearly tied tokens (a token with flagged tiles, seed %" PRIu64
+                     ", and the same token with one value moved by a few ulps) whose order the "
+                     "decoded-domain error reverses.",
+                     seed);
+            gain_case(g, "gain-transform-decoded-domain", "near_tie", desc, &c, &s, x, differ,
+                      NULL);
+        }
+        free(x);
+    }
+    {
+        /* tau = 0: every non-zero tile flagged, so the x2 scales every key alike */
+        const int differ[] = {GV_RAW_TILE, GV_END};
+        const int equal[] = {GV_NO_X2, GV_END};
+        tahq_config c = gcfg(32, 4, 3, 500, 0.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 8, 256);
+        seeded_case(g, "gain-tau0", "",
+                    "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
+                    "then doubles every key alike and cannot change the map",
+                    &c, &s, FILL_GAUSS, 220, differ, equal);
+    }
+    {
+        const int differ[] = {GV_ENTROPY, GV_END};
+        const int equal[] = {GV_RAW_TILE, GV_NO_X2, GV_DECODED, GV_END};
+        tahq_config c = gcfg(64, 4, 3, 500, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 8, 256);
+        seeded_case(g, "gain-tau-inf", "",
+                    "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
+                    &c, &s, FILL_MIXED, 230, differ, equal);
+    }
+}
+
+/* Stochastic rounding: the ranking quantizes with the message's codes
+ * (seed, global element index). */
+static void fam_stochastic(gen *g)
+{
+    const int differ[] = {GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO, GV_END};
+    tahq_config c = gcfg(64, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+    c.rounding = TAHQ_ROUND_STOCHASTIC;
+    c.seed = 0x9E3779B97F4A7C15ull;
+    tahq_shape s = shp(2, 8, 256);
+    seeded_case(g, "gain-stochastic", "",
+                "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
+                "those of the message's stochastic codes, keyed by the global element index",
+                &c, &s, FILL_GAUSS, 300, differ, NULL);
+    c = gcfg(8, 3, 2, 500, 2.0f, TAHQ_META_BF16);
+    c.rounding = TAHQ_ROUND_STOCHASTIC;
+    c.seed = UINT64_MAX;
+    s = shp(2, 8, 64);
+    seeded_case(g, "gain-stochastic-seed-max", "",
+                "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
+                "ranking",
+                &c, &s, FILL_MIXED, 310, differ, NULL);
+}
+
+/* The three metadata types: the ranking quantizes on the message's grid. */
+static void fam_meta(gen *g)
+{
+    static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+    static const char *const names[3] = {"fp16", "bf16", "fp32"};
+    static const int others[3][3] = {{GV_META_BF16, GV_META_FP32, GV_END},
+                                     {GV_META_FP16, GV_META_FP32, GV_END},
+                                     {GV_META_FP16, GV_META_BF16, GV_END}};
+    char id[64], what[256];
+    for (int m = 0; m < 3; m++) {
+        tahq_config c = gcfg(16, 4, 2, 500, 2.0f, metas[m]);
+        tahq_shape s = shp(1, 16, 128);
+        snprintf(id, sizeof id, "gain-meta-%s", names[m]);
+        snprintf(what, sizeof what,
+                 "%s metadata: the ranking quantizes with the message's zero-points and scales",
+                 names[m]);
+        seeded_case(g, id, "", what, &c, &s, FILL_GAUSS, 400 + 10 * (uint64_t)m, others[m], NULL);
+    }
+}
+
+/* The low-width share: r = 0, 1, 500, 999 (S = 1000: one low token). */
+static void fam_permille(gen *g)
+{
+    const int differ[] = {GV_ENTROPY, GV_END};
+    tahq_config c = gcfg(32, 4, 3, 0, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 16, 128);
+    seeded_case(g, "gain-r0000", "",
+                "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
+                &c, &s, FILL_MIXED, 500, NULL, NULL);
+    c.hi_permille = 1;
+    seeded_case(g, "gain-r0001", "",
+                "r = 1: low(16) = 15, the one token with the largest key stays high", &c, &s,
+                FILL_MIXED, 510, differ, NULL);
+    c.hi_permille = 500;
+    seeded_case(g, "gain-r0500", "", "r = 500: low(16) = 8", &c, &s, FILL_MIXED, 520, differ,
+                NULL);
+    c = gcfg(8, 4, 3, 999, 2.0f, TAHQ_META_FP16);
+    s = shp(1, 1000, 8);
+    seeded_case(g, "gain-r0999-s1000", "",
+                "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key", &c,
+                &s, FILL_MIXED, 530, differ, NULL);
+}
+
+/* An input where the ranking overflows fp16 metadata at the low width: row
+ * 5 holds a tile of 0, 6250, ..., 93750 (one bit: the scale would be 93750 >
+ * 65504). Its entropy is above that of the other rows (one spike each), so
+ * alloc token would give it hi_bits and succeed. */
+static void fill_overflow(float *x, const tahq_shape *s)
+{
+    const uint64_t rows = rows_of(s), C = s->channels;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < C; c++)
+            x[r * C + c] = unif(600, r * C + c) * 0x1p-6f;
+    for (uint64_t r = 0; r < rows; r++)
+        x[r * C + (r * 7) % C] = 1.0f + (float)r * 0.125f;
+    for (uint64_t i = 0; i < 16; i++)
+        x[5 * C + i] = 6250.0f * (float)i;
+}
+
+static void fam_low_zero(gen *g)
+{
+    tahq_config c = gcfg(16, 4, 1, 1000, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 16, 32);
+    float *x = alloc_x(&s);
+    fill_overflow(x, &s);
+    const int differ[] = {GV_ALWAYS_RANK, GV_END};
+    gain_case(g, "gain-r1000-low-overflow", "low_zero",
+              "r = 1000: low(S) = 0, no key is computed; ranking row 5 at 1 bit would overflow "
+              "fp16 metadata (its tile 0 is 0, 6250, ..., 93750: scale 93750 > 65504), but the "
+              "encode succeeds.",
+              &c, &s, x, differ, NULL);
+    c.hi_permille = 999;
+    gain_case(g, "gain-r0999-low-overflow", "low_zero",
+              "r = 999 with S = 16: low(16) = 0, no key is computed, on the input of "
+              "gain-r1000-low-overflow; the encode succeeds.",
+              &c, &s, x, differ, NULL);
+    c.hi_permille = 500;
+    {
+        /* alloc token gives row 5 hi_bits and succeeds: the error comes from the ranking */
+        tahq_config ct = c;
+        ct.alloc = TAHQ_ALLOC_TOKEN;
+        uint8_t *msg = NULL;
+        size_t len = 0;
+        const int st = run_encode(&ct, &s, x, &msg, &len);
+        free(msg);
+        if (st != TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: gain-encerr-range-r0500: alloc token gives %s\n",
+                    tahq_status_name(st));
+            golden_gen_fail(g);
+        }
+    }
+    const int accept[] = {GV_RANGE_IGNORED, GV_ENTROPY, GV_END};
+    gain_error_case(g, "gain-encerr-range-r0500", "low_zero,meta_overflow",
+                    "r = 500 on the input of gain-r1000-low-overflow: ranking row 5 at 1 bit "
+                    "overflows fp16 metadata, so the encode fails with ERR_RANGE (SPEC 4.3), "
+                    "although the tile loop alone would succeed: the final map gives row 5 "
+                    "hi_bits.",
+                    &c, &s, x, TAHQ_ERR_RANGE, accept);
+    free(x);
+}
+
+/* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
+ * row: the first low(S) rows are low. */
+static void fam_equal_bits(gen *g)
+{
+    const int differ[] = {GV_ENTROPY, GV_TIE_HIGH, GV_END};
+    tahq_config c = gcfg(16, 3, 3, 500, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 8, 64);
+    seeded_case(g, "gain-equal-bits", "tie_gain",
+                "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
+                "first low(S) rows are low (ties by lower row)",
+                &c, &s, FILL_MIXED, 700, differ, NULL);
+}
+
+/* Identical rows: equal keys, the lower row goes low. */
+static void fam_ties(gen *g)
+{
+    const int differ[] = {GV_TIE_HIGH, GV_END};
+    tahq_config c = gcfg(16, 4, 3, 800, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 6, 32);
+    float *x = alloc_x(&s);
+    fill_gauss(x, &s, 710);
+    /* rows 1 and 4 identical and quiet: the two smallest keys, low(6) = 1 */
+    for (uint32_t i = 0; i < 32; i++) {
+        x[32 + i] = x[32 + i] * 0.25f;
+        x[4 * 32 + i] = x[32 + i];
+    }
+    gain_case(g, "gain-tie-identical-rows", "tie_gain",
+              "Rows 1 and 4 are identical (i.i.d. normal values of seed 710 times 1/4, the "
+              "others times 1) and have the smallest key; low(6) = 1: the lower row, 1, is "
+              "low.",
+              &c, &s, x, differ, NULL);
+    free(x);
+}
+
+/* G = 8, 3/2 bits, tau = inf, fp16: tiles on the integer lattice with
+ * w = 21, so that the 2-bit scale is 7 and the 3-bit scale 3, every value
+ * exact. X = (6,0,0,0,0,21,0,0): 6 is on the 3-bit grid and 1 off the
+ * 2-bit one, gain +1. Y = (7,0,0,0,0,21,0,0): 7 is on the 2-bit grid and 1
+ * off the 3-bit one (2.33 rounds to 2: 6), gain -1: more bits, larger error. */
+static const float lat_x[8] = {6, 0, 0, 0, 0, 21, 0, 0};
+static const float lat_y[8] = {7, 0, 0, 0, 0, 21, 0, 0};
+
+static void put_tile(float *x, const float *t, float scale)
+{
+    for (int i = 0; i < 8; i++)
+        x[i] = t[i] * scale;
+}
+
+static void fam_lattice(gen *g)
+{
+    tahq_config c = gcfg(8, 3, 2, 500, INFINITY, TAHQ_META_FP16);
+    {
+        /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
+        const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
+        tahq_shape s = shp(1, 3, 8);
+        float *x = alloc_x(&s);
+        static const float y2[8] = {7, 14, 0, 0, 0, 21, 0, 0};
+        put_tile(x, lat_x, 1.0f);
+        put_tile(x + 8, lat_y, 1.0f);
+        put_tile(x + 16, y2, 1.0f);
+        gain_case(g, "gain-negative", "negative_gain",
+                  "Negative gains: 3/2 bits on tiles of the integer lattice with max 21 (2-bit "
+                  "scale 7, 3-bit scale 3). Row 0 (6,0,0,0,0,21,0,0): 6 is exact at 3 bits and "
+                  "1 off at 2 bits, gain +1; row 1 (7,0,0,0,0,21,0,0): exact at 2 bits, 1 off "
+                  "at 3 bits, gain -1; row 2 (7,14,0,0,0,21,0,0): gain -2. The key orders them "
+                  "as numbers (SPEC 4.3 step 4): row 2 is low.",
+                  &c, &s, x, differ, NULL);
+        free(x);
+    }
+    {
+        /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
+        const int differ[] = {GV_F32, GV_END};
+        const int equal[] = {GV_SEQ_PSUM, GV_END};
+        tahq_shape s = shp(1, 2, 32);
+        float *x = alloc_x(&s);
+        put_tile(x, lat_x, 1.0f);
+        put_tile(x + 8, lat_x, 0x1p-15f);
+        put_tile(x + 16, lat_y, 1.0f);
+        gain_case(g, "gain-sum-binary64-cancel", "lattice",
+                  "Sums in binary64: row 0 has tiles of gain +1, 2^-30, -1 and 0 (the lattice "
+                  "tiles of gain-negative, the second scaled by 2^-15), sigma = (1 + 2^-30) + "
+                  "(-1 + 0) = 2^-30 in binary64 and 0 in binary32; row 1 is zero (sigma = 0). "
+                  "Row 1 is low; with binary32 sums the keys tie and row 0 would be.",
+                  &c, &s, x, differ, equal);
+        free(x);
+    }
+    {
+        /* binary32 squares underflow: d = 2^-83, d^2 = 2^-166 */
+        const int differ[] = {GV_F32, GV_END};
+        tahq_config c32 = c;
+        c32.meta = TAHQ_META_FP32;
+        tahq_shape s = shp(1, 2, 8);
+        float *x = alloc_x(&s);
+        put_tile(x, lat_x, 0x1p-83f);
+        gain_case(g, "gain-sum-binary64-underflow", "lattice,tiny_range",
+                  "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
+                  "(fp32 metadata), its one error 2^-83 squares to 2^-166, which binary32 "
+                  "flushes to 0; row 1 is zero. Row 1 is low; with binary32 squares the keys "
+                  "tie and row 0 would be.",
+                  &c32, &s, x, differ, NULL);
+        free(x);
+    }
+    {
+        /* the order of the tile gains: (1 + t) + (-1 + t) = 0, left to right t */
+        const int differ[] = {GV_SEQ_PSUM, GV_END};
+        const int equal[] = {GV_F32, GV_END};
+        tahq_config cb = c;
+        cb.meta = TAHQ_META_BF16;
+        tahq_shape s = shp(1, 2, 32);
+        float *x = alloc_x(&s);
+        put_tile(x, lat_x, 1.0f);
+        put_tile(x + 8, lat_x, 0x1p-30f);
+        put_tile(x + 16, lat_y, 1.0f);
+        put_tile(x + 24, lat_x, 0x1p-30f);
+        gain_case(g, "gain-sum-order-tiles", "lattice,sum_order",
+                  "The pairwise order of the tile gains (SPEC 2.5 psum): row 0 has gains 1, "
+                  "2^-60, -1, 2^-60 (bf16 metadata), psum = (1 + 2^-60) + (-1 + 2^-60) = 0, a "
+                  "left-to-right sum 2^-60; row 1 is zero. Keys tie, row 0 is low; summed left "
+                  "to right, row 1 would be.",
+                  &cb, &s, x, differ, equal);
+        free(x);
+    }
+    {
+        /* the order within a tile: the squares of (6, e, e, e, 7, 21, 0, 0),
+         * e = 2^-27, are (1, 2^-54 x3, 0, ...) at 2 bits and (0, 2^-54 x3, 1,
+         * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
+         * and 1 + 2^-52 */
+        const int differ[] = {GV_SEQ_TILE, GV_ADJ_TILE, GV_END};
+        tahq_shape s = shp(1, 2, 8);
+        float *x = alloc_x(&s);
+        static const float t[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
+        put_tile(x + 8, t, 1.0f);
+        gain_case(g, "gain-sum-order-tile", "lattice,sum_order",
+                  "The halving tree over a tile's squared errors (SPEC 2.5 tsum): row 1 is "
+                  "(6, e, e, e, 7, 21, 0, 0), e = 2^-27; its squares are (1, 2^-54 x3, 0, 0, 0, "
+                  "0) at 2 bits and (0, 2^-54 x3, 1, 0, 0, 0) at 3 bits, which the tree sums "
+                  "both to 1 (gain 0) and a left-to-right sum to 1 and 1 + 2^-52 (gain "
+                  "-2^-52). Row 0 is zero: keys tie, row 0 is low.",
+                  &c, &s, x, differ, NULL);
+        free(x);
+    }
+}
+
+/* Two tokens whose sigma share the high 32 bits (tie by row) and two whose
+ * high words are adjacent, found among one token moved by a few ulps. */
+typedef struct cand {
+    uint64_t o;
+    double sigma;
+    uint32_t e;
+    int m;
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->o != y->o)
+        return x->o < y->o ? -1 : 1;
+    if (x->e != y->e)
+        return x->e < y->e ? -1 : 1;
+    return x->m < y->m ? -1 : x->m > y->m;
+}
+
+/* A normal binary64 value as C99 hexadecimal text, all 13 digits (the same
+ * text on every platform, unlike printf's %a). */
+static void hexfloat(double d, char *buf, size_t n)
+{
+    const uint64_t w = d2u(d);
+    snprintf(buf, n, "%s0x1.%013" PRIx64 "p%d", (w >> 63) ? "-" : "", (uint64_t)(w & 0xFFFFFFFFFFFFFu),
+             (int)((w >> 52) & 0x7FFu) - 1023);
+}
+
+static void fam_keys(gen *g)
+{
+    tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+    tahq_shape one = shp(1, 1, 16), s = shp(1, 2, 16);
+    float *a = alloc_x(&one), *b = alloc_x(&one);
+    fill_gauss(a, &one, 800);
+    enum { M = 40 };
+    cand *cs = malloc(16 * 2 * M * sizeof *cs + sizeof *cs);
+    size_t n = 0;
+    for (uint32_t e = 0; e < 16; e++)
+        for (int m = -M; m <= M; m++) {
+            if (m == 0 && e > 0)
+                continue;
+            memcpy(b, a, sizeof(float) * 16);
+            b[e] = u2f(f2u(a[e]) + (uint32_t)m);
+            double sg = 0;
+            if (token_sigma(&c, b, 1, 0, GV_SPEC, &sg) == TAHQ_OK) {
+                cs[n].o = order_word(sg);
+                cs[n].sigma = sg;
+                cs[n].e = e;
+                cs[n].m = m;
+                n++;
+            }
+        }
+    qsort(cs, n, sizeof *cs, cmp_cand);
+    /* tie: same high word, bit 31 differs, binary32 values differ;
+     * near: high words h+1 and h (h even), low words in the other order */
+    long tie = -1, near = -1, tie_q = -1, near_q = -1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && (cs[j].o >> 32) <= (cs[i].o >> 32) + 1; j++) {
+            const uint64_t lo = cs[i].o, hi = cs[j].o;
+            if (tie < 0 && (lo >> 32) == (hi >> 32) && ((lo >> 31) & 1u) != ((hi >> 31) & 1u) &&
+                (float)cs[i].sigma != (float)cs[j].sigma) {
+                tie = (long)j;
+                tie_q = (long)i;
+            }
+            if (near < 0 && (hi >> 32) == (lo >> 32) + 1 && ((lo >> 32) & 1u) == 0 &&
+                (hi & 0xFFFFFFFFu) < (lo & 0xFFFFFFFFu)) {
+                near = (long)j;
+                near_q = (long)i;
+            }
+        }
+    float *x = alloc_x(&s);
+    const long pairs[2][2] = {{tie, tie_q}, {near, near_q}};
+    for (int k = 0; k < 2; k++) {
+        if (pairs[k][0] < 0) {
+            fprintf(stderr, "tahq golden-gen: gain key pair %d not found\n", k);
+            golden_gen_fail(g);
+            break;
+        }
+        for (int r = 0; r < 2; r++) { /* row 0: the larger sigma */
+            const cand *q = &cs[pairs[k][r]];
+            memcpy(x + 16 * r, a, sizeof(float) * 16);
+            x[16 * r + q->e] = u2f(f2u(a[q->e]) + (uint32_t)q->m);
+        }
+        const cand *p = &cs[pairs[k][0]], *q = &cs[pairs[k][1]];
+        char desc[1024], hp[40], hq[40];
+        hexfloat(p->sigma, hp, sizeof hp);
+        hexfloat(q->sigma, hq, sizeof hq);
+        if (k == 0) {
+            const int differ[] = {GV_KEY_FULL64, GV_KEY_F32, GV_KEY_SHIFT31, GV_END};
+            snprintf(desc, sizeof desc,
+                     "The key is the high 32 bits of the ordered binary64 word (SPEC 4.3 step "
+                     "4): rows 0 and 1 are i.i.d. normal values of seed 800 with value %u "
+                     "moved by %d ulps (row 0) and value %u by %d ulps (row 1); their sigma %s "
+                     "and %s have ordered words 0x%016" PRIx64 " and 0x%016" PRIx64
+                     ", which share the high word and differ in bit 31 and in binary32: keys "
+                     "tie, row 0 is low.",
+                     (unsigned)p->e, p->m, (unsigned)q->e, q->m, hp, hq, p->o, q->o);
+            gain_case(g, "gain-key-high-word-tie", "near_tie", desc, &c, &s, x, differ, NULL);
+        } else {
+            const int differ[] = {GV_KEY_LOWWORD, GV_KEY_SHIFT33, GV_END};
+            snprintf(desc, sizeof desc,
+                     "Keys that differ in the last bit of the high word: rows 0 and 1 are "
+                     "i.i.d. normal values of seed 800 with value %u moved by %d ulps (row 0) "
+                     "and value %u by %d ulps (row 1); their sigma %s and %s have ordered words "
+                     "0x%016" PRIx64 " and 0x%016" PRIx64 " (high words h+1 and h, h even, the "
+                     "low words in the other order): row 1 is low.",
+                     (unsigned)p->e, p->m, (unsigned)q->e, q->m, hp, hq, p->o, q->o);
+            gain_case(g, "gain-key-high-word-differs", "near_tie", desc, &c, &s, x, differ, NULL);
+        }
+    }
+    free(x);
+    free(cs);
+    free(a);
+    free(b);
+}
+
+/* Negative gains on ordinary values: G = 8 tiles of i.i.d. uniform values
+ * (seed 1100) at the paper's 4/3 bits, searched in order for the first two
+ * whose gain is negative; row 0 is the first tile (positive gain). */
+static void fam_negative_search(gen *g)
+{
+    const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
+    tahq_config c = gcfg(8, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+    tahq_shape one = shp(1, 1, 8), s = shp(1, 3, 8);
+    float *x = alloc_x(&s), *t = alloc_x(&one);
+    double sig[3] = {0, 0, 0};
+    uint64_t at[3] = {0, 0, 0};
+    int found = 0;
+    uint64_t k = 0;
+    for (; k < 100000 && found < 3; k++) {
+        for (uint32_t i = 0; i < 8; i++)
+            t[i] = unif(1100, k * 8 + i);
+        double sg = 0;
+        if (token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
+            continue;
+        if ((found == 0 && sg > 0) || (found > 0 && sg < 0 && sg != sig[1])) {
+            memcpy(x + 8 * found, t, 8 * sizeof(float));
+            sig[found] = sg;
+            at[found] = k;
+            found++;
+        }
+    }
+    if (found < 3) {
+        fprintf(stderr, "tahq golden-gen: gain-negative-search: no negative gains found\n");
+        golden_gen_fail(g);
+    } else {
+        char desc[1024], h0[40], h1[40], h2[40];
+        hexfloat(sig[0], h0, sizeof h0);
+        hexfloat(sig[1], h1, sizeof h1);
+        hexfloat(sig[2], h2, sizeof h2);
+        snprintf(desc, sizeof desc,
+                 "Negative gains on ordinary values: tiles k of 8 i.i.d. uniform values (seed "
+                 "1100, elements 8k..8k+7) at the paper's 4/3 bits; tiles %" PRIu64 " and %"
+                 PRIu64 " are the first two of the %" PRIu64 " searched whose 4-bit error exceeds "
+                 "their 3-bit error. Rows: tile %" PRIu64 " (gain %s), tile %" PRIu64
+                 " (gain %s), tile %" PRIu64 " (gain %s); the smallest key is the most negative "
+                 "gain.",
+                 at[1], at[2], k, at[0], h0, at[1], h1, at[2], h2);
+        gain_case(g, "gain-negative-search", "negative_gain", desc, &c, &s, x, differ, NULL);
+    }
+    free(x);
+    free(t);
+}
+
+/* Per-sequence scope: sequence b scaled by 16^(1-b), so the smallest keys
+ * of the batch are all in sequence 2. */
+static void fam_scope(gen *g)
+{
+    const int differ[] = {GV_BATCH, GV_END};
+    tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(3, 4, 64);
+    float *x = alloc_x(&s);
+    fill_gauss(x, &s, 900);
+    for (uint32_t b = 0; b < 3; b++)
+        for (uint32_t i = 0; i < 4 * 64; i++)
+            x[b * 256 + i] *= b == 0 ? 16.0f : b == 1 ? 1.0f : 0.0625f;
+    gain_case(g, "gain-scope-per-sequence", "sequence_scope",
+              "Per-sequence ranking (SPEC 4.2): three sequences of four tokens (i.i.d. normal "
+              "values of seed 900 times 16, 1 and 1/16), low(4) = 2 in each; over the whole "
+              "batch the six smallest keys would be sequence 2's and two of sequence 1's.",
+              &c, &s, x, differ, NULL);
+    free(x);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static void fix_crc(uint8_t *m, size_t len)
+{
+    uint64_t pb = 0;
+    for (int i = 7; i >= 0; --i)
+        pb = pb << 8 | m[56 + i];
+    if (len < 72 || len - 72 < pb)
+        return;
+    uint32_t crc = tahq_crc32c(0, m, 68);
+    crc = tahq_crc32c(crc, m + 72, (size_t)pb);
+    for (int i = 0; i < 4; ++i)
+        m[68 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+typedef struct edit {
+    unsigned off, size;
+    uint64_t val;
+} edit;
+
+/* A decode_error case: `base` with the edits applied, the CRC recomputed
+ * if `crc`. */
+static void dec_case(gen *g, const char *id, const char *flags, const char *desc,
+                     const uint8_t *base, size_t len, const edit *ed, int n_ed, int crc,
+                     int expect)
+{
+    uint8_t *m = malloc(len + 1);
+    if (!m) {
+        golden_gen_fail(g);
+        return;
+    }
+    memcpy(m, base, len);
+    for (int k = 0; k < n_ed; k++)
+        for (unsigned i = 0; i < ed[k].size; i++)
+            m[ed[k].off + i] = (uint8_t)(ed[k].val >> (8 * i));
+    if (crc)
+        fix_crc(m, len);
+    char fl[256];
+    snprintf(fl, sizeof fl, "gain,%s", flags);
+    golden_gen_decode_error(g, id, fl, desc, m, len, expect);
+    free(m);
+}
+
+/* Invalid messages: the version/alloc rule of SPEC 8.1 and the map counts
+ * of a gain message (SPEC 8.4). Bases: a gain and a token message of
+ * [2,3,32], G=16, r=500 (one low token a sequence; 6 map bits, 2 padding),
+ * and the token message of r=1000. */
+static void fam_messages(gen *g)
+{
+    if (golden_gen_failed(g))
+        return;
+    tahq_config cg = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16), ct = cg;
+    ct.alloc = TAHQ_ALLOC_TOKEN;
+    tahq_shape s = shp(2, 3, 32);
+    float *x = alloc_x(&s);
+    fill_mixed(x, &s, 16, 1000);
+    /* and a token message at r = 1000: n_low = 0, as every alloc would
+     * require, so that a changed alloc breaks no other header rule */
+    tahq_config c0 = ct;
+    c0.hi_permille = 1000;
+    uint8_t *mg = NULL, *mt = NULL, *m0 = NULL;
+    size_t lg = 0, lt = 0, l0 = 0;
+    if (run_encode(&cg, &s, x, &mg, &lg) != TAHQ_OK ||
+        run_encode(&ct, &s, x, &mt, &lt) != TAHQ_OK ||
+        run_encode(&c0, &s, x, &m0, &l0) != TAHQ_OK) {
+        fprintf(stderr, "tahq golden-gen: gain base messages failed\n");
+        golden_gen_fail(g);
+        free(x);
+        free(mg);
+        free(mt);
+        free(m0);
+        return;
+    }
+    free(x);
+    const uint8_t map = mg[72];
+    uint8_t extra = 0; /* a row of sequence 0 that is not low */
+    for (unsigned r = 0; r < 3; r++)
+        if (!((map >> r) & 1u)) {
+            extra = (uint8_t)(1u << r);
+            break;
+        }
+    const edit v1[] = {{4, 2, 1}}, v2[] = {{4, 2, 2}}, v3[] = {{4, 2, 3}}, v4[] = {{4, 2, 4}};
+    const edit v3a0[] = {{4, 2, 3}, {11, 1, 0}}, v3a2[] = {{4, 2, 3}, {11, 1, 2}};
+    const edit a4[] = {{11, 1, 4}}, nlow[] = {{40, 8, 3}};
+    const edit per_seq[] = {{72, 1, 0x03}}, more[] = {{72, 1, (uint64_t)(map | extra)}};
+    const edit pad[] = {{72, 1, (uint64_t)(map | 0x40u)}};
+    const edit crc[] = {{(unsigned)lg - 1, 1, (uint64_t)(mg[lg - 1] ^ 1u)}};
+    dec_case(g, "gain-decerr-version1-alloc3", "header_version,alloc_version",
+             "a gain message (alloc 3) with version 1, CRC fixed: alloc 3 if and only if "
+             "version 3 (SPEC 8.1)",
+             mg, lg, v1, 1, 1, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-version1-alloc3-stale-crc",
+             "header_version,alloc_version,crc_mismatch",
+             "a gain message with version 1 and its CRC left stale: the header rule is checked "
+             "before the CRC (SPEC 8.4 steps 2 and 4)",
+             mg, lg, v1, 1, 0, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-version3-alloc1", "header_version,alloc_version",
+             "a token message (alloc 1) with version 3, CRC fixed: version 3 goes with alloc 3 "
+             "only",
+             mt, lt, v3, 1, 1, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-version3-alloc0", "header_version,alloc_version",
+             "a token message of r = 1000 (n_low 0, right for every alloc) with version 3 and "
+             "alloc 0 (none), CRC fixed: only the alloc/version rule is broken (without it the "
+             "payload size would be wrong: SIZE)",
+             m0, l0, v3a0, 2, 1, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-version3-alloc2", "header_version,alloc_version",
+             "a token message of r = 1000 (n_low 0) with version 3 and alloc 2 (tile), CRC "
+             "fixed: only the alloc/version rule is broken (without it: SIZE)",
+             m0, l0, v3a2, 2, 1, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-version2-alloc3", "unknown_version",
+             "a gain message with version 2, CRC fixed: 2 is not assigned (SPEC 8.1), and the "
+             "version is checked before the header rules (SPEC 8.4 step 1)",
+             mg, lg, v2, 1, 1, TAHQ_ERR_VERSION);
+    dec_case(g, "gain-decerr-version4-alloc3", "unknown_version",
+             "a gain message with version 4, CRC fixed", mg, lg, v4, 1, 1, TAHQ_ERR_VERSION);
+    dec_case(g, "gain-decerr-alloc4-version3", "header_field",
+             "a gain message with alloc 4, CRC fixed: alloc is 0 to 3", mg, lg, a4, 1, 1,
+             TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-n-low", "header_field",
+             "a gain message with n_low 3 instead of B low(S) = 2, CRC fixed (SPEC 8.1)", mg, lg,
+             nlow, 1, 1, TAHQ_ERR_HEADER);
+    dec_case(g, "gain-decerr-map-per-sequence", "bad_map",
+             "a gain map with 2 low tokens in sequence 0 and none in sequence 1 (the total, 2, as "
+             "the header says), CRC fixed: the counts are per sequence (SPEC 8.4 step 5)",
+             mg, lg, per_seq, 1, 1, TAHQ_ERR_PAYLOAD);
+    dec_case(g, "gain-decerr-map-extra-low", "bad_map",
+             "a gain map with one more low token in sequence 0 than low(S), CRC fixed", mg, lg,
+             more, 1, 1, TAHQ_ERR_PAYLOAD);
+    dec_case(g, "gain-decerr-map-padding", "bad_map,bad_padding",
+             "a gain map (6 bits) with padding bit 6 set, CRC fixed", mg, lg, pad, 1, 1,
+             TAHQ_ERR_PAYLOAD);
+    dec_case(g, "gain-decerr-crc", "crc_mismatch",
+             "a gain message with its last payload byte changed and the CRC left stale", mg, lg,
+             crc, 1, 0, TAHQ_ERR_CRC);
+    free(mg);
+    free(mt);
+    free(m0);
+}
+
+void golden_gain_cases(gen *g)
+{
+    fam_paper(g);
+    fam_tiles(g);
+    fam_transform(g);
+    fam_stochastic(g);
+    fam_meta(g);
+    fam_permille(g);
+    fam_low_zero(g);
+    fam_equal_bits(g);
+    fam_ties(g);
+    fam_lattice(g);
+    fam_negative_search(g);
+    fam_keys(g);
+    fam_scope(g);
+    fam_messages(g);
+}

@@ -446,6 +446,28 @@ static tahq_layout layout_from_fields(uint32_t g, uint32_t hi, uint32_t lo, tahq
     return lay;
 }
 
+/* tahq_layout_wf from its conjuncts, for a configuration passed by value:
+ * each conjunct is then a goal of its own at the call. */
+/*@ ghost
+  /@ requires tahq_valid_tile(c.tile) && 1 <= c.lo_bits <= c.hi_bits <= 8 &&
+   @   0 <= c.alloc <= 3 && 0 <= c.meta <= 2;
+   @ requires lay.tile_log2 == tahq_lg(c.tile) && lay.tiles_per_row >= 1;
+   @ requires lay.n_tiles == lay.rows * lay.tiles_per_row && lay.n_tiles * c.tile <= 0x10000000000;
+   @ requires lay.map_bits == (tahq_per_row(c.alloc) ? lay.rows :
+   @                           c.alloc == TAHQ_ALLOC_TILE ? lay.n_tiles : 0);
+   @ requires lay.map_bytes == (lay.map_bits + 7) / 8 && lay.flag_bytes == (lay.n_tiles + 7) / 8 &&
+   @   lay.meta_bytes == (c.meta == TAHQ_META_FP32 ? 4 : 2);
+   @ requires lay.zero_off == lay.map_bytes + lay.flag_bytes &&
+   @   lay.scale_off == lay.zero_off + lay.n_tiles * lay.meta_bytes &&
+   @   lay.code_off == lay.scale_off + lay.n_tiles * lay.meta_bytes;
+   @ requires lay.pivot_off == lay.code_off + lay.code_bytes &&
+   @   lay.payload_bytes == lay.pivot_off + lay.pivot_bytes &&
+   @   lay.payload_bytes <= 0x10000000000000;
+   @ assigns \nothing;
+   @ ensures tahq_layout_wf(lay, c); @/
+  static void format_layout_wf_intro(tahq_layout lay, tahq_config c) { }
+*/
+
 /*@ requires \valid_read(cfg) && \valid_read(shape);
   @ requires tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ requires n_low <= (tahq_per_row(cfg->alloc) ? tahq_rows(shape) : tahq_ntiles(cfg, shape));
@@ -479,6 +501,9 @@ tahq_layout tahq_layout_compute(const tahq_config *cfg, const tahq_shape *shape,
     /*@ ghost format_layout_of_fields(lay, cfg, shape, g, hi, lo, alloc, meta, batch, seq, ch,
       @                               n_low, n_flagged); */
     /*@ ghost format_layout_intro(lay, cfg, shape, n_low, n_flagged); */
+    /*@ assert w8: cfg->tile == g && cfg->hi_bits == hi && cfg->lo_bits == lo &&
+      @   cfg->alloc == alloc && cfg->meta == meta; */
+    /*@ ghost format_layout_wf_intro(lay, *cfg); */
     return lay;
 }
 

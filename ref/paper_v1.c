@@ -1095,6 +1095,15 @@ static void pv1_visit(const uint8_t *msg, size_t len, const tahq_paper_v1_config
 
 /* Each non-null output holds one entry per token (low_map), per tile (flags,
  * pivots, zeros, scales) or per element (codes), outside the message. */
+/* a * b = c * d from a = c and b = d, as a lemma of its own: in the
+ * unpacker's context the provers do not find this rewriting step. */
+/*@ ghost
+  /@ requires a == c && b == d;
+   @ assigns \nothing;
+   @ ensures a * b == c * d; @/
+  static void pv1_same_products(uint64_t a, uint64_t b, uint64_t c, uint64_t d) { }
+*/
+
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires msg == \null || \valid_read(msg + (0 .. len - 1));
@@ -1118,6 +1127,8 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
     pv1_layout_compute(cfg, shape, &l);
     const pv1_sink s = {.out = NULL, .low_map = low_map, .flags = flags, .codes = codes,
                         .pivots = pivots, .zeros = zeros, .scales = scales};
+    /*@ assert l.B == shape->batch && l.S == shape->seq_len && l.C == shape->channels; */
+    /*@ ghost pv1_same_products(l.B, l.S, shape->batch, shape->seq_len); */
     /*@ assert l.B * l.S == shape->batch * shape->seq_len; */
     /*@ assert l.N == shape->batch * shape->seq_len * (shape->channels / cfg->tile); */
     /*@ assert l.n_elems == shape->batch * shape->seq_len * shape->channels; */

@@ -447,6 +447,15 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
   @*/
 
 /* SPEC §8.4 step 5: everything in the payload that the header does not fix. */
+/* a * b = c * d from a = c and b = d, as a lemma of its own (the provers
+ * miss this rewriting step in validate_payload's large context). */
+/*@ ghost
+  /@ requires a == c && b == d;
+   @ assigns \nothing;
+   @ ensures a * b == c * d; @/
+  static void codec_same_products(uint64_t a, uint64_t b, uint64_t c, uint64_t d) { }
+*/
+
 /*@ requires \valid_read(h) && tahq_header_ok(h, TAHQ_HEADER_BYTES + h->payload_bytes);
   @ requires tahq_layout_ok(lay, &h->config, &h->shape, h->n_low, h->n_flagged);
   @ requires tahq_layout_wf(lay, h->config);
@@ -468,6 +477,12 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
           @   lay.rows == h->shape.batch * h->shape.seq_len && lay.map_bits == lay.rows; */
         /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> group == lay.tiles_per_row &&
           @   lay.map_bits == lay.n_tiles; */
+        /*@ assert tahq_per_row(cfg->alloc) ==> n_groups == h->shape.batch; */
+        /*@ ghost if (tahq_per_row(cfg->alloc))
+          @   codec_same_products(n_groups, group, h->shape.batch, h->shape.seq_len); */
+        /*@ assert tahq_per_row(cfg->alloc) ==>
+          @   n_groups * group == h->shape.batch * h->shape.seq_len; */
+        /*@ assert tahq_per_row(cfg->alloc) ==> n_groups * group == lay.rows; */
         /*@ assert tahq_per_row(cfg->alloc) ==> n_groups * group == lay.map_bits; */
         /*@ assert cfg->alloc == TAHQ_ALLOC_TILE ==> n_groups * group == lay.map_bits; */
         /*@ assert n_groups * group == lay.map_bits; */

@@ -174,7 +174,7 @@ tahq_status tahq_token_gain_key(const tahq_config *cfg, const float *row, uint32
           @ loop assigns w, err[0 .. 1], codes[0 .. 255];
           @ loop variant 2 - w; */
         for (uint32_t w = 0; w < 2; w++) {
-            float z, s;
+            float z = 0.0f, s = 0.0f;
             uint32_t zero_bits, scale_bits;
             const tahq_status st =
                 tahq_quantize_tile_range(v, G, lo, hi, widths[w], cfg->meta, cfg->rounding,

@@ -914,6 +914,8 @@ static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout 
           @ loop variant G - i; */
         for (uint32_t i = 0; i < G; i++) {
             /*@ ghost tahq_mul_mono(i + 1, G, bits); */
+            /*@ assert code_pos + (i + 1) * bits <= l->off_zero <= l->off_piv <= 8 * len; */
+            /*@ assert (code_pos + i * bits + bits + 7) / 8 <= len; */
             const uint32_t code = get_bits(msg, code_pos + (uint64_t)i * bits, bits);
             pv1_put_u8(s.codes + elem + i, (uint8_t)code, msg, len);
         }

@@ -73,6 +73,8 @@ static const char *const help_text =
     "  --schedule S      linear (default), cosine or const: decay to lr/10 after the warm-up\n"
     "  --weight-decay X  decoupled weight decay on matrices and embeddings (0.01)\n"
     "  --clip X          gradient-norm clip per stage and for the tied embedding (1.0; 0 = none)\n"
+    "  --codec-threads N encode and decode each tahq message on N threads (1; the parallel\n"
+    "                    codec of tahq_parallel.h writes the same bytes for every N)\n"
     "model:\n"
     "  --channels C      (320)   --layers L (4)   --heads H (5)   --context T (128)\n"
     "data:\n"
@@ -596,7 +598,7 @@ static int tahq_train(int argc, char **argv)
     a.o.K = 4, a.o.micro = 4, a.o.batch = 2, a.o.steps = 200, a.o.warmup = -1;
     a.o.schedule = TT_SCHED_LINEAR;
     a.o.lr = 1e-3, a.o.beta1 = 0.9, a.o.beta2 = 0.999, a.o.eps = 1e-8;
-    a.o.weight_decay = 0.01, a.o.clip = 1.0;
+    a.o.weight_decay = 0.01, a.o.clip = 1.0, a.o.codec_threads = 1;
     a.methods = "tah", a.seeds = "1", a.data = TAHQ_TRAIN_DATA;
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
     a.train_windows = -1;
@@ -648,6 +650,8 @@ static int tahq_train(int argc, char **argv)
             bad = parse_double(v, 0, 10, &a.o.weight_decay);
         else if (!strcmp(o, "--clip"))
             bad = parse_double(v, 0, 1e30, &a.o.clip);
+        else if (!strcmp(o, "--codec-threads"))
+            bad = parse_int(v, 1, (int)TAHQ_JOBS_MAX, &a.o.codec_threads);
         else if (!strcmp(o, "--channels"))
             bad = parse_int(v, 1, 8192, &a.o.cfg.C);
         else if (!strcmp(o, "--layers"))

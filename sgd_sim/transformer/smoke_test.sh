@@ -82,6 +82,27 @@ else
     bad "tah CSV missing"
 fi
 
+# --codec-threads: the parallel codec (3 threads) encodes and decodes both
+# directions (stochastic forward, tah backward) with the bytes of the
+# reference codec, so the run's CSV is the same file; control: another seed
+# gives another file (the comparison can fail)
+for t in 1 3; do
+    # shellcheck disable=SC2086
+    "$BIN" $SMALL --method "tah-sr+bwd-tah" --steps 10 --lr 3e-3 --codec-threads $t --out "$W/ct$t" \
+        --print-every 0 >"$W/ct$t.log" 2>&1 || bad "--codec-threads $t run failed: $(tail -n 3 "$W/ct$t.log")"
+done
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method "tah-sr+bwd-tah" --steps 10 --lr 3e-3 --seed 2 --out "$W/ct1" --print-every 0 \
+    >"$W/ct2.log" 2>&1 || bad "--seed 2 run failed"
+C1="$W/ct1/tah-sr_bwd-tah_k2_s1.csv"
+if [ -f "$C1" ] && [ -f "$W/ct3/tah-sr_bwd-tah_k2_s1.csv" ] && [ -f "$W/ct1/tah-sr_bwd-tah_k2_s2.csv" ]; then
+    cmp -s "$C1" "$W/ct3/tah-sr_bwd-tah_k2_s1.csv" || bad "--codec-threads 3 wrote another CSV than 1 thread"
+    ! cmp -s "$C1" "$W/ct1/tah-sr_bwd-tah_k2_s2.csv" || bad "control: seeds 1 and 2 wrote the same CSV"
+    echo "--codec-threads 3: CSV identical to 1 thread; control (seed 2) differs"
+else
+    bad "--codec-threads CSVs missing: $(ls "$W/ct1" "$W/ct3" 2>&1 | tr '\n' ' ')"
+fi
+
 # AQ-SGD on a set of 16 windows (4 steps per epoch): the first epoch sends
 # every sample in binary32 (fp32's bytes), later steps the 4-bit deltas
 # (under fp32's bytes); fp32 on the same window set for comparison. Control:
@@ -187,7 +208,7 @@ grep -q "skipped" "$W/r.log" || bad "an existing result was not skipped"
 cmp -s "$A" "$W/a.before" || bad "resume changed an existing result"
 
 # usage errors: exit 2, one line on stderr
-for args in "--steps 0" "--method nope" "--train-windows 0" "--dump-every -1" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--bogus 1"; do
+for args in "--steps 0" "--method nope" "--train-windows 0" "--dump-every -1" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--codec-threads 0" "--bogus 1"; do
     # shellcheck disable=SC2086
     "$BIN" $args --train-file "$W/train.txt" --val-file "$W/val.txt" >"$W/u.out" 2>"$W/u.err"
     rc=$?

@@ -20,11 +20,15 @@ const char *tt_method_parse(const char *name, sim_method *m)
     return NULL;
 }
 
-static size_t bound_for(const tahq_config *cfg, uint32_t B, uint32_t T, uint32_t C, size_t *ws)
+static size_t bound_for(const tahq_config *cfg, uint32_t B, uint32_t T, uint32_t C,
+                        uint32_t threads, size_t *ws)
 {
     tahq_shape sh = {B, T, C};
     size_t b = 0, w = 0;
-    if (tahq_encode_bound(cfg, &sh, &b) != TAHQ_OK || tahq_encode_workspace_size(cfg, &sh, &w) != TAHQ_OK)
+    if (tahq_encode_bound(cfg, &sh, &b) != TAHQ_OK)
+        return 0;
+    if ((threads > 1 ? tahq_encode_parallel_workspace_size(cfg, &sh, threads, &w)
+                     : tahq_encode_workspace_size(cfg, &sh, &w)) != TAHQ_OK)
         return 0;
     if (w > *ws)
         *ws = w;
@@ -40,21 +44,25 @@ uint64_t tt_low_units(const sim_method *m, uint32_t T, uint32_t C, uint64_t *gro
     return tahq_low_count(*group, m->fwd_cfg.hi_permille);
 }
 
-int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C)
+int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C,
+                  uint32_t threads)
 {
     memset(c, 0, sizeof *c);
     c->m = *m;
+    if (threads < 1)
+        threads = 1;
+    tahq_parallel_threads(&c->par, threads);
     c->B = B, c->T = T, c->C = C, c->rows = B * T;
     size_t n = (size_t)c->rows * C, cap = n * 4, ws = 0;
     if (m->fwd == SIM_FWD_TAH || m->fwd == SIM_FWD_PLAIN) {
-        size_t b = bound_for(&m->fwd_cfg, B, T, C, &ws);
+        size_t b = bound_for(&m->fwd_cfg, B, T, C, threads, &ws);
         if (!b)
             return 1;
         if (b > cap)
             cap = b;
     }
     if (m->bwd == SIM_BWD_TAH) {
-        size_t b = bound_for(&m->bwd_cfg, B, T, C, &ws);
+        size_t b = bound_for(&m->bwd_cfg, B, T, C, threads, &ws);
         if (!b)
             return 1;
         if (b > cap)
@@ -160,7 +168,10 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
             cfg.seed = key;
         tahq_shape sh = {b, c->T, c->C};
         size_t len = 0;
-        tahq_status st = tahq_encode(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len);
+        tahq_status st =
+            c->par.jobs > 1
+                ? tahq_encode_parallel(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len, &c->par)
+                : tahq_encode(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len);
         if (st != TAHQ_OK) {
             *err = tahq_strerror(st);
             return 0;
@@ -209,7 +220,8 @@ int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, 
         break;
     }
     default: {
-        tahq_status st = tahq_decode(msg, len, y, (size_t)n);
+        tahq_status st = c->par.jobs > 1 ? tahq_decode_parallel(msg, len, y, (size_t)n, &c->par)
+                                         : tahq_decode(msg, len, y, (size_t)n);
         if (st != TAHQ_OK) {
             *err = tahq_strerror(st);
             return 1;

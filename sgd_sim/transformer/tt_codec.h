@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "sim.h"
+#include "tahq_parallel.h"
 
 typedef struct tt_codec {
     sim_method m;
@@ -36,8 +37,10 @@ typedef struct tt_codec {
     uint32_t B, T;
     uint8_t *msg;         /* message buffer, msg_cap bytes */
     size_t msg_cap;
-    void *ws;             /* tahq_encode workspace */
+    void *ws;             /* tahq_encode (threads > 1: tahq_encode_parallel) workspace */
     size_t ws_cap;
+    tahq_parallel par;    /* threads > 1: tahq_encode_parallel / tahq_decode_parallel,
+                             the same bytes as the one-thread reference codec */
     uint8_t *codes;       /* fixpoint codes [rows*C] */
     float *steps;         /* fixpoint steps [C] */
     float *tmp;           /* AQ-SGD deltas [rows*C] */
@@ -58,8 +61,12 @@ const char *tt_method_parse(const char *name, sim_method *m);
  * the T tokens of a sequence, or the C/G tiles of a token; *group = 0 when
  * the codec has no allocation): tahq_low_count(group, r). */
 uint64_t tt_low_units(const sim_method *m, uint32_t T, uint32_t C, uint64_t *group);
-/* Buffers for tensors of B sequences of T tokens of C channels. 0 on success. */
-int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C);
+/* Buffers for tensors of B sequences of T tokens of C channels; the tahq
+ * messages are encoded and decoded on `threads` threads (1: tahq_encode /
+ * tahq_decode; more: the parallel codec of tahq_parallel.h, same bytes).
+ * 0 on success. */
+int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint32_t C,
+                  uint32_t threads);
 void tt_codec_free(tt_codec *c);
 /* Encode x (dir 0: forward activation, 1: backward gradient) for b sequences
  * (b <= B) into c->msg; key seeds stochastic rounding. Returns the message

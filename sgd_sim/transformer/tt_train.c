@@ -142,7 +142,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
         if (s->last && !s->first)
             mark(r->decay[k], s->params, s->wte_head, V * C);
     }
-    if (tt_codec_init(&r->codec, m, (uint32_t)B, (uint32_t)c->T, (uint32_t)c->C)) {
+    if (tt_codec_init(&r->codec, m, (uint32_t)B, (uint32_t)c->T, (uint32_t)c->C,
+                      (uint32_t)(o->codec_threads > 1 ? o->codec_threads : 1))) {
         *err = "the method's codec rejects this shape (channels must be a multiple of its tile)";
         tt_run_free(r);
         return NULL;

@@ -42,6 +42,7 @@ typedef struct tt_opts {
      * the next ones in that order. 0: every sample a fresh random window.
      * AQ-SGD needs a set (its cache is per sample). */
     int train_windows;
+    int codec_threads;   /* threads per tahq encode / decode (>= 1; same bytes for every value) */
 } tt_opts;
 
 typedef struct tt_data {

@@ -78,13 +78,6 @@ typedef struct opts {
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint32_t f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 static int read_quiet(const char *path, uint8_t **data, size_t *len)
 {
     *data = NULL;

@@ -62,13 +62,6 @@ static const char *kills_field(const gen *g, char *buf, size_t n)
     return buf;
 }
 
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static void put_u16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;

@@ -10,20 +10,6 @@
 
 #include "util.h"
 
-static uint32_t f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 void golden_config_json(char *buf, size_t n, const tahq_config *cfg)
 {
     char tau[32];

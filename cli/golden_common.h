@@ -7,12 +7,29 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "tahq.h"
 
 #define GOLDEN_SCHEMA "tahq-golden-manifest/1"
+
+/* The bits of a binary32 value and back (the golden files write floats by
+ * their bits). */
+static inline uint32_t f2u(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static inline float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 /* {"tile":64,"hi_bits":4,"lo_bits":3,"hi_permille":800,"alloc":"token",
  *  "tau":"2","tau_bits":"0x40000000","rounding":"nearest","seed":"0","meta":"fp16"}

@@ -25,6 +25,7 @@
 
 #include "codec_ops.h"
 #include "dist_gen.h"
+#include "golden_common.h"
 #include "golden_gain.h"
 #include "llm_tensor.h"
 #include "tahq_spec.h"
@@ -99,20 +100,6 @@ static const struct {
 };
 
 /* -------------------------------------------- SPEC §4.3, transcribed again */
-
-static uint32_t f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 static uint64_t d2u(double d)
 {

@@ -7,6 +7,7 @@
 
 #include "codec_ops.h"
 #include "tahq_paper_v1.h"
+#include "tahq_parallel.h"
 #include "tahq_spec.h"
 #include "commands.h"
 #include "npy.h"
@@ -56,7 +57,7 @@ void paper_v1_encode_help(void)
            "Defaults: --tile 64 --bits 4/3 --ratio 800.\n");
 }
 
-int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
+int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)
 {
     enc_opts o = *opts;
     if (npos != 2)
@@ -75,7 +76,8 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
         return rc;
     st = tahq_paper_v1_encode_bound(&pc, &shape, &cap);
     if (st == TAHQ_OK)
-        st = tahq_paper_v1_workspace_size(&pc, &shape, &wsz);
+        st = threads > 1 ? tahq_paper_v1_encode_parallel_workspace_size(&pc, &shape, &wsz)
+                         : tahq_paper_v1_workspace_size(&pc, &shape, &wsz);
     if (st != TAHQ_OK) {
         npy_free(&t);
         return cli_fail(EXIT_RUNTIME, "%s: shape [%u, %u, %u]: %s (%s)", pos[0],
@@ -91,7 +93,11 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
         npy_free(&t);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
-    st = tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
+    tahq_parallel par;
+    tahq_parallel_threads(&par, threads);
+    st = threads > 1 ? tahq_paper_v1_encode_parallel(&pc, &shape, t.data, ws, wsz, msg, cap, &len,
+                                                     &par)
+                     : tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
     free(ws);
     npy_free(&t);
     if (st != TAHQ_OK) {
@@ -134,7 +140,7 @@ void paper_v1_decode_help(void)
            "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n");
 }
 
-int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json)
+int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)
 {
     enc_opts o = *opts;
     if (npos != 2)
@@ -170,7 +176,10 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json)
         free(msg);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
-    st = tahq_paper_v1_decode(msg, len, &pc, &shape, y, (size_t)n);
+    tahq_parallel par;
+    tahq_parallel_threads(&par, threads);
+    st = threads > 1 ? tahq_paper_v1_decode_parallel(msg, len, &pc, &shape, y, (size_t)n, &par)
+                     : tahq_paper_v1_decode(msg, len, &pc, &shape, y, (size_t)n);
     free(msg);
     if (st != TAHQ_OK) {
         free(y);

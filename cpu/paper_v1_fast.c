@@ -248,7 +248,8 @@ TAHQ_HOT static float pv1f_entropy(const float *x, uint64_t T, uint32_t G)
 
 /* tahq_paper_v1_gate: m1 = max |x| (magnitudes of finite floats order as
  * their bits), the pivot its first index, m2 the largest magnitude at
- * another index (m1 again if it occurs twice). Returns flag << 8 | pivot. */
+ * another index (m1 again if it occurs twice). Returns flag << 8 | pivot,
+ * the pivot searched for only when flagged (0 otherwise: not used). */
 TAHQ_HOT static uint32_t pv1f_gate(const float *x, uint32_t G)
 {
     uint32_t m1 = 0;
@@ -256,19 +257,21 @@ TAHQ_HOT static uint32_t pv1f_gate(const float *x, uint32_t G)
         const uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
         m1 = a > m1 ? a : m1;
     }
-    uint32_t n = 0, below = 0, d = G;
+    uint32_t n = 0, below = 0;
     for (uint32_t i = 0; i < G; i++) {
         const uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
         const uint32_t is_max = a == m1;
         n += is_max;
         const uint32_t other = a & (is_max ? 0u : 0xFFFFFFFFu);
         below = other > below ? other : below;
-        const uint32_t cand = is_max ? i : G;
-        d = cand < d ? cand : d;
     }
     const float m2 = tahq_float_of(n >= 2u ? m1 : below);
-    const uint32_t flagged = tahq_float_of(m1) >= 2.0f * m2;
-    return flagged << 8 | d;
+    if (!(tahq_float_of(m1) >= 2.0f * m2))
+        return 0;
+    uint32_t d = 0;
+    while ((tahq_bits_of(x[d]) & 0x7FFFFFFFu) != m1)
+        d++;
+    return 1u << 8 | d;
 }
 
 /* A key that orders like the value of a non-NaN float (-0 below +0). */
@@ -343,9 +346,62 @@ static inline void swap_pivot(float *v, uint32_t pivot)
     v[pivot] = t;
 }
 
-/* codes[0 .. G) of `bits` bits each, MSB-first, into G*bits/8 bytes. */
-TAHQ_HOT static void pack_msb(uint8_t *dst, const uint8_t *codes, uint32_t G, uint32_t bits)
+/* Codes of 8 elements as one value, the first code most significant, and
+ * back: with BMI2 PEXT / PDEP of the byte-reversed codes where the CPU has
+ * them (chosen at run time), else shifts. Both give the same value. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
+#define PV1F_BMI2 1
+#include <immintrin.h>
+__attribute__((target("bmi2"))) static void pack_tile_bmi2(uint8_t *buf, const uint8_t *codes,
+                                                           uint32_t G, uint32_t bits)
 {
+    const uint64_t mask = 0x0101010101010101ull * ((1u << bits) - 1u);
+    for (uint32_t g = 0; g < G; g += 8, buf += bits) {
+        uint64_t c;
+        memcpy(&c, codes + g, sizeof c);
+        const uint64_t w = _pext_u64(__builtin_bswap64(c), mask);
+        const uint64_t be = __builtin_bswap64(w << (64u - 8u * bits));
+        memcpy(buf, &be, sizeof be); /* bits bytes are the group's; the rest is overwritten */
+    }
+}
+
+__attribute__((target("bmi2"))) static void unpack_tile_bmi2(uint8_t *codes, const uint8_t *buf,
+                                                             uint32_t G, uint32_t bits)
+{
+    const uint64_t mask = 0x0101010101010101ull * ((1u << bits) - 1u);
+    for (uint32_t g = 0; g < G; g += 8, buf += bits) {
+        uint64_t be;
+        memcpy(&be, buf, sizeof be);
+        const uint64_t w = __builtin_bswap64(be) >> (64u - 8u * bits);
+        const uint64_t c = __builtin_bswap64(_pdep_u64(w, mask));
+        memcpy(codes + g, &c, sizeof c);
+    }
+}
+
+static int have_bmi2(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("bmi2") ? 1 : 0;
+    }
+    return cached;
+}
+#endif
+
+/* codes[0 .. G) of `bits` bits each, MSB-first, into the G*bits/8 bytes of
+ * dst (written through a local buffer: the fast form stores 8 bytes per
+ * group). */
+static void pack_msb(uint8_t *dst, const uint8_t *codes, uint32_t G, uint32_t bits)
+{
+#ifdef PV1F_BMI2
+    if (have_bmi2()) {
+        uint8_t buf[TAHQ_TILE_MAX + 8];
+        pack_tile_bmi2(buf, codes, G, bits);
+        memcpy(dst, buf, G * bits / 8u);
+        return;
+    }
+#endif
     for (uint32_t g = 0; g < G; g += 8, dst += bits) {
         uint64_t w = 0;
         for (uint32_t i = 0; i < 8; i++)
@@ -355,20 +411,32 @@ TAHQ_HOT static void pack_msb(uint8_t *dst, const uint8_t *codes, uint32_t G, ui
     }
 }
 
-/* The decoder's v[i] = (float)q_i * sc + z for the G codes at src. */
-TAHQ_HOT static void unpack_dequantize(const uint8_t *src, uint32_t G, uint32_t bits, float z,
-                                       float sc, float *v)
+/* The G codes of `bits` bits at src (MSB-first) into codes[0 .. G). */
+static void unpack_msb(uint8_t *codes, const uint8_t *src, uint32_t G, uint32_t bits)
 {
+#ifdef PV1F_BMI2
+    if (have_bmi2()) {
+        uint8_t buf[TAHQ_TILE_MAX + 8];
+        memcpy(buf, src, G * bits / 8u); /* the fast form loads 8 bytes per group */
+        unpack_tile_bmi2(codes, buf, G, bits);
+        return;
+    }
+#endif
     const uint64_t mask = (1u << bits) - 1u;
     for (uint32_t g = 0; g < G; g += 8, src += bits) {
         uint64_t w = 0;
         for (uint32_t j = 0; j < bits; j++)
             w = (w << 8) | src[j];
-        for (uint32_t i = 0; i < 8; i++) {
-            const float q = (float)(uint32_t)((w >> (bits * (7u - i))) & mask);
-            v[g + i] = q * sc + z;
-        }
+        for (uint32_t i = 0; i < 8; i++)
+            codes[g + i] = (uint8_t)((w >> (bits * (7u - i))) & mask);
     }
+}
+
+/* The decoder's v[i] = (float)q_i * sc + z. */
+TAHQ_HOT static void dequantize(const uint8_t *codes, uint32_t G, float z, float sc, float *v)
+{
+    for (uint32_t i = 0; i < G; i++)
+        v[i] = (float)codes[i] * sc + z;
 }
 
 /* dst[i] = v[i], or the canonical NaN for a NaN (Appendix A.4). */
@@ -644,6 +712,7 @@ static void dec_tiles_job(void *arg, uint32_t j)
     uint64_t flag_rank = ones_in(msg, l->off_flags, R0 * l->T);
     const uint8_t *zeros = msg + l->off_zero / 8u, *scales = msg + l->off_scale / 8u;
     float v[TAHQ_TILE_MAX];
+    uint8_t codes[TAHQ_TILE_MAX + 8];
     uint64_t pos = 0;
     for (uint64_t R = R0; R < R1; R++) {
         const uint64_t b = R / l->S, rank = R - b * l->S, map0 = l->off_map + b * l->S;
@@ -658,7 +727,8 @@ static void dec_tiles_job(void *arg, uint32_t j)
             const uint16_t hz = (uint16_t)(zeros[2u * tr] | (uint32_t)zeros[2u * tr + 1u] << 8);
             const uint16_t hs = (uint16_t)(scales[2u * tr] | (uint32_t)scales[2u * tr + 1u] << 8);
             const uint32_t flagged = bit_at(msg, l->off_flags + tr);
-            unpack_dequantize(src, G, bits, tahq_f16_to_f32(hz), tahq_f16_to_f32(hs), v);
+            unpack_msb(codes, src, G, bits);
+            dequantize(codes, G, tahq_f16_to_f32(hz), tahq_f16_to_f32(hs), v);
             if (flagged) {
                 const uint32_t piv = bits_at(msg, l->off_piv + (d->nf - 1u - flag_rank) * l->k, l->k);
                 flag_rank++;

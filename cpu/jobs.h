@@ -13,4 +13,9 @@ void tahq_cpu_run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint
  * part 0 starts at 0, part n at count. */
 uint64_t tahq_cpu_part_start(uint64_t count, uint32_t n, uint32_t j, uint64_t align);
 
+/* Index of the first element of x[0 .. n) that is not finite or has
+ * |x| >= 2^64 (SPEC §3.2, the input check of both profiles), or n; *st its
+ * status (TAHQ_ERR_NONFINITE, TAHQ_ERR_RANGE, or TAHQ_OK). */
+uint64_t tahq_cpu_first_bad(const float *x, uint64_t n, tahq_status *st);
+
 #endif

@@ -449,33 +449,6 @@ TAHQ_HOT static void store_canonical(float *dst, const float *v, uint32_t G)
     }
 }
 
-/* Index of the first element of x[0 .. n) that is not finite or has
- * |x| >= 2^64, or n; *st its status (ref/paper_v1.c's input check). */
-TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
-{
-    const uint32_t limit = tahq_bits_of(TAHQ_INPUT_LIMIT);
-    uint32_t worst = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        const uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
-        worst = a > worst ? a : worst;
-    }
-    *st = TAHQ_OK;
-    if (worst < limit)
-        return n;
-    for (uint64_t i = 0; i < n; i++) {
-        const uint32_t a = tahq_bits_of(x[i]) & 0x7FFFFFFFu;
-        if (a >= 0x7F800000u) {
-            *st = TAHQ_ERR_NONFINITE;
-            return i;
-        }
-        if (a >= limit) {
-            *st = TAHQ_ERR_RANGE;
-            return i;
-        }
-    }
-    return n;
-}
-
 /* ---- encode ----------------------------------------------------------------- */
 
 typedef struct pv1f_enc {
@@ -500,7 +473,7 @@ static void enc_rows_job(void *arg, uint32_t j)
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * l->C;
         tahq_status st;
-        if (first_bad(row, l->C, &st) < l->C) {
+        if (tahq_cpu_first_bad(row, l->C, &st) < l->C) {
             e->st[j] = st; /* the part's first bad element: later parts' come after */
             return;
         }

@@ -330,7 +330,7 @@ typedef struct enc_ctx {
 
 /* First element of x[0 .. n) that is not finite or has |x| >= 2^64 (SPEC
  * §3.2): its index, or n; *st its status. */
-TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
+TAHQ_HOT uint64_t tahq_cpu_first_bad(const float *x, uint64_t n, tahq_status *st)
 {
     uint32_t worst = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -372,7 +372,7 @@ static void enc_rows_job(void *arg, uint32_t j)
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
         tahq_status st;
-        uint64_t i = first_bad(row, C, &st);
+        uint64_t i = tahq_cpu_first_bad(row, C, &st);
         if (st != TAHQ_OK) {
             e->bad_status[j] = st;
             e->bad_index[j] = r * C + i;

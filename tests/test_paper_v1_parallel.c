@@ -102,6 +102,18 @@ static void bufs_free(bufs *b)
     free(b->ref), free(b->fast), free(b->yref), free(b->yfast), free(b->wsr), free(b->wsf);
 }
 
+/* Buffers for cfg and shape, and data of the given kind (NULL on failure). */
+static float *case_setup(bufs *b, const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                         trng *r, int kind)
+{
+    if (!CHECK(bufs_make(b, cfg, shape)))
+        return NULL;
+    float *x = malloc(b->n * sizeof(float));
+    if (x)
+        gen_data(r, x, b->n, cfg->tile, kind);
+    return x;
+}
+
 /* Decode msg[0 .. len) with the reference and with every job count and
  * runner; same status and same output bytes (prefilled). */
 static void compare_decode(const char *what, const tahq_paper_v1_config *cfg,
@@ -185,10 +197,9 @@ static void test_random(void)
         tahq_shape shape;
         random_config(&r, &cfg, &shape, i);
         bufs b;
-        if (!CHECK(bufs_make(&b, &cfg, &shape)))
+        float *x = case_setup(&b, &cfg, &shape, &r, i);
+        if (!x)
             return;
-        float *x = malloc(b.n * sizeof(float));
-        gen_data(&r, x, b.n, cfg.tile, i);
         snprintf(what, sizeof what, "random %d: G=%u %u/%u r=%u %ux%ux%u", i, cfg.tile,
                  cfg.hi_bits, cfg.lo_bits, cfg.hi_permille, shape.batch, shape.seq_len,
                  shape.channels);
@@ -224,10 +235,9 @@ static void test_every_bit(void)
     trng r = {0x5EED0002};
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         bufs b;
-        if (!CHECK(bufs_make(&b, &cfgs[c], &shapes[c])))
+        float *x = case_setup(&b, &cfgs[c], &shapes[c], &r, (int)c);
+        if (!x)
             return;
-        float *x = malloc(b.n * sizeof(float));
-        gen_data(&r, x, b.n, cfgs[c].tile, (int)c);
         x[3] = 50.0f; /* a flagged tile */
         size_t len;
         CHECK(compare_encode("every bit", &cfgs[c], &shapes[c], x, &b, &len) == TAHQ_OK);
@@ -253,9 +263,9 @@ static void test_input_errors(void)
     const tahq_shape shape = {2, 11, 48};
     trng r = {0x5EED0003};
     bufs b;
-    if (!CHECK(bufs_make(&b, &cfg, &shape)))
+    float *x = case_setup(&b, &cfg, &shape, &r, 0);
+    if (!x)
         return;
-    float *x = malloc(b.n * sizeof(float));
     const float bad[] = {NAN, -NAN, INFINITY, -INFINITY, 0x1p64f, -0x1p64f, 0x1p100f};
     const uint64_t n = b.n;
     const uint64_t pos[] = {0, 1, 47, 48, n / 2, n / 3, n - 1, 11 * 48, 7 * 48 + 5};
@@ -283,10 +293,9 @@ static void test_arguments(void)
     const tahq_shape shape = {1, 9, 64};
     trng r = {0x5EED0004};
     bufs b;
-    if (!CHECK(bufs_make(&b, &cfg, &shape)))
+    float *x = case_setup(&b, &cfg, &shape, &r, 0);
+    if (!x)
         return;
-    float *x = malloc(b.n * sizeof(float));
-    gen_data(&r, x, b.n, cfg.tile, 0);
     size_t len, l2;
     tahq_parallel par;
     tahq_parallel_threads(&par, 2);
@@ -363,10 +372,9 @@ static void test_larger(void)
     const tahq_shape shape = {3, 103, 320};
     trng r = {0x5EED0005};
     bufs b;
-    if (!CHECK(bufs_make(&b, &cfg, &shape)))
+    float *x = case_setup(&b, &cfg, &shape, &r, 3);
+    if (!x)
         return;
-    float *x = malloc(b.n * sizeof(float));
-    gen_data(&r, x, b.n, cfg.tile, 3);
     size_t len;
     CHECK(compare_encode("larger", &cfg, &shape, x, &b, &len) == TAHQ_OK);
     free(x);

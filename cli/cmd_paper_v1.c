@@ -50,11 +50,13 @@ static void cfg_text(const tahq_paper_v1_config *p, char *buf, size_t n)
 void paper_v1_encode_help(void)
 {
     printf("usage: tahq encode --profile paper-v1 IN OUT [--tile G] [--bits HI/LO]\n"
-           "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S] [--json]\n"
+           "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S]\n"
+           "                   [--threads N] [--json]\n"
            "Compress a float32 tensor in the authors' headerless format (ref/SPEC.md\n"
            "Appendix A): token allocation, fp16 zero/scale, MSB-first bit stream.\n"
            "Decoding needs the same shape and options (tahq decode --profile paper-v1).\n"
-           "Defaults: --tile 64 --bits 4/3 --ratio 800.\n");
+           "Defaults: --tile 64 --bits 4/3 --ratio 800. --threads N > 1: the fast codec\n"
+           "(tahq_paper_v1_encode_parallel) on N threads, the same message.\n");
 }
 
 int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)
@@ -134,10 +136,11 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, 
 void paper_v1_decode_help(void)
 {
     printf("usage: tahq decode --profile paper-v1 IN OUT --shape BxSxC [--tile G]\n"
-           "                   [--bits HI/LO] [--ratio PERMILLE] [--json]\n"
+           "                   [--bits HI/LO] [--ratio PERMILLE] [--threads N] [--json]\n"
            "Decompress a paper-v1 message (ref/SPEC.md Appendix A). The format has no\n"
            "header: the shape and the options must be those of the encoder. OUT is a\n"
-           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n");
+           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n"
+           "--threads N > 1: the fast codec (tahq_paper_v1_decode_parallel), the same floats.\n");
 }
 
 int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)

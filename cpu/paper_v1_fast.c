@@ -381,11 +381,13 @@ __attribute__((target("bmi2"))) static void unpack_tile_bmi2(uint8_t *codes, con
 static int have_bmi2(void)
 {
     static int cached = -1;
-    if (cached < 0) {
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("bmi2") ? 1 : 0;
+        ok = __builtin_cpu_supports("bmi2") ? 1 : 0;
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
     }
-    return cached;
+    return ok;
 }
 #endif
 

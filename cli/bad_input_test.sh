@@ -278,8 +278,8 @@ bad 2 "$T" bench --reps 1 --reps 1;                         line "tahq bench: --
 bad 2 "$T" bench --mib;                                     line "tahq bench: option --mib needs a value"
 bad 2 "$T" bench --threads 0;                               line "tahq bench: invalid value '0' for --threads (need 1..256)"
 bad 2 "$T" encode x.npy out.tahq --threads 257;             line "tahq encode: invalid value '257' for --threads (need 1..256)"
-bad 2 "$T" encode x.npy out.tahq --profile paper-v1 --threads 2
-line "tahq encode: --threads applies to format 1 only, not to --profile paper-v1"
+bad 2 "$T" encode x.npy out.tahq --profile paper-v1 --threads 257
+line "tahq encode: invalid value '257' for --threads (need 1..256)"
 bad 2 "$T" gen-llm out.npy --seq 4 --seq 8;                 line "tahq gen-llm: --seq given twice"
 bad 2 "$T" gen-llm out.npy --shape 4x64;                    line "tahq gen-llm: unknown option --shape"
 bad 2 "$T" golden-gen out.g --set v1 --set v1;              line "tahq golden-gen: --set given twice"

@@ -270,7 +270,7 @@ keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurati
 check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --json
 keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,results,scaling,roundtrip_memory
-check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', 1), ('canonical', 'nearest', 'parallel', 1), ('canonical', 'stochastic', 'reference', 1), ('canonical', 'stochastic', 'parallel', 1), ('paper-v1', 'nearest', 'reference', 1)]" \
+check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', 1), ('canonical', 'nearest', 'parallel', 1), ('canonical', 'stochastic', 'reference', 1), ('canonical', 'stochastic', 'parallel', 1), ('paper-v1', 'nearest', 'reference', 1), ('paper-v1', 'nearest', 'parallel', 1)]" \
   "d['roundtrip_memory']['peak_rss_bytes'] >= d['roundtrip_memory']['input_bytes']" "d['machine']['cpu_model'] != ''"
 expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
 keys out.txt command,output,shape,seed,elements
@@ -297,6 +297,14 @@ for n in 2 3 7; do cmp -s th1.npy "th$n.npy" || fail "decode --threads $n gave o
 cp th1.tahq thx.tahq && printf 'X' | dd of=thx.tahq bs=1 seek=100 conv=notrunc 2>/dev/null
 if cmp -s th1.tahq thx.tahq; then fail "control: cmp blind to a changed byte"; fi
 expect_rc 0 "$T" roundtrip x.npy --threads 3
+# paper-v1 through its fast codec (--threads > 1): the reference's bytes and floats
+expect_rc 0 "$T" decode jp.tahq jp1.npy --profile paper-v1 --shape 1x64x256
+for n in 2 3 7; do
+  expect_rc 0 "$T" encode x.npy "jp$n.tahq" --profile paper-v1 --threads "$n"
+  cmp -s jp.tahq "jp$n.tahq" || fail "paper-v1 encode --threads $n gave another message"
+  expect_rc 0 "$T" decode jp.tahq "jp$n.npy" --profile paper-v1 --shape 1x64x256 --threads "$n"
+  cmp -s jp1.npy "jp$n.npy" || fail "paper-v1 decode --threads $n gave other values"
+done
 # gain allocation (alloc 3, header version 3) through the parallel codec:
 # 3 sequences of 37 rows (no thread count divides 111 rows evenly)
 expect_rc 0 "$T" gen-llm xg.npy --batch 3 --seq 37 --channels 320
@@ -318,9 +326,9 @@ check_json out.txt "d['version'] == 3" "d['config']['alloc'] == 'gain'"
 expect_rc 0 "$T" roundtrip xg.npy --alloc gain --threads 3 --json
 check_json out.txt "d['ok'] is True"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
-check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1)]" \
+check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1), ('paper-v1', 'parallel', 1), ('paper-v1', 'parallel', 2)]" \
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
-  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2]" \
+  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2, 1, 2]" \
   "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --gain --json
 check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results'] if r['profile'] == 'gain'] == [('gain', 'nearest', 'reference', 1), ('gain', 'nearest', 'parallel', 1), ('gain', 'nearest', 'parallel', 2), ('gain', 'stochastic', 'reference', 1), ('gain', 'stochastic', 'parallel', 1), ('gain', 'stochastic', 'parallel', 2)]" \

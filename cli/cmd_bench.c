@@ -38,8 +38,8 @@ static void bench_help(void)
            "                        (alloc 3, SPEC 4.3), and gain stochastic\n"
            "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
            "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
-           "thread) and, for format 1, 'parallel' (tahq_encode_parallel /\n"
-           "tahq_decode_parallel with its fast per-tile paths) on 1 and on T threads\n"
+           "thread) and 'parallel' (tahq_encode_parallel / tahq_decode_parallel,\n"
+           "tahq_paper_v1_encode_parallel / _decode_parallel: the fast paths) on 1 and on T threads\n"
            "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
            "compared with the reference's (the bench fails if they differ). With T > 1 a\n"
            "control times the same integer work on 1 and on T threads at once, lasting as\n"
@@ -99,7 +99,10 @@ static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint
 {
     if (c->kind == PROF_PAPER_V1) {
         tahq_status st = tahq_paper_v1_encode_bound(&c->pv1, shape, cap);
-        return st == TAHQ_OK ? tahq_paper_v1_workspace_size(&c->pv1, shape, wsz) : st;
+        if (st != TAHQ_OK)
+            return st;
+        return par ? tahq_paper_v1_encode_parallel_workspace_size(&c->pv1, shape, wsz)
+                   : tahq_paper_v1_workspace_size(&c->pv1, shape, wsz);
     }
     tahq_status st = tahq_encode_bound(&c->cfg, shape, cap);
     if (st != TAHQ_OK)
@@ -108,21 +111,27 @@ static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint
                : tahq_encode_workspace_size(&c->cfg, shape, wsz);
 }
 
-/* Whether the profile has the CPU codec (tahq_encode_parallel /
- * tahq_decode_parallel, any number of threads): format 1 has, paper-v1 has
- * only its reference codec. */
+/* Whether the profile has the CPU codec (any number of threads): format 1
+ * (tahq_encode_parallel / tahq_decode_parallel) and paper-v1
+ * (tahq_paper_v1_encode_parallel / tahq_paper_v1_decode_parallel) both have. */
 static int case_has_cpu(const bench_case *c)
 {
-    return c->kind == PROF_CANONICAL;
+    return c->kind == PROF_CANONICAL || c->kind == PROF_PAPER_V1;
 }
 
 /* par 0: the reference codec (tahq_encode, tahq_paper_v1_encode); par 1:
- * tahq_encode_parallel on `threads` threads (its fast per-tile paths). */
+ * tahq_encode_parallel / tahq_paper_v1_encode_parallel on `threads` threads
+ * (their fast paths). */
 static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
                                int par, size_t *len)
 {
+    tahq_parallel p;
+    tahq_parallel_threads(&p, threads);
     if (c->kind == PROF_PAPER_V1)
-        return tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
+        return par ? tahq_paper_v1_encode_parallel(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg,
+                                                   b->cap, len, &p)
+                   : tahq_paper_v1_encode(&c->pv1, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap,
+                                          len);
     if (par) {
         tahq_parallel par;
         tahq_parallel_threads(&par, threads);
@@ -135,8 +144,12 @@ static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_
 static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
                                int par, size_t len, size_t n)
 {
-    if (c->kind == PROF_PAPER_V1)
-        return tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
+    if (c->kind == PROF_PAPER_V1) {
+        tahq_parallel p;
+        tahq_parallel_threads(&p, threads);
+        return par ? tahq_paper_v1_decode_parallel(b->msg, len, &c->pv1, b->shape, b->y, n, &p)
+                   : tahq_paper_v1_decode(b->msg, len, &c->pv1, b->shape, b->y, n);
+    }
     if (par) {
         tahq_parallel par;
         tahq_parallel_threads(&par, threads);
@@ -607,14 +620,16 @@ int cmd_bench(int argc, char **argv)
     k.reps = reps;
     for (int i = 0; i < n_cases; i++) {
         for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
-            size_t cap = 0, wsz = 0;
-            tahq_status st = case_sizes(&cases[i], &shape, t, case_has_cpu(&cases[i]), &cap, &wsz);
-            if (st != TAHQ_OK) {
-                json_decref(load_before);
-                return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
+            for (int par = 0; par <= case_has_cpu(&cases[i]); par++) {
+                size_t cap = 0, wsz = 0;
+                tahq_status st = case_sizes(&cases[i], &shape, t, par, &cap, &wsz);
+                if (st != TAHQ_OK) {
+                    json_decref(load_before);
+                    return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
+                }
+                k.cap = cap > k.cap ? cap : k.cap;
+                k.wsz = wsz > k.wsz ? wsz : k.wsz;
             }
-            k.cap = cap > k.cap ? cap : k.cap;
-            k.wsz = wsz > k.wsz ? wsz : k.wsz;
         }
     }
     float *x = malloc(k.in_bytes);

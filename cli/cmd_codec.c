@@ -39,9 +39,6 @@ static int parse_codec_args(int argc, char **argv, enc_opts *o, const char **pos
         *pv1 = 0;
         if (profile && (*pv1 = paper_v1_profile(profile)) < 0)
             return EXIT_USAGE;
-        if (*pv1 && g_threads > 1)
-            return cli_fail(EXIT_USAGE, "--threads applies to format 1 only, not to --profile "
-                                        "paper-v1");
     }
     if (rc == CLI_HELP) {
         if (pv1 && *pv1)
@@ -108,7 +105,7 @@ int cmd_encode(int argc, char **argv)
     if (done >= 0)
         return done;
     if (pv1)
-        return paper_v1_encode(&o, pos, npos, json);
+        return paper_v1_encode(&o, pos, npos, json, g_threads);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq encode --help)");
     int rc = enc_opts_check(&o);
@@ -200,7 +197,7 @@ int cmd_decode(int argc, char **argv)
     if (done >= 0)
         return done;
     if (pv1)
-        return paper_v1_decode(&o, pos, npos, json);
+        return paper_v1_decode(&o, pos, npos, json, g_threads);
     /* a message carries its configuration and shape */
     if (o.first_given)
         return cli_fail(EXIT_USAGE, "%s applies only with --profile paper-v1 (see tahq decode "

@@ -7,6 +7,7 @@
 
 #include "codec_ops.h"
 #include "tahq_paper_v1.h"
+#include "tahq_parallel.h"
 #include "tahq_spec.h"
 #include "commands.h"
 #include "npy.h"
@@ -49,14 +50,16 @@ static void cfg_text(const tahq_paper_v1_config *p, char *buf, size_t n)
 void paper_v1_encode_help(void)
 {
     printf("usage: tahq encode --profile paper-v1 IN OUT [--tile G] [--bits HI/LO]\n"
-           "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S] [--json]\n"
+           "                   [--ratio PERMILLE] [--shape BxSxC | --batch B --seq S]\n"
+           "                   [--threads N] [--json]\n"
            "Compress a float32 tensor in the authors' headerless format (ref/SPEC.md\n"
            "Appendix A): token allocation, fp16 zero/scale, MSB-first bit stream.\n"
            "Decoding needs the same shape and options (tahq decode --profile paper-v1).\n"
-           "Defaults: --tile 64 --bits 4/3 --ratio 800.\n");
+           "Defaults: --tile 64 --bits 4/3 --ratio 800. --threads N > 1: the fast codec\n"
+           "(tahq_paper_v1_encode_parallel) on N threads, the same message.\n");
 }
 
-int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
+int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)
 {
     enc_opts o = *opts;
     if (npos != 2)
@@ -75,7 +78,8 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
         return rc;
     st = tahq_paper_v1_encode_bound(&pc, &shape, &cap);
     if (st == TAHQ_OK)
-        st = tahq_paper_v1_workspace_size(&pc, &shape, &wsz);
+        st = threads > 1 ? tahq_paper_v1_encode_parallel_workspace_size(&pc, &shape, &wsz)
+                         : tahq_paper_v1_workspace_size(&pc, &shape, &wsz);
     if (st != TAHQ_OK) {
         npy_free(&t);
         return cli_fail(EXIT_RUNTIME, "%s: shape [%u, %u, %u]: %s (%s)", pos[0],
@@ -91,7 +95,11 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
         npy_free(&t);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
-    st = tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
+    tahq_parallel par;
+    tahq_parallel_threads(&par, threads);
+    st = threads > 1 ? tahq_paper_v1_encode_parallel(&pc, &shape, t.data, ws, wsz, msg, cap, &len,
+                                                     &par)
+                     : tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
     free(ws);
     npy_free(&t);
     if (st != TAHQ_OK) {
@@ -128,13 +136,14 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json)
 void paper_v1_decode_help(void)
 {
     printf("usage: tahq decode --profile paper-v1 IN OUT --shape BxSxC [--tile G]\n"
-           "                   [--bits HI/LO] [--ratio PERMILLE] [--json]\n"
+           "                   [--bits HI/LO] [--ratio PERMILLE] [--threads N] [--json]\n"
            "Decompress a paper-v1 message (ref/SPEC.md Appendix A). The format has no\n"
            "header: the shape and the options must be those of the encoder. OUT is a\n"
-           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n");
+           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n"
+           "--threads N > 1: the fast codec (tahq_paper_v1_decode_parallel), the same floats.\n");
 }
 
-int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json)
+int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, uint32_t threads)
 {
     enc_opts o = *opts;
     if (npos != 2)
@@ -170,7 +179,10 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json)
         free(msg);
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
-    st = tahq_paper_v1_decode(msg, len, &pc, &shape, y, (size_t)n);
+    tahq_parallel par;
+    tahq_parallel_threads(&par, threads);
+    st = threads > 1 ? tahq_paper_v1_decode_parallel(msg, len, &pc, &shape, y, (size_t)n, &par)
+                     : tahq_paper_v1_decode(msg, len, &pc, &shape, y, (size_t)n);
     free(msg);
     if (st != TAHQ_OK) {
         free(y);

@@ -28,6 +28,7 @@
 #include <pthread.h>
 
 #include "fast_tile.h"
+#include "jobs.h"
 #include "internal.h"
 #include "tahq_parallel.h"
 #include "../common/tahq_crc_gf2.h"
@@ -83,7 +84,7 @@ static void builtin_run(tahq_job_fn fn, void *arg, uint32_t n)
             pthread_join(ids[j], NULL);
 }
 
-static void run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32_t n)
+void tahq_cpu_run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32_t n)
 {
     if (n > 1 && par && par->run)
         par->run(par->ctx, fn, arg, n);
@@ -94,7 +95,7 @@ static void run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32
 /* Part j of n of the range [0, count): starts rounded down to a multiple of
  * `align` (so that parts meet on byte boundaries of bit fields indexed by the
  * range); the first part starts at 0, the last ends at count. */
-static uint64_t part_start(uint64_t count, uint32_t n, uint32_t j, uint64_t align)
+uint64_t tahq_cpu_part_start(uint64_t count, uint32_t n, uint32_t j, uint64_t align)
 {
     if (j == 0)
         return 0;
@@ -251,7 +252,7 @@ typedef struct crc_ctx {
 static void crc_job(void *arg, uint32_t j)
 {
     crc_ctx *c = arg;
-    uint64_t a = part_start(c->n, c->jobs, j, 64), b = part_start(c->n, c->jobs, j + 1, 64);
+    uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
     c->crc[j] = tahq_crc32c(0, c->data + a, (size_t)(b - a));
 }
 
@@ -270,10 +271,10 @@ static uint32_t crc_parallel(const tahq_parallel *par, uint32_t jobs, uint32_t c
     /* parts below 64 KiB are not worth a thread */
     uint64_t most = n / 65536u + 1u;
     c.jobs = most < jobs ? (uint32_t)most : jobs;
-    run_jobs(par, crc_job, &c, c.jobs);
+    tahq_cpu_run_jobs(par, crc_job, &c, c.jobs);
     uint32_t crc = crc_so_far;
     for (uint32_t j = 0; j < c.jobs; j++) {
-        uint64_t a = part_start(n, c.jobs, j, 64), b = part_start(n, c.jobs, j + 1, 64);
+        uint64_t a = tahq_cpu_part_start(n, c.jobs, j, 64), b = tahq_cpu_part_start(n, c.jobs, j + 1, 64);
         crc = tahq_gf2_crc32c_combine(crc, c.crc[j], b - a);
     }
     return crc;
@@ -329,7 +330,7 @@ typedef struct enc_ctx {
 
 /* First element of x[0 .. n) that is not finite or has |x| >= 2^64 (SPEC
  * §3.2): its index, or n; *st its status. */
-TAHQ_HOT static uint64_t first_bad(const float *x, uint64_t n, tahq_status *st)
+TAHQ_HOT uint64_t tahq_cpu_first_bad(const float *x, uint64_t n, tahq_status *st)
 {
     uint32_t worst = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -364,14 +365,14 @@ static void enc_rows_job(void *arg, uint32_t j)
     enc_ctx *e = arg;
     const uint64_t rows = e->lay.rows, C = e->shape.channels;
     const uint32_t G = e->c.tile, T = (uint32_t)e->lay.tiles_per_row;
-    const uint64_t r0 = part_start(rows, e->jobs, j, 1), r1 = part_start(rows, e->jobs, j + 1, 1);
+    const uint64_t r0 = tahq_cpu_part_start(rows, e->jobs, j, 1), r1 = tahq_cpu_part_start(rows, e->jobs, j + 1, 1);
     e->bad_status[j] = TAHQ_OK;
     e->bad_index[j] = UINT64_MAX;
     e->gain_status[j] = TAHQ_OK;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
         tahq_status st;
-        uint64_t i = first_bad(row, C, &st);
+        uint64_t i = tahq_cpu_first_bad(row, C, &st);
         if (st != TAHQ_OK) {
             e->bad_status[j] = st;
             e->bad_index[j] = r * C + i;
@@ -413,8 +414,8 @@ static void enc_rank_job(void *arg, uint32_t j)
     const uint64_t n = e->group;
     const uint64_t n_groups = tahq_per_row(e->c.alloc) ? e->shape.batch : e->lay.rows;
     const uint64_t low = tahq_low_count(n, e->c.hi_permille);
-    const uint64_t g0 = part_start(n_groups, e->jobs, j, 8),
-                   g1 = part_start(n_groups, e->jobs, j + 1, 8);
+    const uint64_t g0 = tahq_cpu_part_start(n_groups, e->jobs, j, 8),
+                   g1 = tahq_cpu_part_start(n_groups, e->jobs, j + 1, 8);
     uint64_t *keys = e->keys + j * n;
     for (uint64_t g = g0; g < g1; g++) {
         const uint32_t *h = e->rank + g * n;
@@ -442,8 +443,8 @@ static void enc_tiles_job(void *arg, uint32_t j)
     const tahq_config *c = &e->c;
     const tahq_layout *lay = &e->lay;
     const uint32_t G = c->tile, k = lay->tile_log2;
-    const uint64_t t0 = part_start(lay->n_tiles, e->jobs, j, 8),
-                   t1 = part_start(lay->n_tiles, e->jobs, j + 1, 8);
+    const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, e->jobs, j, 8),
+                   t1 = tahq_cpu_part_start(lay->n_tiles, e->jobs, j + 1, 8);
     uint8_t *payload = e->payload;
     const uint8_t *map = payload;
     uint8_t *flags = payload + lay->map_bytes;
@@ -542,7 +543,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     const uint32_t k = lay->tile_log2;
 
     /* A: input check and ranks (nothing of out written yet) */
-    run_jobs(par, enc_rows_job, e, jobs);
+    tahq_cpu_run_jobs(par, enc_rows_job, e, jobs);
     uint64_t bad = UINT64_MAX;
     for (uint32_t j = 0; j < jobs; j++)
         if (e->bad_status[j] != TAHQ_OK && e->bad_index[j] < bad) {
@@ -569,11 +570,11 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
 
     /* B: ranking and map */
     if (e->ranked)
-        run_jobs(par, enc_rank_job, e, jobs);
+        tahq_cpu_run_jobs(par, enc_rank_job, e, jobs);
 
     /* C: tiles */
     e->fast_stochastic = tahq_fast_tile_active();
-    run_jobs(par, enc_tiles_job, e, jobs);
+    tahq_cpu_run_jobs(par, enc_tiles_job, e, jobs);
     for (uint32_t j = 0; j < jobs; j++)
         if (e->tile_status[j] != TAHQ_OK) {
             memset(out, 0, TAHQ_HEADER_BYTES); /* no partial message survives */
@@ -587,7 +588,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     uint8_t *pivots = payload + lay->pivot_off;
     uint64_t n_flagged = 0;
     for (uint32_t j = 0; j < jobs; j++) {
-        const uint64_t t0 = part_start(lay->n_tiles, jobs, j, 8);
+        const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, jobs, j, 8);
         if (t0 != n_flagged) {
             for (uint64_t i = 0; i < e->n_flagged[j]; i++) {
                 uint8_t p;
@@ -641,13 +642,13 @@ static void dec_check_job(void *arg, uint32_t j)
     if (group > 0) {
         const uint64_t want = tahq_low_count(group, cfg->hi_permille);
         const uint64_t n_groups = tahq_per_row(cfg->alloc) ? d->h.shape.batch : lay->rows;
-        const uint64_t g0 = part_start(n_groups, d->jobs, j, 8),
-                       g1 = part_start(n_groups, d->jobs, j + 1, 8);
+        const uint64_t g0 = tahq_cpu_part_start(n_groups, d->jobs, j, 8),
+                       g1 = tahq_cpu_part_start(n_groups, d->jobs, j + 1, 8);
         for (uint64_t g = g0; g < g1 && !bad; g++)
             bad = popcount_range(map, g * group, group) != want;
     }
-    const uint64_t t0 = part_start(lay->n_tiles, d->jobs, j, 8),
-                   t1 = part_start(lay->n_tiles, d->jobs, j + 1, 8);
+    const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j, 8),
+                   t1 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j + 1, 8);
     d->lows[j] = low_tiles(cfg, lay, map, t0, t1);
     d->flagged[j] = popcount_range(payload + lay->map_bytes, t0, t1 - t0);
     /* ref/codec.c tests fl(v - v) == 0 on the widened values, i.e. v finite:
@@ -679,8 +680,8 @@ static void dec_tiles_job(void *arg, uint32_t j)
     const uint8_t *payload = d->payload, *map = payload;
     const uint8_t *flags = payload + lay->map_bytes;
     const uint32_t G = cfg->tile, k = lay->tile_log2;
-    const uint64_t t0 = part_start(lay->n_tiles, d->jobs, j, 8),
-                   t1 = part_start(lay->n_tiles, d->jobs, j + 1, 8);
+    const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j, 8),
+                   t1 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j + 1, 8);
     uint64_t lows = 0, n_flagged = 0;
     for (uint32_t i = 0; i < j; i++) {
         lows += d->lows[i];
@@ -809,7 +810,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     d->jobs = jobs;
 
     /* SPEC §8.4 step 5, in parts; every failure is TAHQ_ERR_PAYLOAD */
-    run_jobs(par, dec_check_job, d, jobs);
+    tahq_cpu_run_jobs(par, dec_check_job, d, jobs);
     int bad = 0;
     uint64_t lows = 0, flagged = 0;
     for (uint32_t j = 0; j < jobs; j++) {
@@ -833,6 +834,6 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if ((uint64_t)count != lay->n_tiles * cfg->tile)
         return TAHQ_ERR_BUFFER;
 
-    run_jobs(par, dec_tiles_job, d, jobs);
+    tahq_cpu_run_jobs(par, dec_tiles_job, d, jobs);
     return TAHQ_OK;
 }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "tahq.h"
+#include "tahq_paper_v1.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,30 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
 
 /* CRC-32C of A || B from the CRC-32C of A, of B and the length of B. */
 uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
+/* ---- paper-v1 (ref/SPEC.md Appendix A; cpu/paper_v1_fast.c) ------------
+ * The same bytes as tahq_paper_v1_encode and the same floats as
+ * tahq_paper_v1_decode, with the same statuses, for every input, message
+ * and number of jobs: the same binary32 operations in the same order, split
+ * by tokens, with 8-lane forms where the reference's operations are
+ * independent per element. par NULL: one job; par->jobs 0 or above
+ * TAHQ_JOBS_MAX: TAHQ_ERR_CONFIG (encode: after the first NULL checks;
+ * decode: after the configuration and shape check). */
+
+/* Workspace of tahq_paper_v1_encode_parallel (any number of jobs): 24 bytes
+ * per token and 2 per tile, plus alignment slack. */
+tahq_status tahq_paper_v1_encode_parallel_workspace_size(const tahq_paper_v1_config *cfg,
+                                                         const tahq_shape *shape, size_t *bytes);
+/* As tahq_paper_v1_encode (same checks in the same order; the workspace
+ * from tahq_paper_v1_encode_parallel_workspace_size). */
+tahq_status tahq_paper_v1_encode_parallel(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                          const float *x, void *workspace, size_t workspace_bytes,
+                                          uint8_t *out, size_t out_capacity, size_t *out_len,
+                                          const tahq_parallel *par);
+/* As tahq_paper_v1_decode (out written only for a valid message). */
+tahq_status tahq_paper_v1_decode_parallel(const uint8_t *msg, size_t len,
+                                          const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                                          float *out, size_t count, const tahq_parallel *par);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,44 @@
+/* fast_encode.h - the encoder's per-tile fast path (cpu/fast_encode.c): the
+ * steps of ref/codec.c's encode_tiles for one tile (range, gate, transform,
+ * metadata, codes, packing) with the same bytes, chosen at run time
+ * (AVX2, BMI2, F16C). Under TAHQ_SCALAR_ONLY, on other compilers and CPUs
+ * tahq_fast_encode_active() is 0 and the caller keeps the reference's
+ * functions. Not public. */
+#ifndef TAHQ_CPU_FAST_ENCODE_H
+#define TAHQ_CPU_FAST_ENCODE_H
+
+#include <stdint.h>
+
+#include "tahq.h"
+
+/* 1 if tahq_fast_encode_tile runs on this CPU. */
+int tahq_fast_encode_active(void);
+
+/* binary16 conversions with F16C (VCVTPS2PH's rounding immediates, VCVTPH2PS)
+ * where the CPU has it, else the reference's integer code. For every
+ * binary32 x that is not a NaN (tests/test_fast_encode.c checks all of
+ * them): down_bits(x) == tahq_meta_round_down_bits(TAHQ_META_FP16, x) and
+ * up_bits(x) == tahq_meta_round_up_bits(TAHQ_META_FP16, x); for every
+ * binary16 h that is not a NaN: value(h) == tahq_meta_value(TAHQ_META_FP16, h)
+ * (as bits). */
+uint16_t tahq_fast_f16_down_bits(float x);
+uint16_t tahq_fast_f16_up_bits(float x);
+float tahq_fast_f16_value(uint16_t h);
+
+/* SPEC §5.3 steps 2-3 (ref/quant.c tile_zero_scale) from the range [lo, hi]
+ * of a finite tile, with the conversions above for fp16 metadata. */
+tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
+                                 float *scale, uint32_t *zero_bits, uint32_t *scale_bits);
+
+/* One tile of a finite input x[0 .. cfg->tile) (first element index elem0),
+ * code width `bits`: the gate flag and pivot (SPEC §5.1), the transform of a
+ * flagged tile (§5.2), metadata bits and codes (§5.3) packed into
+ * dst[0 .. tile / 8 * bits) (§8.3), exactly as tahq_tile_range,
+ * tahq_gate_from_range, tahq_hadamard_forward, tahq_quantize_tile_range and
+ * tahq_pack_tile do in ref/codec.c. Only when tahq_fast_encode_active(). On
+ * TAHQ_ERR_RANGE (metadata overflow) dst is not written. */
+tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,
+                                  uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
+                                  uint32_t *scale_bits, int *flagged, uint32_t *pivot);
+
+#endif

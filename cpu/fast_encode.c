@@ -1,24 +1,26 @@
 /* fast_encode.c - the encoder's per-tile fast path (cpu/fast_encode.h).
  *
  * One tile of G <= 256 values is loaded into AVX2 registers once; from them:
- *   - the range (SPEC §5.3 step 1) as integer order keys, as tahq_tile_range;
+ *   - the range (SPEC §5.3 step 1) with VMINPS / VMAXPS (the values of
+ *     tahq_tile_range but for the sign of a zero, which changes no byte:
+ *     see range_regs);
  *   - the gate (§5.1): the two largest magnitudes as a multiset (per lane the
  *     largest and second largest magnitude bits, merged across lanes), which
  *     is m2 of tahq_gate_from_range (m1 when it occurs twice, else the
  *     largest magnitude below m1); the pivot, for flagged tiles only, is the
  *     first lane equal to m1 (a compare and a bit scan);
- *   - flagged tiles: the reference's tahq_hadamard_forward on a copy, then
- *     the range of the transformed values;
+ *   - flagged tiles: the transform of SPEC §5.2 (tahq_hadamard_forward) in
+ *     the registers, then the range of the transformed values;
  *   - metadata (§5.3 steps 2-3): ref/quant.c's tile_zero_scale step by step,
  *     with fp16 conversions by F16C: VCVTPS2PH with the round-down and
  *     round-up immediates gives down(x) and up(x) of SPEC §2.2 directly and
  *     VCVTPH2PS widens (tests/test_fast_encode.c compares them with
  *     ref/fp16.c on every binary32 and binary16 pattern);
- *   - nearest codes (§5.3 step 4): t = (v - z) / s, (t + 2^23) - 2^23,
- *     truncation, min(q, L) on 8 lanes, the operations and order of
- *     ref/quant.c codes_nearest (no FMA: the target below does not enable
- *     it and the build has -ffp-contract=off), packed with BMI2 PEXT in the
- *     registers; stochastic codes by tahq_fast_codes_stochastic (fast_tile.c).
+ *   - nearest codes (§5.3 step 4): t = (v - z) / s, the integer nearest t
+ *     (ties to even), min(q, L) on 8 lanes (no FMA: the target below does
+ *     not enable it and the build has -ffp-contract=off), packed with BMI2
+ *     PEXT in the registers; stochastic codes by tahq_fast_codes_stochastic
+ *     (fast_tile.c).
  * The caller checked the input finite (SPEC §3.2); MXCSR is the C default
  * (round to nearest, no flush-to-zero / denormals-are-zero), as every float
  * operation of the codec assumes. */
@@ -122,19 +124,19 @@ static inline ENC_TARGET __m256i swap128(__m256i v)
 {
     return _mm256_permute2x128_si256(v, v, 0x01);
 }
-static inline ENC_TARGET int32_t hmin_epi32(__m256i v)
+static inline ENC_TARGET float hmin_ps(__m256 v)
 {
-    v = _mm256_min_epi32(v, swap128(v));
-    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
-    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
-    return _mm256_cvtsi256_si32(v);
+    v = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_min_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_min_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
 }
-static inline ENC_TARGET int32_t hmax_epi32(__m256i v)
+static inline ENC_TARGET float hmax_ps(__m256 v)
 {
-    v = _mm256_max_epi32(v, swap128(v));
-    v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
-    v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
-    return _mm256_cvtsi256_si32(v);
+    v = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_max_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_max_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
 }
 
 /* The largest and second largest of the multiset a1 ∪ a2 ∪ b1 ∪ b2, given
@@ -146,52 +148,47 @@ static inline ENC_TARGET void top2_merge(__m256i *a1, __m256i *a2, __m256i b1, _
     *a1 = m;
 }
 
-/* order key of a float's bits (ref/quant.c order_key) and back: negative
- * floats get their magnitude bits flipped; the map is its own inverse */
-static inline ENC_TARGET __m256i order_key8(__m256i u)
-{
-    return _mm256_xor_si256(u, _mm256_srli_epi32(_mm256_srai_epi32(u, 31), 1));
-}
-static inline float from_order_key(int32_t k)
-{
-    uint32_t u = (uint32_t)k;
-    return tahq_float_of(u ^ ((uint32_t)(k >> 31) >> 1));
-}
-
-/* min and max of the n vectors of u (tahq_tile_range) */
-static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __m256i *u,
+/* min and max of the n vectors of u (SPEC §5.3 step 1). VMINPS / VMAXPS
+ * give the values of tahq_tile_range's integer order keys (the input is
+ * finite) except possibly the sign of a zero result, which changes no byte:
+ * a zero lo gives z = down(+-0) = +-0, written as the canonical +0 (step 2);
+ * a zero hi gives w = fl(+-0 - z), the same value for both signs unless
+ * z = +0, where w = +-0 and s = +0 either way (step 3); the gate uses
+ * magnitudes only. */
+static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __m256 *u,
                                                                         const uint32_t n,
                                                                         float *lo, float *hi)
 {
-    __m256i kmin = order_key8(u[0]), kmax = kmin;
+    __m256 mn = u[0], mx = u[0];
+    #pragma GCC unroll 32
     for (uint32_t i = 1; i < n; i++) {
-        __m256i k = order_key8(u[i]);
-        kmin = _mm256_min_epi32(kmin, k);
-        kmax = _mm256_max_epi32(kmax, k);
+        mn = _mm256_min_ps(mn, u[i]);
+        mx = _mm256_max_ps(mx, u[i]);
     }
-    *lo = from_order_key(hmin_epi32(kmin));
-    *hi = from_order_key(hmax_epi32(kmax));
+    *lo = hmin_ps(mn);
+    *hi = hmax_ps(mx);
 }
 
-/* tahq_tile_range and tahq_gate_from_range of the n vectors of u. */
-static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m256i *u,
+/* The range and tahq_gate_from_range of the n vectors of u. */
+static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m256 *u,
                                                                       const uint32_t n, float tau,
                                                                       float *lo, float *hi,
                                                                       uint32_t *pivot)
 {
     const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
-    __m256i kmin = order_key8(u[0]), kmax = kmin;
-    __m256i a1 = _mm256_and_si256(u[0], mag), a2 = _mm256_setzero_si256();
+    __m256 mn = u[0], mx = u[0];
+    __m256i a1 = _mm256_and_si256(_mm256_castps_si256(u[0]), mag), a2 = _mm256_setzero_si256();
+    #pragma GCC unroll 32
     for (uint32_t i = 1; i < n; i++) {
-        __m256i k = order_key8(u[i]);
-        kmin = _mm256_min_epi32(kmin, k);
-        kmax = _mm256_max_epi32(kmax, k);
-        __m256i a = _mm256_and_si256(u[i], mag); /* finite: < 2^31, signed order = value order */
+        mn = _mm256_min_ps(mn, u[i]);
+        mx = _mm256_max_ps(mx, u[i]);
+        /* magnitude bits: finite, < 2^31, so signed order = value order */
+        __m256i a = _mm256_and_si256(_mm256_castps_si256(u[i]), mag);
         a2 = _mm256_max_epi32(a2, _mm256_min_epi32(a1, a));
         a1 = _mm256_max_epi32(a1, a);
     }
-    *lo = from_order_key(hmin_epi32(kmin));
-    *hi = from_order_key(hmax_epi32(kmax));
+    *lo = hmin_ps(mn);
+    *hi = hmax_ps(mx);
     /* tahq_gate_from_range: m1 = max(|lo|, |hi|) as bits */
     const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
     const uint32_t m1_bits = lo_bits > hi_bits ? lo_bits : hi_bits;
@@ -209,11 +206,12 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
     *pivot = 0;
     if (flagged) { /* first index whose magnitude is m1 */
         const __m256i m1v = _mm256_set1_epi32((int)m1_bits);
+        #pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i++) {
-            __m256i eq = _mm256_cmpeq_epi32(_mm256_and_si256(u[i], mag), m1v);
-            uint32_t bitsv = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(eq));
-            if (bitsv) {
-                *pivot = 8u * i + (uint32_t)__builtin_ctz(bitsv);
+            __m256i eq = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(u[i]), mag), m1v);
+            uint32_t lanes = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(eq));
+            if (lanes) {
+                *pivot = 8u * i + (uint32_t)__builtin_ctz(lanes);
                 break;
             }
         }
@@ -221,23 +219,93 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
     return flagged;
 }
 
-/* ref/quant.c codes_nearest on the n vectors of u, packed as tahq_pack_tile
- * (8 codes = b bytes, code j at bits j*b) into dst. */
-static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
-    const __m256i *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
+/* SPEC §5.2 forward on a flagged tile: the pivot swap on a copy, FWHT stages
+ * h = 1, 2, 4 inside each vector (lanes with i & h = 0 get v[i] + v[i+h],
+ * the others v[i-h] - v[i]: the scalar butterfly's operands and order),
+ * stages h >= 8 across vectors, then the product with 2^-ceil(k/2). */
+static inline ENC_TARGET __m256 fwht_in_vector(__m256 v)
 {
-    const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s), big = _mm256_set1_ps(0x1p23f);
+    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
+    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
+    p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
+    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
+    p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
+}
+
+static inline __attribute__((always_inline)) ENC_TARGET void forward_regs(__m256 *u,
+                                                                          const uint32_t n,
+                                                                          uint32_t pivot,
+                                                                          float *v)
+{
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        _mm256_storeu_ps(v + 8 * i, u[i]);
+    const float t = v[0];
+    v[0] = v[pivot];
+    v[pivot] = t;
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = fwht_in_vector(_mm256_loadu_ps(v + 8 * i));
+    #pragma GCC unroll 32
+    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h */
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i += 2 * h)
+            #pragma GCC unroll 32
+            for (uint32_t j = i; j < i + h; j++) {
+                __m256 a = u[j], b = u[j + h];
+                u[j] = _mm256_add_ps(a, b);
+                u[j + h] = _mm256_sub_ps(a, b);
+            }
+    const uint32_t k = tahq_tile_log2(8u * n);
+    const __m256 f = _mm256_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm256_mul_ps(u[i], f);
+}
+
+/* ref/quant.c codes_nearest on the n vectors of u, packed as tahq_pack_tile
+ * (8 codes = b bytes, code j at bits j*b) into dst. The integer nearest t,
+ * ties to even (SPEC §5.3 step 4), by VCVTPS2DQ under the default rounding
+ * of MXCSR: the value of the reference's (t + 2^23) - 2^23 for 0 <= t <= L. */
+static inline __attribute__((always_inline)) ENC_TARGET __m256i code8(__m256 x, __m256 zv,
+                                                                      __m256 sv, __m256i lv)
+{
+    __m256 t = _mm256_div_ps(_mm256_sub_ps(x, zv), sv);
+    return _mm256_min_epi32(_mm256_cvtps_epi32(t), lv);
+}
+
+static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
+    const __m256 *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
+{
+    const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
     const __m256i lv = _mm256_set1_epi32((int)((1u << bits) - 1u));
     const uint64_t mask = UINT64_C(0x0101010101010101) * ((1u << bits) - 1u);
     uint8_t buf[TAHQ_TILE_MAX + 8];
-    for (uint32_t i = 0; i < n; i++) {
-        __m256 t = _mm256_div_ps(_mm256_sub_ps(_mm256_castsi256_ps(u[i]), zv), sv);
-        __m256 r = _mm256_sub_ps(_mm256_add_ps(t, big), big); /* one rounding, ties to even */
-        __m256i q = _mm256_min_epi32(_mm256_cvttps_epi32(r), lv); /* 0 <= r <= L */
-        __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16));
-        w = _pext_u64(w, mask);
-        memcpy(buf + i * bits, &w, 8); /* the next group overwrites the extra bytes */
+    if (n >= 4) {
+        /* 4 vectors at a time: 32 codes to bytes in 3 packs and a permute */
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i += 4) {
+            __m256i p01 = _mm256_packus_epi32(code8(u[i], zv, sv, lv), code8(u[i + 1], zv, sv, lv));
+            __m256i p23 = _mm256_packus_epi32(code8(u[i + 2], zv, sv, lv), code8(u[i + 3], zv, sv, lv));
+            __m256i b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+            __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
+            uint64_t w[4] = {(uint64_t)_mm_cvtsi128_si64(lo), (uint64_t)_mm_extract_epi64(lo, 1),
+                             (uint64_t)_mm_cvtsi128_si64(hi), (uint64_t)_mm_extract_epi64(hi, 1)};
+            for (uint32_t m = 0; m < 4; m++) {
+                uint64_t g = _pext_u64(w[m], mask);
+                memcpy(buf + (i + m) * bits, &g, 8); /* the next group overwrites the extra bytes */
+            }
+        }
+    } else {
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256i q = code8(u[i], zv, sv, lv);
+            __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            uint64_t g = _pext_u64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16)), mask);
+            memcpy(buf + i * bits, &g, 8);
+        }
     }
     const uint32_t nbytes = n * bits;
     if (nbytes % 8u == 0) {
@@ -253,21 +321,19 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
             uint8_t *dst, uint32_t *zero_bits, uint32_t *scale_bits, int *flagged_out,
             uint32_t *pivot)
 {
-    __m256i u[TAHQ_TILE_MAX / 8];
+    __m256 u[TAHQ_TILE_MAX / 8];
     const uint32_t G = 8u * n;
+    #pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
-        u[i] = _mm256_loadu_si256((const __m256i *)(const void *)(x + 8 * i));
+        u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
     const int flagged = gate_regs(u, n, c->tau, &lo, &hi, pivot);
     float v[TAHQ_TILE_MAX];
     const float *values = x;
     if (flagged) {
-        memcpy(v, x, G * sizeof(float));
-        tahq_hadamard_forward(v, G, *pivot);
-        for (uint32_t i = 0; i < n; i++)
-            u[i] = _mm256_loadu_si256((const __m256i *)(const void *)(v + 8 * i));
+        forward_regs(u, n, *pivot, v);
         range_regs(u, n, &lo, &hi);
-        values = v;
+        values = v; /* written below if the stochastic codes need it */
     }
     *flagged_out = flagged;
     const uint32_t levels = (1u << bits) - 1u;
@@ -279,6 +345,10 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
         memset(dst, 0, G / 8u * bits);
     } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
         uint8_t codes[TAHQ_TILE_MAX];
+        if (flagged)
+            #pragma GCC unroll 32
+            for (uint32_t i = 0; i < n; i++)
+                _mm256_storeu_ps(v + 8 * i, u[i]);
         tahq_fast_codes_stochastic(values, G, z, s, levels, c->seed, elem0, codes);
         tahq_fast_pack_tile(dst, codes, G, bits);
     } else {

@@ -1,0 +1,200 @@
+/*
+ * test_fast_encode - the fp16 metadata conversions of the encoder's fast
+ * path (cpu/fast_encode.c: F16C's VCVTPS2PH with the round-down and round-up
+ * immediates, VCVTPH2PS) against the reference's integer code in
+ * ref/fp16.c, exhaustively:
+ *   down-lo / down-hi: tahq_fast_f16_down_bits(x) ==
+ *       tahq_meta_round_down_bits(TAHQ_META_FP16, x) for every binary32 bit
+ *       pattern x (the low / high half: positive / negative), NaNs excepted
+ *       (the encoder never converts one: the input is checked finite);
+ *   up-lo / up-hi: the same for tahq_fast_f16_up_bits and round-up;
+ *   meta: tahq_fast_f16_value(h) == tahq_meta_value(TAHQ_META_FP16, h) (bits)
+ *       for every binary16 h but the NaNs; tahq_fast_zero_scale against
+ *       tahq_quantize_tile_range (zero, scale, their bits and the status) on
+ *       edge and random ranges, every width 1..8, fp16, bf16 and fp32;
+ *   control: the same comparison finds a deliberately wrong conversion:
+ *       F16C's truncation (round toward zero) in place of round-down on the
+ *       negatives, and in place of round-up on the positives.
+ * Without F16C (or in the scalar library) the fast functions are the
+ * reference's and the comparisons hold trivially; the control then checks
+ * nothing and says so.
+ */
+#include "tahq.h"
+#include "tahq_spec.h"
+#include "tutil.h"
+
+#include "fast_encode.h"
+
+/* library-internal (ref/internal.h) */
+uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
+uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
+tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
+                                     uint32_t bits, tahq_meta meta, tahq_rounding rounding,
+                                     uint64_t seed, uint64_t elem0, float *zero, float *scale,
+                                     uint32_t *zero_bits, uint32_t *scale_bits, uint8_t *codes);
+
+typedef uint16_t (*conv_fn)(float);
+
+static uint16_t ref_down(float x) { return (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x); }
+static uint16_t ref_up(float x) { return (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_F16C_CONTROL 1
+/* the wrong conversion of the control: truncation toward zero */
+__attribute__((target("f16c"))) static uint16_t trunc_f16c(float x) {
+    return (uint16_t)_cvtss_sh(x, _MM_FROUND_TO_ZERO);
+}
+#endif
+
+/* Patterns [first, last] but the NaNs: mismatches of fast against ref
+ * (the first few printed when `report`), the first mismatching pattern in
+ * *first_bad. */
+static uint64_t compare_range(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last, int report,
+                              uint32_t *first_bad) {
+    uint64_t bad = 0;
+    *first_bad = 0;
+    for (uint64_t w = first; w <= last; w++) {
+        const uint32_t u = (uint32_t)w;
+        if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+            continue;
+        const float x = u2f(u);
+        const uint16_t a = fast(x), b = ref(x);
+        if (a != b) {
+            if (bad == 0)
+                *first_bad = u;
+            bad++;
+            if (report && bad <= 10)
+                fprintf(stderr, "x = %08x: fast %04x, reference %04x\n", u, a, b);
+        }
+    }
+    return bad;
+}
+
+static int part_exhaustive(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last,
+                           const char *name) {
+    uint32_t first_bad;
+    const double t0 = t_now();
+    const uint64_t bad = compare_range(fast, ref, first, last, 1, &first_bad);
+    t_checks += last - first + 1;
+    t_fails += bad;
+    printf("%s: %08" PRIx64 "..%08" PRIx64 ", %" PRIu64 " mismatches, %.1f s (F16C path %s)\n", name,
+           first, last, bad, t_now() - t0, tahq_fast_encode_active() ? "on" : "off");
+    return t_finish("test_fast_encode", name);
+}
+
+static void check_zero_scale(float lo, float hi, uint32_t bits, tahq_meta meta) {
+    const uint32_t levels = (1u << bits) - 1u;
+    float v[8] = {lo, hi, lo, hi, lo, hi, lo, hi};
+    uint8_t codes[8];
+    float z0 = -1.0f, s0 = -1.0f, z1 = -1.0f, s1 = -1.0f;
+    uint32_t zb0 = 7, sb0 = 7, zb1 = 7, sb1 = 7;
+    tahq_status a = tahq_quantize_tile_range(v, 8, lo, hi, bits, meta, TAHQ_ROUND_NEAREST_EVEN, 0,
+                                             0, &z0, &s0, &zb0, &sb0, codes);
+    tahq_status b = tahq_fast_zero_scale(meta, lo, hi, levels, &z1, &s1, &zb1, &sb1);
+    CHECK_QUIET(a == b, "zero_scale(%08x, %08x, L=%u, meta %d): status %d, reference %d", f2u(lo),
+                f2u(hi), levels, (int)meta, (int)b, (int)a);
+    if (a == TAHQ_OK && b == TAHQ_OK)
+        CHECK_QUIET(zb0 == zb1 && sb0 == sb1 && f2u(z0) == f2u(z1) && f2u(s0) == f2u(s1),
+                    "zero_scale(%08x, %08x, L=%u, meta %d): z %08x/%x s %08x/%x, reference "
+                    "%08x/%x %08x/%x",
+                    f2u(lo), f2u(hi), levels, (int)meta, f2u(z1), zb1, f2u(s1), sb1, f2u(z0), zb0,
+                    f2u(s0), sb0);
+}
+
+static int part_meta(void) {
+    /* every binary16 pattern but the NaNs, widened */
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu) != 0)
+            continue;
+        const float a = tahq_fast_f16_value((uint16_t)h), b = tahq_meta_value(TAHQ_META_FP16, h);
+        CHECK_QUIET(f2u(a) == f2u(b), "f16 value %04x: fast %08x, reference %08x", h, f2u(a),
+                    f2u(b));
+    }
+    /* ranges: edges of binary16 (subnormals, the largest finite, overflow to
+     * +-inf), signed zeros, and random values of every exponent */
+    static const float edges[] = {0.0f,         -0.0f,         0x1p-24f,      -0x1p-24f,
+                                  0x1p-25f,     -0x1p-25f,     0x1.8p-25f,    -0x1.8p-25f,
+                                  0x1p-14f,     -0x1p-14f,     0x1.ff8p-15f,  -0x1.ff8p-15f,
+                                  65504.0f,     -65504.0f,     65519.0f,      -65519.0f,
+                                  65520.0f,     -65520.0f,     65536.0f,      -65536.0f,
+                                  1.0f,         -1.0f,         3.0f,          -3.0f,
+                                  0x1p-149f,    -0x1p-149f,    0x1.fffffep63f, -0x1.fffffep63f,
+                                  0x1p-30f,     1e6f,          -1e6f,         0.1f};
+    const uint32_t n_edges = (uint32_t)(sizeof edges / sizeof edges[0]);
+    static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+    for (uint32_t m = 0; m < 3; m++)
+        for (uint32_t bits = 1; bits <= 8; bits++)
+            for (uint32_t i = 0; i < n_edges; i++)
+                for (uint32_t j = 0; j < n_edges; j++)
+                    if (edges[i] <= edges[j])
+                        check_zero_scale(edges[i], edges[j], bits, metas[m]);
+    trng r = {0x5EEDF16Cu};
+    for (uint32_t n = 0; n < 400000; n++) {
+        float a = trng_float_exp(&r, -40, 20), b = trng_float_exp(&r, -40, 20);
+        if (trng_below(&r, 4) == 0)
+            b = u2f(f2u(a) + (uint32_t)trng_below(&r, 64)); /* narrow ranges */
+        if (trng_below(&r, 2))
+            a = -a;
+        if (trng_below(&r, 3) == 0)
+            b = -b;
+        if (a != a || b != b)
+            continue;
+        const float lo = a < b ? a : b, hi = a < b ? b : a;
+        check_zero_scale(lo, hi, 1u + (uint32_t)trng_below(&r, 8), metas[n % 3]);
+    }
+    return t_finish("test_fast_encode", "meta");
+}
+
+static int part_control(void) {
+#ifdef HAVE_F16C_CONTROL
+    if (!tahq_fast_encode_active()) {
+        printf("control: no F16C path on this CPU or build; nothing to control\n");
+        return t_finish("test_fast_encode", "control");
+    }
+    uint32_t first_bad;
+    /* round-down replaced by truncation: wrong exactly on the negatives that
+     * are not binary16 values; the positives agree */
+    uint64_t pos = compare_range(trunc_f16c, ref_down, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
+                                 &first_bad);
+    CHECKF(pos == 0, "truncation = round-down on positives (%" PRIu64 " mismatches)", pos);
+    uint64_t neg = compare_range(trunc_f16c, ref_down, 0xBF800000u, 0xBF800000u + 0xFFFFFu, 0,
+                                 &first_bad);
+    CHECKF(neg > 0 && (first_bad & 0x80000000u) != 0,
+           "the control finds truncation in place of round-down on negatives (%" PRIu64
+           " mismatches, first %08x)",
+           neg, first_bad);
+    /* and in place of round-up on the positives */
+    uint64_t up = compare_range(trunc_f16c, ref_up, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
+                                &first_bad);
+    CHECKF(up > 0 && (first_bad & 0x80000000u) == 0,
+           "the control finds truncation in place of round-up on positives (%" PRIu64
+           " mismatches, first %08x)",
+           up, first_bad);
+    printf("control: truncation for round-down: %" PRIu64 " mismatches on 2^20 negatives, %" PRIu64
+           " on 2^20 positives; for round-up %" PRIu64 " on 2^20 positives\n",
+           neg, pos, up);
+#else
+    printf("control: not an x86-64 GCC/Clang build; nothing to control\n");
+#endif
+    return t_finish("test_fast_encode", "control");
+}
+
+int main(int argc, char **argv) {
+    const char *part = argc > 1 ? argv[1] : "meta";
+    if (!strcmp(part, "down-lo"))
+        return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0, 0x7FFFFFFFu, "down-lo");
+    if (!strcmp(part, "down-hi"))
+        return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0x80000000u, 0xFFFFFFFFu,
+                               "down-hi");
+    if (!strcmp(part, "up-lo"))
+        return part_exhaustive(tahq_fast_f16_up_bits, ref_up, 0, 0x7FFFFFFFu, "up-lo");
+    if (!strcmp(part, "up-hi"))
+        return part_exhaustive(tahq_fast_f16_up_bits, ref_up, 0x80000000u, 0xFFFFFFFFu, "up-hi");
+    if (!strcmp(part, "meta"))
+        return part_meta();
+    if (!strcmp(part, "control"))
+        return part_control();
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|control\n");
+    return 2;
+}

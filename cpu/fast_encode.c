@@ -29,6 +29,7 @@
 #include "fast_encode.h"
 #include "fast_tile.h"
 #include "internal.h"
+#include "pairwise.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_ENC_X86 1
@@ -373,6 +374,129 @@ static ENC_TARGET tahq_status encode_tile_avx(const tahq_config *c, const float 
     }
 }
 
+/* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
+
+/* SPEC §2.3: the Horner coefficients c0 .. c8 of ref/entropy.c log2_coeff. */
+static const float log2_horner[9] = {
+    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f,  -0x1.715c9cp-2f, 0x1.26d41p-2f,
+    -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
+};
+
+/* ref/entropy.c log2_core on 8 lanes of x >= +0 (finite): the subnormal
+ * select, the exponent and the fraction halved above sqrt(2), f = m - 1,
+ * the 9 Horner steps y = y * f + c (two roundings each, no FMA), then
+ * (float)e + f * y; each lane's operations are the scalar ones. */
+static inline ENC_TARGET __m256 log2_8(__m256 x)
+{
+    const __m256i w0 = _mm256_castps_si256(x);
+    /* x >= +0: the bits are a non-negative int32, so a signed compare */
+    const __m256i sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), w0);
+    const __m256i ws = _mm256_castps_si256(_mm256_mul_ps(x, _mm256_set1_ps(0x1p23f)));
+    const __m256i w = _mm256_blendv_epi8(w0, ws, sub);
+    __m256i e = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_srli_epi32(w, 23), _mm256_set1_epi32(127)),
+                                 _mm256_and_si256(sub, _mm256_set1_epi32(23)));
+    const __m256i frac = _mm256_and_si256(w, _mm256_set1_epi32(0x7FFFFF));
+    const __m256i above = _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x3504F3)); /* all ones: 1 */
+    const __m256 m = _mm256_castsi256_ps(
+        _mm256_sub_epi32(_mm256_or_si256(frac, _mm256_set1_epi32(0x3F800000)),
+                         _mm256_and_si256(above, _mm256_set1_epi32(0x00800000))));
+    e = _mm256_sub_epi32(e, above);
+    const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
+    __m256 y = _mm256_set1_ps(log2_horner[8]);
+    for (int i = 7; i >= 0; i--)
+        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(log2_horner[i]));
+    return _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_mul_ps(f, y));
+}
+
+/* SPEC §2.5 halving tree of one tile held in n vectors (w is overwritten):
+ * levels h >= 8 add whole vectors (w[j] + w[j+h]), the last three add a lane
+ * permutation; lane 0 holds w[0] + w[h] at each (as ref/entropy.c). */
+static inline __attribute__((always_inline)) ENC_TARGET float tree_regs(__m256 *w, const uint32_t n)
+{
+#pragma GCC unroll 8
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+#pragma GCC unroll 16
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = _mm256_add_ps(w[j], w[j + h]);
+    __m256 v = w[0];
+    v = _mm256_add_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_add_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_add_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
+}
+
+/* The input check and tahq_entropy of a row of T tiles of 8n values. */
+static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const float *row,
+                                                                         uint32_t T,
+                                                                         const uint32_t n,
+                                                                         float *entropy)
+{
+    const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256i worst = _mm256_setzero_si256();
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
+    const float *x = row;
+    for (uint32_t t = 0; t < T; t++, x += 8 * n) {
+        __m256 w[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)(x + 8 * i)), mag);
+            worst = _mm256_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
+            w[i] = _mm256_castsi256_ps(a);
+        }
+        tahq_pairwise_push(&acc, tree_regs(w, n));
+    }
+    {
+        __m256i v = _mm256_max_epi32(worst, _mm256_permute2x128_si256(worst, worst, 0x01));
+        v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
+        v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
+        if (_mm256_cvtsi256_si32(v) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
+            return 0;
+    }
+    const float total = tahq_pairwise_finish(&acc);
+    if (total == 0.0f) {
+        *entropy = 0.0f;
+        return 1;
+    }
+    const float inverse = 1.0f / total;
+    if (tahq_bits_of(inverse) == 0x7F800000u) { /* total < 2^-128: the reference divides */
+        *entropy = tahq_entropy(row, T, 8u * n);
+        return 1;
+    }
+    const __m256 inv = _mm256_set1_ps(inverse), one = _mm256_set1_ps(1.0f);
+    tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    x = row;
+    for (uint32_t t = 0; t < T; t++, x += 8 * n) {
+        __m256 w[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + 8 * i), _mm256_castsi256_ps(mag));
+            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
+            __m256 p = _mm256_min_ps(_mm256_mul_ps(a, inv), one);
+            w[i] = _mm256_mul_ps(p, log2_8(p)); /* -0 for p = +0, as the reference */
+        }
+        tahq_pairwise_push(&hacc, tree_regs(w, n));
+    }
+    *entropy = 0.0f - tahq_pairwise_finish(&hacc);
+    return 1;
+}
+
+static ENC_TARGET int row_entropy_avx(const float *row, uint32_t T, uint32_t G, float *entropy)
+{
+    switch (G) {
+    case 8: return entropy_regs(row, T, 1, entropy);
+    case 16: return entropy_regs(row, T, 2, entropy);
+    case 32: return entropy_regs(row, T, 4, entropy);
+    case 64: return entropy_regs(row, T, 8, entropy);
+    case 128: return entropy_regs(row, T, 16, entropy);
+    default: return entropy_regs(row, T, 32, entropy);
+    }
+}
+
+static ENC_TARGET void log2_8_avx(const float *x, float *y)
+{
+    _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
+}
+
 static ENC_TARGET uint16_t down_avx(float x)
 {
     return (uint16_t)f16_down(x);
@@ -422,6 +546,21 @@ tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t le
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
 }
 
+int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
+{
+    return row_entropy_avx(row, tiles, tile, entropy);
+}
+
+void tahq_fast_log2_8(const float *x, float *y)
+{
+    if (tahq_fast_encode_active()) {
+        log2_8_avx(x, y);
+        return;
+    }
+    for (int i = 0; i < 8; i++)
+        y[i] = tahq_log2(x[i]);
+}
+
 tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,
                                   uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
                                   uint32_t *scale_bits, int *flagged, uint32_t *pivot)
@@ -455,6 +594,18 @@ tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t le
                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+}
+
+int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
+{
+    (void)row, (void)tiles, (void)tile, (void)entropy;
+    return 0; /* never called: tahq_fast_encode_active() is 0 */
+}
+
+void tahq_fast_log2_8(const float *x, float *y)
+{
+    for (int i = 0; i < 8; i++)
+        y[i] = tahq_log2(x[i]);
 }
 
 tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,

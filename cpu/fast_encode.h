@@ -41,4 +41,15 @@ tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32
                                   uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
                                   uint32_t *scale_bits, int *flagged, uint32_t *pivot);
 
+/* The input check (SPEC §3.2) and the entropy (§4.1, tahq_entropy) of a row
+ * of `tiles` tiles of `tile` values: 0 if an element is not finite or has
+ * |x| >= 2^64 (then the caller finds it with tahq_cpu_first_bad), else 1
+ * with *entropy = tahq_entropy(row, tiles, tile) (the same bits). Only when
+ * tahq_fast_encode_active(). */
+int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy);
+
+/* y[i] = tahq_log2(x[i]) for 8 values x[i] >= +0 (SPEC §2.3), with the
+ * 8-lane form tahq_fast_row_entropy uses where the CPU has it. */
+void tahq_fast_log2_8(const float *x, float *y);
+
 #endif

@@ -371,8 +371,17 @@ static void enc_rows_job(void *arg, uint32_t j)
     e->bad_status[j] = TAHQ_OK;
     e->bad_index[j] = UINT64_MAX;
     e->gain_status[j] = TAHQ_OK;
+    /* token allocation on the fast path: the input check and the entropy
+     * in one function (cpu/fast_encode.c); a row that fails the check goes
+     * through tahq_cpu_first_bad below for its index and status */
+    const int fast_token = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_TOKEN;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
+        float entropy;
+        if (fast_token && tahq_fast_row_entropy(row, T, G, &entropy)) {
+            e->rank[r] = tahq_bits_of(entropy);
+            continue;
+        }
         tahq_status st;
         uint64_t i = tahq_cpu_first_bad(row, C, &st);
         if (st != TAHQ_OK) {
@@ -567,6 +576,9 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;
 
+    e->fast_stochastic = tahq_fast_tile_active();
+    e->fast_encode = tahq_fast_encode_active();
+
     /* A: input check and ranks (nothing of out written yet) */
     tahq_cpu_run_jobs(par, enc_rows_job, e, jobs);
     uint64_t bad = UINT64_MAX;
@@ -598,8 +610,6 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         tahq_cpu_run_jobs(par, enc_rank_job, e, jobs);
 
     /* C: tiles */
-    e->fast_stochastic = tahq_fast_tile_active();
-    e->fast_encode = tahq_fast_encode_active();
     tahq_cpu_run_jobs(par, enc_tiles_job, e, jobs);
     for (uint32_t j = 0; j < jobs; j++)
         if (e->tile_status[j] != TAHQ_OK) {

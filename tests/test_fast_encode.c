@@ -12,6 +12,12 @@
  *       for every binary16 h but the NaNs; tahq_fast_zero_scale against
  *       tahq_quantize_tile_range (zero, scale, their bits and the status) on
  *       edge and random ranges, every width 1..8, fp16, bf16 and fp32;
+ *   log2: tahq_fast_log2_8 (the 8-lane SPEC §2.3 log2 of the fast entropy)
+ *       against tahq_log2 on every binary32 from +0 to the largest finite;
+ *   entropy: tahq_fast_row_entropy against the input check and tahq_entropy
+ *       on random rows (every tile size, 1-40 tiles; outliers, zeros, signed
+ *       zeros, subnormals, totals below 2^-128, values near 2^64, NaN and
+ *       infinities);
  *   control: the same comparison finds a deliberately wrong conversion:
  *       F16C's truncation (round toward zero) in place of round-down on the
  *       negatives, and in place of round-up on the positives.
@@ -146,6 +152,99 @@ static int part_meta(void) {
     return t_finish("test_fast_encode", "meta");
 }
 
+static int part_log2(void) {
+    float x[8], y[8];
+    uint64_t bad = 0;
+    const double t0 = t_now();
+    for (uint64_t w = 0; w < 0x7F800000u; w += 8) {
+        for (uint32_t i = 0; i < 8; i++)
+            x[i] = u2f((uint32_t)(w + i));
+        tahq_fast_log2_8(x, y);
+        for (uint32_t i = 0; i < 8; i++) {
+            const float r = tahq_log2(x[i]);
+            if (f2u(y[i]) != f2u(r) && ++bad <= 10)
+                fprintf(stderr, "log2(%08x): fast %08x, reference %08x\n", f2u(x[i]), f2u(y[i]),
+                        f2u(r));
+        }
+    }
+    t_checks += 0x7F800000u;
+    t_fails += bad;
+    printf("log2: +0 .. largest finite, %" PRIu64 " mismatches, %.1f s (8-lane path %s)\n", bad,
+           t_now() - t0, tahq_fast_encode_active() ? "on" : "off");
+    return t_finish("test_fast_encode", "log2");
+}
+
+/* SPEC §3.2: finite and |x| < 2^64 */
+static int row_ok(const float *x, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++)
+        if ((f2u(x[i]) & 0x7FFFFFFFu) >= 0x5F800000u)
+            return 0;
+    return 1;
+}
+
+static int part_entropy(void) {
+    if (!tahq_fast_encode_active()) {
+        printf("entropy: no fast path on this CPU or build; nothing to compare\n");
+        t_checks++;
+        return t_finish("test_fast_encode", "entropy");
+    }
+    static float row[40 * 256];
+    /* totals below 2^-128 (the reference divides), all zero, a sole value */
+    static const float fills[4] = {0x1p-149f, -0x1p-140f, 0.0f, -0.0f};
+    for (uint32_t f = 0; f < 4; f++)
+        for (uint32_t G = 8; G <= 256; G *= 2)
+            for (uint32_t T = 1; T <= 3; T++) {
+                for (uint32_t i = 0; i < G * T; i++)
+                    row[i] = fills[f];
+                for (uint32_t sole = 0; sole < 2; sole++) {
+                    if (sole)
+                        row[G * T - 1] = 3.0f;
+                    float h = -1.0f;
+                    const int ok = tahq_fast_row_entropy(row, T, G, &h);
+                    const float ref = tahq_entropy(row, T, G);
+                    CHECKF(ok && f2u(h) == f2u(ref), "fill %08x G %u T %u sole %u: %08x, reference %08x",
+                           f2u(fills[f]), G, T, sole, f2u(h), f2u(ref));
+                }
+            }
+    trng r = {0xE27809u};
+    uint32_t kinds[8] = {0};
+    for (uint32_t n = 0; n < 6000; n++) {
+        const uint32_t G = 8u << trng_below(&r, 6), T = 1u + (uint32_t)trng_below(&r, 40);
+        const uint32_t C = G * T, kind = (uint32_t)trng_below(&r, 8);
+        kinds[kind]++;
+        for (uint32_t i = 0; i < C; i++) {
+            float v = (float)trng_gauss(&r);
+            switch (kind) {
+            case 1: v = trng_below(&r, 50) == 0 ? v * 1e4f : v; break;           /* outliers */
+            case 2: v = trng_below(&r, 3) ? (trng_below(&r, 2) ? 0.0f : -0.0f) : v; break;
+            case 3: v = v * 0x1p-140f; break;                                    /* subnormals */
+            case 4: v = trng_float_exp(&r, -149, -127); break;                   /* tiny totals */
+            case 5: v = trng_float_exp(&r, 40, 63); break;                       /* near 2^64 */
+            case 6: v = i == trng_below(&r, C) ? v : 0.0f; break;                /* mostly zero */
+            default: break;
+            }
+            row[i] = v;
+        }
+        if (kind == 7) { /* a bad element, sometimes */
+            static const uint32_t bad_bits[5] = {0x7FC00000u, 0xFF800000u, 0x7F800000u,
+                                                 0x5F800000u, 0xDF800000u};
+            if (trng_below(&r, 2))
+                row[trng_below(&r, C)] = u2f(bad_bits[trng_below(&r, 5)]);
+        }
+        float h = -1.0f;
+        const int ok = tahq_fast_row_entropy(row, T, G, &h);
+        const int want_ok = row_ok(row, C);
+        CHECK_QUIET(ok == want_ok, "row %u (G %u, T %u, kind %u): check %d, want %d", n, G, T, kind,
+                    ok, want_ok);
+        if (ok && want_ok) {
+            const float ref = tahq_entropy(row, T, G);
+            CHECK_QUIET(f2u(h) == f2u(ref), "row %u (G %u, T %u, kind %u): entropy %08x, reference %08x",
+                        n, G, T, kind, f2u(h), f2u(ref));
+        }
+    }
+    return t_finish("test_fast_encode", "entropy");
+}
+
 static int part_control(void) {
 #ifdef HAVE_F16C_CONTROL
     if (!tahq_fast_encode_active()) {
@@ -193,8 +292,12 @@ int main(int argc, char **argv) {
         return part_exhaustive(tahq_fast_f16_up_bits, ref_up, 0x80000000u, 0xFFFFFFFFu, "up-hi");
     if (!strcmp(part, "meta"))
         return part_meta();
+    if (!strcmp(part, "log2"))
+        return part_log2();
+    if (!strcmp(part, "entropy"))
+        return part_entropy();
     if (!strcmp(part, "control"))
         return part_control();
-    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|control\n");
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|control\n");
     return 2;
 }

@@ -358,22 +358,6 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
     return TAHQ_OK;
 }
 
-/* One copy per tile size, so that the loops unroll and the tile stays in
- * registers. */
-static ENC_TARGET tahq_status encode_tile_avx(const tahq_config *c, const float *x, uint32_t bits,
-                                              uint64_t elem0, uint8_t *dst, uint32_t *zb,
-                                              uint32_t *sb, int *flagged, uint32_t *pivot)
-{
-    switch (c->tile) {
-    case 8: return encode_regs(c, x, 1, bits, elem0, dst, zb, sb, flagged, pivot);
-    case 16: return encode_regs(c, x, 2, bits, elem0, dst, zb, sb, flagged, pivot);
-    case 32: return encode_regs(c, x, 4, bits, elem0, dst, zb, sb, flagged, pivot);
-    case 64: return encode_regs(c, x, 8, bits, elem0, dst, zb, sb, flagged, pivot);
-    case 128: return encode_regs(c, x, 16, bits, elem0, dst, zb, sb, flagged, pivot);
-    default: return encode_regs(c, x, 32, bits, elem0, dst, zb, sb, flagged, pivot);
-    }
-}
-
 /* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
 
 /* SPEC §2.3: the Horner coefficients c0 .. c8 of ref/entropy.c log2_coeff. */
@@ -497,6 +481,55 @@ static ENC_TARGET void log2_8_avx(const float *x, float *y)
     _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
 }
 
+/* A run of tiles of one width, one copy of the loop per tile size. */
+static inline __attribute__((always_inline)) ENC_TARGET tahq_status
+run_regs(const tahq_config *c, const float *x, uint64_t t0, uint64_t count, const uint32_t n,
+         uint32_t bits, tahq_fast_run *run)
+{
+    const uint32_t G = 8u * n, k = tahq_tile_log2(G), code_bytes = n * bits;
+    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
+    uint8_t *codes = run->codes;
+    uint64_t pivot_bit = run->pivot_bit;
+    tahq_status st = TAHQ_OK;
+    for (uint64_t t = t0; t < t0 + count; t++) {
+        uint32_t zb, sb, pivot;
+        int flagged;
+        st = encode_regs(c, x + t * G, n, bits, t * G, codes, &zb, &sb, &flagged, &pivot);
+        if (st != TAHQ_OK)
+            break;
+        if (meta_bytes == 4) {
+            tahq_put_u32(run->zeros + 4 * t, zb);
+            tahq_put_u32(run->scales + 4 * t, sb);
+        } else {
+            tahq_put_u16(run->zeros + 2 * t, (uint16_t)zb);
+            tahq_put_u16(run->scales + 2 * t, (uint16_t)sb);
+        }
+        codes += code_bytes;
+        if (flagged) {
+            const uint8_t p = (uint8_t)pivot;
+            tahq_set_bit(run->flags, t);
+            tahq_pack_bits(run->pivots, pivot_bit, &p, 1, k);
+            pivot_bit += k;
+        }
+    }
+    run->codes = codes;
+    run->pivot_bit = pivot_bit;
+    return st;
+}
+
+static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
+                                             uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    switch (c->tile) {
+    case 8: return run_regs(c, x, t0, count, 1, bits, run);
+    case 16: return run_regs(c, x, t0, count, 2, bits, run);
+    case 32: return run_regs(c, x, t0, count, 4, bits, run);
+    case 64: return run_regs(c, x, t0, count, 8, bits, run);
+    case 128: return run_regs(c, x, t0, count, 16, bits, run);
+    default: return run_regs(c, x, t0, count, 32, bits, run);
+    }
+}
+
 static ENC_TARGET uint16_t down_avx(float x)
 {
     return (uint16_t)f16_down(x);
@@ -546,6 +579,12 @@ tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t le
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
 }
 
+tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
+                                 uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    return encode_run_avx(cfg, x, t0, count, bits, run);
+}
+
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
 {
     return row_entropy_avx(row, tiles, tile, entropy);
@@ -559,13 +598,6 @@ void tahq_fast_log2_8(const float *x, float *y)
     }
     for (int i = 0; i < 8; i++)
         y[i] = tahq_log2(x[i]);
-}
-
-tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,
-                                  uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
-                                  uint32_t *scale_bits, int *flagged, uint32_t *pivot)
-{
-    return encode_tile_avx(cfg, x, bits, elem0, dst, zero_bits, scale_bits, flagged, pivot);
 }
 
 #else /* the reference functions */
@@ -596,6 +628,13 @@ tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t le
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
 }
 
+tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
+                                 uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    (void)cfg, (void)x, (void)t0, (void)count, (void)bits, (void)run;
+    return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
+}
+
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
 {
     (void)row, (void)tiles, (void)tile, (void)entropy;
@@ -606,15 +645,6 @@ void tahq_fast_log2_8(const float *x, float *y)
 {
     for (int i = 0; i < 8; i++)
         y[i] = tahq_log2(x[i]);
-}
-
-tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,
-                                  uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
-                                  uint32_t *scale_bits, int *flagged, uint32_t *pivot)
-{
-    (void)cfg, (void)x, (void)bits, (void)elem0, (void)dst, (void)zero_bits, (void)scale_bits,
-        (void)flagged, (void)pivot;
-    return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
 }
 
 #endif

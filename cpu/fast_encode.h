@@ -11,7 +11,7 @@
 
 #include "tahq.h"
 
-/* 1 if tahq_fast_encode_tile runs on this CPU. */
+/* 1 if the fast paths below run on this CPU (AVX2, BMI2, F16C). */
 int tahq_fast_encode_active(void);
 
 /* binary16 conversions with F16C (VCVTPS2PH's rounding immediates, VCVTPH2PS)
@@ -30,16 +30,26 @@ float tahq_fast_f16_value(uint16_t h);
 tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits);
 
-/* One tile of a finite input x[0 .. cfg->tile) (first element index elem0),
- * code width `bits`: the gate flag and pivot (SPEC §5.1), the transform of a
- * flagged tile (§5.2), metadata bits and codes (§5.3) packed into
- * dst[0 .. tile / 8 * bits) (§8.3), exactly as tahq_tile_range,
- * tahq_gate_from_range, tahq_hadamard_forward, tahq_quantize_tile_range and
- * tahq_pack_tile do in ref/codec.c. Only when tahq_fast_encode_active(). On
- * TAHQ_ERR_RANGE (metadata overflow) dst is not written. */
-tahq_status tahq_fast_encode_tile(const tahq_config *cfg, const float *x, uint32_t bits,
-                                  uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
-                                  uint32_t *scale_bits, int *flagged, uint32_t *pivot);
+/* Where a run of tiles writes (SPEC §8.2): the codes of its first tile, the
+ * zero-point and scale fields of tile 0 (each meta_bytes wide, tile t at
+ * t * meta_bytes), the gate flags (bit t) and the pivots (k bits each from
+ * bit pivot_bit). tahq_fast_encode_run advances codes and pivot_bit. */
+typedef struct tahq_fast_run {
+    uint8_t *codes;
+    uint8_t *zeros, *scales, *flags, *pivots;
+    uint64_t pivot_bit;
+} tahq_fast_run;
+
+/* Tiles t0 .. t0 + count - 1 of x (tile t at x + t * cfg->tile), all of
+ * width `bits`, one after the other: the gate flag and pivot (SPEC §5.1),
+ * the transform of a flagged tile (§5.2), metadata bits and codes (§5.3)
+ * packed (§8.3), exactly as tahq_tile_range, tahq_gate_from_range,
+ * tahq_hadamard_forward, tahq_quantize_tile_range and tahq_pack_tile do in
+ * ref/codec.c; the fields written where `run` says. The input is finite. Stops at the first tile whose metadata
+ * overflows (TAHQ_ERR_RANGE; its fields unwritten). Only when
+ * tahq_fast_encode_active(). */
+tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
+                                 uint64_t count, uint32_t bits, tahq_fast_run *run);
 
 /* The input check (SPEC §3.2) and the entropy (§4.1, tahq_entropy) of a row
  * of `tiles` tiles of `tile` values: 0 if an element is not finite or has

@@ -325,7 +325,7 @@ typedef struct enc_ctx {
     tahq_status gain_status[TAHQ_JOBS_MAX]; /* the part's first failing gain key */
     /* phase C */
     int fast_stochastic; /* tahq_fast_codes_stochastic runs on this CPU */
-    int fast_encode;     /* tahq_fast_encode_tile runs on this CPU */
+    int fast_encode;     /* cpu/fast_encode.c runs on this CPU */
     uint64_t n_flagged[TAHQ_JOBS_MAX];
     tahq_status tile_status[TAHQ_JOBS_MAX];
 } enc_ctx;
@@ -446,9 +446,8 @@ static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
         tahq_put_u16(dst, (uint16_t)bits);
 }
 
-/* One tile with the reference's functions, as ref/codec.c's encode_tiles
- * (the fast path's contract, cpu/fast_encode.h): gate, transform, metadata,
- * codes packed into dst. With a fast stochastic path: the reference's
+/* One tile with the reference's functions, as ref/codec.c's encode_tiles:
+ * gate, transform, metadata, codes packed into dst. With a fast stochastic path: the reference's
  * metadata (and nearest codes, cheap), then the stochastic codes for the
  * same z and s; the reference writes all-zero codes for s = 0 in either
  * mode. */
@@ -486,7 +485,7 @@ static tahq_status enc_tile_ref(const enc_ctx *e, const float *tile_x, uint32_t 
 
 /* Phase C: the tiles of part j (a multiple of 8 tiles from the start). The
  * per-tile steps are those of ref/codec.c's encode_tiles, in its order:
- * tahq_fast_encode_tile (cpu/fast_encode.c) where the CPU has it, else
+ * tahq_fast_encode_run (cpu/fast_encode.c) where the CPU has it, else
  * enc_tile_ref. */
 static void enc_tiles_job(void *arg, uint32_t j)
 {
@@ -502,19 +501,35 @@ static void enc_tiles_job(void *arg, uint32_t j)
     uint8_t *pivots = payload + lay->pivot_off;
     uint8_t *codes_out = payload + lay->code_off + code_offset(c, lay, map, t0);
     uint64_t n_flagged = 0;
-    bits_walk walk = bits_walk_at(c, lay, map, t0);
     e->tile_status[j] = TAHQ_OK;
+    if (e->fast_encode) { /* runs of tiles of one width: a row's (token, gain), all (none) */
+        tahq_fast_run run = {codes_out, payload + lay->zero_off, payload + lay->scale_off, flags,
+                             pivots, t0 * k};
+        const uint64_t T = lay->tiles_per_row;
+        for (uint64_t t = t0; t < t1;) {
+            uint64_t count = t1 - t;
+            if (c->alloc == TAHQ_ALLOC_TILE)
+                count = 1;
+            else if (tahq_per_row(c->alloc) && T - t % T < count)
+                count = T - t % T;
+            tahq_status st = tahq_fast_encode_run(c, e->x, t, count, tile_bits(c, lay, map, t), &run);
+            if (st != TAHQ_OK) {
+                e->tile_status[j] = st;
+                break;
+            }
+            t += count;
+        }
+        e->n_flagged[j] = (run.pivot_bit - t0 * k) / k;
+        return;
+    }
+    bits_walk walk = bits_walk_at(c, lay, map, t0);
     for (uint64_t t = t0; t < t1; t++) {
         const float *tile_x = e->x + t * G;
         const uint32_t bits = bits_walk_next(&walk);
         uint32_t pivot, zero_bits, scale_bits;
         int flagged;
-        tahq_status st =
-            e->fast_encode
-                ? tahq_fast_encode_tile(c, tile_x, bits, t * G, codes_out, &zero_bits,
-                                        &scale_bits, &flagged, &pivot)
-                : enc_tile_ref(e, tile_x, bits, t * G, codes_out, &zero_bits, &scale_bits,
-                               &flagged, &pivot);
+        tahq_status st = enc_tile_ref(e, tile_x, bits, t * G, codes_out, &zero_bits,
+                                      &scale_bits, &flagged, &pivot);
         if (st != TAHQ_OK) {
             e->tile_status[j] = st;
             break;

@@ -18,6 +18,11 @@
  *       on random rows (every tile size, 1-40 tiles; outliers, zeros, signed
  *       zeros, subnormals, totals below 2^-128, values near 2^64, NaN and
  *       infinities);
+ *   encode: whole messages of tahq_encode_parallel (1, 2, 3 jobs) against
+ *       tahq_encode for every tile size, metadata type, rounding and
+ *       allocation, data with outliers, constant and all-zero tiles; a tile
+ *       whose fp16 scale overflows at both widths (TAHQ_ERR_RANGE in the
+ *       tile phase: the same status, the header zeroed) and a NaN;
  *   control: the same comparison finds a deliberately wrong conversion:
  *       F16C's truncation (round toward zero) in place of round-down on the
  *       negatives, and in place of round-up on the positives.
@@ -26,6 +31,7 @@
  * nothing and says so.
  */
 #include "tahq.h"
+#include "tahq_parallel.h"
 #include "tahq_spec.h"
 #include "tutil.h"
 
@@ -245,6 +251,92 @@ static int part_entropy(void) {
     return t_finish("test_fast_encode", "entropy");
 }
 
+/* Messages of the parallel codec (the fast paths) and of tahq_encode: same
+ * status, length and bytes (the whole bound); on TAHQ_ERR_RANGE the header
+ * zeroed in both. */
+static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, const float *x,
+                           const char *what) {
+    size_t cap = 0, wsz = 0, pw = 0, len1 = 1;
+    tahq_encode_bound(c, s, &cap);
+    tahq_encode_workspace_size(c, s, &wsz);
+    tahq_encode_parallel_workspace_size(c, s, 3, &pw);
+    uint8_t *m1 = malloc(cap), *mp = malloc(cap);
+    void *ws = malloc(wsz + 1), *pws = malloc(pw + 1);
+    if (!m1 || !mp || !ws || !pws)
+        abort();
+    memset(m1, 0xA5, cap);
+    const tahq_status want = tahq_encode(c, s, x, ws, wsz, m1, cap, &len1);
+    for (uint32_t jobs = 1; jobs <= 3; jobs++) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, jobs);
+        size_t lenp = 1;
+        memset(mp, 0xA5, cap);
+        const tahq_status got = tahq_encode_parallel(c, s, x, pws, pw, mp, cap, &lenp, &par);
+        CHECKF(got == want, "%s, %u jobs: status %d, tahq_encode %d", what, jobs, (int)got, (int)want);
+        if (want == TAHQ_OK)
+            CHECKF(lenp == len1 && memcmp(mp, m1, cap) == 0, "%s, %u jobs: message differs", what,
+                   jobs);
+        else if (want == TAHQ_ERR_RANGE)
+            CHECKF(lenp == 0 && memcmp(mp, m1, TAHQ_HEADER_BYTES) == 0, "%s, %u jobs: header", what,
+                   jobs);
+        else
+            CHECKF(lenp == 0 && memcmp(mp, m1, cap) == 0, "%s, %u jobs: out written", what, jobs);
+    }
+    free(m1), free(mp), free(ws), free(pws);
+    return want;
+}
+
+static int part_encode(void) {
+    trng r = {0xF00DCAFEu};
+    static const tahq_alloc allocs[4] = {TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE, TAHQ_ALLOC_NONE,
+                                         TAHQ_ALLOC_GAIN};
+    char what[160];
+    for (uint32_t G = 8; G <= 256; G *= 2)
+        for (uint32_t m = 0; m < 3; m++)
+            for (uint32_t a = 0; a < 4; a++)
+                for (uint32_t rnd = 0; rnd < 2; rnd++) {
+                    const tahq_shape s = {2, 5, G * (1u + (uint32_t)trng_below(&r, 4))};
+                    tahq_config c = {G, 1u + (uint32_t)trng_below(&r, 8), 1, 600, allocs[a], 2.0f,
+                                     rnd ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN,
+                                     trng_next(&r), (tahq_meta)m};
+                    c.lo_bits = 1u + (uint32_t)trng_below(&r, c.hi_bits);
+                    if (trng_below(&r, 4) == 0)
+                        c.tau = trng_below(&r, 2) ? 0.0f : INFINITY;
+                    const uint64_t n = (uint64_t)s.batch * s.seq_len * s.channels;
+                    float *x = malloc(n * sizeof *x);
+                    if (!x)
+                        abort();
+                    for (uint64_t i = 0; i < n; i++) {
+                        float v = (float)trng_gauss(&r);
+                        if (trng_below(&r, 40) == 0)
+                            v *= 300.0f; /* outliers: flagged tiles */
+                        x[i] = v;
+                    }
+                    for (uint32_t i = 0; i < G; i++) { /* a constant and an all-zero tile */
+                        x[i] = 0.75f;
+                        x[n - 1 - i] = trng_below(&r, 2) ? 0.0f : -0.0f;
+                    }
+                    snprintf(what, sizeof what, "G %u meta %u alloc %d %s bits %u/%u tau %g", G, m,
+                             (int)allocs[a], rnd ? "stochastic" : "nearest", c.hi_bits, c.lo_bits,
+                             (double)c.tau);
+                    CHECKF(compare_encode(&c, &s, x, what) == TAHQ_OK, "%s: encodes", what);
+                    if (m == 0 && a == 0) {
+                        /* a tile of row 7 whose fp16 scale overflows at any width */
+                        float *row = x + 7u * s.channels + (s.channels - G);
+                        for (uint32_t i = 0; i < G; i++)
+                            row[i] = 3e7f * (float)i / (float)(G - 1); /* 3e7 / 255 > 65504 */
+                        snprintf(what, sizeof what, "G %u fp16 overflow in the tile phase", G);
+                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_RANGE, "%s: status", what);
+                        x[5u * s.channels + 3] = NAN;
+                        snprintf(what, sizeof what, "G %u NaN", G);
+                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_NONFINITE, "%s: status",
+                               what);
+                    }
+                    free(x);
+                }
+    return t_finish("test_fast_encode", "encode");
+}
+
 static int part_control(void) {
 #ifdef HAVE_F16C_CONTROL
     if (!tahq_fast_encode_active()) {
@@ -296,8 +388,10 @@ int main(int argc, char **argv) {
         return part_log2();
     if (!strcmp(part, "entropy"))
         return part_entropy();
+    if (!strcmp(part, "encode"))
+        return part_encode();
     if (!strcmp(part, "control"))
         return part_control();
-    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|control\n");
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|control\n");
     return 2;
 }

@@ -409,6 +409,15 @@ static inline __attribute__((always_inline)) ENC_TARGET float tree_regs(__m256 *
     return _mm256_cvtss_f32(v);
 }
 
+/* tahq_pairwise_push (ref/entropy.c): merge the complete subtrees of equal
+ * size that the count's low one bits say exist, then stack the sum. */
+static inline void pair_push(tahq_pairwise_acc *acc, float v)
+{
+    for (uint64_t c = acc->count++; c & 1u; c >>= 1)
+        v = acc->sum[--acc->depth] + v;
+    acc->sum[acc->depth++] = v;
+}
+
 /* The input check and tahq_entropy of a row of T tiles of 8n values. */
 static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const float *row,
                                                                          uint32_t T,
@@ -427,7 +436,7 @@ static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const f
             worst = _mm256_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
             w[i] = _mm256_castsi256_ps(a);
         }
-        tahq_pairwise_push(&acc, tree_regs(w, n));
+        pair_push(&acc, tree_regs(w, n));
     }
     {
         __m256i v = _mm256_max_epi32(worst, _mm256_permute2x128_si256(worst, worst, 0x01));
@@ -458,7 +467,7 @@ static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const f
             __m256 p = _mm256_min_ps(_mm256_mul_ps(a, inv), one);
             w[i] = _mm256_mul_ps(p, log2_8(p)); /* -0 for p = +0, as the reference */
         }
-        tahq_pairwise_push(&hacc, tree_regs(w, n));
+        pair_push(&hacc, tree_regs(w, n));
     }
     *entropy = 0.0f - tahq_pairwise_finish(&hacc);
     return 1;
@@ -505,10 +514,13 @@ run_regs(const tahq_config *c, const float *x, uint64_t t0, uint64_t count, cons
             tahq_put_u16(run->scales + 2 * t, (uint16_t)sb);
         }
         codes += code_bytes;
-        if (flagged) {
-            const uint8_t p = (uint8_t)pivot;
+        if (flagged) { /* the pivot's k <= 8 bits into the zeroed pivot area */
+            const uint32_t at = (uint32_t)(pivot_bit & 7u), bits16 = pivot << at;
+            uint8_t *b = run->pivots + (pivot_bit >> 3);
             tahq_set_bit(run->flags, t);
-            tahq_pack_bits(run->pivots, pivot_bit, &p, 1, k);
+            b[0] |= (uint8_t)bits16;
+            if (at + k > 8)
+                b[1] |= (uint8_t)(bits16 >> 8);
             pivot_bit += k;
         }
     }

@@ -33,7 +33,7 @@ tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t le
 /* Where a run of tiles writes (SPEC §8.2): the codes of its first tile, the
  * zero-point and scale fields of tile 0 (each meta_bytes wide, tile t at
  * t * meta_bytes), the gate flags (bit t) and the pivots (k bits each from
- * bit pivot_bit). tahq_fast_encode_run advances codes and pivot_bit. */
+ * bit pivot_bit; the bits there are zero: they are ORed in). tahq_fast_encode_run advances codes and pivot_bit. */
 typedef struct tahq_fast_run {
     uint8_t *codes;
     uint8_t *zeros, *scales, *flags, *pivots;

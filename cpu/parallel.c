@@ -27,6 +27,7 @@
  * code offsets and pivot indices are prefix sums of the parts before. */
 #include <pthread.h>
 
+#include "fast_encode.h"
 #include "fast_tile.h"
 #include "jobs.h"
 #include "internal.h"
@@ -324,6 +325,7 @@ typedef struct enc_ctx {
     tahq_status gain_status[TAHQ_JOBS_MAX]; /* the part's first failing gain key */
     /* phase C */
     int fast_stochastic; /* tahq_fast_codes_stochastic runs on this CPU */
+    int fast_encode;     /* cpu/fast_encode.c runs on this CPU */
     uint64_t n_flagged[TAHQ_JOBS_MAX];
     tahq_status tile_status[TAHQ_JOBS_MAX];
 } enc_ctx;
@@ -369,8 +371,17 @@ static void enc_rows_job(void *arg, uint32_t j)
     e->bad_status[j] = TAHQ_OK;
     e->bad_index[j] = UINT64_MAX;
     e->gain_status[j] = TAHQ_OK;
+    /* token allocation on the fast path: the input check and the entropy
+     * in one function (cpu/fast_encode.c); a row that fails the check goes
+     * through tahq_cpu_first_bad below for its index and status */
+    const int fast_token = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_TOKEN;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
+        float entropy;
+        if (fast_token && tahq_fast_row_entropy(row, T, G, &entropy)) {
+            e->rank[r] = tahq_bits_of(entropy);
+            continue;
+        }
         tahq_status st;
         uint64_t i = tahq_cpu_first_bad(row, C, &st);
         if (st != TAHQ_OK) {
@@ -435,8 +446,47 @@ static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
         tahq_put_u16(dst, (uint16_t)bits);
 }
 
+/* One tile with the reference's functions, as ref/codec.c's encode_tiles:
+ * gate, transform, metadata, codes packed into dst. With a fast stochastic path: the reference's
+ * metadata (and nearest codes, cheap), then the stochastic codes for the
+ * same z and s; the reference writes all-zero codes for s = 0 in either
+ * mode. */
+static tahq_status enc_tile_ref(const enc_ctx *e, const float *tile_x, uint32_t bits,
+                                uint64_t elem0, uint8_t *dst, uint32_t *zero_bits,
+                                uint32_t *scale_bits, int *flagged_out, uint32_t *pivot)
+{
+    const tahq_config *c = &e->c;
+    const uint32_t G = c->tile;
+    float v[TAHQ_TILE_MAX];
+    uint8_t codes[TAHQ_TILE_MAX];
+    float lo, hi;
+    tahq_tile_range(tile_x, G, &lo, &hi);
+    int flagged = tahq_gate_from_range(tile_x, G, c->tau, lo, hi, pivot);
+    const float *values = tile_x;
+    if (flagged) {
+        memcpy(v, tile_x, G * sizeof(float));
+        tahq_hadamard_forward(v, G, *pivot);
+        tahq_tile_range(v, G, &lo, &hi);
+        values = v;
+    }
+    *flagged_out = flagged;
+    float z, s;
+    const int fast_sr = c->rounding == TAHQ_ROUND_STOCHASTIC && e->fast_stochastic;
+    tahq_status st = tahq_quantize_tile_range(
+        values, G, lo, hi, bits, c->meta, fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
+        c->seed, elem0, &z, &s, zero_bits, scale_bits, codes);
+    if (st != TAHQ_OK)
+        return st;
+    if (fast_sr && s != 0.0f)
+        tahq_fast_codes_stochastic(values, G, z, s, (1u << bits) - 1u, c->seed, elem0, codes);
+    tahq_fast_pack_tile(dst, codes, G, bits);
+    return TAHQ_OK;
+}
+
 /* Phase C: the tiles of part j (a multiple of 8 tiles from the start). The
- * per-tile steps are those of ref/codec.c's encode_tiles, in its order. */
+ * per-tile steps are those of ref/codec.c's encode_tiles, in its order:
+ * tahq_fast_encode_run (cpu/fast_encode.c) where the CPU has it, else
+ * enc_tile_ref. */
 static void enc_tiles_job(void *arg, uint32_t j)
 {
     enc_ctx *e = arg;
@@ -451,42 +501,41 @@ static void enc_tiles_job(void *arg, uint32_t j)
     uint8_t *pivots = payload + lay->pivot_off;
     uint8_t *codes_out = payload + lay->code_off + code_offset(c, lay, map, t0);
     uint64_t n_flagged = 0;
-    float v[TAHQ_TILE_MAX];
-    uint8_t codes[TAHQ_TILE_MAX];
-    bits_walk walk = bits_walk_at(c, lay, map, t0);
     e->tile_status[j] = TAHQ_OK;
+    if (e->fast_encode) { /* runs of tiles of one width: a row's (token, gain), all (none) */
+        tahq_fast_run run = {codes_out, payload + lay->zero_off, payload + lay->scale_off, flags,
+                             pivots, t0 * k};
+        const uint64_t T = lay->tiles_per_row;
+        for (uint64_t t = t0; t < t1;) {
+            uint64_t count = t1 - t;
+            if (c->alloc == TAHQ_ALLOC_TILE)
+                count = 1;
+            else if (tahq_per_row(c->alloc) && T - t % T < count)
+                count = T - t % T;
+            tahq_status st = tahq_fast_encode_run(c, e->x, t, count, tile_bits(c, lay, map, t), &run);
+            if (st != TAHQ_OK) {
+                e->tile_status[j] = st;
+                break;
+            }
+            t += count;
+        }
+        e->n_flagged[j] = (run.pivot_bit - t0 * k) / k;
+        return;
+    }
+    bits_walk walk = bits_walk_at(c, lay, map, t0);
     for (uint64_t t = t0; t < t1; t++) {
         const float *tile_x = e->x + t * G;
         const uint32_t bits = bits_walk_next(&walk);
-        uint32_t pivot;
-        float lo, hi;
-        tahq_tile_range(tile_x, G, &lo, &hi);
-        int flagged = tahq_gate_from_range(tile_x, G, c->tau, lo, hi, &pivot);
-        const float *values = tile_x;
-        if (flagged) {
-            memcpy(v, tile_x, G * sizeof(float));
-            tahq_hadamard_forward(v, G, pivot);
-            tahq_tile_range(v, G, &lo, &hi);
-            values = v;
-        }
-        float z, s;
-        uint32_t zero_bits, scale_bits;
-        /* with a fast stochastic path: the reference's metadata (and nearest
-         * codes, cheap), then the stochastic codes for the same z and s; the
-         * reference writes all-zero codes for s = 0 in either mode */
-        const int fast_sr = c->rounding == TAHQ_ROUND_STOCHASTIC && e->fast_stochastic;
-        tahq_status st = tahq_quantize_tile_range(
-            values, G, lo, hi, bits, c->meta, fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
-            c->seed, t * G, &z, &s, &zero_bits, &scale_bits, codes);
+        uint32_t pivot, zero_bits, scale_bits;
+        int flagged;
+        tahq_status st = enc_tile_ref(e, tile_x, bits, t * G, codes_out, &zero_bits,
+                                      &scale_bits, &flagged, &pivot);
         if (st != TAHQ_OK) {
             e->tile_status[j] = st;
             break;
         }
-        if (fast_sr && s != 0.0f)
-            tahq_fast_codes_stochastic(values, G, z, s, (1u << bits) - 1u, c->seed, t * G, codes);
         put_meta_bits(payload + lay->zero_off + t * lay->meta_bytes, c->meta, zero_bits);
         put_meta_bits(payload + lay->scale_off + t * lay->meta_bytes, c->meta, scale_bits);
-        tahq_fast_pack_tile(codes_out, codes, G, bits);
         codes_out += G / 8u * bits;
         if (flagged) {
             uint8_t p = (uint8_t)pivot;
@@ -542,6 +591,9 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;
 
+    e->fast_stochastic = tahq_fast_tile_active();
+    e->fast_encode = tahq_fast_encode_active();
+
     /* A: input check and ranks (nothing of out written yet) */
     tahq_cpu_run_jobs(par, enc_rows_job, e, jobs);
     uint64_t bad = UINT64_MAX;
@@ -573,7 +625,6 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         tahq_cpu_run_jobs(par, enc_rank_job, e, jobs);
 
     /* C: tiles */
-    e->fast_stochastic = tahq_fast_tile_active();
     tahq_cpu_run_jobs(par, enc_tiles_job, e, jobs);
     for (uint32_t j = 0; j < jobs; j++)
         if (e->tile_status[j] != TAHQ_OK) {

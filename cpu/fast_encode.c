@@ -1,0 +1,662 @@
+/* fast_encode.c - the encoder's per-tile fast path (cpu/fast_encode.h).
+ *
+ * One tile of G <= 256 values is loaded into AVX2 registers once; from them:
+ *   - the range (SPEC §5.3 step 1) with VMINPS / VMAXPS (the values of
+ *     tahq_tile_range but for the sign of a zero, which changes no byte:
+ *     see range_regs);
+ *   - the gate (§5.1): the two largest magnitudes as a multiset (per lane the
+ *     largest and second largest magnitude bits, merged across lanes), which
+ *     is m2 of tahq_gate_from_range (m1 when it occurs twice, else the
+ *     largest magnitude below m1); the pivot, for flagged tiles only, is the
+ *     first lane equal to m1 (a compare and a bit scan);
+ *   - flagged tiles: the transform of SPEC §5.2 (tahq_hadamard_forward) in
+ *     the registers, then the range of the transformed values;
+ *   - metadata (§5.3 steps 2-3): ref/quant.c's tile_zero_scale step by step,
+ *     with fp16 conversions by F16C: VCVTPS2PH with the round-down and
+ *     round-up immediates gives down(x) and up(x) of SPEC §2.2 directly and
+ *     VCVTPH2PS widens (tests/test_fast_encode.c compares them with
+ *     ref/fp16.c on every binary32 and binary16 pattern);
+ *   - nearest codes (§5.3 step 4): t = (v - z) / s, the integer nearest t
+ *     (ties to even), min(q, L) on 8 lanes (no FMA: the target below does
+ *     not enable it and the build has -ffp-contract=off), packed with BMI2
+ *     PEXT in the registers; stochastic codes by tahq_fast_codes_stochastic
+ *     (fast_tile.c).
+ * The caller checked the input finite (SPEC §3.2); MXCSR is the C default
+ * (round to nearest, no flush-to-zero / denormals-are-zero), as every float
+ * operation of the codec assumes. */
+#include <string.h>
+
+#include "fast_encode.h"
+#include "fast_tile.h"
+#include "internal.h"
+#include "pairwise.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
+#define TAHQ_FAST_ENC_X86 1
+#include <immintrin.h>
+#endif
+
+/* Steps 2-3 of SPEC §5.3 exactly as ref/quant.c tile_zero_scale writes them,
+ * with the metadata primitives DOWN(x), VALUE(bits) and SCALE_BITS(w, L)
+ * supplied by the includer. */
+#define TAHQ_ZERO_SCALE_BODY(DOWN, VALUE, SCALE_BITS)                                \
+    do {                                                                         \
+        uint32_t zb = (DOWN);                                                    \
+        float z = VALUE(zb);                                                     \
+        if (tahq_bits_of(z) == 0xFF800000u)                                      \
+            return TAHQ_ERR_RANGE;                                               \
+        if (z == 0.0f) { /* canonical +0 */                                      \
+            z = 0.0f;                                                            \
+            zb = 0;                                                              \
+        }                                                                        \
+        float w = hi - z;                                                        \
+        float s = 0.0f;                                                          \
+        uint32_t sb = 0;                                                         \
+        if (w != 0.0f) {                                                         \
+            sb = SCALE_BITS(w, levels);                                          \
+            s = VALUE(sb);                                                       \
+            if (tahq_bits_of(s) == 0x7F800000u)                                  \
+                return TAHQ_ERR_RANGE;                                           \
+        }                                                                        \
+        *zero = z;                                                               \
+        *scale = s;                                                              \
+        *zero_bits = zb;                                                         \
+        *scale_bits = sb;                                                        \
+        return TAHQ_OK;                                                          \
+    } while (0)
+
+#define REF_VALUE(b) tahq_meta_value(meta, (b))
+#define REF_SCALE_BITS(w, L) tahq_meta_scale_bits(meta, (w), (L))
+
+/* the reference's primitives (any metadata type) */
+static tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
+                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
+{
+    TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
+}
+
+#ifdef TAHQ_FAST_ENC_X86
+
+#define ENC_TARGET __attribute__((target("avx2,bmi2,f16c")))
+
+/* VCVTPS2PH with an explicit rounding (imm8 bit 2 clear: MXCSR.RC unused) */
+static inline ENC_TARGET uint32_t f16_down(float x)
+{
+    return _cvtss_sh(x, _MM_FROUND_TO_NEG_INF);
+}
+static inline ENC_TARGET uint32_t f16_up(float x)
+{
+    return _cvtss_sh(x, _MM_FROUND_TO_POS_INF);
+}
+static inline ENC_TARGET float f16_value(uint32_t h)
+{
+    return _cvtsh_ss((unsigned short)h);
+}
+
+/* tahq_meta_scale_bits for fp16: up(fl(w / L)), then the next pattern while
+ * fl(w / s) > L (0x7C00 = +inf ends it). */
+static inline ENC_TARGET uint32_t f16_scale_bits(float w, uint32_t levels)
+{
+    const float L = (float)levels;
+    uint32_t sb = f16_up(w / L);
+    while (sb < 0x7C00u && !(w / f16_value(sb) <= L))
+        sb++;
+    return sb;
+}
+
+static ENC_TARGET tahq_status zero_scale_f16c(float lo, float hi, uint32_t levels, float *zero,
+                                              float *scale, uint32_t *zero_bits,
+                                              uint32_t *scale_bits)
+{
+    TAHQ_ZERO_SCALE_BODY(f16_down(lo), f16_value, f16_scale_bits);
+}
+
+static inline ENC_TARGET tahq_status zero_scale_avx(tahq_meta meta, float lo, float hi,
+                                                    uint32_t levels, float *zero, float *scale,
+                                                    uint32_t *zero_bits, uint32_t *scale_bits)
+{
+    if (meta == TAHQ_META_FP16)
+        return zero_scale_f16c(lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+}
+
+/* Across the 8 lanes: lane i gets op(v[i], v[i ^ 4]), then ^ 2, then ^ 1. */
+static inline ENC_TARGET __m256i swap128(__m256i v)
+{
+    return _mm256_permute2x128_si256(v, v, 0x01);
+}
+static inline ENC_TARGET float hmin_ps(__m256 v)
+{
+    v = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_min_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_min_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
+}
+static inline ENC_TARGET float hmax_ps(__m256 v)
+{
+    v = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_max_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_max_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
+}
+
+/* The largest and second largest of the multiset a1 ∪ a2 ∪ b1 ∪ b2, given
+ * a1 >= a2 and b1 >= b2 (lane-wise). */
+static inline ENC_TARGET void top2_merge(__m256i *a1, __m256i *a2, __m256i b1, __m256i b2)
+{
+    __m256i m = _mm256_max_epi32(*a1, b1);
+    *a2 = _mm256_max_epi32(_mm256_min_epi32(*a1, b1), _mm256_max_epi32(*a2, b2));
+    *a1 = m;
+}
+
+/* min and max of the n vectors of u (SPEC §5.3 step 1). VMINPS / VMAXPS
+ * give the values of tahq_tile_range's integer order keys (the input is
+ * finite) except possibly the sign of a zero result, which changes no byte:
+ * a zero lo gives z = down(+-0) = +-0, written as the canonical +0 (step 2);
+ * a zero hi gives w = fl(+-0 - z), the same value for both signs unless
+ * z = +0, where w = +-0 and s = +0 either way (step 3); the gate uses
+ * magnitudes only. */
+static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __m256 *u,
+                                                                        const uint32_t n,
+                                                                        float *lo, float *hi)
+{
+    __m256 mn = u[0], mx = u[0];
+    #pragma GCC unroll 32
+    for (uint32_t i = 1; i < n; i++) {
+        mn = _mm256_min_ps(mn, u[i]);
+        mx = _mm256_max_ps(mx, u[i]);
+    }
+    *lo = hmin_ps(mn);
+    *hi = hmax_ps(mx);
+}
+
+/* The range and tahq_gate_from_range of the n vectors of u. */
+static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m256 *u,
+                                                                      const uint32_t n, float tau,
+                                                                      float *lo, float *hi,
+                                                                      uint32_t *pivot)
+{
+    const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256 mn = u[0], mx = u[0];
+    __m256i a1 = _mm256_and_si256(_mm256_castps_si256(u[0]), mag), a2 = _mm256_setzero_si256();
+    #pragma GCC unroll 32
+    for (uint32_t i = 1; i < n; i++) {
+        mn = _mm256_min_ps(mn, u[i]);
+        mx = _mm256_max_ps(mx, u[i]);
+        /* magnitude bits: finite, < 2^31, so signed order = value order */
+        __m256i a = _mm256_and_si256(_mm256_castps_si256(u[i]), mag);
+        a2 = _mm256_max_epi32(a2, _mm256_min_epi32(a1, a));
+        a1 = _mm256_max_epi32(a1, a);
+    }
+    *lo = hmin_ps(mn);
+    *hi = hmax_ps(mx);
+    /* tahq_gate_from_range: m1 = max(|lo|, |hi|) as bits */
+    const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
+    const uint32_t m1_bits = lo_bits > hi_bits ? lo_bits : hi_bits;
+    const float m1 = tahq_float_of(m1_bits);
+    int flagged = 0;
+    if (tahq_bits_of(tau) != 0x7F800000u && m1 > 0.0f) {
+        top2_merge(&a1, &a2, swap128(a1), swap128(a2));
+        top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0x4E), _mm256_shuffle_epi32(a2, 0x4E));
+        top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0xB1), _mm256_shuffle_epi32(a2, 0xB1));
+        /* the multiset's second largest: m1 if it occurs twice, else the
+         * largest magnitude below m1 (0 if none), = m2 of the reference */
+        const float m2 = tahq_float_of((uint32_t)_mm256_cvtsi256_si32(a2));
+        flagged = m1 >= tau * m2;
+    }
+    *pivot = 0;
+    if (flagged) { /* first index whose magnitude is m1 */
+        const __m256i m1v = _mm256_set1_epi32((int)m1_bits);
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256i eq = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(u[i]), mag), m1v);
+            uint32_t lanes = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(eq));
+            if (lanes) {
+                *pivot = 8u * i + (uint32_t)__builtin_ctz(lanes);
+                break;
+            }
+        }
+    }
+    return flagged;
+}
+
+/* SPEC §5.2 forward on a flagged tile: the pivot swap on a copy, FWHT stages
+ * h = 1, 2, 4 inside each vector (lanes with i & h = 0 get v[i] + v[i+h],
+ * the others v[i-h] - v[i]: the scalar butterfly's operands and order),
+ * stages h >= 8 across vectors, then the product with 2^-ceil(k/2). */
+static inline ENC_TARGET __m256 fwht_in_vector(__m256 v)
+{
+    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
+    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
+    p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
+    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
+    p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
+    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
+}
+
+static inline __attribute__((always_inline)) ENC_TARGET void forward_regs(__m256 *u,
+                                                                          const uint32_t n,
+                                                                          uint32_t pivot,
+                                                                          float *v)
+{
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        _mm256_storeu_ps(v + 8 * i, u[i]);
+    const float t = v[0];
+    v[0] = v[pivot];
+    v[pivot] = t;
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = fwht_in_vector(_mm256_loadu_ps(v + 8 * i));
+    #pragma GCC unroll 32
+    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h */
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i += 2 * h)
+            #pragma GCC unroll 32
+            for (uint32_t j = i; j < i + h; j++) {
+                __m256 a = u[j], b = u[j + h];
+                u[j] = _mm256_add_ps(a, b);
+                u[j + h] = _mm256_sub_ps(a, b);
+            }
+    const uint32_t k = tahq_tile_log2(8u * n);
+    const __m256 f = _mm256_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm256_mul_ps(u[i], f);
+}
+
+/* ref/quant.c codes_nearest on the n vectors of u, packed as tahq_pack_tile
+ * (8 codes = b bytes, code j at bits j*b) into dst. The integer nearest t,
+ * ties to even (SPEC §5.3 step 4), by VCVTPS2DQ under the default rounding
+ * of MXCSR: the value of the reference's (t + 2^23) - 2^23 for 0 <= t <= L. */
+static inline __attribute__((always_inline)) ENC_TARGET __m256i code8(__m256 x, __m256 zv,
+                                                                      __m256 sv, __m256i lv)
+{
+    __m256 t = _mm256_div_ps(_mm256_sub_ps(x, zv), sv);
+    return _mm256_min_epi32(_mm256_cvtps_epi32(t), lv);
+}
+
+static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
+    const __m256 *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
+{
+    const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
+    const __m256i lv = _mm256_set1_epi32((int)((1u << bits) - 1u));
+    const uint64_t mask = UINT64_C(0x0101010101010101) * ((1u << bits) - 1u);
+    uint8_t buf[TAHQ_TILE_MAX + 8];
+    if (n >= 4) {
+        /* 4 vectors at a time: 32 codes to bytes in 3 packs and a permute */
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i += 4) {
+            __m256i p01 = _mm256_packus_epi32(code8(u[i], zv, sv, lv), code8(u[i + 1], zv, sv, lv));
+            __m256i p23 = _mm256_packus_epi32(code8(u[i + 2], zv, sv, lv), code8(u[i + 3], zv, sv, lv));
+            __m256i b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+            __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
+            uint64_t w[4] = {(uint64_t)_mm_cvtsi128_si64(lo), (uint64_t)_mm_extract_epi64(lo, 1),
+                             (uint64_t)_mm_cvtsi128_si64(hi), (uint64_t)_mm_extract_epi64(hi, 1)};
+            for (uint32_t m = 0; m < 4; m++) {
+                uint64_t g = _pext_u64(w[m], mask);
+                memcpy(buf + (i + m) * bits, &g, 8); /* the next group overwrites the extra bytes */
+            }
+        }
+    } else {
+        #pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256i q = code8(u[i], zv, sv, lv);
+            __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            uint64_t g = _pext_u64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16)), mask);
+            memcpy(buf + i * bits, &g, 8);
+        }
+    }
+    const uint32_t nbytes = n * bits;
+    if (nbytes % 8u == 0) {
+        for (uint32_t i = 0; i < nbytes; i += 8)
+            memcpy(dst + i, buf + i, 8);
+    } else {
+        memcpy(dst, buf, nbytes);
+    }
+}
+
+static inline __attribute__((always_inline)) ENC_TARGET tahq_status
+encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bits, uint64_t elem0,
+            uint8_t *dst, uint32_t *zero_bits, uint32_t *scale_bits, int *flagged_out,
+            uint32_t *pivot)
+{
+    __m256 u[TAHQ_TILE_MAX / 8];
+    const uint32_t G = 8u * n;
+    #pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm256_loadu_ps(x + 8 * i);
+    float lo, hi;
+    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, pivot);
+    float v[TAHQ_TILE_MAX];
+    const float *values = x;
+    if (flagged) {
+        forward_regs(u, n, *pivot, v);
+        range_regs(u, n, &lo, &hi);
+        values = v; /* written below if the stochastic codes need it */
+    }
+    *flagged_out = flagged;
+    const uint32_t levels = (1u << bits) - 1u;
+    float z, s;
+    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, zero_bits, scale_bits);
+    if (st != TAHQ_OK)
+        return st;
+    if (s == 0.0f) {
+        memset(dst, 0, G / 8u * bits);
+    } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
+        uint8_t codes[TAHQ_TILE_MAX];
+        if (flagged)
+            #pragma GCC unroll 32
+            for (uint32_t i = 0; i < n; i++)
+                _mm256_storeu_ps(v + 8 * i, u[i]);
+        tahq_fast_codes_stochastic(values, G, z, s, levels, c->seed, elem0, codes);
+        tahq_fast_pack_tile(dst, codes, G, bits);
+    } else {
+        codes_nearest_regs(u, n, z, s, bits, dst);
+    }
+    return TAHQ_OK;
+}
+
+/* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
+
+/* SPEC §2.3: the Horner coefficients c0 .. c8 of ref/entropy.c log2_coeff. */
+static const float log2_horner[9] = {
+    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f,  -0x1.715c9cp-2f, 0x1.26d41p-2f,
+    -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
+};
+
+/* ref/entropy.c log2_core on 8 lanes of x >= +0 (finite): the subnormal
+ * select, the exponent and the fraction halved above sqrt(2), f = m - 1,
+ * the 9 Horner steps y = y * f + c (two roundings each, no FMA), then
+ * (float)e + f * y; each lane's operations are the scalar ones. */
+static inline ENC_TARGET __m256 log2_8(__m256 x)
+{
+    const __m256i w0 = _mm256_castps_si256(x);
+    /* x >= +0: the bits are a non-negative int32, so a signed compare */
+    const __m256i sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), w0);
+    const __m256i ws = _mm256_castps_si256(_mm256_mul_ps(x, _mm256_set1_ps(0x1p23f)));
+    const __m256i w = _mm256_blendv_epi8(w0, ws, sub);
+    __m256i e = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_srli_epi32(w, 23), _mm256_set1_epi32(127)),
+                                 _mm256_and_si256(sub, _mm256_set1_epi32(23)));
+    const __m256i frac = _mm256_and_si256(w, _mm256_set1_epi32(0x7FFFFF));
+    const __m256i above = _mm256_cmpgt_epi32(frac, _mm256_set1_epi32(0x3504F3)); /* all ones: 1 */
+    const __m256 m = _mm256_castsi256_ps(
+        _mm256_sub_epi32(_mm256_or_si256(frac, _mm256_set1_epi32(0x3F800000)),
+                         _mm256_and_si256(above, _mm256_set1_epi32(0x00800000))));
+    e = _mm256_sub_epi32(e, above);
+    const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
+    __m256 y = _mm256_set1_ps(log2_horner[8]);
+    for (int i = 7; i >= 0; i--)
+        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(log2_horner[i]));
+    return _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_mul_ps(f, y));
+}
+
+/* SPEC §2.5 halving tree of one tile held in n vectors (w is overwritten):
+ * levels h >= 8 add whole vectors (w[j] + w[j+h]), the last three add a lane
+ * permutation; lane 0 holds w[0] + w[h] at each (as ref/entropy.c). */
+static inline __attribute__((always_inline)) ENC_TARGET float tree_regs(__m256 *w, const uint32_t n)
+{
+#pragma GCC unroll 8
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+#pragma GCC unroll 16
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = _mm256_add_ps(w[j], w[j + h]);
+    __m256 v = w[0];
+    v = _mm256_add_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+    v = _mm256_add_ps(v, _mm256_permute_ps(v, 0x4E));
+    v = _mm256_add_ps(v, _mm256_permute_ps(v, 0xB1));
+    return _mm256_cvtss_f32(v);
+}
+
+/* tahq_pairwise_push (ref/entropy.c): merge the complete subtrees of equal
+ * size that the count's low one bits say exist, then stack the sum. */
+static inline void pair_push(tahq_pairwise_acc *acc, float v)
+{
+    for (uint64_t c = acc->count++; c & 1u; c >>= 1)
+        v = acc->sum[--acc->depth] + v;
+    acc->sum[acc->depth++] = v;
+}
+
+/* The input check and tahq_entropy of a row of T tiles of 8n values. */
+static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const float *row,
+                                                                         uint32_t T,
+                                                                         const uint32_t n,
+                                                                         float *entropy)
+{
+    const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
+    __m256i worst = _mm256_setzero_si256();
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
+    const float *x = row;
+    for (uint32_t t = 0; t < T; t++, x += 8 * n) {
+        __m256 w[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)(x + 8 * i)), mag);
+            worst = _mm256_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
+            w[i] = _mm256_castsi256_ps(a);
+        }
+        pair_push(&acc, tree_regs(w, n));
+    }
+    {
+        __m256i v = _mm256_max_epi32(worst, _mm256_permute2x128_si256(worst, worst, 0x01));
+        v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
+        v = _mm256_max_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
+        if (_mm256_cvtsi256_si32(v) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
+            return 0;
+    }
+    const float total = tahq_pairwise_finish(&acc);
+    if (total == 0.0f) {
+        *entropy = 0.0f;
+        return 1;
+    }
+    const float inverse = 1.0f / total;
+    if (tahq_bits_of(inverse) == 0x7F800000u) { /* total < 2^-128: the reference divides */
+        *entropy = tahq_entropy(row, T, 8u * n);
+        return 1;
+    }
+    const __m256 inv = _mm256_set1_ps(inverse), one = _mm256_set1_ps(1.0f);
+    tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    x = row;
+    for (uint32_t t = 0; t < T; t++, x += 8 * n) {
+        __m256 w[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++) {
+            __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + 8 * i), _mm256_castsi256_ps(mag));
+            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
+            __m256 p = _mm256_min_ps(_mm256_mul_ps(a, inv), one);
+            w[i] = _mm256_mul_ps(p, log2_8(p)); /* -0 for p = +0, as the reference */
+        }
+        pair_push(&hacc, tree_regs(w, n));
+    }
+    *entropy = 0.0f - tahq_pairwise_finish(&hacc);
+    return 1;
+}
+
+static ENC_TARGET int row_entropy_avx(const float *row, uint32_t T, uint32_t G, float *entropy)
+{
+    switch (G) {
+    case 8: return entropy_regs(row, T, 1, entropy);
+    case 16: return entropy_regs(row, T, 2, entropy);
+    case 32: return entropy_regs(row, T, 4, entropy);
+    case 64: return entropy_regs(row, T, 8, entropy);
+    case 128: return entropy_regs(row, T, 16, entropy);
+    default: return entropy_regs(row, T, 32, entropy);
+    }
+}
+
+static ENC_TARGET void log2_8_avx(const float *x, float *y)
+{
+    _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
+}
+
+/* A run of tiles of one width, one copy of the loop per tile size. */
+static inline __attribute__((always_inline)) ENC_TARGET tahq_status
+run_regs(const tahq_config *c, const float *x, uint64_t t0, uint64_t count, const uint32_t n,
+         uint32_t bits, tahq_fast_run *run)
+{
+    const uint32_t G = 8u * n, k = tahq_tile_log2(G), code_bytes = n * bits;
+    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
+    uint8_t *codes = run->codes;
+    uint64_t pivot_bit = run->pivot_bit;
+    tahq_status st = TAHQ_OK;
+    for (uint64_t t = t0; t < t0 + count; t++) {
+        uint32_t zb, sb, pivot;
+        int flagged;
+        st = encode_regs(c, x + t * G, n, bits, t * G, codes, &zb, &sb, &flagged, &pivot);
+        if (st != TAHQ_OK)
+            break;
+        if (meta_bytes == 4) {
+            tahq_put_u32(run->zeros + 4 * t, zb);
+            tahq_put_u32(run->scales + 4 * t, sb);
+        } else {
+            tahq_put_u16(run->zeros + 2 * t, (uint16_t)zb);
+            tahq_put_u16(run->scales + 2 * t, (uint16_t)sb);
+        }
+        codes += code_bytes;
+        if (flagged) { /* the pivot's k <= 8 bits into the zeroed pivot area */
+            const uint32_t at = (uint32_t)(pivot_bit & 7u), bits16 = pivot << at;
+            uint8_t *b = run->pivots + (pivot_bit >> 3);
+            tahq_set_bit(run->flags, t);
+            b[0] |= (uint8_t)bits16;
+            if (at + k > 8)
+                b[1] |= (uint8_t)(bits16 >> 8);
+            pivot_bit += k;
+        }
+    }
+    run->codes = codes;
+    run->pivot_bit = pivot_bit;
+    return st;
+}
+
+static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
+                                             uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    switch (c->tile) {
+    case 8: return run_regs(c, x, t0, count, 1, bits, run);
+    case 16: return run_regs(c, x, t0, count, 2, bits, run);
+    case 32: return run_regs(c, x, t0, count, 4, bits, run);
+    case 64: return run_regs(c, x, t0, count, 8, bits, run);
+    case 128: return run_regs(c, x, t0, count, 16, bits, run);
+    default: return run_regs(c, x, t0, count, 32, bits, run);
+    }
+}
+
+static ENC_TARGET uint16_t down_avx(float x)
+{
+    return (uint16_t)f16_down(x);
+}
+static ENC_TARGET uint16_t up_avx(float x)
+{
+    return (uint16_t)f16_up(x);
+}
+static ENC_TARGET float value_avx(uint16_t h)
+{
+    return f16_value(h);
+}
+static ENC_TARGET tahq_status zero_scale_entry_avx(tahq_meta meta, float lo, float hi,
+                                                   uint32_t levels, float *z, float *s,
+                                                   uint32_t *zb, uint32_t *sb)
+{
+    return zero_scale_avx(meta, lo, hi, levels, z, s, zb, sb);
+}
+
+int tahq_fast_encode_active(void)
+{
+    return tahq_fast_tile_active(); /* the same features: AVX2, BMI2, F16C */
+}
+
+uint16_t tahq_fast_f16_down_bits(float x)
+{
+    return tahq_fast_encode_active() ? down_avx(x)
+                                     : (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x);
+}
+
+uint16_t tahq_fast_f16_up_bits(float x)
+{
+    return tahq_fast_encode_active() ? up_avx(x)
+                                     : (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x);
+}
+
+float tahq_fast_f16_value(uint16_t h)
+{
+    return tahq_fast_encode_active() ? value_avx(h) : tahq_meta_value(TAHQ_META_FP16, h);
+}
+
+tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
+                                 float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
+{
+    if (tahq_fast_encode_active())
+        return zero_scale_entry_avx(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+}
+
+tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
+                                 uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    return encode_run_avx(cfg, x, t0, count, bits, run);
+}
+
+int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
+{
+    return row_entropy_avx(row, tiles, tile, entropy);
+}
+
+void tahq_fast_log2_8(const float *x, float *y)
+{
+    if (tahq_fast_encode_active()) {
+        log2_8_avx(x, y);
+        return;
+    }
+    for (int i = 0; i < 8; i++)
+        y[i] = tahq_log2(x[i]);
+}
+
+#else /* the reference functions */
+
+int tahq_fast_encode_active(void)
+{
+    return 0;
+}
+
+uint16_t tahq_fast_f16_down_bits(float x)
+{
+    return (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x);
+}
+
+uint16_t tahq_fast_f16_up_bits(float x)
+{
+    return (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x);
+}
+
+float tahq_fast_f16_value(uint16_t h)
+{
+    return tahq_meta_value(TAHQ_META_FP16, h);
+}
+
+tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
+                                 float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
+{
+    return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+}
+
+tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
+                                 uint64_t count, uint32_t bits, tahq_fast_run *run)
+{
+    (void)cfg, (void)x, (void)t0, (void)count, (void)bits, (void)run;
+    return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
+}
+
+int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
+{
+    (void)row, (void)tiles, (void)tile, (void)entropy;
+    return 0; /* never called: tahq_fast_encode_active() is 0 */
+}
+
+void tahq_fast_log2_8(const float *x, float *y)
+{
+    for (int i = 0; i < 8; i++)
+        y[i] = tahq_log2(x[i]);
+}
+
+#endif

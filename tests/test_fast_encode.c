@@ -1,0 +1,402 @@
+/*
+ * test_fast_encode - the fp16 metadata conversions of the encoder's fast
+ * path (cpu/fast_encode.c: F16C's VCVTPS2PH with the round-down and round-up
+ * immediates, VCVTPH2PS) against the reference's integer code in
+ * ref/fp16.c, exhaustively:
+ *   down-lo / down-hi: tahq_fast_f16_down_bits(x) ==
+ *       tahq_meta_round_down_bits(TAHQ_META_FP16, x) for every binary32 bit
+ *       pattern x (the low / high half: positive / negative), NaNs excepted
+ *       (the encoder never converts one: the input is checked finite);
+ *   up-lo / up-hi: the same for tahq_fast_f16_up_bits and round-up;
+ *   meta: tahq_fast_f16_value(h) == tahq_meta_value(TAHQ_META_FP16, h) (bits)
+ *       for every binary16 h but the NaNs; tahq_fast_zero_scale against
+ *       tahq_quantize_tile_range (zero, scale, their bits and the status) on
+ *       edge and random ranges, every width 1..8, fp16, bf16 and fp32;
+ *   log2: tahq_fast_log2_8 (the 8-lane SPEC §2.3 log2 of the fast entropy)
+ *       against tahq_log2 on every binary32 from +0 to the largest finite;
+ *   entropy: tahq_fast_row_entropy against the input check and tahq_entropy
+ *       on random rows (every tile size, 1-40 tiles; outliers, zeros, signed
+ *       zeros, subnormals, totals below 2^-128, values near 2^64, NaN and
+ *       infinities);
+ *   encode: whole messages of tahq_encode_parallel (1, 2, 3 jobs) against
+ *       tahq_encode for every tile size, metadata type, rounding and
+ *       allocation, data with outliers, constant and all-zero tiles; a tile
+ *       whose fp16 scale overflows at both widths (TAHQ_ERR_RANGE in the
+ *       tile phase: the same status, the header zeroed) and a NaN;
+ *   control: the same comparison finds a deliberately wrong conversion:
+ *       F16C's truncation (round toward zero) in place of round-down on the
+ *       negatives, and in place of round-up on the positives.
+ * Without F16C (or in the scalar library) the fast functions are the
+ * reference's and the comparisons hold trivially; the control then checks
+ * nothing and says so.
+ */
+#include "tahq.h"
+#include "tahq_parallel.h"
+#include "tahq_spec.h"
+#include "tutil.h"
+
+#include "fast_encode.h"
+
+/* library-internal (ref/internal.h) */
+uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
+uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
+tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
+                                     uint32_t bits, tahq_meta meta, tahq_rounding rounding,
+                                     uint64_t seed, uint64_t elem0, float *zero, float *scale,
+                                     uint32_t *zero_bits, uint32_t *scale_bits, uint8_t *codes);
+
+typedef uint16_t (*conv_fn)(float);
+
+static uint16_t ref_down(float x) { return (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x); }
+static uint16_t ref_up(float x) { return (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_F16C_CONTROL 1
+/* the wrong conversion of the control: truncation toward zero */
+__attribute__((target("f16c"))) static uint16_t trunc_f16c(float x) {
+    return (uint16_t)_cvtss_sh(x, _MM_FROUND_TO_ZERO);
+}
+#endif
+
+/* Patterns [first, last] but the NaNs: mismatches of fast against ref
+ * (the first few printed when `report`), the first mismatching pattern in
+ * *first_bad. */
+static uint64_t compared; /* patterns compare_range compared (NaNs left out) */
+
+static uint64_t compare_range(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last, int report,
+                              uint32_t *first_bad) {
+    uint64_t bad = 0;
+    *first_bad = 0;
+    compared = 0;
+    for (uint64_t w = first; w <= last; w++) {
+        const uint32_t u = (uint32_t)w;
+        if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+            continue;
+        const float x = u2f(u);
+        const uint16_t a = fast(x), b = ref(x);
+        compared++;
+        if (a != b) {
+            if (bad == 0)
+                *first_bad = u;
+            bad++;
+            if (report && bad <= 10)
+                fprintf(stderr, "x = %08x: fast %04x, reference %04x\n", u, a, b);
+        }
+    }
+    return bad;
+}
+
+static int part_exhaustive(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last,
+                           const char *name) {
+    uint32_t first_bad;
+    const double t0 = t_now();
+    const uint64_t bad = compare_range(fast, ref, first, last, 1, &first_bad);
+    t_checks += compared;
+    t_fails += bad;
+    printf("%s: %08" PRIx64 "..%08" PRIx64 ", %" PRIu64 " patterns (NaNs left out), %" PRIu64
+           " mismatches, %.1f s (F16C path %s)\n",
+           name, first, last, compared, bad, t_now() - t0, tahq_fast_encode_active() ? "on" : "off");
+    return t_finish("test_fast_encode", name);
+}
+
+static void check_zero_scale(float lo, float hi, uint32_t bits, tahq_meta meta) {
+    const uint32_t levels = (1u << bits) - 1u;
+    float v[8] = {lo, hi, lo, hi, lo, hi, lo, hi};
+    uint8_t codes[8];
+    float z0 = -1.0f, s0 = -1.0f, z1 = -1.0f, s1 = -1.0f;
+    uint32_t zb0 = 7, sb0 = 7, zb1 = 7, sb1 = 7;
+    tahq_status a = tahq_quantize_tile_range(v, 8, lo, hi, bits, meta, TAHQ_ROUND_NEAREST_EVEN, 0,
+                                             0, &z0, &s0, &zb0, &sb0, codes);
+    tahq_status b = tahq_fast_zero_scale(meta, lo, hi, levels, &z1, &s1, &zb1, &sb1);
+    CHECK_QUIET(a == b, "zero_scale(%08x, %08x, L=%u, meta %d): status %d, reference %d", f2u(lo),
+                f2u(hi), levels, (int)meta, (int)b, (int)a);
+    if (a == TAHQ_OK && b == TAHQ_OK)
+        CHECK_QUIET(zb0 == zb1 && sb0 == sb1 && f2u(z0) == f2u(z1) && f2u(s0) == f2u(s1),
+                    "zero_scale(%08x, %08x, L=%u, meta %d): z %08x/%x s %08x/%x, reference "
+                    "%08x/%x %08x/%x",
+                    f2u(lo), f2u(hi), levels, (int)meta, f2u(z1), zb1, f2u(s1), sb1, f2u(z0), zb0,
+                    f2u(s0), sb0);
+}
+
+static int part_meta(void) {
+    /* every binary16 pattern but the NaNs, widened */
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu) != 0)
+            continue;
+        const float a = tahq_fast_f16_value((uint16_t)h), b = tahq_meta_value(TAHQ_META_FP16, h);
+        CHECK_QUIET(f2u(a) == f2u(b), "f16 value %04x: fast %08x, reference %08x", h, f2u(a),
+                    f2u(b));
+    }
+    /* ranges: edges of binary16 (subnormals, the largest finite, overflow to
+     * +-inf), signed zeros, and random values of every exponent */
+    static const float edges[] = {0.0f,         -0.0f,         0x1p-24f,      -0x1p-24f,
+                                  0x1p-25f,     -0x1p-25f,     0x1.8p-25f,    -0x1.8p-25f,
+                                  0x1p-14f,     -0x1p-14f,     0x1.ff8p-15f,  -0x1.ff8p-15f,
+                                  65504.0f,     -65504.0f,     65519.0f,      -65519.0f,
+                                  65520.0f,     -65520.0f,     65536.0f,      -65536.0f,
+                                  1.0f,         -1.0f,         3.0f,          -3.0f,
+                                  0x1p-149f,    -0x1p-149f,    0x1.fffffep63f, -0x1.fffffep63f,
+                                  0x1p-30f,     1e6f,          -1e6f,         0.1f};
+    const uint32_t n_edges = (uint32_t)(sizeof edges / sizeof edges[0]);
+    static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+    for (uint32_t m = 0; m < 3; m++)
+        for (uint32_t bits = 1; bits <= 8; bits++)
+            for (uint32_t i = 0; i < n_edges; i++)
+                for (uint32_t j = 0; j < n_edges; j++)
+                    if (edges[i] <= edges[j])
+                        check_zero_scale(edges[i], edges[j], bits, metas[m]);
+    trng r = {0x5EEDF16Cu};
+    for (uint32_t n = 0; n < 400000; n++) {
+        float a = trng_float_exp(&r, -40, 20), b = trng_float_exp(&r, -40, 20);
+        if (trng_below(&r, 4) == 0)
+            b = u2f(f2u(a) + (uint32_t)trng_below(&r, 64)); /* narrow ranges */
+        if (trng_below(&r, 2))
+            a = -a;
+        if (trng_below(&r, 3) == 0)
+            b = -b;
+        if (a != a || b != b)
+            continue;
+        const float lo = a < b ? a : b, hi = a < b ? b : a;
+        check_zero_scale(lo, hi, 1u + (uint32_t)trng_below(&r, 8), metas[n % 3]);
+    }
+    return t_finish("test_fast_encode", "meta");
+}
+
+static int part_log2(void) {
+    float x[8], y[8];
+    uint64_t bad = 0;
+    const double t0 = t_now();
+    for (uint64_t w = 0; w < 0x7F800000u; w += 8) {
+        for (uint32_t i = 0; i < 8; i++)
+            x[i] = u2f((uint32_t)(w + i));
+        tahq_fast_log2_8(x, y);
+        for (uint32_t i = 0; i < 8; i++) {
+            const float r = tahq_log2(x[i]);
+            if (f2u(y[i]) != f2u(r) && ++bad <= 10)
+                fprintf(stderr, "log2(%08x): fast %08x, reference %08x\n", f2u(x[i]), f2u(y[i]),
+                        f2u(r));
+        }
+    }
+    t_checks += 0x7F800000u;
+    t_fails += bad;
+    printf("log2: +0 .. largest finite, %" PRIu64 " mismatches, %.1f s (8-lane path %s)\n", bad,
+           t_now() - t0, tahq_fast_encode_active() ? "on" : "off");
+    return t_finish("test_fast_encode", "log2");
+}
+
+/* SPEC §3.2: finite and |x| < 2^64 */
+static int row_ok(const float *x, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++)
+        if ((f2u(x[i]) & 0x7FFFFFFFu) >= 0x5F800000u)
+            return 0;
+    return 1;
+}
+
+static int part_entropy(void) {
+    if (!tahq_fast_encode_active()) {
+        printf("entropy: no fast path on this CPU or build; nothing to compare\n");
+        t_checks++;
+        return t_finish("test_fast_encode", "entropy");
+    }
+    static float row[40 * 256];
+    /* totals below 2^-128 (the reference divides), all zero, a sole value */
+    static const float fills[4] = {0x1p-149f, -0x1p-140f, 0.0f, -0.0f};
+    for (uint32_t f = 0; f < 4; f++)
+        for (uint32_t G = 8; G <= 256; G *= 2)
+            for (uint32_t T = 1; T <= 3; T++) {
+                for (uint32_t i = 0; i < G * T; i++)
+                    row[i] = fills[f];
+                for (uint32_t sole = 0; sole < 2; sole++) {
+                    if (sole)
+                        row[G * T - 1] = 3.0f;
+                    float h = -1.0f;
+                    const int ok = tahq_fast_row_entropy(row, T, G, &h);
+                    const float ref = tahq_entropy(row, T, G);
+                    CHECKF(ok && f2u(h) == f2u(ref), "fill %08x G %u T %u sole %u: %08x, reference %08x",
+                           f2u(fills[f]), G, T, sole, f2u(h), f2u(ref));
+                }
+            }
+    trng r = {0xE27809u};
+    uint32_t kinds[8] = {0};
+    for (uint32_t n = 0; n < 6000; n++) {
+        const uint32_t G = 8u << trng_below(&r, 6), T = 1u + (uint32_t)trng_below(&r, 40);
+        const uint32_t C = G * T, kind = (uint32_t)trng_below(&r, 8);
+        kinds[kind]++;
+        for (uint32_t i = 0; i < C; i++) {
+            float v = (float)trng_gauss(&r);
+            switch (kind) {
+            case 1: v = trng_below(&r, 50) == 0 ? v * 1e4f : v; break;           /* outliers */
+            case 2: v = trng_below(&r, 3) ? (trng_below(&r, 2) ? 0.0f : -0.0f) : v; break;
+            case 3: v = v * 0x1p-140f; break;                                    /* subnormals */
+            case 4: v = trng_float_exp(&r, -149, -127); break;                   /* tiny totals */
+            case 5: v = trng_float_exp(&r, 40, 63); break;                       /* near 2^64 */
+            case 6: v = i == trng_below(&r, C) ? v : 0.0f; break;                /* mostly zero */
+            default: break;
+            }
+            row[i] = v;
+        }
+        if (kind == 7) { /* a bad element, sometimes */
+            static const uint32_t bad_bits[5] = {0x7FC00000u, 0xFF800000u, 0x7F800000u,
+                                                 0x5F800000u, 0xDF800000u};
+            if (trng_below(&r, 2))
+                row[trng_below(&r, C)] = u2f(bad_bits[trng_below(&r, 5)]);
+        }
+        float h = -1.0f;
+        const int ok = tahq_fast_row_entropy(row, T, G, &h);
+        const int want_ok = row_ok(row, C);
+        CHECK_QUIET(ok == want_ok, "row %u (G %u, T %u, kind %u): check %d, want %d", n, G, T, kind,
+                    ok, want_ok);
+        if (ok && want_ok) {
+            const float ref = tahq_entropy(row, T, G);
+            CHECK_QUIET(f2u(h) == f2u(ref), "row %u (G %u, T %u, kind %u): entropy %08x, reference %08x",
+                        n, G, T, kind, f2u(h), f2u(ref));
+        }
+    }
+    return t_finish("test_fast_encode", "entropy");
+}
+
+/* Messages of the parallel codec (the fast paths) and of tahq_encode: same
+ * status, length and bytes (the whole bound); on TAHQ_ERR_RANGE the header
+ * zeroed in both. */
+static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, const float *x,
+                           const char *what) {
+    size_t cap = 0, wsz = 0, pw = 0, len1 = 1;
+    tahq_encode_bound(c, s, &cap);
+    tahq_encode_workspace_size(c, s, &wsz);
+    tahq_encode_parallel_workspace_size(c, s, 3, &pw);
+    uint8_t *m1 = malloc(cap), *mp = malloc(cap);
+    void *ws = malloc(wsz + 1), *pws = malloc(pw + 1);
+    if (!m1 || !mp || !ws || !pws)
+        abort();
+    memset(m1, 0xA5, cap);
+    const tahq_status want = tahq_encode(c, s, x, ws, wsz, m1, cap, &len1);
+    for (uint32_t jobs = 1; jobs <= 3; jobs++) {
+        tahq_parallel par;
+        tahq_parallel_threads(&par, jobs);
+        size_t lenp = 1;
+        memset(mp, 0xA5, cap);
+        const tahq_status got = tahq_encode_parallel(c, s, x, pws, pw, mp, cap, &lenp, &par);
+        CHECKF(got == want, "%s, %u jobs: status %d, tahq_encode %d", what, jobs, (int)got, (int)want);
+        if (want == TAHQ_OK)
+            CHECKF(lenp == len1 && memcmp(mp, m1, cap) == 0, "%s, %u jobs: message differs", what,
+                   jobs);
+        else if (want == TAHQ_ERR_RANGE)
+            CHECKF(lenp == 0 && memcmp(mp, m1, TAHQ_HEADER_BYTES) == 0, "%s, %u jobs: header", what,
+                   jobs);
+        else
+            CHECKF(lenp == 0 && memcmp(mp, m1, cap) == 0, "%s, %u jobs: out written", what, jobs);
+    }
+    free(m1), free(mp), free(ws), free(pws);
+    return want;
+}
+
+static int part_encode(void) {
+    trng r = {0xF00DCAFEu};
+    static const tahq_alloc allocs[4] = {TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE, TAHQ_ALLOC_NONE,
+                                         TAHQ_ALLOC_GAIN};
+    char what[160];
+    for (uint32_t G = 8; G <= 256; G *= 2)
+        for (uint32_t m = 0; m < 3; m++)
+            for (uint32_t a = 0; a < 4; a++)
+                for (uint32_t rnd = 0; rnd < 2; rnd++) {
+                    const tahq_shape s = {2, 5, G * (1u + (uint32_t)trng_below(&r, 4))};
+                    tahq_config c = {G, 1u + (uint32_t)trng_below(&r, 8), 1, 600, allocs[a], 2.0f,
+                                     rnd ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN,
+                                     trng_next(&r), (tahq_meta)m};
+                    c.lo_bits = 1u + (uint32_t)trng_below(&r, c.hi_bits);
+                    if (trng_below(&r, 4) == 0)
+                        c.tau = trng_below(&r, 2) ? 0.0f : INFINITY;
+                    const uint64_t n = (uint64_t)s.batch * s.seq_len * s.channels;
+                    float *x = malloc(n * sizeof *x);
+                    if (!x)
+                        abort();
+                    for (uint64_t i = 0; i < n; i++) {
+                        float v = (float)trng_gauss(&r);
+                        if (trng_below(&r, 40) == 0)
+                            v *= 300.0f; /* outliers: flagged tiles */
+                        x[i] = v;
+                    }
+                    for (uint32_t i = 0; i < G; i++) { /* a constant and an all-zero tile */
+                        x[i] = 0.75f;
+                        x[n - 1 - i] = trng_below(&r, 2) ? 0.0f : -0.0f;
+                    }
+                    snprintf(what, sizeof what, "G %u meta %u alloc %d %s bits %u/%u tau %g", G, m,
+                             (int)allocs[a], rnd ? "stochastic" : "nearest", c.hi_bits, c.lo_bits,
+                             (double)c.tau);
+                    CHECKF(compare_encode(&c, &s, x, what) == TAHQ_OK, "%s: encodes", what);
+                    if (m == 0 && a == 0) {
+                        /* a tile of row 7 whose fp16 scale overflows at any width */
+                        float *row = x + 7u * s.channels + (s.channels - G);
+                        for (uint32_t i = 0; i < G; i++)
+                            row[i] = 3e7f * (float)i / (float)(G - 1); /* 3e7 / 255 > 65504 */
+                        snprintf(what, sizeof what, "G %u fp16 overflow in the tile phase", G);
+                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_RANGE, "%s: status", what);
+                        x[5u * s.channels + 3] = NAN;
+                        snprintf(what, sizeof what, "G %u NaN", G);
+                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_NONFINITE, "%s: status",
+                               what);
+                    }
+                    free(x);
+                }
+    return t_finish("test_fast_encode", "encode");
+}
+
+static int part_control(void) {
+#ifdef HAVE_F16C_CONTROL
+    if (!tahq_fast_encode_active()) {
+        printf("control: no F16C path on this CPU or build; nothing to control\n");
+        return t_finish("test_fast_encode", "control");
+    }
+    uint32_t first_bad;
+    /* round-down replaced by truncation: wrong exactly on the negatives that
+     * are not binary16 values; the positives agree */
+    uint64_t pos = compare_range(trunc_f16c, ref_down, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
+                                 &first_bad);
+    CHECKF(pos == 0, "truncation = round-down on positives (%" PRIu64 " mismatches)", pos);
+    uint64_t neg = compare_range(trunc_f16c, ref_down, 0xBF800000u, 0xBF800000u + 0xFFFFFu, 0,
+                                 &first_bad);
+    CHECKF(neg > 0 && (first_bad & 0x80000000u) != 0,
+           "the control finds truncation in place of round-down on negatives (%" PRIu64
+           " mismatches, first %08x)",
+           neg, first_bad);
+    /* and in place of round-up on the positives */
+    uint64_t up = compare_range(trunc_f16c, ref_up, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
+                                &first_bad);
+    CHECKF(up > 0 && (first_bad & 0x80000000u) == 0,
+           "the control finds truncation in place of round-up on positives (%" PRIu64
+           " mismatches, first %08x)",
+           up, first_bad);
+    printf("control: truncation for round-down: %" PRIu64 " mismatches on 2^20 negatives, %" PRIu64
+           " on 2^20 positives; for round-up %" PRIu64 " on 2^20 positives\n",
+           neg, pos, up);
+#else
+    printf("control: not an x86-64 GCC/Clang build; nothing to control\n");
+#endif
+    return t_finish("test_fast_encode", "control");
+}
+
+int main(int argc, char **argv) {
+    const char *part = argc > 1 ? argv[1] : "meta";
+    if (!strcmp(part, "down-lo"))
+        return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0, 0x7FFFFFFFu, "down-lo");
+    if (!strcmp(part, "down-hi"))
+        return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0x80000000u, 0xFFFFFFFFu,
+                               "down-hi");
+    if (!strcmp(part, "up-lo"))
+        return part_exhaustive(tahq_fast_f16_up_bits, ref_up, 0, 0x7FFFFFFFu, "up-lo");
+    if (!strcmp(part, "up-hi"))
+        return part_exhaustive(tahq_fast_f16_up_bits, ref_up, 0x80000000u, 0xFFFFFFFFu, "up-hi");
+    if (!strcmp(part, "meta"))
+        return part_meta();
+    if (!strcmp(part, "log2"))
+        return part_log2();
+    if (!strcmp(part, "entropy"))
+        return part_entropy();
+    if (!strcmp(part, "encode"))
+        return part_encode();
+    if (!strcmp(part, "control"))
+        return part_control();
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|control\n");
+    return 2;
+}

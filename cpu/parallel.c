@@ -623,6 +623,7 @@ typedef struct dec_ctx {
     const uint8_t *payload;
     float *out;
     uint32_t jobs;
+    tahq_fast_dec fd; /* the sections, for tahq_fast_decode_tiles */
     /* validation, per part */
     int bad[TAHQ_JOBS_MAX];
     uint64_t lows[TAHQ_JOBS_MAX];    /* low tiles of the part */
@@ -653,33 +654,22 @@ static void dec_check_job(void *arg, uint32_t j)
     d->flagged[j] = popcount_range(payload + lay->map_bytes, t0, t1 - t0);
     /* ref/codec.c tests fl(v - v) == 0 on the widened values, i.e. v finite:
      * here the exponent field is tested directly (all ones = inf or NaN) */
-    const tahq_meta meta = cfg->meta;
-    const uint32_t sign = meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
-    const uint32_t expo = meta == TAHQ_META_FP32   ? 0x7F800000u
-                          : meta == TAHQ_META_BF16 ? 0x7F80u
-                                                   : 0x7C00u;
-    const uint8_t *zp = payload + lay->zero_off + t0 * lay->meta_bytes;
-    const uint8_t *sp = payload + lay->scale_off + t0 * lay->meta_bytes;
-    for (uint64_t t = t0; t < t1 && !bad; t++, zp += lay->meta_bytes, sp += lay->meta_bytes) {
-        uint32_t zb = meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
-        uint32_t sb = meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
-        if ((zb & expo) == expo || zb == sign) /* non-finite, or -0 */
-            bad = 1;
-        if ((sb & expo) == expo || (sb & sign))
-            bad = 1;
-    }
+    if (!bad)
+        bad = tahq_fast_meta_bad(payload + lay->zero_off + t0 * lay->meta_bytes,
+                                 payload + lay->scale_off + t0 * lay->meta_bytes, t1 - t0,
+                                 cfg->meta);
     d->bad[j] = bad;
 }
 
-/* Part j's tiles, as ref/codec.c's tahq_decode does each tile. */
+/* Part j's tiles, as ref/codec.c's tahq_decode does each tile, in runs of
+ * tiles of one code width (a row's tiles in token and gain mode). */
 static void dec_tiles_job(void *arg, uint32_t j)
 {
     dec_ctx *d = arg;
     const tahq_config *cfg = &d->h.config;
     const tahq_layout *lay = &d->lay;
-    const uint8_t *payload = d->payload, *map = payload;
-    const uint8_t *flags = payload + lay->map_bytes;
-    const uint32_t G = cfg->tile, k = lay->tile_log2;
+    const uint8_t *map = d->payload;
+    const uint64_t T = lay->tiles_per_row;
     const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j, 8),
                    t1 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j + 1, 8);
     uint64_t lows = 0, n_flagged = 0;
@@ -688,31 +678,33 @@ static void dec_tiles_job(void *arg, uint32_t j)
         n_flagged += d->flagged[i];
     }
     const uint8_t *codes_in =
-        payload + lay->code_off +
-        G / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
-    bits_walk walk = bits_walk_at(cfg, lay, map, t0);
-    for (uint64_t t = t0; t < t1; t++) {
-        const uint32_t bits = bits_walk_next(&walk);
-        const uint32_t flagged = tahq_get_bit(flags, t);
-        uint32_t pivot = 0;
-        if (flagged) {
-            uint8_t p;
-            tahq_unpack_bits(payload + lay->pivot_off, n_flagged * k, &p, 1, k);
-            pivot = p;
-            n_flagged++;
+        d->payload + lay->code_off +
+        cfg->tile / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+    for (uint64_t t = t0; t < t1;) {
+        uint64_t n = t1 - t;
+        uint32_t low = 0;
+        switch (cfg->alloc) {
+        case TAHQ_ALLOC_TOKEN:
+        case TAHQ_ALLOC_GAIN: {
+            const uint64_t row = t / T;
+            low = tahq_get_bit(map, row);
+            if ((row + 1) * T - t < n)
+                n = (row + 1) * T - t;
+            break;
         }
-        const uint8_t *zp = payload + lay->zero_off + t * lay->meta_bytes;
-        const uint8_t *sp = payload + lay->scale_off + t * lay->meta_bytes;
-        const uint32_t zero_bits =
-            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
-        const uint32_t scale_bits =
-            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
-        float *dst = d->out + t * G;
-        tahq_fast_decode_tile_meta(codes_in, G, bits, cfg->meta, zero_bits, scale_bits, dst);
-        codes_in += G / 8u * bits;
-        if (flagged) {
-            tahq_fast_inverse_tile(dst, G, pivot);
+        case TAHQ_ALLOC_TILE: {
+            low = tahq_get_bit(map, t);
+            uint64_t m = 1;
+            while (m < n && tahq_get_bit(map, t + m) == low)
+                m++;
+            n = m;
+            break;
         }
+        default: break;
+        }
+        tahq_fast_decode_tiles(&d->fd, t, n, low ? cfg->lo_bits : cfg->hi_bits, &codes_in,
+                               &n_flagged);
+        t += n;
     }
 }
 
@@ -834,6 +826,16 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if ((uint64_t)count != lay->n_tiles * cfg->tile)
         return TAHQ_ERR_BUFFER;
 
+    d->fd.zero = payload + lay->zero_off;
+    d->fd.scale = payload + lay->scale_off;
+    d->fd.flags = payload + lay->map_bytes;
+    d->fd.pivots = payload + lay->pivot_off;
+    d->fd.end = payload + lay->payload_bytes;
+    d->fd.out = out;
+    d->fd.tile = cfg->tile;
+    d->fd.tile_log2 = lay->tile_log2;
+    d->fd.meta_bytes = (uint32_t)lay->meta_bytes;
+    d->fd.meta = cfg->meta;
     tahq_cpu_run_jobs(par, dec_tiles_job, d, jobs);
     return TAHQ_OK;
 }

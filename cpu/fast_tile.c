@@ -366,32 +366,41 @@ static inline __attribute__((always_inline)) FAST_TARGET __m256 group8(const uin
     return _mm256_add_ps(z, _mm256_mul_ps(q, s));
 }
 
-/* tahq_fast_decode_tiles for G = 8 nv (nv = 2^lgn, a constant in each copy):
- * a flagged tile goes from its codes through the inverse transform in
- * registers and is stored once. Tiles whose codes end less than 8 bytes
- * before the message's end take the group-sized loads of decode_avx. */
+/* The zero-point or scale at p, widened (fp16 through F16C). */
+static inline __attribute__((always_inline)) FAST_TARGET float meta_load(tahq_meta meta,
+                                                                         const uint8_t *p)
+{
+    if (meta == TAHQ_META_FP16) {
+        uint16_t h;
+        memcpy(&h, p, 2); /* little-endian */
+        return _cvtsh_ss(h);
+    }
+    return meta_avx(meta, meta_bits_at(meta, p));
+}
+
+/* tahq_fast_decode_tiles for G = 8 nv (nv = 2^lgn, a constant in each copy;
+ * meta too, for fp16): a flagged tile goes from its codes through the
+ * inverse transform in registers and is stored once. The tiles whose codes
+ * end less than 8 bytes before the message's end (the last few) take the
+ * group-sized loads of decode_avx. */
 static inline __attribute__((always_inline)) FAST_TARGET void
 tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
-          uint64_t *pivot, const uint32_t nv, const uint32_t lgn)
+          uint64_t *pivot, const uint32_t nv, const uint32_t lgn, const tahq_meta meta)
 {
     const uint32_t G = 8u * nv, k = d->tile_log2, step = nv * b, mb = d->meta_bytes;
     const uint64_t mask = BYTE_MASK(b);
     const float factor = tahq_float_of((127u - k / 2u) << 23);
-    const uint8_t *src = *codes;
+    const uint8_t *src = *codes, *zp = d->zero + t * mb, *sp = d->scale + t * mb;
+    const uint8_t *const flags = d->flags, *const pivots = d->pivots;
+    float *dst = d->out + t * G;
     uint64_t np = *pivot;
-    for (const uint64_t e = t + n; t < e; t++, src += step) {
-        float *dst = d->out + t * G;
-        const float zero = meta_avx(d->meta, meta_bits_at(d->meta, d->zero + t * mb));
-        const float scale = meta_avx(d->meta, meta_bits_at(d->meta, d->scale + t * mb));
-        const uint32_t flagged = (d->flags[t >> 3] >> (t & 7u)) & 1u;
-        if ((size_t)(d->end - src) < (size_t)step + 8u) {
-            decode_avx(src, G, b, zero, scale, dst);
-            if (flagged)
-                inverse_avx(dst, G, pivot_at(d->pivots, np++, k), factor);
-            continue;
-        }
-        const __m256 z = _mm256_set1_ps(zero), s = _mm256_set1_ps(scale);
-        if (!flagged) {
+    /* tiles whose 8-byte loads stay inside the message */
+    const size_t room = (size_t)(d->end - src);
+    const uint64_t wide = room < (size_t)step + 8u ? 0 : (room - 8u) / step;
+    const uint64_t e = t + n, e_wide = t + (wide < n ? wide : n);
+    for (; t < e_wide; t++, src += step, zp += mb, sp += mb, dst += G) {
+        const __m256 z = _mm256_set1_ps(meta_load(meta, zp)), s = _mm256_set1_ps(meta_load(meta, sp));
+        if (!((flags[t >> 3] >> (t & 7u)) & 1u)) {
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
                 _mm256_storeu_ps(dst + 8 * g, group8(src + g * b, mask, z, s));
@@ -400,24 +409,40 @@ tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
                 r[g] = group8(src + g * b, mask, z, s);
-            inverse_store(r, nv, lgn, dst, pivot_at(d->pivots, np++, k), factor);
+            inverse_store(r, nv, lgn, dst, pivot_at(pivots, np++, k), factor);
         }
+    }
+    for (; t < e; t++, src += step, zp += mb, sp += mb, dst += G) {
+        decode_avx(src, G, b, meta_load(meta, zp), meta_load(meta, sp), dst);
+        if ((flags[t >> 3] >> (t & 7u)) & 1u)
+            inverse_avx(dst, G, pivot_at(pivots, np++, k), factor);
     }
     *codes = src;
     *pivot = np;
 }
 
+/* One copy per tile size, and for fp16 metadata or not. */
+static inline __attribute__((always_inline)) FAST_TARGET void
+tiles_meta(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
+           uint64_t *pivot, const tahq_meta meta)
+{
+    switch (d->tile) {
+    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, 0, meta); break;
+    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, 1, meta); break;
+    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, 2, meta); break;
+    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, 3, meta); break;
+    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, 4, meta); break;
+    default: tiles_avx(d, t, n, b, codes, pivot, 32, 5, meta); break;
+    }
+}
+
 static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n,
                                          uint32_t b, const uint8_t **codes, uint64_t *pivot)
 {
-    switch (d->tile) {
-    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, 0); break;
-    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, 1); break;
-    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, 2); break;
-    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, 3); break;
-    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, 4); break;
-    default: tiles_avx(d, t, n, b, codes, pivot, 32, 5); break;
-    }
+    if (d->meta == TAHQ_META_FP16)
+        tiles_meta(d, t, n, b, codes, pivot, TAHQ_META_FP16);
+    else
+        tiles_meta(d, t, n, b, codes, pivot, d->meta);
 }
 
 /* The metadata check on whole vectors (16 fp16/bf16 or 8 fp32 values of

@@ -14,6 +14,7 @@
 
 #include "fast_tile.h"
 #include "internal.h"
+#include "../common/tahq_crc_gf2.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_X86 1
@@ -480,6 +481,47 @@ static FAST_TARGET int meta_bad_avx(const uint8_t *zp, const uint8_t *sp, uint64
     return meta_bad_ref(zp + i * mb, sp + i * mb, n - i, meta);
 }
 
+/* Streams of at least this many bytes make up for the two combines
+ * (about 10^4 instructions each). */
+#define CRC3_MIN_STREAM 16384u
+
+/* CRC-32C from crc over p[0 .. n): the three thirds (multiples of 8 bytes;
+ * the last takes the rest) in one loop, then joined (common/tahq_crc_gf2.h:
+ * CRC(A || B) = mulmod(CRC(A), x^(8|B|)) ^ CRC(B)). */
+static FAST_TARGET uint32_t crc3_avx(uint32_t crc, const uint8_t *p, size_t n)
+{
+    const size_t L = n / 24u * 8u;
+    const uint8_t *pb = p + L, *pc = p + 2u * L;
+    uint64_t a = ~crc, b = 0xFFFFFFFFu, c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < L; i += 8) {
+        uint64_t wa, wb, wc;
+        memcpy(&wa, p + i, 8);
+        memcpy(&wb, pb + i, 8);
+        memcpy(&wc, pc + i, 8);
+        a = _mm_crc32_u64(a, wa);
+        b = _mm_crc32_u64(b, wb);
+        c = _mm_crc32_u64(c, wc);
+    }
+    size_t i = 3u * L;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        c = _mm_crc32_u64(c, w);
+    }
+    uint32_t c32 = (uint32_t)c;
+    for (; i < n; i++)
+        c32 = _mm_crc32_u8(c32, p[i]);
+    const uint32_t ab = tahq_gf2_crc32c_combine(~(uint32_t)a, ~(uint32_t)b, L);
+    return tahq_gf2_crc32c_combine(ab, ~c32, n - 2u * L);
+}
+
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
+{
+    if (n / 3u >= CRC3_MIN_STREAM && fast_check())
+        return crc3_avx(crc, data, n);
+    return tahq_crc32c(crc, data, n);
+}
+
 void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
                             const uint8_t **codes, uint64_t *pivot)
 {
@@ -564,6 +606,11 @@ void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint
                             const uint8_t **codes, uint64_t *pivot)
 {
     decode_tiles_ref(d, t, n, b, codes, pivot);
+}
+
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
+{
+    return tahq_crc32c(crc, data, n);
 }
 
 int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta)

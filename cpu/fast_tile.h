@@ -7,6 +7,7 @@
 #ifndef TAHQ_CPU_FAST_TILE_H
 #define TAHQ_CPU_FAST_TILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tahq.h"
@@ -58,5 +59,11 @@ void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint
  * not finite or is -0, or a scale at sp is not finite or has its sign bit
  * set (ref/codec.c: fl(v - v) != 0, zero == -0, scale < 0 or -0), else 0. */
 int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta);
+
+/* tahq_crc32c (CRC-32C continued from crc over data[0 .. n)); with SSE4.2,
+ * long inputs as three interleaved streams joined by
+ * tahq_gf2_crc32c_combine (the crc32 instruction has a latency of 3 cycles
+ * and a throughput of 1). */
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n);
 
 #endif

@@ -253,7 +253,7 @@ static void crc_job(void *arg, uint32_t j)
 {
     crc_ctx *c = arg;
     uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
-    c->crc[j] = tahq_crc32c(0, c->data + a, (size_t)(b - a));
+    c->crc[j] = tahq_fast_crc32c(0, c->data + a, (size_t)(b - a));
 }
 
 uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)

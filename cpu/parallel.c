@@ -261,23 +261,35 @@ uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
     return tahq_gf2_crc32c_combine(crc_a, crc_b, len_b);
 }
 
+/* The parts of a CRC of data[0 .. n) on at most `jobs` jobs: parts below
+ * 64 KiB are not worth a thread. */
+static void crc_split(crc_ctx *c, uint32_t jobs, const uint8_t *data, uint64_t n)
+{
+    c->data = data;
+    c->n = n;
+    uint64_t most = n / 65536u + 1u;
+    c->jobs = most < jobs ? (uint32_t)most : jobs;
+}
+
+/* crc_so_far's bytes followed by the parts of c, once crc_job has run. */
+static uint32_t crc_join(const crc_ctx *c, uint32_t crc_so_far)
+{
+    uint32_t crc = crc_so_far;
+    for (uint32_t j = 0; j < c->jobs; j++) {
+        uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
+        crc = tahq_gf2_crc32c_combine(crc, c->crc[j], b - a);
+    }
+    return crc;
+}
+
 /* CRC of crc_so_far's bytes followed by data[0 .. n). */
 static uint32_t crc_parallel(const tahq_parallel *par, uint32_t jobs, uint32_t crc_so_far,
                              const uint8_t *data, uint64_t n)
 {
     crc_ctx c;
-    c.data = data;
-    c.n = n;
-    /* parts below 64 KiB are not worth a thread */
-    uint64_t most = n / 65536u + 1u;
-    c.jobs = most < jobs ? (uint32_t)most : jobs;
+    crc_split(&c, jobs, data, n);
     tahq_cpu_run_jobs(par, crc_job, &c, c.jobs);
-    uint32_t crc = crc_so_far;
-    for (uint32_t j = 0; j < c.jobs; j++) {
-        uint64_t a = tahq_cpu_part_start(n, c.jobs, j, 64), b = tahq_cpu_part_start(n, c.jobs, j + 1, 64);
-        crc = tahq_gf2_crc32c_combine(crc, c.crc[j], b - a);
-    }
-    return crc;
+    return crc_join(&c, crc_so_far);
 }
 
 /* ---- encode ------------------------------------------------------------------ */
@@ -624,17 +636,22 @@ typedef struct dec_ctx {
     float *out;
     uint32_t jobs;
     tahq_fast_dec fd; /* the sections, for tahq_fast_decode_tiles */
+    crc_ctx crc;      /* the payload's CRC, in parts run by dec_check_job */
     /* validation, per part */
     int bad[TAHQ_JOBS_MAX];
     uint64_t lows[TAHQ_JOBS_MAX];    /* low tiles of the part */
     uint64_t flagged[TAHQ_JOBS_MAX]; /* flagged tiles of the part */
 } dec_ctx;
 
-/* SPEC §8.4 step 5 for part j: the map count of its groups, its metadata
- * values, and the counts the decode needs (low and flagged tiles). */
+/* Part j of the payload's CRC (the payload's length is checked first), and
+ * SPEC §8.4 step 5 for part j: the map count of its groups, its metadata
+ * values, and the counts the decode needs (low and flagged tiles). One round
+ * of jobs for both; the CRC's status comes first all the same. */
 static void dec_check_job(void *arg, uint32_t j)
 {
     dec_ctx *d = arg;
+    if (j < d->crc.jobs)
+        crc_job(&d->crc, j);
     const tahq_config *cfg = &d->h.config;
     const tahq_layout *lay = &d->lay;
     const uint8_t *payload = d->payload, *map = payload;
@@ -716,12 +733,11 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
     return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
-/* tahq_parse_header (ref/format.c) with the CRC computed in parts: the same
- * checks in the same order (SPEC §8.4 steps 1-4), so the same status for
- * every message; *h is written only on success. The CRC of a whole message
- * on one thread would be the decode's largest serial step. */
-static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs,
-                                         const uint8_t *msg, size_t len, tahq_header *hdr)
+/* tahq_parse_header (ref/format.c) up to its CRC check: the same checks in
+ * the same order (SPEC §8.4 steps 1-4 but the CRC), so the same status for
+ * every message; *h is written only on success. The caller checks the CRC
+ * (computed in parts with the payload checks). */
+static tahq_status parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
 {
     if (len < 4)
         return TAHQ_ERR_TRUNCATED;
@@ -775,9 +791,6 @@ static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs
         return TAHQ_ERR_TRUNCATED;
     if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
         return TAHQ_ERR_SIZE;
-    if (crc_parallel(par, jobs, tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES,
-                     h.payload_bytes) != h.crc)
-        return TAHQ_ERR_CRC;
     *hdr = h;
     return TAHQ_OK;
 }
@@ -791,7 +804,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     dec_ctx *d = &(dec_ctx){0};
-    tahq_status st = parse_header_parallel(par, jobs, msg, len, &d->h);
+    tahq_status st = parse_header_nocrc(msg, len, &d->h);
     if (st != TAHQ_OK)
         return st;
     const tahq_config *cfg = &d->h.config;
@@ -801,8 +814,12 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     d->out = out;
     d->jobs = jobs;
 
-    /* SPEC §8.4 step 5, in parts; every failure is TAHQ_ERR_PAYLOAD */
+    /* the CRC (SPEC §8.4 step 4) and step 5, in parts; every failure of
+     * step 5 is TAHQ_ERR_PAYLOAD */
+    crc_split(&d->crc, jobs, d->payload, d->h.payload_bytes);
     tahq_cpu_run_jobs(par, dec_check_job, d, jobs);
+    if (crc_join(&d->crc, tahq_crc32c(0, msg, 68)) != d->h.crc)
+        return TAHQ_ERR_CRC;
     int bad = 0;
     uint64_t lows = 0, flagged = 0;
     for (uint32_t j = 0; j < jobs; j++) {

@@ -446,38 +446,35 @@ static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uin
         tiles_meta(d, t, n, b, codes, pivot, d->meta);
 }
 
+/* Lanes of 32 bits (w32) or 16 bits equal. */
+static inline __attribute__((always_inline)) FAST_TARGET __m256i eq_lanes(__m256i a, __m256i b,
+                                                                          int w32)
+{
+    return w32 ? _mm256_cmpeq_epi32(a, b) : _mm256_cmpeq_epi16(a, b);
+}
+
 /* The metadata check on whole vectors (16 fp16/bf16 or 8 fp32 values of
  * each kind), the rest with meta_bad_ref. */
 static FAST_TARGET int meta_bad_avx(const uint8_t *zp, const uint8_t *sp, uint64_t n,
                                     tahq_meta meta)
 {
+    const int w32 = meta == TAHQ_META_FP32;
+    const uint32_t mb = w32 ? 4u : 2u, per = 32u / mb;
+    const __m256i expo = w32 ? _mm256_set1_epi32(0x7F800000)
+                             : _mm256_set1_epi16(meta == TAHQ_META_BF16 ? 0x7F80 : 0x7C00);
+    const __m256i sign = w32 ? _mm256_set1_epi32((int)0x80000000u) : _mm256_set1_epi16((short)0x8000);
     __m256i bad = _mm256_setzero_si256();
     uint64_t i = 0;
-    if (meta == TAHQ_META_FP32) {
-        const __m256i expo = _mm256_set1_epi32(0x7F800000), sign = _mm256_set1_epi32((int)0x80000000u);
-        for (; i + 8 <= n; i += 8) {
-            const __m256i z = _mm256_loadu_si256((const __m256i *)(const void *)(zp + 4 * i));
-            const __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)(sp + 4 * i));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_and_si256(z, expo), expo));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(z, sign));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_and_si256(s, expo), expo));
-            bad = _mm256_or_si256(bad, _mm256_and_si256(s, sign));
-        }
-    } else {
-        const __m256i expo = _mm256_set1_epi16(meta == TAHQ_META_BF16 ? 0x7F80 : 0x7C00);
-        const __m256i sign = _mm256_set1_epi16((short)0x8000);
-        for (; i + 16 <= n; i += 16) {
-            const __m256i z = _mm256_loadu_si256((const __m256i *)(const void *)(zp + 2 * i));
-            const __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)(sp + 2 * i));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(_mm256_and_si256(z, expo), expo));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(z, sign));
-            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(_mm256_and_si256(s, expo), expo));
-            bad = _mm256_or_si256(bad, _mm256_and_si256(s, sign));
-        }
+    for (; i + per <= n; i += per) {
+        const __m256i z = _mm256_loadu_si256((const __m256i *)(const void *)(zp + mb * i));
+        const __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)(sp + mb * i));
+        bad = _mm256_or_si256(bad, eq_lanes(_mm256_and_si256(z, expo), expo, w32));
+        bad = _mm256_or_si256(bad, eq_lanes(z, sign, w32));
+        bad = _mm256_or_si256(bad, eq_lanes(_mm256_and_si256(s, expo), expo, w32));
+        bad = _mm256_or_si256(bad, _mm256_and_si256(s, sign));
     }
     if (!_mm256_testz_si256(bad, bad))
         return 1;
-    const uint32_t mb = meta == TAHQ_META_FP32 ? 4u : 2u;
     return meta_bad_ref(zp + i * mb, sp + i * mb, n - i, meta);
 }
 
@@ -502,17 +499,10 @@ static FAST_TARGET uint32_t crc3_avx(uint32_t crc, const uint8_t *p, size_t n)
         b = _mm_crc32_u64(b, wb);
         c = _mm_crc32_u64(c, wc);
     }
-    size_t i = 3u * L;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        c = _mm_crc32_u64(c, w);
-    }
-    uint32_t c32 = (uint32_t)c;
-    for (; i < n; i++)
-        c32 = _mm_crc32_u8(c32, p[i]);
+    /* the third stream goes on over the rest */
+    const uint32_t crc_c = tahq_crc32c(~(uint32_t)c, p + 3u * L, n - 3u * L);
     const uint32_t ab = tahq_gf2_crc32c_combine(~(uint32_t)a, ~(uint32_t)b, L);
-    return tahq_gf2_crc32c_combine(ab, ~c32, n - 2u * L);
+    return tahq_gf2_crc32c_combine(ab, crc_c, n - 2u * L);
 }
 
 uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)

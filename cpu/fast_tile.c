@@ -14,11 +14,62 @@
 
 #include "fast_tile.h"
 #include "internal.h"
+#include "../common/tahq_crc_gf2.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_X86 1
 #include <immintrin.h>
 #endif
+
+/* ---- decode: the reference's steps, where no fast path runs ---------------- */
+
+static inline uint32_t meta_bits_at(tahq_meta meta, const uint8_t *p)
+{
+    return meta == TAHQ_META_FP32 ? tahq_get_u32(p) : tahq_get_u16(p);
+}
+
+/* tahq_fast_decode_tiles with the reference's functions, tile by tile. */
+static void decode_tiles_ref(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
+                             const uint8_t **codes, uint64_t *pivot)
+{
+    const uint32_t G = d->tile, k = d->tile_log2;
+    const uint8_t *src = *codes;
+    for (const uint64_t e = t + n; t < e; t++, src += G / 8u * b) {
+        float *dst = d->out + t * G;
+        uint8_t q[TAHQ_TILE_MAX];
+        tahq_unpack_tile(src, q, G, b);
+        tahq_dequantize_tile(q, G, tahq_meta_value(d->meta, meta_bits_at(d->meta, d->zero + t * d->meta_bytes)),
+                             tahq_meta_value(d->meta, meta_bits_at(d->meta, d->scale + t * d->meta_bytes)),
+                             dst);
+        if (tahq_get_bit(d->flags, t)) {
+            uint8_t p;
+            tahq_unpack_bits(d->pivots, *pivot * k, &p, 1, k);
+            ++*pivot;
+            tahq_hadamard_inverse(dst, G, p);
+            for (uint32_t i = 0; i < G; i++)
+                dst[i] = tahq_canonical_nan(dst[i]);
+        }
+    }
+    *codes = src;
+}
+
+/* tahq_fast_meta_bad, one tile at a time. */
+static int meta_bad_ref(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta)
+{
+    const uint32_t mb = meta == TAHQ_META_FP32 ? 4u : 2u;
+    const uint32_t sign = meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
+    const uint32_t expo = meta == TAHQ_META_FP32   ? 0x7F800000u
+                          : meta == TAHQ_META_BF16 ? 0x7F80u
+                                                   : 0x7C00u;
+    for (uint64_t t = 0; t < n; t++, zp += mb, sp += mb) {
+        const uint32_t zb = meta_bits_at(meta, zp), sb = meta_bits_at(meta, sp);
+        if ((zb & expo) == expo || zb == sign) /* non-finite, or -0 */
+            return 1;
+        if ((sb & expo) == expo || (sb & sign))
+            return 1;
+    }
+    return 0;
+}
 
 #ifdef TAHQ_FAST_X86
 
@@ -98,25 +149,33 @@ static inline FAST_TARGET __m256 stage4(__m256 v)
     return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
 }
 
-/* SPEC §5.2 inverse with the decoder's NaN rule, on a tile of G <= 256
- * values held in registers: FWHT stages h = 1, 2, 4 (in-vector), 8 .. G/2
- * (across vectors), times 2^-floor(k/2), canonical NaNs, then the pivot
- * swap. */
-static inline __attribute__((always_inline)) FAST_TARGET void inverse_regs(float *x, const uint32_t n, uint32_t pivot,
-                                            float factor)
+/* SPEC §5.2 inverse with the decoder's NaN rule, on a tile of G = 8n <= 256
+ * values held in registers r[0 .. n) (n = 2^lgn): FWHT stages h = 1, 2, 4
+ * (in-vector), 8 .. G/2 (across vectors), times 2^-floor(k/2), canonical
+ * NaNs, stored to x, then the pivot swap. The loops unroll fully (n and lgn
+ * are constants in every copy), so r stays in registers up to G = 128. */
+static inline __attribute__((always_inline)) FAST_TARGET void
+inverse_store(__m256 *r, const uint32_t n, const uint32_t lgn, float *x, uint32_t pivot,
+              float factor)
 {
-    __m256 r[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
-        r[i] = stage4(stage2(stage1(_mm256_loadu_ps(x + 8 * i))));
-    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h in vectors of 8 */
+        r[i] = stage4(stage2(stage1(r[i])));
+#pragma GCC unroll 8
+    for (uint32_t lg = 0; lg < lgn; lg++) { /* stage 8h in vectors of 8 */
+        const uint32_t h = 1u << lg;
+#pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i += 2 * h)
+#pragma GCC unroll 32
             for (uint32_t j = i; j < i + h; j++) {
                 __m256 a = r[j], b = r[j + h];
                 r[j] = _mm256_add_ps(a, b);
                 r[j + h] = _mm256_sub_ps(a, b);
             }
+    }
     const __m256 f = _mm256_set1_ps(factor);
     const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++) {
         __m256 v = _mm256_mul_ps(r[i], f);
         _mm256_storeu_ps(x + 8 * i, _mm256_blendv_ps(v, canon, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
@@ -126,16 +185,27 @@ static inline __attribute__((always_inline)) FAST_TARGET void inverse_regs(float
     x[pivot] = t;
 }
 
+/* The same on a tile already stored at x. */
+static inline __attribute__((always_inline)) FAST_TARGET void
+inverse_regs(float *x, const uint32_t n, const uint32_t lgn, uint32_t pivot, float factor)
+{
+    __m256 r[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        r[i] = _mm256_loadu_ps(x + 8 * i);
+    inverse_store(r, n, lgn, x, pivot, factor);
+}
+
 /* One copy per tile size, so that the loops unroll and r stays in registers. */
 static FAST_TARGET void inverse_avx(float *x, uint32_t G, uint32_t pivot, float factor)
 {
     switch (G) {
-    case 8: inverse_regs(x, 1, pivot, factor); break;
-    case 16: inverse_regs(x, 2, pivot, factor); break;
-    case 32: inverse_regs(x, 4, pivot, factor); break;
-    case 64: inverse_regs(x, 8, pivot, factor); break;
-    case 128: inverse_regs(x, 16, pivot, factor); break;
-    default: inverse_regs(x, 32, pivot, factor); break;
+    case 8: inverse_regs(x, 1, 0, pivot, factor); break;
+    case 16: inverse_regs(x, 2, 1, pivot, factor); break;
+    case 32: inverse_regs(x, 4, 2, pivot, factor); break;
+    case 64: inverse_regs(x, 8, 3, pivot, factor); break;
+    case 128: inverse_regs(x, 16, 4, pivot, factor); break;
+    default: inverse_regs(x, 32, 5, pivot, factor); break;
     }
 }
 
@@ -272,24 +342,188 @@ void tahq_fast_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint
         tahq_pack_tile(dst, codes, tile, b);
 }
 
-static FAST_TARGET void decode_meta_avx(const uint8_t *src, uint32_t tile, uint32_t b,
-                                        tahq_meta meta, uint32_t zero_bits, uint32_t scale_bits,
-                                        float *out)
+/* Pivot number `index`: k bits at bit index * k of the pivots section. */
+static inline uint32_t pivot_at(const uint8_t *pivots, uint64_t index, uint32_t k)
 {
-    decode_avx(src, tile, b, meta_avx(meta, zero_bits), meta_avx(meta, scale_bits), out);
+    const uint64_t bit = index * k;
+    const uint32_t o = (uint32_t)(bit & 7u);
+    uint32_t v = pivots[bit >> 3];
+    if (o + k > 8u) /* the pivot runs into the next byte, which then exists */
+        v |= (uint32_t)pivots[(bit >> 3) + 1u] << 8;
+    return (v >> o) & ((1u << k) - 1u);
 }
 
-void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
-                                uint32_t zero_bits, uint32_t scale_bits, float *out)
+/* The 8 codes of width b at src, dequantized (zero + (float)q * scale). The
+ * load takes 8 bytes, of which PDEP keeps the group's 8b low bits: the
+ * caller makes sure that the 8 bytes lie inside the message. */
+static inline __attribute__((always_inline)) FAST_TARGET __m256 group8(const uint8_t *src,
+                                                                       uint64_t mask, __m256 z,
+                                                                       __m256 s)
 {
-    if (fast_check()) {
-        decode_meta_avx(src, tile, b, meta, zero_bits, scale_bits, out);
-    } else {
-        uint8_t codes[TAHQ_TILE_MAX];
-        tahq_unpack_tile(src, codes, tile, b);
-        tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
-                             tahq_meta_value(meta, scale_bits), out);
+    uint64_t w;
+    memcpy(&w, src, 8);
+    const uint64_t u = _pdep_u64(w, mask);
+    __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)u)));
+    return _mm256_add_ps(z, _mm256_mul_ps(q, s));
+}
+
+/* The zero-point or scale at p, widened (fp16 through F16C). */
+static inline __attribute__((always_inline)) FAST_TARGET float meta_load(tahq_meta meta,
+                                                                         const uint8_t *p)
+{
+    if (meta == TAHQ_META_FP16) {
+        uint16_t h;
+        memcpy(&h, p, 2); /* little-endian */
+        return _cvtsh_ss(h);
     }
+    return meta_avx(meta, meta_bits_at(meta, p));
+}
+
+/* tahq_fast_decode_tiles for G = 8 nv (nv = 2^lgn, a constant in each copy;
+ * meta too, for fp16): a flagged tile goes from its codes through the
+ * inverse transform in registers and is stored once. The tiles whose codes
+ * end less than 8 bytes before the message's end (the last few) take the
+ * group-sized loads of decode_avx. */
+static inline __attribute__((always_inline)) FAST_TARGET void
+tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
+          uint64_t *pivot, const uint32_t nv, const uint32_t lgn, const tahq_meta meta)
+{
+    const uint32_t G = 8u * nv, k = d->tile_log2, step = nv * b, mb = d->meta_bytes;
+    const uint64_t mask = BYTE_MASK(b);
+    const float factor = tahq_float_of((127u - k / 2u) << 23);
+    const uint8_t *src = *codes, *zp = d->zero + t * mb, *sp = d->scale + t * mb;
+    const uint8_t *const flags = d->flags, *const pivots = d->pivots;
+    float *dst = d->out + t * G;
+    uint64_t np = *pivot;
+    /* tiles whose 8-byte loads stay inside the message */
+    const size_t room = (size_t)(d->end - src);
+    const uint64_t wide = room < (size_t)step + 8u ? 0 : (room - 8u) / step;
+    const uint64_t e = t + n, e_wide = t + (wide < n ? wide : n);
+    for (; t < e_wide; t++, src += step, zp += mb, sp += mb, dst += G) {
+        const __m256 z = _mm256_set1_ps(meta_load(meta, zp)), s = _mm256_set1_ps(meta_load(meta, sp));
+        if (!((flags[t >> 3] >> (t & 7u)) & 1u)) {
+#pragma GCC unroll 32
+            for (uint32_t g = 0; g < nv; g++)
+                _mm256_storeu_ps(dst + 8 * g, group8(src + g * b, mask, z, s));
+        } else {
+            __m256 r[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+            for (uint32_t g = 0; g < nv; g++)
+                r[g] = group8(src + g * b, mask, z, s);
+            inverse_store(r, nv, lgn, dst, pivot_at(pivots, np++, k), factor);
+        }
+    }
+    for (; t < e; t++, src += step, zp += mb, sp += mb, dst += G) {
+        decode_avx(src, G, b, meta_load(meta, zp), meta_load(meta, sp), dst);
+        if ((flags[t >> 3] >> (t & 7u)) & 1u)
+            inverse_avx(dst, G, pivot_at(pivots, np++, k), factor);
+    }
+    *codes = src;
+    *pivot = np;
+}
+
+/* One copy per tile size, and for fp16 metadata or not. */
+static inline __attribute__((always_inline)) FAST_TARGET void
+tiles_meta(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
+           uint64_t *pivot, const tahq_meta meta)
+{
+    switch (d->tile) {
+    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, 0, meta); break;
+    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, 1, meta); break;
+    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, 2, meta); break;
+    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, 3, meta); break;
+    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, 4, meta); break;
+    default: tiles_avx(d, t, n, b, codes, pivot, 32, 5, meta); break;
+    }
+}
+
+static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n,
+                                         uint32_t b, const uint8_t **codes, uint64_t *pivot)
+{
+    if (d->meta == TAHQ_META_FP16)
+        tiles_meta(d, t, n, b, codes, pivot, TAHQ_META_FP16);
+    else
+        tiles_meta(d, t, n, b, codes, pivot, d->meta);
+}
+
+/* Lanes of 32 bits (w32) or 16 bits equal. */
+static inline __attribute__((always_inline)) FAST_TARGET __m256i eq_lanes(__m256i a, __m256i b,
+                                                                          int w32)
+{
+    return w32 ? _mm256_cmpeq_epi32(a, b) : _mm256_cmpeq_epi16(a, b);
+}
+
+/* The metadata check on whole vectors (16 fp16/bf16 or 8 fp32 values of
+ * each kind), the rest with meta_bad_ref. */
+static FAST_TARGET int meta_bad_avx(const uint8_t *zp, const uint8_t *sp, uint64_t n,
+                                    tahq_meta meta)
+{
+    const int w32 = meta == TAHQ_META_FP32;
+    const uint32_t mb = w32 ? 4u : 2u, per = 32u / mb;
+    const __m256i expo = w32 ? _mm256_set1_epi32(0x7F800000)
+                             : _mm256_set1_epi16(meta == TAHQ_META_BF16 ? 0x7F80 : 0x7C00);
+    const __m256i sign = w32 ? _mm256_set1_epi32((int)0x80000000u) : _mm256_set1_epi16((short)0x8000);
+    __m256i bad = _mm256_setzero_si256();
+    uint64_t i = 0;
+    for (; i + per <= n; i += per) {
+        const __m256i z = _mm256_loadu_si256((const __m256i *)(const void *)(zp + mb * i));
+        const __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)(sp + mb * i));
+        bad = _mm256_or_si256(bad, eq_lanes(_mm256_and_si256(z, expo), expo, w32));
+        bad = _mm256_or_si256(bad, eq_lanes(z, sign, w32));
+        bad = _mm256_or_si256(bad, eq_lanes(_mm256_and_si256(s, expo), expo, w32));
+        bad = _mm256_or_si256(bad, _mm256_and_si256(s, sign));
+    }
+    if (!_mm256_testz_si256(bad, bad))
+        return 1;
+    return meta_bad_ref(zp + i * mb, sp + i * mb, n - i, meta);
+}
+
+/* Streams of at least this many bytes make up for the two combines
+ * (about 10^4 instructions each). */
+#define CRC3_MIN_STREAM 16384u
+
+/* CRC-32C from crc over p[0 .. n): the three thirds (multiples of 8 bytes;
+ * the last takes the rest) in one loop, then joined (common/tahq_crc_gf2.h:
+ * CRC(A || B) = mulmod(CRC(A), x^(8|B|)) ^ CRC(B)). */
+static FAST_TARGET uint32_t crc3_avx(uint32_t crc, const uint8_t *p, size_t n)
+{
+    const size_t L = n / 24u * 8u;
+    const uint8_t *pb = p + L, *pc = p + 2u * L;
+    uint64_t a = ~crc, b = 0xFFFFFFFFu, c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < L; i += 8) {
+        uint64_t wa, wb, wc;
+        memcpy(&wa, p + i, 8);
+        memcpy(&wb, pb + i, 8);
+        memcpy(&wc, pc + i, 8);
+        a = _mm_crc32_u64(a, wa);
+        b = _mm_crc32_u64(b, wb);
+        c = _mm_crc32_u64(c, wc);
+    }
+    /* the third stream goes on over the rest */
+    const uint32_t crc_c = tahq_crc32c(~(uint32_t)c, p + 3u * L, n - 3u * L);
+    const uint32_t ab = tahq_gf2_crc32c_combine(~(uint32_t)a, ~(uint32_t)b, L);
+    return tahq_gf2_crc32c_combine(ab, crc_c, n - 2u * L);
+}
+
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
+{
+    if (n / 3u >= CRC3_MIN_STREAM && fast_check())
+        return crc3_avx(crc, data, n);
+    return tahq_crc32c(crc, data, n);
+}
+
+void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
+                            const uint8_t **codes, uint64_t *pivot)
+{
+    if (fast_check())
+        decode_tiles_avx(d, t, n, b, codes, pivot);
+    else
+        decode_tiles_ref(d, t, n, b, codes, pivot);
+}
+
+int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta)
+{
+    return fast_check() ? meta_bad_avx(zp, sp, n, meta) : meta_bad_ref(zp, sp, n, meta);
 }
 
 void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float zero, float scale,
@@ -311,18 +545,6 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
         return 0;
     codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
     return 1;
-}
-
-void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
-{
-    if (fast_check()) {
-        const uint32_t k = tahq_tile_log2(tile);
-        inverse_avx(x, tile, pivot, tahq_float_of((127u - k / 2u) << 23));
-        return;
-    }
-    tahq_hadamard_inverse(x, tile, pivot);
-    for (uint32_t i = 0; i < tile; i++)
-        x[i] = tahq_canonical_nan(x[i]);
 }
 
 void tahq_fast_canonical_nans(float *x, uint32_t n)
@@ -370,21 +592,20 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
         x[i] = tahq_canonical_nan(x[i]);
 }
 
-void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot)
+void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
+                            const uint8_t **codes, uint64_t *pivot)
 {
-    tahq_hadamard_inverse(x, tile, pivot);
-    for (uint32_t i = 0; i < tile; i++)
-        x[i] = tahq_canonical_nan(x[i]);
+    decode_tiles_ref(d, t, n, b, codes, pivot);
 }
 
-void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
-                                uint32_t zero_bits, uint32_t scale_bits, float *out)
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
-    uint8_t codes[TAHQ_TILE_MAX];
-    tahq_unpack_tile(src, codes, tile, b);
-    tahq_dequantize_tile(codes, tile, tahq_meta_value(meta, zero_bits),
-                         tahq_meta_value(meta, scale_bits), out);
+    return tahq_crc32c(crc, data, n);
 }
 
+int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta)
+{
+    return meta_bad_ref(zp, sp, n, meta);
+}
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef TAHQ_CPU_FAST_TILE_H
 #define TAHQ_CPU_FAST_TILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tahq.h"
@@ -29,16 +30,40 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
 
-/* tahq_hadamard_inverse (SPEC §5.2 inverse) then the canonical NaN rule
- * (SPEC §1 rule 6) on a decoded flagged tile. */
-void tahq_fast_inverse_tile(float *x, uint32_t tile, uint32_t pivot);
-
 /* x[i] = the canonical NaN if x[i] is a NaN (SPEC §1 rule 6), else x[i]. */
 void tahq_fast_canonical_nans(float *x, uint32_t n);
 
-/* The same with the zero-point and scale given as the wire bits of finite
- * metadata values (widened as tahq_meta_value does). */
-void tahq_fast_decode_tile_meta(const uint8_t *src, uint32_t tile, uint32_t b, tahq_meta meta,
-                                uint32_t zero_bits, uint32_t scale_bits, float *out);
+/* What the decoder of a validated format-1 message needs to decode tiles
+ * (SPEC §8.2 sections; the metadata already checked finite). */
+typedef struct tahq_fast_dec {
+    const uint8_t *zero;   /* zero-point of tile 0 */
+    const uint8_t *scale;  /* scale of tile 0 */
+    const uint8_t *flags;  /* gate flags: bit t for tile t */
+    const uint8_t *pivots; /* the pivots section */
+    const uint8_t *end;    /* end of the message: nothing at or past it is read */
+    float *out;            /* output of tile 0 */
+    uint32_t tile, tile_log2, meta_bytes;
+    tahq_meta meta;
+} tahq_fast_dec;
+
+/* Tiles t .. t + n - 1, all of code width b, as tahq_decode does each one
+ * (tahq_unpack_tile, tahq_dequantize_tile with tahq_meta_value, then for a
+ * flagged tile tahq_hadamard_inverse and the canonical NaN rule): codes
+ * from *codes, the run's first pivot is number *pivot; both are advanced
+ * past the run. The fast path keeps a flagged tile in registers from its
+ * codes to its store. */
+void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
+                            const uint8_t **codes, uint64_t *pivot);
+
+/* SPEC §8.4 step 5 on the metadata of n tiles: 1 if a zero-point at zp is
+ * not finite or is -0, or a scale at sp is not finite or has its sign bit
+ * set (ref/codec.c: fl(v - v) != 0, zero == -0, scale < 0 or -0), else 0. */
+int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta);
+
+/* tahq_crc32c (CRC-32C continued from crc over data[0 .. n)); with SSE4.2,
+ * long inputs as three interleaved streams joined by
+ * tahq_gf2_crc32c_combine (the crc32 instruction has a latency of 3 cycles
+ * and a throughput of 1). */
+uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n);
 
 #endif

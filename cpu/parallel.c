@@ -254,7 +254,7 @@ static void crc_job(void *arg, uint32_t j)
 {
     crc_ctx *c = arg;
     uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
-    c->crc[j] = tahq_crc32c(0, c->data + a, (size_t)(b - a));
+    c->crc[j] = tahq_fast_crc32c(0, c->data + a, (size_t)(b - a));
 }
 
 uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
@@ -262,23 +262,35 @@ uint32_t tahq_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
     return tahq_gf2_crc32c_combine(crc_a, crc_b, len_b);
 }
 
+/* The parts of a CRC of data[0 .. n) on at most `jobs` jobs: parts below
+ * 64 KiB are not worth a thread. */
+static void crc_split(crc_ctx *c, uint32_t jobs, const uint8_t *data, uint64_t n)
+{
+    c->data = data;
+    c->n = n;
+    uint64_t most = n / 65536u + 1u;
+    c->jobs = most < jobs ? (uint32_t)most : jobs;
+}
+
+/* crc_so_far's bytes followed by the parts of c, once crc_job has run. */
+static uint32_t crc_join(const crc_ctx *c, uint32_t crc_so_far)
+{
+    uint32_t crc = crc_so_far;
+    for (uint32_t j = 0; j < c->jobs; j++) {
+        uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
+        crc = tahq_gf2_crc32c_combine(crc, c->crc[j], b - a);
+    }
+    return crc;
+}
+
 /* CRC of crc_so_far's bytes followed by data[0 .. n). */
 static uint32_t crc_parallel(const tahq_parallel *par, uint32_t jobs, uint32_t crc_so_far,
                              const uint8_t *data, uint64_t n)
 {
     crc_ctx c;
-    c.data = data;
-    c.n = n;
-    /* parts below 64 KiB are not worth a thread */
-    uint64_t most = n / 65536u + 1u;
-    c.jobs = most < jobs ? (uint32_t)most : jobs;
+    crc_split(&c, jobs, data, n);
     tahq_cpu_run_jobs(par, crc_job, &c, c.jobs);
-    uint32_t crc = crc_so_far;
-    for (uint32_t j = 0; j < c.jobs; j++) {
-        uint64_t a = tahq_cpu_part_start(n, c.jobs, j, 64), b = tahq_cpu_part_start(n, c.jobs, j + 1, 64);
-        crc = tahq_gf2_crc32c_combine(crc, c.crc[j], b - a);
-    }
-    return crc;
+    return crc_join(&c, crc_so_far);
 }
 
 /* ---- encode ------------------------------------------------------------------ */
@@ -674,17 +686,23 @@ typedef struct dec_ctx {
     const uint8_t *payload;
     float *out;
     uint32_t jobs;
+    tahq_fast_dec fd; /* the sections, for tahq_fast_decode_tiles */
+    crc_ctx crc;      /* the payload's CRC, in parts run by dec_check_job */
     /* validation, per part */
     int bad[TAHQ_JOBS_MAX];
     uint64_t lows[TAHQ_JOBS_MAX];    /* low tiles of the part */
     uint64_t flagged[TAHQ_JOBS_MAX]; /* flagged tiles of the part */
 } dec_ctx;
 
-/* SPEC §8.4 step 5 for part j: the map count of its groups, its metadata
- * values, and the counts the decode needs (low and flagged tiles). */
+/* Part j of the payload's CRC (the payload's length is checked first), and
+ * SPEC §8.4 step 5 for part j: the map count of its groups, its metadata
+ * values, and the counts the decode needs (low and flagged tiles). One round
+ * of jobs for both; the CRC's status comes first all the same. */
 static void dec_check_job(void *arg, uint32_t j)
 {
     dec_ctx *d = arg;
+    if (j < d->crc.jobs)
+        crc_job(&d->crc, j);
     const tahq_config *cfg = &d->h.config;
     const tahq_layout *lay = &d->lay;
     const uint8_t *payload = d->payload, *map = payload;
@@ -704,33 +722,22 @@ static void dec_check_job(void *arg, uint32_t j)
     d->flagged[j] = popcount_range(payload + lay->map_bytes, t0, t1 - t0);
     /* ref/codec.c tests fl(v - v) == 0 on the widened values, i.e. v finite:
      * here the exponent field is tested directly (all ones = inf or NaN) */
-    const tahq_meta meta = cfg->meta;
-    const uint32_t sign = meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
-    const uint32_t expo = meta == TAHQ_META_FP32   ? 0x7F800000u
-                          : meta == TAHQ_META_BF16 ? 0x7F80u
-                                                   : 0x7C00u;
-    const uint8_t *zp = payload + lay->zero_off + t0 * lay->meta_bytes;
-    const uint8_t *sp = payload + lay->scale_off + t0 * lay->meta_bytes;
-    for (uint64_t t = t0; t < t1 && !bad; t++, zp += lay->meta_bytes, sp += lay->meta_bytes) {
-        uint32_t zb = meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
-        uint32_t sb = meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
-        if ((zb & expo) == expo || zb == sign) /* non-finite, or -0 */
-            bad = 1;
-        if ((sb & expo) == expo || (sb & sign))
-            bad = 1;
-    }
+    if (!bad)
+        bad = tahq_fast_meta_bad(payload + lay->zero_off + t0 * lay->meta_bytes,
+                                 payload + lay->scale_off + t0 * lay->meta_bytes, t1 - t0,
+                                 cfg->meta);
     d->bad[j] = bad;
 }
 
-/* Part j's tiles, as ref/codec.c's tahq_decode does each tile. */
+/* Part j's tiles, as ref/codec.c's tahq_decode does each tile, in runs of
+ * tiles of one code width (a row's tiles in token and gain mode). */
 static void dec_tiles_job(void *arg, uint32_t j)
 {
     dec_ctx *d = arg;
     const tahq_config *cfg = &d->h.config;
     const tahq_layout *lay = &d->lay;
-    const uint8_t *payload = d->payload, *map = payload;
-    const uint8_t *flags = payload + lay->map_bytes;
-    const uint32_t G = cfg->tile, k = lay->tile_log2;
+    const uint8_t *map = d->payload;
+    const uint64_t T = lay->tiles_per_row;
     const uint64_t t0 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j, 8),
                    t1 = tahq_cpu_part_start(lay->n_tiles, d->jobs, j + 1, 8);
     uint64_t lows = 0, n_flagged = 0;
@@ -739,31 +746,33 @@ static void dec_tiles_job(void *arg, uint32_t j)
         n_flagged += d->flagged[i];
     }
     const uint8_t *codes_in =
-        payload + lay->code_off +
-        G / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
-    bits_walk walk = bits_walk_at(cfg, lay, map, t0);
-    for (uint64_t t = t0; t < t1; t++) {
-        const uint32_t bits = bits_walk_next(&walk);
-        const uint32_t flagged = tahq_get_bit(flags, t);
-        uint32_t pivot = 0;
-        if (flagged) {
-            uint8_t p;
-            tahq_unpack_bits(payload + lay->pivot_off, n_flagged * k, &p, 1, k);
-            pivot = p;
-            n_flagged++;
+        d->payload + lay->code_off +
+        cfg->tile / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+    for (uint64_t t = t0; t < t1;) {
+        uint64_t n = t1 - t;
+        uint32_t low = 0;
+        switch (cfg->alloc) {
+        case TAHQ_ALLOC_TOKEN:
+        case TAHQ_ALLOC_GAIN: {
+            const uint64_t row = t / T;
+            low = tahq_get_bit(map, row);
+            if ((row + 1) * T - t < n)
+                n = (row + 1) * T - t;
+            break;
         }
-        const uint8_t *zp = payload + lay->zero_off + t * lay->meta_bytes;
-        const uint8_t *sp = payload + lay->scale_off + t * lay->meta_bytes;
-        const uint32_t zero_bits =
-            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(zp) : tahq_get_u16(zp);
-        const uint32_t scale_bits =
-            cfg->meta == TAHQ_META_FP32 ? tahq_get_u32(sp) : tahq_get_u16(sp);
-        float *dst = d->out + t * G;
-        tahq_fast_decode_tile_meta(codes_in, G, bits, cfg->meta, zero_bits, scale_bits, dst);
-        codes_in += G / 8u * bits;
-        if (flagged) {
-            tahq_fast_inverse_tile(dst, G, pivot);
+        case TAHQ_ALLOC_TILE: {
+            low = tahq_get_bit(map, t);
+            uint64_t m = 1;
+            while (m < n && tahq_get_bit(map, t + m) == low)
+                m++;
+            n = m;
+            break;
         }
+        default: break;
+        }
+        tahq_fast_decode_tiles(&d->fd, t, n, low ? cfg->lo_bits : cfg->hi_bits, &codes_in,
+                               &n_flagged);
+        t += n;
     }
 }
 
@@ -775,12 +784,11 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
     return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
-/* tahq_parse_header (ref/format.c) with the CRC computed in parts: the same
- * checks in the same order (SPEC §8.4 steps 1-4), so the same status for
- * every message; *h is written only on success. The CRC of a whole message
- * on one thread would be the decode's largest serial step. */
-static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs,
-                                         const uint8_t *msg, size_t len, tahq_header *hdr)
+/* tahq_parse_header (ref/format.c) up to its CRC check: the same checks in
+ * the same order (SPEC §8.4 steps 1-4 but the CRC), so the same status for
+ * every message; *h is written only on success. The caller checks the CRC
+ * (computed in parts with the payload checks). */
+static tahq_status parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
 {
     if (len < 4)
         return TAHQ_ERR_TRUNCATED;
@@ -834,9 +842,6 @@ static tahq_status parse_header_parallel(const tahq_parallel *par, uint32_t jobs
         return TAHQ_ERR_TRUNCATED;
     if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
         return TAHQ_ERR_SIZE;
-    if (crc_parallel(par, jobs, tahq_crc32c(0, msg, 68), msg + TAHQ_HEADER_BYTES,
-                     h.payload_bytes) != h.crc)
-        return TAHQ_ERR_CRC;
     *hdr = h;
     return TAHQ_OK;
 }
@@ -850,7 +855,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     dec_ctx *d = &(dec_ctx){0};
-    tahq_status st = parse_header_parallel(par, jobs, msg, len, &d->h);
+    tahq_status st = parse_header_nocrc(msg, len, &d->h);
     if (st != TAHQ_OK)
         return st;
     const tahq_config *cfg = &d->h.config;
@@ -860,8 +865,12 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     d->out = out;
     d->jobs = jobs;
 
-    /* SPEC §8.4 step 5, in parts; every failure is TAHQ_ERR_PAYLOAD */
+    /* the CRC (SPEC §8.4 step 4) and step 5, in parts; every failure of
+     * step 5 is TAHQ_ERR_PAYLOAD */
+    crc_split(&d->crc, jobs, d->payload, d->h.payload_bytes);
     tahq_cpu_run_jobs(par, dec_check_job, d, jobs);
+    if (crc_join(&d->crc, tahq_crc32c(0, msg, 68)) != d->h.crc)
+        return TAHQ_ERR_CRC;
     int bad = 0;
     uint64_t lows = 0, flagged = 0;
     for (uint32_t j = 0; j < jobs; j++) {
@@ -885,6 +894,16 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if ((uint64_t)count != lay->n_tiles * cfg->tile)
         return TAHQ_ERR_BUFFER;
 
+    d->fd.zero = payload + lay->zero_off;
+    d->fd.scale = payload + lay->scale_off;
+    d->fd.flags = payload + lay->map_bytes;
+    d->fd.pivots = payload + lay->pivot_off;
+    d->fd.end = payload + lay->payload_bytes;
+    d->fd.out = out;
+    d->fd.tile = cfg->tile;
+    d->fd.tile_log2 = lay->tile_log2;
+    d->fd.meta_bytes = (uint32_t)lay->meta_bytes;
+    d->fd.meta = cfg->meta;
     tahq_cpu_run_jobs(par, dec_tiles_job, d, jobs);
     return TAHQ_OK;
 }

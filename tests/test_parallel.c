@@ -422,6 +422,77 @@ static void stochastic_counter_wrap(void)
            ran ? "same as SPEC 5.3" : "no fast path on this build/CPU");
 }
 
+/* The payload check of the metadata values (SPEC §8.4 step 5: finite,
+ * zero-point not -0, scale not negative), which the parallel decoder runs
+ * on whole vectors of values and then one at a time: 37 tiles (two vectors
+ * of 16 fp16/bf16 values or four of 8 fp32 values, then 5 more), one
+ * zero-point or scale at a time set to inf, NaN, -0, -1 (all rejected but
+ * -1 as a zero-point), +0 and the largest finite value (accepted), with
+ * the CRC fixed: the status and output bytes of tahq_decode for 1, 2 and
+ * 3 jobs. */
+static void metadata_values(tahq_meta meta)
+{
+    enum { TILES = 37, N = TILES * 8 };
+    tahq_config c;
+    tahq_config_plain(&c, 8, 4);
+    c.tau = 1.0f;
+    c.meta = meta;
+    tahq_shape s = {1, 1, N};
+    static float x[N], y1[N], yp[N];
+    for (int i = 0; i < N; i++)
+        x[i] = (float)((i * 37) % 19) - 9.0f + (i % 8 == 3 ? 40.0f : 0.0f);
+    size_t cap = 0, wsz = 0, len = 0;
+    tahq_encode_bound(&c, &s, &cap);
+    tahq_encode_workspace_size(&c, &s, &wsz);
+    uint8_t *m = malloc(cap), *bad = malloc(cap);
+    void *ws = malloc(wsz + 1);
+    if (!m || !bad || !ws)
+        abort();
+    CHECK(tahq_encode(&c, &s, x, ws, wsz, m, cap, &len) == TAHQ_OK, "metadata case: encode");
+    const unsigned mb = meta == TAHQ_META_FP32 ? 4 : 2;
+    const size_t zero0 = TAHQ_HEADER_BYTES + (TILES + 7) / 8; /* after the flags */
+    const uint32_t f32[6] = {0x7F800000u, 0x7FC00000u, 0x80000000u, 0xBF800000u, 0u, 0x7F7FFFFFu};
+    const uint32_t f16[6] = {0x7C00u, 0x7E00u, 0x8000u, 0xBC00u, 0u, 0x7BFFu};
+    const uint32_t b16[6] = {0x7F80u, 0x7FC0u, 0x8000u, 0xBF80u, 0u, 0x7F7Fu};
+    const uint32_t *v = meta == TAHQ_META_FP32 ? f32 : meta == TAHQ_META_BF16 ? b16 : f16;
+    const unsigned where[8] = {0, 5, 15, 16, 31, 32, 33, 36};
+    unsigned rejected = 0, cases = 0;
+    for (unsigned kind = 0; kind < 2; kind++) /* zero-point, scale */
+        for (unsigned w = 0; w < 8; w++)
+            for (unsigned p = 0; p < 6; p++) {
+                memcpy(bad, m, len);
+                const size_t at = zero0 + ((size_t)kind * TILES + where[w]) * mb;
+                for (unsigned b = 0; b < mb; b++)
+                    bad[at + b] = (uint8_t)(v[p] >> (8 * b));
+                uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
+                                           len - TAHQ_HEADER_BYTES);
+                for (int b = 0; b < 4; b++)
+                    bad[68 + b] = (uint8_t)(crc >> (8 * b));
+                memset(y1, 0x55, sizeof y1);
+                const tahq_status want = tahq_decode(bad, len, y1, N);
+                rejected += want != TAHQ_OK;
+                cases++;
+                CHECK((want == TAHQ_OK) == (p >= 4 || (kind == 0 && p == 3)),
+                      "control: metadata %u/%u/%u gives %d", kind, where[w], p, want);
+                for (uint32_t jobs = 1; jobs <= 3; jobs++) {
+                    tahq_parallel par;
+                    tahq_parallel_threads(&par, jobs);
+                    memset(yp, 0x55, sizeof yp);
+                    CHECK(tahq_decode_parallel(bad, len, yp, N, &par) == want,
+                          "metadata %u/%u/%u (meta %d), jobs %u: status", kind, where[w], p,
+                          (int)meta, jobs);
+                    CHECK(same_bytes(yp, y1, sizeof yp),
+                          "metadata %u/%u/%u (meta %d), jobs %u: output", kind, where[w], p,
+                          (int)meta, jobs);
+                }
+            }
+    printf("metadata values (meta %d): %u cases, %u rejected, same as tahq_decode\n", (int)meta,
+           cases, rejected);
+    free(m);
+    free(bad);
+    free(ws);
+}
+
 /* SPEC §1 rule 6 through the parallel decoder: a valid message (every tile
  * flagged, fp32 / bf16 metadata) whose first tile's scale is patched to
  * 2^127 with the CRC fixed, so that q*s overflows and the inverse FWHT meets
@@ -830,6 +901,9 @@ int main(void)
     crc_combine();
     stochastic_counter_wrap();
     canonical_nans(TAHQ_META_FP32);
+    metadata_values(TAHQ_META_FP16);
+    metadata_values(TAHQ_META_BF16);
+    metadata_values(TAHQ_META_FP32);
     canonical_nans(TAHQ_META_BF16);
 
     /* control: the comparison sees a one-byte difference */

@@ -34,6 +34,8 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_ENC_X86 1
 #include <immintrin.h>
+
+#include "fwht_avx2.h"
 #endif
 
 /* Steps 2-3 of SPEC §5.3 exactly as ref/quant.c tile_zero_scale writes them,
@@ -223,17 +225,8 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
 /* SPEC §5.2 forward on a flagged tile: the pivot swap on a copy, FWHT stages
  * h = 1, 2, 4 inside each vector (lanes with i & h = 0 get v[i] + v[i+h],
  * the others v[i-h] - v[i]: the scalar butterfly's operands and order),
- * stages h >= 8 across vectors, then the product with 2^-ceil(k/2). */
-static inline ENC_TARGET __m256 fwht_in_vector(__m256 v)
-{
-    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
-    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
-    p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
-    v = _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
-    p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
-    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
-}
-
+ * stages h >= 8 across vectors (fwht_avx2.h), then the product with
+ * 2^-ceil(k/2). */
 static inline __attribute__((always_inline)) ENC_TARGET void forward_regs(__m256 *u,
                                                                           const uint32_t n,
                                                                           uint32_t pivot,
@@ -247,17 +240,8 @@ static inline __attribute__((always_inline)) ENC_TARGET void forward_regs(__m256
     v[pivot] = t;
     #pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
-        u[i] = fwht_in_vector(_mm256_loadu_ps(v + 8 * i));
-    #pragma GCC unroll 32
-    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h */
-        #pragma GCC unroll 32
-        for (uint32_t i = 0; i < n; i += 2 * h)
-            #pragma GCC unroll 32
-            for (uint32_t j = i; j < i + h; j++) {
-                __m256 a = u[j], b = u[j + h];
-                u[j] = _mm256_add_ps(a, b);
-                u[j + h] = _mm256_sub_ps(a, b);
-            }
+        u[i] = _mm256_loadu_ps(v + 8 * i);
+    tahq_fwht_regs(u, n);
     const uint32_t k = tahq_tile_log2(8u * n);
     const __m256 f = _mm256_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
     #pragma GCC unroll 32

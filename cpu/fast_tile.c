@@ -19,6 +19,8 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_X86 1
 #include <immintrin.h>
+
+#include "fwht_avx2.h"
 #endif
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */
@@ -130,49 +132,15 @@ static inline FAST_TARGET void decode_width(const uint8_t *src, uint32_t tile, c
     }
 }
 
-/* One FWHT stage h < 8 inside an 8-lane vector (SPEC §5.2 step 2): lanes
- * with i & h = 0 get v[i] + v[i+h], the others v[i-h] - v[i]: the same
- * operands in the same order as the scalar butterfly (a + b, a - b). */
-static inline FAST_TARGET __m256 stage1(__m256 v)
-{
-    __m256 p = _mm256_permute_ps(v, 0xB1); /* lanes 1 0 3 2 */
-    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xAA);
-}
-static inline FAST_TARGET __m256 stage2(__m256 v)
-{
-    __m256 p = _mm256_permute_ps(v, 0x4E); /* lanes 2 3 0 1 */
-    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xCC);
-}
-static inline FAST_TARGET __m256 stage4(__m256 v)
-{
-    __m256 p = _mm256_permute2f128_ps(v, v, 0x01); /* halves swapped */
-    return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
-}
-
 /* SPEC §5.2 inverse with the decoder's NaN rule, on a tile of G = 8n <= 256
- * values held in registers r[0 .. n) (n = 2^lgn): FWHT stages h = 1, 2, 4
- * (in-vector), 8 .. G/2 (across vectors), times 2^-floor(k/2), canonical
- * NaNs, stored to x, then the pivot swap. The loops unroll fully (n and lgn
- * are constants in every copy), so r stays in registers up to G = 128. */
+ * values held in registers r[0 .. n) (n a power of two): FWHT stages h = 1,
+ * 2, 4 (in-vector), 8 .. G/2 (across vectors; fwht_avx2.h), times
+ * 2^-floor(k/2), canonical NaNs, stored to x, then the pivot swap. The loops unroll fully (n is a
+ * constant in every copy), so r stays in registers up to G = 128. */
 static inline __attribute__((always_inline)) FAST_TARGET void
-inverse_store(__m256 *r, const uint32_t n, const uint32_t lgn, float *x, uint32_t pivot,
-              float factor)
+inverse_store(__m256 *r, const uint32_t n, float *x, uint32_t pivot, float factor)
 {
-#pragma GCC unroll 32
-    for (uint32_t i = 0; i < n; i++)
-        r[i] = stage4(stage2(stage1(r[i])));
-#pragma GCC unroll 8
-    for (uint32_t lg = 0; lg < lgn; lg++) { /* stage 8h in vectors of 8 */
-        const uint32_t h = 1u << lg;
-#pragma GCC unroll 32
-        for (uint32_t i = 0; i < n; i += 2 * h)
-#pragma GCC unroll 32
-            for (uint32_t j = i; j < i + h; j++) {
-                __m256 a = r[j], b = r[j + h];
-                r[j] = _mm256_add_ps(a, b);
-                r[j + h] = _mm256_sub_ps(a, b);
-            }
-    }
+    tahq_fwht_regs(r, n);
     const __m256 f = _mm256_set1_ps(factor);
     const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)TAHQ_CANONICAL_NAN_BITS));
 #pragma GCC unroll 32
@@ -187,25 +155,25 @@ inverse_store(__m256 *r, const uint32_t n, const uint32_t lgn, float *x, uint32_
 
 /* The same on a tile already stored at x. */
 static inline __attribute__((always_inline)) FAST_TARGET void
-inverse_regs(float *x, const uint32_t n, const uint32_t lgn, uint32_t pivot, float factor)
+inverse_regs(float *x, const uint32_t n, uint32_t pivot, float factor)
 {
     __m256 r[TAHQ_TILE_MAX / 8];
 #pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         r[i] = _mm256_loadu_ps(x + 8 * i);
-    inverse_store(r, n, lgn, x, pivot, factor);
+    inverse_store(r, n, x, pivot, factor);
 }
 
 /* One copy per tile size, so that the loops unroll and r stays in registers. */
 static FAST_TARGET void inverse_avx(float *x, uint32_t G, uint32_t pivot, float factor)
 {
     switch (G) {
-    case 8: inverse_regs(x, 1, 0, pivot, factor); break;
-    case 16: inverse_regs(x, 2, 1, pivot, factor); break;
-    case 32: inverse_regs(x, 4, 2, pivot, factor); break;
-    case 64: inverse_regs(x, 8, 3, pivot, factor); break;
-    case 128: inverse_regs(x, 16, 4, pivot, factor); break;
-    default: inverse_regs(x, 32, 5, pivot, factor); break;
+    case 8: inverse_regs(x, 1, pivot, factor); break;
+    case 16: inverse_regs(x, 2, pivot, factor); break;
+    case 32: inverse_regs(x, 4, pivot, factor); break;
+    case 64: inverse_regs(x, 8, pivot, factor); break;
+    case 128: inverse_regs(x, 16, pivot, factor); break;
+    default: inverse_regs(x, 32, pivot, factor); break;
     }
 }
 
@@ -379,14 +347,14 @@ static inline __attribute__((always_inline)) FAST_TARGET float meta_load(tahq_me
     return meta_avx(meta, meta_bits_at(meta, p));
 }
 
-/* tahq_fast_decode_tiles for G = 8 nv (nv = 2^lgn, a constant in each copy;
+/* tahq_fast_decode_tiles for G = 8 nv (nv a power of two, a constant in each copy;
  * meta too, for fp16): a flagged tile goes from its codes through the
  * inverse transform in registers and is stored once. The tiles whose codes
  * end less than 8 bytes before the message's end (the last few) take the
  * group-sized loads of decode_avx. */
 static inline __attribute__((always_inline)) FAST_TARGET void
 tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
-          uint64_t *pivot, const uint32_t nv, const uint32_t lgn, const tahq_meta meta)
+          uint64_t *pivot, const uint32_t nv, const tahq_meta meta)
 {
     const uint32_t G = 8u * nv, k = d->tile_log2, step = nv * b, mb = d->meta_bytes;
     const uint64_t mask = BYTE_MASK(b);
@@ -410,7 +378,7 @@ tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
                 r[g] = group8(src + g * b, mask, z, s);
-            inverse_store(r, nv, lgn, dst, pivot_at(pivots, np++, k), factor);
+            inverse_store(r, nv, dst, pivot_at(pivots, np++, k), factor);
         }
     }
     for (; t < e; t++, src += step, zp += mb, sp += mb, dst += G) {
@@ -428,12 +396,12 @@ tiles_meta(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uin
            uint64_t *pivot, const tahq_meta meta)
 {
     switch (d->tile) {
-    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, 0, meta); break;
-    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, 1, meta); break;
-    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, 2, meta); break;
-    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, 3, meta); break;
-    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, 4, meta); break;
-    default: tiles_avx(d, t, n, b, codes, pivot, 32, 5, meta); break;
+    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, meta); break;
+    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, meta); break;
+    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, meta); break;
+    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, meta); break;
+    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, meta); break;
+    default: tiles_avx(d, t, n, b, codes, pivot, 32, meta); break;
     }
 }
 

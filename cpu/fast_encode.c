@@ -28,6 +28,7 @@
 
 #include "fast_encode.h"
 #include "fast_tile.h"
+#include "log2_coeff.h"
 #include "internal.h"
 #include "pairwise.h"
 
@@ -344,11 +345,6 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
 
 /* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
 
-/* SPEC §2.3: the Horner coefficients c0 .. c8 of ref/entropy.c log2_coeff. */
-static const float log2_horner[9] = {
-    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f,  -0x1.715c9cp-2f, 0x1.26d41p-2f,
-    -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
-};
 
 /* ref/entropy.c log2_core on 8 lanes of x >= +0 (finite): the subnormal
  * select, the exponent and the fraction halved above sqrt(2), f = m - 1,
@@ -370,9 +366,9 @@ static inline ENC_TARGET __m256 log2_8(__m256 x)
                          _mm256_and_si256(above, _mm256_set1_epi32(0x00800000))));
     e = _mm256_sub_epi32(e, above);
     const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
-    __m256 y = _mm256_set1_ps(log2_horner[8]);
+    __m256 y = _mm256_set1_ps(tahq_log2_coeff[8]);
     for (int i = 7; i >= 0; i--)
-        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(log2_horner[i]));
+        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(tahq_log2_coeff[i]));
     return _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_mul_ps(f, y));
 }
 

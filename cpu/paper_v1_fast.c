@@ -24,6 +24,7 @@
  * of the map and its flag rank by counting bits. */
 #include "internal.h"
 #include "jobs.h"
+#include "log2_coeff.h"
 #include "pairwise.h"
 #include "tahq_parallel.h"
 
@@ -169,10 +170,7 @@ static uint64_t pos_after(const uint8_t *buf, uint64_t map0, uint64_t S, uint64_
  * here is p + 1e-30 >= 1e-30, always normal. */
 static inline float log2_normal(float y)
 {
-    static const float c[9] = {
-        0x1.715476p+0f,  -0x1.71547p-1f,  0x1.ec73d4p-2f,  -0x1.715c9cp-2f, 0x1.26d41p-2f,
-        -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
-    };
+    const float *const c = tahq_log2_coeff;
     const uint32_t w = tahq_bits_of(y);
     int32_t e = (int32_t)(w >> 23) - 127;
     const uint32_t frac = w & 0x7FFFFFu;

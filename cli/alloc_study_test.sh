@@ -42,6 +42,31 @@ out="$(cat run.txt)"
 case "$out" in *"oracle never beaten: yes; every error within its SPEC 6 bound: yes"*) ;;
   *) fail "summary line missing: $out" ;; esac
 
+# --json: the same summary as one JSON object; the CSV it points to is the
+# same as the text run's
+"$T" alloc-study --dist gauss --synth-shape 2x16x512 --ratios 500,800 --out-dir js \
+  --json >js.json 2>js.err || fail "alloc-study --json failed: $(cat js.err)"
+"$T" alloc-study --dist gauss --synth-shape 2x16x512 --ratios 500,800 --out-dir jt \
+  >jt.txt 2>jt.err || fail "alloc-study (text) failed: $(cat jt.err)"
+cmp -s js/alloc_study.csv jt/alloc_study.csv || fail "alloc-study --json changed the CSV"
+python3 - js.json jt.txt <<'PY' || fail "alloc-study --json: wrong summary"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert d["command"] == "alloc-study" and d["ok"] is True, d.get("ok")
+assert d["control_exact"] and d["oracle_never_beaten"] and d["within_bound"]
+assert d["budgets"] == 2 and d["config"]["hi_permille"] == 800
+(inp,) = d["inputs"]
+assert inp["name"] == "gauss" and inp["shape"] == [2, 16, 512]
+rows = {r["label"]: r for r in inp["at_main_budget"]}
+# the text names the oracle's and the SPEC token's relMSE: the JSON agrees
+orc = float(re.search(r"oracle relMSE (\S+)", text).group(1))
+tok = float(re.search(r"SPEC token (\S+)", text).group(1))
+assert abs(rows["oracle"]["rel_mse"] / orc - 1) < 1e-3, (rows["oracle"], orc)
+assert abs(rows["spec-token"]["rel_mse"] / tok - 1) < 1e-3, (rows["spec-token"], tok)
+assert all(r["rel_mse"] >= rows["oracle"]["rel_mse"] * (1 - 1e-12) for r in inp["at_main_budget"] if r["reachable"])
+PY
+
 # the exactness control, from the control CSV
 awk -F, '
   NR == 1 { next }

@@ -302,13 +302,22 @@ bad 2 "$T" encode x.npy ./x.npy;                   has "same file as the input"
 bad 2 "$T" encode x.npy "$PWD/x.npy";              has "same file as the input"
 ln -f x.npy x_hardlink.npy
 bad 2 "$T" encode x.npy x_hardlink.npy;            has "same file as the input"
-bad 2 "$T" decode x.tahq x.tahq;                   has "same file as the input x.tahq"
+ln -f x.tahq x_msg_link.npy
+bad 2 "$T" decode x.tahq x_msg_link.npy;           has "same file as the input x.tahq"
 unchanged x.tahq "$m_sum"
-bad 2 "$T" decode x.tahq ./x.tahq
+# an output name decode does not write (.npy bytes under another extension)
+bad 2 "$T" decode x.tahq x.tahq;                   has "x.tahq: unknown output type"
+unchanged x.tahq "$m_sum"
+bad 2 "$T" decode x.tahq y.txt;                    has "give a name ending in .npy"
+[ ! -e y.txt ] || fail "decode to y.txt wrote a file"
+bad 2 "$T" gen-llm y.txt --seq 4 --channels 64;    has "y.txt: unknown output type"
+[ ! -e y.txt ] || fail "gen-llm to y.txt wrote a file"
 "$T" encode --profile paper-v1 x.npy x.pv1 >/dev/null
 p_sum="$(sha256sum <x.pv1)"
 bad 2 "$T" encode --profile paper-v1 x.npy x.npy;  has "same file as the input"
-bad 2 "$T" decode --profile paper-v1 x.pv1 x.pv1 --shape 1x16x128; has "same file as the input"
+ln -f x.pv1 x_pv1_link.npy
+bad 2 "$T" decode --profile paper-v1 x.pv1 x_pv1_link.npy --shape 1x16x128; has "same file as the input"
+bad 2 "$T" decode --profile paper-v1 x.pv1 y.txt --shape 1x16x128; has "unknown output type"
 unchanged x.pv1 "$p_sum"
 bad 2 "$T" encode x.f32 x.f32 --shape "$rows_c";   has "same file as the input x.f32"
 unchanged x.npy "$x_sum"

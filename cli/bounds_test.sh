@@ -108,6 +108,14 @@ cmp -s q1/bounds_front.csv q1b/bounds_front.csv || fail "front differs between 1
 sed 's/"csv": "[^"]*"//' q1/bounds.json >q1.json
 sed 's/"csv": "[^"]*"//' q1b/bounds.json >q1b.json
 cmp -s q1.json q1b.json || fail "JSON differs between 1 and 2 threads"
+# --json without a file: the same JSON on standard output, the summary on
+# standard error, no bounds.json written
+"$T" bounds --quick --jobs 2 --dist gauss --out-dir q1c --json --no-progress >q1c.out 2>q1c.err ||
+  fail "tahq bounds --json (to stdout) failed: $(cat q1c.err)"
+sed 's/"csv": "[^"]*"//' q1c.out >q1c.json
+cmp -s q1.json q1c.json || fail "bounds --json on stdout differs from bounds.json"
+grep -q "^findings" q1c.err || fail "bounds --json: the summary is not on stderr"
+[ ! -e q1c/bounds.json ] || fail "bounds --json wrote q1c/bounds.json as well"
 grep ',gauss,' q2/bounds.csv | cut -d, -f2- >all.gauss
 grep ',gauss,' q1/bounds.csv | cut -d, -f2- >one.gauss
 cmp -s all.gauss one.gauss || fail "gauss rows differ between --dist gauss and the full list"

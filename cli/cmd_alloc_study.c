@@ -690,6 +690,8 @@ static void study_help(void)
         "  --out-dir DIR     output directory (build/alloc_study)\n"
         "  --csv FILE        one row per input, budget, policy, unit and scope\n"
         "                    (DIR/alloc_study.csv); DIR/alloc_control.csv has the controls\n"
+        "  --json            the summary as one JSON object on standard output (every\n"
+        "                    policy at the --ratio budget, per input) in place of the text\n"
         "Exit status: 0 ok, 1 a failed check or runtime error, 2 usage error.\n",
         MAX_INPUTS);
 }
@@ -844,6 +846,46 @@ static void print_summary(const input *in, const row *rows)
                                                                                    : "does not beat");
 }
 
+/* --json: the summary as one JSON object (every policy at the main budget,
+ * per input), in place of the text. */
+static json_t *summary_json(const input *ins, int ni, row (*rows)[N_ROWS],
+                            const tahq_config *cfg, int n_budgets, uint64_t n_ctl_fail,
+                            uint64_t n_beaten, uint64_t n_over, const char *csv_path,
+                            const char *ctl_path)
+{
+    json_t *jins = json_array();
+    for (int k = 0; k < ni && jins; ++k) {
+        const input *in = &ins[k];
+        const double orc = rows[k][N_ROWS - 1].m.rel_mse;
+        json_t *jrows = json_array();
+        for (int j = 0; j < N_ROWS && jrows; ++j) {
+            const row *w = &rows[k][j];
+            const int oracle = w->pol == P_COUNT;
+            json_array_append_new(
+                jrows,
+                json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "policy",
+                          oracle ? "oracle" : pol_names[w->pol], "label",
+                          oracle ? "oracle" : row_label(w->pol, w->unit, w->scope), "unit",
+                          unit_names[w->unit], "scope",
+                          oracle ? "micro-batch" : scope_names[w->scope], "reachable",
+                          w->reachable, "bytes", cli_ju64(w->m.bytes), "bits_per_element",
+                          cli_jnum(w->m.bpe), "rel_mse", cli_jnum(w->m.rel_mse),
+                          "gap_to_oracle", cli_jnum(w->m.rel_mse / orc - 1.0), "token_rel_mse_mean",
+                          cli_jnum(w->m.tok_mean), "token_rel_mse_max", cli_jnum(w->m.tok_max),
+                          "max_error_over_bound", cli_jnum(w->m.max_ratio)));
+        }
+        json_array_append_new(
+            jins, json_pack("{s:s, s:o, s:o, s:o}", "name", in->name, "shape", cli_jshape(&in->shape),
+                            "flagged_share", cli_jnum((double)in->n_flagged / (double)in->N),
+                            "at_main_budget", jrows));
+    }
+    return json_pack("{s:s, s:o, s:i, s:b, s:b, s:b, s:o, s:o, s:o, s:b}", "command", "alloc-study",
+                     "config", cli_jconfig(cfg), "budgets", n_budgets, "control_exact",
+                     n_ctl_fail == 0, "oracle_never_beaten", n_beaten == 0, "within_bound",
+                     n_over == 0, "inputs", jins, "csv", cli_jstr(csv_path), "control_csv",
+                     cli_jstr(ctl_path), "ok", !n_ctl_fail && !n_beaten && !n_over);
+}
+
 int cmd_alloc_study(int argc, char **argv)
 {
     const char *dist_list = NULL, *out_dir = "build/alloc_study", *csv_path = NULL;
@@ -853,7 +895,7 @@ int cmd_alloc_study(int argc, char **argv)
     uint64_t data_seed = 1;
     enc_opts o;
     enc_opts_init(&o);
-    int npos = 0;
+    int npos = 0, json = 0;
     cli_option own[] = {CLI_OPT("--dist", cli_opt_nonempty, &dist_list),
                         CLI_OPT("--synth-shape", opt_synth_shape, &synth),
                         CLI_OPT("--data-seed", cli_opt_u64, &data_seed),
@@ -861,6 +903,7 @@ int cmd_alloc_study(int argc, char **argv)
                         CLI_OPT("--ratios", opt_ratios, &ro),
                         CLI_OPT("--out-dir", cli_opt_nonempty, &out_dir),
                         CLI_OPT("--csv", cli_opt_nonempty, &csv_path),
+                        CLI_FLAG("--json", &json),
                         CLI_END};
     cli_option enc[ENC_CONFIG_OPTIONS + 1];
     enc_config_options(&o, enc);
@@ -1058,6 +1101,13 @@ int cmd_alloc_study(int argc, char **argv)
             goto out;
     }
 
+    rc = (n_ctl_fail || n_beaten || n_over) ? EXIT_RUNTIME : 0;
+    if (json) {
+        int jrc = cli_json_print(stdout, summary_json(ins, ni, main_rows, &o.cfg, ro.n, n_ctl_fail,
+                                                      n_beaten, n_over, csv_path, ctl_buf));
+        rc = rc ? rc : jrc;
+        goto out;
+    }
     char txt[160];
     cli_config_text(&o.cfg, txt, sizeof txt);
     printf("tahq alloc-study: %d inputs x %d budgets, %s, %.1f s\n", ni, ro.n, txt, cli_now() - t0);
@@ -1071,7 +1121,6 @@ int cmd_alloc_study(int argc, char **argv)
     printf("oracle never beaten: %s; every error within its SPEC 6 bound: %s\n",
            n_beaten ? "NO" : "yes", n_over ? "NO" : "yes");
     printf("wrote %s, %s\n", csv_path, ctl_buf);
-    rc = (n_ctl_fail || n_beaten || n_over) ? EXIT_RUNTIME : 0;
 out:
     for (int k = 0; k < ni; ++k)
         input_free(&ins[k]);

@@ -27,10 +27,8 @@
 #include "dist_gen.h"
 #include "npy.h"
 #include "util.h"
+#include "tahq_datadir.h"
 
-#ifndef TAHQ_PLOTS_DIR
-#define TAHQ_PLOTS_DIR "plots"
-#endif
 
 #define SR_SEED UINT64_C(0x5eed)
 #define SR_Z_LIMIT 6.0 /* stochastic-rounding statistics: failure beyond 6 sigma */
@@ -815,10 +813,14 @@ static int safe_for_shell(const char *s)
 
 static void bounds_help(void)
 {
+    char plots_script[3 * 4096 + 16];
+    const int plots_found = tahq_data_path("plots/bounds.sh", plots_script, sizeof plots_script) == 0;
+    if (plots_found)
+        *strrchr(plots_script, '/') = '\0'; /* the folder of bounds.sh */
     printf(
         "usage: tahq bounds [--quick | --full] [--jobs N] [--dist LIST] [--input X.npy\n"
         "                   [--shape ROWSxC|BxSxC] [--batch B] [--seq S]] [--data-seed N]\n"
-        "                   [--out-dir DIR] [--csv FILE] [--json FILE] [--plots]\n"
+        "                   [--out-dir DIR] [--csv FILE] [--json [FILE]] [--plots]\n"
         "                   [--plots-dir DIR] [--no-progress]\n"
         "Error per bit budget. Encodes each input under a sweep of configurations and\n"
         "measures bits/element (the whole message: header, map, flags, zero-points,\n"
@@ -841,12 +843,15 @@ static void bounds_help(void)
         "  --data-seed N    seed of the synthetic tensors (1)\n"
         "  --out-dir DIR    output directory (build/bounds)\n"
         "  --csv FILE       CSV output, one row per point (DIR/bounds.csv)\n"
-        "  --json FILE      JSON output with the findings (DIR/bounds.json)\n"
+        "  --json [FILE]    JSON output with the findings (DIR/bounds.json); --json alone\n"
+        "                   or --json - writes it to standard output and the summary to\n"
+        "                   standard error\n"
         "  --plots          render the gnuplot scripts (plots/bounds.sh) into DIR; a\n"
         "                   plot that fails exits 1 and leaves no file\n"
-        "  --plots-dir DIR  where the gnuplot scripts are (%s)\n"
+        "  --plots-dir DIR  where the gnuplot scripts are (share/tahq/plots next to the\n"
+        "                   program's bin/, or $TAHQ_DATA_DIR/plots; here: %s)\n"
         "Also writes DIR/bounds_front.csv (Pareto fronts, bits/element vs relMSE).\n",
-        TAHQ_PLOTS_DIR);
+        plots_found ? plots_script : "not found");
 }
 
 /* ------------------------------------------------------------------ */
@@ -866,7 +871,7 @@ int cmd_bounds(int argc, char **argv)
     int full = 0, want_plots = 0, progress = 1, no_progress = 0;
     uint32_t jobs = 2;
     const char *input = NULL, *out_dir = "build/bounds", *csv_path = NULL, *json_path = NULL;
-    const char *plots_dir = TAHQ_PLOTS_DIR, *dist_list = NULL;
+    const char *plots_dir = NULL, *dist_list = NULL;
     uint64_t data_seed = 1;
     enc_opts o;
     enc_opts_init(&o);
@@ -880,7 +885,7 @@ int cmd_bounds(int argc, char **argv)
                               CLI_OPT("--input", cli_opt_nonempty, &input),
                               CLI_OPT("--out-dir", cli_opt_nonempty, &out_dir),
                               CLI_OPT("--csv", cli_opt_nonempty, &csv_path),
-                              CLI_OPT("--json", cli_opt_nonempty, &json_path),
+                              CLI_OPT_OR_STDOUT("--json", cli_opt_nonempty, &json_path),
                               CLI_OPT("--plots-dir", cli_opt_nonempty, &plots_dir),
                               CLI_OPT("--dist", cli_opt_nonempty, &dist_list),
                               CLI_END};
@@ -897,6 +902,16 @@ int cmd_bounds(int argc, char **argv)
     progress = !no_progress;
     if (!input && (o.shape_text || o.batch || o.seq))
         return cli_fail(EXIT_USAGE, "--shape, --batch and --seq need --input");
+    /* the plot scripts are found before the sweep, so that a missing one
+     * costs no time */
+    char plots_buf[3 * 4096 + 16];
+    if (want_plots && !plots_dir) {
+        if (tahq_data_path("plots/bounds.sh", plots_buf, sizeof plots_buf) != 0)
+            return cli_fail(EXIT_RUNTIME, "--plots: plots/bounds.sh not found (tried %s); give "
+                                          "--plots-dir DIR or set TAHQ_DATA_DIR", plots_buf);
+        *strrchr(plots_buf, '/') = '\0'; /* the folder of bounds.sh */
+        plots_dir = plots_buf;
+    }
 
     /* which distributions */
     int use[DIST_COUNT];
@@ -1117,7 +1132,9 @@ int cmd_bounds(int argc, char **argv)
     /* JSON */
     {
         cli_out jo;
-        if ((rc = cli_out_open(&jo, json_path)) != 0)
+        /* "-": the JSON takes standard output, the summary below goes to
+         * standard error (cli_out_open_text) */
+        if ((rc = cli_out_open_text(&jo, json_path)) != 0)
             goto free_sweep;
         FILE *f = jo.f;
         /* one distribution, finding or point a line, as before: plots/bounds.sh

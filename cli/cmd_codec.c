@@ -178,7 +178,7 @@ static void decode_help(void)
 {
     printf("usage: tahq decode IN.tahq OUT [--threads N] [--json]\n"
            "Decompress a tahq message. OUT is a float32 .npy of shape [B, S, C], or a\n"
-           "raw little-endian float32 file if OUT ends in .f32.\n"
+           "raw little-endian float32 file if OUT ends in .f32; other names are refused.\n"
            "  --threads N          decode on N threads (1..%u; default 1); the output is\n"
            "                       the same for every N\n"
            "  --profile paper-v1   the authors' headerless format: needs --shape and the\n"
@@ -205,6 +205,9 @@ int cmd_decode(int argc, char **argv)
                         o.first_given);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN.tahq and OUT (see tahq decode --help)");
+    const int raw_out = tensor_out_raw(pos[1]);
+    if (raw_out < 0)
+        return EXIT_USAGE;
     uint8_t *msg;
     size_t len;
     tahq_header h;
@@ -219,7 +222,7 @@ int cmd_decode(int argc, char **argv)
         return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s (%s)", pos[0], cli_status_text(st),
                         tahq_status_name(st));
     uint64_t dims[3] = {h.shape.batch, h.shape.seq_len, h.shape.channels};
-    if (cli_has_suffix(pos[1], ".f32"))
+    if (raw_out)
         rc = raw_f32_write(pos[1], n, y);
     else
         rc = npy_write(pos[1], 3, dims, y);

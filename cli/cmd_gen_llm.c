@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "codec_ops.h"
 #include "commands.h"
 #include "llm_tensor.h"
 #include "npy.h"
@@ -38,6 +39,9 @@ int cmd_gen_llm(int argc, char **argv)
         return prc == CLI_HELP ? 0 : prc;
     if (!out)
         return cli_fail(EXIT_USAGE, "need OUT.npy (see tahq gen-llm --help)");
+    const int raw_out = tensor_out_raw(out);
+    if (raw_out < 0)
+        return EXIT_USAGE;
     uint64_t n = (uint64_t)B * S;
     if (n > TAHQ_MAX_ELEMENTS / C)
         return cli_fail(EXIT_USAGE, "[%u, %u, %u] exceeds 2^40 elements", (unsigned)B,
@@ -51,7 +55,7 @@ int cmd_gen_llm(int argc, char **argv)
         return cli_fail(EXIT_RUNTIME, "out of memory (%llu elements)", (unsigned long long)n);
     }
     uint64_t dims[3] = {B, S, C};
-    int rc = cli_has_suffix(out, ".f32") ? raw_f32_write(out, n, x) : npy_write(out, 3, dims, x);
+    int rc = raw_out ? raw_f32_write(out, n, x) : npy_write(out, 3, dims, x);
     free(x);
     if (rc)
         return rc;

@@ -139,7 +139,7 @@ void paper_v1_decode_help(void)
            "                   [--bits HI/LO] [--ratio PERMILLE] [--threads N] [--json]\n"
            "Decompress a paper-v1 message (ref/SPEC.md Appendix A). The format has no\n"
            "header: the shape and the options must be those of the encoder. OUT is a\n"
-           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32.\n"
+           "float32 .npy of shape [B, S, C], or raw float32 if OUT ends in .f32 (no other).\n"
            "--threads N > 1: the fast codec (tahq_paper_v1_decode_parallel), the same floats.\n");
 }
 
@@ -148,6 +148,9 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, 
     enc_opts o = *opts;
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN and OUT (see tahq decode --help)");
+    const int raw_out = tensor_out_raw(pos[1]);
+    if (raw_out < 0)
+        return EXIT_USAGE;
     tahq_paper_v1_config pc;
     int rc = to_paper_cfg(&o, &pc);
     if (rc)
@@ -190,7 +193,7 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, 
                         tahq_status_name(st));
     }
     uint64_t d3[3] = {B, S, C};
-    if (cli_has_suffix(pos[1], ".f32"))
+    if (raw_out)
         rc = raw_f32_write(pos[1], n, y);
     else
         rc = npy_write(pos[1], 3, d3, y);

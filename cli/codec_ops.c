@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -183,13 +184,28 @@ void shape_options(enc_opts *o, cli_option t[SHAPE_OPTIONS + 1])
     memcpy(t, v, sizeof v);
 }
 
+/* The option that sets a tahq_config field, for the error message. */
+static const char *option_of_field(const char *why)
+{
+    static const struct {
+        const char *field, *option;
+    } map[] = {{"tile:", "--tile"},       {"hi_bits:", "--bits"},   {"lo_bits:", "--bits"},
+               {"hi_permille:", "--ratio"}, {"alloc:", "--alloc"}, {"rounding:", "--rounding"},
+               {"meta:", "--meta"},       {"tau:", "--tau"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strncmp(why, map[i].field, strlen(map[i].field)) == 0)
+            return map[i].option;
+    return NULL;
+}
+
 int enc_opts_check(const enc_opts *o)
 {
-    tahq_status st = tahq_check_config(&o->cfg);
-    if (st != TAHQ_OK) {
-        char txt[160];
-        cli_config_text(&o->cfg, txt, sizeof txt);
-        return cli_fail(EXIT_USAGE, "invalid configuration (%s): %s", txt, tahq_strerror(st));
+    char why[160];
+    if (tahq_config_explain(&o->cfg, why, sizeof why) != TAHQ_OK) {
+        const char *option = option_of_field(why);
+        if (option)
+            return cli_fail(EXIT_USAGE, "invalid configuration: %s (option %s)", why, option);
+        return cli_fail(EXIT_USAGE, "invalid configuration: %s", why);
     }
     return 0;
 }
@@ -197,6 +213,21 @@ int enc_opts_check(const enc_opts *o)
 uint64_t shape_count(const tahq_shape *s)
 {
     return (uint64_t)s->batch * s->seq_len * s->channels;
+}
+
+int tensor_out_raw(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 || cli_has_suffix(path, ".npy"))
+        return 0;
+    /* a device or a FIFO (/dev/stdout, a pipe) has no extension to honour */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return 0;
+    if (cli_has_suffix(path, ".f32"))
+        return 1;
+    cli_fail(EXIT_USAGE, "%s: unknown output type; give a name ending in .npy (float32 "
+                         "[B, S, C]) or .f32 (raw little-endian float32)", path);
+    return -1;
 }
 
 int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *shape)

@@ -36,6 +36,13 @@ int enc_opts_check(const enc_opts *o);
 /* Help text of the encode options. */
 void enc_opts_help(FILE *f);
 
+/* A tensor output's type from its name: 0 for .npy (and "-", standard
+ * output, and an existing device or FIFO, written as .npy), 1 for raw little-endian float32 (.f32), -1 for
+ * any other name, refused with one line (printed): decode and gen-llm
+ * write no other type, and .npy bytes under another extension would
+ * mislead whoever opens the file. */
+int tensor_out_raw(const char *path);
+
 /* Load IN: .npy, or raw float32 when --shape is given or IN ends in .f32.
  * Then derive [B, S, C]: C is the last dimension; 3-D input gives B and S,
  * 2-D gives B=1, S=rows, 1-D gives B=S=1; --batch / --seq override B and S

@@ -86,6 +86,8 @@ int cli_parse(int argc, char **argv, const cli_option *const *tables, const char
             val = eq + 1;
         } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
             val = argv[++i]; /* (a value starting with "--" is given as --x=--v) */
+        } else if (opt->has_value == 2) {
+            val = "-";
         } else {
             return cli_fail(EXIT_USAGE, "option %s needs a value", opt->name);
         }
@@ -305,14 +307,26 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
 
 /* ----- atomic output ----- */
 
+static int out_open(cli_out *o, const char *path, int text);
+
 int cli_out_open(cli_out *o, const char *path)
+{
+    return out_open(o, path, 0);
+}
+
+int cli_out_open_text(cli_out *o, const char *path)
+{
+    return out_open(o, path, 1);
+}
+
+static int out_open(cli_out *o, const char *path, int text)
 {
     memset(o, 0, sizeof *o);
     o->path = path;
     if (!*path)
         return cli_fail(EXIT_USAGE, "empty output path");
     if (strcmp(path, "-") == 0) {
-        if (isatty(STDOUT_FILENO))
+        if (!text && isatty(STDOUT_FILENO))
             return cli_fail(EXIT_USAGE, "-: standard output is a terminal; refusing to write "
                                         "binary output there (redirect it, or give a file)");
         /* The data takes over standard output; the command's own text

@@ -60,6 +60,9 @@ struct cli_option {
 #define CLI_FLAG(name, dst) {(name), 0, NULL, (dst), 0}
 #define CLI_VALUE(name, dst) {(name), 1, NULL, (dst), 0}
 #define CLI_OPT(name, fn, dst) {(name), 1, (fn), (dst), 0}
+/* A value that may be left out ("--json" alone, last or followed by another
+ * "--" option): the handler then gets "-" (standard output). */
+#define CLI_OPT_OR_STDOUT(name, fn, dst) {(name), 2, (fn), (dst), 0}
 #define CLI_END {NULL, 0, NULL, NULL, 0}
 #define CLI_HELP (-1)
 /* Parse argv[1..argc-1] against the tables (a NULL-terminated list): options
@@ -121,6 +124,9 @@ typedef struct cli_out {
     int err;       /* errno of the first failure */
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);                /* 0 or exit code (printed) */
+/* The same for text output (JSON, CSV): "-" is standard output even when
+ * that is a terminal. */
+int cli_out_open_text(cli_out *o, const char *path);
 void cli_out_write(cli_out *o, const void *data, size_t n);    /* errors are kept for commit */
 int cli_out_commit(cli_out *o);                                /* 0 or exit code (printed) */
 void cli_out_abort(cli_out *o);

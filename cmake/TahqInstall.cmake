@@ -14,9 +14,25 @@ install(TARGETS tahq tahq_shared
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${TAHQ_PUBLIC_HEADERS} ${PROJECT_BINARY_DIR}/include/tahq_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-if(TARGET tahq_cli)
-  install(TARGETS tahq_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The programs, and the data they find next to their bin/ folder
+# (common/tahq_datadir.h): the plot scripts in share/tahq/plots (their
+# tests stay behind), the corpus script tahq-train names.
+foreach(program IN ITEMS tahq_cli tahq_sim_cli tahq_train_cli tahq_train_mpi)
+  if(TARGET ${program})
+    install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+if(TARGET tahq_cli OR TARGET tahq_sim_cli)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/plots/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tahq/plots
+          FILES_MATCHING PATTERN "*.sh" PATTERN "*.gp" PATTERN "*.py" PATTERN "README.md"
+          PATTERN "*_test.sh" EXCLUDE)
 endif()
+if(TARGET tahq_train_cli)
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/fetch_corpus.sh
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/tahq)
+endif()
+# The licence (MIT) goes with every install, in share/doc/tahq.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(TAHQ_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tahq)
 install(EXPORT tahqTargets NAMESPACE tahq:: DESTINATION ${TAHQ_CMAKE_DIR})
@@ -70,4 +86,5 @@ if(SKBUILD OR TAHQ_PYTHON_INSTALL)
           DESTINATION tahq
           RENAME libtahq${CMAKE_SHARED_LIBRARY_SUFFIX}
           COMPONENT python)
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION tahq COMPONENT python)
 endif()

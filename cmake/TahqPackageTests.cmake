@@ -6,7 +6,9 @@ string(REPLACE ";" "," tahq_headers_arg "${TAHQ_PUBLIC_HEADERS}")
 #   package_consumer  installs this build into a temporary prefix, then
 #                     builds and runs a small program against it twice: a
 #                     CMake project with find_package(tahq), and a plain
-#                     compiler call with pkg-config (tests/package/)
+#                     compiler call with pkg-config (tests/package/); then
+#                     moves the prefix and runs the installed programs
+#   package_library_only  libtahq alone builds without jansson
 find_program(TAHQ_NM NAMES nm)
 if(TAHQ_NM)
   add_test(NAME shared_exports
@@ -40,3 +42,11 @@ add_test(NAME package_consumer
                  ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/package_consumer
                  ${CMAKE_C_COMPILER} ${CMAKE_COMMAND} "${TAHQ_PKG_CONFIG}")
 set_tests_properties(package_consumer PROPERTIES LABELS package TIMEOUT 300)
+
+# libtahq alone, without jansson (a Debug build of the library: about a
+# minute of CPU)
+add_test(NAME package_library_only
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/package/library_only_test.sh
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/package_library_only
+                 ${CMAKE_COMMAND})
+set_tests_properties(package_library_only PROPERTIES LABELS package TIMEOUT 600)

@@ -122,6 +122,12 @@ void tahq_config_default(tahq_config *cfg);
 void tahq_config_plain(tahq_config *cfg, uint32_t tile, uint32_t bits);
 
 tahq_status tahq_check_config(const tahq_config *cfg);
+/* tahq_check_config's status, and in buf the reason for a refusal: the
+ * first field refused, its allowed range and the value given, e.g.
+ * "tile: must be a power of two 8..256, got 48" ("" for a valid
+ * configuration). At most n bytes are written, always NUL-terminated when
+ * n > 0; buf may be NULL when n is 0. Not part of the proved reference. */
+tahq_status tahq_config_explain(const tahq_config *cfg, char *buf, size_t n);
 tahq_status tahq_check_shape(const tahq_config *cfg, const tahq_shape *shape);
 
 /* Largest message encode can produce for this config and shape (all tiles flagged). */

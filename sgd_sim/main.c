@@ -7,6 +7,7 @@
 
 #include "experiments.h"
 #include "sim.h"
+#include "tahq_datadir.h"
 
 #ifndef TAHQ_SIM_VERSION
 #define TAHQ_SIM_VERSION "unknown"
@@ -111,9 +112,16 @@ static const cmd_help *find_help(const char *c)
 
 static int run_plots(const char *out)
 {
+    char script[3 * 4096 + 16];
+    if (tahq_data_path("plots/sim.sh", script, sizeof script) != 0) {
+        fprintf(stderr, "tahq-sim: plots/sim.sh not found (tried %s); set TAHQ_DATA_DIR to the "
+                        "folder that holds plots/\n", script);
+        return 1;
+    }
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        execlp("sh", "sh", TAHQ_SIM_PLOTS, out, (char *)NULL);
+        execlp("sh", "sh", script, out, (char *)NULL);
         _exit(127);
     }
     int st = 0;

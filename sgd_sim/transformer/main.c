@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tahq_datadir.h"
 #include "tt_stats.h"
 #include "tt_train.h"
 
@@ -49,9 +50,10 @@ static int run_failed(void)
 #ifndef TAHQ_TRAIN_VERSION
 #define TAHQ_TRAIN_VERSION "unknown"
 #endif
-#ifndef TAHQ_TRAIN_DATA
-#define TAHQ_TRAIN_DATA "build/shakespeare"
-#endif
+/* --data when neither the option nor $TAHQ_TRAIN_DATA is given: a folder of
+ * the current directory, never a path of the build or source tree (the
+ * installed program has neither) */
+#define TAHQ_TRAIN_DATA "shakespeare"
 
 static const char *const help_text =
     "usage: tahq-train [options]\n"
@@ -81,8 +83,9 @@ static const char *const help_text =
     "model:\n"
     "  --channels C      (320)   --layers L (4)   --heads H (5)   --context T (128)\n"
     "data:\n"
-    "  --data DIR        folder with train.bin and val.bin (" TAHQ_TRAIN_DATA ";\n"
-    "                    scripts/fetch_corpus.sh DIR builds them)\n"
+    "  --data DIR        folder with train.bin and val.bin ($TAHQ_TRAIN_DATA, else\n"
+    "                    ./" TAHQ_TRAIN_DATA "; fetch_corpus.sh DIR builds them: scripts/ of the\n"
+    "                    sources, share/tahq/ of an install)\n"
     "  --train-file F, --val-file F   other byte files instead\n"
     "  --train-windows N a fixed set of N training windows (from the seed), visited in epochs\n"
     "                    (a new order each epoch), for every method; default: a fresh random\n"
@@ -602,7 +605,8 @@ static int tahq_train(int argc, char **argv)
     a.o.schedule = TT_SCHED_LINEAR;
     a.o.lr = 1e-3, a.o.beta1 = 0.9, a.o.beta2 = 0.999, a.o.eps = 1e-8;
     a.o.weight_decay = 0.01, a.o.clip = 1.0, a.o.codec_threads = 1;
-    a.methods = "tah", a.seeds = "1", a.data = TAHQ_TRAIN_DATA;
+    const char *data_env = getenv("TAHQ_TRAIN_DATA");
+    a.methods = "tah", a.seeds = "1", a.data = data_env && *data_env ? data_env : TAHQ_TRAIN_DATA;
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
     a.train_windows = -1;
     a.dump_every = 0;
@@ -778,11 +782,17 @@ static int tahq_train(int argc, char **argv)
 #endif
     if (missing) {
         const char *miss = !tb ? tp : vp;
-        if (a.train_file)
+        if (a.train_file) {
             fprintf(stderr, "tahq-train: cannot read %s: %s\n", miss, strerror(read_errno));
-        else
-            fprintf(stderr, "tahq-train: corpus not found: %s (build it with: scripts/fetch_corpus.sh %s)\n",
-                    miss, a.data);
+        } else {
+            char fetch[3 * 4096 + 16];
+            if (tahq_data_path("fetch_corpus.sh", fetch, sizeof fetch) != 0)
+                snprintf(fetch, sizeof fetch, "scripts/fetch_corpus.sh");
+            fprintf(stderr,
+                    "tahq-train: corpus not found: %s (--data DIR or $TAHQ_TRAIN_DATA names the "
+                    "folder, default ./%s; build it with: sh %s %s)\n",
+                    miss, TAHQ_TRAIN_DATA, fetch, a.data);
+        }
         free(tb);
         free(vb);
         return 1;

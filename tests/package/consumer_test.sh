@@ -30,7 +30,22 @@ if [ -x "$prefix/bin/tahq" ]; then
   installed_version="$("$prefix/bin/tahq" --version)" || fail "installed tahq --version exited non-zero"
   [[ "$installed_version" == *"tahq $version,"* ]] || fail "installed tahq --version printed '$installed_version'"
 fi
-export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -f "$prefix/share/doc/tahq/LICENSE" ] || fail "not installed: share/doc/tahq/LICENSE"
+grep -q "^MIT License" "$prefix/share/doc/tahq/LICENSE" || fail "the installed LICENSE is not MIT"
+# every program this build made is installed, with the data it needs
+for p in cli/tahq sgd_sim/tahq-sim sgd_sim/transformer/tahq-train sgd_sim/transformer/tahq-train-mpi; do
+  if [ -x "$build/$p" ]; then
+    [ -x "$prefix/bin/$(basename "$p")" ] || fail "$(basename "$p") was built but not installed"
+  fi
+done
+if [ -x "$prefix/bin/tahq" ] || [ -x "$prefix/bin/tahq-sim" ]; then
+  for f in bounds.sh sim.sh style.gp; do
+    [ -f "$prefix/share/tahq/plots/$f" ] || fail "not installed: share/tahq/plots/$f"
+  done
+  [ ! -e "$prefix/share/tahq/plots/train_plots_test.sh" ] || fail "a plot test was installed"
+fi
+# no LD_LIBRARY_PATH: every program below must find libtahq.so by itself
+unset LD_LIBRARY_PATH
 
 # 1. CMake: find_package(tahq) from the prefix only
 "$cmake" -S "$src/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -65,9 +80,48 @@ if [ -z "$pkgconfig" ]; then
 fi
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$("$pkgconfig" --modversion tahq)" = "$version" ] || fail "pkg-config --modversion"
+# shared, as the README says: the rpath from pkg-config's libdir, so the
+# program starts without LD_LIBRARY_PATH
 # shellcheck disable=SC2046
 "$cc" -std=c11 -o "$work/consumer_pc" "$src/consumer/consumer.c" \
-  $("$pkgconfig" --cflags --libs tahq) -lm || fail "pkg-config build failed"
+  $("$pkgconfig" --cflags --libs tahq) -Wl,-rpath,"$("$pkgconfig" --variable=libdir tahq)" ||
+  fail "pkg-config build failed"
 out="$("$work/consumer_pc")" || fail "consumer_pc failed"
 [[ "$out" == "tahq $version ok"* ]] || fail "consumer_pc printed '$out'"
-echo "package_consumer: tahq $version installed to a prefix and used by find_package (static, shared) and pkg-config"
+# static, the other route the README names: no libtahq.so needed at all
+# shellcheck disable=SC2046
+"$cc" -std=c11 -o "$work/consumer_pc_static" "$src/consumer/consumer.c" \
+  $("$pkgconfig" --cflags tahq) "$("$pkgconfig" --variable=libdir tahq)/libtahq.a" \
+  $("$pkgconfig" --libs-only-other --static tahq) -lm || fail "static pkg-config build failed"
+libs="$(ldd "$work/consumer_pc_static" 2>&1 || true)"
+! grep -q "libtahq" <<<"$libs" || fail "consumer_pc_static loads libtahq.so"
+out="$("$work/consumer_pc_static")" || fail "consumer_pc_static failed"
+[[ "$out" == "tahq $version ok"* ]] || fail "consumer_pc_static printed '$out'"
+
+# 3. the installed tree, moved: the programs find their data next to their
+# bin/ folder, not in the source or build tree
+moved="$work/moved-prefix"
+mv "$prefix" "$moved"
+if [ -x "$moved/bin/tahq" ]; then
+  help="$("$moved/bin/tahq" bounds --help)" || fail "moved tahq bounds --help failed"
+  [[ "$help" == *"here: $moved/bin/../share/tahq/plots)"* ]] ||
+    fail "moved tahq does not find its plots in $moved/share/tahq/plots: $(grep -A1 plots-dir <<<"$help")"
+  if command -v gnuplot >/dev/null 2>&1; then
+    (cd "$work" && "$moved/bin/tahq" bounds --quick --dist gauss --no-progress --plots \
+      --out-dir "$work/bounds" >"$work/bounds.log" 2>&1) ||
+      fail "moved tahq bounds --plots failed: $(tail -n 3 "$work/bounds.log")"
+    [ -s "$work/bounds/bounds_pareto.png" ] || fail "moved tahq bounds --plots drew no bounds_pareto.png"
+  fi
+fi
+if [ -x "$moved/bin/tahq-train" ]; then
+  mkdir -p "$work/empty"
+  rc=0
+  (cd "$work/empty" && env -u TAHQ_TRAIN_DATA "$moved/bin/tahq-train" --steps 1 \
+    >"$work/train.out" 2>"$work/train.err") || rc=$?
+  [ "$rc" -eq 1 ] || fail "tahq-train without a corpus exited $rc"
+  grep -qF "corpus not found: shakespeare/train.bin" "$work/train.err" ||
+    fail "tahq-train's default --data is not ./shakespeare: $(cat "$work/train.err")"
+  grep -qF "$moved/bin/../share/tahq/fetch_corpus.sh" "$work/train.err" ||
+    fail "tahq-train does not name the installed fetch_corpus.sh: $(cat "$work/train.err")"
+fi
+echo "package_consumer: tahq $version installed to a prefix, used by find_package (static, shared) and pkg-config (rpath, static), the programs run from the moved prefix"

@@ -44,6 +44,14 @@ mv "$W/swap/fp32_k2_s1.csv" "$W/swap/t"; mv "$W/swap/fp32_k2_s2.csv" "$W/swap/fp
 mv "$W/swap/t" "$W/swap/fp32_k2_s2.csv"
 python3 "$here/train_summary.py" "$W/swap" >/dev/null || bad "summary of the swapped set"
 cmp -s "$W/swap/train_val_diff.csv" "$W/runs/train_val_diff.csv" && bad "swapped seeds give the same paired differences"
+# no fp32 run: two panels, none of them the (empty) difference to fp32
+mkdir -p "$W/nofp32"
+cp "$W/runs/"tah_k2_s[12].csv "$W/nofp32/"
+sh "$here/train.sh" "$W/nofp32" >"$W/nofp32.log" 2>&1 || bad "train.sh without fp32 failed: $(tail -n 3 "$W/nofp32.log")"
+grep -q "no fp32 run" "$W/nofp32.log" || bad "train.sh without fp32 does not say that the panel is left out"
+[ -s "$W/nofp32/train_loss.svg" ] || bad "train.sh without fp32 drew no figure"
+grep -q "minus fp32" "$W/nofp32/train_loss.svg" && bad "train.sh without fp32 drew the difference panel"
+grep -q "minus fp32" "$W/runs/train_loss.svg" || bad "control: the figure with fp32 lacks the difference panel"
 # errors: no runs; a gnuplot failure
 mkdir -p "$W/empty"
 python3 "$here/train_summary.py" "$W/empty" >/dev/null 2>&1 && bad "an empty folder is accepted"

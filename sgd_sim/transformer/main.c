@@ -95,7 +95,11 @@ static const char *const help_text =
     "output:\n"
     "  --out DIR         write DIR/METHOD_kK_sSEED.csv per run as it finishes; runs whose file\n"
     "                    exists are skipped (resume); without --out nothing is written\n"
-    "  --print-every N   print every N-th step's loss (1; 0 = only the summary)\n"
+    "  --print-every N   print every N-th step's loss (1; 0 = only the summary); on a\n"
+    "                    terminal each printed step shows the elapsed time and the ETA\n"
+    "  --progress S      when standard output is not a terminal (a log file, a pipe): a\n"
+    "                    line with the step, elapsed time and ETA on standard error every S\n"
+    "                    seconds (10; 0 = every step; off = never)\n"
     "  --timing FILE     append one row per step and stage to the CSV FILE (header when new):\n"
     "                    the step's wall time, message bytes, and where each stage's time went\n"
     "                    (compute, encode, decode, send, receive, tied-embedding exchange, update,\n"
@@ -197,6 +201,7 @@ typedef struct cli {
     tt_opts o;
     const char *methods, *seeds, *data, *train_file, *val_file, *out;
     int eval_every, eval_windows, print_every;
+    double progress_s; /* stderr progress when stdout is no terminal; < 0: off */
     int train_windows; /* -1: not given */
     const char *dump_dir;
     int dump_every;
@@ -370,6 +375,18 @@ static int timing_rows(const cli *a, const char *name, const char *method, const
 }
 
 /* one run; returns 0, or 1 on a runtime error */
+/* A run's elapsed time and ETA after `done` of `steps` steps; for a sweep
+ * (total runs, this is run idx) also the ETA of the whole sweep, assuming
+ * the remaining runs take as long as this one. */
+static void eta_text(char *buf, size_t n, double elapsed, int done, int steps, int idx, int total)
+{
+    const double per = elapsed / done, eta = per * (steps - done);
+    int w = snprintf(buf, n, "%.0f s, eta %.0f s", elapsed, eta);
+    if (total > 1 && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, ", run %d/%d, sweep eta %.0f s", idx + 1, total,
+                 eta + per * steps * (total - idx - 1));
+}
+
 static int one_run(const cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
                    int idx, int total)
 {
@@ -477,6 +494,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
     fflush(stdout);
     const double t0 = now_s();
+    double last_progress = t0;
     /* AQ-SGD: steps with first visits, the other steps; binary32 bytes of first visits */
     uint64_t aq_steps[2] = {0, 0}, aq_fwd[2] = {0, 0}, aq_new_total = 0, aq_new_bytes = 0;
     int aq_last_new = 0;
@@ -543,17 +561,25 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
             if (ev)
                 say(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
             if (tty) {
-                /* this run's elapsed time and ETA; for a sweep, the ETA of the whole sweep
-                 * assuming the remaining runs take as long as this one */
-                double el = now_s() - t0, per = el / (t + 1), eta = per * (o.steps - t - 1);
-                say("  [%.0f s, eta %.0f s", el, eta);
-                if (total > 1)
-                    say(", run %d/%d, sweep eta %.0f s", idx + 1, total,
-                        eta + per * o.steps * (total - idx - 1));
-                say("]");
+                char eta[160];
+                eta_text(eta, sizeof eta, now_s() - t0, t + 1, o.steps, idx, total);
+                say("  [%s]", eta);
             }
             say("\n");
             fflush(stdout);
+        }
+        /* a log file or a pipe gets no ETA on its step lines (they stay
+         * comparable between runs); the progress goes to stderr instead,
+         * every --progress seconds and at the last step */
+        if (!tty && g_rank == 0 && a->progress_s >= 0) {
+            const double now = now_s();
+            if (now - last_progress >= a->progress_s || t + 1 == o.steps) {
+                char eta[160];
+                eta_text(eta, sizeof eta, now - t0, t + 1, o.steps, idx, total);
+                fprintf(stderr, "tahq-train: %s step %d/%d loss %.4f [%s]\n", name, t + 1, o.steps,
+                        loss, eta);
+                last_progress = now;
+            }
         }
     }
     const double el = now_s() - t0;
@@ -606,6 +632,7 @@ static int tahq_train(int argc, char **argv)
     a.o.lr = 1e-3, a.o.beta1 = 0.9, a.o.beta2 = 0.999, a.o.eps = 1e-8;
     a.o.weight_decay = 0.01, a.o.clip = 1.0, a.o.codec_threads = 1;
     const char *data_env = getenv("TAHQ_TRAIN_DATA");
+    a.progress_s = 10;
     a.methods = "tah", a.seeds = "1", a.data = data_env && *data_env ? data_env : TAHQ_TRAIN_DATA;
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
     a.train_windows = -1;
@@ -689,6 +716,12 @@ static int tahq_train(int argc, char **argv)
             a.timing = v;
         else if (!strcmp(o, "--print-every"))
             bad = parse_int(v, 0, 100000000, &a.print_every);
+        else if (!strcmp(o, "--progress")) {
+            if (!strcmp(v, "off"))
+                a.progress_s = -1;
+            else
+                bad = parse_double(v, 0, 1e9, &a.progress_s);
+        }
         else
             return usage_error("unknown option '%s'", o);
         if (bad) {

@@ -207,8 +207,23 @@ cp "$A" "$W/a.before"
 grep -q "skipped" "$W/r.log" || bad "an existing result was not skipped"
 cmp -s "$A" "$W/a.before" || bad "resume changed an existing result"
 
+# progress when standard output is a file: --progress 0 gives a line with the
+# ETA on stderr for every step; the default (10 s) at least the last step's;
+# off none, and the step lines on stdout carry no ETA
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 3 --progress 0 >"$W/p.out" 2>"$W/p.err" || bad "--progress 0 run failed"
+[ "$(grep -c "step [0-9]*/3 .*eta [0-9]* s" "$W/p.err")" -eq 3 ] ||
+    bad "--progress 0: expected 3 progress lines with an ETA on stderr, got: $(cat "$W/p.err")"
+! grep -q "eta" "$W/p.out" || bad "--progress: an ETA on stdout, which is a file"
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 3 >"$W/p.out" 2>"$W/p.err" || bad "default progress run failed"
+grep -q "step 3/3 .*eta 0 s" "$W/p.err" || bad "default progress: no final line on stderr: $(cat "$W/p.err")"
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method fp32 --steps 3 --progress off >"$W/p.out" 2>"$W/p.err" || bad "--progress off run failed"
+[ ! -s "$W/p.err" ] || bad "--progress off: stderr not empty: $(cat "$W/p.err")"
+
 # usage errors: exit 2, one line on stderr
-for args in "--steps 0" "--method nope" "--train-windows 0" "--dump-every -1" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--codec-threads 0" "--bogus 1"; do
+for args in "--progress -1" "--steps 0" "--method nope" "--train-windows 0" "--dump-every -1" "--stages 9" "--heads 3" "--schedule sometimes" "--lr x" "--codec-threads 0" "--bogus 1"; do
     # shellcheck disable=SC2086
     "$BIN" $args --train-file "$W/train.txt" --val-file "$W/val.txt" >"$W/u.out" 2>"$W/u.err"
     rc=$?

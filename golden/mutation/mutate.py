@@ -291,12 +291,12 @@ class Builder:
         os.makedirs(os.path.join(d, "cli"))
         os.makedirs(os.path.join(d, "ref"))
         os.makedirs(os.path.join(d, "cpu"))
-        plots = os.path.join(self.root, "plots")
         jobs = []
+        # common/: tahq_datadir.h, where the program finds its plot scripts
         for s in self.cli_src:
             jobs.append((self.cc, os.path.join(cli_dir, s), os.path.join(d, "cli", s[:-2] + ".o"),
-                         self._incs(ref_dir) + [cli_dir],
-                         ["-D_POSIX_C_SOURCE=200809L", f'-DTAHQ_PLOTS_DIR="{plots}"']))
+                         self._incs(ref_dir) + [cli_dir, common_dir],
+                         ["-D_POSIX_C_SOURCE=200809L"]))
         for s in self.ref_src:
             jobs.append((self.cc, os.path.join(ref_dir, s), os.path.join(d, "ref", s[:-2] + ".o"),
                          self._incs(ref_dir)))

@@ -23,43 +23,83 @@ static void expect(const char *what, const tahq_config *cfg, tahq_status want_st
     }
 }
 
+/* the field a case sets (to a double: every field's values fit one) */
+typedef enum field {
+    F_TILE,
+    F_HI_BITS,
+    F_LO_BITS,
+    F_HI_PERMILLE,
+    F_ALLOC,
+    F_ROUNDING,
+    F_META,
+    F_TAU
+} field;
+
+static void set_field(tahq_config *c, field f, double v)
+{
+    switch (f) {
+    case F_TILE:
+        c->tile = (uint32_t)v;
+        break;
+    case F_HI_BITS:
+        c->hi_bits = (uint32_t)v;
+        break;
+    case F_LO_BITS:
+        c->lo_bits = (uint32_t)v;
+        break;
+    case F_HI_PERMILLE:
+        c->hi_permille = (uint32_t)v;
+        break;
+    case F_ALLOC:
+        c->alloc = (tahq_alloc)(int)v;
+        break;
+    case F_ROUNDING:
+        c->rounding = (tahq_rounding)(int)v;
+        break;
+    case F_META:
+        c->meta = (tahq_meta)(int)v;
+        break;
+    case F_TAU:
+        c->tau = (float)v;
+        break;
+    }
+}
+
 int main(void)
 {
     tahq_config base;
     tahq_config_default(&base);
     expect("default", &base, TAHQ_OK, "");
 
+    /* one field off at a time */
+    static const struct {
+        field f;
+        double value;
+        const char *text;
+    } cases[] = {
+        {F_TILE, 48, "tile: must be a power of two 8..256, got 48"},
+        {F_TILE, 4, "tile: must be a power of two 8..256, got 4"},
+        {F_TILE, 512, "tile: must be a power of two 8..256, got 512"},
+        {F_HI_BITS, 9, "hi_bits: must be 1..8, got 9"},
+        {F_HI_BITS, 0, "hi_bits: must be 1..8, got 0"},
+        {F_LO_BITS, 5, "lo_bits: must be 1..hi_bits (4), got 5"},
+        {F_LO_BITS, 0, "lo_bits: must be 1..hi_bits (4), got 0"},
+        {F_HI_PERMILLE, 1001, "hi_permille: must be 0..1000 (permille), got 1001"},
+        {F_ALLOC, 4, "alloc: must be 0..3 (none, token, tile, gain), got 4"},
+        {F_ROUNDING, 2, "rounding: must be 0..1 (nearest, stochastic), got 2"},
+        {F_META, 3, "meta: must be 0..2 (fp16, bf16, fp32), got 3"},
+        {F_TAU, -1.0, "tau: must be a number >= +0 or +inf, got -1"},
+        {F_TAU, -0.0, "tau: must be a number >= +0 or +inf, got -0"},
+        {F_TAU, NAN, "tau: must be a number >= +0 or +inf, got nan"},
+        {F_TAU, INFINITY, ""},
+    };
     tahq_config c;
-    c = base, c.tile = 48;
-    expect("tile 48", &c, TAHQ_ERR_CONFIG, "tile: must be a power of two 8..256, got 48");
-    c = base, c.tile = 4;
-    expect("tile 4", &c, TAHQ_ERR_CONFIG, "tile: must be a power of two 8..256, got 4");
-    c = base, c.tile = 512;
-    expect("tile 512", &c, TAHQ_ERR_CONFIG, "tile: must be a power of two 8..256, got 512");
-    c = base, c.hi_bits = 9;
-    expect("hi_bits 9", &c, TAHQ_ERR_CONFIG, "hi_bits: must be 1..8, got 9");
-    c = base, c.hi_bits = 0;
-    expect("hi_bits 0", &c, TAHQ_ERR_CONFIG, "hi_bits: must be 1..8, got 0");
-    c = base, c.lo_bits = 5;
-    expect("lo_bits 5", &c, TAHQ_ERR_CONFIG, "lo_bits: must be 1..hi_bits (4), got 5");
-    c = base, c.lo_bits = 0;
-    expect("lo_bits 0", &c, TAHQ_ERR_CONFIG, "lo_bits: must be 1..hi_bits (4), got 0");
-    c = base, c.hi_permille = 1001;
-    expect("hi_permille", &c, TAHQ_ERR_CONFIG, "hi_permille: must be 0..1000 (permille), got 1001");
-    c = base, c.alloc = (tahq_alloc)4;
-    expect("alloc", &c, TAHQ_ERR_CONFIG, "alloc: must be 0..3 (none, token, tile, gain), got 4");
-    c = base, c.rounding = (tahq_rounding)2;
-    expect("rounding", &c, TAHQ_ERR_CONFIG, "rounding: must be 0..1 (nearest, stochastic), got 2");
-    c = base, c.meta = (tahq_meta)3;
-    expect("meta", &c, TAHQ_ERR_CONFIG, "meta: must be 0..2 (fp16, bf16, fp32), got 3");
-    c = base, c.tau = -1.0f;
-    expect("tau -1", &c, TAHQ_ERR_CONFIG, "tau: must be a number >= +0 or +inf, got -1");
-    c = base, c.tau = -0.0f;
-    expect("tau -0", &c, TAHQ_ERR_CONFIG, "tau: must be a number >= +0 or +inf, got -0");
-    c = base, c.tau = NAN;
-    expect("tau nan", &c, TAHQ_ERR_CONFIG, "tau: must be a number >= +0 or +inf, got nan");
-    c = base, c.tau = INFINITY;
-    expect("tau inf", &c, TAHQ_OK, "");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        c = base;
+        set_field(&c, cases[i].f, cases[i].value);
+        expect(cases[i].text[0] ? cases[i].text : "valid", &c,
+               cases[i].text[0] ? TAHQ_ERR_CONFIG : TAHQ_OK, cases[i].text);
+    }
     /* two fields off: the first in tahq_check_config's order is named */
     c = base, c.tile = 48, c.hi_bits = 9;
     expect("tile and hi_bits", &c, TAHQ_ERR_CONFIG, "tile: must be a power of two 8..256, got 48");

@@ -26,9 +26,8 @@
 #include "commands.h"
 #include "dist_gen.h"
 #include "npy.h"
-#include "util.h"
 #include "tahq_datadir.h"
-
+#include "util.h"
 
 #define SR_SEED UINT64_C(0x5eed)
 #define SR_Z_LIMIT 6.0 /* stochastic-rounding statistics: failure beyond 6 sigma */

@@ -31,7 +31,8 @@ void enc_opts_init(enc_opts *o);
 #define SHAPE_OPTIONS 3
 void enc_config_options(enc_opts *o, cli_option t[ENC_CONFIG_OPTIONS + 1]);
 void shape_options(enc_opts *o, cli_option t[SHAPE_OPTIONS + 1]);
-/* Check the configuration with tahq_check_config. 0 or EXIT_USAGE (printed). */
+/* Check the configuration: 0, or EXIT_USAGE after one line naming the
+ * refused field, its range and the option that sets it (tahq_config_explain). */
 int enc_opts_check(const enc_opts *o);
 /* Help text of the encode options. */
 void enc_opts_help(FILE *f);

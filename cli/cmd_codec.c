@@ -161,7 +161,7 @@ int cmd_encode(int argc, char **argv)
 
 static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h)
 {
-    int rc = cli_read_file(path, msg, len);
+    int rc = cli_read_message(path, msg, len);
     if (rc)
         return rc;
     tahq_status st = tahq_parse_header(*msg, *len, h);

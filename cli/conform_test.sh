@@ -279,8 +279,9 @@ hasnt "$W/report.xml" '<failure'
 rm -f "$W/pids"
 run 1 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --timeout 0.3 --junit "$W/report.xml"
 has "$W/report.xml" '<error type="TIMEOUT"'
-# the JUnit file cannot be created: refused before anything runs
-run 1 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --junit "$W/no-such-dir/r.xml"
+# the JUnit file cannot be created: refused before anything runs, as a usage
+# error (2), not as a failing candidate (1)
+run 2 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --junit "$W/no-such-dir/r.xml"
 [ ! -s "$W/out.txt" ] || fail "conform ran although its --junit file cannot be written"
 
 # --- paper_v1: ties in the token ranking (issue 23, point 4) ---------------------
@@ -301,7 +302,7 @@ if [ -n "$PV1" ]; then
   has "$W/out.txt" "exact $n_pv1 passed, 0 failed"
   run 1 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1
   has "$W/out.txt" "FAIL paper-v1-edge (paper_v1)"
-  has "$W/out.txt" "outside tolerance: bitmap 2,"
+  has "$W/out.txt" "outside the paper-v1 field tolerance: bitmap 2,"
   run 0 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1 --tolerance
   has "$W/out.txt" "TOLERANT paper-v1-edge (paper_v1)"
   has "$W/out.txt" "encode (tolerant): pass: within tolerance: the token bitmap differs from the SPEC's selection in 2 tokens, a lowest-entropy selection within the entropy tolerance"

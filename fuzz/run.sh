@@ -24,7 +24,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
-all=(decode header npy json roundtrip)
+all=(decode header npy json roundtrip diff_decode diff_pv1)
 
 build_only=0
 names=()
@@ -54,7 +54,7 @@ if [ ! -f "$gen_include/tahq_version.h" ]; then
   echo "fuzz: $gen_include/tahq_version.h not found: configure with CMake first, or set TAHQ_GENERATED_INCLUDE" >&2
   exit 2
 fi
-flags=(-std=c11 -g -O2 -fsanitize=fuzzer,address,undefined,float-cast-overflow
+flags=(-std=c11 -g -O2 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,undefined,float-cast-overflow
        -fno-sanitize-recover=all -fno-omit-frame-pointer
        -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
        -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/cli")
@@ -68,9 +68,13 @@ fi
 ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c "$root"/ref/gain.c
          "$root"/ref/hadamard.c "$root"/ref/quant.c "$root"/ref/bitpack.c "$root"/ref/format.c
          "$root"/ref/codec.c "$root"/ref/fixpoint.c)
+# the parallel codec the CLI runs (cpu/, with its x86 fast paths), for the
+# differential harnesses
+cpu_src="$root/ref/paper_v1.c $root/cpu/parallel.c $root/cpu/fast_tile.c $root/cpu/paper_v1_fast.c $root/cpu/fast_encode.c"
 sources_of() {
   case "$1" in
     decode|header|roundtrip) echo ;;
+    diff_decode|diff_pv1) echo "$cpu_src" ;;
     npy) echo "$root/cli/npy.c $root/cli/util.c" ;;
     json) echo "$root/cli/golden_common.c $root/cli/golden_paper_v1.c $root/ref/paper_v1.c $root/cli/util.c" ;;
     *) echo "fuzz: unknown harness '$1' (have: ${all[*]})" >&2; return 1 ;;
@@ -78,7 +82,7 @@ sources_of() {
 }
 max_len_of() {
   case "$1" in
-    decode|header) echo 16384 ;;
+    decode|header|diff_decode|diff_pv1) echo 16384 ;;
     npy) echo 8192 ;;
     json) echo 4096 ;;
     roundtrip) echo 4120 ;;
@@ -107,12 +111,12 @@ for n in "${names[@]}"; do
   exe="$out/fuzz_$n"
   # shellcheck disable=SC2086
   if [ ! -x "$exe" ] || [ -n "$(find "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra "$root/include" \
-        "$root/ref/internal.h" "$root"/cli/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
+        "$root/ref/internal.h" "$root"/cli/*.h "$root"/cpu/*.h "$root"/fuzz/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
         head -n1)" ]; then
     echo "fuzz: building $exe" >&2
     # shellcheck disable=SC2086
     "$cc" "${flags[@]}" ${jansson_cflags[@]+"${jansson_cflags[@]}"} "$root/fuzz/fuzz_$n.c" \
-      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -o "$exe"
+      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -lpthread -o "$exe"
   fi
 done
 
@@ -129,6 +133,42 @@ make_seeds() {
       find "$g/expected" -name '*.bin' -size -16k -exec cp {} "$d/" \; ;;
     npy)
       find "$g/inputs" -name '*.npy' -size -8k -exec cp {} "$d/" \; ;;
+    diff_decode)
+      # the messages of every set as given (jobs 4, in-thread runner), and
+      # inputs to encode: 28 bytes of configuration (each alloc mode), the
+      # float data of small golden inputs
+      local f i=0
+      for f in $(find "$root"/golden/v[123]/expected "$root"/golden/v[123]/inputs -name '*.bin' -size -16k | sort); do
+        i=$((i + 1))
+        { printf '\x03\x01\x00'; cat "$f"; } >"$d/msg-$i"
+      done
+      i=0
+      for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
+        i=$((i + 1))
+        {
+          printf "\\x$(printf %02x $((i * 7 % 256)))\\x$(printf %02x $((i % 4)))\\x01"
+          printf "\\x$(printf %02x $((i % 6)))\\x03\\x02\\x$(printf %02x $((i % 4)))"
+          printf "\\x$(printf %02x $((i % 2)))\\x$(printf %02x $((i % 3 % 2)))\\x20\\x03"
+          printf '\x00\x00\x00\x40\x07\x00\x00\x00\x00\x00\x00\x00'
+          printf "\\x$(printf %02x $((i % 4)))\\x$(printf %02x $((i % 16)))\\x$(printf %02x $((i % 4)))"
+          printf "\\x$(printf %02x $((i % 4)))\\x$(printf %02x $((i * 13 % 256)))\\x00\\x$(printf %02x $((i % 3 == 0 ? 1 : 0)))\\x00"
+          tail -c +129 "$f"
+        } >"$d/enc-$i"
+      done ;;
+    diff_pv1)
+      # inputs to encode with paper-v1 configurations (G 8..256, 4/3 bits
+      # and others), the float data of small golden inputs
+      local f i=0
+      for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
+        i=$((i + 1))
+        {
+          printf "\\x$(printf %02x $((i * 7 % 256)))\\x$(printf %02x $((i % 4)))\\x01"
+          printf "\\x$(printf %02x $((i % 6)))\\x$(printf %02x $((3 + i % 2)))\\x$(printf %02x $((2 + i % 3)))\\x20\\x03"
+          printf "\\x$(printf %02x $((i % 2)))\\x$(printf %02x $((i % 8)))\\x$(printf %02x $((i % 4)))"
+          printf "\\x$(printf %02x $((i * 13 % 256)))\\x00\\x$(printf %02x $((i % 3 == 0 ? 1 : 0)))"
+          tail -c +129 "$f"
+        } >"$d/enc-$i"
+      done ;;
     json)
       # one seed per manifest case (the cases are objects on lines of their own)
       awk -v d="$d" '

@@ -26,11 +26,11 @@ skip() {
   echo "SKIPPED ($A): $*" >&2
   exit 77
 }
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 2000 "$1")"; }
-hasnt() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2': $(head -c 2000 "$1")"; }
+# shellcheck source=conform_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/conform_lib.sh"
 no_tmp_left() {
   local left
-  left="$(find "$TMPDIR" -mindepth 1 2>/dev/null | head -n 5)"
+  left="$(find "$TMPDIR" -mindepth 1 2>/dev/null | head -n 5 || true)"
   [ -z "$left" ] || fail "temporary files left in \$TMPDIR: $left"
 }
 # conform RC SECONDS ARGS...: tahq conform ARGS exits with RC within SECONDS
@@ -41,14 +41,6 @@ conform() {
   timeout -s KILL "$limit" "$T" conform "$@" >"$W/out.txt" 2>"$W/err.txt" || rc=$?
   [ "$rc" -ne 137 ] || fail "conform $* did not end within $limit s"
   [ "$rc" -eq "$want" ] || fail "conform $* exited $rc, expected $want: $(tail -n 5 "$W/err.txt" "$W/out.txt")"
-}
-# alive FILE: the processes named in FILE that still run
-alive() {
-  local p s
-  for p in $(cat "$1" 2>/dev/null); do
-    s="$(ps -o stat= -p "$p" 2>/dev/null || true)"
-    case "$s" in "" | Z*) ;; *) echo "$p" ;; esac
-  done
 }
 candidate() { cat >"$W/cand.sh"; }
 
@@ -145,7 +137,8 @@ set_fifo)
   # 4. a FIFO in the vector set: --check fails at once, naming it
   command -v mkfifo >/dev/null || skip "no mkfifo"
   cp -r "$V" "$W/set"
-  f="$(ls "$W/set/inputs" | head -n 1)"
+  set -- "$W"/set/inputs/*
+  f="$(basename "$1")"
   rm "$W/set/inputs/$f"
   mkfifo "$W/set/inputs/$f"
   conform 1 30 --vectors "$W/set" --check

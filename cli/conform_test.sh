@@ -26,8 +26,8 @@ fail() {
 }
 n_checks=0
 ok() { n_checks=$((n_checks + 1)); }
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 3000 "$1")"; }
-hasnt() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2': $(head -c 3000 "$1")"; }
+# shellcheck source=conform_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/conform_lib.sh"
 no_tmp_left() {
   local left
   left="$(ls -A "$TMPDIR")"
@@ -47,14 +47,6 @@ usage_error() {
   [ "$(wc -l <"$W/err.txt")" -eq 1 ] || fail "conform $*: stderr is not one line: $(cat "$W/err.txt")"
   grep -q '^tahq conform: ' "$W/err.txt" || fail "conform $*: $(cat "$W/err.txt")"
   [ ! -s "$W/out.txt" ] || fail "conform $*: wrote to stdout: $(head -c 500 "$W/out.txt")"
-}
-# alive PIDFILE: prints the processes of PIDFILE that still run (zombies are dead)
-alive() {
-  local p s
-  for p in $(cat "$1" 2>/dev/null); do
-    s="$(ps -o stat= -p "$p" 2>/dev/null || true)"
-    case "$s" in "" | Z*) ;; *) echo "$p" ;; esac
-  done
 }
 count_kind() { grep -c "\"kind\": \"$1\"" "$V/manifest.json"; }
 n_all=$(sed -n 's/^  "n_cases": \([0-9]*\),$/\1/p' "$V/manifest.json")

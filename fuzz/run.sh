@@ -15,7 +15,9 @@
 # golden/v1 into FUZZ_BUILD_DIR/seeds/NAME; the working corpora grow in
 # FUZZ_BUILD_DIR/corpus/NAME, crash inputs land in FUZZ_BUILD_DIR/crashes/NAME;
 # inputs that once crashed (fixed since) are kept in fuzz/regress/NAME and
-# run first every time.
+# run first every time, with the committed corpus fuzz/corpus/NAME.
+# diff_decode and diff_pv1 are differential: cpu/'s parallel codec (the one
+# the CLI runs, x86 fast paths included) against ref/, 1..256 jobs.
 # Every run appends "harness runs seconds crashes" to FUZZ_BUILD_DIR/stats.tsv.
 # Exit status: 0 no crash, 1 a harness crashed or failed to build,
 # 77 no clang with libFuzzer on this machine (CTest shows it as skipped).
@@ -31,7 +33,7 @@ names=()
 for a in "$@"; do
   case "$a" in
     --build-only) build_only=1 ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) names+=("$a") ;;
   esac
 done
@@ -123,6 +125,11 @@ done
 # ----- seed corpora from the golden vectors (regenerated when missing) -----
 g="$root/golden/v1"
 seed_dir() { echo "$out/seeds/$1"; }
+# bytes N...: one byte per number (mod 256)
+bytes() {
+  local b
+  for b in "$@"; do printf "\\x$(printf %02x $((b % 256)))"; done
+}
 make_seeds() {
   local n="$1" d
   d="$(seed_dir "$n")"
@@ -146,26 +153,24 @@ make_seeds() {
       for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
         i=$((i + 1))
         {
-          printf "\\x$(printf %02x $((i * 7 % 256)))\\x$(printf %02x $((i % 4)))\\x01"
-          printf "\\x$(printf %02x $((i % 6)))\\x03\\x02\\x$(printf %02x $((i % 4)))"
-          printf "\\x$(printf %02x $((i % 2)))\\x$(printf %02x $((i % 3 % 2)))\\x20\\x03"
-          printf '\x00\x00\x00\x40\x07\x00\x00\x00\x00\x00\x00\x00'
-          printf "\\x$(printf %02x $((i % 4)))\\x$(printf %02x $((i % 16)))\\x$(printf %02x $((i % 4)))"
-          printf "\\x$(printf %02x $((i % 4)))\\x$(printf %02x $((i * 13 % 256)))\\x00\\x$(printf %02x $((i % 3 == 0 ? 1 : 0)))\\x00"
+          # jobs, runner, mode: encode; tile, bits 3/2, alloc i % 4 (gain
+          # too), rounding, meta, r = 800; tau 2; seed 7; B, S, tiles per
+          # row; CRC resealed or not, changed byte and its mask, one more
+          bytes $((i * 7)) $((i % 4)) 1 $((i % 6)) 3 2 $((i % 4)) $((i % 2)) $((i % 3 % 2)) 0x20 3
+          bytes 0 0 0 0x40 7 0 0 0 0 0 0 0
+          bytes $((i % 4)) $((i % 16)) $((i % 4)) $((i % 4)) $((i * 13)) 0 $((i % 3 == 0)) 0
           tail -c +129 "$f"
         } >"$d/enc-$i"
       done ;;
     diff_pv1)
-      # inputs to encode with paper-v1 configurations (G 8..256, 4/3 bits
-      # and others), the float data of small golden inputs
+      # inputs to encode with paper-v1 configurations (G 8..256, 3..4 high
+      # and 2..4 low bits, r = 800), the float data of small golden inputs
       local f i=0
       for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
         i=$((i + 1))
         {
-          printf "\\x$(printf %02x $((i * 7 % 256)))\\x$(printf %02x $((i % 4)))\\x01"
-          printf "\\x$(printf %02x $((i % 6)))\\x$(printf %02x $((3 + i % 2)))\\x$(printf %02x $((2 + i % 3)))\\x20\\x03"
-          printf "\\x$(printf %02x $((i % 2)))\\x$(printf %02x $((i % 8)))\\x$(printf %02x $((i % 4)))"
-          printf "\\x$(printf %02x $((i * 13 % 256)))\\x00\\x$(printf %02x $((i % 3 == 0 ? 1 : 0)))"
+          bytes $((i * 7)) $((i % 4)) 1 $((i % 6)) $((3 + i % 2)) $((2 + i % 3)) 0x20 3
+          bytes $((i % 2)) $((i % 8)) $((i % 4)) $((i * 13)) 0 $((i % 3 == 0))
           tail -c +129 "$f"
         } >"$d/enc-$i"
       done ;;
@@ -205,6 +210,9 @@ for n in "${names[@]}"; do
   # inputs that once crashed a harness (fuzz/regress/NAME) are always re-run
   regress=()
   [ -d "$root/fuzz/regress/$n" ] && regress=("$root/fuzz/regress/$n")
+  # the committed corpus (fuzz/corpus/NAME: inputs of earlier long runs that
+  # reach new code, kept small) is read as seeds, never written
+  [ -d "$root/fuzz/corpus/$n" ] && regress+=("$root/fuzz/corpus/$n")
   echo "fuzz: $n for ${seconds}s" >&2
   set +e
   "$out/fuzz_$n" -max_total_time="$seconds" -max_len="$(max_len_of "$n")" -timeout=20 \

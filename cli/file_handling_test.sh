@@ -20,6 +20,16 @@ fail() {
 }
 has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 1000 "$1")"; }
 
+# limit_memory KIB: cap this (sub)shell's address space, unless tahq cannot
+# start under the cap (a sanitizer build reserves terabytes of shadow
+# memory): then the memory part of the check is left out, the rest runs
+limit_memory() {
+  if (ulimit -v "$1" && "$T" --version >/dev/null 2>&1); then
+    ulimit -v "$1"
+  else
+    echo "note ($P): tahq cannot start within $1 KiB of address space (a sanitizer build?); memory not capped" >&2
+  fi
+}
 # a tensor of zeros as raw float32 (exactly representable, any size)
 zeros() { head -c "$(($1 * 4))" /dev/zero >"$2"; }
 
@@ -29,7 +39,7 @@ pipe_bounded)
   set +o pipefail
   # 10. /dev/zero: err_magic after 4 bytes, within 200 MB of address space
   (
-    ulimit -v 204800
+    limit_memory 204800
     rc=0
     timeout -s KILL 20 "$T" inspect /dev/zero >out.txt 2>err.txt || rc=$?
     [ "$rc" -eq 1 ] || fail "inspect /dev/zero exited $rc: $(cat err.txt)"
@@ -48,14 +58,14 @@ pipe_bounded)
   # claimed end only (here: refused at the header's size check)
   { head -c 56 z.bin; printf '\377\377\377\377\377\377\377\000'; cat /dev/zero; } 2>/dev/null |
     (
-      ulimit -v 204800
+      limit_memory 204800
       rc=0
       timeout -s KILL 20 "$T" inspect - >out.txt 2>err.txt || rc=$?
       [ "$rc" -eq 1 ] || fail "a header with a huge payload: exit $rc: $(cat err.txt)"
     )
   # paper-v1 streams: no more than the shape's largest stream is read
   (
-    ulimit -v 204800
+    limit_memory 204800
     rc=0
     timeout -s KILL 20 "$T" decode --profile paper-v1 /dev/zero y.npy --shape 4x64 >out.txt 2>err.txt || rc=$?
     [ "$rc" -eq 1 ] || fail "paper-v1 decode of /dev/zero exited $rc: $(cat err.txt)"
@@ -134,7 +144,7 @@ tiles_stream)
   zeros $((8 << 20)) z.f32
   "$T" encode z.f32 z.bin --shape 8192x1024 --tile 8 --bits 1 >/dev/null
   (
-    ulimit -v 409600
+    limit_memory 409600
     rc=0
     "$T" inspect z.bin --tiles --json >out.json 2>err.txt || rc=$?
     [ "$rc" -eq 0 ] || fail "inspect --tiles --json exited $rc: $(cat err.txt)"

@@ -1592,6 +1592,13 @@ typedef struct progress {
     double start, last;
 } progress;
 
+static progress progress_start(int on, size_t n)
+{
+    progress P = {on, n, n / 10 ? n / 10 : 1, 0, cli_now(), cli_now()};
+    P.next = P.step;
+    return P;
+}
+
 static void progress_line(progress *P, size_t done, size_t failed)
 {
     if (!P->on)
@@ -1616,8 +1623,7 @@ static int run_all(state *S, const opts *o, const char *cdir)
     static char args[2][12000];
     if (!done)
         return cli_fail(EXIT_USAGE, "out of memory");
-    progress P = {o->progress, n, n / 10 ? n / 10 : 1, 0, cli_now(), cli_now()};
-    P.next = P.step;
+    progress P = progress_start(o->progress, n);
     int rc = 0, limit = 1; /* the first case runs alone: can the command run at all? */
     while (next_print < n) {
         while (next_start < n && conform_sched_running(S->sched) < limit) {
@@ -1887,8 +1893,12 @@ int cmd_conform(int argc, char **argv)
         if (rc < 0 && !sig)
             sig = SIGTERM; /* not reached: a stop is always a signal */
     } else {
-        for (size_t i = 0; i < n_sel; ++i)
+        progress P = progress_start(o.progress, n_sel);
+        for (size_t i = 0; i < n_sel; ++i) {
             judge(&S, &o, i, o.candidate);
+            progress_line(&P, S.R.n_done,
+                          S.R.n_done - (o.tolerance ? S.R.n_tol_pass : S.R.n_pass));
+        }
     }
     if (sig) {
         state_free(&S);

@@ -101,7 +101,12 @@ EOF
   "$T" conform --vectors "$V" --run "sh $W/cand.sh" --case sweep-g008-b1 --timeout 600 \
     >"$W/out.txt" 2>&1 &
   pid=$!
-  sleep 1
+  # once the candidate made its FIFO (a shell's background job starts with
+  # SIGINT ignored: conform's own handler must be in place by then)
+  for _ in $(seq 300); do
+    [ -n "$(find "$TMPDIR" -type p 2>/dev/null)" ] && break
+    sleep 0.1
+  done
   kill -INT "$pid"
   rc=0
   for _ in $(seq 50); do

@@ -107,6 +107,9 @@ signal_tmp)
   zeros $((32 << 20)) big.f32
   "$T" encode big.f32 big.bin --shape 8192x4096 --tile 256 --bits 8 >/dev/null
   shopt -s nullglob
+  # job control: background jobs keep SIGINT (otherwise they start with it
+  # ignored, and an ignored signal stays ignored)
+  set -m
   caught=0
   for sig in INT TERM INT TERM INT TERM; do
     printf 'old\n' >y.npy
@@ -128,6 +131,7 @@ signal_tmp)
     if [ "$seen" -eq 1 ] && [ "$rc" -eq $((128 + $(kill -l "$sig"))) ]; then
       [ "$(cat y.npy)" = old ] || fail "SIG$sig: the old output was replaced"
       caught=$((caught + 1))
+      eval "caught_$sig=1"
     fi
   done
   rm -f big.f32 big.bin y.npy
@@ -135,7 +139,7 @@ signal_tmp)
     echo "SKIPPED ($P): the write was never caught in progress" >&2
     exit 77
   }
-  echo "signal_tmp: $caught interrupted writes, no temporary file left"
+  echo "signal_tmp: $caught interrupted writes (SIGINT ${caught_INT:-0}, SIGTERM ${caught_TERM:-0}), no temporary file left"
   ;;
 tiles_stream)
   # 12. inspect --tiles --json of a 5.4 MB message (G = 8, 1 bit, 1 M

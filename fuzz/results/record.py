@@ -28,7 +28,7 @@ HOSTILE = [
     ("conform: candidate that never ends, no --timeout", 1, "conform_attack_hang_default_timeout"),
     ("conform: output is a FIFO (and SIGINT meanwhile)", 2, "conform_attack_fifo_output"),
     ("conform: outputs linked to /dev/zero", 2, "conform_attack_devzero_output"),
-    ("conform: 64 MiB output for a 196-byte case", 1, "conform_attack_huge_output"),
+    ("conform: 64 MiB output for a 260-byte case", 1, "conform_attack_huge_output"),
     ("conform: FIFO inside the vector set (--check)", 1, "conform_attack_set_fifo"),
     ("conform: --workdir inside the set (3 paths)", 3, "conform_attack_workdir_in_set"),
     ("conform: links planted where later input copies and status files go", 12,
@@ -59,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--all-passed", action="store_true")
     ap.add_argument("--passed", action="append", default=[])
+    ap.add_argument("--note", action="append", default=[], help="a line for the report")
     ap.add_argument("stats", nargs="+")
     a = ap.parse_args()
     runs = {}
@@ -81,7 +82,7 @@ def main():
                 "passed": n if a.all_passed or t in a.passed else 0} for c, n, t in HOSTILE]
     doc = {"fuzz": fuzz, "hostile_inputs": hostile,
            "notes": ["Fuzzing: clang 14, -fsanitize=fuzzer,address,undefined, 2 shared cores; "
-                     "fuzz/run.sh, the corpus kept in fuzz/corpus/NAME."]}
+                     "fuzz/run.sh, the corpus kept in fuzz/corpus/NAME."] + a.note}
     with open(os.path.join(HERE, "reliability.json"), "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

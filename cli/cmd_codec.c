@@ -161,7 +161,7 @@ int cmd_encode(int argc, char **argv)
 
 static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h)
 {
-    int rc = cli_read_file(path, msg, len);
+    int rc = cli_read_message(path, msg, len);
     if (rc)
         return rc;
     tahq_status st = tahq_parse_header(*msg, *len, h);
@@ -246,6 +246,31 @@ int cmd_decode(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+
+/* The largest element bound of tile t. */
+static double tile_bound_max(const double *bound, uint64_t t, uint32_t tile)
+{
+    double bmax = 0.0;
+    const double *b = bound + t * tile;
+    for (uint32_t k = 0; k < tile; ++k)
+        bmax = b[k] > bmax ? b[k] : bmax;
+    return bmax;
+}
+
+/* Above this many bytes of --tiles output, stderr says how much follows
+ * (a large message gives millions of tiles). */
+#define TILES_SIZE_NOTE (16u << 20)
+
+/* The size of the --json tile records, from the first one (released). */
+static void say_tiles_size(json_t *first, uint64_t n_tiles)
+{
+    char *t = cli_json_text(first);
+    double bytes = t ? (double)(strlen(t) + 4u) * (double)n_tiles : 0.0;
+    free(t);
+    if (bytes > (double)TILES_SIZE_NOTE)
+        fprintf(stderr, "tahq inspect: --tiles --json: %llu tile records, about %.1f MB, follow\n",
+                (unsigned long long)n_tiles, bytes / 1e6);
+}
 
 static void inspect_help(void)
 {
@@ -335,30 +360,31 @@ int cmd_inspect(int argc, char **argv)
             (json_int_t)n_units, "n_low", (json_int_t)h.n_low, "low_tiles",
             (json_int_t)low_tiles, "high_tiles", (json_int_t)(n_tiles - low_tiles), "n_flagged",
             (json_int_t)h.n_flagged, "crc32c", (json_int_t)h.crc);
-        if (out && tiles) {
-            json_t *arr = json_array();
-            for (uint64_t t = 0; arr && t < n_tiles; ++t) {
-                double bmax = 0.0;
-                const double *b = bound + t * c->tile;
-                for (uint32_t k = 0; k < c->tile; ++k)
-                    bmax = b[k] > bmax ? b[k] : bmax;
-                json_t *ti = json_pack(
-                    "{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "tile", (json_int_t)t,
-                    "row", (json_int_t)(t / per_row), "col", (json_int_t)(t % per_row), "bits",
-                    (json_int_t)info[t].bits, "flagged", (json_int_t)info[t].flagged, "pivot",
-                    (json_int_t)info[t].pivot, "zero", cli_jnum((double)info[t].zero), "scale",
-                    cli_jnum((double)info[t].scale), "bound", cli_jnum(bmax));
-                if (!ti || json_array_append_new(arr, ti)) {
-                    json_decref(arr);
-                    arr = NULL;
-                }
-            }
-            if (!arr || json_object_set_new(out, "tile_info", arr)) {
-                json_decref(out);
-                out = NULL;
-            }
+        /* the tiles are streamed, one record built, printed and released
+         * at a time: no document of every tile is held in memory */
+        /* cli_json_put releases what it prints */
+        int jrc = cli_json_put(stdout, "", out, 0, tiles) == 0
+                      ? 0
+                      : cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
+        for (uint64_t t = 0; !jrc && tiles && t < n_tiles; ++t) {
+            double bmax = tile_bound_max(bound, t, c->tile);
+            json_t *ti = json_pack(
+                "{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "tile", (json_int_t)t, "row",
+                (json_int_t)(t / per_row), "col", (json_int_t)(t % per_row), "bits",
+                (json_int_t)info[t].bits, "flagged", (json_int_t)info[t].flagged, "pivot",
+                (json_int_t)info[t].pivot, "zero", cli_jnum((double)info[t].zero), "scale",
+                cli_jnum((double)info[t].scale), "bound", cli_jnum(bmax));
+            if (t == 0 && ti)
+                say_tiles_size(json_incref(ti), n_tiles);
+            if (cli_json_put(stdout, t ? ",\n  " : ", \"tile_info\": [\n  ", ti, 0, 0) != 0)
+                jrc = cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
         }
-        int jrc = cli_json_print(stdout, out);
+        if (!jrc && tiles)
+            printf("%s]}\n", n_tiles ? "\n" : ", \"tile_info\": [");
+        else if (!jrc)
+            putchar('\n');
+        if (!jrc && (fflush(stdout) != 0 || ferror(stdout)))
+            jrc = cli_fail(EXIT_RUNTIME, "cannot write the JSON output");
         if (jrc) {
             free(bound);
             free(info);
@@ -387,13 +413,13 @@ int cmd_inspect(int argc, char **argv)
                n_tiles ? 100.0 * (double)h.n_flagged / (double)n_tiles : 0.0);
         printf("crc32c          0x%08x\n", (unsigned)h.crc);
         if (tiles) {
+            if (n_tiles * 96u > TILES_SIZE_NOTE)
+                fprintf(stderr, "tahq inspect: --tiles: %llu lines of 96 bytes (%.1f MB) follow\n",
+                        (unsigned long long)n_tiles, (double)n_tiles * 96.0 / 1e6);
             printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
                    "flagged", "pivot", "zero", "scale", "bound");
             for (uint64_t t = 0; t < n_tiles; ++t) {
-                double bmax = 0.0;
-                const double *b = bound + t * c->tile;
-                for (uint32_t k = 0; k < c->tile; ++k)
-                    bmax = b[k] > bmax ? b[k] : bmax;
+                double bmax = tile_bound_max(bound, t, c->tile);
                 char piv[16];
                 if (info[t].flagged)
                     snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);

@@ -2,8 +2,10 @@
  * against a golden vector set (golden/README.md describes the manifest, the
  * candidate directory layout and the --run protocol). The message comparison
  * by field is in conform_diff.c, running the candidate in conform_run.c. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,51 +73,41 @@ typedef struct opts {
     const char *cases[MAX_SEL], *excludes[MAX_SEL], *flags[MAX_SEL], *xflags[MAX_SEL];
     int ncases, nexcludes, nflags, nxflags;
     unsigned kinds; /* 0: every kind */
-    int json, tap, tolerance, check_only, verbose;
+    int json, tap, tolerance, check_only, verbose, progress;
     int jobs;
-    double timeout; /* 0: none */
+    double timeout; /* per case */
 } opts;
+
+/* A candidate that never ends must not hold up CI for ever: without
+ * --timeout each case gets this many seconds (TAHQ_CONFORM_TIMEOUT
+ * overrides the default, for CI machines that know their candidate). */
+#define DEFAULT_TIMEOUT 300.0
 
 /* ---------------------------------------------------------------- helpers */
 
-static int read_quiet(const char *path, uint8_t **data, size_t *len)
+/* A file of the set (links followed) or of the candidate (never through a
+ * link), read only as a regular file of at most cap bytes: a FIFO, a device
+ * or a huge file is a failure with its reason in why, never a hang. */
+#define SET_FILE 0
+#define CANDIDATE_FILE 1
+static char last_why[200];
+static int read_quiet(const char *path, int whose, uint64_t cap, uint8_t **data, size_t *len)
 {
-    *data = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 65536, n = 0;
-    uint8_t *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        uint8_t *t = realloc(b, cap * 2);
-        if (!t) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = t;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!b || err) {
-        free(b);
-        return -1;
-    }
-    *data = b;
-    *len = n;
-    return 0;
+    return conform_read_capped(path, whose == CANDIDATE_FILE, cap, data, len, last_why,
+                               sizeof last_why);
 }
 
+/* What a candidate's output may hold: twice the expected size and 4 KiB
+ * (larger is a wrong output anyway, and is not read). */
+static uint64_t out_cap(uint64_t expected) { return expected * 2u + 4096u; }
+#define ERR_FILE_CAP 65536u
+
+/* Something (a file, a link, a FIFO ...) is at p: reading it then says
+ * what is wrong with it, rather than "missing". */
 static int file_exists(const char *p)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    return lstat(p, &st) == 0;
 }
 
 /* Paths too long for the buffer become "" (and then fail to open). */
@@ -288,8 +280,9 @@ static int verify_file(const opts *o, const gcase *g, const file_ref *f, char *e
     vpath(p, sizeof p, o, f->path);
     uint8_t *d;
     size_t len;
-    if (read_quiet(p, &d, &len)) {
-        snprintf(err, n, "case %s: cannot read %.300s", g->id, p);
+    if (read_quiet(p, SET_FILE, f->bytes, &d, &len)) {
+        snprintf(err, n, "case %s: %.250s: %.120s (the manifest says %llu bytes)", g->id, p,
+                 last_why, (unsigned long long)f->bytes);
         return -1;
     }
     char hex[65];
@@ -457,13 +450,14 @@ static void tol_decoded(check *k, const gcase *g, const float *x, const float *y
     free(bd);
 }
 
-static int load_npy_quiet(const char *path, npy_tensor *t, char *err, size_t n)
+static int load_npy_quiet(const char *path, int whose, uint64_t cap, npy_tensor *t, char *err,
+                          size_t n)
 {
     uint8_t *d;
     size_t len;
     memset(t, 0, sizeof *t);
-    if (read_quiet(path, &d, &len)) {
-        snprintf(err, n, "cannot read %s", path);
+    if (read_quiet(path, whose, cap, &d, &len)) {
+        snprintf(err, n, "%s: %s", path, last_why);
         return -1;
     }
     char e[256];
@@ -504,10 +498,9 @@ static void shq(char *out, size_t n, const char *s)
 typedef struct case_run {
     conform_run runs[2];
     int nruns;
+    char dir[4096]; /* the case's folder of input copies, "" when none */
 } case_run;
 
-static const char *const tmp_suffixes[] = {".in.npy", ".in.bin", ".msg.bin", ".encode.stderr",
-                                           ".decode.stderr"};
 static const char *const out_suffixes[] = {".bin", ".npy", ".err"};
 
 /* Copy a set file into the private folder (the candidate never gets the
@@ -516,7 +509,7 @@ static int copy_in(const opts *o, const file_ref *f, const char *to, char *err, 
 {
     char from[4096];
     vpath(from, sizeof from, o, f->path);
-    if (!to[0] || conform_copy_file(from, to) != 0) {
+    if (!to[0] || conform_copy_in(from, f->bytes, to) != 0) {
         snprintf(err, n, "cannot copy %.300s into the temporary folder (%.300s): %s", from, to,
                  strerror(errno));
         return -1;
@@ -527,11 +520,19 @@ static int copy_in(const opts *o, const file_ref *f, const char *to, char *err, 
 /* Copy the case's inputs into tmp, remove its stale outputs from cdir and
  * build its commands. Returns the number of commands, or -1 with err. */
 static int prepare_case(const opts *o, const gcase *g, const char *tmp, const char *cdir,
-                        case_run *cr, conform_cmd *cmds, char (*args)[12000],
-                        char (*errp)[4096], char *err, size_t n)
+                        case_run *cr, conform_cmd *cmds, char (*args)[12000], char *err,
+                        size_t n)
 {
     char in[4096], out[4096], qi[4200], qo[4200], qc[1200];
     memset(cr, 0, sizeof *cr);
+    /* the input copies go to a folder made now, which the candidate (of
+     * an earlier case) cannot have filled with links */
+    if (conform_case_dir(tmp, cr->dir, sizeof cr->dir) != 0) {
+        snprintf(err, n, "cannot create a folder in %.300s: %s", tmp, strerror(errno));
+        cr->dir[0] = '\0';
+        return -1;
+    }
+    tmp = cr->dir;
     for (size_t e = 0; e < sizeof out_suffixes / sizeof out_suffixes[0]; ++e) {
         cpath(out, sizeof out, cdir, g->id, out_suffixes[e]);
         remove(out);
@@ -546,7 +547,6 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
         shq(qi, sizeof qi, in);
         shq(qo, sizeof qo, out);
         snprintf(args[nc], sizeof args[nc], "encode %s %s --config %s", qi, qo, qc);
-        cpath(errp[nc], sizeof errp[nc], tmp, g->id, ".encode.stderr");
         nc++;
     }
     if (strcmp(g->kind, "encode_error") != 0) {
@@ -565,25 +565,14 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
                      (unsigned)g->shape.channels);
         else
             snprintf(args[nc], sizeof args[nc], "decode %s %s", qi, qo);
-        cpath(errp[nc], sizeof errp[nc], tmp, g->id, ".decode.stderr");
         nc++;
     }
     for (int i = 0; i < nc; ++i) {
         cmds[i].args = args[i];
-        cmds[i].stderr_path = errp[i];
         cmds[i].result = &cr->runs[i];
     }
     cr->nruns = nc;
     return nc;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%s\n", text);
-        fclose(f);
-    }
 }
 
 static int run_not_ok(const conform_run *r) { return !r->ran || conform_run_failed(r); }
@@ -591,14 +580,14 @@ static int run_not_ok(const conform_run *r) { return !r->ran || conform_run_fail
 /* After the candidate's runs of a case: the candidate directory gets what
  * --candidate mode expects (ID.err with the status name; no output of a
  * failed run), and the private copies and stderr files are removed. */
-static void finish_case(const gcase *g, const char *tmp, const char *cdir, const case_run *cr)
+static void finish_case(const gcase *g, const char *cdir, case_run *cr)
 {
     char p[4096];
     int err_kind = strcmp(g->kind, "encode_error") == 0 || strcmp(g->kind, "decode_error") == 0;
     if (err_kind) {
         const conform_run *r = &cr->runs[0];
         cpath(p, sizeof p, cdir, g->id, ".err");
-        write_text(p, run_not_ok(r) ? r->word : "ok");
+        (void)conform_write_text(p, run_not_ok(r) ? r->word : "ok");
     } else if (g->dec_only) {
         if (run_not_ok(&cr->runs[0])) {
             cpath(p, sizeof p, cdir, g->id, ".npy");
@@ -609,17 +598,16 @@ static void finish_case(const gcase *g, const char *tmp, const char *cdir, const
             cpath(p, sizeof p, cdir, g->id, ".bin");
             remove(p);
             cpath(p, sizeof p, cdir, g->id, ".err");
-            write_text(p, cr->runs[0].word);
+            (void)conform_write_text(p, cr->runs[0].word);
         }
         if (run_not_ok(&cr->runs[1])) {
             cpath(p, sizeof p, cdir, g->id, ".npy");
             remove(p);
         }
     }
-    for (size_t e = 0; e < sizeof tmp_suffixes / sizeof tmp_suffixes[0]; ++e) {
-        cpath(p, sizeof p, tmp, g->id, tmp_suffixes[e]);
-        remove(p);
-    }
+    if (cr->dir[0]) /* the input copies and whatever the candidate put there */
+        conform_rmtree(cr->dir);
+    cr->dir[0] = '\0';
 }
 
 /* The verdicts of the checks of a case in the light of its runs: a run that
@@ -634,7 +622,8 @@ static void apply_runs(const opts *o, const gcase *g, check *ks, int nk, const c
         char what[200];
         conform_run_text(r, o->timeout, what, sizeof what);
         if (strcmp(k->task, "error") == 0) {
-            if (r->timed_out || (r->ran && !r->exited)) {
+            /* the right err_* word does not excuse a crash (golden/README) */
+            if (r->timed_out || conform_run_crashed(r)) {
                 k->pass = 0;
                 k->tol_done = 1;
                 k->tol_pass = 0;
@@ -671,6 +660,25 @@ static void apply_runs(const opts *o, const gcase *g, check *ks, int nk, const c
  * that the tolerant one also accepts another token bitmap that is a
  * lowest-entropy selection within the entropy tolerance (conform_pv1.c);
  * the detail says whether the output was bit-exact and gives the rates. */
+/* The verdict of a paper_v1 case without --tolerance is already the
+ * field-tolerance rule of golden/README (not bit equality): its detail
+ * names that rule, so that "outside tolerance" is never read as the
+ * --tolerance judgement. */
+static void name_pv1_rule(char *detail, size_t n)
+{
+    static const char *const words[2] = {"outside tolerance", "within tolerance"};
+    for (int i = 0; i < 2; ++i) {
+        size_t w = strlen(words[i]);
+        if (strncmp(detail, words[i], w) == 0) {
+            char rest[768];
+            snprintf(rest, sizeof rest, "%s", detail + w);
+            snprintf(detail, n, "%s the paper-v1 field tolerance%.700s", i ? "within" : "outside",
+                     rest);
+            return;
+        }
+    }
+}
+
 static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check *ks)
 {
     char p[4096], e[300];
@@ -680,9 +688,9 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
     memset(&yexp, 0, sizeof yexp);
     memset(&ygot, 0, sizeof ygot);
     vpath(p, sizeof p, o, g->message.path);
-    read_quiet(p, &exp, &elen);
+    read_quiet(p, SET_FILE, g->message.bytes, &exp, &elen);
     vpath(p, sizeof p, o, g->decoded.path);
-    int have_y = load_npy_quiet(p, &yexp, e, sizeof e) == 0;
+    int have_y = load_npy_quiet(p, SET_FILE, g->decoded.bytes, &yexp, e, sizeof e) == 0;
 
     check *k = &ks[0];
     memset(k, 0, sizeof *k);
@@ -693,13 +701,15 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
     if (!exp) {
         snprintf(k->detail, sizeof k->detail, "expected message unreadable");
         k->field = "message";
-    } else if (read_quiet(p, &got, &glen)) {
-        snprintf(k->detail, sizeof k->detail, "missing %s.bin", g->id);
+    } else if (read_quiet(p, CANDIDATE_FILE, out_cap(g->message.bytes), &got, &glen)) {
+        snprintf(k->detail, sizeof k->detail, "%s.bin: %s", g->id,
+                 errno == ENOENT ? "missing" : last_why);
         k->field = "message";
     } else {
         int exact = 0;
         k->pass = golden_pv1_compare_message(&g->pcfg, &g->shape, exp, elen, got, glen, &exact,
                                              k->detail, sizeof k->detail, &k->field);
+        name_pv1_rule(k->detail, sizeof k->detail);
     }
     k->tol_pass = k->pass;
     snprintf(k->tol_detail, sizeof k->tol_detail, "%s", k->detail);
@@ -708,7 +718,7 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
     if (o->tolerance && !k->pass && got && k->field && strcmp(k->field, "token_bitmap") == 0) {
         npy_tensor x;
         vpath(p, sizeof p, o, g->input.path);
-        if (load_npy_quiet(p, &x, e, sizeof e) == 0) {
+        if (load_npy_quiet(p, SET_FILE, g->input.bytes, &x, e, sizeof e) == 0) {
             const char *tf;
             k->tol_pass = conform_pv1_ties(&g->pcfg, &g->shape, x.data, got, glen,
                                            k->tol_detail, sizeof k->tol_detail, &tf);
@@ -730,7 +740,7 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
     if (!file_exists(p)) {
         snprintf(k->detail, sizeof k->detail, "missing %s.npy", g->id);
         k->field = "values";
-    } else if (load_npy_quiet(p, &ygot, e, sizeof e)) {
+    } else if (load_npy_quiet(p, CANDIDATE_FILE, out_cap(g->decoded.bytes), &ygot, e, sizeof e)) {
         snprintf(k->detail, sizeof k->detail, "%s", e);
         k->field = "values";
     } else if (!have_y || ygot.count != cnt || yexp.count != cnt) {
@@ -741,6 +751,7 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
         int exact = 0;
         k->pass = golden_pv1_compare_decoded(&g->pcfg, yexp.data, ygot.data, cnt, &exact,
                                              k->detail, sizeof k->detail);
+        name_pv1_rule(k->detail, sizeof k->detail);
         if (!k->pass)
             k->field = "values";
     }
@@ -763,7 +774,7 @@ static int eval_decode_only(const opts *o, const gcase *g, const char *cdir, che
     memset(&yexp, 0, sizeof yexp);
     memset(&ygot, 0, sizeof ygot);
     vpath(p, sizeof p, o, g->decoded.path);
-    int have_y = load_npy_quiet(p, &yexp, e, sizeof e) == 0;
+    int have_y = load_npy_quiet(p, SET_FILE, g->decoded.bytes, &yexp, e, sizeof e) == 0;
     check *k = &ks[0];
     memset(k, 0, sizeof *k);
     k->task = "decode";
@@ -773,7 +784,7 @@ static int eval_decode_only(const opts *o, const gcase *g, const char *cdir, che
     cpath(p, sizeof p, cdir, g->id, ".npy");
     if (!file_exists(p))
         snprintf(k->detail, sizeof k->detail, "missing %s.npy", g->id);
-    else if (load_npy_quiet(p, &ygot, e, sizeof e))
+    else if (load_npy_quiet(p, CANDIDATE_FILE, out_cap(g->decoded.bytes), &ygot, e, sizeof e))
         snprintf(k->detail, sizeof k->detail, "%s", e);
     else if (!have_y)
         snprintf(k->detail, sizeof k->detail, "expected tensor unreadable");
@@ -804,9 +815,9 @@ static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
         cpath(p, sizeof p, cdir, g->id, ".err");
         uint8_t *d;
         size_t n;
-        if (read_quiet(p, &d, &n)) {
-            snprintf(k->detail, sizeof k->detail, "missing %s.err (expected %s)", g->id,
-                     g->expected_status);
+        if (read_quiet(p, CANDIDATE_FILE, ERR_FILE_CAP, &d, &n)) {
+            snprintf(k->detail, sizeof k->detail, "%s %s.err (expected %s)",
+                     errno == ENOENT ? "missing" : last_why, g->id, g->expected_status);
             k->field = "status";
             return nk;
         }
@@ -836,23 +847,27 @@ static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
     memset(&yexp, 0, sizeof yexp);
     memset(&ygot, 0, sizeof ygot);
     vpath(p, sizeof p, o, g->message.path);
-    read_quiet(p, &exp, &elen);
+    read_quiet(p, SET_FILE, g->message.bytes, &exp, &elen);
     vpath(p, sizeof p, o, g->input.path);
-    int have_x = load_npy_quiet(p, &x, e, sizeof e) == 0;
+    int have_x = load_npy_quiet(p, SET_FILE, g->input.bytes, &x, e, sizeof e) == 0;
     vpath(p, sizeof p, o, g->decoded.path);
-    int have_y = load_npy_quiet(p, &yexp, e, sizeof e) == 0;
+    int have_y = load_npy_quiet(p, SET_FILE, g->decoded.bytes, &yexp, e, sizeof e) == 0;
 
     check *k = &ks[nk++];
     memset(k, 0, sizeof *k);
     k->task = "encode";
     k->tile = -1;
     cpath(p, sizeof p, cdir, g->id, ".bin");
-    if (read_quiet(p, &got, &glen)) {
-        char ep[4096], word[64] = "(none)";
+    if (read_quiet(p, CANDIDATE_FILE, out_cap(g->message.bytes), &got, &glen)) {
+        char ep[4096], word[64] = "(none)", why[200];
+        int missing = errno == ENOENT;
+        snprintf(why, sizeof why, "%s", last_why);
         cpath(ep, sizeof ep, cdir, g->id, ".err");
         uint8_t *d;
         size_t n;
-        if (read_quiet(ep, &d, &n) == 0) {
+        if (!missing) {
+            snprintf(k->detail, sizeof k->detail, "%s.bin: %s", g->id, why);
+        } else if (read_quiet(ep, CANDIDATE_FILE, ERR_FILE_CAP, &d, &n) == 0) {
             char *z = malloc(n + 1);
             if (z) {
                 memcpy(z, d, n);
@@ -897,7 +912,7 @@ static int eval_case(const opts *o, const gcase *g, const char *cdir, check *ks)
         k->field = "values";
         k->tol_done = 1;
         snprintf(k->tol_detail, sizeof k->tol_detail, "no output");
-    } else if (load_npy_quiet(p, &ygot, e, sizeof e)) {
+    } else if (load_npy_quiet(p, CANDIDATE_FILE, out_cap(g->decoded.bytes), &ygot, e, sizeof e)) {
         snprintf(k->detail, sizeof k->detail, "%s", e);
         k->field = "values";
         k->tol_done = 1;
@@ -938,8 +953,17 @@ static void help(void)
         "                     --config JSON --shape BxSxC) with /bin/sh, stdin and stdout\n"
         "                     /dev/null; a failure exits non-zero and names the status\n"
         "                     (err_crc, ...) on stderr. IN is a private copy of the\n"
-        "                     set's file. A command or script that does not exist, or\n"
-        "                     exit status 126/127 on the first case, is one error (exit 2)\n"
+        "                     set's file. A command or script that does not exist (also\n"
+        "                     behind env, nice, ... or interpreter options), or a first\n"
+        "                     case that fails with exit status 126/127 or a script\n"
+        "                     that cannot be opened, is one error (exit 2). The candidate\n"
+        "                     is untrusted: it runs in its own session, which is killed\n"
+        "                     with whatever it started (setsid children too) when its\n"
+        "                     case ends; its outputs are read only as regular files (no\n"
+        "                     links, FIFOs or devices) of at most twice their expected\n"
+        "                     size; of its stderr the first 64 KiB and last 4 KiB are\n"
+        "                     kept; a crash (a signal, or a shell's exit status 129..192)\n"
+        "                     fails the case even after the right output\n"
         "  --check            only validate the manifest and every file's size and sha256\n"
         "selection (every case by default; repeatable; a case must match one --case,\n"
         "one --kind or --profile and one --flag if given, and no --exclude or\n"
@@ -962,24 +986,29 @@ static void help(void)
         "running (--run only):\n"
         "  --jobs N           run N cases at once (1..256, default 1); the output is in\n"
         "                     case order and the same for every N\n"
-        "  --timeout SECONDS  per case (its encode and decode together; default none):\n"
-        "                     the candidate's process group is killed, the case fails as\n"
-        "                     TIMEOUT\n"
+        "  --timeout SECONDS  per case (its encode and decode together; default 300, or\n"
+        "                     $TAHQ_CONFORM_TIMEOUT): the candidate's session is killed,\n"
+        "                     the case fails as TIMEOUT\n"
         "  --workdir DIR      where the candidate's outputs go, kept afterwards (default:\n"
         "                     the private temporary folder, removed at the end and on\n"
-        "                     SIGINT, SIGTERM, SIGHUP)\n"
+        "                     SIGINT, SIGTERM, SIGHUP; that of a conform killed by\n"
+        "                     SIGKILL is removed by the next conform); not inside the set\n"
         "output:\n"
         "  --json             one JSON object on stdout instead of the text report\n"
         "  --tap              TAP version 13 on stdout instead of the text report\n"
         "  --junit FILE       also write a JUnit XML report to FILE (atomically)\n"
         "  -v                 print passing cases too (text report)\n"
+        "  --progress         a line on stderr per tenth of the cases (or 10 s) with the\n"
+        "                     time left (the default when stderr is a terminal)\n"
         "The text report prints a block per case that is not an exact pass, headed\n"
         "FAIL, TIMEOUT or TOLERANT (with -v also PASS), then the summary. A failed\n"
         "candidate run shows its exit status (or signal) and the last %d lines of its\n"
         "stderr. Options other than the selection ones may be given once.\n"
         "Exit status: 0 every selected case passed, 1 a case failed or the set is\n"
-        "damaged, 2 usage error (bad option, missing set folder or candidate, a\n"
-        "candidate command that cannot be run, no case selected); killed by a signal:\n"
+        "damaged, 2 usage error or an error of conform's own (bad option, missing set\n"
+        "folder or candidate, a candidate command that cannot be run, no case selected,\n"
+        "a --flag or --exclude-flag that no case has, a --junit file or temporary folder\n"
+        "that cannot be written); killed by a signal:\n"
         "that signal, after the temporary folder is removed.\n",
         CONFORM_TAIL_LINES);
 }
@@ -1181,8 +1210,9 @@ static void report_case(report *R, const gcase *g, const check *ks, int nk, cons
                     first = &ks[j];
             printf("  ---\n  verdict: %s\n", timeout ? "timeout" : tol_only ? "tolerant" : "fail");
             if (first) {
+                /* an "ok" line's message is why it passes (tolerantly) */
                 printf("  message: ");
-                conform_yaml_str(stdout, first->detail);
+                conform_yaml_str(stdout, tol_only ? first->tol_detail : first->detail);
                 printf("\n  task: %s\n", first->task);
                 if (first->field)
                     printf("  field: %s\n", first->field);
@@ -1242,7 +1272,7 @@ static void report_end(report *R)
     if (o->json) {
         json_t *sum = json_pack(
             "{s:I, s:I, s:I, s:I, s:I, s:I, s:[I, I], s:[I, I], s:[I, I]}", "cases",
-            (json_int_t)R->n_sel, "selected", (json_int_t)R->n_sel, "skipped",
+            (json_int_t)R->n_all, "selected", (json_int_t)R->n_sel, "skipped",
             (json_int_t)skipped, "passed", (json_int_t)R->n_pass, "failed", (json_int_t)n_fail,
             "timed_out", (json_int_t)R->n_timeout, "encode", (json_int_t)R->by_task[0][0],
             (json_int_t)R->by_task[0][1], "decode", (json_int_t)R->by_task[1][0],
@@ -1400,6 +1430,7 @@ static int parse_args(int argc, char **argv, opts *o)
         CLI_FLAG("--tolerance", &o->tolerance),
         CLI_FLAG("--check", &o->check_only),
         CLI_FLAG("-v", &o->verbose),
+        CLI_FLAG("--progress", &o->progress),
         CLI_END};
     const cli_option *const tables[] = {own, NULL};
     int npos = 0;
@@ -1422,9 +1453,20 @@ static int parse_args(int argc, char **argv, opts *o)
     }
     if (timeout_s && parse_seconds(timeout_s, &o->timeout))
         return USAGE("--timeout '%s': need a number of seconds > 0 (at most 604800)", timeout_s);
+    const char *env_timeout = getenv("TAHQ_CONFORM_TIMEOUT");
+    if (!timeout_s && env_timeout && *env_timeout &&
+        parse_seconds(env_timeout, &o->timeout))
+        return USAGE("TAHQ_CONFORM_TIMEOUT='%s': need a number of seconds > 0 (at most 604800)",
+                     env_timeout);
+    if (o->timeout == 0)
+        o->timeout = DEFAULT_TIMEOUT;
+    if (!o->json && !o->tap && isatty(STDERR_FILENO))
+        o->progress = 1;
     if (!o->run && (jobs_s || timeout_s || o->workdir))
         return USAGE("%s applies to --run only",
                      jobs_s ? "--jobs" : timeout_s ? "--timeout" : "--workdir");
+    if (o->check_only && o->progress && !isatty(STDERR_FILENO))
+        return USAGE("--progress applies to --run and --candidate");
     if (o->json && o->tap)
         return USAGE("--json and --tap both write to stdout: give one");
     if (o->check_only && (o->ncases || o->nexcludes || o->nflags || o->nxflags || o->kinds ||
@@ -1525,28 +1567,78 @@ static void judge(state *S, const opts *o, size_t i, const char *cdir)
         }
 }
 
+/* The first case's run said that the command cannot run at all: exit
+ * status 126 or 127 (the shell's "cannot execute" and "not found"), or an
+ * interpreter that could not open its script (python's "can't open file",
+ * a shell's "No such file or directory" for its script), naming no err_*
+ * status. */
+static int cannot_run(const conform_run *r)
+{
+    if (!r->ran || !r->exited || r->timed_out)
+        return 0;
+    if (r->status == 126 || r->status == 127)
+        return 1;
+    return (r->status == 1 || r->status == 2) && strcmp(r->word, "(none)") == 0 &&
+           (strstr(r->tail, "can't open file") || strstr(r->tail, "No such file or directory") ||
+            strstr(r->tail, "not found"));
+}
+
+/* A progress line on stderr: every tenth of the cases (at least every
+ * case when there are few) or every 10 s, with the time left estimated
+ * from the time so far. */
+typedef struct progress {
+    int on;
+    size_t n, step, next;
+    double start, last;
+} progress;
+
+static progress progress_start(int on, size_t n)
+{
+    progress P = {on, n, n / 10 ? n / 10 : 1, 0, cli_now(), cli_now()};
+    P.next = P.step;
+    return P;
+}
+
+static void progress_line(progress *P, size_t done, size_t failed)
+{
+    if (!P->on)
+        return;
+    double t = cli_now();
+    if (done < P->n && done < P->next && t - P->last < 10.0)
+        return;
+    P->last = t;
+    while (P->next <= done)
+        P->next += P->step;
+    double spent = t - P->start;
+    double left = done ? spent / (double)done * (double)(P->n - done) : 0.0;
+    fprintf(stderr, "conform: %zu/%zu cases done (%.0f%%), %zu failed, %.0f s so far, about %.0f s left\n",
+            done, P->n, 100.0 * (double)done / (double)P->n, failed, spent, left);
+    fflush(stderr);
+}
+
 static int run_all(state *S, const opts *o, const char *cdir)
 {
     size_t n = S->R.n_sel, next_start = 0, next_print = 0;
     char *done = calloc(n ? n : 1, 1);
-    static char args[2][12000], errp[2][4096];
+    static char args[2][12000];
     if (!done)
-        return cli_fail(EXIT_RUNTIME, "out of memory");
+        return cli_fail(EXIT_USAGE, "out of memory");
+    progress P = progress_start(o->progress, n);
     int rc = 0, limit = 1; /* the first case runs alone: can the command run at all? */
     while (next_print < n) {
         while (next_start < n && conform_sched_running(S->sched) < limit) {
             const gcase *g = &S->cs[S->sel[next_start]];
             conform_cmd cmds[2];
             char err[800];
-            int nc = prepare_case(o, g, S->tmp, cdir, &S->cr[next_start], cmds, args, errp, err,
+            int nc = prepare_case(o, g, S->tmp, cdir, &S->cr[next_start], cmds, args, err,
                                   sizeof err);
             if (nc < 0) {
                 free(done);
-                return cli_fail(EXIT_RUNTIME, "%s", err);
+                return cli_fail(EXIT_USAGE, "%s", err);
             }
             if (conform_sched_start(S->sched, next_start, cmds, nc) != 0) {
                 free(done);
-                return cli_fail(EXIT_RUNTIME, "out of memory");
+                return cli_fail(EXIT_USAGE, "out of memory");
             }
             next_start++;
         }
@@ -1556,10 +1648,10 @@ static int run_all(state *S, const opts *o, const char *cdir)
             return -1; /* a termination signal */
         }
         const gcase *g = &S->cs[S->sel[id]];
-        finish_case(g, S->tmp, cdir, &S->cr[id]);
+        finish_case(g, cdir, &S->cr[id]);
         if (limit == 1 && id == 0) {
             const conform_run *r = &S->cr[0].runs[0];
-            if (r->ran && r->exited && (r->status == 126 || r->status == 127)) {
+            if (cannot_run(r)) {
                 char said[sizeof r->tail]; /* its stderr tail, as one line */
                 snprintf(said, sizeof said, "%s", r->tail);
                 for (char *c = said; *c; ++c)
@@ -1574,12 +1666,43 @@ static int run_all(state *S, const opts *o, const char *cdir)
             limit = o->jobs;
         }
         done[id] = 1;
-        while (next_print < n && done[next_print])
+        while (next_print < n && done[next_print]) {
             judge(S, o, next_print++, cdir);
+            progress_line(&P, S->R.n_done, S->R.n_done - (o->tolerance ? S->R.n_tol_pass
+                                                                       : S->R.n_pass));
+        }
         fflush(stdout);
+        if (conform_signal_pending()) { /* judging took a while: stop now */
+            free(done);
+            return -1;
+        }
     }
     free(done);
     return rc;
+}
+
+/* 1 if dir (existing or not) is the set folder or inside it. */
+static int workdir_in_set(const char *dir, const char *set)
+{
+    char rs[PATH_MAX], rd[PATH_MAX], probe[PATH_MAX];
+    if (!realpath(set, rs))
+        return 0;
+    /* the nearest existing folder on the way to dir decides */
+    snprintf(probe, sizeof probe, "%s", dir);
+    while (!realpath(probe, rd)) {
+        char *slash = strrchr(probe, '/');
+        if (!slash)
+            return realpath(".", rd) && (strcmp(rd, rs) == 0 ||
+                                          (strncmp(rd, rs, strlen(rs)) == 0 &&
+                                           rd[strlen(rs)] == '/'));
+        if (slash == probe) {
+            snprintf(probe, sizeof probe, "/");
+        } else {
+            *slash = '\0';
+        }
+    }
+    size_t n = strlen(rs);
+    return strcmp(rd, rs) == 0 || (strncmp(rd, rs, n) == 0 && (rd[n] == '/' || n == 1));
 }
 
 int cmd_conform(int argc, char **argv)
@@ -1605,9 +1728,10 @@ int cmd_conform(int argc, char **argv)
     memset(&S, 0, sizeof S);
     uint8_t *text;
     size_t tlen;
-    rc = cli_read_file(p, &text, &tlen);
-    if (rc)
-        return rc;
+    char why[200];
+    /* a regular file of a sane size: a FIFO or device here must not hang */
+    if (conform_read_capped(p, 0, (uint64_t)1 << 28, &text, &tlen, why, sizeof why) != 0)
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, why);
     S.doc = golden_json_load((const char *)text, tlen, err, sizeof err);
     free(text);
     if (!S.doc)
@@ -1661,6 +1785,23 @@ int cmd_conform(int argc, char **argv)
             return cli_fail(EXIT_RUNTIME, "%s", err);
         }
     }
+    /* a --flag or --exclude-flag that no case has is a typo: say so
+     * instead of silently selecting, or excluding, nothing */
+    for (int which = 0; which < 2; ++which) {
+        const char *const *fl = which ? o.xflags : o.flags;
+        for (int i = 0; i < (which ? o.nxflags : o.nflags); ++i) {
+            int used = 0;
+            for (size_t c = 0; c < nc && !used; ++c)
+                used = has_flag(&S.cs[c], fl[i]);
+            if (!used) {
+                rc = USAGE("%s '%s': no case of %s has this flag (see the \"flags\" of its "
+                           "manifest)",
+                           which ? "--exclude-flag" : "--flag", fl[i], o.vectors);
+                state_free(&S);
+                return rc;
+            }
+        }
+    }
     if (o.check_only) {
         if (o.json) {
             rc = cli_json_print(stdout, json_pack("{s:o, s:o, s:I, s:b}", "vectors",
@@ -1691,10 +1832,12 @@ int cmd_conform(int argc, char **argv)
     S.R.n_all = nc;
     S.R.n_sel = n_sel;
     if (o.junit) {
+        /* conform's own output: a path it cannot write is a usage error,
+         * not a failing candidate */
         rc = cli_out_open(&S.jout, o.junit);
         if (rc) {
             state_free(&S);
-            return rc;
+            return EXIT_USAGE;
         }
         S.have_jout = 1;
         S.R.jf = open_memstream(&S.R.jbuf, &S.R.jlen);
@@ -1712,8 +1855,16 @@ int cmd_conform(int argc, char **argv)
             state_free(&S);
             return cli_fail(EXIT_RUNTIME, "out of memory");
         }
+        if (o.workdir && workdir_in_set(o.workdir, o.vectors)) {
+            /* the stale outputs removed there before each case would be
+             * the set's own files */
+            rc = USAGE("%s: is inside the vector set %s; --workdir must be a folder outside it",
+                       o.workdir, o.vectors);
+            state_free(&S);
+            return rc;
+        }
         if (o.workdir && mkdir(o.workdir, 0755) != 0 && errno != EEXIST) {
-            rc = cli_fail(EXIT_RUNTIME, "%s: cannot create: %s", o.workdir, strerror(errno));
+            rc = cli_fail(EXIT_USAGE, "%s: cannot create: %s", o.workdir, strerror(errno));
             state_free(&S);
             return rc;
         }
@@ -1723,7 +1874,7 @@ int cmd_conform(int argc, char **argv)
             return rc;
         }
         if (conform_signals_begin() != 0 || conform_tmpdir(S.tmp, sizeof S.tmp) != 0) {
-            rc = cli_fail(EXIT_RUNTIME, "cannot create a temporary folder: %s", strerror(errno));
+            rc = cli_fail(EXIT_USAGE, "cannot create a temporary folder: %s", strerror(errno));
             conform_signals_end();
             state_free(&S);
             return rc;
@@ -1731,7 +1882,7 @@ int cmd_conform(int argc, char **argv)
         S.have_tmp = 1;
         cdir = o.workdir ? o.workdir : S.tmp;
         S.sched = conform_sched_new(o.run, o.jobs, o.timeout);
-        rc = S.sched ? run_all(&S, &o, cdir) : cli_fail(EXIT_RUNTIME, "out of memory");
+        rc = S.sched ? run_all(&S, &o, cdir) : cli_fail(EXIT_USAGE, "out of memory");
         /* kill what still runs and remove the temporary folder before the
          * signal mask comes back */
         conform_sched_free(S.sched);
@@ -1742,8 +1893,12 @@ int cmd_conform(int argc, char **argv)
         if (rc < 0 && !sig)
             sig = SIGTERM; /* not reached: a stop is always a signal */
     } else {
-        for (size_t i = 0; i < n_sel; ++i)
+        progress P = progress_start(o.progress, n_sel);
+        for (size_t i = 0; i < n_sel; ++i) {
             judge(&S, &o, i, o.candidate);
+            progress_line(&P, S.R.n_done,
+                          S.R.n_done - (o.tolerance ? S.R.n_tol_pass : S.R.n_pass));
+        }
     }
     if (sig) {
         state_free(&S);
@@ -1760,7 +1915,7 @@ int cmd_conform(int argc, char **argv)
         rc = junit_write(&S.R, &S.jout);
         if (rc) {
             state_free(&S);
-            return rc;
+            return EXIT_USAGE;
         }
     }
     size_t fails = o.tolerance ? n_sel - S.R.n_tol_pass : n_sel - S.R.n_pass;

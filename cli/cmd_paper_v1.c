@@ -174,7 +174,12 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, 
                         (unsigned)S, (unsigned)C, tahq_strerror(st), tahq_status_name(st));
     uint8_t *msg;
     size_t len;
-    if ((rc = cli_read_file(pos[0], &msg, &len)) != 0)
+    size_t most = 0; /* the longest stream of this configuration and shape */
+    st = tahq_paper_v1_encode_bound(&pc, &shape, &most);
+    if (st != TAHQ_OK)
+        return cli_fail(EXIT_RUNTIME, "paper-v1 shape [%u, %u, %u]: %s (%s)", (unsigned)B,
+                        (unsigned)S, (unsigned)C, tahq_strerror(st), tahq_status_name(st));
+    if ((rc = cli_read_file_max(pos[0], most, &msg, &len)) != 0)
         return rc;
     uint64_t n = B * S * C;
     float *y = malloc((size_t)n * sizeof *y);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "tahq.h"
 #include "tahq_paper_v1.h"
@@ -43,6 +44,7 @@ typedef struct conform_run {
     int status, sig;
     int timed_out; /* killed by conform after --timeout */
     double seconds;
+    uint64_t stderr_bytes;     /* how much it wrote on stderr (only a bounded part is kept) */
     char op[8];                /* "encode" or "decode" */
     char word[64];             /* first err_* word of its stderr, or "(none)" */
     char tail[CONFORM_TAIL_LINES * 160 + 8]; /* its last lines of stderr (printable) */
@@ -53,14 +55,18 @@ typedef struct conform_run {
 void conform_run_text(const conform_run *r, double timeout, char *buf, size_t n);
 /* 1 if the run failed: a non-zero exit status, a signal or a timeout. */
 int conform_run_failed(const conform_run *r);
+/* 1 if it crashed: killed by a signal, or an exit status 129..192, which a
+ * shell (the /bin/sh -c that runs it) gives for a child killed by one. */
+int conform_run_crashed(const conform_run *r);
 
 /* One candidate command of a case: argument text appended to the --run
- * command, with its stderr going to stderr_path. */
+ * command; its stderr is read through a pipe into result. */
 typedef struct conform_cmd {
     char *args;
-    char *stderr_path;
     conform_run *result;
 } conform_cmd;
+
+#define CONFORM_JOBS_MAX 256
 
 /* Block SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGCHLD and catch them: a
  * termination signal is then noticed by conform_sched_wait, which kills
@@ -95,13 +101,31 @@ long conform_sched_wait(conform_sched *s);
  * Returns 0, or -1 with a message in err. */
 int conform_check_command(const char *cmd, char *err, size_t n);
 
-/* A private temporary directory under $TMPDIR (or /tmp) and its removal
- * with everything in it (flat: files only). */
+/* A private temporary directory under $TMPDIR (or /tmp), named
+ * tahq-conform-PID-XXXXXX; the folders of earlier conforms whose process is
+ * gone (killed by SIGKILL) are removed first. And its removal with
+ * everything in it, subfolders included, following no link. */
 int conform_tmpdir(char *buf, size_t n);
 void conform_rmtree(const char *dir);
+/* A new folder tmp/case-XXXXXX for one case's input copies: made now, so
+ * the candidate cannot have put anything there. 0 or -1. */
+int conform_case_dir(const char *tmp, char *buf, size_t n);
 
-/* Copy a file (0 or -1). */
-int conform_copy_file(const char *from, const char *to);
+/* Read a file of at most cap bytes: only a regular file (never waits on a
+ * FIFO or reads a device), with nofollow not through a symbolic link.
+ * 0, or -1 with the reason in err ("is not a regular file", ...). */
+int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data,
+                        size_t *len, char *err, size_t n);
+/* Copy a set file of at most `bytes` bytes to a new file `to` (O_EXCL,
+ * O_NOFOLLOW). 0 or -1. */
+int conform_copy_in(const char *from, uint64_t bytes, const char *to);
+/* Replace path by a new file holding text and a newline, never writing
+ * through a link the candidate put there. 0 or -1. */
+int conform_write_text(const char *path, const char *text);
+/* Kill (SIGKILL) and reap every descendant of conform outside the given
+ * sessions: what a candidate left running (also after setsid, since conform
+ * is a child subreaper). Returns how many were killed. */
+int conform_kill_strays(const pid_t *keep_sessions, int nkeep);
 
 /* ---------------------------------------------------------------- reports */
 

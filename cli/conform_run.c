@@ -1,16 +1,22 @@
-/* conform_run.c - running the candidate of `tahq conform --run`: each
- * command in its own process group under /bin/sh, up to N cases at a time,
- * a per-case deadline, the exit status and the tail of stderr kept, and
- * termination signals turned into a clean stop (every process group killed,
- * the caller removes its temporary directory). */
+/* conform_run.c - running the candidate of `tahq conform --run`, an
+ * untrusted program: each command in its own session and process group
+ * under /bin/sh, up to N cases at a time, a per-case deadline, the exit
+ * status and a bounded head and tail of its stderr (read through a pipe, so
+ * a candidate cannot fill the disk), its outputs read without following
+ * links and only as regular files of a bounded size, its input copies
+ * created afresh, conform a child subreaper so that processes which leave
+ * the candidate's session are still found and killed, and termination
+ * signals turned into a clean stop (everything killed, the caller removes
+ * its temporary directory). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -21,6 +27,11 @@
 #include "conform.h"
 
 extern char **environ;
+
+/* what is kept of a candidate's stderr: the start (for its err_* word) and
+ * the end (for the report) */
+#define STDERR_HEAD 65536
+#define STDERR_TAIL 4096
 
 /* ---------------------------------------------------------------- signals */
 
@@ -54,6 +65,9 @@ int conform_signals_begin(void)
     }
     got_signal = 0;
     signals_on = 1;
+    /* processes that leave the candidate's session (setsid, double fork)
+     * become conform's children instead of init's, so clean-up finds them */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     return 0;
 }
 
@@ -91,70 +105,290 @@ void conform_die_by_signal(int sig)
 
 /* ---------------------------------------------------------------- files */
 
+/* 1 if pid names no process (a folder of a conform that was killed) */
+static int pid_gone(long pid)
+{
+    return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 int conform_tmpdir(char *buf, size_t n)
 {
     const char *tmp = getenv("TMPDIR");
-    int r = snprintf(buf, n, "%s/tahq-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    /* folders of conforms that died by SIGKILL (no clean-up ran) carry
+     * their process id: remove those of our own whose process is gone */
+    DIR *d = opendir(tmp);
+    if (d) {
+        struct dirent *e;
+        char p[4096];
+        while ((e = readdir(d)) != NULL) {
+            long pid;
+            char tail[8];
+            struct stat st;
+            if (sscanf(e->d_name, "tahq-conform-%ld-%6s", &pid, tail) != 2 || strlen(tail) != 6 ||
+                !pid_gone(pid))
+                continue;
+            int r = snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
+            if (r > 0 && (size_t)r < sizeof p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+                st.st_uid == geteuid())
+                conform_rmtree(p);
+        }
+        closedir(d);
+    }
+    int r = snprintf(buf, n, "%s/tahq-conform-%ld-XXXXXX", tmp, (long)getpid());
     if (r < 0 || (size_t)r >= n || !mkdtemp(buf))
         return -1;
     return 0;
 }
 
+int conform_case_dir(const char *tmp, char *buf, size_t n)
+{
+    int r = snprintf(buf, n, "%s/case-XXXXXX", tmp);
+    if (r < 0 || (size_t)r >= n || !mkdtemp(buf))
+        return -1;
+    return 0;
+}
+
+/* Remove everything in the folder open as dfd (which is closed): no link is
+ * followed, folders the candidate made unreadable are opened up first. */
+static void rm_contents(int dfd, int depth)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (unlinkat(dfd, e->d_name, 0) == 0)
+            continue;
+        if (depth < 64) {
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                (void)fchmodat(dfd, e->d_name, 0700, 0);
+                sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            }
+            if (sub >= 0) {
+                (void)fchmod(sub, 0700);
+                rm_contents(sub, depth + 1);
+            }
+            (void)unlinkat(dfd, e->d_name, AT_REMOVEDIR);
+        }
+    }
+    closedir(d);
+}
+
 void conform_rmtree(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char p[4096];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            int r = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            if (r > 0 && (size_t)r < sizeof p)
-                remove(p);
-        }
-        closedir(d);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fchmod(fd, 0700);
+        rm_contents(fd, 0);
     }
     rmdir(dir);
 }
 
-int conform_copy_file(const char *from, const char *to)
+int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data,
+                        size_t *len, char *err, size_t n)
 {
-    int in = open(from, O_RDONLY);
-    if (in < 0)
-        return -1;
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0) {
-        close(in);
+    *data = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        int e = errno; /* kept for the caller: ENOENT is "missing" */
+        snprintf(err, n, e == ELOOP ? "is a symbolic link" : "cannot open: %s", strerror(e));
+        errno = e;
         return -1;
     }
-    char buf[65536];
-    int rc = 0;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof buf);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, n, "is not a regular file");
+        close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > cap) {
+        snprintf(err, n, "has %llu bytes, more than the %llu this case allows",
+                 (unsigned long long)st.st_size, (unsigned long long)cap);
+        close(fd);
+        return -1;
+    }
+    size_t want = (size_t)st.st_size;
+    uint8_t *b = malloc(want + 1);
+    if (!b) {
+        snprintf(err, n, "out of memory");
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    /* one byte more than its size: a file that grows is not read on */
+    while (got < want + 1) {
+        ssize_t r = read(fd, b + got, want + 1 - got);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0) {
-            rc = r < 0 ? -1 : 0;
-            break;
+        if (r < 0) {
+            snprintf(err, n, "read error: %s", strerror(errno));
+            free(b);
+            close(fd);
+            return -1;
         }
-        for (ssize_t w = 0; w < r;) {
-            ssize_t k = write(out, buf + w, (size_t)(r - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                rc = -1;
-                break;
-            }
-            w += k;
-        }
-        if (rc)
+        if (r == 0)
             break;
+        got += (size_t)r;
     }
-    close(in);
+    close(fd);
+    if (got > want) {
+        snprintf(err, n, "changed while it was read");
+        free(b);
+        return -1;
+    }
+    *data = b;
+    *len = got;
+    return 0;
+}
+
+int conform_copy_in(const char *from, uint64_t bytes, const char *to)
+{
+    uint8_t *d;
+    size_t len;
+    char e[200];
+    if (conform_read_capped(from, 0, bytes, &d, &len, e, sizeof e) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* O_EXCL | O_NOFOLLOW in a folder made just now: never someone's link */
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out < 0) {
+        free(d);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t w = 0; w < len;) {
+        ssize_t k = write(out, d + w, len - w);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            rc = -1;
+            break;
+        }
+        w += (size_t)k;
+    }
+    free(d);
     if (close(out) != 0)
         rc = -1;
     return rc;
+}
+
+int conform_write_text(const char *path, const char *text)
+{
+    (void)unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    int rc = write(fd, text, len) == (ssize_t)len && write(fd, "\n", 1) == 1 ? 0 : -1;
+    if (close(fd) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+/* pid, parent and session of a process from /proc/PID/stat; 0 or -1 */
+static int proc_stat(long pid, long *ppid, long *sid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0)
+        return -1;
+    buf[r] = '\0';
+    const char *c = strrchr(buf, ')'); /* the name may hold anything */
+    char state;
+    long pgrp;
+    if (!c || sscanf(c + 1, " %c %ld %ld %ld", &state, ppid, &pgrp, sid) != 4)
+        return -1;
+    return 0;
+}
+
+int conform_kill_strays(const pid_t *keep_sessions, int nkeep)
+{
+    const long self = (long)getpid();
+    int killed_total = 0;
+    for (int round = 0; round < 50; ++round) {
+        /* every process and its parent; the descendants of conform are
+         * found by following parents (a subreaper keeps them in its tree) */
+        size_t cap = 1024, np = 0;
+        long(*pr)[3] = malloc(cap * sizeof *pr);
+        DIR *d = opendir("/proc");
+        if (!pr || !d) {
+            free(pr);
+            if (d)
+                closedir(d);
+            return killed_total;
+        }
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            long ppid, sid;
+            if (*end || pid <= 0 || proc_stat(pid, &ppid, &sid) != 0)
+                continue;
+            if (np == cap) {
+                long(*t)[3] = realloc(pr, 2 * cap * sizeof *pr);
+                if (!t)
+                    break;
+                pr = t;
+                cap *= 2;
+            }
+            pr[np][0] = pid;
+            pr[np][1] = ppid;
+            pr[np][2] = sid;
+            np++;
+        }
+        closedir(d);
+        int found = 0;
+        for (size_t i = 0; i < np; ++i) {
+            int kept = 0;
+            /* a case's shell is kept by its pid too: between fork and its
+             * setsid it is still in conform's session */
+            for (int k = 0; k < nkeep && !kept; ++k)
+                kept = pr[i][2] == (long)keep_sessions[k] || pr[i][0] == (long)keep_sessions[k];
+            if (kept || pr[i][0] == self)
+                continue;
+            /* a descendant of conform? (depth bounded against cycles) */
+            long up = pr[i][1];
+            int mine = 0;
+            for (int depth = 0; depth < 4096 && up > 1 && !mine; ++depth) {
+                if (up == self) {
+                    mine = 1;
+                    break;
+                }
+                size_t j = 0;
+                while (j < np && pr[j][0] != up)
+                    ++j;
+                up = j < np ? pr[j][1] : 0;
+            }
+            if (!mine)
+                continue;
+            kill((pid_t)pr[i][0], SIGKILL);
+            found++;
+            if (pr[i][1] == self) /* our child (reparented): reap it */
+                (void)waitpid((pid_t)pr[i][0], NULL, 0);
+        }
+        free(pr);
+        killed_total += found;
+        if (!found)
+            break;
+    }
+    return killed_total;
 }
 
 /* ---------------------------------------------------------------- results */
@@ -182,7 +416,7 @@ static const char *signal_name(int sig)
 void conform_run_text(const conform_run *r, double timeout, char *buf, size_t n)
 {
     if (!r->ran)
-        snprintf(buf, n, "was not run (the case had timed out)");
+        snprintf(buf, n, "was not run (the case's time ran out before it)");
     else if (r->timed_out)
         snprintf(buf, n, "did not finish within %g s (TIMEOUT: its process group was killed)",
                  timeout);
@@ -193,6 +427,13 @@ void conform_run_text(const conform_run *r, double timeout, char *buf, size_t n)
         snprintf(buf, n, "exited with status %d", r->status);
     else
         snprintf(buf, n, "was killed by signal %d (%s)", r->sig, signal_name(r->sig));
+}
+
+int conform_run_crashed(const conform_run *r)
+{
+    /* killed by a signal, or a shell's 128 + N for a child it lost to one */
+    return r->ran && !r->timed_out &&
+           (!r->exited || (r->status > 128 && r->status < 128 + 65));
 }
 
 int conform_run_failed(const conform_run *r)
@@ -219,6 +460,9 @@ void conform_sanitize(char *s)
             ok = 0;
         if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
             ok = 0;
+        /* U+FFFE and U+FFFF: valid UTF-8, but not XML 1.0 characters */
+        if (ok && len == 3 && c == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
+            ok = 0;
         if (ok) {
             p += len;
         } else {
@@ -228,16 +472,31 @@ void conform_sanitize(char *s)
     }
 }
 
-/* First err_* word of the first 64 KiB of the file and its last lines. */
-static void read_stderr(const char *path, conform_run *r)
+/* What is kept of one command's stderr while it runs. */
+typedef struct err_buf {
+    char head[STDERR_HEAD + 1];
+    char ring[STDERR_TAIL];
+    uint64_t total;
+} err_buf;
+
+static void err_add(err_buf *b, const char *d, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (b->total < STDERR_HEAD)
+            b->head[b->total] = d[i];
+        b->ring[b->total % STDERR_TAIL] = d[i];
+        b->total++;
+    }
+}
+
+/* First err_* word of the first 64 KiB of stderr and its last lines. */
+static void read_stderr(const err_buf *b, conform_run *r)
 {
     snprintf(r->word, sizeof r->word, "(none)");
     r->tail[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    static char head[65537];
-    size_t h = fread(head, 1, sizeof head - 1, f);
+    static char head[STDERR_HEAD + 1];
+    size_t h = b->total < STDERR_HEAD ? (size_t)b->total : STDERR_HEAD;
+    memcpy(head, b->head, h);
     head[h] = '\0';
     for (size_t i = 0; i < h; ++i)
         if (head[i] == '\0')
@@ -252,15 +511,10 @@ static void read_stderr(const char *path, conform_run *r)
         snprintf(r->word, sizeof r->word, "%.*s", (int)k, p);
     }
     /* the tail: the last 4 KiB, then its last lines */
-    char tail[4097];
-    size_t t = 0;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long end = ftell(f);
-        long from = end > 4096 ? end - 4096 : 0;
-        if (end >= 0 && fseek(f, from, SEEK_SET) == 0)
-            t = fread(tail, 1, sizeof tail - 1, f);
-    }
-    fclose(f);
+    char tail[STDERR_TAIL + 1];
+    size_t t = b->total < STDERR_TAIL ? (size_t)b->total : STDERR_TAIL;
+    for (size_t i = 0; i < t; ++i)
+        tail[i] = b->ring[(b->total - t + i) % STDERR_TAIL];
     tail[t] = '\0';
     for (size_t i = 0; i < t; ++i)
         if (tail[i] == '\0')
@@ -298,6 +552,7 @@ static void read_stderr(const char *path, conform_run *r)
     }
     r->tail[o] = '\0';
     conform_sanitize(r->tail);
+    r->stderr_bytes = b->total;
 }
 
 /* ---------------------------------------------------------------- scheduler */
@@ -307,7 +562,9 @@ typedef struct slot {
     size_t id;
     conform_cmd *cmds;
     int ncmds, next;
-    pid_t pid; /* running command, 0 when none */
+    pid_t pid; /* running command, 0 when none; also its session and group */
+    int errfd; /* read end of its stderr pipe, -1 when none */
+    err_buf *eb;
     struct timespec start, deadline;
 } slot;
 
@@ -345,17 +602,53 @@ conform_sched *conform_sched_new(const char *cmd, int jobs, double timeout)
     }
     s->jobs = jobs;
     s->timeout = timeout;
+    for (int i = 0; i < jobs; ++i)
+        s->slots[i].errfd = -1;
     return s;
 }
 
 static void slot_clear(slot *sl)
 {
-    for (int i = 0; i < sl->ncmds; ++i) {
+    for (int i = 0; i < sl->ncmds; ++i)
         free(sl->cmds[i].args);
-        free(sl->cmds[i].stderr_path);
-    }
     free(sl->cmds);
+    if (sl->errfd >= 0)
+        close(sl->errfd);
+    err_buf *eb = sl->eb;
     memset(sl, 0, sizeof *sl);
+    sl->eb = eb;
+    sl->errfd = -1;
+}
+
+/* Read what the slot's stderr pipe holds now (at most `budget` bytes). */
+static void drain_stderr(slot *sl, size_t budget)
+{
+    char buf[8192];
+    while (sl->errfd >= 0 && budget > 0) {
+        ssize_t r = read(sl->errfd, buf, sizeof buf < budget ? sizeof buf : budget);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0 || errno != EAGAIN) {
+                close(sl->errfd);
+                sl->errfd = -1;
+            }
+            return;
+        }
+        err_add(sl->eb, buf, (size_t)r);
+        budget -= (size_t)r;
+    }
+}
+
+/* The running sessions other than the one of `except` (the processes
+ * there are still some case's). */
+static int running_sessions(const conform_sched *s, const slot *except, pid_t *out)
+{
+    int n = 0;
+    for (int i = 0; i < s->jobs; ++i)
+        if (&s->slots[i] != except && s->slots[i].pid > 0)
+            out[n++] = s->slots[i].pid;
+    return n;
 }
 
 /* Kill the process group of pid and reap pid. */
@@ -376,7 +669,10 @@ void conform_sched_free(conform_sched *s)
             kill_reap(s->slots[i].pid, &st);
         }
         slot_clear(&s->slots[i]);
+        free(s->slots[i].eb);
     }
+    /* what the candidate left outside its sessions (setsid children) */
+    conform_kill_strays(NULL, 0);
     free(s->slots);
     free(s->cmd);
     free(s);
@@ -398,39 +694,53 @@ static int spawn_next(conform_sched *s, slot *sl)
     conform_run *r = c->result;
     size_t len = strlen(s->cmd) + strlen(c->args) + 32;
     char *line = malloc(len);
-    if (!line)
+    if (!sl->eb)
+        sl->eb = malloc(sizeof *sl->eb);
+    if (!line || !sl->eb) {
+        free(line);
         return -1;
+    }
+    sl->eb->total = 0;
     snprintf(line, len, "%s %s", s->cmd, c->args);
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, c->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    sigset_t def;
-    sigemptyset(&def);
-    for (size_t i = 0; i < N_TERM; ++i)
-        sigaddset(&def, term_signals[i]);
-    sigaddset(&def, SIGCHLD);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setsigmask(&at, &saved_mask);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
     char *argv[] = {"/bin/sh", "-c", line, NULL};
-    pid_t pid;
     snprintf(r->op, sizeof r->op, "%.7s", c->args);
     char *sp = strchr(r->op, ' ');
     if (sp)
         *sp = '\0';
     r->ran = 1;
     sl->start = now_ts();
-    int e = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    int pfd[2] = {-1, -1};
+    const pid_t parent = getpid();
+    /* close-on-exec: no other case's candidate holds this pipe open */
+    int piped = pipe(pfd) == 0 && fcntl(pfd[0], F_SETFD, FD_CLOEXEC) == 0 &&
+                fcntl(pfd[1], F_SETFD, FD_CLOEXEC) == 0;
+    pid_t pid = piped ? fork() : -1;
+    if (pid == 0) {
+        /* the child: only async-signal-safe calls until exec */
+        setsid(); /* its own session and process group: killed as one */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* dies with a killed conform */
+        if (getppid() != parent)
+            _exit(127);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        for (size_t i = 0; i < N_TERM; ++i)
+            sigaction(term_signals[i], &sa, NULL);
+        sigaction(SIGCHLD, &sa, NULL);
+        sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+        int in = open("/dev/null", O_RDONLY), out = open("/dev/null", O_WRONLY);
+        if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(pfd[1], 2) < 0)
+            _exit(127);
+        execve("/bin/sh", argv, environ);
+        _exit(127);
+    }
+    int e = errno;
     free(line);
-    if (e != 0) {
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    if (pid < 0) {
+        if (pfd[0] >= 0)
+            close(pfd[0]);
         r->exited = 1;
         r->status = 127;
         snprintf(r->word, sizeof r->word, "(none)");
@@ -438,7 +748,8 @@ static int spawn_next(conform_sched *s, slot *sl)
         sl->pid = 0;
         return -1;
     }
-    setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
+    fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+    sl->errfd = pfd[0];
     sl->pid = pid;
     return 0;
 }
@@ -459,10 +770,9 @@ int conform_sched_start(conform_sched *s, size_t id, const conform_cmd *cmds, in
     sl->ncmds = ncmds;
     for (int i = 0; i < ncmds; ++i) {
         sl->cmds[i].args = strdup(cmds[i].args);
-        sl->cmds[i].stderr_path = strdup(cmds[i].stderr_path);
         sl->cmds[i].result = cmds[i].result;
         memset(cmds[i].result, 0, sizeof *cmds[i].result);
-        if (!sl->cmds[i].args || !sl->cmds[i].stderr_path) {
+        if (!sl->cmds[i].args) {
             slot_clear(sl);
             return -1;
         }
@@ -499,8 +809,17 @@ static int command_done(conform_sched *s, slot *sl, int st, int timed_out)
         r->exited = 0;
         r->sig = WTERMSIG(st);
     }
-    read_stderr(c->stderr_path, r);
+    /* what is left in the pipe (a bounded amount: a process that left the
+     * session may still be writing), then the pipe is closed */
+    drain_stderr(sl, (size_t)1 << 20);
+    if (sl->errfd >= 0) {
+        close(sl->errfd);
+        sl->errfd = -1;
+    }
+    read_stderr(sl->eb, r);
     sl->pid = 0;
+    pid_t keep[CONFORM_JOBS_MAX];
+    conform_kill_strays(keep, running_sessions(s, sl, keep));
     if (timed_out)
         return 1; /* the rest of the case is not run */
     while (sl->next < sl->ncmds)
@@ -521,6 +840,9 @@ long conform_sched_wait(conform_sched *s)
                 }
             return -1;
         }
+        for (int i = 0; i < s->jobs; ++i)
+            if (s->slots[i].pid > 0)
+                drain_stderr(&s->slots[i], (size_t)1 << 20);
         struct timespec t = now_ts();
         double wait = 3600;
         for (int i = 0; i < s->jobs; ++i) {
@@ -570,7 +892,17 @@ long conform_sched_wait(conform_sched *s)
         for (size_t i = 0; i < N_TERM; ++i)
             sigdelset(&m, term_signals[i]);
         sigdelset(&m, SIGCHLD);
-        pselect(0, NULL, NULL, NULL, &ts, &m);
+        fd_set rd;
+        FD_ZERO(&rd);
+        int maxfd = -1;
+        for (int i = 0; i < s->jobs; ++i) {
+            int fd = s->slots[i].pid > 0 ? s->slots[i].errfd : -1;
+            if (fd >= 0 && fd < FD_SETSIZE) {
+                FD_SET(fd, &rd);
+                maxfd = fd > maxfd ? fd : maxfd;
+            }
+        }
+        pselect(maxfd + 1, &rd, NULL, NULL, &ts, &m);
     }
 }
 
@@ -644,20 +976,73 @@ static int is_assignment(const char *w)
            (size_t)(eq - w);
 }
 
+/* Skip the options of a wrapper word (env, nice, ...) that come before the
+ * command it runs; 0 when the words cannot be followed (the shell decides). */
+static int skip_wrapper(const char *wrapper, const char **s, char *w, size_t n)
+{
+    for (;;) {
+        const char *before = *s;
+        if (!next_word(s, w, n))
+            return 0;
+        if (strcmp(wrapper, "env") == 0 && (is_assignment(w) || strcmp(w, "-i") == 0 ||
+                                             strcmp(w, "-") == 0))
+            continue;
+        if (strcmp(wrapper, "env") == 0 && strcmp(w, "-u") == 0) {
+            if (!next_word(s, w, n))
+                return 0;
+            continue;
+        }
+        if (strcmp(wrapper, "nice") == 0 && strcmp(w, "-n") == 0) {
+            if (!next_word(s, w, n))
+                return 0;
+            continue;
+        }
+        if (strcmp(wrapper, "timeout") == 0 && w[0] != '-') {
+            /* its duration, then the command */
+            if (!next_word(s, w, n))
+                return 0;
+        }
+        if (w[0] == '-') {
+            if (strcmp(wrapper, "nice") == 0 || strcmp(wrapper, "nohup") == 0 ||
+                strcmp(wrapper, "exec") == 0 || strcmp(wrapper, "command") == 0 ||
+                strcmp(wrapper, "time") == 0)
+                continue; /* -5, -p, --: no value follows */
+            return 0;     /* an option whose value we do not know */
+        }
+        (void)before;
+        return 1;
+    }
+}
+
 int conform_check_command(const char *cmd, char *err, size_t n)
 {
-    /* words after which the command proper follows: not checked */
+    /* words after which the command proper follows, with their options */
     static const char *wrappers[] = {"exec", "command", "env", "nice", "nohup", "time",
-                                     "timeout", "eval", ".", "cd", "ulimit", "xargs"};
+                                     "timeout"};
+    /* words after which no single command can be checked */
+    static const char *opaque[] = {"eval", ".", "cd", "ulimit", "xargs", "source"};
     const char *s = cmd;
     char w[1024];
     do {
         if (!next_word(&s, w, sizeof w))
             return 0; /* not a plain word: the shell decides */
     } while (is_assignment(w));
-    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; ++i)
-        if (strcmp(w, wrappers[i]) == 0)
-            return 0;
+    for (int depth = 0; depth < 8; ++depth) {
+        int wrapped = 0;
+        for (size_t i = 0; i < sizeof opaque / sizeof opaque[0]; ++i)
+            if (strcmp(w, opaque[i]) == 0)
+                return 0;
+        for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0] && !wrapped; ++i)
+            if (strcmp(w, wrappers[i]) == 0) {
+                char wrapper[16];
+                snprintf(wrapper, sizeof wrapper, "%.15s", w);
+                if (!skip_wrapper(wrapper, &s, w, sizeof w))
+                    return 0;
+                wrapped = 1;
+            }
+        if (!wrapped)
+            break;
+    }
     if (!command_found(w)) {
         snprintf(err, n, "the candidate command '%s' %s", w,
                  strchr(w, '/') ? (access(w, F_OK) == 0 ? "is not executable" : "does not exist")
@@ -665,14 +1050,33 @@ int conform_check_command(const char *cmd, char *err, size_t n)
         return -1;
     }
     if (is_interpreter(w)) {
-        char script[1024];
-        if (next_word(&s, script, sizeof script) && script[0] != '-') {
-            struct stat st;
-            if (stat(script, &st) != 0 || !S_ISREG(st.st_mode)) {
-                snprintf(err, n, "the candidate script '%s' (run by %s) does not exist", script,
-                         w);
-                return -1;
+        /* the script is the first word that is not an option; an option
+         * that takes a value or names code (-c, -m, -e, -W ...) ends the
+         * check */
+        int python = strncmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w, "python", 6) == 0;
+        char interp[1024], script[1024];
+        snprintf(interp, sizeof interp, "%s", w);
+        for (;;) {
+            if (!next_word(&s, script, sizeof script))
+                return 0;
+            if (script[0] != '-')
+                break;
+            if (strcmp(script, "--") == 0) {
+                if (!next_word(&s, script, sizeof script))
+                    return 0;
+                break;
             }
+            /* single-letter flags without a value: python -u -B -O -E -s
+             * -S -I -b -d -q -v -x, shell -e -u -x -v ... */
+            const char *flags = python ? "uBOEsSIbdqvxR" : "euxvnaf";
+            if (strspn(script + 1, flags) != strlen(script + 1) || !script[1])
+                return 0;
+        }
+        struct stat st;
+        if (stat(script, &st) != 0 || !S_ISREG(st.st_mode)) {
+            snprintf(err, n, "the candidate script '%s' (run by %s) does not exist", script,
+                     interp);
+            return -1;
         }
     }
     return 0;

@@ -26,8 +26,8 @@ fail() {
 }
 n_checks=0
 ok() { n_checks=$((n_checks + 1)); }
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 3000 "$1")"; }
-hasnt() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2': $(head -c 3000 "$1")"; }
+# shellcheck source=conform_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/conform_lib.sh"
 no_tmp_left() {
   local left
   left="$(ls -A "$TMPDIR")"
@@ -47,14 +47,6 @@ usage_error() {
   [ "$(wc -l <"$W/err.txt")" -eq 1 ] || fail "conform $*: stderr is not one line: $(cat "$W/err.txt")"
   grep -q '^tahq conform: ' "$W/err.txt" || fail "conform $*: $(cat "$W/err.txt")"
   [ ! -s "$W/out.txt" ] || fail "conform $*: wrote to stdout: $(head -c 500 "$W/out.txt")"
-}
-# alive PIDFILE: prints the processes of PIDFILE that still run (zombies are dead)
-alive() {
-  local p s
-  for p in $(cat "$1" 2>/dev/null); do
-    s="$(ps -o stat= -p "$p" 2>/dev/null || true)"
-    case "$s" in "" | Z*) ;; *) echo "$p" ;; esac
-  done
 }
 count_kind() { grep -c "\"kind\": \"$1\"" "$V/manifest.json"; }
 n_all=$(sed -n 's/^  "n_cases": \([0-9]*\),$/\1/p' "$V/manifest.json")
@@ -279,8 +271,9 @@ hasnt "$W/report.xml" '<failure'
 rm -f "$W/pids"
 run 1 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --timeout 0.3 --junit "$W/report.xml"
 has "$W/report.xml" '<error type="TIMEOUT"'
-# the JUnit file cannot be created: refused before anything runs
-run 1 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --junit "$W/no-such-dir/r.xml"
+# the JUnit file cannot be created: refused before anything runs, as a usage
+# error (2), not as a failing candidate (1)
+run 2 --vectors "$V" --run "sh $W/sleepy.sh" --case decerr-a-crc-seed --junit "$W/no-such-dir/r.xml"
 [ ! -s "$W/out.txt" ] || fail "conform ran although its --junit file cannot be written"
 
 # --- paper_v1: ties in the token ranking (issue 23, point 4) ---------------------
@@ -301,7 +294,7 @@ if [ -n "$PV1" ]; then
   has "$W/out.txt" "exact $n_pv1 passed, 0 failed"
   run 1 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1
   has "$W/out.txt" "FAIL paper-v1-edge (paper_v1)"
-  has "$W/out.txt" "outside tolerance: bitmap 2,"
+  has "$W/out.txt" "outside the paper-v1 field tolerance: bitmap 2,"
   run 0 --vectors "$V" --run "sh $W/pv1-high.sh" --profile paper-v1 --tolerance
   has "$W/out.txt" "TOLERANT paper-v1-edge (paper_v1)"
   has "$W/out.txt" "encode (tolerant): pass: within tolerance: the token bitmap differs from the SPEC's selection in 2 tokens, a lowest-entropy selection within the entropy tolerance"

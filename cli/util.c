@@ -1,7 +1,10 @@
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -234,7 +237,63 @@ static void close_input(FILE *f)
         fclose(f);
 }
 
+/* How many bytes a stream may hold, from what was read of it so far
+ * (SIZE_MAX: not known yet). */
+typedef size_t (*read_limit_fn)(const uint8_t *head, size_t n, void *ctx);
+
+static int read_bounded(const char *path, uint8_t **data, size_t *len, read_limit_fn limit,
+                        void *ctx);
+
 int cli_read_file(const char *path, uint8_t **data, size_t *len)
+{
+    return read_bounded(path, data, len, NULL, NULL);
+}
+
+/* A format-1 message: once the magic is wrong nothing more is read; once
+ * the header is there and its sizes agree (tahq_parse_header on the header
+ * alone then says only TRUNCATED, or OK or CRC for an empty payload), the
+ * header's payload size and one byte more (a longer stream is err_size);
+ * a header that is refused is all that is read. */
+static size_t message_limit(const uint8_t *head, size_t n, void *ctx)
+{
+    (void)ctx;
+    static const uint8_t magic[4] = {0x54, 0x41, 0x48, 0x51};
+    if (n >= 4 && memcmp(head, magic, 4) != 0)
+        return 4;
+    if (n < TAHQ_HEADER_BYTES)
+        return SIZE_MAX;
+    tahq_header h;
+    tahq_status st = tahq_parse_header(head, TAHQ_HEADER_BYTES, &h);
+    if (st != TAHQ_ERR_TRUNCATED && st != TAHQ_OK && st != TAHQ_ERR_CRC)
+        return TAHQ_HEADER_BYTES;
+    uint64_t payload = 0;
+    for (int i = 7; i >= 0; --i) /* bytes 56..63, little-endian (SPEC 8.1) */
+        payload = payload << 8 | head[56 + i];
+    if (payload > (uint64_t)SIZE_MAX - TAHQ_HEADER_BYTES - 1u)
+        return TAHQ_HEADER_BYTES;
+    return (size_t)payload + TAHQ_HEADER_BYTES + 1u;
+}
+
+int cli_read_message(const char *path, uint8_t **data, size_t *len)
+{
+    return read_bounded(path, data, len, message_limit, NULL);
+}
+
+static size_t fixed_limit(const uint8_t *head, size_t n, void *ctx)
+{
+    (void)head;
+    (void)n;
+    return *(const size_t *)ctx;
+}
+
+int cli_read_file_max(const char *path, size_t max, uint8_t **data, size_t *len)
+{
+    size_t stop = max < SIZE_MAX ? max + 1u : max; /* one more: the parser sees "too long" */
+    return read_bounded(path, data, len, fixed_limit, &stop);
+}
+
+static int read_bounded(const char *path, uint8_t **data, size_t *len, read_limit_fn limit,
+                        void *ctx)
 {
     *data = NULL;
     *len = 0;
@@ -270,7 +329,16 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
         return cli_fail(EXIT_RUNTIME, "%s: out of memory (%zu bytes)", path, cap);
     }
     size_t n = 0;
+    /* a pipe or device is read only as far as its content says it goes
+     * (/dev/zero is not read to the end of memory) */
+    size_t stop = SIZE_MAX;
+    const int streamed = !S_ISREG(st.st_mode) && limit;
     for (;;) {
+        if (streamed) {
+            stop = limit(buf, n, ctx);
+            if (n >= stop)
+                break;
+        }
         if (n == cap) {
             if (cap > SIZE_MAX / 2u - 1u) {
                 free(buf);
@@ -287,7 +355,17 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
             buf = nb;
             cap = ncap;
         }
-        size_t r = fread(buf + n, 1, cap - n, f);
+        /* from a stream, small steps until its limit is known */
+        size_t want = cap - n;
+        if (streamed) {
+            size_t step = stop != SIZE_MAX       ? stop - n
+                          : n < 4                ? 4 - n
+                          : n < TAHQ_HEADER_BYTES ? TAHQ_HEADER_BYTES - n
+                                                 : want;
+            if (step < want)
+                want = step;
+        }
+        size_t r = fread(buf + n, 1, want, f);
         n += r;
         if (r == 0) {
             if (ferror(f)) {
@@ -308,6 +386,96 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
 /* ----- atomic output ----- */
 
 static int out_open(cli_out *o, const char *path, int text);
+/* The temporary files being written, removed by a termination signal
+ * (SIGINT, SIGTERM, SIGHUP) before the process dies of it. */
+#define MAX_OPEN_TMP 8
+static char *volatile g_tmp[MAX_OPEN_TMP];
+static const int g_tmp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_TMP_SIGNALS (sizeof g_tmp_signals / sizeof g_tmp_signals[0])
+
+static void remove_tmp_and_die(int sig)
+{
+    for (int i = 0; i < MAX_OPEN_TMP; ++i)
+        if (g_tmp[i])
+            unlink(g_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void block_tmp_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    for (size_t i = 0; i < N_TMP_SIGNALS; ++i)
+        sigaddset(&s, g_tmp_signals[i]);
+    sigprocmask(SIG_BLOCK, &s, old);
+}
+
+/* Note path as being written; the handler is installed where the signal
+ * still has its default action (a command with its own handling, such as
+ * conform's, keeps it). Signals are blocked by the caller. */
+static void tmp_register(char *path)
+{
+    static int installed;
+    if (!installed) {
+        installed = 1;
+        for (size_t i = 0; i < N_TMP_SIGNALS; ++i) {
+            struct sigaction old, sa;
+            if (sigaction(g_tmp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+                continue;
+            memset(&sa, 0, sizeof sa);
+            sigemptyset(&sa.sa_mask);
+            sa.sa_handler = remove_tmp_and_die;
+            sigaction(g_tmp_signals[i], &sa, NULL);
+        }
+    }
+    for (int i = 0; i < MAX_OPEN_TMP; ++i)
+        if (!g_tmp[i]) {
+            g_tmp[i] = path;
+            return;
+        }
+}
+
+static void tmp_unregister(const char *path)
+{
+    for (int i = 0; i < MAX_OPEN_TMP; ++i)
+        if (g_tmp[i] == path)
+            g_tmp[i] = NULL;
+}
+
+/* Remove DIR/.BASE.tmp-PID-XXXXXX files of this user whose process PID is
+ * gone: what a writer killed by SIGKILL (no handler runs) left behind. */
+static void sweep_stale_tmp(const char *path, size_t dirlen, const char *base)
+{
+    char dir[PATH_MAX];
+    if (dirlen >= sizeof dir)
+        return;
+    snprintf(dir, sizeof dir, "%.*s", (int)(dirlen ? dirlen : 1), dirlen ? path : ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        if (nm[0] != '.' || strncmp(nm + 1, base, blen) != 0 ||
+            strncmp(nm + 1 + blen, ".tmp-", 5) != 0)
+            continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(nm + 1 + blen + 5, &end, 10);
+        if (errno || pid <= 0 || pid > INT_MAX || *end != '-' || strlen(end + 1) != 6 ||
+            (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+            continue;
+        char p[PATH_MAX];
+        struct stat st;
+        int r = snprintf(p, sizeof p, "%s/%s", dir, nm);
+        if (r > 0 && (size_t)r < sizeof p && lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid())
+            unlink(p);
+    }
+    closedir(d);
+}
 
 int cli_out_open(cli_out *o, const char *path)
 {
@@ -369,28 +537,37 @@ static int out_open(cli_out *o, const char *path, int text)
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1u : 0u;
     const char *base = slash ? slash + 1 : path;
-    /* DIR/.BASE.tmp-XXXXXX */
-    size_t n = dirlen + 1u + strlen(base) + 12u + 1u;
+    sweep_stale_tmp(path, dirlen, base);
+    /* DIR/.BASE.tmp-PID-XXXXXX: the process id tells a later command
+     * whether the file is still being written */
+    size_t n = dirlen + 1u + strlen(base) + 5u + 20u + 8u + 1u;
     o->tmp_path = malloc(n);
     if (!o->tmp_path)
         return cli_fail(EXIT_RUNTIME, "out of memory");
-    snprintf(o->tmp_path, n, "%.*s.%s.tmp-XXXXXX", (int)dirlen, path, base);
+    snprintf(o->tmp_path, n, "%.*s.%s.tmp-%ld-XXXXXX", (int)dirlen, path, base, (long)getpid());
+    sigset_t old_mask;
+    block_tmp_signals(&old_mask); /* no signal between creating and noting it */
     int fd = mkstemp(o->tmp_path);
+    if (fd >= 0)
+        tmp_register(o->tmp_path);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     if (fd < 0) {
         int e = errno;
         free(o->tmp_path);
         o->tmp_path = NULL;
         return cli_fail(EXIT_RUNTIME, "%s: cannot create output file: %s", path, strerror(e));
     }
-    /* mkstemp creates mode 0600; give the file the usual 0666 & ~umask */
+    /* mkstemp creates mode 0600: the file replaced keeps its mode, a new
+     * one gets the usual 0666 & ~umask */
     mode_t mask = umask(0);
     umask(mask);
-    (void)fchmod(fd, (mode_t)(0666 & ~mask));
+    (void)fchmod(fd, exists ? (st.st_mode & 07777) : (mode_t)(0666 & ~mask));
     o->f = fdopen(fd, "wb");
     if (!o->f) {
         int e = errno;
         close(fd);
         unlink(o->tmp_path);
+        tmp_unregister(o->tmp_path);
         free(o->tmp_path);
         o->tmp_path = NULL;
         return cli_fail(EXIT_RUNTIME, "%s: cannot open output file: %s", path, strerror(e));
@@ -415,7 +592,11 @@ void cli_out_abort(cli_out *o)
         o->f = NULL;
     }
     if (o->tmp_path) {
+        sigset_t old_mask;
+        block_tmp_signals(&old_mask);
         unlink(o->tmp_path);
+        tmp_unregister(o->tmp_path);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         free(o->tmp_path);
         o->tmp_path = NULL;
     }
@@ -448,12 +629,17 @@ int cli_out_commit(cli_out *o)
         return cli_fail(EXIT_RUNTIME, "%s: write error: %s", o->path,
                         e ? strerror(e) : "unknown error");
     }
+    sigset_t old_mask;
+    block_tmp_signals(&old_mask);
     if (rename(o->tmp_path, o->path) != 0) {
         int e = errno;
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         cli_out_abort(o);
         return cli_fail(EXIT_RUNTIME, "%s: cannot rename output into place: %s", o->path,
                         strerror(e));
     }
+    tmp_unregister(o->tmp_path);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     free(o->tmp_path);
     o->tmp_path = NULL;
     return 0;

@@ -95,6 +95,14 @@ int cli_has_suffix(const char *path, const char *suffix);
  * input. Returns 0, or an exit code after printing an error naming the file.
  * The file is noted as an input (cli_note_input). */
 int cli_read_file(const char *path, uint8_t **data, size_t *len);
+/* The same for a format-1 message: from a pipe or device, reading stops
+ * where the header says the message ends (one byte further, so that a
+ * longer stream is still err_size), or after the magic or the header when
+ * they are refused; a regular file is read whole. */
+int cli_read_message(const char *path, uint8_t **data, size_t *len);
+/* The same for an input of at most max bytes: of a pipe or device no more
+ * than max + 1 bytes are read (the caller's parser refuses a longer one). */
+int cli_read_file_max(const char *path, size_t max, uint8_t **data, size_t *len);
 
 /* No output replaces an input. Every input file is noted when it is opened
  * (its device and inode, so "./x", an absolute path, a hard link or a

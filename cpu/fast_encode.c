@@ -32,7 +32,7 @@
 #include "internal.h"
 #include "pairwise.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
 #define TAHQ_FAST_ENC_X86 1
 #include <immintrin.h>
 

@@ -15,7 +15,9 @@
 # golden/v1 into FUZZ_BUILD_DIR/seeds/NAME; the working corpora grow in
 # FUZZ_BUILD_DIR/corpus/NAME, crash inputs land in FUZZ_BUILD_DIR/crashes/NAME;
 # inputs that once crashed (fixed since) are kept in fuzz/regress/NAME and
-# run first every time.
+# run first every time, with the committed corpus fuzz/corpus/NAME.
+# diff_decode and diff_pv1 are differential: cpu/'s parallel codec (the one
+# the CLI runs, x86 fast paths included) against ref/, 1..256 jobs.
 # Every run appends "harness runs seconds crashes" to FUZZ_BUILD_DIR/stats.tsv.
 # Exit status: 0 no crash, 1 a harness crashed or failed to build,
 # 77 no clang with libFuzzer on this machine (CTest shows it as skipped).
@@ -24,14 +26,14 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
-all=(decode header npy json roundtrip)
+all=(decode header npy json roundtrip diff_decode diff_pv1)
 
 build_only=0
 names=()
 for a in "$@"; do
   case "$a" in
     --build-only) build_only=1 ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) names+=("$a") ;;
   esac
 done
@@ -54,7 +56,7 @@ if [ ! -f "$gen_include/tahq_version.h" ]; then
   echo "fuzz: $gen_include/tahq_version.h not found: configure with CMake first, or set TAHQ_GENERATED_INCLUDE" >&2
   exit 2
 fi
-flags=(-std=c11 -g -O2 -fsanitize=fuzzer,address,undefined,float-cast-overflow
+flags=(-std=c11 -g -O2 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,undefined,float-cast-overflow
        -fno-sanitize-recover=all -fno-omit-frame-pointer
        -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
        -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/cli")
@@ -68,9 +70,13 @@ fi
 ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c "$root"/ref/gain.c
          "$root"/ref/hadamard.c "$root"/ref/quant.c "$root"/ref/bitpack.c "$root"/ref/format.c
          "$root"/ref/codec.c "$root"/ref/fixpoint.c)
+# the parallel codec the CLI runs (cpu/, with its x86 fast paths), for the
+# differential harnesses
+cpu_src="$root/ref/paper_v1.c $root/cpu/parallel.c $root/cpu/fast_tile.c $root/cpu/paper_v1_fast.c $root/cpu/fast_encode.c"
 sources_of() {
   case "$1" in
     decode|header|roundtrip) echo ;;
+    diff_decode|diff_pv1) echo "$cpu_src" ;;
     npy) echo "$root/cli/npy.c $root/cli/util.c" ;;
     json) echo "$root/cli/golden_common.c $root/cli/golden_paper_v1.c $root/ref/paper_v1.c $root/cli/util.c" ;;
     *) echo "fuzz: unknown harness '$1' (have: ${all[*]})" >&2; return 1 ;;
@@ -78,7 +84,7 @@ sources_of() {
 }
 max_len_of() {
   case "$1" in
-    decode|header) echo 16384 ;;
+    decode|header|diff_decode|diff_pv1) echo 16384 ;;
     npy) echo 8192 ;;
     json) echo 4096 ;;
     roundtrip) echo 4120 ;;
@@ -107,18 +113,23 @@ for n in "${names[@]}"; do
   exe="$out/fuzz_$n"
   # shellcheck disable=SC2086
   if [ ! -x "$exe" ] || [ -n "$(find "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra "$root/include" \
-        "$root/ref/internal.h" "$root"/cli/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
+        "$root/ref/internal.h" "$root"/cli/*.h "$root"/cpu/*.h "$root"/fuzz/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
         head -n1)" ]; then
     echo "fuzz: building $exe" >&2
     # shellcheck disable=SC2086
     "$cc" "${flags[@]}" ${jansson_cflags[@]+"${jansson_cflags[@]}"} "$root/fuzz/fuzz_$n.c" \
-      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -o "$exe"
+      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -lpthread -o "$exe"
   fi
 done
 
 # ----- seed corpora from the golden vectors (regenerated when missing) -----
 g="$root/golden/v1"
 seed_dir() { echo "$out/seeds/$1"; }
+# bytes N...: one byte per number (mod 256)
+bytes() {
+  local b
+  for b in "$@"; do printf "\\x$(printf %02x $((b % 256)))"; done
+}
 make_seeds() {
   local n="$1" d
   d="$(seed_dir "$n")"
@@ -129,6 +140,40 @@ make_seeds() {
       find "$g/expected" -name '*.bin' -size -16k -exec cp {} "$d/" \; ;;
     npy)
       find "$g/inputs" -name '*.npy' -size -8k -exec cp {} "$d/" \; ;;
+    diff_decode)
+      # the messages of every set as given (jobs 4, in-thread runner), and
+      # inputs to encode: 28 bytes of configuration (each alloc mode), the
+      # float data of small golden inputs
+      local f i=0
+      for f in $(find "$root"/golden/v[123]/expected "$root"/golden/v[123]/inputs -name '*.bin' -size -16k | sort); do
+        i=$((i + 1))
+        { printf '\x03\x01\x00'; cat "$f"; } >"$d/msg-$i"
+      done
+      i=0
+      for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
+        i=$((i + 1))
+        {
+          # jobs, runner, mode: encode; tile, bits 3/2, alloc i % 4 (gain
+          # too), rounding, meta, r = 800; tau 2; seed 7; B, S, tiles per
+          # row; CRC resealed or not, changed byte and its mask, one more
+          bytes $((i * 7)) $((i % 4)) 1 $((i % 6)) 3 2 $((i % 4)) $((i % 2)) $((i % 3 % 2)) 0x20 3
+          bytes 0 0 0 0x40 7 0 0 0 0 0 0 0
+          bytes $((i % 4)) $((i % 16)) $((i % 4)) $((i % 4)) $((i * 13)) 0 $((i % 3 == 0)) 0
+          tail -c +129 "$f"
+        } >"$d/enc-$i"
+      done ;;
+    diff_pv1)
+      # inputs to encode with paper-v1 configurations (G 8..256, 3..4 high
+      # and 2..4 low bits, r = 800), the float data of small golden inputs
+      local f i=0
+      for f in $(find "$g/inputs" -name '*.npy' -size -4k | sort | head -n 48); do
+        i=$((i + 1))
+        {
+          bytes $((i * 7)) $((i % 4)) 1 $((i % 6)) $((3 + i % 2)) $((2 + i % 3)) 0x20 3
+          bytes $((i % 2)) $((i % 8)) $((i % 4)) $((i * 13)) 0 $((i % 3 == 0))
+          tail -c +129 "$f"
+        } >"$d/enc-$i"
+      done ;;
     json)
       # one seed per manifest case (the cases are objects on lines of their own)
       awk -v d="$d" '
@@ -165,6 +210,9 @@ for n in "${names[@]}"; do
   # inputs that once crashed a harness (fuzz/regress/NAME) are always re-run
   regress=()
   [ -d "$root/fuzz/regress/$n" ] && regress=("$root/fuzz/regress/$n")
+  # the committed corpus (fuzz/corpus/NAME: inputs of earlier long runs that
+  # reach new code, kept small) is read as seeds, never written
+  [ -d "$root/fuzz/corpus/$n" ] && regress+=("$root/fuzz/corpus/$n")
   echo "fuzz: $n for ${seconds}s" >&2
   set +e
   "$out/fuzz_$n" -max_total_time="$seconds" -max_len="$(max_len_of "$n")" -timeout=20 \

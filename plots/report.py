@@ -42,6 +42,7 @@ SECTIONS = [
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
     ("slow_links", "Measured wall-clock over shaped links, and the calibrated model (scripts/slow_links.sh)"),
+    ("reliability", "Reliability: fuzzing and hostile inputs (fuzz/results/reliability.json)"),
     ("proofs", "Proof status (proofs/stats.json)"),
     ("machine", "Machine and run"),
 ]
@@ -545,6 +546,38 @@ def section_slow_links(out_dir, src=LINKS_DIR):
             "meta": texts.get("meta.txt", []), "projection": texts.get("links_projection.txt", []),
             "images": images(out_dir, "data/links", ["links_measured", "links_epochs", "links_projection"]),
             "source": shown(src) + "/ (committed; rerun: scripts/slow_links.sh, see its README.md)"}
+
+
+RELIABILITY_FILE = os.path.join(REPO, "fuzz", "results", "reliability.json")
+
+
+def section_reliability(path=RELIABILITY_FILE):
+    """The committed record of the long fuzz runs and the hostile-input
+    tests (fuzz/run.sh runs for hours, the report reads its record and runs
+    nothing). "ok" when every harness ran with 0 findings open and every
+    attack test passed; "fail" otherwise."""
+    d, why = read_json(path)
+    if d is None:
+        return not_available("no committed reliability record: %s" % why)
+    try:
+        fuzz = [{"harness": str(r["harness"]), "executions": int(r["executions"]),
+                 "seconds": float(r["seconds"]), "findings": int(r["findings"]),
+                 "open": int(r.get("open", 0)), "what": str(r.get("what", ""))}
+                for r in d["fuzz"]]
+        classes = [{"class": str(r["class"]), "inputs": int(r["inputs"]),
+                    "passed": int(r["passed"]), "test": str(r.get("test", ""))}
+                   for r in d["hostile_inputs"]]
+    except (KeyError, TypeError, ValueError) as e:
+        return not_available("%s: malformed record (%s)" % (shown(path), e))
+    bad = [r["harness"] for r in fuzz if r["open"]] + \
+          [r["class"] for r in classes if r["passed"] != r["inputs"]]
+    out = {"status": "fail" if bad else "ok", "fuzz": fuzz, "hostile_inputs": classes,
+           "fuzz_executions": sum(r["executions"] for r in fuzz),
+           "notes": [str(x) for x in d.get("notes", [])],
+           "source": shown(path) + " (committed; rerun: fuzz/run.sh, ctest -L attack)"}
+    if bad:
+        out["reason"] = "open findings or failed attacks: " + ", ".join(bad)
+    return out
 
 
 # Why a function is not given to WP (proofs/README.md, "Not proved by WP" and
@@ -1101,6 +1134,22 @@ def md_section(key, title, s):
     elif key == "loss_curves":
         L += table(["method", "step", "full-data loss (uncompressed forward)"],
                    [[r["method"], r["step"], r["eval_loss"]] for r in s["final_eval"]])
+    elif key == "reliability":
+        L.append("Fuzzing (libFuzzer with ASan and UBSan): %s executions in all." %
+                 "{:,}".format(s["fuzz_executions"]))
+        L.append("")
+        L += table(["harness", "what it checks", "executions", "seconds", "findings", "open"],
+                   [[r["harness"], r["what"], "{:,}".format(r["executions"]), r["seconds"],
+                     r["findings"], r["open"]] for r in s["fuzz"]])
+        L.append("")
+        L.append("Hostile inputs by class (each a CTest test that failed on the binary before "
+                 "its fix):")
+        L.append("")
+        L += table(["class", "inputs", "passed", "test"],
+                   [[r["class"], r["inputs"], r["passed"], r["test"]] for r in s["hostile_inputs"]])
+        for n in s.get("notes", []):
+            L.append("")
+            L.append(n)
     elif key == "proofs":
         L += md_proofs(s)
     elif key == "machine":
@@ -1304,6 +1353,7 @@ def main():
         "throughput": section_throughput(out, rc_tp, sim_ok),
         "loss_curves": section_loss(out, rc_train, sim_ok, mode == "full"),
         "slow_links": section_slow_links(out),
+        "reliability": section_reliability(),
         "proofs": section_proofs(os.path.abspath(a.proofs_stats)),
     }
     c_end = os.times()

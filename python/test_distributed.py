@@ -40,18 +40,9 @@ sys.path.insert(0, os.path.join(HERE, "examples"))
 import tahq  # noqa: E402
 import tahq.torch as tt  # noqa: E402
 import pipeline_gloo as pipe  # noqa: E402
+from check_counter import check, verdict  # noqa: E402
 
 STEPS = 3
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
 
 
 def check_pipeline(procs, backward):
@@ -109,11 +100,7 @@ def main():
     tahq_losses = check_pipeline(2, "tahq")
     check(tahq_losses != fixpoint[2], "control: TAH-Quant and fixpoint backward give the "
           "same losses")
-    if failures:
-        print("test_distributed.py: %d of %d checks failed" % (failures, checks))
-        return 1
-    print("test_distributed.py: all %d checks passed" % checks)
-    return 0
+    return verdict("test_distributed.py")
 
 
 if __name__ == "__main__":

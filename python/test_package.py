@@ -49,17 +49,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tahq  # noqa: E402
+from check_counter import check, verdict  # noqa: E402
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
 
 
 def same_f32(a, b):
@@ -570,11 +561,7 @@ def main():
         test_fixpoint_wire(lib)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print("test_package.py: %d of %d checks failed" % (failures, checks))
-        return 1
-    print("test_package.py: all %d checks passed" % checks)
-    return 0
+    return verdict("test_package.py")
 
 
 if __name__ == "__main__":

@@ -40,18 +40,9 @@ except ImportError:
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tahq  # noqa: E402
+from check_counter import check, verdict  # noqa: E402
 import tahq.torch as tt  # noqa: E402
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
 
 
 def bits_equal(a, b):
@@ -373,11 +364,7 @@ def main():
         test_compressor(args.cli, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print("test_torch.py: %d of %d checks failed" % (failures, checks))
-        return 1
-    print("test_torch.py: all %d checks passed" % checks)
-    return 0
+    return verdict("test_torch.py")
 
 
 if __name__ == "__main__":

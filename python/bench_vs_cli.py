@@ -15,9 +15,11 @@ For each thread count T (--threads, default 1 and 2):
                --threads T m.tahq y.npy`: whole commands (process start,
                file reading and writing).
 The tensor is `tahq gen-llm` [8, 1024, 2048] (64 MiB), the data `tahq bench
---mib 64` encodes. GB/s = 10^9 float32 bytes per second, best of --reps.
-Prints the ratios python / cli bench; --results FILE appends the table
-with the date and machine.
+--mib 64` encodes. GB/s = 10^9 float32 bytes per second, best of --reps
+repetitions in each of --rounds rounds; each round runs every measurement
+once more, in the same order, so that a busy moment of a shared machine
+does not fall on one side only. Prints the ratios python / cli bench;
+--results FILE appends the table with the date and machine.
 
 Exit status: 0 ran (bytes and floats identical), 1 a difference, 77 numpy
 missing.
@@ -74,6 +76,7 @@ def main():
     ap.add_argument("--cli", required=True, help="the tahq program")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--results", help="append the table to this file (markdown)")
     args = ap.parse_args()
     lib = tahq.Library(args.lib)
@@ -87,27 +90,40 @@ def main():
                        stdout=subprocess.DEVNULL)
         x = np.load(npy)
         gb = x.nbytes / 1e9
+        fastest = {}  # (threads, measurement) -> best GB/s over the rounds
+
+        def keep(t, what, gbps):
+            fastest[t, what] = max(gbps, fastest.get((t, what), 0.0))
+
+        for _ in range(args.rounds):
+            for t in args.threads:
+                enc_cli, dec_cli, cli_len = cli_bench(args.cli, t, args.reps)
+                keep(t, "enc_cli", enc_cli)
+                keep(t, "dec_cli", dec_cli)
+                msg = lib.encode(x, threads=t)
+                y = lib.decode(msg, threads=t)
+                keep(t, "enc_py", gb / best(lambda: lib.encode(x, threads=t), args.reps))
+                keep(t, "dec_py", gb / best(lambda: lib.decode(msg, threads=t), args.reps))
+                keep(t, "dec_out", gb / best(lambda: lib.decode(msg, threads=t, out=y),
+                                             args.reps))
+                keep(t, "enc_wall", gb / best(lambda: subprocess.run(
+                    [args.cli, "encode", "--threads", str(t), npy, msg_path], check=True,
+                    stdout=subprocess.DEVNULL), args.reps))
+                keep(t, "dec_wall", gb / best(lambda: subprocess.run(
+                    [args.cli, "decode", "--threads", str(t), msg_path, y_path], check=True,
+                    stdout=subprocess.DEVNULL), args.reps))
+                with open(msg_path, "rb") as f:
+                    same_msg = f.read() == msg and len(msg) == cli_len
+                same_y = np.load(y_path).view(np.uint32).tobytes() == \
+                    y.view(np.uint32).tobytes()
+                if not (same_msg and same_y):
+                    print("DIFFERENCE at %d threads: message %s, decoded floats %s"
+                          % (t, "same" if same_msg else "differs",
+                             "same" if same_y else "differ"))
+                    rc = 1
         for t in args.threads:
-            enc_cli, dec_cli, cli_len = cli_bench(args.cli, t, args.reps)
-            msg = lib.encode(x, threads=t)
-            y = lib.decode(msg, threads=t)
-            enc_py = gb / best(lambda: lib.encode(x, threads=t), args.reps)
-            dec_py = gb / best(lambda: lib.decode(msg, threads=t), args.reps)
-            dec_out = gb / best(lambda: lib.decode(msg, threads=t, out=y), args.reps)
-            enc_wall = gb / best(lambda: subprocess.run(
-                [args.cli, "encode", "--threads", str(t), npy, msg_path], check=True,
-                stdout=subprocess.DEVNULL), args.reps)
-            dec_wall = gb / best(lambda: subprocess.run(
-                [args.cli, "decode", "--threads", str(t), msg_path, y_path], check=True,
-                stdout=subprocess.DEVNULL), args.reps)
-            with open(msg_path, "rb") as f:
-                same_msg = f.read() == msg and len(msg) == cli_len
-            same_y = np.load(y_path).view(np.uint32).tobytes() == y.view(np.uint32).tobytes()
-            if not (same_msg and same_y):
-                print("DIFFERENCE at %d threads: message %s, decoded floats %s"
-                      % (t, "same" if same_msg else "differs", "same" if same_y else "differ"))
-                rc = 1
-            rows.append((t, enc_cli, enc_py, enc_wall, dec_cli, dec_py, dec_out, dec_wall))
+            rows.append((t,) + tuple(fastest[t, k] for k in (
+                "enc_cli", "enc_py", "enc_wall", "dec_cli", "dec_py", "dec_out", "dec_wall")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     head = ("| threads | encode: cli bench | python | ratio | cli wall | decode: cli bench | "
@@ -122,8 +138,9 @@ def main():
         load = "%.2f %.2f %.2f" % os.getloadavg()
     except OSError:
         load = "?"
-    about = ("%s, %s, %d CPUs, load %s; tensor gen-llm %s float32 (64 MiB), GB/s best of %d"
-             % (when, platform.platform(), os.cpu_count() or 0, load, list(SHAPE), args.reps))
+    about = ("%s, %s, %d CPUs, load %s; tensor gen-llm %s float32 (64 MiB), GB/s best of %d x %d"
+             % (when, platform.platform(), os.cpu_count() or 0, load, list(SHAPE), args.reps,
+                args.rounds))
     print(about)
     print(table)
     if args.results:

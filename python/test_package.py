@@ -491,6 +491,26 @@ def test_interface(lib):
     except ValueError as e:
         check("shares memory" in str(e) and np.array_equal(xs, x), "encode_into aliasing: %s"
               % e)
+    # decode reads the shape before the CRC pass: a header claiming 2^40
+    # elements for a small payload, or a corrupted message with a shape= or
+    # out= that does not fit, still gives the library's error first
+    good = lib.encode(x)
+    for offset, value, what in ((20, 1 << 20, "B = 2^20"), (100, None, "a payload bit")):
+        bad = bytearray(good)
+        if value is None:
+            bad[offset] ^= 1
+        else:
+            bad[offset:offset + 4] = value.to_bytes(4, "little")
+        for kw in ({}, {"shape": (3, 3)}, {"out": np.empty(5, np.float32)}):
+            try:
+                lib.decode(bytes(bad), **kw)
+                check(False, "decode of a message with %s changed accepted" % what)
+            except tahq.TahqError as e:
+                check(e.name in ("err_crc", "err_header", "err_length"),
+                      "%s changed, %s: %s instead of the message's error"
+                      % (what, sorted(kw), e.name))
+            except MemoryError:
+                check(False, "%s changed: MemoryError" % what)
     print("interface: signatures, keyword list, float16, shape=, shape before copy, "
           "aliasing refused")
 

@@ -476,6 +476,25 @@ def _in_bytes(msg, field="msg"):
     return a, ptr
 
 
+def _plausible_shape(a):
+    """[B, S, C] read from a format-1 header without the CRC pass over the
+    message that tahq_parse_header makes (decode checks everything, the CRC
+    included, before it writes): None unless magic, version, header size
+    and length agree and B*S*C is at most 2^40 and at most one element per
+    payload bit, so that a bad header can never make the caller allocate
+    more than 32 bytes per message byte."""
+    if a.size < HEADER_BYTES or a[:4].tobytes() != b"TAHQ":
+        return None
+    version, header_bytes = a[4:8].view("<u2")
+    B, S, C = (int(v) for v in a[20:32].view("<u4"))
+    payload = int(a[56:64].view("<u8")[0])
+    n = B * S * C
+    if version not in (1, 3) or header_bytes != HEADER_BYTES or \
+            payload != a.size - HEADER_BYTES or not 0 < n <= min(MAX_ELEMENTS, 8 * payload):
+        return None
+    return B, S, C
+
+
 def _out_array(out, shape, dtype, field="out", inputs=()):
     """A new array of shape, or out checked (type, layout, size, no overlap
     with the named inputs); returned in the shape given."""
@@ -713,13 +732,22 @@ class Library:
         float32 array of B*S*C elements, not overlapping msg, written and
         returned (in its own shape). Nothing is written for a bad message."""
         a, ptr = _in_bytes(msg)
-        _, dims = self._header_shape(a, ptr, "decode")
-        if shape is not None and _shape3(shape, "shape") != dims:
-            raise ShapeError("shape", "%s is not the message's shape %s (leading dimensions "
-                                      "of 1 may be left out)" % (tuple(shape), dims))
-        par = _parallel(threads)
-        y = _out_array(out, dims if shape is None else tuple(shape), np.float32,
-                       inputs=(("msg", a),))
+        dims = _plausible_shape(a)
+        if dims is None:  # the full check names what is wrong
+            _, dims = self._header_shape(a, ptr, "decode")
+        try:
+            if shape is not None and _shape3(shape, "shape") != dims:
+                raise ShapeError("shape", "%s is not the message's shape %s (leading "
+                                          "dimensions of 1 may be left out)"
+                                 % (tuple(shape), dims))
+            par = _parallel(threads)
+            y = _out_array(out, dims if shape is None else tuple(shape), np.float32,
+                           inputs=(("msg", a),))
+        except ValueError:
+            # a message that is not valid is reported as such, before a
+            # mismatch with the shape its header claims
+            self._header_shape(a, ptr, "decode")
+            raise
         self._check(self._lib.tahq_decode_parallel(ptr, a.size, y.ctypes.data, y.size,
                                                    ctypes.byref(par)), "decode")
         return y

@@ -11,7 +11,11 @@ localhost), by running python/examples/pipeline_gloo.py:
      lengths and the simulation's counts; every backward message is exactly
      fixpoint_wire_bytes (6-bit codes packed), less than a byte per code;
   3. the TAH-Quant backward over 2 processes: losses equal the simulation's
-     too (control: other losses than the fixpoint backward's).
+     too (control: other losses than the fixpoint backward's);
+  4. the framing, through an in-memory stand-in for torch.distributed: a
+     message goes as its 72-byte header and the rest; a peer whose header
+     announces more than the encoder's bound for the shape, or that does
+     not start with TAHQ, is refused before anything more is received.
 
 Exit status: 0 passed, 1 failed, 77 skipped (no torch, or a torch without
 torch.distributed / gloo: the reason is printed).
@@ -81,6 +85,54 @@ def check_pipeline(procs, backward):
     return got
 
 
+class LoopbackDist:
+    """torch.distributed's send / recv between two ends of one process: the
+    tensors sent are queued and handed to recv in order."""
+
+    def __init__(self):
+        self.queue = []
+
+    def send(self, t, dst, group=None, tag=0):
+        self.queue.append(t.clone())
+
+    def recv(self, t, src, group=None, tag=0):
+        if not self.queue:
+            raise AssertionError("recv with nothing sent")
+        got = self.queue.pop(0)
+        if got.numel() != t.numel():
+            raise AssertionError("recv of %d bytes, %d were sent" % (t.numel(), got.numel()))
+        t.copy_(got)
+
+
+def check_framing():
+    shape = pipe.ACTIVATION_SHAPE
+    x = torch.randn(shape)
+    a, b = tt.PipeBoundary(tile=64), tt.PipeBoundary(tile=64)
+    wire = LoopbackDist()
+    a._dist = b._dist = wire
+    a.send(x, dst=1)
+    sizes = [t.numel() for t in wire.queue]
+    msg = tt.encode(x, tile=64)
+    check(sizes == [tahq.HEADER_BYTES, len(msg) - tahq.HEADER_BYTES],
+          "framing: pieces %s for a message of %d bytes" % (sizes, len(msg)))
+    y = b.recv(src=0, shape=shape, requires_grad=False)
+    check(torch.equal(y, tt.decode(msg).reshape(shape)), "framing: recv is not decode(msg)")
+    # hostile headers: refused after the header, the rest never read
+    big = bytearray(msg)
+    big[56:64] = (1 << 40).to_bytes(8, "little")
+    for bad, name in ((bytes(big), "err_truncated"), (b"XAHQ" + msg[4:], "err_magic")):
+        wire.queue = [torch.frombuffer(bytearray(bad[:tahq.HEADER_BYTES]), dtype=torch.uint8),
+                      torch.frombuffer(bytearray(bad[tahq.HEADER_BYTES:]), dtype=torch.uint8)]
+        try:
+            b.recv(src=0, shape=shape, requires_grad=False)
+            check(False, "framing: a %s header accepted" % name)
+        except tahq.TahqError as e:
+            check(e.name == name and len(wire.queue) == 1,
+                  "framing: %s instead of %s, %d pieces left" % (e.name, name,
+                                                                 len(wire.queue)))
+    print("framing: header then rest; oversized and foreign headers refused")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", required=True, help="libtahq shared library")
@@ -91,6 +143,7 @@ def main():
         check(False, "PipeBoundary with profile paper-v1 accepted")
     except ValueError as e:
         check("canonical" in str(e), "paper-v1 refusal: %s" % e)
+    check_framing()
     fixpoint = {}
     for procs in (2, 4):
         fixpoint[procs] = check_pipeline(procs, "fixpoint")

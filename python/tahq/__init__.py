@@ -41,7 +41,7 @@ import numbers
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -432,7 +432,10 @@ def _refuse_aliasing(out, inputs, field="out"):
                              "reads %s while it writes %s)" % (field, name, name, field))
 
 
-def _keywords_listed(fn):
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def _keywords_listed(fn: _Fn) -> _Fn:
     """fn, raising TypeError that lists fn's keyword arguments (and the
     nearest name) for a keyword it does not take, instead of Python's bare
     "unexpected keyword argument". The signature stays fn's own."""
@@ -450,7 +453,7 @@ def _keywords_listed(fn):
                                " (did you mean %r?)" % near[0] if near else "",
                                ", ".join(valid)))
         return fn(*args, **kwargs)
-    return checked
+    return checked  # type: ignore[return-value]  # same signature (functools.wraps)
 
 
 _EMPTY = np.zeros(1, dtype=np.uint8)
@@ -1061,7 +1064,7 @@ def library():
 
 
 if TYPE_CHECKING:
-    from typing import Concatenate, ParamSpec, TypeVar
+    from typing import Concatenate, ParamSpec
     _Params = ParamSpec("_Params")
     _R = TypeVar("_R")
 

@@ -253,6 +253,16 @@ class FakeComm:
         buf[:t.numel()] = t
 
 
+class StreamlessComm(FakeComm):
+    """send / recv with torch.distributed's parameters (no stream)."""
+
+    def send(self, t, dst, group=None, tag=0):
+        super().send(t, dst)
+
+    def recv(self, buf, src, group=None, tag=0):
+        super().recv(buf, src)
+
+
 def test_compressor(cli, work):
     B, S, C = 2, 20, 128
     x = activation((B, S, C), seed=13)
@@ -292,6 +302,11 @@ def test_compressor(cli, work):
         c.compress_send(x, 1, comm, dst=3)
         y2 = c.recv_decompress(1, comm, src=0)
         check(bits_equal(y2, y), "%s: compress_send / recv_decompress" % profile)
+        comm = StreamlessComm()
+        c.compress_send(x, 1, comm, dst=3)
+        check(bits_equal(c.recv_decompress(1, comm, src=0), y),
+              "%s: compress_send / recv_decompress with a comm that takes no stream "
+              "(torch.distributed's send / recv)" % profile)
         check(bool((c.buffers[1] == 0).all()), "%s: receive buffer flushed" % profile)
         # control: a corrupted receive buffer is refused, not decoded
         buf.zero_()

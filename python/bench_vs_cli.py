@@ -11,6 +11,9 @@ For each thread count T (--threads, default 1 and 2):
                threads=T) into a new array, as a caller uses them;
   python out=  tahq.decode(msg, threads=T, out=y) into an array allocated
                beforehand (what `tahq bench` times);
+  raw call     tahq_encode_parallel / tahq_decode_parallel called through
+               ctypes with every buffer allocated beforehand, in this process
+               (the binding's own cost is python out= against it);
   cli wall     `tahq encode --threads T x.npy m.tahq` and `tahq decode
                --threads T m.tahq y.npy`: whole commands (process start,
                file reading and writing).
@@ -70,6 +73,31 @@ def cli_bench(cli, threads, reps):
                        % threads)
 
 
+def raw_calls(lib, x, msg, y, threads):
+    """The bare library calls, buffers and arguments prepared beforehand."""
+    ct = tahq.ctypes
+    cfg, sh = lib.config(), tahq._Shape(*x.shape)
+    par = tahq._Parallel(jobs=threads)
+    cap, ws = ct.c_size_t(), ct.c_size_t()
+    lib._check(lib._lib.tahq_encode_bound(ct.byref(cfg), ct.byref(sh), ct.byref(cap)), "bound")
+    lib._check(lib._lib.tahq_encode_parallel_workspace_size(ct.byref(cfg), ct.byref(sh),
+                                                            threads, ct.byref(ws)), "ws")
+    out = np.zeros(cap.value, np.uint8)
+    work = np.zeros(max(ws.value, 1), np.uint8)
+    n = ct.c_size_t()
+    m = np.frombuffer(msg, np.uint8)
+
+    def encode():
+        lib._check(lib._lib.tahq_encode_parallel(
+            ct.byref(cfg), ct.byref(sh), x.ctypes.data, work.ctypes.data, ws.value,
+            out.ctypes.data, cap.value, ct.byref(n), ct.byref(par)), "encode")
+
+    def decode():
+        lib._check(lib._lib.tahq_decode_parallel(m.ctypes.data, m.size, y.ctypes.data, y.size,
+                                                 ct.byref(par)), "decode")
+    return encode, decode
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", required=True, help="libtahq shared library")
@@ -106,6 +134,9 @@ def main():
                 keep(t, "dec_py", gb / best(lambda: lib.decode(msg, threads=t), args.reps))
                 keep(t, "dec_out", gb / best(lambda: lib.decode(msg, threads=t, out=y),
                                              args.reps))
+                enc_raw, dec_raw = raw_calls(lib, x, msg, y, t)
+                keep(t, "enc_raw", gb / best(enc_raw, args.reps))
+                keep(t, "dec_raw", gb / best(dec_raw, args.reps))
                 keep(t, "enc_wall", gb / best(lambda: subprocess.run(
                     [args.cli, "encode", "--threads", str(t), npy, msg_path], check=True,
                     stdout=subprocess.DEVNULL), args.reps))
@@ -123,15 +154,17 @@ def main():
                     rc = 1
         for t in args.threads:
             rows.append((t,) + tuple(fastest[t, k] for k in (
-                "enc_cli", "enc_py", "enc_wall", "dec_cli", "dec_py", "dec_out", "dec_wall")))
+                "enc_cli", "enc_py", "enc_raw", "enc_wall", "dec_cli", "dec_py", "dec_out",
+                "dec_raw", "dec_wall")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    head = ("| threads | encode: cli bench | python | ratio | cli wall | decode: cli bench | "
-            "python | ratio | python out= | ratio | cli wall |")
-    lines = [head, "|" + "---|" * 11]
-    for t, ec, ep, ew, dc, dp, do, dw in rows:
-        lines.append("| %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f |"
-                     % (t, ec, ep, ep / ec, ew, dc, dp, dp / dc, do, do / dc, dw))
+    head = ("| threads | encode: cli bench | python | ratio | raw call | cli wall | "
+            "decode: cli bench | python | ratio | python out= | ratio | raw call | cli wall |")
+    lines = [head, "|" + "---|" * 13]
+    for t, ec, ep, er, ew, dc, dp, do, dr, dw in rows:
+        lines.append("| %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.3f | %.3f | %.2f | %.3f | "
+                     "%.2f | %.3f | %.3f |" % (t, ec, ep, ep / ec, er, ew, dc, dp, dp / dc, do,
+                                               do / dc, dr, dw))
     table = "\n".join(lines)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     try:

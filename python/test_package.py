@@ -13,7 +13,19 @@
      encode_into and decode(out=) write into the caller's buffers;
   5. fixpoint quantizer: decoded within the SPEC 7.2 bound (control: the
      bound is not loose by more than 4x);
-  6. library lookup: a failed load names every path tried and the fix.
+  6. library lookup: a failed load names every path tried and the fix;
+  7. the parallel codec behind encode / decode: the same bytes as the
+     reference tahq_encode (called directly) on several configurations,
+     gain allocation and stochastic rounding included, for 1..4 threads,
+     the same floats as tahq_decode (controls: another seed gives other
+     bytes; the reference is really called);
+  8. signatures, keywords, dtypes, shapes: inspect.signature lists the
+     fields, an unknown keyword names the valid ones, float16 is widened,
+     a [C] array decodes to [C] with shape=, a 2^41-element view is a
+     ShapeError before any copy, decode(out=) aliasing the message and
+     encode_into(out=) aliasing x are refused with nothing written;
+  9. fixpoint_pack: fixpoint_wire_bytes long (less than a byte per code),
+     round trip exact, hostile lengths and padding refused.
 
 Exit status: 0 passed, 1 failed, 77 numpy missing (CTest skip).
 """
@@ -37,17 +49,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tahq  # noqa: E402
+from check_counter import check, verdict  # noqa: E402
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
 
 
 def same_f32(a, b):
@@ -355,6 +358,207 @@ def test_lookup(work):
     print("lookup: failures name the paths tried and the fix")
 
 
+def reference_encode(lib, x, cfg):
+    """tahq_encode itself (the one-thread reference) through ctypes."""
+    sh = tahq._Shape(*x.shape)
+    cap, ws = tahq.ctypes.c_size_t(), tahq.ctypes.c_size_t()
+    lib._check(lib._lib.tahq_encode_bound(tahq.ctypes.byref(cfg), tahq.ctypes.byref(sh),
+                                          tahq.ctypes.byref(cap)), "bound")
+    lib._check(lib._lib.tahq_encode_workspace_size(tahq.ctypes.byref(cfg),
+                                                   tahq.ctypes.byref(sh),
+                                                   tahq.ctypes.byref(ws)), "ws")
+    out = np.zeros(cap.value, np.uint8)
+    work = np.zeros(max(ws.value, 1), np.uint8)
+    n = tahq.ctypes.c_size_t()
+    lib._check(lib._lib.tahq_encode(tahq.ctypes.byref(cfg), tahq.ctypes.byref(sh),
+                                    x.ctypes.data, work.ctypes.data, ws.value, out.ctypes.data,
+                                    cap.value, tahq.ctypes.byref(n)), "tahq_encode")
+    return out[:n.value].tobytes()
+
+
+def reference_decode(lib, msg, count):
+    y = np.empty(count, np.float32)
+    a = np.frombuffer(msg, np.uint8)
+    lib._check(lib._lib.tahq_decode(a.ctypes.data, a.size, y.ctypes.data, count), "decode")
+    return y
+
+
+def test_fast_path(lib):
+    configs = [{}, {"alloc": "tile", "tile": 32, "meta": "bf16"},
+               {"alloc": "gain", "hi_permille": 500},
+               {"rounding": "stochastic", "seed": 12345},
+               {"alloc": "gain", "rounding": "stochastic", "seed": 7, "meta": "fp32"},
+               {"alloc": "none", "hi_bits": 8, "lo_bits": 2, "tau": "inf"}]
+    x = tensor((3, 24, 256), seed=11)
+    for fields in configs:
+        ref = reference_encode(lib, x, lib.config(**fields))
+        ref_y = reference_decode(lib, ref, x.size)
+        for threads in (1, 2, 3, 4):
+            msg = lib.encode(x, threads=threads, **fields)
+            check(msg == ref, "%s threads=%d: bytes differ from tahq_encode" % (fields, threads))
+            y = lib.decode(ref, threads=threads)
+            check(same_f32(y.reshape(-1), ref_y), "%s threads=%d: floats differ from "
+                  "tahq_decode" % (fields, threads))
+    # controls: the comparison sees a difference where there is one
+    a = lib.encode(x, rounding="stochastic", seed=1, threads=2)
+    b = reference_encode(lib, x, lib.config(rounding="stochastic", seed=2))
+    check(a != b, "control: seeds 1 and 2 give the same message")
+    check(reference_encode(lib, x, lib.config()) != reference_encode(lib, x, lib.config(
+        alloc="gain")), "control: token and gain allocation give the same message")
+    for bad in (0, THREADS_BAD, 1.5, True):
+        expect_value_error(lambda: lib.encode(x, threads=bad), "threads", "threads=%r" % (bad,))
+    print("fast path: encode / decode on 1..4 threads equal tahq_encode / tahq_decode "
+          "(%d configurations)" % len(configs))
+
+
+THREADS_BAD = tahq.THREADS_MAX + 1
+
+
+def test_interface(lib):
+    import inspect
+    sig = inspect.signature(tahq.encode)
+    for name in ("x", "config", "threads") + tahq.CONFIG_FIELDS:
+        check(name in sig.parameters, "signature of tahq.encode lacks %s: %s" % (name, sig))
+    check(not any(p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in sig.parameters.values()),
+          "tahq.encode has a catch-all parameter: %s" % sig)
+    check(sig.return_annotation in (bytes, "bytes"), "encode has no return type: %s" % sig)
+    for fn in (tahq.decode, tahq.encode_paper_v1, tahq.decode_paper_v1, tahq.config):
+        s = inspect.signature(fn)
+        check("self" not in s.parameters and not any(
+            p.kind == p.VAR_KEYWORD for p in s.parameters.values()),
+            "signature of %s: %s" % (fn.__name__, s))
+    try:
+        lib.encode(tensor(), tile_size=64)
+        check(False, "unknown keyword accepted")
+    except TypeError as e:
+        check(all(f in str(e) for f in tahq.CONFIG_FIELDS) and "'tile'" in str(e),
+              "unknown keyword: the valid names are not listed: %s" % e)
+    # float16 is widened exactly; float64 is refused (not rounded silently)
+    x = tensor()
+    h = x.astype(np.float16)
+    check(lib.encode(h) == lib.encode(h.astype(np.float32)) and lib.encode(h) != lib.encode(x),
+          "float16 input is not the message of its float32 widening")
+    try:
+        lib.encode(x.astype(np.float64))
+        check(False, "float64 accepted")
+    except TypeError as e:
+        check("convert explicitly" in str(e), "float64 refusal: %s" % e)
+    # the caller's shape back
+    v = x[0, 0].copy()
+    m = lib.encode(v)
+    check(lib.decode(m, shape=v.shape).shape == v.shape and lib.decode(m).shape == (1, 1, 128),
+          "decode(shape=) of a [C] array")
+    r = x[0]
+    check(lib.decode(lib.encode(r), shape=r.shape).shape == r.shape, "decode(shape=) [rows, C]")
+    expect_value_error(lambda: lib.decode(m, shape=(2, 64)), "shape", "decode(shape=) of "
+                       "another shape", tahq.ShapeError)
+    # shapes are checked before any copy: a 2^41-element view (non-contiguous,
+    # float16: both would need a copy) is a ShapeError, not a MemoryError
+    for dt in (np.float32, np.float16):
+        huge = np.broadcast_to(np.zeros((), dt), (2 ** 21, 2 ** 10, 2 ** 10))
+        for what, fn in (("encode", lambda: lib.encode(huge)),
+                         ("encode_paper_v1", lambda: lib.encode_paper_v1(huge))):
+            try:
+                fn()
+                check(False, "%s of a 2^41-element view accepted" % what)
+            except tahq.ShapeError:
+                pass
+            except (MemoryError, Exception) as e:  # noqa: BLE001
+                check(False, "%s of a 2^41-element %s view: %s, not ShapeError"
+                      % (what, np.dtype(dt).name, type(e).__name__))
+    # out aliasing the message: refused, message and out unchanged
+    for kind in ("decode", "error_bound"):
+        buf = np.zeros(len(lib.encode(x)) + x.size * 8, np.uint8)
+        n = lib.encode_into(x, buf)
+        before = buf.copy()
+        dt = np.float32 if kind == "decode" else np.float64
+        alias = buf[:x.size * np.dtype(dt).itemsize].view(dt)
+        try:
+            getattr(lib, kind)(buf[:n], out=alias)
+            check(False, "%s(out=) aliasing the message accepted" % kind)
+        except ValueError as e:
+            check("shares memory" in str(e), "%s aliasing: %s" % (kind, e))
+        check(np.array_equal(buf, before), "%s aliasing: buffer changed" % kind)
+        # control: the same out size in a separate buffer is taken
+        check(getattr(lib, kind)(buf[:n], out=np.empty(x.size, dt)) is not None,
+              "%s: control: a separate out refused" % kind)
+    raw = np.zeros(x.nbytes + lib.encode_bound(x.shape), np.uint8)
+    xs = raw[:x.nbytes].view(np.float32).reshape(x.shape)
+    xs[...] = x
+    try:
+        lib.encode_into(xs, raw)
+        check(False, "encode_into(out=) aliasing x accepted")
+    except ValueError as e:
+        check("shares memory" in str(e) and np.array_equal(xs, x), "encode_into aliasing: %s"
+              % e)
+    # decode reads the shape before the CRC pass: a header claiming 2^40
+    # elements for a small payload, or a corrupted message with a shape= or
+    # out= that does not fit, still gives the library's error first
+    good = lib.encode(x)
+    for offset, value, what in ((20, 1 << 20, "B = 2^20"), (100, None, "a payload bit")):
+        bad = bytearray(good)
+        if value is None:
+            bad[offset] ^= 1
+        else:
+            bad[offset:offset + 4] = value.to_bytes(4, "little")
+        for kw in ({}, {"shape": (3, 3)}, {"out": np.empty(5, np.float32)}):
+            try:
+                lib.decode(bytes(bad), **kw)
+                check(False, "decode of a message with %s changed accepted" % what)
+            except tahq.TahqError as e:
+                check(e.name in ("err_crc", "err_header", "err_length"),
+                      "%s changed, %s: %s instead of the message's error"
+                      % (what, sorted(kw), e.name))
+            except MemoryError:
+                check(False, "%s changed: MemoryError" % what)
+    print("interface: signatures, keyword list, float16, shape=, shape before copy, "
+          "aliasing refused")
+
+
+def test_fixpoint_wire(lib):
+    rng = np.random.default_rng(5)
+    rows, C = 40, 96
+    g = (rng.standard_normal((rows, C)) * np.linspace(1e-3, 10, C)).astype(np.float32)
+    for bits in (2, 5, 6, 8):
+        for meta in ("fp16", "bf16", "fp32"):
+            codes, steps = lib.fixpoint_encode(g, bits, meta)
+            wire = tahq.fixpoint_pack(codes, steps, bits, meta)
+            check(len(wire) == tahq.fixpoint_wire_bytes(rows, C, bits, meta),
+                  "fixpoint_pack %d %s: %d bytes" % (bits, meta, len(wire)))
+            c2, s2 = tahq.fixpoint_unpack(wire, g.shape, bits, meta)
+            check(np.array_equal(c2, codes) and same_f32(s2, steps),
+                  "fixpoint_unpack %d %s: not the packed codes and steps" % (bits, meta))
+    # the paper's backward: 6 bits packed, against one byte per code in memory
+    codes, steps = lib.fixpoint_encode(g, 6)
+    wire = tahq.fixpoint_pack(codes, steps, 6)
+    check(len(wire) < codes.nbytes + steps.size * 2, "6-bit wire not smaller than bytes")
+    # control: a changed bit in the stream changes a code
+    w = bytearray(wire)
+    w[3] ^= 0x10
+    c3, _ = tahq.fixpoint_unpack(bytes(w), g.shape, 6)
+    check(not np.array_equal(c3, codes), "control: a flipped bit left the codes unchanged")
+    for bad, what in ((wire[:-1], "one byte short"), (wire + b"\0", "one byte long")):
+        try:
+            tahq.fixpoint_unpack(bad, g.shape, 6)
+            check(False, "fixpoint_unpack: %s accepted" % what)
+        except tahq.ShapeError:
+            pass
+    odd = lib.fixpoint_encode(g[:1, :7].copy(), 6)
+    ow = bytearray(tahq.fixpoint_pack(*odd, 6))
+    ow[(7 * 6) // 8] |= 0x80  # a padding bit after the 42 code bits
+    try:
+        tahq.fixpoint_unpack(bytes(ow), (1, 7), 6)
+        check(False, "fixpoint_unpack: nonzero padding accepted")
+    except ValueError:
+        pass
+    try:
+        tahq.fixpoint_pack(codes, steps + np.float32(1e-4), 6)
+        check(False, "fixpoint_pack: steps that fp16 cannot hold accepted")
+    except ValueError:
+        pass
+    print("fixpoint wire: packed to fixpoint_wire_bytes, exact round trip, bad input refused")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", required=True, help="libtahq shared library")
@@ -372,13 +576,12 @@ def main():
         test_buffers(lib)
         test_fixpoint(lib)
         test_lookup(work)
+        test_fast_path(lib)
+        test_interface(lib)
+        test_fixpoint_wire(lib)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print("test_package.py: %d of %d checks failed" % (failures, checks))
-        return 1
-    print("test_package.py: all %d checks passed" % checks)
-    return 0
+    return verdict("test_package.py")
 
 
 if __name__ == "__main__":

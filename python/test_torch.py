@@ -40,18 +40,9 @@ except ImportError:
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tahq  # noqa: E402
+from check_counter import check, verdict  # noqa: E402
 import tahq.torch as tt  # noqa: E402
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
 
 
 def bits_equal(a, b):
@@ -115,19 +106,47 @@ def test_codec(cli, work):
     check(bits_equal(yp, np.load(os.path.join(work, "yp.npy"))),
           "paper-v1: tahq.torch decode differs from tahq decode")
     # refusals
-    for bad, exc, what in ((x.double(), TypeError, "float64"), (x.half(), TypeError, "fp16"),
+    for bad, exc, what in ((x.double(), TypeError, "float64"), (x.int(), TypeError, "int32"),
                            (x.numpy(), TypeError, "numpy array")):
         try:
             tt.encode(bad)
             check(False, "%s accepted" % what)
-        except exc:
-            pass
-    if torch.cuda.is_available():
+        except exc as e:
+            check(what == "numpy array" or "convert explicitly" in str(e),
+                  "%s: the refusal says nothing of converting: %s" % (what, e))
+    # float16 and bfloat16 are widened to float32 (exact): the message is the
+    # one of the widened tensor, and (control) not the float32 original's
+    for dt in (torch.float16, torch.bfloat16):
+        low = x.to(dt)
+        m = tt.encode(low, threads=2)
+        check(m == tt.encode(low.float()), "%s: not the message of the widened tensor" % dt)
+        check(m != tt.encode(x), "%s: control: same message as the float32 tensor" % dt)
+    # another device: refused, and the message says to pass .cpu(); the meta
+    # device stands in where no GPU is present
+    devs = ["meta"] + (["cuda"] if torch.cuda.is_available() else [])
+    for dev in devs:
         try:
-            tt.encode(x.cuda())
-            check(False, "cuda tensor accepted")
-        except ValueError:
-            pass
+            tt.encode(torch.empty(2, 4, 64, device=dev))
+            check(False, "%s tensor accepted" % dev)
+        except ValueError as e:
+            check(".cpu()" in str(e), "%s refusal does not say .cpu(): %s" % (dev, e))
+    # a 2^41-element view: the shape is refused before any copy (a copy
+    # would raise MemoryError or take 4 TiB)
+    for dt in (torch.float32, torch.bfloat16):
+        huge = torch.zeros((), dtype=dt).expand(2 ** 21, 2 ** 10, 2 ** 10)
+        try:
+            tt.encode(huge)
+            check(False, "2^41-element %s view accepted" % dt)
+        except tahq.ShapeError as e:
+            check("2^40" in str(e), "2^41 elements: %s" % e)
+        except MemoryError:
+            check(False, "2^41-element %s view: MemoryError, not ShapeError" % dt)
+    # threads: same bytes, decode to the caller's shape
+    check(tt.encode(x, threads=3, tile=32, alloc="tile", meta="bf16") == msg, "threads=3 bytes")
+    v = x[0, 0].contiguous()
+    vm = tt.encode(v)
+    check(tuple(tt.decode(vm, shape=v.shape).shape) == (256,) and
+          tuple(tt.decode(vm).shape) == (1, 1, 256), "decode(shape=) of a [C] tensor")
     try:
         tt.encode(x, seed=2 ** 64)
         check(False, "seed 2^64 accepted")
@@ -234,6 +253,16 @@ class FakeComm:
         buf[:t.numel()] = t
 
 
+class StreamlessComm(FakeComm):
+    """send / recv with torch.distributed's parameters (no stream)."""
+
+    def send(self, t, dst, group=None, tag=0):
+        super().send(t, dst)
+
+    def recv(self, buf, src, group=None, tag=0):
+        super().recv(buf, src)
+
+
 def test_compressor(cli, work):
     B, S, C = 2, 20, 128
     x = activation((B, S, C), seed=13)
@@ -273,6 +302,11 @@ def test_compressor(cli, work):
         c.compress_send(x, 1, comm, dst=3)
         y2 = c.recv_decompress(1, comm, src=0)
         check(bits_equal(y2, y), "%s: compress_send / recv_decompress" % profile)
+        comm = StreamlessComm()
+        c.compress_send(x, 1, comm, dst=3)
+        check(bits_equal(c.recv_decompress(1, comm, src=0), y),
+              "%s: compress_send / recv_decompress with a comm that takes no stream "
+              "(torch.distributed's send / recv)" % profile)
         check(bool((c.buffers[1] == 0).all()), "%s: receive buffer flushed" % profile)
         # control: a corrupted receive buffer is refused, not decoded
         buf.zero_()
@@ -345,11 +379,7 @@ def main():
         test_compressor(args.cli, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print("test_torch.py: %d of %d checks failed" % (failures, checks))
-        return 1
-    print("test_torch.py: all %d checks passed" % checks)
-    return 0
+    return verdict("test_torch.py")
 
 
 if __name__ == "__main__":

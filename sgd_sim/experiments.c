@@ -925,18 +925,18 @@ int cmd_converge(const sim_cli *o)
         if (!checks)
             continue;
         const sim_method *m = &cms[mi].m;
-        if (m->fwd == SIM_FWD_GAIN && gd[mi].failed) {
+        if (m->fwd == SIM_FWD_SCALE_BIAS && gd[mi].failed) {
             printf("FAIL: %s: full-batch descent failed\n", names[mi]);
             fail = 1;
         }
-        if (m->fwd == SIM_FWD_GAIN && !gd[mi].failed) {
-            /* the gain codec's stationary point is w* / g^(K-1) (every
+        if (m->fwd == SIM_FWD_SCALE_BIAS && !gd[mi].failed) {
+            /* the biasP (scale) codec's stationary point is w* / g^(K-1) (every
              * stage's output crosses K-1 boundaries, the backward is exact),
              * so b = (1 - g^-(K-1))^2 |grad f(0)|^2. GD's error: the start is
              * forgotten to 1e-8 (above; twice that in |grad|^2) and binary32
              * w costs about (L/mu) 2^-24 / (1 - g^-(K-1)) < 1e-4 relative;
              * 1e-3 bounds both with room. */
-            double s = pow((double)m->gain, -(double)(p.K - 1));
+            double s = pow((double)m->bias_scale, -(double)(p.K - 1));
             double want = (1 - s) * (1 - s) * g0;
             double rel = fabs(gd[mi].b - want) / want;
             printf("  %-10s control: analytic floor (1 - g^-(K-1))^2 |grad f(0)|^2 = %.6g, GD %.6g (rel. error "
@@ -962,7 +962,7 @@ int cmd_converge(const sim_cli *o)
             fail = 1;
         }
         int is_tah32 = m->fwd == SIM_FWD_TAH && m->fwd_cfg.hi_bits == 3 && m->fwd_cfg.lo_bits == 2;
-        if ((is_tah32 || m->fwd == SIM_FWD_GAIN) && v->floor != 1) {
+        if ((is_tah32 || m->fwd == SIM_FWD_SCALE_BIAS) && v->floor != 1) {
             printf("FAIL: %s must be reported with a floor\n", names[mi]);
             fail = 1;
         }

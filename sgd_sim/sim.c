@@ -51,8 +51,8 @@ int sim_method_parse(const char *spec, sim_method *m)
         snprintf(chk, sizeof chk, "bias%u", a);
         if (strcmp(chk, base) != 0)
             return 1;
-        m->fwd = SIM_FWD_GAIN;
-        m->gain = 1.0f + (float)a / 100.0f;
+        m->fwd = SIM_FWD_SCALE_BIAS;
+        m->bias_scale = 1.0f + (float)a / 100.0f;
         m->bwd = SIM_BWD_NONE;
     } else if (sscanf(base, "plain%u", &a) == 1 && a >= 1 && a <= 8) {
         m->fwd = SIM_FWD_PLAIN;
@@ -284,9 +284,9 @@ static size_t fwd_apply(const sim_method *m, codec_buf *cb, uint32_t B, uint32_t
         return tah_roundtrip(cb, &m->fwd_cfg, B, S, C, x, y, key);
     case SIM_FWD_AQSGD:
         return aq_roundtrip(cb, m->aq_bits, B, S, C, x, cache, seen, y, full_sends);
-    case SIM_FWD_GAIN:
+    case SIM_FWD_SCALE_BIAS:
         for (size_t i = 0; i < n; i++)
-            y[i] = m->gain * x[i];
+            y[i] = m->bias_scale * x[i];
         return n * 4u;
     }
     return 0;

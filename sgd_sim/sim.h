@@ -37,7 +37,8 @@ typedef enum sim_fwd_kind {
     SIM_FWD_TAH,   /* tahq_encode / tahq_decode with cfg */
     SIM_FWD_PLAIN, /* tahq_config_plain(tile, bits) */
     SIM_FWD_AQSGD, /* delta vs per-sample fp16 cache, fixpoint aq_bits */
-    SIM_FWD_GAIN   /* control: y = gain * x in binary32, a deliberately biased codec */
+    SIM_FWD_SCALE_BIAS /* control (biasP): y = bias_scale * x in binary32, a deliberately
+                        * biased codec; not TAH-Quant's gain allocation (tah-gain) */
 } sim_fwd_kind;
 
 typedef enum sim_bwd_kind {
@@ -54,7 +55,7 @@ typedef struct sim_method {
     sim_bwd_kind bwd;
     uint32_t bwd_bits;   /* fixpoint bits (6 in the authors' runs) */
     tahq_config bwd_cfg; /* TAH backward */
-    float gain;          /* SIM_FWD_GAIN: the factor (1 + P/100 for biasP) */
+    float bias_scale;    /* SIM_FWD_SCALE_BIAS: the factor (1 + P/100 for biasP) */
 } sim_method;
 
 /* Parse a method name: fp32, fp16, tah, tah-tile, tah-sr, tah-tile-sr,

@@ -78,11 +78,15 @@ static const cmd_help helps[] = {
      "(U-statistic over 32 keys, jackknife CI), and the |grad f|^2 where delta crosses 0.9 and 0.\n"
      "Writes delta_traj.csv and delta_cross.csv.\n"},
     {"floor",
-     "usage: tahq-sim floor [--quick] [--jobs N] [--out DIR]\n"
+     "usage: tahq-sim floor [--quick] [--range [--methods LIST]] [--jobs N] [--out DIR]\n"
      "The floor b = |grad f(w_b)|^2 that SGD's average tends to, measured by full-batch gradient descent\n"
      "with the codec (no sampling noise), per configuration: TAH hi/lo bits 2/1..8/7 with nearest and\n"
      "stochastic rounding, codec, backward codec, data-set size (64, 256, 1024 sequences), stages\n"
-     "(2, 4, 8). --quick: the bits study only. Writes floor.csv.\n"},
+     "(2, 4, 8). --quick: the bits study only. Writes floor.csv.\n"
+     "--range: per method the floor over the steps 1/L, 1/(4L), 1/(32L) (SGD's effective step) and\n"
+     "binary32 and binary64 updates, with the stochastic-rounding estimate's own error (must be < 5%);\n"
+     "default methods tah3/2 tah3/2-gain tah tah-gain tah5/4 tah-sr tah-gain-sr tah5/4-sr tah6/5-sr\n"
+     "(--quick: tah3/2 with 40 iterations at 1/L, a regression check, not an estimate). Writes floor_range.csv, floor_range_summary.csv.\n"},
     {"train",
      "usage: tahq-sim train [--methods LIST] [--steps N] [--lr X] [--optimizer sgd|adamw ...] [--out DIR]\n"
      "Loss curves on the LLM-like residual-MLP pipeline (1000 steps; --quick 200). Writes train.csv and\n"
@@ -152,6 +156,8 @@ int main(int argc, char **argv)
             o.quick = 1;
         else if (strcmp(a, "--trajectory") == 0)
             o.trajectory = 1;
+        else if (strcmp(a, "--range") == 0)
+            o.range = 1;
         else if (strcmp(a, "--adamw") == 0)
             o.adamw = 1;
         else if (strcmp(a, "--optimizer") == 0 && v) {
@@ -219,7 +225,7 @@ int main(int argc, char **argv)
     if (strcmp(c, "delta") == 0)
         return cmd_delta(&o);
     if (strcmp(c, "floor") == 0)
-        return cmd_floor(&o);
+        return o.range ? cmd_floor_range(&o) : cmd_floor(&o);
     if (strcmp(c, "train") == 0)
         return cmd_train(&o);
     if (strcmp(c, "throughput") == 0)

@@ -273,6 +273,27 @@ typedef struct gd_task {
     int failed;
 } gd_task;
 
+/* The expected compressed gradient at w, summed (not averaged) over the
+ * data set's n_seq/2 mini-batches of 2 sequences, into gm; stochastic
+ * rounding keyed by the iteration it_all. 0 on success. */
+static int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all, float *gs,
+                               double *gm)
+{
+    const size_t np = p->n_params;
+    uint32_t ids[2];
+    memcpy(sim_run_params(r), w, sizeof(float) * np);
+    memset(gm, 0, sizeof(double) * np);
+    for (uint32_t q = 0; q < p->n_seq / 2; q++) {
+        ids[0] = 2 * q;
+        ids[1] = 2 * q + 1;
+        if (sim_run_grad(r, ids, sim_mix64(it_all * 7919 + q), gs, NULL))
+            return 1;
+        for (size_t i = 0; i < np; i++)
+            gm[i] += gs[i];
+    }
+    return 0;
+}
+
 static void gd_run(gd_task *t)
 {
     const sim_problem *p = t->p;
@@ -289,7 +310,6 @@ static void gd_run(gd_task *t)
     for (size_t i = 0; i < np; i++)
         w[i] = (float)p->Wstar[i];
     uint32_t nsteps = p->n_seq / 2;
-    uint32_t ids[2];
     uint64_t it_all = 0;
     const int iters = t->iters > 0 ? t->iters : GD_ITERS;
     for (int phase = 0; phase < 2; phase++) {
@@ -298,16 +318,8 @@ static void gd_run(gd_task *t)
         int navg = 0;
         memset(wb, 0, sizeof(double) * np);
         for (int it = 0; it < iters; it++, it_all++) {
-            memcpy(sim_run_params(r), w, sizeof(float) * np);
-            memset(gm, 0, sizeof(double) * np);
-            for (uint32_t q = 0; q < nsteps; q++) {
-                ids[0] = 2 * q;
-                ids[1] = 2 * q + 1;
-                if (sim_run_grad(r, ids, sim_mix64(it_all * 7919 + q), gs, NULL))
-                    goto done;
-                for (size_t i = 0; i < np; i++)
-                    gm[i] += gs[i];
-            }
+            if (full_batch_grad_sum(r, p, w, it_all, gs, gm))
+                goto done;
             if (it >= iters / 2) {
                 mean_g2 += sim_smooth_grad(p, w, gf);
                 navg++;
@@ -1260,7 +1272,6 @@ static void range_run(range_task *t)
     for (size_t i = 0; i < np; i++)
         w[i] = (double)(float)p->Wstar[i];
     const uint32_t nsteps = p->n_seq / 2;
-    uint32_t ids[2];
     uint64_t it_all = 0;
     const int base = t->base_iters;
     for (int ph = 0; ph < 3; ph++) {
@@ -1273,16 +1284,8 @@ static void range_run(range_task *t)
         for (int it = 0; it < iters; it++, it_all++) {
             for (size_t i = 0; i < np; i++)
                 wf[i] = (float)w[i];
-            memcpy(sim_run_params(r), wf, sizeof(float) * np);
-            memset(gm, 0, sizeof(double) * np);
-            for (uint32_t q = 0; q < nsteps; q++) {
-                ids[0] = 2 * q;
-                ids[1] = 2 * q + 1;
-                if (sim_run_grad(r, ids, sim_mix64(it_all * 7919 + q), gs, NULL))
-                    goto done;
-                for (size_t i = 0; i < np; i++)
-                    gm[i] += gs[i];
-            }
+            if (full_batch_grad_sum(r, p, wf, it_all, gs, gm))
+                goto done;
             const int k = it - (iters - per * RANGE_BATCHES);
             if (k >= 0)
                 for (size_t i = 0; i < np; i++)

@@ -121,7 +121,7 @@ def t_delta_end(d):
             order.append(m)
         if m not in last or int(r["t"]) > int(last[m]["t"]):
             last[m] = r
-    return table(["codec", "t", "|grad f|^2", "delta [CI]"],
+    return table(["codec", "t", "norm of grad f, squared", "delta [CI]"],
                  [[m, last[m]["t"], g(last[m]["grad2"]),
                    "%s [%s, %s]" % (g(last[m]["delta"]), g(last[m]["delta_lo"]), g(last[m]["delta_hi"]))]
                   for m in order])

@@ -6,7 +6,7 @@
 #   floor                      floor.csv (30 configurations)
 #   floor --range              floor_range.csv, floor_range_summary.csv
 #   floor --range --quick      floor_range_quick.csv (the CTest's reference)
-#   converge --quick           converge_verdict.csv (default quick methods)
+#   converge --quick           converge_verdict.csv (quick methods and tah-gain)
 #   delta --trajectory         delta_traj.csv (token and gain, 4/3 and 3/2)
 # Each run writes into a scratch folder, and its CSV is copied into
 # sgd_sim/results/sim-tables only when the run succeeded.
@@ -26,7 +26,7 @@ cp "$W/floor/floor.csv" "$D/"
 cp "$W/range/floor_range.csv" "$W/range/floor_range_summary.csv" "$D/"
 "$SIM" floor --range --quick --jobs 1 --out "$W/rangeq" >"$W/rangeq.txt"
 cp "$W/rangeq/floor_range.csv" "$D/floor_range_quick.csv"
-"$SIM" converge --quick --jobs "$J" --out "$W/conv" >"$W/conv.txt"
+"$SIM" converge --quick --jobs "$J" --methods fp32,tah,tah-gain,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6 --out "$W/conv" >"$W/conv.txt"
 cp "$W/conv/converge_verdict.csv" "$D/"
 "$SIM" delta --trajectory --jobs "$J" --methods tah,tah-gain,tah3/2,tah3/2-gain,tah-sr,tah-gain-sr \
     --out "$W/traj" >"$W/traj.txt"

@@ -2,7 +2,7 @@
 """train_paired.py - paired differences to fp32 and equivalence tests (TOST)
 of a scripts/train_paired.sh sweep.
 
-  train_paired.py DIR [--margin M] [--column val_loss_last|val_loss_mid]
+  train_paired.py DIR [--margin M] [--column val_loss_last|val_loss_mid] [--complete]
 
 Reads DIR/runs.csv (one row per finished run: method,seed,steps,...). For
 each method other than fp32, the seeds where both it and fp32 finished give
@@ -111,6 +111,8 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--margin", type=float, default=0.01)
     ap.add_argument("--column", default="val_loss_last", choices=["val_loss_last", "val_loss_mid"])
+    ap.add_argument("--complete", action="store_true",
+                    help="only the seeds where every method finished (a sweep cut off mid-seed)")
     a = ap.parse_args()
     rows = {}
     order = []
@@ -121,6 +123,9 @@ def main():
                 rows[m] = {}
                 order.append(m)
             rows[m][int(r["seed"])] = float(r[a.column])
+    if a.complete:
+        full = set.intersection(*(set(v) for v in rows.values()))
+        rows = {m: {sd: x for sd, x in v.items() if sd in full} for m, v in rows.items()}
     if "fp32" not in rows:
         print("train_paired.py: no fp32 runs", file=sys.stderr)
         return 1

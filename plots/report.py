@@ -341,7 +341,7 @@ def section_convergence(out_dir, rc, sim_ok):
                "ratio_avg_vs_fp32": num(r["ratio_avg_vs_fp32"]),
                "ratio_min_vs_fp32": num(r["ratio_min_vs_fp32"])} for r in summ]
     tuning = [{k: num(v) for k, v in r.items()} for r in (tune or [])]
-    verdicts = [{k: (v if k in ("method", "rate", "floor", "gd_agrees", "verdict") else num(v))
+    verdicts = [{k: (v if k in ("method", "rate", "floor", "gd_agrees", "verdict", "paper_claim") else num(v))
                  for k, v in r.items()} for r in verdict]
     models = [{k: (v if k in ("method", "model") else num(v)) for k, v in r.items()}
               for r in (model or [])]
@@ -361,15 +361,19 @@ def md_convergence(s):
     L.append("Model: E(T), the seed mean of (1/T) sum_{t<T} |grad f(w_t)|^2, expands in "
              "eta = c/sqrt(T) as a T^-1/2 + a2/T + a3 T^-3/2 + ... + b, where b is the floor that "
              "the codec's bias sets. The rate is the free exponent beta of a T^-beta + a2/T + b; "
-             "it is consistent with T^-1/2 when its interval lies within [3/8, 5/8] (half-way to "
-             "the rate 1/4 of the schedule controls) and a different rate when it lies outside. "
-             "The floor b is fitted as a T^-1/2 + a2/T + a3 T^-3/2 + b unless the rate is shown "
-             "different. Intervals: 95% bootstrap over seeds, joined with the same fit without "
-             "the smallest T; no verdict from fewer than 5 seeds. The direct floor is |grad f|^2 "
-             "at the Polyak average of full-batch gradient descent with the codec, with its range "
-             "over two step sizes.")
+             "its verdict is worded by what the horizons resolve: \"band\" when the interval lies "
+             "within [3/8, 5/8], which means only that the decay exponent is not resolved from any "
+             "in [0.35, 0.65] (the controls fp32@0.35, fp32@0.4 and fp32@0.6 land there), "
+             "\"different\" when it lies outside, \"not resolved\" otherwise. The floor's "
+             "interval joins the fits with beta fixed at 1/2, 0.35 and 0.65 and free (each also "
+             "without the smallest T), so a slower decay is not taken for a floor. Intervals: 95% "
+             "bootstrap over seeds; no verdict from fewer than 5 seeds. The direct floor is "
+             "|grad f|^2 at the Polyak average of full-batch gradient descent with the codec, with "
+             "its range over two step sizes; a direct floor outside the fitted interval fails the "
+             "run. The PASS of this report is about these checks; the paper's claim has its own "
+             "table below.")
     L.append("")
-    L += table(["method", "rate", "beta [CI]", "floor b [CI]", "direct floor (GD) [range]",
+    L += table(["method", "rate (resolution)", "beta [CI]", "floor b [CI]", "direct floor (GD) [range]",
                 "fit and GD agree", "verdict"],
                [[v["method"] + ("" if v.get("schedule") in (None, 0.5) else
                                 " (eta ~ T^-%s)" % fmt(v.get("schedule"))),
@@ -378,6 +382,33 @@ def md_convergence(s):
                  "%s [%s, %s]" % (fmt(v["b"]), fmt(v["b_lo"]), fmt(v["b_hi"])),
                  "%s [%s, %s]" % (fmt(v["b_gd"]), fmt(v["b_gd_lo"]), fmt(v["b_gd_hi"])),
                  v["gd_agrees"], v["verdict"]] for v in s["verdicts"]])
+    if any("paper_claim" in v for v in s["verdicts"]):
+        dend = s.get("delta_end", {})
+        L.append("")
+        L.append("The paper's claim, \"SGD reaches a stationary point at O(1/sqrt T)\", per method "
+                 "(a finding about the method, not a check of the tool: a method can fail it while "
+                 "the report passes). Not reproduced when the rate is shown different, the fit shows "
+                 "a floor, or the direct floor is at least 5% of E at the largest T; reproduced to the "
+                 "resolution when the rate is in the band, no floor is shown and the direct floor is "
+                 "below 5% of E. delta: the relative bias at the last iterate of one SGD run "
+                 "(tahq-sim delta --trajectory; the theory assumes delta >= 0.9).")
+        L.append("")
+        rows = []
+        for v in s["verdicts"]:
+            claim = v.get("paper_claim", "")
+            d = dend.get(v["method"])
+            rows.append([v["method"] + ("" if v.get("schedule") in (None, 0.5) else
+                                        " (eta ~ T^-%s)" % fmt(v.get("schedule"))),
+                         claim if claim.startswith("reproduced") else "**%s**" % claim,
+                         "%s [%s, %s]" % (fmt(v["b"]), fmt(v["b_lo"]), fmt(v["b_hi"])),
+                         "%s (%s%% of E(T_max) = %s)" % (
+                             fmt(v["b_gd"]), fmt(100 * v["b_gd"] / v["E_Tmax"], 3)
+                             if isinstance(v.get("E_Tmax"), (int, float)) and v["E_Tmax"] else "-",
+                             fmt(v.get("E_Tmax"))),
+                         "%s [%s, %s]" % (fmt(d["delta"]), fmt(d["delta_lo"]), fmt(d["delta_hi"]))
+                         if d else "-"])
+        L += table(["method", "O(1/sqrt T) to a stationary point", "floor b [CI]",
+                    "direct floor", "delta at the end of the trajectory [CI]"], rows)
     if s.get("local_slopes"):
         meths = []
         for r in s["local_slopes"]:
@@ -1356,6 +1387,15 @@ def main():
         "reliability": section_reliability(),
         "proofs": section_proofs(os.path.abspath(a.proofs_stats)),
     }
+    # the paper-claim table of the convergence section shows delta at the end
+    # of each codec's trajectory beside the floor
+    traj = sections["delta_trajectory"]
+    if isinstance(traj, dict) and traj.get("rows") and isinstance(sections["convergence"], dict):
+        last = {}
+        for r in traj["rows"]:
+            if r["method"] not in last or r["t"] > last[r["method"]]["t"]:
+                last[r["method"]] = r
+        sections["convergence"]["delta_end"] = last
     c_end = os.times()
     total = {"wall_s": round(time.monotonic() - t_start, 1),
              "cpu_user_sys_s": round((c_end.children_user - c_start.children_user) +

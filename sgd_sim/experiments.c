@@ -273,6 +273,27 @@ typedef struct gd_task {
     int failed;
 } gd_task;
 
+/* The expected compressed gradient at w, summed (not averaged) over the
+ * data set's n_seq/2 mini-batches of 2 sequences, into gm; stochastic
+ * rounding keyed by the iteration it_all. 0 on success. */
+static int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all, float *gs,
+                               double *gm)
+{
+    const size_t np = p->n_params;
+    uint32_t ids[2];
+    memcpy(sim_run_params(r), w, sizeof(float) * np);
+    memset(gm, 0, sizeof(double) * np);
+    for (uint32_t q = 0; q < p->n_seq / 2; q++) {
+        ids[0] = 2 * q;
+        ids[1] = 2 * q + 1;
+        if (sim_run_grad(r, ids, sim_mix64(it_all * 7919 + q), gs, NULL))
+            return 1;
+        for (size_t i = 0; i < np; i++)
+            gm[i] += gs[i];
+    }
+    return 0;
+}
+
 static void gd_run(gd_task *t)
 {
     const sim_problem *p = t->p;
@@ -289,7 +310,6 @@ static void gd_run(gd_task *t)
     for (size_t i = 0; i < np; i++)
         w[i] = (float)p->Wstar[i];
     uint32_t nsteps = p->n_seq / 2;
-    uint32_t ids[2];
     uint64_t it_all = 0;
     const int iters = t->iters > 0 ? t->iters : GD_ITERS;
     for (int phase = 0; phase < 2; phase++) {
@@ -298,16 +318,8 @@ static void gd_run(gd_task *t)
         int navg = 0;
         memset(wb, 0, sizeof(double) * np);
         for (int it = 0; it < iters; it++, it_all++) {
-            memcpy(sim_run_params(r), w, sizeof(float) * np);
-            memset(gm, 0, sizeof(double) * np);
-            for (uint32_t q = 0; q < nsteps; q++) {
-                ids[0] = 2 * q;
-                ids[1] = 2 * q + 1;
-                if (sim_run_grad(r, ids, sim_mix64(it_all * 7919 + q), gs, NULL))
-                    goto done;
-                for (size_t i = 0; i < np; i++)
-                    gm[i] += gs[i];
-            }
+            if (full_batch_grad_sum(r, p, w, it_all, gs, gm))
+                goto done;
             if (it >= iters / 2) {
                 mean_g2 += sim_smooth_grad(p, w, gf);
                 navg++;
@@ -394,29 +406,50 @@ static void gd_all(gd_task *t, int n, int jobs)
  * the two, so that it covers what the choice of window moves (the issue's
  * nested windows gave non-overlapping seed-only CIs).
  *
- * Rate verdict. The alternatives the schedule controls produce are rate 1/4
- * (eta = c/T^3/4: transient 1/(eta T) = T^-1/4; eta = c/T^1/4: noise
- * eta = T^-1/4). A decision between 1/2 and its nearest alternative 1/4
- * puts the boundary half-way, RATE_TOL = 1/8 from 1/2 (and symmetrically
- * above): consistent with T^-1/2 when the whole beta interval lies in
- * [3/8, 5/8], a different rate when none of it does, otherwise not
- * resolved by these horizons (a large floor leaves little of the decaying
- * part to fit).
+ * Rate verdict, worded by its resolution. The alternatives the schedule
+ * controls far from 1/2 produce are rate 1/4 (eta = c/T^3/4: transient
+ * 1/(eta T) = T^-1/4; eta = c/T^1/4: noise eta = T^-1/4). A decision between
+ * 1/2 and that alternative puts the boundary half-way, RATE_TOL = 1/8 from
+ * 1/2: a different rate when the whole beta interval lies outside
+ * [3/8, 5/8]. Inside that band the horizons do not pin the exponent down:
+ * the schedule controls fp32@0.35, fp32@0.4 and fp32@0.6 (plain SGD, no
+ * floor, exponents 0.35..0.6) give free-beta intervals [0.407, 0.555],
+ * [0.409, 0.545] and [0.335, 0.441] over 2^8..2^14 (the model's correction
+ * terms absorb the difference; their local slopes all run from about -0.60
+ * to -0.47), so a beta interval inside [3/8, 5/8] says only "decay exponent
+ * not resolved from any in [RES_LO, RES_HI] = [0.35, 0.65] over these
+ * horizons", never "T^-1/2". The controls check exactly that wording: every
+ * fp32@s with s in [RES_LO, RES_HI] must come out in the band or not
+ * resolved, never as a different rate, and with a floor verdict the direct
+ * floor does not contradict.
  *
- * Floor verdict. On the T^-1/2 model unless the rate is shown different
- * (then on the free-beta fit): a floor when the interval of b lies above 0,
- * none when it contains 0. */
+ * Floor verdict. Since the exponent is known only to the band, b is fitted
+ * with beta fixed at 1/2 (a T^-1/2 + a2/T + a3 T^-3/2 + b), at RES_LO and at
+ * RES_HI (a T^-beta + a2/T + b each), and with beta free; the interval of b
+ * is the union of all of them (each also without the smallest horizon).
+ * With beta at 1/2 alone, a slower true decay is taken up by b: fp32@0.35
+ * got b = 0.053 [0.012, 0.068] with a direct floor of 7e-14. A rate shown
+ * different uses the free-beta fit alone. A floor when the union lies above
+ * 0, none shown when it contains 0. The direct floor (full-batch descent)
+ * must lie in the union: a fitted floor that it contradicts fails the run. */
 #define RATE_TOL 0.125
+#define RES_LO 0.35
+#define RES_HI 0.65
+#define CLAIM_FLOOR_FRAC 0.05
 
 typedef struct conv_verdict {
     sim_fit_result fix1, free1;      /* first order: a T^-1/2 + b, a T^-beta + b */
     sim_fit_result fix2, free2;      /* the floor fit a T^-1/2 + a2/T + a3 T^-3/2 + b, the
                                         rate fit a T^-beta + a2/T + b */
     sim_fit_result fix2d, free2d;    /* the same without the smallest horizon */
+    sim_fit_result slow, fast;       /* a T^-beta + a2/T + b, beta = RES_LO and RES_HI */
+    sim_fit_result slowd, fastd;     /* the same without the smallest horizon */
     double beta_lo, beta_hi;         /* union of the free2 and free2d intervals */
-    double b, b_lo, b_hi;            /* the floor on the supported model, union interval */
-    int rate;                        /* 1 consistent with T^-1/2, 0 not resolved, -1 different */
+    double b, b_lo, b_hi;            /* the floor: estimate at beta = 1/2, union interval */
+    int rate;                        /* 1 in the band [3/8, 5/8] (exponent not resolved
+                                        from [RES_LO, RES_HI]), 0 not resolved, -1 different */
     int floor;                       /* 1 floor above 0, 0 consistent with 0, -1 below 0 */
+    int floor_direct;                /* floor = 1 from the direct floor, the fit alone not */
     int fit_ok;
 } conv_verdict;
 
@@ -435,6 +468,10 @@ static void conv_analyse(const double *Td, const double *vals, int nT, int ns, u
     bad |= sim_fit_bootstrap(Td, vals, nT, ns, 0.0, 2, NB, seed + 4, &v->free2);
     bad |= sim_fit_bootstrap(Td + 1, vals + ns, nT - 1, ns, 0.5, 3, NB, seed + 5, &v->fix2d);
     bad |= sim_fit_bootstrap(Td + 1, vals + ns, nT - 1, ns, 0.0, 2, NB, seed + 6, &v->free2d);
+    bad |= sim_fit_bootstrap(Td, vals, nT, ns, RES_LO, 2, NB, seed + 7, &v->slow);
+    bad |= sim_fit_bootstrap(Td, vals, nT, ns, RES_HI, 2, NB, seed + 8, &v->fast);
+    bad |= sim_fit_bootstrap(Td + 1, vals + ns, nT - 1, ns, RES_LO, 2, NB, seed + 9, &v->slowd);
+    bad |= sim_fit_bootstrap(Td + 1, vals + ns, nT - 1, ns, RES_HI, 2, NB, seed + 10, &v->fastd);
     v->fit_ok = !bad;
     v->beta_lo = fmin(v->free2.beta.lo, v->free2d.beta.lo);
     v->beta_hi = fmax(v->free2.beta.hi, v->free2d.beta.hi);
@@ -444,11 +481,21 @@ static void conv_analyse(const double *Td, const double *vals, int nT, int ns, u
         v->rate = -1;
     else
         v->rate = 0;
-    const sim_fit_result *f = v->rate >= 0 ? &v->fix2 : &v->free2;
-    const sim_fit_result *fd = v->rate >= 0 ? &v->fix2d : &v->free2d;
-    v->b = f->b.est;
-    v->b_lo = fmin(f->b.lo, fd->b.lo);
-    v->b_hi = fmax(f->b.hi, fd->b.hi);
+    if (v->rate >= 0) {
+        const sim_fit_result *all[] = {&v->fix2, &v->fix2d, &v->slow, &v->slowd,
+                                       &v->fast, &v->fastd, &v->free2, &v->free2d};
+        v->b = v->fix2.b.est;
+        v->b_lo = INFINITY;
+        v->b_hi = -INFINITY;
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+            v->b_lo = fmin(v->b_lo, all[k]->b.lo);
+            v->b_hi = fmax(v->b_hi, all[k]->b.hi);
+        }
+    } else {
+        v->b = v->free2.b.est;
+        v->b_lo = fmin(v->free2.b.lo, v->free2d.b.lo);
+        v->b_hi = fmax(v->free2.b.hi, v->free2d.b.hi);
+    }
     v->floor = v->b_lo > 0 ? 1 : v->b_hi < 0 ? -1 : 0;
     if (!v->fit_ok) {
         v->rate = 0;
@@ -456,25 +503,27 @@ static void conv_analyse(const double *Td, const double *vals, int nT, int ns, u
     }
 }
 
-static void verdict_text(const conv_verdict *v, char *buf, size_t n)
+static void verdict_text(const conv_verdict *v, uint32_t Tmin, uint32_t Tmax, char *buf, size_t n)
 {
-    char rate[160], flo[200];
+    char rate[220], flo[200];
     if (v->rate == 1)
-        snprintf(rate, sizeof rate, "consistent with T^(-1/2) (beta = %.3f [%.3f, %.3f])", v->free2.beta.est,
-                 v->beta_lo, v->beta_hi);
+        snprintf(rate, sizeof rate,
+                 "decay exponent not resolved from any in [%.2f, %.2f] over T = %u..%u (beta = %.3f [%.3f, %.3f])",
+                 RES_LO, RES_HI, Tmin, Tmax, v->free2.beta.est, v->beta_lo, v->beta_hi);
     else if (v->rate == -1)
-        snprintf(rate, sizeof rate, "rate T^(-%.3f) [%.3f, %.3f]: NOT T^(-1/2)", v->free2.beta.est, v->beta_lo,
-                 v->beta_hi);
+        snprintf(rate, sizeof rate, "rate T^(-%.3f) [%.3f, %.3f] over T = %u..%u: NOT T^(-1/2)", v->free2.beta.est,
+                 v->beta_lo, v->beta_hi, Tmin, Tmax);
     else
         snprintf(rate, sizeof rate, "rate not resolved (beta = %.3f [%.3f, %.3f] crosses %.3f or %.3f)",
                  v->free2.beta.est, v->beta_lo, v->beta_hi, 0.5 - RATE_TOL, 0.5 + RATE_TOL);
     if (v->floor == 1)
-        snprintf(flo, sizeof flo, "%s a floor b = %.4g [%.4g, %.4g]",
-                 v->rate == 1 ? "down to" : v->rate == 0 ? "with, on the T^(-1/2) model," : "with", v->b, v->b_lo,
-                 v->b_hi);
+        snprintf(flo, sizeof flo,
+                 v->floor_direct ? "with a floor (measured directly, inside the fitted b = %.4g [%.4g, %.4g], "
+                                   "which alone does not exclude 0)"
+                                 : "with a floor b = %.4g [%.4g, %.4g]",
+                 v->b, v->b_lo, v->b_hi);
     else if (v->floor == 0)
-        snprintf(flo, sizeof flo, "no floor (b = %.3g [%.3g, %.3g], consistent with 0)", v->b, v->b_lo,
-                 v->b_hi);
+        snprintf(flo, sizeof flo, "no floor shown (b = %.3g [%.3g, %.3g] contains 0)", v->b, v->b_lo, v->b_hi);
     else
         snprintf(flo, sizeof flo, "b = %.3g [%.3g, %.3g] below 0: the model does not fit a floor", v->b, v->b_lo,
                  v->b_hi);
@@ -560,8 +609,9 @@ int cmd_converge(const sim_cli *o)
     }
     char names[16][48];
     int nm = split_methods(o->methods ? o->methods : o->runs ? file_methods : NULL,
-                           o->quick ? "fp32,tah,tah3/2,bias2,fp32@0.75"
-                                    : "fp32,fp16,tah,plain4,aqsgd,tah3/2,bias2,fp32@0.75",
+                           o->quick ? "fp32,tah,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6"
+                                    : "fp32,fp16,tah,tah-gain,plain4,aqsgd,tah3/2,tah3/2-gain,bias2,fp32@0.75,"
+                                      "fp32@0.4,fp32@0.35,fp32@0.6",
                            names, 16);
     conv_method cms[16];
     for (int i = 0; i < nm; i++) {
@@ -778,9 +828,10 @@ int cmd_converge(const sim_cli *o)
         fprintf(floc, "method,T_lo,T_hi,slope,ci_lo,ci_hi\n");
     if (fv)
         fprintf(fv, "method,schedule,rate,beta,beta_lo,beta_hi,floor,b,b_lo,b_hi,b_gd,b_gd_lo,b_gd_hi,"
-                    "gd_agrees,verdict\n");
+                    "gd_agrees,verdict,paper_claim,E_Tmax\n");
     double *avg = malloc(sizeof(double) * nT * ns), *mn = malloc(sizeof(double) * nT * ns);
     double *fp_avg = calloc(nT, sizeof(double)), *fp_min = calloc(nT, sizeof(double));
+    double e_last_m[16]; /* E at the largest horizon, the seed mean, per method */
     int fail = 0;
     /* the verdict checks are about SGD, the theory's setting */
     const int checks = !o->adamw;
@@ -803,6 +854,8 @@ int cmd_converge(const sim_cli *o)
             double gap = 0;
             for (int s = 0; s < ns; s++)
                 gap += tasks[((size_t)mi * nT + i) * ns + s].gap / ns;
+            if (i == nT - 1)
+                e_last_m[mi] = ma;
             if (strcmp(names[mi], "fp32") == 0) {
                 fp_avg[i] = ma;
                 fp_min[i] = mm;
@@ -893,7 +946,7 @@ int cmd_converge(const sim_cli *o)
     for (int mi = 0; mi < nm; mi++) {
         conv_verdict *v = &vs[mi];
         char text[512];
-        verdict_text(v, text, sizeof text);
+        verdict_text(v, Ts[0], Ts[nT - 1], text, sizeof text);
         if (!verdict_ok) {
             snprintf(text, sizeof text, "not determined (%d seeds < 5)", ns);
             v->rate = 0;
@@ -912,31 +965,72 @@ int cmd_converge(const sim_cli *o)
         } else if (!o->adamw) {
             snprintf(gdtext, sizeof gdtext, "; direct floor: full-batch GD failed (codec error)");
         }
+        /* A floor the fit alone does not separate from 0 (its interval
+         * joins the slow-exponent fits, which take up part of a floor: bias2
+         * gets [-0.005, 0.553] around its closed-form 0.345) is still
+         * a floor when full-batch descent measures one inside that interval
+         * and at least CLAIM_FLOOR_FRAC of E at the largest horizon (the
+         * share the horizons resolve, below). */
+        const double e_last = e_last_m[mi];
+        if (verdict_ok && v->floor == 0 && agree == 1 && gd[mi].lo >= CLAIM_FLOOR_FRAC * e_last) {
+            v->floor = 1;
+            v->floor_direct = 1;
+            verdict_text(v, Ts[0], Ts[nT - 1], text, sizeof text);
+        }
         printf("  %-10s %s%s\n", names[mi], text, gdtext);
+        /* The paper's claim, apart from the tool's checks: SGD reaches a
+         * stationary point at O(1/sqrt T). Not reproduced when the rate is
+         * shown different, when the fit shows a floor, or when the direct
+         * floor is at least CLAIM_FLOOR_FRAC of E at the largest horizon;
+         * reproduced (to the resolution) when the rate is in the band, the
+         * fit shows no floor and the direct floor is below that share. Why
+         * 5%: a floor b turns the local slope -beta at T_max into about
+         * -beta (1 - b/E); at b/E = 0.05 that moves it by 0.025, a sixth of
+         * the band's half-width (0.15), so smaller floors are below what
+         * these horizons resolve, and larger ones are a neighbourhood the
+         * direct floor measures. */
+        const int gd_ok = !o->adamw && !gd[mi].failed;
+        const char *claim = "not determined";
+        if (verdict_ok && !o->adamw) {
+            if (v->rate == -1 || v->floor == 1 || (gd_ok && gd[mi].lo >= CLAIM_FLOOR_FRAC * e_last))
+                claim = "not reproduced";
+            else if (v->rate == 1 && gd_ok && gd[mi].hi < CLAIM_FLOOR_FRAC * e_last)
+                claim = "reproduced to the resolution";
+        }
+        char claim_text[400];
+        snprintf(claim_text, sizeof claim_text,
+                 "O(1/sqrt T) to a stationary point: %s (floor b = %.3g [%.3g, %.3g]; direct floor %.3g = %.1f%% "
+                 "of E(%u) = %.3g; delta along the trajectory: tahq-sim delta --trajectory)",
+                 claim, v->b, v->b_lo, v->b_hi, gd_ok ? gd[mi].b : NAN,
+                 gd_ok ? 100 * gd[mi].b / e_last : NAN, Ts[nT - 1], e_last);
+        printf("  %-10s paper's claim: %s\n", "", claim_text);
         if (fv)
-            fprintf(fv, "%s,%.4g,%s,%.5f,%.5f,%.5f,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\"\n", names[mi],
+            fprintf(fv, "%s,%.4g,%s,%.5f,%.5f,%.5f,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\",%s,%.6g\n", names[mi],
                     cms[mi].sched,
-                    !verdict_ok ? "not determined" : v->rate == 1 ? "T^-1/2" : v->rate == -1 ? "different" : "not resolved",
+                    !verdict_ok ? "not determined" : v->rate == 1 ? "band" : v->rate == -1 ? "different" : "not resolved",
                     v->free2.beta.est, v->beta_lo, v->beta_hi,
-                    !verdict_ok ? "not determined" : v->floor == 1 ? "floor" : v->floor == 0 ? "none" : "negative",
+                    !verdict_ok     ? "not determined"
+                    : v->floor == 1 ? (v->floor_direct ? "floor (direct)" : "floor")
+                    : v->floor == 0 ? "none"
+                                    : "negative",
                     v->b, v->b_lo, v->b_hi,
                     o->adamw ? NAN : gd[mi].b, o->adamw ? NAN : gd[mi].lo, o->adamw ? NAN : gd[mi].hi,
-                    agree < 0 ? "n/a" : agree ? "yes" : "no", text);
+                    agree < 0 ? "n/a" : agree ? "yes" : "no", text, claim, e_last);
         if (!checks)
             continue;
         const sim_method *m = &cms[mi].m;
-        if (m->fwd == SIM_FWD_GAIN && gd[mi].failed) {
+        if (m->fwd == SIM_FWD_SCALE_BIAS && gd[mi].failed) {
             printf("FAIL: %s: full-batch descent failed\n", names[mi]);
             fail = 1;
         }
-        if (m->fwd == SIM_FWD_GAIN && !gd[mi].failed) {
-            /* the gain codec's stationary point is w* / g^(K-1) (every
+        if (m->fwd == SIM_FWD_SCALE_BIAS && !gd[mi].failed) {
+            /* the biasP (scale) codec's stationary point is w* / g^(K-1) (every
              * stage's output crosses K-1 boundaries, the backward is exact),
              * so b = (1 - g^-(K-1))^2 |grad f(0)|^2. GD's error: the start is
              * forgotten to 1e-8 (above; twice that in |grad|^2) and binary32
              * w costs about (L/mu) 2^-24 / (1 - g^-(K-1)) < 1e-4 relative;
              * 1e-3 bounds both with room. */
-            double s = pow((double)m->gain, -(double)(p.K - 1));
+            double s = pow((double)m->bias_scale, -(double)(p.K - 1));
             double want = (1 - s) * (1 - s) * g0;
             double rel = fabs(gd[mi].b - want) / want;
             printf("  %-10s control: analytic floor (1 - g^-(K-1))^2 |grad f(0)|^2 = %.6g, GD %.6g (rel. error "
@@ -954,7 +1048,30 @@ int cmd_converge(const sim_cli *o)
          * to see a floor. */
         int is_fp32 = m->fwd == SIM_FWD_NONE && m->bwd == SIM_BWD_NONE;
         if (is_fp32 && cms[mi].sched == 0.5 && !(v->rate == 1 && v->floor == 0)) {
-            printf("FAIL: %s must be consistent with T^(-1/2) without a floor\n", names[mi]);
+            printf("FAIL: %s must be in the band [3/8, 5/8] without a floor\n", names[mi]);
+            fail = 1;
+        }
+        if (is_fp32 && cms[mi].sched == 0.5 && strcmp(claim, "reproduced to the resolution") != 0) {
+            printf("FAIL: %s: the paper's claim must come out reproduced for plain SGD\n", names[mi]);
+            fail = 1;
+        }
+        /* the resolution controls: a true exponent inside [RES_LO, RES_HI]
+         * must not be called a different rate (the verdict's wording says it
+         * is not resolved there) */
+        if (is_fp32 && cms[mi].sched >= RES_LO && cms[mi].sched <= RES_HI && v->rate == -1) {
+            printf("FAIL: %s (eta ~ T^-%.2f, inside [%.2f, %.2f]) must not be reported as a different rate\n",
+                   names[mi], cms[mi].sched, RES_LO, RES_HI);
+            fail = 1;
+        }
+        /* any method: a fitted floor interval that the direct floor lies
+         * outside of is a wrong verdict */
+        if (agree == 0) {
+            printf("FAIL: %s: the direct floor %.4g [%.4g, %.4g] contradicts the fitted b [%.4g, %.4g]\n",
+                   names[mi], gd[mi].b, gd[mi].lo, gd[mi].hi, v->b_lo, v->b_hi);
+            fail = 1;
+        }
+        if (fabs(cms[mi].sched - 0.5) >= 0.25 && strcmp(claim, "not reproduced") != 0) {
+            printf("FAIL: %s: the paper's claim must come out not reproduced (rate different)\n", names[mi]);
             fail = 1;
         }
         if (fabs(cms[mi].sched - 0.5) >= 0.25 && v->rate != -1) {
@@ -962,7 +1079,11 @@ int cmd_converge(const sim_cli *o)
             fail = 1;
         }
         int is_tah32 = m->fwd == SIM_FWD_TAH && m->fwd_cfg.hi_bits == 3 && m->fwd_cfg.lo_bits == 2;
-        if ((is_tah32 || m->fwd == SIM_FWD_GAIN) && v->floor != 1) {
+        if ((is_tah32 || m->fwd == SIM_FWD_SCALE_BIAS) && strcmp(claim, "not reproduced") != 0) {
+            printf("FAIL: %s: the paper's claim must come out not reproduced (a floor)\n", names[mi]);
+            fail = 1;
+        }
+        if ((is_tah32 || m->fwd == SIM_FWD_SCALE_BIAS) && v->floor != 1) {
             printf("FAIL: %s must be reported with a floor\n", names[mi]);
             fail = 1;
         }
@@ -1107,6 +1228,252 @@ int cmd_floor(const sim_cli *o)
     free(ms);
     free(pi);
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* floor --range: the floor's dependence on what the measurement chooses    */
+/* ------------------------------------------------------------------------ */
+/* The floor of a rounding codec is not one number: the point full-batch
+ * descent settles at depends on the step (the expected compressed gradient
+ * is piecewise smooth, and descent cycles among pieces whose size scales
+ * with the step) and on the precision of the update. SGD itself runs near
+ * eta = c/sqrt(T) with gamma = c L = 4 at T_tune = 1024..4096 up to 2^16:
+ * eta L = 4/256 .. 4/64, i.e. 1/64 .. 1/16 of 1/L; 1/(32L) stands for it.
+ * Each (method, precision) runs the steps 1/L, 1/(4L), 1/(32L) in that
+ * order, each starting at the previous Polyak average (a continuation: the
+ * start is the neighbouring step's floor point, not w*). Iterations: at
+ * step eta/L the slowest mode contracts by 1 - mu eta per step (mu/L =
+ * 0.022); RANGE_ITERS0 = 600 at 1/L forgets the start to 1.6e-6, and each
+ * smaller step gets as many iterations as leave the same residual of the
+ * distance between neighbouring floor points: 600 x 4 = 2400 at 1/(4L),
+ * 600 x 32 = 19200 at 1/(32L) would; the budget allows 4800, which leaves
+ * exp(-0.022/32 x 4800) = 3.7% of the distance between the 1/(4L) and the
+ * 1/(32L) floor points (themselves within about 10%, so well under 1% of
+ * b); stated, not hidden.
+ *
+ * The estimate: b = |grad f(w_bar)|^2 at the Polyak average w_bar over the
+ * second half of each phase. With stochastic rounding the iterates jitter
+ * and w_bar carries noise, which inflates |grad f(w_bar)|^2 by
+ * |H (w_bar - E w_bar)|^2 on this quadratic (grad f is affine in w). Batch
+ * means estimate it: the averaging window in RANGE_BATCHES consecutive
+ * batches with averages w_j, inflation ~ sum_j |grad f(w_j) - grad f(w_bar)|^2
+ * / (B (B - 1)) (the variance of a mean of B batch means; batches longer
+ * than the mixing time 1/(mu eta) are nearly independent). The reported
+ * b is the raw value minus that estimate, and its relative error is the
+ * estimate over b, which must be below 5% (else the row says so). */
+enum { RANGE_ITERS0 = 600, RANGE_ITERS_QUICK = 40, RANGE_BATCHES = 8 };
+
+typedef struct range_task {
+    const sim_problem *p;
+    const sim_method *m;
+    int f64;                /* 1: the update w -= eta g in binary64 */
+    int base_iters;         /* iterations at 1/L (x2 at 1/(4L), x8 at 1/(32L)) */
+    double b[3], infl[3];   /* per step: debiased floor, inflation estimate */
+    int iters[3];
+    int failed;
+} range_task;
+
+static const double range_steps[3] = {1.0, 0.25, 1.0 / 32};
+
+static void range_run(range_task *t)
+{
+    const sim_problem *p = t->p;
+    const size_t np = p->n_params;
+    sim_opts so = {.micro = 2, .batch = 1, .eta = 0, .seed = 9};
+    sim_run *r = sim_run_new(p, t->m, &so);
+    float *wf = malloc(sizeof(float) * np), *gs = malloc(sizeof(float) * np);
+    double *w = malloc(sizeof(double) * np), *gm = malloc(sizeof(double) * np);
+    double *wb = malloc(sizeof(double) * np), *wj = malloc(sizeof(double) * RANGE_BATCHES * np);
+    double *gbar = malloc(sizeof(double) * np), *gj = malloc(sizeof(double) * np);
+    t->failed = 1;
+    if (!r || !wf || !gs || !w || !gm || !wb || !wj || !gbar || !gj)
+        goto done;
+    for (size_t i = 0; i < np; i++)
+        w[i] = (double)(float)p->Wstar[i];
+    const uint32_t nsteps = p->n_seq / 2;
+    uint64_t it_all = 0;
+    const int base = t->base_iters;
+    for (int ph = 0; ph < 3; ph++) {
+        const int mult[3] = {1, 2, 8}; /* 600, 1200, 4800 at the base: see above */
+        const int iters = base * mult[ph];
+        const double eta = range_steps[ph] / p->L;
+        const int half = iters / 2, per = half / RANGE_BATCHES;
+        t->iters[ph] = iters;
+        memset(wj, 0, sizeof(double) * RANGE_BATCHES * np);
+        for (int it = 0; it < iters; it++, it_all++) {
+            for (size_t i = 0; i < np; i++)
+                wf[i] = (float)w[i];
+            if (full_batch_grad_sum(r, p, wf, it_all, gs, gm))
+                goto done;
+            const int k = it - (iters - per * RANGE_BATCHES);
+            if (k >= 0)
+                for (size_t i = 0; i < np; i++)
+                    wj[(size_t)(k / per) * np + i] += wf[i];
+            if (t->f64) {
+                for (size_t i = 0; i < np; i++)
+                    w[i] -= eta * (gm[i] / nsteps);
+            } else {
+                const float ef = (float)eta;
+                for (size_t i = 0; i < np; i++)
+                    w[i] = (double)(wf[i] - ef * (float)(gm[i] / nsteps));
+            }
+        }
+        memset(wb, 0, sizeof(double) * np);
+        for (int j = 0; j < RANGE_BATCHES; j++)
+            for (size_t i = 0; i < np; i++) {
+                wj[(size_t)j * np + i] /= per;
+                wb[i] += wj[(size_t)j * np + i] / RANGE_BATCHES;
+            }
+        for (size_t i = 0; i < np; i++)
+            wf[i] = (float)wb[i];
+        const double raw = sim_smooth_grad(p, wf, gbar);
+        double ss = 0;
+        for (int j = 0; j < RANGE_BATCHES; j++) {
+            for (size_t i = 0; i < np; i++)
+                wf[i] = (float)wj[(size_t)j * np + i];
+            sim_smooth_grad(p, wf, gj);
+            for (size_t i = 0; i < np; i++)
+                ss += (gj[i] - gbar[i]) * (gj[i] - gbar[i]);
+        }
+        t->infl[ph] = ss / (RANGE_BATCHES * (RANGE_BATCHES - 1.0));
+        t->b[ph] = raw - t->infl[ph];
+        for (size_t i = 0; i < np; i++)
+            w[i] = wb[i]; /* the next, smaller step starts here */
+    }
+    t->failed = 0;
+done:
+    free(wf);
+    free(gs);
+    free(w);
+    free(gm);
+    free(wb);
+    free(wj);
+    free(gbar);
+    free(gj);
+    sim_run_free(r);
+}
+
+static void *range_worker(void *arg)
+{
+    range_task *t = arg;
+    for (; t->p; t++) /* a NULL-terminated slice */
+        range_run(t);
+    return NULL;
+}
+
+int cmd_floor_range(const sim_cli *o)
+{
+    char names[16][48];
+    int nm = split_methods(o->methods, o->quick ? "tah3/2" :
+                           "tah3/2,tah3/2-gain,tah,tah-gain,tah5/4,tah-sr,tah-gain-sr,tah5/4-sr,tah6/5-sr",
+                           names, 16);
+    sim_problem p;
+    if (sim_problem_smooth(&p, (uint32_t)o->K, 1))
+        return 1;
+    sim_method ms[16];
+    for (int i = 0; i < nm; i++)
+        if (sim_method_parse(names[i], &ms[i])) {
+            fprintf(stderr, "tahq-sim: unknown method %s\n", names[i]);
+            return 2;
+        }
+    const int n = 2 * nm, jobs = o->jobs < 1 ? 1 : o->jobs;
+    /* the stochastic-rounding runs get 4x the iterations at every step
+     * (2400 at 1/L): their own error must come out below 5%. --quick is a
+     * regression check of the binary, not a floor estimate: tah3/2 with
+     * RANGE_ITERS_QUICK iterations at 1/L (deterministic, so its output is
+     * compared digit for digit with a committed run by the CTest
+     * sim_tables). */
+    range_task **slices = calloc((size_t)jobs, sizeof *slices);
+    if (!slices)
+        return 1;
+    /* round-robin slices, each NULL-terminated: task i goes to slice i % jobs */
+    range_task *sl = calloc((size_t)n + (size_t)jobs, sizeof *sl);
+    int *where = calloc((size_t)n, sizeof(int));
+    if (!sl || !where)
+        return 1;
+    int pos = 0;
+    for (int j = 0; j < jobs; j++) {
+        slices[j] = &sl[pos];
+        for (int i = j; i < n; i += jobs) {
+            range_task *x = &sl[pos];
+            x->p = &p;
+            x->m = &ms[i / 2];
+            x->f64 = i % 2;
+            const int sr = ms[i / 2].fwd == SIM_FWD_TAH && ms[i / 2].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
+            x->base_iters = o->quick ? RANGE_ITERS_QUICK : sr ? 4 * RANGE_ITERS0 : RANGE_ITERS0;
+            where[i] = pos++;
+        }
+        pos++; /* terminator: p = NULL */
+    }
+    printf("floor --range: smooth problem K=%u, full-batch descent with the codec, steps 1/L, 1/(4L), 1/(32L)\n"
+           "  (continuation), binary32 and binary64 updates; b = |grad f(w_bar)|^2 at the Polyak average,\n"
+           "  minus the batch-means estimate of its noise (stochastic rounding); err = that estimate / b\n",
+           p.K);
+    double t0 = now_s();
+    pthread_t th[16];
+    int nt = jobs < 16 ? jobs : 16;
+    for (int j = 0; j < nt; j++)
+        pthread_create(&th[j], NULL, range_worker, slices[j]);
+    for (int j = 0; j < nt; j++)
+        pthread_join(th[j], NULL);
+    progress_line("floor --range", (size_t)n, (size_t)n, now_s() - t0, 1);
+    FILE *f = open_out(o, "floor_range.csv");
+    FILE *fs = open_out(o, "floor_range_summary.csv");
+    if (f)
+        fprintf(f, "method,update,step_over_1_over_L,iters,b,noise_estimate,rel_error\n");
+    if (fs)
+        fprintf(fs, "method,b_min,b_max,max_rel_error,bytes_per_elem\n");
+    printf("%-14s %-8s %10s %12s %12s %12s %12s\n", "method", "update", "step L", "b (1/L)", "b (1/4L)", "b (1/32L)",
+           "max err");
+    int fail = 0;
+    for (int mi = 0; mi < nm; mi++) {
+        double lo = INFINITY, hi = -INFINITY, emax = 0;
+        for (int prec = 0; prec < 2; prec++) {
+            range_task *x = &sl[where[2 * mi + prec]];
+            if (x->failed) {
+                printf("%-14s %-8s codec error\n", names[mi], prec ? "binary64" : "binary32");
+                fail = 1;
+                continue;
+            }
+            double e = 0;
+            for (int ph = 0; ph < 3; ph++) {
+                double rel = x->infl[ph] / x->b[ph];
+                e = fmax(e, rel);
+                lo = fmin(lo, x->b[ph]);
+                hi = fmax(hi, x->b[ph]);
+                if (f)
+                    fprintf(f, "%s,%s,%.6g,%d,%.6g,%.4g,%.4g\n", names[mi], prec ? "binary64" : "binary32",
+                            range_steps[ph], x->iters[ph], x->b[ph], x->infl[ph], rel);
+            }
+            emax = fmax(emax, e);
+            printf("%-14s %-8s %10s %12.4g %12.4g %12.4g %11.2g%%\n", names[mi], prec ? "binary64" : "binary32",
+                   "1..1/32", x->b[0], x->b[1], x->b[2], 100 * e);
+        }
+        /* bytes per element of a [1, S, C] message: the floor beside its cost */
+        float *xx = calloc((size_t)p.S * p.C, sizeof(float)), *yy = calloc((size_t)p.S * p.C, sizeof(float));
+        for (size_t i = 0; xx && i < (size_t)p.S * p.C; i++)
+            xx[i] = p.X[i];
+        size_t bytes = xx && yy ? sim_fwd_roundtrip(&ms[mi], 1, p.S, p.C, xx, xx, yy, 1) : 0;
+        free(xx);
+        free(yy);
+        printf("%-14s range %.4g .. %.4g (%.0f%% of the low end), estimate error <= %.2g%%, %.3f bytes/element\n",
+               names[mi], lo, hi, 100 * (hi - lo) / lo, 100 * emax, (double)bytes / ((double)p.S * p.C));
+        if (fs)
+            fprintf(fs, "%s,%.6g,%.6g,%.4g,%.5f\n", names[mi], lo, hi, emax, (double)bytes / ((double)p.S * p.C));
+        if (!o->quick && !(emax < 0.05)) {
+            printf("FAIL: %s: the floor estimate's own error %.2g%% is not below 5%%\n", names[mi], 100 * emax);
+            fail = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (fs)
+        fclose(fs);
+    free(slices);
+    free(sl);
+    free(where);
+    sim_problem_free(&p);
+    return fail;
 }
 
 /* ======================================================================== */
@@ -1257,7 +1624,8 @@ int cmd_delta_traj(const sim_cli *o)
     if (sim_problem_smooth(&p, (uint32_t)o->K, 1))
         return 1;
     char names[16][48];
-    int nm = split_methods(o->methods, "tah,tah-sr,tah3/2,tah3/2-sr,tah-tile-g16,plain4,fp32+bwd-fix6,fp16", names, 16);
+    int nm = split_methods(o->methods, "tah,tah-gain,tah-sr,tah3/2,tah3/2-gain,tah3/2-sr,tah-tile-g16,plain4,fp32+bwd-fix6,fp16",
+                           names, 16);
     dtraj_task *d = calloc(nm, sizeof *d);
     if (!d)
         return 1;
@@ -1337,7 +1705,7 @@ int cmd_delta(const sim_cli *o)
         "fp32,fp16+bwd-none,tah2/1+bwd-none,tah3/2+bwd-none,tah4/3+bwd-none,tah5/4+bwd-none,"
         "tah6/5+bwd-none,tah8/7+bwd-none,tah2/1-sr+bwd-none,tah3/2-sr+bwd-none,tah4/3-sr+bwd-none,"
         "tah6/5-sr+bwd-none,tah4/3-tile-g16+bwd-none,plain2+bwd-none,plain3+bwd-none,plain4+bwd-none,"
-        "plain6+bwd-none,plain8+bwd-none,tah,tah-sr,plain4,fp32+bwd-fix6,fp32+bwd-fix4,aqsgd";
+        "plain6+bwd-none,plain8+bwd-none,tah,tah-gain,tah-sr,tah3/2-gain,plain4,fp32+bwd-fix6,fp32+bwd-fix4,aqsgd";
     char names[32][48];
     int nm = split_methods(o->methods, def, names, 32);
     static const double alphas[] = {1.0, 0.1, 0.01};

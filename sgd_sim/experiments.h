@@ -6,6 +6,7 @@ typedef struct sim_cli {
     const char *out;     /* output folder */
     int quick;
     int trajectory;      /* delta: along SGD's trajectory */
+    int range;           /* floor: over steps and update precisions */
     int jobs;
     int seeds;           /* 0 = default */
     int K;
@@ -22,6 +23,7 @@ typedef struct sim_cli {
 int cmd_converge(const sim_cli *o);
 int cmd_delta(const sim_cli *o);
 int cmd_floor(const sim_cli *o);
+int cmd_floor_range(const sim_cli *o);
 int cmd_train(const sim_cli *o);
 int cmd_throughput(const sim_cli *o);
 

@@ -51,8 +51,8 @@ int sim_method_parse(const char *spec, sim_method *m)
         snprintf(chk, sizeof chk, "bias%u", a);
         if (strcmp(chk, base) != 0)
             return 1;
-        m->fwd = SIM_FWD_GAIN;
-        m->gain = 1.0f + (float)a / 100.0f;
+        m->fwd = SIM_FWD_SCALE_BIAS;
+        m->bias_scale = 1.0f + (float)a / 100.0f;
         m->bwd = SIM_BWD_NONE;
     } else if (sscanf(base, "plain%u", &a) == 1 && a >= 1 && a <= 8) {
         m->fwd = SIM_FWD_PLAIN;
@@ -70,6 +70,9 @@ int sim_method_parse(const char *spec, sim_method *m)
         while (*s) {
             if (strncmp(s, "-tile", 5) == 0) {
                 m->fwd_cfg.alloc = TAHQ_ALLOC_TILE;
+                s += 5;
+            } else if (strncmp(s, "-gain", 5) == 0) {
+                m->fwd_cfg.alloc = TAHQ_ALLOC_GAIN;
                 s += 5;
             } else if (strncmp(s, "-sr", 3) == 0) {
                 m->fwd_cfg.rounding = TAHQ_ROUND_STOCHASTIC;
@@ -142,7 +145,7 @@ static int cbuf_init(codec_buf *cb, uint32_t B, uint32_t S, uint32_t C)
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         if (C % tiles[i])
             continue;
-        for (int alloc = 0; alloc < 3; alloc++) {
+        for (int alloc = TAHQ_ALLOC_NONE; alloc <= TAHQ_ALLOC_GAIN; alloc++) {
             tahq_config_plain(&cfg, tiles[i], 8);
             cfg.alloc = (tahq_alloc)alloc;
             cfg.hi_permille = 800;
@@ -281,9 +284,9 @@ static size_t fwd_apply(const sim_method *m, codec_buf *cb, uint32_t B, uint32_t
         return tah_roundtrip(cb, &m->fwd_cfg, B, S, C, x, y, key);
     case SIM_FWD_AQSGD:
         return aq_roundtrip(cb, m->aq_bits, B, S, C, x, cache, seen, y, full_sends);
-    case SIM_FWD_GAIN:
+    case SIM_FWD_SCALE_BIAS:
         for (size_t i = 0; i < n; i++)
-            y[i] = m->gain * x[i];
+            y[i] = m->bias_scale * x[i];
         return n * 4u;
     }
     return 0;
@@ -297,7 +300,7 @@ uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint3
         return 0;
     const tahq_config *c = &m->fwd_cfg;
     uint64_t n, groups;
-    if (c->alloc == TAHQ_ALLOC_TOKEN) {
+    if (c->alloc == TAHQ_ALLOC_TOKEN || c->alloc == TAHQ_ALLOC_GAIN) {
         n = S;
         groups = B;
     } else if (c->alloc == TAHQ_ALLOC_TILE && c->tile > 0) {

@@ -37,7 +37,8 @@ typedef enum sim_fwd_kind {
     SIM_FWD_TAH,   /* tahq_encode / tahq_decode with cfg */
     SIM_FWD_PLAIN, /* tahq_config_plain(tile, bits) */
     SIM_FWD_AQSGD, /* delta vs per-sample fp16 cache, fixpoint aq_bits */
-    SIM_FWD_GAIN   /* control: y = gain * x in binary32, a deliberately biased codec */
+    SIM_FWD_SCALE_BIAS /* control (biasP): y = bias_scale * x in binary32, a deliberately
+                        * biased codec; not TAH-Quant's gain allocation (tah-gain) */
 } sim_fwd_kind;
 
 typedef enum sim_bwd_kind {
@@ -54,11 +55,13 @@ typedef struct sim_method {
     sim_bwd_kind bwd;
     uint32_t bwd_bits;   /* fixpoint bits (6 in the authors' runs) */
     tahq_config bwd_cfg; /* TAH backward */
-    float gain;          /* SIM_FWD_GAIN: the factor (1 + P/100 for biasP) */
+    float bias_scale;    /* SIM_FWD_SCALE_BIAS: the factor (1 + P/100 for biasP) */
 } sim_method;
 
 /* Parse a method name: fp32, fp16, tah, tah-tile, tah-sr, tah-tile-sr,
- * tahH/L (e.g. tah3/2), tile size -gN (N = 8..256, e.g. tah-tile-g16),
+ * tahH/L (e.g. tah3/2), tah-gain (gain allocation, SPEC §4.3: per sequence
+ * the tokens whose low width adds the least squared error; combines with
+ * H/L, -sr and -gN like token allocation), tile size -gN (N = 8..256, e.g. tah-tile-g16),
  * plainB (e.g. plain4), aqsgd, biasP (control: every forward boundary
  * multiplies by 1 + P/100, P = 1..50; backward none), with optional suffixes
  * +bwd-none, +bwd-fixB, +bwd-tah. Default backward: none for fp32 and biasP,

@@ -19,7 +19,7 @@ static const char *const options_text =
     "  --jobs N        worker threads (2)\n"
     "  --seeds N       seeds per T (10)\n"
     "  --stages K      pipeline stages, 2..8 (4)\n"
-    "  --methods LIST  comma list: fp32 fp16 tah tahH/L tah-tile tah-sr tah-gN plainB aqsgd biasP,\n"
+    "  --methods LIST  comma list: fp32 fp16 tah tahH/L tah-tile tah-gain tah-sr tah-gN plainB aqsgd biasP,\n"
     "                  each optionally +bwd-none, +bwd-fixB or +bwd-tah; converge also METHOD@s\n"
     "                  (step eta ~ T^-s instead of T^-1/2)\n"
     "  --runs FILE     converge: analyse the runs of an earlier sweep (its converge_runs.csv)\n"

@@ -71,6 +71,9 @@ int sim_method_parse(const char *spec, sim_method *m)
             if (strncmp(s, "-tile", 5) == 0) {
                 m->fwd_cfg.alloc = TAHQ_ALLOC_TILE;
                 s += 5;
+            } else if (strncmp(s, "-gain", 5) == 0) {
+                m->fwd_cfg.alloc = TAHQ_ALLOC_GAIN;
+                s += 5;
             } else if (strncmp(s, "-sr", 3) == 0) {
                 m->fwd_cfg.rounding = TAHQ_ROUND_STOCHASTIC;
                 s += 3;
@@ -142,7 +145,7 @@ static int cbuf_init(codec_buf *cb, uint32_t B, uint32_t S, uint32_t C)
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         if (C % tiles[i])
             continue;
-        for (int alloc = 0; alloc < 3; alloc++) {
+        for (int alloc = TAHQ_ALLOC_NONE; alloc <= TAHQ_ALLOC_GAIN; alloc++) {
             tahq_config_plain(&cfg, tiles[i], 8);
             cfg.alloc = (tahq_alloc)alloc;
             cfg.hi_permille = 800;
@@ -297,7 +300,7 @@ uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint3
         return 0;
     const tahq_config *c = &m->fwd_cfg;
     uint64_t n, groups;
-    if (c->alloc == TAHQ_ALLOC_TOKEN) {
+    if (c->alloc == TAHQ_ALLOC_TOKEN || c->alloc == TAHQ_ALLOC_GAIN) {
         n = S;
         groups = B;
     } else if (c->alloc == TAHQ_ALLOC_TILE && c->tile > 0) {

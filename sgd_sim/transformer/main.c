@@ -60,7 +60,7 @@ static const char *const help_text =
     "message with the method's codecs and the next stage computes with the decoded tensor.\n"
     "\n"
     "run:\n"
-    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-sr tahH/L plainB\n"
+    "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-gain tah-sr tahH/L plainB\n"
     "                    aqsgd, each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
     "                    methods default to +bwd-fix6, fp32 to +bwd-none\n"
     "  --seed LIST       comma list of seeds (1); each (method, seed) is one run\n"
@@ -432,7 +432,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     if (group && low == 0)
         say("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
                "every unit gets the high bit width\n",
-               method, m.fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? "sequence" : "token",
+               method, m.fwd_cfg.alloc == TAHQ_ALLOC_TILE ? "token" : "sequence",
                (unsigned long long)group);
     if (o.train_windows > 0) {
         const int mb = o.micro * o.batch;

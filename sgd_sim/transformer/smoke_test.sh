@@ -82,6 +82,27 @@ else
     bad "tah CSV missing"
 fi
 
+# TAH-Quant with gain allocation (SPEC §4.3): trains, sends the same number
+# of low-precision tokens as token allocation (forward bytes within the
+# outlier flags' difference), and is another codec: its CSV differs from
+# token allocation's (control: were "tah-gain" parsed as plain "tah", the
+# files would be identical)
+# shellcheck disable=SC2086
+"$BIN" $SMALL --method tah-gain --steps 40 --lr 3e-3 --out "$W/a" --print-every 0 >"$W/g.log" 2>&1 ||
+    bad "tah-gain run failed: $(tail -n 3 "$W/g.log")"
+GN=$W/a/tah-gain_k2_s1.csv
+if [ -f "$GN" ] && [ -f "$T" ]; then
+    d=$(drop "$GN")
+    echo "tah-gain: loss drop $d (must be > 0.5)"
+    awk -v d="$d" 'BEGIN { exit !(d > 0.5) }' || bad "tah-gain loss did not fall (drop $d)"
+    ! cmp -s "$GN" "$T" || bad "tah-gain wrote the same CSV as tah (token allocation)"
+    gb=$(awk -F, 'NR == 2 { print $6 }' "$GN")
+    echo "forward bytes per step: tah-gain $gb, tah $fb"
+    [ "$gb" -gt 0 ] && [ $((gb * 4)) -lt "$f32" ] || bad "tah-gain forward bytes $gb not under fp32/4 ($f32)"
+else
+    bad "tah-gain CSV missing"
+fi
+
 # --codec-threads: the parallel codec (3 threads) encodes and decodes both
 # directions (stochastic forward, tah backward) with the bytes of the
 # reference codec, so the run's CSV is the same file; control: another seed

@@ -10,7 +10,7 @@
 const char *tt_method_parse(const char *name, sim_method *m)
 {
     if (sim_method_parse(name, m))
-        return "unknown method (fp32, fp16, tah, tah-tile, tah-sr, tahH/L, plainB, aqsgd, with optional "
+        return "unknown method (fp32, fp16, tah, tah-tile, tah-gain, tah-sr, tahH/L, plainB, aqsgd, with optional "
                "+bwd-none, +bwd-fixB, +bwd-tah)";
     if (m->fwd != SIM_FWD_NONE && m->fwd != SIM_FWD_FP16 && m->fwd != SIM_FWD_TAH &&
         m->fwd != SIM_FWD_PLAIN && m->fwd != SIM_FWD_AQSGD)
@@ -40,7 +40,7 @@ uint64_t tt_low_units(const sim_method *m, uint32_t T, uint32_t C, uint64_t *gro
     *group = 0;
     if (m->fwd != SIM_FWD_TAH || m->fwd_cfg.alloc == TAHQ_ALLOC_NONE || C % m->fwd_cfg.tile)
         return 0;
-    *group = m->fwd_cfg.alloc == TAHQ_ALLOC_TOKEN ? T : C / m->fwd_cfg.tile;
+    *group = m->fwd_cfg.alloc == TAHQ_ALLOC_TILE ? C / m->fwd_cfg.tile : T;
     return tahq_low_count(*group, m->fwd_cfg.hi_permille);
 }
 

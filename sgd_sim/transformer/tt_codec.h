@@ -1,7 +1,7 @@
 /* tt_codec.h - stage-boundary messages of tahq-train.
  *
  * A method is libtahq_sim's (sim_method_parse: fp32, fp16, tah, tah-tile,
- * tah-sr, tahH/L, plainB, each with +bwd-none / +bwd-fixB / +bwd-tah). Every
+ * tah-gain, tah-sr, tahH/L, plainB, each with +bwd-none / +bwd-fixB / +bwd-tah). Every
  * boundary tensor [B*T, C] is encoded into a byte message, and the receiver
  * decodes that message; the bytes are what an MPI run sends:
  *   fp32        the binary32 values, little-endian

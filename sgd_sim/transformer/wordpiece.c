@@ -333,3 +333,36 @@ int wp_encode(const wp_tokenizer *tk, const char *text, size_t len, int *ids, in
     free(piece);
     return count;
 }
+
+int *wp_encode_text(const wp_tokenizer *tk, const char *text, size_t len, size_t *n)
+{
+    size_t cap = len / 3 + 64, used = 0;
+    int *ids = malloc(sizeof(int) * cap);
+    if (!ids)
+        return NULL;
+    for (size_t a = 0; a < len;) {
+        const char *nl = memchr(text + a, '\n', len - a);
+        size_t b = nl ? (size_t)(nl - text) + 1 : len;
+        for (;;) {
+            size_t room = cap - used;
+            int got = wp_encode(tk, text + a, b - a, ids + used, room > INT32_MAX ? INT32_MAX : (int)room);
+            if (got < 0) {
+                free(ids);
+                return NULL;
+            }
+            if ((size_t)got <= room) {
+                used += (size_t)got;
+                break;
+            }
+            int *bigger = realloc(ids, sizeof(int) * (cap = 2 * cap + (size_t)got));
+            if (!bigger) {
+                free(ids);
+                return NULL;
+            }
+            ids = bigger;
+        }
+        a = b;
+    }
+    *n = used;
+    return ids;
+}

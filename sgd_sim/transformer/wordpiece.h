@@ -47,6 +47,11 @@ void wp_free(wp_tokenizer *tk);
  * memory. */
 int wp_encode(const wp_tokenizer *tk, const char *text, size_t len, int *ids, int max_ids);
 
+/* The ids of a whole text (no [CLS] / [SEP]), encoded line by line (a word
+ * never spans a line break, so the ids are those of wp_encode on the whole
+ * text): a malloc'ed array of *n ids, or NULL when out of memory. */
+int *wp_encode_text(const wp_tokenizer *tk, const char *text, size_t len, size_t *n);
+
 /* The id of a piece, or -1. */
 int wp_lookup(const wp_tokenizer *tk, const char *piece, size_t len);
 

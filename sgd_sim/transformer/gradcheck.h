@@ -123,4 +123,33 @@ static void run_check(const char *name, loss_fn f, grad_fn g, void *ctx, var *va
     tt_fault = 0;
 }
 
+/* ||f - d|| / ||d|| in the 2-norm: a float gradient against the double one */
+static double rel_l2_diff(const float *f, const double *d, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = (double)f[i] - d[i];
+        num += e * e;
+        den += d[i] * d[i];
+    }
+    return sqrt(num / den);
+}
+
+/* the float gradient's relative error e must be within 1e-3 (derived in
+ * test_grad.c), the error ef of a float backward with `fault` above it */
+static void float_verdict(double e, double ef, int fault)
+{
+    printf("  float vs double gradient, relative 2-norm error %.3g (tolerance 1e-3);"
+           " control (fault %d) %.3g\n",
+           e, fault, ef);
+    if (!(e <= 1e-3)) {
+        printf("FAIL float gradient differs from the double one by %.3g\n", e);
+        failures++;
+    }
+    if (!(ef > 1e-3)) {
+        printf("FAIL control: a wrong float backward matched the double one\n");
+        failures++;
+    }
+}
+
 #endif

@@ -15,7 +15,6 @@
 #define TB_ID_WTE 11u
 #define TB_ID_WPE 12u
 #define TB_ID_WTT 13u
-#define TB_ID_HEAD 14u
 #define TB_ID_BLOCK(l) (UINT64_C(5000) + UINT64_C(16) * (uint64_t)(l))
 
 const char *tb_config_check(const tb_config *cfg)

@@ -13,7 +13,8 @@
  *   logits = LN_h(gelu(h Wt + bt)) wte^T, mean cross-entropy
  * with the decoder tied to the word embeddings and no output bias. The
  * head's transform (Wt, bt, LN_h) is not in the MiniLM checkpoint: it is
- * initialised (Wt N(0, 0.02^2), bt 0, LN_h weight 1 and bias 0).
+ * initialised as the identity (Wt = I, bt = 0, LN_h weight 1 and bias 0),
+ * so the head starts from what the last layer says about the token.
  *
  * The layers come from tt_model.inc where they are the same (matmul,
  * LayerNorm with its eps, attention with a key mask, the tied head); the

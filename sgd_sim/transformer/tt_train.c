@@ -333,11 +333,12 @@ double tt_lr(const tt_opts *o, int t)
     return o->lr * (0.1 + 0.9 * f);
 }
 
-/* window start for sample i of step t: a function of (seed, t, i) only */
-static size_t window(uint64_t seed, uint64_t t, uint64_t i, size_t n_bytes, int T)
+/* window start for sample i of step t, in 0 .. span-1: a function of
+ * (seed, t, i) only */
+static size_t window(uint64_t seed, uint64_t t, uint64_t i, size_t span)
 {
     uint64_t h = sim_mix64(sim_mix64(seed ^ UINT64_C(0x747261696E)) + sim_mix64(t * 1000003u + i));
-    return (size_t)(h % (uint64_t)(n_bytes - (size_t)T - 1));
+    return (size_t)(h % (uint64_t)span);
 }
 
 /* stochastic-rounding key of one message: seed, step, boundary, micro-batch, direction */
@@ -548,27 +549,29 @@ static void bert_sample(const tt_opts *o, const int *ids, size_t p, uint64_t key
     }
 }
 
+/* the start of sample i (of n) of step t: the next of the window set, or a
+ * fresh position in 0 .. span-1 from (seed, t, i) */
+static size_t sample_start(tt_run *r, int i, int n, size_t span)
+{
+    const int64_t N = r->o.train_windows;
+    if (N > 0) {
+        int64_t g = (int64_t)r->t * n + i;
+        if (g / N != r->perm_epoch)
+            epoch_order(r, g / N);
+        r->wid[i] = r->perm[g % N];
+        return r->wpos[r->wid[i]];
+    }
+    return window(r->o.seed, (uint64_t)r->t, (uint64_t)i, span);
+}
+
 /* the windows of step t (every process draws all of them: they are cheap) */
 static void draw(tt_run *r)
 {
     const int T = r->o.cfg.T, n = r->o.micro * r->o.batch;
-    const int64_t N = r->o.train_windows;
     if (r->o.bert) {
         const int B = r->o.batch, nm = r->o.mask_per_seq;
-        const size_t span = r->d.n_train_ids - (size_t)T + 2;
         for (int i = 0; i < n; i++) {
-            size_t p;
-            if (N > 0) {
-                int64_t g = (int64_t)r->t * n + i;
-                if (g / N != r->perm_epoch)
-                    epoch_order(r, g / N);
-                r->wid[i] = r->perm[g % N];
-                p = r->wpos[r->wid[i]];
-            } else {
-                p = (size_t)(sim_mix64(sim_mix64(r->o.seed ^ UINT64_C(0x747261696E)) +
-                                       sim_mix64((uint64_t)r->t * 1000003u + (uint64_t)i)) %
-                             span);
-            }
+            size_t p = sample_start(r, i, n, r->d.n_train_ids - (size_t)T + 2);
             /* masks: a function of (seed, step, sample) only, the same for every method */
             const uint64_t key = sim_mix64(sim_mix64(r->o.seed ^ UINT64_C(0x6D61736B)) +
                                            sim_mix64((uint64_t)r->t * 1000003u + (uint64_t)i));
@@ -578,16 +581,7 @@ static void draw(tt_run *r)
         return;
     }
     for (int i = 0; i < n; i++) {
-        size_t p;
-        if (N > 0) {
-            int64_t g = (int64_t)r->t * n + i;
-            if (g / N != r->perm_epoch)
-                epoch_order(r, g / N);
-            r->wid[i] = r->perm[g % N];
-            p = r->wpos[r->wid[i]];
-        } else {
-            p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
-        }
+        size_t p = sample_start(r, i, n, r->d.n_train - (size_t)T - 1);
         for (int j = 0; j < T; j++) {
             r->tok[(size_t)i * T + j] = r->d.train[p + j];
             r->tgt[(size_t)i * T + j] = r->d.train[p + j + 1];
@@ -671,6 +665,23 @@ double tt_run_step(tt_run *r, const char **err)
     return loss;
 }
 
+/* evaluation: the input of stage k > 0, the binary32 values of stage k-1's
+ * output as they are (uncompressed); NULL on the first stage. 0, or 1 when
+ * the message is missing or of another size. */
+static int eval_input(tt_run *r, int k, size_t nbytes, const float **x)
+{
+    *x = NULL;
+    if (k == 0)
+        return 0;
+    const uint8_t *msg;
+    size_t len;
+    if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
+        return 1;
+    memcpy(r->xbuf, msg, nbytes);
+    *x = r->xbuf;
+    return 0;
+}
+
 /* bert: masked-token loss and accuracy on n_windows windows of the
  * validation ids, spread evenly over them, masks fixed by the window index */
 static double bert_eval(tt_run *r, int n_windows)
@@ -690,15 +701,9 @@ static double bert_eval(tt_run *r, int n_windows)
         }
         const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
         for (int k = r->k_lo; k <= r->k_hi; k++) {
-            const float *x = NULL, *y = NULL;
-            if (k > 0) {
-                const uint8_t *msg;
-                size_t len;
-                if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
-                    return NAN;
-                memcpy(r->xbuf, msg, nbytes);
-                x = r->xbuf;
-            }
+            const float *x, *y = NULL;
+            if (eval_input(r, k, nbytes, &x))
+                return NAN;
             v[0] += tb_stage_forward_f(&r->bst[k], 0, b, T, r->klen, r->tok, r->typ, x, b * nm,
                                        r->mrows, r->mtgt, &y);
             if (k < K - 1 && r->tr.send(r->tr.ctx, k + 1, 2, (const uint8_t *)y, nbytes))
@@ -751,15 +756,9 @@ double tt_run_eval(tt_run *r, int n_windows)
         /* uncompressed: the binary32 values themselves travel */
         const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
         for (int k = r->k_lo; k <= r->k_hi; k++) {
-            const float *x = NULL, *y = NULL;
-            if (k > 0) {
-                const uint8_t *msg;
-                size_t len;
-                if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
-                    return NAN;
-                memcpy(r->xbuf, msg, nbytes);
-                x = r->xbuf;
-            }
+            const float *x, *y = NULL;
+            if (eval_input(r, k, nbytes, &x))
+                return NAN;
             sum += tt_stage_forward_f(&r->st[k], 0, b, r->tok, r->tgt, x, &y);
             if (k < K - 1 && r->tr.send(r->tr.ctx, k + 1, 2, (const uint8_t *)y, nbytes))
                 return NAN;

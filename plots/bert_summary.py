@@ -9,6 +9,7 @@ SWEEP_DIR/acts/RUN/act_stats.csv, SWEEP_DIR/mem.csv and the runs' logs
 (tokens/s). Writes, in SWEEP_DIR:
 
   bert_val.csv    method,step,mean,min,max,n: validation masked-token loss
+  bert_val_diff.csv  the same for the loss minus fp32's in the same seed
   bert_flags.csv  run,step,boundary,gate,flagged_share,kurtosis,top1_ratio
   summary.md      the tables: per method; paired differences of the
                   validation loss (per seed: the same windows, masks and
@@ -59,7 +60,8 @@ def main():
     if not runs:
         print("bert_summary: no run files in " + out)
         return 1
-    seeds = sorted(set.intersection(*(set(v) for v in runs.values())))
+    # each method over its own seeds; each pair over the seeds both have
+    mseeds = {m: sorted(v) for m, v in runs.items()}
     order = [m for m in ("fp32_k3", "tah4-3_k3", "tah4-3-tauinf_k3", "plain4_k3") if m in runs]
     order += sorted(m for m in runs if m not in order)
     tps, mem = {}, {}
@@ -75,9 +77,24 @@ def main():
     with open(os.path.join(out, "bert_val.csv"), "w") as f:
         f.write("method,step,mean,min,max,n\n")
         for m in order:
+            seeds = mseeds[m]
             for s in sorted(set.intersection(*(set(runs[m][k]) for k in seeds))):
                 v = [runs[m][k][s][0] for k in seeds]
                 f.write("%s,%d,%.6f,%.6f,%.6f,%d\n" % (m, s, sum(v) / len(v), min(v), max(v), len(v)))
+    # validation loss minus fp32's in the same seed, at each evaluation
+    with open(os.path.join(out, "bert_val_diff.csv"), "w") as f:
+        f.write("method,step,mean,min,max,n\n")
+        for m in order:
+            if m == "fp32_k3" or "fp32_k3" not in runs:
+                continue
+            seeds = sorted(set(runs[m]) & set(runs["fp32_k3"]))
+            if not seeds:
+                continue
+            for s in sorted(runs[m][seeds[0]]):
+                d = [runs[m][k][s][0] - runs["fp32_k3"][k][s][0] for k in seeds
+                     if s in runs[m][k] and s in runs["fp32_k3"][k]]
+                if len(d) == len(seeds):
+                    f.write("%s,%d,%.6f,%.6f,%.6f,%d\n" % (m, s, sum(d) / len(d), min(d), max(d), len(d)))
     flags = []
     for p in sorted(glob.glob(os.path.join(out, "acts", "*", "act_stats.csv"))):
         run = os.path.basename(os.path.dirname(p))
@@ -90,13 +107,13 @@ def main():
         for x in flags:
             f.write("%s,%d,%d,%s,%.6f,%.4f,%.4f\n" % x)
 
-    last = max(runs["fp32_k3"][seeds[0]]) if "fp32_k3" in runs else None
     md = ["# MiniLM MLM fine-tuning sweep: summary (plots/bert_summary.py)", ""]
-    md.append("Seeds: %s (paired: the same windows, masks and validation masks per seed)." %
-              ", ".join(map(str, seeds)))
-    md += ["", "| method | val loss (last step), mean | min .. max | val accuracy, mean | "
-           "tokens/s, mean | peak RSS MiB |", "|---|---|---|---|---|---|"]
+    md.append("Paired seeds: each seed has the same windows, masks and validation masks for "
+              "every method.")
+    md += ["", "| method | seeds | val loss (last step), mean | min .. max | val accuracy, mean | "
+           "tokens/s, mean | peak RSS MiB |", "|---|---|---|---|---|---|---|"]
     for m in order:
+        seeds = mseeds[m]
         st = max(runs[m][seeds[0]])
         v = [runs[m][k][st][0] for k in seeds]
         a = [runs[m][k][st][1] for k in seeds]
@@ -104,13 +121,13 @@ def main():
         t = [x for x in t if x]
         r = [mem.get("%s_s%d" % (m, k)) for k in seeds]
         r = [x for x in r if x]
-        md.append("| %s | %.4f | %.4f .. %.4f | %.4f | %s | %s |" % (
-            m, sum(v) / len(v), min(v), max(v), sum(a) / len(a),
+        md.append("| %s | %s | %.4f | %.4f .. %.4f | %.4f | %s | %s |" % (
+            m, ",".join(map(str, seeds)), sum(v) / len(v), min(v), max(v), sum(a) / len(a),
             "%.0f" % (sum(t) / len(t)) if t else "", "%.0f" % (max(r) / 1024) if r else ""))
     if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
         e = evals(rows_of(sys.argv[2]))
         st = max(e)
-        md.append("| control: fp32, random init, seed 1 | %.4f | | %.4f | | |" % (e[st][0], e[st][1]))
+        md.append("| control: fp32, random init | 1 | %.4f | | %.4f | | |" % (e[st][0], e[st][1]))
         md += ["", "Control (random initialisation, fp32, seed 1) against the pretrained fp32 run "
                "of seed 1, validation masked-token loss at each evaluation:", "",
                "| step | pretrained | random init |", "|---|---|---|"]
@@ -120,11 +137,15 @@ def main():
     pairs = [(a, "fp32_k3") for a in order if a != "fp32_k3"]
     pairs += [("tah4-3_k3", "tah4-3-tauinf_k3"), ("plain4_k3", "tah4-3_k3")]
     md += ["", "Paired differences of the validation masked-token loss (A - B, per seed; "
-           "mean and 95% t-interval over the seeds; n = 2 gives t = 12.7):", "",
-           "| A - B | last step: mean | 95% CI | per seed | evaluations from step 20 on, mean: mean | 95% CI |",
-           "|---|---|---|---|---|---|"]
+           "mean and 95% Student-t interval over the seeds, n - 1 degrees of freedom):", "",
+           "| A - B | seeds | last step: mean | 95% CI | per seed | evaluations from step 20 on, "
+           "mean: mean | 95% CI |",
+           "|---|---|---|---|---|---|---|"]
     for a, b in pairs:
         if a not in runs or b not in runs:
+            continue
+        seeds = sorted(set(runs[a]) & set(runs[b]))
+        if not seeds:
             continue
         st = max(runs[a][seeds[0]])
         d = [runs[a][k][st][0] - runs[b][k][st][0] for k in seeds]
@@ -133,8 +154,8 @@ def main():
         m1, h1 = ci(d)
         m2, h2 = ci(dl)
         fmt = lambda m, h: ("%+.4f" % m, "" if h is None else "[%+.4f, %+.4f]" % (m - h, m + h))
-        md.append("| %s - %s | %s | %s | %s | %s | %s |" % (
-            a, b, *fmt(m1, h1), " ".join("%+.4f" % x for x in d), *fmt(m2, h2)))
+        md.append("| %s - %s | %s | %s | %s | %s | %s | %s |" % (
+            a, b, ",".join(map(str, seeds)), *fmt(m1, h1), " ".join("%+.4f" % x for x in d), *fmt(m2, h2)))
     md += ["", "Flagged-tile share of the tah gate (tau = 2, G = 64) at each boundary along "
            "training (runs whose dumps use that gate: fp32 and tah4/3), mean over seeds:", "",
            "| run group | step | boundary 0 | boundary 1 |", "|---|---|---|---|"]

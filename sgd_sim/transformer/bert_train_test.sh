@@ -1,5 +1,5 @@
 #!/bin/sh
-# CTests bert_mpi (part 1) and bert_train (parts 2, 3): the pretrained
+# CTests bert_mpi (part 1) and bert_train (parts 2-4): the pretrained
 # MiniLM encoder in tahq-train's pipeline (--model minilm), masked-language-
 # model fine-tuning on a small text.
 #  1. single process against tahq-train-mpi (one rank per stage): the CSVs
@@ -10,7 +10,9 @@
 #  2. the pretrained weights were loaded: after the same 8 fp32 steps the
 #     validation loss from random initialisation is worse by more than 1 nat,
 #     and the pretrained run's training loss falls;
-#  3. a missing model folder gives an error naming scripts/fetch_model.sh.
+#  3. -tauX sets the gate threshold (dumps: tau = inf flags no tile, tau = 0
+#     all; a negative tau is refused);
+#  4. a missing model folder gives an error naming scripts/fetch_model.sh.
 #   bert_train_test.sh train TAHQ_TRAIN MODEL_DIR WORKDIR
 #   bert_train_test.sh mpi TAHQ_TRAIN MODEL_DIR WORKDIR MPIRUN TAHQ_TRAIN_MPI
 # Exit 77 (SKIPPED) without the model.
@@ -89,6 +91,22 @@ awk -v p="$vp" -v r="$vr" 'BEGIN { exit !(r - p > 1) }' ||
     bad "random initialisation is not worse than the pretrained weights by 1 nat ($vr vs $vp)"
 awk -v a="$(first pretrained)" -v b="$(last pretrained)" 'BEGIN { exit !(a - b > 1) }' ||
     bad "the pretrained run's loss does not fall by 1 nat"
+
+# -tauX reaches the codec: the byte model's dumps at tau = inf flag no tile,
+# at tau = 0 every tile (the flagged_share column of act_stats.csv)
+for tau in inf 0; do
+    "$BIN" --train-file "$W/train.txt" --val-file "$W/val.txt" --channels 64 --heads 2 --layers 2 \
+        --stages 2 --context 32 --micro 1 --batch 2 --steps 1 --eval-windows 2 --print-every 0 \
+        --method "tah-tau$tau" --dump-activations "$W/tau$tau" >"$W/tau$tau.log" 2>&1 ||
+        bad "tah-tau$tau run failed: $(tail -n 3 "$W/tau$tau.log")"
+done
+col() { awk -F, -v name=flagged_share 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
+fi_=$(col "$W/tauinf/tah-tauinf_k2_s1/act_stats.csv") f0=$(col "$W/tau0/tah-tau0_k2_s1/act_stats.csv")
+echo "flagged-tile share at tau = inf: $fi_, at tau = 0: $f0"
+[ "$fi_" = 0.000000 ] || bad "tah-tauinf flags tiles ($fi_)"
+[ "$f0" = 1.000000 ] || bad "tah-tau0 does not flag every tile ($f0)"
+"$BIN" --method tah-tau-1 --steps 1 >/dev/null 2>&1
+[ $? -eq 2 ] || bad "a negative tau is not refused as a usage error"
 
 # a missing model
 "$BIN" $opts --model-dir "$W/nowhere" --steps 1 >"$W/missing.out" 2>"$W/missing.err"

@@ -14,7 +14,9 @@
 #    G {32, 64, 128} at 4/3 bits, r = 0.8, token allocation:
 #    OUT/gate_grid.csv (flagged-tile share, relative MSE, bits/element);
 # 3. tahq alloc-study on the five tensors: OUT/run_alloc_study.txt,
-#    alloc_study.csv, alloc_control.csv.
+#    alloc_study.csv, alloc_control.csv;
+# 4. tahq bounds --quick on each tensor (error per bit budget against the
+#    SPEC bound, the gate and allocation ablations): OUT/run_bounds.txt.
 set -eu
 OUT=$1 BUILD=${2:-build}
 TRAIN=$BUILD/sgd_sim/transformer/tahq-train TAHQ=$BUILD/cli/tahq
@@ -46,4 +48,9 @@ done
 "$TAHQ" alloc-study $(for b in 0 1 2 3 4; do echo --input "$ACTS/fp32_k6_s1/act_b${b}_step1.npy"; done) \
     --out-dir "$BUILD/minilm-alloc" >"$OUT/run_alloc_study.txt" 2>&1
 cp "$BUILD/minilm-alloc/alloc_study.csv" "$BUILD/minilm-alloc/alloc_control.csv" "$OUT/"
-echo "minilm_act_study: $OUT/act_stats_step1.csv, gate_grid.csv, run_alloc_study.txt"
+: >"$OUT/run_bounds.txt"
+for b in 0 1 2 3 4; do
+    "$TAHQ" bounds --quick --jobs 1 --no-progress --input "$ACTS/fp32_k6_s1/act_b${b}_step1.npy" \
+        --out-dir "$BUILD/minilm-bounds/b$b" >>"$OUT/run_bounds.txt" 2>&1
+done
+echo "minilm_act_study: $OUT/act_stats_step1.csv, gate_grid.csv, run_alloc_study.txt, run_bounds.txt"

@@ -123,6 +123,16 @@ static void run_check(const char *name, loss_fn f, grad_fn g, void *ctx, var *va
     tt_fault = 0;
 }
 
+/* sum of a[i] b[i]: a layer check's loss, sum(out * R) for a fixed random R,
+ * so that d loss / d out = R */
+static double dot(const double *a, const double *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
 /* ||f - d|| / ||d|| in the 2-norm: a float gradient against the double one */
 static double rel_l2_diff(const float *f, const double *d, size_t n)
 {

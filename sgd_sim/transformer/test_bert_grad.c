@@ -29,10 +29,7 @@ static double ge_loss(void *p)
 {
     ge_ctx *c = p;
     tb_gelu_forward_d(c->out, c->x, GE_N);
-    double s = 0;
-    for (int i = 0; i < GE_N; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, GE_N);
 }
 static void ge_grad(void *p)
 {
@@ -52,10 +49,7 @@ static double em_loss(void *p)
 {
     em_ctx *c = p;
     tb_embed_forward_d(c->out, c->tok, c->typ, c->wte, c->wpe, c->wtt, EM_B, EM_T, EM_C);
-    double s = 0;
-    for (int i = 0; i < EM_B * EM_T * EM_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, EM_B * EM_T * EM_C);
 }
 static void em_grad(void *p)
 {
@@ -77,10 +71,7 @@ static double at_loss(void *p)
 {
     at_ctx *c = p;
     tt_attention_masked_forward_d(c->out, c->att, c->qkv, c->klen, AT_B, AT_T, AT_C, AT_NH);
-    double s = 0;
-    for (int i = 0; i < AT_B * AT_T * AT_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, AT_B * AT_T * AT_C);
 }
 static void at_grad(void *p)
 {

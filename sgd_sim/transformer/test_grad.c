@@ -52,10 +52,7 @@ static double ln_loss(void *p)
 {
     ln_ctx *c = p;
     tt_layernorm_forward_d(c->out, c->m, c->r, c->x, c->w, c->b, LN_N, LN_C);
-    double s = 0;
-    for (int i = 0; i < LN_N * LN_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, LN_N * LN_C);
 }
 static void ln_grad(void *p)
 {
@@ -77,10 +74,7 @@ static double mm_loss(void *p)
 {
     mm_ctx *c = p;
     tt_matmul_forward_d(c->out, c->x, c->w, c->b, MM_N, MM_I, MM_O);
-    double s = 0;
-    for (int i = 0; i < MM_N * MM_O; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, MM_N * MM_O);
 }
 static void mm_grad(void *p)
 {
@@ -100,10 +94,7 @@ static double at_loss(void *p)
 {
     at_ctx *c = p;
     tt_attention_forward_d(c->out, c->att, c->qkv, AT_B, AT_T, AT_C, AT_NH);
-    double s = 0;
-    for (int i = 0; i < AT_B * AT_T * AT_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, AT_B * AT_T * AT_C);
 }
 static void at_grad(void *p)
 {
@@ -121,10 +112,7 @@ static double ge_loss(void *p)
 {
     ge_ctx *c = p;
     tt_gelu_forward_d(c->out, c->th, c->x, GE_N);
-    double s = 0;
-    for (int i = 0; i < GE_N; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, GE_N);
 }
 static void ge_grad(void *p)
 {
@@ -144,10 +132,7 @@ static double en_loss(void *p)
 {
     en_ctx *c = p;
     tt_encoder_forward_d(c->out, c->tok, c->wte, c->wpe, EN_B, EN_T, EN_C);
-    double s = 0;
-    for (int i = 0; i < EN_B * EN_T * EN_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, EN_B * EN_T * EN_C);
 }
 static void en_grad(void *p)
 {

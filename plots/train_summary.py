@@ -115,7 +115,8 @@ def main():
         last = steps[-1]
         lastrows = [next(r for r in rows if int(r["step"]) == last) for rows in seeds.values()]
         v = [float(r["val_loss"]) for r in lastrows if r["val_loss"] not in ("", "nan")]
-        bpb = [float(r["val_bpb"]) for r in lastrows if r["val_bpb"] not in ("", "nan")]
+        # MLM runs (tahq-train --model minilm) have val_acc in place of val_bpb
+        bpb = [float(r["val_bpb"]) for r in lastrows if r.get("val_bpb", "") not in ("", "nan")]
         fwd = [float(r["fwd_bytes"]) for rows in seeds.values() for r in rows]
         if len(v) == len(seeds):
             mean, lo, hi, sd = stats(v)

@@ -74,6 +74,17 @@ int sim_method_parse(const char *spec, sim_method *m)
             } else if (strncmp(s, "-gain", 5) == 0) {
                 m->fwd_cfg.alloc = TAHQ_ALLOC_GAIN;
                 s += 5;
+            } else if (strncmp(s, "-tau", 4) == 0) {
+                /* the outlier gate's threshold: -tauinf never transforms
+                 * (plain min/max with the same allocation), -tau0 always */
+                char *end;
+                double v = strncmp(s + 4, "inf", 3) == 0 ? INFINITY : strtod(s + 4, &end);
+                if (strncmp(s + 4, "inf", 3) == 0)
+                    end = (char *)s + 7;
+                if (end == s + 4 || !(v >= 0))
+                    return 1;
+                m->fwd_cfg.tau = (float)v;
+                s = end;
             } else if (strncmp(s, "-sr", 3) == 0) {
                 m->fwd_cfg.rounding = TAHQ_ROUND_STOCHASTIC;
                 s += 3;

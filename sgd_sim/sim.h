@@ -62,6 +62,8 @@ typedef struct sim_method {
  * tahH/L (e.g. tah3/2), tah-gain (gain allocation, SPEC §4.3: per sequence
  * the tokens whose low width adds the least squared error; combines with
  * H/L, -sr and -gN like token allocation), tile size -gN (N = 8..256, e.g. tah-tile-g16),
+ * the outlier gate's threshold -tauX (X >= 0, or inf: never transform; e.g.
+ * tah4/3-tauinf, tah-tau0; default 2),
  * plainB (e.g. plain4), aqsgd, biasP (control: every forward boundary
  * multiplies by 1 + P/100, P = 1..50; backward none), with optional suffixes
  * +bwd-none, +bwd-fixB, +bwd-tah. Default backward: none for fp32 and biasP,

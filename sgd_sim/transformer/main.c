@@ -12,6 +12,7 @@
 #include "tahq_datadir.h"
 #include "tt_stats.h"
 #include "tt_train.h"
+#include "wordpiece.h"
 
 #ifdef TT_MPI
 /* tahq-train-mpi: the same program, one MPI rank per stage; rank 0 prints
@@ -54,6 +55,9 @@ static int run_failed(void)
  * the current directory, never a path of the build or source tree (the
  * installed program has neither) */
 #define TAHQ_TRAIN_DATA "shakespeare"
+#ifndef TAHQ_TRAIN_MODEL
+#define TAHQ_TRAIN_MODEL "build/minilm"
+#endif
 
 static const char *const help_text =
     "usage: tahq-train [options]\n"
@@ -63,7 +67,8 @@ static const char *const help_text =
     "\n"
     "run:\n"
     "  --method LIST     comma list of methods (tah): fp32 fp16 tah tah-tile tah-gain tah-sr tahH/L plainB\n"
-    "                    aqsgd, each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
+    "                    aqsgd (tah variants also -tauX: the gate threshold, inf = no gate),\n"
+    "                    each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
     "                    methods default to +bwd-fix6, fp32 to +bwd-none\n"
     "  --seed LIST       comma list of seeds (1); each (method, seed) is one run\n"
     "  --steps N         training steps (200)\n"
@@ -82,6 +87,15 @@ static const char *const help_text =
     "                    are slower\n"
     "model:\n"
     "  --channels C      (320)   --layers L (4)   --heads H (5)   --context T (128)\n"
+    "  --model M         bytes (the byte-level decoder above, default) or minilm: the\n"
+    "                    pretrained BERT encoder of scripts/fetch_model.sh (6 blocks, C 384,\n"
+    "                    12 heads; --channels/--layers/--heads ignored) fine-tuned as a masked\n"
+    "                    language model on the corpus's WordPiece ids: samples of --context T\n"
+    "                    tokens ([CLS] T-2 ids [SEP]), 15%% of the T-2 masked (80/10/10); the\n"
+    "                    loss and val_loss are masked-token cross-entropies, val_acc (in the\n"
+    "                    CSV's fifth column) the masked-token accuracy\n"
+    "  --model-dir DIR   the minilm folder (" TAHQ_TRAIN_MODEL ")\n"
+    "  --init I          minilm: pretrained (default) or random (the control)\n"
     "data:\n"
     "  --data DIR        folder with train.bin and val.bin ($TAHQ_TRAIN_DATA, else\n"
     "                    ./" TAHQ_TRAIN_DATA "; fetch_corpus.sh DIR builds them: scripts/ of the\n"
@@ -207,6 +221,7 @@ typedef struct cli {
     int dump_every;
     const char *timing;
     FILE *timing_f; /* rank 0 */
+    const char *model, *model_dir, *init;
 } cli;
 
 /* activation dumps of one run (tt_probe_fn's context) */
@@ -424,7 +439,8 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
                 fprintf(stderr, "tahq-train: cannot write %s: %s\n", tmp, strerror(errno));
                 return run_failed();
             }
-            fprintf(csv, "step,lr,loss,val_loss,val_bpb,fwd_bytes,bwd_bytes\n");
+            fprintf(csv, "step,lr,loss,val_loss,%s,fwd_bytes,bwd_bytes\n",
+                    o.bert ? "val_acc" : "val_bpb");
         }
     }
 #ifdef TT_MPI
@@ -447,7 +463,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
     say("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
            name, method, o.K, o.cfg.C, o.cfg.L, o.cfg.NH, o.cfg.T, o.micro, o.batch, o.steps,
-           (unsigned long long)seed, tt_model_params(&o.cfg));
+           (unsigned long long)seed, o.bert ? tb_model_params(&o.bert_cfg) : tt_model_params(&o.cfg));
     uint64_t group, low = tt_low_units(&m, (uint32_t)o.cfg.T, (uint32_t)o.cfg.C, &group);
     if (group && low == 0)
         say("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
@@ -540,6 +556,8 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         int ev = (a->eval_every > 0 && (t + 1) % a->eval_every == 0) || t + 1 == o.steps;
         if (ev)
             vloss = tt_run_eval(r, a->eval_windows);
+        /* the fifth CSV column: bits per byte, or the masked-token accuracy */
+        const double v5 = o.bert ? tt_run_eval_accuracy(r) : vloss / log(2.0);
         if (a->timing) {
             double sent = 0;
 #ifdef TT_MPI
@@ -550,8 +568,8 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         }
         if (csv) {
             if (ev)
-                fprintf(csv, "%d,%.6e,%.6f,%.6f,%.6f,%llu,%llu\n", t + 1, lr, loss, vloss,
-                        vloss / log(2.0), (unsigned long long)fb, (unsigned long long)bb);
+                fprintf(csv, "%d,%.6e,%.6f,%.6f,%.6f,%llu,%llu\n", t + 1, lr, loss, vloss, v5,
+                        (unsigned long long)fb, (unsigned long long)bb);
             else
                 fprintf(csv, "%d,%.6e,%.6f,,,%llu,%llu\n", t + 1, lr, loss, (unsigned long long)fb,
                         (unsigned long long)bb);
@@ -559,7 +577,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         if (a->print_every > 0 && ((t + 1) % a->print_every == 0 || t + 1 == o.steps || ev)) {
             say("step %d/%d loss %.4f lr %.3e", t + 1, o.steps, loss, lr);
             if (ev)
-                say(" val %.4f (%.3f bits/byte)", vloss, vloss / log(2.0));
+                say(o.bert ? " val %.4f (accuracy %.4f)" : " val %.4f (%.3f bits/byte)", vloss, v5);
             if (tty) {
                 char eta[160];
                 eta_text(eta, sizeof eta, now_s() - t0, t + 1, o.steps, idx, total);
@@ -583,6 +601,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         }
     }
     const double el = now_s() - t0;
+    const double r_acc = tt_run_eval_accuracy(r);
     tt_run_free(r);
     dumper_free(&dp);
     if (stats && fclose(stats)) {
@@ -599,9 +618,11 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
             return run_failed();
         }
     }
-    say("run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd %llu "
-           "bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
-           name, first, loss, vloss, vloss / log(2.0), (unsigned long long)fb,
+    say(o.bert ? "run %s: loss %.4f -> %.4f, val %.4f (accuracy %.4f), wire bytes per step fwd "
+                 "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n"
+               : "run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd "
+                 "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
+           name, first, loss, vloss, o.bert ? r_acc : vloss / log(2.0), (unsigned long long)fb,
            (unsigned long long)bb, el, tokens_per_step * o.steps / el, csv ? ", wrote " : "",
            csv ? path : "");
     if (m.fwd == SIM_FWD_AQSGD) {
@@ -637,6 +658,7 @@ static int tahq_train(int argc, char **argv)
     a.eval_every = -1, a.eval_windows = 64, a.print_every = 1;
     a.train_windows = -1;
     a.dump_every = 0;
+    a.model = "bytes", a.model_dir = TAHQ_TRAIN_MODEL, a.init = "pretrained";
     int stages_set = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -714,6 +736,12 @@ static int tahq_train(int argc, char **argv)
             bad = parse_int(v, 0, 100000000, &a.dump_every);
         else if (!strcmp(o, "--timing"))
             a.timing = v;
+        else if (!strcmp(o, "--model"))
+            a.model = v;
+        else if (!strcmp(o, "--model-dir"))
+            a.model_dir = v;
+        else if (!strcmp(o, "--init"))
+            a.init = v;
         else if (!strcmp(o, "--print-every"))
             bad = parse_int(v, 0, 100000000, &a.print_every);
         else if (!strcmp(o, "--progress")) {
@@ -728,6 +756,39 @@ static int tahq_train(int argc, char **argv)
             if (g_rank == 0)
                 fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", v, o);
             return 2;
+        }
+    }
+    if (strcmp(a.model, "bytes") && strcmp(a.model, "minilm"))
+        return usage_error("--model must be bytes or minilm, not '%s'", a.model);
+    if (strcmp(a.init, "pretrained") && strcmp(a.init, "random"))
+        return usage_error("--init must be pretrained or random, not '%s'", a.init);
+    tb_pretrained bert;
+    wp_tokenizer wtk;
+    memset(&bert, 0, sizeof bert);
+    memset(&wtk, 0, sizeof wtk);
+    if (!strcmp(a.model, "minilm")) {
+        char berr[1200], tkp[4200];
+        snprintf(tkp, sizeof tkp, "%s/tokenizer.json", a.model_dir);
+        if (tb_pretrained_open(&bert, a.model_dir, berr, sizeof berr) ||
+            wp_load(&wtk, tkp, berr, sizeof berr)) {
+            tb_pretrained_close(&bert);
+            if (g_rank == 0)
+                fprintf(stderr, "tahq-train: %s (fetch the model with: scripts/fetch_model.sh %s)\n",
+                        berr, a.model_dir);
+            return 1;
+        }
+        a.o.bert = 1;
+        a.o.bert_cfg = bert.cfg;
+        a.o.bert_init = strcmp(a.init, "random") ? &bert : NULL;
+        a.o.cfg = (tt_config){bert.cfg.V, bert.cfg.C, bert.cfg.NH, a.o.cfg.T, bert.cfg.L};
+        a.o.tok_cls = wtk.cls, a.o.tok_sep = wtk.sep, a.o.tok_mask = wtk.mask;
+        a.o.mask_per_seq = (int)lround(0.15 * (a.o.cfg.T - 2)); /* BERT's 15% */
+        if (a.o.cfg.T < 9 || a.o.cfg.T > bert.cfg.P) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "--context must be in 9..%d for minilm", bert.cfg.P);
+            tb_pretrained_close(&bert);
+            wp_free(&wtk);
+            return usage_error("%s", msg);
         }
     }
     const char *cerr = tt_config_check(&a.o.cfg);
@@ -857,6 +918,24 @@ static int tahq_train(int argc, char **argv)
         if (fresh)
             fprintf(a.timing_f, "%s\n", timing_header);
     }
+    int *tids = NULL, *vids = NULL;
+    if (a.o.bert) {
+        tids = wp_encode_text(&wtk, (const char *)tb, d.n_train, &d.n_train_ids);
+        vids = wp_encode_text(&wtk, (const char *)vb, d.n_val, &d.n_val_ids);
+        if (!tids || !vids || d.n_train_ids < (size_t)a.o.cfg.T || d.n_val_ids < (size_t)a.o.cfg.T) {
+            fprintf(stderr, "tahq-train: the corpus has too few WordPiece ids (or out of memory)\n");
+            free(tids);
+            free(vids);
+            free(tb);
+            free(vb);
+            return run_failed();
+        }
+        d.train_ids = tids, d.val_ids = vids;
+        say("minilm (%s): %s, %zu parameters; corpus: %zu training and %zu validation WordPiece "
+            "ids; %d of each sample's %d tokens masked\n",
+            a.o.bert_init ? "pretrained" : "random initialisation", a.model_dir,
+            tb_model_params(&a.o.bert_cfg), d.n_train_ids, d.n_val_ids, a.o.mask_per_seq, a.o.cfg.T);
+    }
     sim_blas_init();
     const int tty = g_rank == 0 && isatty(STDOUT_FILENO);
     int rc = 0;
@@ -865,6 +944,10 @@ static int tahq_train(int argc, char **argv)
             rc = one_run(&a, mv[i], sv[j], &d, tty, i * ns + j, nm * ns);
     free(tb);
     free(vb);
+    free(tids);
+    free(vids);
+    tb_pretrained_close(&bert);
+    wp_free(&wtk);
     if (a.timing_f && fclose(a.timing_f)) {
         fprintf(stderr, "tahq-train: cannot write %s\n", a.timing);
         rc = 1;

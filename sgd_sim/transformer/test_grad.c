@@ -36,115 +36,7 @@
 
 #include "sim.h"
 
-static int failures = 0;
-/* check every fd_stride-th element (1: all) */
-static size_t fd_stride = 1;
-
-/* deterministic N(0,1) stream */
-static uint64_t rng_state = 12345;
-static double randn(void)
-{
-    uint64_t a = sim_mix64(rng_state++), b = sim_mix64(rng_state++);
-    double u1 = ((double)(a >> 11) + 1.0) * 0x1p-53, u2 = ((double)(b >> 11) + 1.0) * 0x1p-53;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-static void fill(double *p, size_t n, double mean, double sd)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = mean + sd * randn();
-}
-
-/* One variable tensor of a check: its values, its analytic gradient, and
- * optionally a tied copy that must move with it (wte and wte_head). */
-typedef struct var {
-    const char *name;
-    double *x, *g;
-    size_t n;
-    double *tied, *tied_g; /* or NULL */
-} var;
-
-typedef double (*loss_fn)(void *ctx);
-
-#define FD_H 1e-5
-#define FD_RTOL 1e-6
-
-/* Returns the largest |fd - g| / tolerance; stop_on_fail ends at the first
- * element above the tolerance (for the controls). */
-static double fd_check(const char *what, loss_fn f, void *ctx, var *vars, int nvars,
-                       int stop_on_fail)
-{
-    double gmax = 0;
-    for (int v = 0; v < nvars; v++)
-        for (size_t i = 0; i < vars[v].n; i++) {
-            double g = vars[v].g[i] + (vars[v].tied_g ? vars[v].tied_g[i] : 0);
-            if (fabs(g) > gmax)
-                gmax = fabs(g);
-        }
-    double worst = 0;
-    const char *wname = "";
-    size_t wi = 0;
-    for (int v = 0; v < nvars; v++) {
-        for (size_t i = 0; i < vars[v].n; i += fd_stride) {
-            double *x = &vars[v].x[i], *t = vars[v].tied ? &vars[v].tied[i] : NULL;
-            double x0 = *x;
-            *x = x0 + FD_H;
-            if (t)
-                *t = *x;
-            double fp = f(ctx);
-            *x = x0 - FD_H;
-            if (t)
-                *t = *x;
-            double fm = f(ctx);
-            *x = x0;
-            if (t)
-                *t = x0;
-            double fd = (fp - fm) / (2 * FD_H);
-            double g = vars[v].g[i] + (vars[v].tied_g ? vars[v].tied_g[i] : 0);
-            double tol = FD_RTOL * (fabs(g) + gmax);
-            double r = fabs(fd - g) / (tol > 0 ? tol : 1e-300);
-            if (r > worst) {
-                worst = r;
-                wname = vars[v].name;
-                wi = i;
-            }
-            if (stop_on_fail && r > 1)
-                goto done;
-        }
-    }
-done:
-    printf("  %-34s gmax %.3e  max err/tol %.3g (at %s[%zu])\n", what, gmax, worst, wname, wi);
-    return worst;
-}
-
-/* a check passes without a fault and fails with each listed fault */
-typedef void (*grad_fn)(void *ctx); /* recompute analytic gradients into the vars */
-
-static void run_check(const char *name, loss_fn f, grad_fn g, void *ctx, var *vars, int nvars,
-                      const int *faults, int nfaults)
-{
-    char what[80];
-    tt_fault = 0;
-    g(ctx);
-    snprintf(what, sizeof what, "%s", name);
-    double r = fd_check(what, f, ctx, vars, nvars, 0);
-    if (!(r <= 1)) {
-        printf("FAIL %s: gradient off by %.3g x the tolerance\n", name, r);
-        failures++;
-    }
-    for (int k = 0; k < nfaults; k++) {
-        tt_fault = faults[k];
-        g(ctx); /* wrong backward */
-        tt_fault = 0; /* the loss itself is always right */
-        snprintf(what, sizeof what, "%s, control fault %d", name, faults[k]);
-        double rc = fd_check(what, f, ctx, vars, nvars, 1);
-        if (!(rc > 1)) {
-            printf("FAIL %s: control with fault %d passed the check (the check cannot fail)\n",
-                   name, faults[k]);
-            failures++;
-        }
-    }
-    tt_fault = 0;
-}
+#include "gradcheck.h"
 
 /* ---------------- layers ---------------------------------------------------
  * Each layer's loss is sum(out * R) for a fixed random R, so d loss/d out = R. */
@@ -160,10 +52,7 @@ static double ln_loss(void *p)
 {
     ln_ctx *c = p;
     tt_layernorm_forward_d(c->out, c->m, c->r, c->x, c->w, c->b, LN_N, LN_C);
-    double s = 0;
-    for (int i = 0; i < LN_N * LN_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, LN_N * LN_C);
 }
 static void ln_grad(void *p)
 {
@@ -185,10 +74,7 @@ static double mm_loss(void *p)
 {
     mm_ctx *c = p;
     tt_matmul_forward_d(c->out, c->x, c->w, c->b, MM_N, MM_I, MM_O);
-    double s = 0;
-    for (int i = 0; i < MM_N * MM_O; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, MM_N * MM_O);
 }
 static void mm_grad(void *p)
 {
@@ -208,10 +94,7 @@ static double at_loss(void *p)
 {
     at_ctx *c = p;
     tt_attention_forward_d(c->out, c->att, c->qkv, AT_B, AT_T, AT_C, AT_NH);
-    double s = 0;
-    for (int i = 0; i < AT_B * AT_T * AT_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, AT_B * AT_T * AT_C);
 }
 static void at_grad(void *p)
 {
@@ -229,10 +112,7 @@ static double ge_loss(void *p)
 {
     ge_ctx *c = p;
     tt_gelu_forward_d(c->out, c->th, c->x, GE_N);
-    double s = 0;
-    for (int i = 0; i < GE_N; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, GE_N);
 }
 static void ge_grad(void *p)
 {
@@ -252,10 +132,7 @@ static double en_loss(void *p)
 {
     en_ctx *c = p;
     tt_encoder_forward_d(c->out, c->tok, c->wte, c->wpe, EN_B, EN_T, EN_C);
-    double s = 0;
-    for (int i = 0; i < EN_B * EN_T * EN_C; i++)
-        s += c->out[i] * c->R[i];
-    return s;
+    return dot(c->out, c->R, EN_B * EN_T * EN_C);
 }
 static void en_grad(void *p)
 {
@@ -372,14 +249,9 @@ static double float_vs_double(md_ctx *c, int fault)
     tt_fault = fault;
     tt_stage_backward_f(&f, 0, NULL, NULL, (float)(1.0 / (MB * tiny.T)));
     tt_fault = 0;
-    double num = 0, den = 0;
-    for (size_t i = 0; i < f.n_params; i++) {
-        double d = (double)f.grads[i] - c->st[0].grads[i];
-        num += d * d;
-        den += c->st[0].grads[i] * c->st[0].grads[i];
-    }
+    double e = rel_l2_diff(f.grads, c->st[0].grads, f.n_params);
     tt_stage_free_f(&f);
-    return sqrt(num / den);
+    return e;
 }
 
 int main(void)
@@ -502,17 +374,7 @@ int main(void)
      * the order of the term, far above it. */
     double e = float_vs_double(&md1, 0);
     double ef = float_vs_double(&md1, TT_FAULT_LN);
-    printf("  float vs double gradient, relative 2-norm error %.3g (tolerance 1e-3);"
-           " control (fault %d) %.3g\n",
-           e, TT_FAULT_LN, ef);
-    if (!(e <= 1e-3)) {
-        printf("FAIL float gradient differs from the double one by %.3g\n", e);
-        failures++;
-    }
-    if (!(ef > 1e-3)) {
-        printf("FAIL control: a wrong float backward matched the double one\n");
-        failures++;
-    }
+    float_verdict(e, ef, TT_FAULT_LN);
 
     tt_stage_free_d(&md1.st[0]);
     tt_stage_free_d(&md2.st[0]);

@@ -7,12 +7,25 @@
 #include <string.h>
 #include <time.h>
 
+/* What the engine needs of a stage of either model: its parameter and
+ * gradient buffers and the tied embedding's gradients. */
+typedef struct stage_view {
+    float *params, *grads, *gwte, *gwte_head;
+    size_t n_params;
+    int first, last;
+} stage_view;
+
 struct tt_run {
     tt_opts o;
     sim_method m;
     tt_data d;
     int K, k_lo, k_hi; /* this process holds stages k_lo..k_hi */
-    tt_stage_f *st;   /* [K], only k_lo..k_hi initialised */
+    tt_stage_f *st;   /* [K], only k_lo..k_hi initialised (byte decoder) */
+    tb_stage_f *bst;  /* [K] the same for the BERT encoder (o.bert) */
+    stage_view *sv;   /* [K] */
+    int *typ, *klen;  /* bert: [M*B*T] token types (0), [M*B] sequence lengths (T) */
+    int *mrows, *mtgt; /* bert: [M * B*mask_per_seq] masked rows of each micro-batch, their ids */
+    double eval_acc;
     float **am, **av; /* AdamW moments per stage */
     uint8_t **decay;  /* per parameter: weight decay applies */
     tt_codec codec;   /* one set of buffers: boundaries are handled one at a time */
@@ -80,6 +93,50 @@ static void mark(uint8_t *decay, const float *base, const float *p, size_t n)
     memset(decay + (p - base), 1, n);
 }
 
+/* stage k of the BERT encoder: blocks b0..b0+nb-1, initialised from the
+ * seed, then from the pretrained weights when given; AdamW state and the
+ * weight-decay marks (matrices and embeddings). 0, or 1 (*err). */
+static int bert_stage_new(tt_run *r, int k, int b0, int nb, const char **err)
+{
+    const tt_opts *o = &r->o;
+    const int K = r->K, B = o->batch, M = o->micro;
+    tb_stage_f *s = &r->bst[k];
+    if (tb_stage_init_f(s, &o->bert_cfg, o->cfg.T, b0, nb, k == 0, k == K - 1, B,
+                        B * o->mask_per_seq, M))
+        return 1;
+    tb_stage_init_params_f(s, o->seed);
+    static char why[1100];
+    if (o->bert_init && tb_pretrained_load_stage(o->bert_init, s, why, sizeof why)) {
+        *err = why;
+        return 1;
+    }
+    r->sv[k] = (stage_view){s->params, s->grads, s->gwte, s->gwte_head, s->n_params, s->first,
+                            s->last};
+    r->am[k] = calloc(s->n_params, sizeof(float));
+    r->av[k] = calloc(s->n_params, sizeof(float));
+    r->decay[k] = calloc(s->n_params, 1);
+    if (!r->am[k] || !r->av[k] || !r->decay[k])
+        return 1;
+    const size_t C = (size_t)o->bert_cfg.C, F = (size_t)o->bert_cfg.F, V = (size_t)o->bert_cfg.V;
+    if (s->first) {
+        mark(r->decay[k], s->params, s->wte, V * C);
+        mark(r->decay[k], s->params, s->wpe, (size_t)s->Tmax * C);
+        mark(r->decay[k], s->params, s->wtt, (size_t)o->bert_cfg.TV * C);
+    }
+    for (int l = 0; l < nb; l++) {
+        mark(r->decay[k], s->params, s->pb[l].qkvw, 3 * C * C);
+        mark(r->decay[k], s->params, s->pb[l].ow, C * C);
+        mark(r->decay[k], s->params, s->pb[l].f1w, C * F);
+        mark(r->decay[k], s->params, s->pb[l].f2w, F * C);
+    }
+    if (s->last) {
+        mark(r->decay[k], s->params, s->hw, C * C);
+        if (!s->first)
+            mark(r->decay[k], s->params, s->wte_head, V * C);
+    }
+    return 0;
+}
+
 tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int k_lo, int k_hi,
                    const tt_transport *tr, const char **err)
 {
@@ -108,19 +165,44 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
     r->tok = malloc(sizeof(int) * (size_t)M * B * c->T);
     r->tgt = malloc(sizeof(int) * (size_t)M * B * c->T);
     r->tm = calloc((size_t)K, sizeof *r->tm);
-    if (!r->tm || !r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
+    r->bst = calloc((size_t)K, sizeof *r->bst);
+    r->sv = calloc((size_t)K, sizeof *r->sv);
+    r->eval_acc = NAN;
+    if (o->bert) {
+        const size_t nm = (size_t)M * B * (o->mask_per_seq > 0 ? o->mask_per_seq : 1);
+        r->typ = calloc((size_t)M * B * c->T, sizeof(int));
+        r->klen = malloc(sizeof(int) * (size_t)M * B);
+        r->mrows = malloc(sizeof(int) * nm);
+        r->mtgt = malloc(sizeof(int) * nm);
+        if (!r->typ || !r->klen || !r->mrows || !r->mtgt) {
+            tt_run_free(r);
+            return NULL;
+        }
+        for (int i = 0; i < M * B; i++)
+            r->klen[i] = c->T; /* windows of the corpus: no padding */
+    }
+    if (!r->bst || !r->sv || !r->tm || !r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
         tt_run_free(r);
         return NULL;
     }
     for (int k = r->k_lo; k <= r->k_hi; k++) {
         int b0, nb;
         split(c->L, K, k, &b0, &nb);
+        if (o->bert) {
+            if (bert_stage_new(r, k, b0, nb, err)) {
+                tt_run_free(r);
+                return NULL;
+            }
+            continue;
+        }
         tt_stage_f *s = &r->st[k];
         if (tt_stage_init_f(s, c, b0, nb, k == 0, k == K - 1, B, M)) {
             tt_run_free(r);
             return NULL;
         }
         tt_stage_init_params_f(s, o->seed);
+        r->sv[k] = (stage_view){s->params, s->grads, s->gwte, s->gwte_head, s->n_params, s->first,
+                                s->last};
         r->am[k] = calloc(s->n_params, sizeof(float));
         r->av[k] = calloc(s->n_params, sizeof(float));
         r->decay[k] = calloc(s->n_params, 1);
@@ -166,7 +248,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
             tt_run_free(r);
             return NULL;
         }
-        const uint64_t span = (uint64_t)(d->n_train - (size_t)c->T - 1);
+        const uint64_t span = o->bert ? (uint64_t)(d->n_train_ids - (size_t)c->T + 2)
+                                      : (uint64_t)(d->n_train - (size_t)c->T - 1);
         for (int i = 0; i < N; i++)
             r->wpos[i] = (size_t)(sim_mix64(sim_mix64(o->seed ^ UINT64_C(0x77696E646F7773)) +
                                             sim_mix64((uint64_t)i)) % span);
@@ -199,6 +282,8 @@ void tt_run_free(tt_run *r)
         return;
     for (int k = r->k_lo; r->st && k <= r->k_hi; k++) {
         tt_stage_free_f(&r->st[k]);
+        if (r->bst)
+            tb_stage_free_f(&r->bst[k]);
         if (r->am)
             free(r->am[k]);
         if (r->av)
@@ -207,6 +292,12 @@ void tt_run_free(tt_run *r)
             free(r->decay[k]);
     }
     free(r->st);
+    free(r->bst);
+    free(r->sv);
+    free(r->typ);
+    free(r->klen);
+    free(r->mrows);
+    free(r->mtgt);
     free(r->am);
     free(r->av);
     free(r->decay);
@@ -242,11 +333,12 @@ double tt_lr(const tt_opts *o, int t)
     return o->lr * (0.1 + 0.9 * f);
 }
 
-/* window start for sample i of step t: a function of (seed, t, i) only */
-static size_t window(uint64_t seed, uint64_t t, uint64_t i, size_t n_bytes, int T)
+/* window start for sample i of step t, in 0 .. span-1: a function of
+ * (seed, t, i) only */
+static size_t window(uint64_t seed, uint64_t t, uint64_t i, size_t span)
 {
     uint64_t h = sim_mix64(sim_mix64(seed ^ UINT64_C(0x747261696E)) + sim_mix64(t * 1000003u + i));
-    return (size_t)(h % (uint64_t)(n_bytes - (size_t)T - 1));
+    return (size_t)(h % (uint64_t)span);
 }
 
 /* stochastic-rounding key of one message: seed, step, boundary, micro-batch, direction */
@@ -276,7 +368,7 @@ static void scale_to(float *g, size_t n, double norm2, double clip)
 
 static void adamw(tt_run *r, int k, double lr)
 {
-    tt_stage_f *s = &r->st[k];
+    const stage_view *s = &r->sv[k];
     const double b1 = r->o.beta1, b2 = r->o.beta2, eps = r->o.eps, wd = r->o.weight_decay;
     const double c1 = 1.0 - pow(b1, (double)(r->t + 1)), c2 = 1.0 - pow(b2, (double)(r->t + 1));
     float *w = s->params, *m1 = r->am[k], *m2 = r->av[k];
@@ -330,7 +422,15 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
         x = r->xbuf;
         c0 = clk(); /* the single process's cache comparison is not timed */
     }
-    double l = tt_stage_forward_f(&r->st[k], m, B, r->tok + m * BT, r->tgt + m * BT, x, &y);
+    double l;
+    if (r->o.bert) {
+        const int nm = B * r->o.mask_per_seq;
+        l = tb_stage_forward_f(&r->bst[k], m, B, r->o.cfg.T, r->klen + m * B, r->tok + m * BT,
+                               r->typ + m * BT, x, nm, r->mrows + (size_t)m * nm,
+                               r->mtgt + (size_t)m * nm, &y);
+    } else {
+        l = tt_stage_forward_f(&r->st[k], m, B, r->tok + m * BT, r->tgt + m * BT, x, &y);
+    }
     c1 = clk(), tm->compute_fwd += c1 - c0;
     if (k == K - 1) {
         *loss += l;
@@ -382,7 +482,10 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
         c1 = clk(), tm->decode += c1 - c0, c0 = c1;
         dy = r->gbuf;
     }
-    tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+    if (r->o.bert)
+        tb_stage_backward_f(&r->bst[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
+    else
+        tt_stage_backward_f(&r->st[k], m, dy, k > 0 ? r->gbuf : NULL, scale);
     c1 = clk(), tm->compute_bwd += c1 - c0, c0 = c1;
     if (k == 0)
         return 0;
@@ -415,22 +518,70 @@ static void epoch_order(tt_run *r, int64_t e)
     r->perm_epoch = e;
 }
 
+/* bert: sample i of a batch of B as [CLS] ids[p .. p+T-3] [SEP] at tok,
+ * with mask_per_seq of its inner positions masked (80/10/10), drawn from
+ * key; the masked rows (b*T + position) and their ids go to rows / tgt */
+static void bert_sample(const tt_opts *o, const int *ids, size_t p, uint64_t key, int b,
+                        int *tok, int *rows, int *tgt)
+{
+    const int T = o->cfg.T, inner = T - 2, nm = o->mask_per_seq;
+    tok[0] = o->tok_cls;
+    for (int j = 0; j < inner; j++)
+        tok[1 + j] = ids[p + (size_t)j];
+    tok[T - 1] = o->tok_sep;
+    /* nm distinct positions: the first nm of a Fisher-Yates shuffle of 1..T-2 */
+    int pos[8192];
+    for (int j = 0; j < inner; j++)
+        pos[j] = 1 + j;
+    for (int j = 0; j < nm; j++) {
+        int pick = j + (int)(sim_mix64(key + 2 * (uint64_t)j) % (uint64_t)(inner - j));
+        int t = pos[j];
+        pos[j] = pos[pick], pos[pick] = t;
+        const int at = pos[j];
+        rows[j] = b * T + at;
+        tgt[j] = tok[at];
+        const uint64_t u = sim_mix64(key + 2 * (uint64_t)j + 1);
+        const uint64_t what = u % 10; /* 0..7 [MASK], 8 random id, 9 kept */
+        if (what < 8)
+            tok[at] = o->tok_mask;
+        else if (what == 8)
+            tok[at] = (int)((u / 10) % (uint64_t)o->bert_cfg.V);
+    }
+}
+
+/* the start of sample i (of n) of step t: the next of the window set, or a
+ * fresh position in 0 .. span-1 from (seed, t, i) */
+static size_t sample_start(tt_run *r, int i, int n, size_t span)
+{
+    const int64_t N = r->o.train_windows;
+    if (N > 0) {
+        int64_t g = (int64_t)r->t * n + i;
+        if (g / N != r->perm_epoch)
+            epoch_order(r, g / N);
+        r->wid[i] = r->perm[g % N];
+        return r->wpos[r->wid[i]];
+    }
+    return window(r->o.seed, (uint64_t)r->t, (uint64_t)i, span);
+}
+
 /* the windows of step t (every process draws all of them: they are cheap) */
 static void draw(tt_run *r)
 {
     const int T = r->o.cfg.T, n = r->o.micro * r->o.batch;
-    const int64_t N = r->o.train_windows;
-    for (int i = 0; i < n; i++) {
-        size_t p;
-        if (N > 0) {
-            int64_t g = (int64_t)r->t * n + i;
-            if (g / N != r->perm_epoch)
-                epoch_order(r, g / N);
-            r->wid[i] = r->perm[g % N];
-            p = r->wpos[r->wid[i]];
-        } else {
-            p = window(r->o.seed, (uint64_t)r->t, (uint64_t)i, r->d.n_train, T);
+    if (r->o.bert) {
+        const int B = r->o.batch, nm = r->o.mask_per_seq;
+        for (int i = 0; i < n; i++) {
+            size_t p = sample_start(r, i, n, r->d.n_train_ids - (size_t)T + 2);
+            /* masks: a function of (seed, step, sample) only, the same for every method */
+            const uint64_t key = sim_mix64(sim_mix64(r->o.seed ^ UINT64_C(0x6D61736B)) +
+                                           sim_mix64((uint64_t)r->t * 1000003u + (uint64_t)i));
+            bert_sample(&r->o, r->d.train_ids, p, key, i % B, r->tok + (size_t)i * T,
+                        r->mrows + (size_t)i * nm, r->mtgt + (size_t)i * nm);
         }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t p = sample_start(r, i, n, r->d.n_train - (size_t)T - 1);
         for (int j = 0; j < T; j++) {
             r->tok[(size_t)i * T + j] = r->d.train[p + j];
             r->tgt[(size_t)i * T + j] = r->d.train[p + j + 1];
@@ -446,7 +597,7 @@ double tt_run_step(tt_run *r, const char **err)
     *err = NULL;
     draw(r);
     for (int k = r->k_lo; k <= r->k_hi; k++)
-        tt_stage_zero_grad_f(&r->st[k]);
+        memset(r->sv[k].grads, 0, sizeof(float) * r->sv[k].n_params);
     r->fwd_bytes = r->bwd_bytes = 0;
     r->aq_new = r->aq_new_bytes = 0;
     memset(r->tm, 0, sizeof(tt_times) * (size_t)K);
@@ -457,7 +608,9 @@ double tt_run_step(tt_run *r, const char **err)
             if (fwd_work(r, k, m, &loss, err))
                 return NAN;
     r->probe = NULL;
-    const float scale = (float)(1.0 / ((double)M * BT));
+    /* the mean over the predicted positions: every byte, or the masked ones */
+    const double n_pred = r->o.bert ? (double)M * B * r->o.mask_per_seq : (double)M * BT;
+    const float scale = (float)(1.0 / n_pred);
     for (int m = 0; m < M; m++)
         for (int k = r->k_hi; k >= r->k_lo; k--)
             if (bwd_work(r, k, m, scale, err))
@@ -465,8 +618,8 @@ double tt_run_step(tt_run *r, const char **err)
     /* tied embedding: both copies get g_wte + g_head, added in that order on both sides */
     double c0 = clk();
     if (K > 1) {
-        tt_stage_f *s0 = r->k_lo == 0 ? &r->st[0] : NULL;
-        tt_stage_f *sl = r->k_hi == K - 1 ? &r->st[K - 1] : NULL;
+        stage_view *s0 = r->k_lo == 0 ? &r->sv[0] : NULL;
+        stage_view *sl = r->k_hi == K - 1 ? &r->sv[K - 1] : NULL;
         if (s0 && sl) {
             for (size_t i = 0; i < nwte; i++)
                 s0->gwte[i] = sl->gwte_head[i] = s0->gwte[i] + sl->gwte_head[i];
@@ -483,13 +636,13 @@ double tt_run_step(tt_run *r, const char **err)
     {
         double c1 = clk();
         for (int k = r->k_lo; k <= r->k_hi; k++)
-            if (r->st[k].first || r->st[k].last)
+            if (r->sv[k].first || r->sv[k].last)
                 r->tm[k].swap += c1 - c0;
     }
     /* clipping: each stage's own tensors, and the tied embedding as one group */
     double lr = tt_lr(&r->o, r->t);
     for (int k = r->k_lo; k <= r->k_hi; k++) {
-        tt_stage_f *s = &r->st[k];
+        stage_view *s = &r->sv[k];
         c0 = clk();
         size_t lo = s->first ? nwte : 0, hi = s->n_params - (s->last && !s->first ? nwte : 0);
         scale_to(s->grads + lo, hi - lo, sumsq(s->grads + lo, hi - lo), r->o.clip);
@@ -501,7 +654,7 @@ double tt_run_step(tt_run *r, const char **err)
         r->tm[k].update += clk() - c0;
     }
     r->t++;
-    loss /= (double)M * BT;
+    loss /= n_pred;
     c0 = clk();
     if (r->tr.bcast && r->tr.bcast(r->tr.ctx, K - 1, &loss, 1)) {
         *err = "broadcasting the loss failed";
@@ -512,8 +665,80 @@ double tt_run_step(tt_run *r, const char **err)
     return loss;
 }
 
+/* evaluation: the input of stage k > 0, the binary32 values of stage k-1's
+ * output as they are (uncompressed); NULL on the first stage. 0, or 1 when
+ * the message is missing or of another size. */
+static int eval_input(tt_run *r, int k, size_t nbytes, const float **x)
+{
+    *x = NULL;
+    if (k == 0)
+        return 0;
+    const uint8_t *msg;
+    size_t len;
+    if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
+        return 1;
+    memcpy(r->xbuf, msg, nbytes);
+    *x = r->xbuf;
+    return 0;
+}
+
+/* bert: masked-token loss and accuracy on n_windows windows of the
+ * validation ids, spread evenly over them, masks fixed by the window index */
+static double bert_eval(tt_run *r, int n_windows)
+{
+    const tt_config *c = &r->o.cfg;
+    const int K = r->K, B = r->o.batch, T = c->T, nm = r->o.mask_per_seq, V = c->V;
+    const size_t span = r->d.n_val_ids - (size_t)T + 2;
+    double v[2] = {0, 0}; /* summed loss, correct predictions */
+    int done = 0;
+    while (done < n_windows) {
+        int b = n_windows - done < B ? n_windows - done : B;
+        for (int i = 0; i < b; i++) {
+            size_t p = (size_t)((double)span * (done + i) / (double)n_windows);
+            bert_sample(&r->o, r->d.val_ids, p, sim_mix64(UINT64_C(0x6576616C) + (uint64_t)(done + i)),
+                        i, r->tok + (size_t)i * T, r->mrows + (size_t)i * nm,
+                        r->mtgt + (size_t)i * nm);
+        }
+        const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
+        for (int k = r->k_lo; k <= r->k_hi; k++) {
+            const float *x, *y = NULL;
+            if (eval_input(r, k, nbytes, &x))
+                return NAN;
+            v[0] += tb_stage_forward_f(&r->bst[k], 0, b, T, r->klen, r->tok, r->typ, x, b * nm,
+                                       r->mrows, r->mtgt, &y);
+            if (k < K - 1 && r->tr.send(r->tr.ctx, k + 1, 2, (const uint8_t *)y, nbytes))
+                return NAN;
+            if (k == K - 1) {
+                const float *pr = r->bst[k].slots[0].probs;
+                for (int j = 0; j < b * nm; j++) {
+                    const float *row = pr + (size_t)j * V;
+                    int best = 0;
+                    for (int u = 1; u < V; u++)
+                        if (row[u] > row[best])
+                            best = u;
+                    v[1] += best == r->mtgt[j];
+                }
+            }
+        }
+        done += b;
+    }
+    v[0] /= (double)n_windows * nm;
+    v[1] /= (double)n_windows * nm;
+    if (r->tr.bcast && r->tr.bcast(r->tr.ctx, K - 1, v, 2))
+        return NAN;
+    r->eval_acc = v[1];
+    return v[0];
+}
+
+double tt_run_eval_accuracy(const tt_run *r)
+{
+    return r->eval_acc;
+}
+
 double tt_run_eval(tt_run *r, int n_windows)
 {
+    if (r->o.bert)
+        return bert_eval(r, n_windows);
     const tt_config *c = &r->o.cfg;
     const int K = r->K, B = r->o.batch, T = c->T;
     const size_t span = r->d.n_val - (size_t)T - 1;
@@ -531,15 +756,9 @@ double tt_run_eval(tt_run *r, int n_windows)
         /* uncompressed: the binary32 values themselves travel */
         const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
         for (int k = r->k_lo; k <= r->k_hi; k++) {
-            const float *x = NULL, *y = NULL;
-            if (k > 0) {
-                const uint8_t *msg;
-                size_t len;
-                if (r->tr.recv(r->tr.ctx, k - 1, 2, &msg, &len) || len != nbytes)
-                    return NAN;
-                memcpy(r->xbuf, msg, nbytes);
-                x = r->xbuf;
-            }
+            const float *x, *y = NULL;
+            if (eval_input(r, k, nbytes, &x))
+                return NAN;
             sum += tt_stage_forward_f(&r->st[k], 0, b, r->tok, r->tgt, x, &y);
             if (k < K - 1 && r->tr.send(r->tr.ctx, k + 1, 2, (const uint8_t *)y, nbytes))
                 return NAN;

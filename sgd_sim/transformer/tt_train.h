@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "tt.h"
+#include "tt_bert.h"
 #include "tt_codec.h"
 
 typedef enum { TT_SCHED_LINEAR = 0, TT_SCHED_COSINE = 1, TT_SCHED_CONST = 2 } tt_schedule;
@@ -43,11 +44,25 @@ typedef struct tt_opts {
      * AQ-SGD needs a set (its cache is per sample). */
     int train_windows;
     int codec_threads;   /* threads per tahq encode / decode (>= 1; same bytes for every value) */
+    /* bert = 1: the BERT encoder of tt_bert.h (bert_cfg; cfg mirrors its V,
+     * C, NH, L with T the sequence length) fine-tuned as a masked language
+     * model on WordPiece ids (tt_data.train_ids / val_ids). A sample is
+     * [CLS] + T-2 consecutive ids + [SEP]; mask_per_seq of its T-2 inner
+     * positions (a function of seed, step and sample) are predicted: 80%
+     * replaced by [MASK], 10% by a uniformly random id, 10% kept. The loss
+     * is the mean cross-entropy over the step's masked positions. */
+    int bert;
+    tb_config bert_cfg;
+    const tb_pretrained *bert_init; /* weights to start from; NULL: random initialisation */
+    int mask_per_seq;
+    int tok_cls, tok_sep, tok_mask;
 } tt_opts;
 
 typedef struct tt_data {
     const uint8_t *train, *val;
     size_t n_train, n_val;
+    const int *train_ids, *val_ids; /* bert: the corpus as WordPiece ids */
+    size_t n_train_ids, n_val_ids;
 } tt_data;
 
 /* How stages talk. The single-process engine (tr = NULL in tt_run_new)
@@ -80,6 +95,9 @@ double tt_run_step(tt_run *r, const char **err);
 /* Mean loss on n_windows fixed windows of the validation bytes, spread
  * evenly over it, uncompressed forward. */
 double tt_run_eval(tt_run *r, int n_windows);
+/* bert: the masked-token accuracy of the last tt_run_eval (its masks fixed
+ * by the window, the same for every seed and method); NAN otherwise */
+double tt_run_eval_accuracy(const tt_run *r);
 /* learning rate of step t (0-based) */
 double tt_lr(const tt_opts *o, int t);
 /* bytes of the last step's messages sent by this process's stages (summed

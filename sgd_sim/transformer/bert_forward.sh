@@ -1,0 +1,15 @@
+#!/bin/sh
+# CTest bert_forward: the C forward pass of the pretrained MiniLM
+# (test_bert_forward), then the independent numpy forward over the same
+# weights and token ids (bert_numpy_check.py).
+#   bert_forward.sh TEST_BINARY MODEL_DIR WORK_DIR [PYTHON3]
+# Exit 77 (SKIPPED) without the model, or without python3/numpy for the
+# second half.
+set -u
+BIN=$1 MODEL=$2 W=$3 PY=${4:-python3}
+mkdir -p "$W"
+"$BIN" "$MODEL" "$W/c_forward.txt"
+rc=$?
+[ $rc -eq 0 ] || exit $rc
+command -v "$PY" >/dev/null 2>&1 || { echo "SKIPPED the numpy check: no $PY"; exit 77; }
+"$PY" "$(dirname "$0")/bert_numpy_check.py" "$MODEL" "$W/c_forward.txt"

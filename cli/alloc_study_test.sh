@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest check of `tahq alloc-study` on small inputs (about a second):
 #  - the exactness control: real --alloc tile, --alloc token and --alloc gain
 #    encodes equal the study's reconstruction from two uniform encodes

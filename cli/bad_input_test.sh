@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bad input in every command of the tahq program: missing files, wrong dtype
 # or shape in .npy, non-finite values, huge dimensions that would overflow a
 # size computation, unwritable output. Each must give a one-line error on

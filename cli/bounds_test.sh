@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest check of `tahq bounds --quick`: the sweep exits 0 with no BOUND
 # VIOLATION; every point of the CSV has every element within its SPEC §6
 # bound (n_over_bound = 0, max |error|/bound <= 1), and its message length

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end test of the tahq program: every command on a small tensor, the
 # exit status and message of bad inputs, and that no partial output is left.
 # usage: cli_test.sh PATH/TO/tahq WORKDIR [SOURCE_ROOT]

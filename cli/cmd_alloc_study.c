@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_alloc_study.c - tahq alloc-study: which tiles should get the low bit
  * width? Precision-allocation policies compared at equal message size
  * against the exact optimum.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_bench.c - tahq bench: encode / decode throughput on an LLM-like tensor
  * for each profile and rounding mode, beside memcpy of the same number of
  * bytes measured in the same run (every repetition times memcpy, encode and

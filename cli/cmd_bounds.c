@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_bounds.c - tahq bounds: error per bit budget over a sweep of
  * configurations and input distributions, against the SPEC §6 bound.
  *

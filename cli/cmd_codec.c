@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_codec.c - tahq encode, decode, inspect, roundtrip. */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_conform.c - tahq conform: check the outputs of another implementation
  * against a golden vector set (golden/README.md describes the manifest, the
  * candidate directory layout and the --run protocol). The message comparison

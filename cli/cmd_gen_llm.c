@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_gen_llm.c - tahq gen-llm: write the built-in LLM-like tensor. */
 #include <stdio.h>
 #include <stdlib.h>

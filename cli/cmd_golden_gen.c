@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_golden_gen.c - tahq golden-gen: write the golden vector set (see
  * golden/README.md). Every tensor is computed from fixed seeds with
  * Philox4x32-10, integer operations and exact binary32 scaling, so the set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_paper_v1.c - tahq encode/decode --profile paper-v1: the authors'
  * headerless format (ref/SPEC.md Appendix A) through libtahq. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_report.c - tahq report: the verification report on built-in data.
  *
  * Encodes one tensor (the built-in LLM-like tensor, or --input) under a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec_ops.h - pieces shared by the commands: encode options, loading an
  * input tensor with its [B, S, C] shape, running the library's encode and
  * decode into freshly allocated buffers, and round-trip statistics. */

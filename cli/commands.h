@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h - the subcommands of the tahq program. Each takes the
  * arguments after "tahq" (argv[0] is the command name) and returns the
  * process exit status (0 ok, 1 runtime error or failed check, 2 usage). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform.h - the parts of `tahq conform` (golden/README.md): the message
  * comparison by field (conform_diff.c), running the candidate
  * (conform_run.c) and the TAP and JUnit reports (conform_out.c). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest checks of `tahq conform --run` against hostile candidates (issue 41):
 # each ATTACK is a candidate that tries one way of passing without working,
 # of hanging conform, of reaching files outside its copies or of outliving

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform_diff.c - where a candidate's format-1 message first differs from
  * the expected one, named by field (ref/SPEC.md §8): the header fields other
  * than the CRC, then the payload sections (precision map, gate flags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform_gain_candidate.c - a test candidate for the gain cases of
  * golden/v3 (`tahq conform --run`, cli/golden_test.sh part v3): the encode
  * half of the --run protocol, for format-1 configurations.

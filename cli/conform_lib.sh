@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # conform_lib.sh - shared by conform_test.sh and conform_attack_test.sh
 # (sourced; the sourcing script defines fail and sets TMPDIR).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform_pv1.c - the tie-tolerant judgement of a paper_v1 message whose
  * token bitmap differs from the expected one (`tahq conform --tolerance`,
  * golden/README.md "paper-v1 cases").

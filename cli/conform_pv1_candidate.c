@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform_pv1_candidate.c - a test candidate for the paper_v1 cases of
  * `tahq conform` (cli/conform_test.sh): an encoder of the paper-v1 profile
  * (ref/SPEC.md Appendix A.2, A.3) written from the SPEC's primitives, whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conform_run.c - running the candidate of `tahq conform --run`, an
  * untrusted program: each command in its own session and process group
  * under /bin/sh, up to N cases at a time, a per-case deadline, the exit

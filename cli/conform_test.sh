@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest checks of `tahq conform` for CI use (golden/README.md, "In your CI"):
 # a failed candidate's exit status and stderr, one error for a missing
 # command or folder, case selection, --timeout, --jobs, --junit, --tap, the

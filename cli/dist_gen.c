@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "dist_gen.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dist_gen.h - deterministic synthetic input distributions for tahq bounds.
  *
  * Each tensor is i.i.d. over its elements (except "llm", the built-in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest checks of the CLI's file handling (issue 41, points 10-13): messages
 # from pipes and devices read only as far as their header says, temporary
 # outputs removed on SIGINT/SIGTERM and swept when their writer is gone, the

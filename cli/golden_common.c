@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_common.c - see golden_common.h. */
 #include "golden_common.h"
 #include "tahq_spec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_common.h - pieces shared by `tahq golden-gen` and `tahq conform`:
  * the configuration as one line of JSON (manifest and --run protocol), its
  * parser, the section layout of a message (SPEC §8.2) and the name of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_gain.c - golden/v3 (`tahq golden-gen DIR --set v3`): the cases of
  * the gain allocation of ref/SPEC.md §4.3 (alloc 3, messages of header
  * version 3, §8.1), each named after the implementation mistake it catches.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_gain.h - golden/v3 (`tahq golden-gen DIR --set v3`): the cases of
  * the gain allocation (ref/SPEC.md §4.3; alloc 3, header version 3), written
  * by golden_gain.c, and the parts of the generator (cmd_golden_gen.c) that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_paper_v1.c - configuration line and tolerant comparison of the
  * paper_v1 golden cases (golden/README.md, ref/SPEC.md Appendix A.5). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* golden_paper_v1.h - golden cases of kind "paper_v1" (golden/README.md):
  * the configuration line and the tolerant comparison `tahq conform` applies
  * to them (ref/SPEC.md Appendix A.5). */

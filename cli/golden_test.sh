@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest checks of the golden vectors and of `tahq conform` (golden/README.md).
 # usage: golden_test.sh PART PATH/TO/tahq SOURCE_DIR WORKDIR [GAIN_CANDIDATE]
 #   regen    golden-gen into WORKDIR and byte-compare with SOURCE_DIR/golden/v1

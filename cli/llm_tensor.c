@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "llm_tensor.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_tensor.h - the built-in synthetic LLM-like activation tensor.
  *
  * A deterministic [B, S, C] float32 tensor with the features that matter

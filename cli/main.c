@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - the tahq command-line program: dispatch to the subcommands. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npy.h - reading and writing float32 tensors as NumPy .npy files
  * (format versions 1.0, 2.0, 3.0; dtype '<f4', C order, 1 to 3 dimensions)
  * and as raw little-endian float32 (.f32) files. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paper_v1_cli.h - tahq encode/decode --profile paper-v1 (cmd_paper_v1.c). */
 #ifndef TAHQ_CLI_PAPER_V1_H
 #define TAHQ_CLI_PAPER_V1_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.c - SHA-256 as specified in FIPS 180-4, section 6.2. */
 #include "sha256.h"
 

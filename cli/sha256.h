@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h - SHA-256 (FIPS 180-4), used for the checksums of golden vectors. */
 #ifndef TAHQ_CLI_SHA256_H
 #define TAHQ_CLI_SHA256_H

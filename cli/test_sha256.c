@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sha256.c - the SHA-256 of cli/ against the FIPS 180 examples
  * (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf") and streaming splits. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util.h - shared helpers of the tahq command-line program: error output,
  * option parsing, number parsing, whole-file reading, atomic file writing,
  * JSON output and timing. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installation: libtahq (static and shared), its headers, the tahq program,
 # a CMake package (find_package(tahq) gives tahq::tahq and tahq::shared) and
 # a pkg-config file (tahq.pc). Tested by package_consumer

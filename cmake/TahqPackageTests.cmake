@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 include(${CMAKE_CURRENT_LIST_DIR}/TahqPublicSymbols.cmake)
 string(REPLACE ";" "," tahq_headers_arg "${TAHQ_PUBLIC_HEADERS}")
 # Tests of tahq as a package:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The public headers, one audience each (include/tahq.h says which).
 set(TAHQ_PUBLIC_HEADERS ${CMAKE_CURRENT_LIST_DIR}/../include/tahq.h
     ${CMAKE_CURRENT_LIST_DIR}/../include/tahq_spec.h

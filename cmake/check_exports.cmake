@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DNM=nm -DLIB=libtahq.so -DHEADER=h1,h2,... -DMODULE=TahqPublicSymbols.cmake [-DDROP=NAME]
 #       -P check_exports.cmake
 # Fails unless the library's defined dynamic function symbols are exactly

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: MIT */ /*
  * tahq_crc_gf2.h - CRC-32C (SPEC §2.6) as polynomial arithmetic over GF(2):
  * the algebra that joins the CRCs of consecutive pieces of a message into
  * the CRC of the whole. One definition for the CUDA kernels

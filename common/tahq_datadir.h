@@ -1,4 +1,4 @@
-/* tahq_datadir.h - where an installed program finds its data (the plot
+/* SPDX-License-Identifier: MIT */ /* tahq_datadir.h - where an installed program finds its data (the plot
  * scripts): share/tahq next to the program's own bin/ folder, so that an
  * installed tree still works after it is moved, with no source path compiled
  * in. Used by tahq (bounds --plots) and tahq-sim (plots).

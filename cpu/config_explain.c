@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config_explain.c - tahq_config_explain: which configuration field
  * tahq_check_config refuses, its allowed range and the value given.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fast_encode.c - the encoder's per-tile fast path (cpu/fast_encode.h).
  *
  * One tile of G <= 256 values is loaded into AVX2 registers once; from them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fast_encode.h - the encoder's per-tile fast path (cpu/fast_encode.c): the
  * steps of ref/codec.c's encode_tiles for one tile (range, gate, transform,
  * metadata, codes, packing) with the same bytes, chosen at run time

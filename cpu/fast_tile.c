@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fast_tile.c - per-tile fast paths (cpu/fast_tile.h).
  *
  * Codes of one tile (SPEC §8.3): each group of 8 b-bit codes fills exactly b

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fast_tile.h - per-tile fast paths of the CPU codec (cpu/fast_tile.c):
  * the same bytes and floats as the reference functions they replace
  * (tahq_pack_tile, tahq_unpack_tile + tahq_dequantize_tile with

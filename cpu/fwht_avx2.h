@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fwht_avx2.h - SPEC §5.2's FWHT stages on a tile held in AVX2 registers,
  * shared by the encoder's forward transform (fast_encode.c) and the
  * decoder's inverse (fast_tile.c). Not public; include after <immintrin.h>

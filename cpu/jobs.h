@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobs.h - the job runner and the range split of cpu/parallel.c, shared
  * with cpu/paper_v1_fast.c. Not public. */
 #ifndef TAHQ_CPU_JOBS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log2_coeff.h - SPEC §2.3's Horner coefficients c0 .. c8 of
  * log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1], for the 8-lane log2 of the
  * fast paths (fast_encode.c, paper_v1_fast.c). The same values as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paper_v1_fast.c - the paper-v1 profile (ref/SPEC.md Appendix A) split
  * into jobs and with 8-lane forms of its per-element loops
  * (include/tahq_parallel.h). The bytes, floats and statuses of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parallel.c - multi-threaded encode and decode (include/tahq_parallel.h).
  *
  * Built from the per-unit and per-tile functions of the reference (ref/):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_decode.c - libFuzzer harness: arbitrary bytes as a tahq message.
  *
  * Every byte string must be either rejected with a status code or decoded;

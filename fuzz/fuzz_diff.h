@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_diff.h - shared by the differential harnesses (fuzz_diff_decode.c,
  * fuzz_diff_pv1.c): how the fuzzer's first two bytes pick the number of
  * jobs and the job runner of the parallel codec, and the configuration

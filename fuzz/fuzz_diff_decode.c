@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_diff_decode.c - libFuzzer harness, differential: the parallel codec
  * of cpu/ (tahq_decode_parallel, tahq_encode_parallel: the code the CLI
  * runs, with its AVX2/BMI2/F16C fast paths where the CPU has them) against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_diff_pv1.c - libFuzzer harness, differential: the paper-v1 profile
  * of cpu/paper_v1_fast.c (tahq_paper_v1_decode_parallel and
  * tahq_paper_v1_encode_parallel, what the CLI runs) against the reference

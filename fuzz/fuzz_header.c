@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_header.c - libFuzzer harness for tahq_parse_header (SPEC §8.1, §8.4
  * steps 1-4). The input is tried as given and with its CRC fixed. An
  * accepted header must describe exactly the bytes given, and its fields must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_json.c - libFuzzer harness for the golden-manifest reader: the
  * document as tahq conform loads it (golden_json_load: jansson with
  * duplicate names and deep nesting refused, cli/golden_common.c), then the

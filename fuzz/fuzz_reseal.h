@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_reseal.h - shared by the decode and header harnesses: a copy of the
  * fuzzer's bytes with a CRC-32C that matches them (SPEC §8.1: over bytes
  * 0..67 and everything after the header), so that the checks behind the CRC

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_roundtrip.c - libFuzzer harness: encode -> decode on arbitrary
  * binary32 bit patterns and configurations.
  *

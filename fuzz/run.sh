@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build the libFuzzer harnesses of fuzz/ with clang and run them.
 #
 #   fuzz/run.sh                      build, then run every harness FUZZ_SECONDS

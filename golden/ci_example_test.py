@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CTest golden_ci_example: golden/ci-example.yml does what it says.
 
 Reads the workflow's steps (a small reader for its own layout: "- name:"

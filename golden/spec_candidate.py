@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """spec_candidate.py - write a `tahq conform --candidate DIR` folder for a
 golden set with python/tahq_spec.py, the independent Python implementation
 of format 1: the batch route for an interpreted candidate (golden/README.md,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tahq_adapter.sh - the `tahq` program as a candidate of `tahq conform --run`
 # (golden/README.md, "The --run protocol"). Usage:
 #   tahq_adapter.sh TAHQ encode IN.npy OUT.bin --config JSON

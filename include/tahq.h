@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: MIT */ /*
  * tahq.h - the codec API of libtahq, the bit-exact reference codec for
  * TAH-Quant activation compression ("tahq format 1", see ref/SPEC.md):
  * encode, decode, the error bound, per-tile information, the fixpoint

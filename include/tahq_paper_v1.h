@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: MIT */ /*
  * tahq_paper_v1.h - the paper-v1 compatibility profile of libtahq: the
  * authors' own TAH-Quant format (ref/SPEC.md Appendix A), encoder, decoder,
  * unpacker and its primitives. Format 1 is in tahq.h.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: MIT */ /*
  * tahq_parallel.h - multi-threaded encode and decode of tahq format 1.
  *
  * tahq_encode_parallel writes the same message bytes as tahq_encode, and

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: MIT */ /*
  * tahq_spec.h - the SPEC primitives of libtahq, one function per
  * step of ref/SPEC.md, for implementers of the format and for tests: check
  * each step of another implementation on its own (the CUDA kernels' host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tahq_cuda_bench - encode / decode throughput of the CUDA codec beside a
  * device-to-device cudaMemcpy of the same float32 tensor, in the same run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # kernels/device-check.sh - the whole GPU check of the CUDA kernels in one
 # call, for a machine with an sm_90 GPU (H100/H200):
 #   1. configure + build (Release) in a fresh build directory,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tahq_cuda.cu - the CUDA executor of tq_pipeline.cuh and the C API of
  * tahq_cuda.h. Every warp program runs through one kernel template:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tahq_cuda.h - CUDA implementation of tahq format 1 (ref/SPEC.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tahq_device_math.cuh - the scalar SPEC primitives as __host__ __device__
  * functions, written to mirror ref/ operation for operation:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cuda_codec - GPU cross-checks of the CUDA codec against libtahq.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_device_math - CPU-side checks of the CUDA codec's code, no GPU needed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tq_host_exec.h - an executor for tq_pipeline.cuh that runs the warp
  * programs on the CPU with the emulated warp HostW: every warp of a launch

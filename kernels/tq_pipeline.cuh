@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tq_pipeline.cuh - host-side orchestration of the tahq CUDA codec: argument
  * checks in the reference's order, workspace plans, the sequence of warp

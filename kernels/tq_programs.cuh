@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tq_programs.cuh - the warp programs of the tahq CUDA pipeline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tq_simt.cuh - the warp abstraction every tahq kernel is written against.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tq_testdata.h - deterministic test tensors and configurations shared by
  * the CPU-side emulation test and the GPU cross-checks: random data of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tahq alloc-study: error against bits/element per allocation policy, one
 # panel per input; top figure relative MSE (log), bottom figure the gap to
 # the oracle at the same budget. Every point is a row of the CSV (the

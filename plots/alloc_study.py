@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Tables of `tahq alloc-study` CSVs (no numbers recomputed: every value is a
 column of the CSV, or a ratio of two of them).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The full allocation study (tahq alloc-study) and its figures.
 # usage: plots/alloc_study.sh TAHQ OUTDIR [ACTIVATION.npy ...]
 #        plots/alloc_study.sh --figures OUTDIR

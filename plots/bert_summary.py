@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """bert_summary.py - the MiniLM fine-tuning sweep (scripts/bert_sweep.sh):
 paired differences, flagged tiles along training, cost; data for the figure.
 

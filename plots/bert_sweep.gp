@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The MiniLM fine-tuning sweep figure (plots/bert_sweep.sh): validation
 # masked-token loss per method (mean over seeds) with the random-init
 # control, the paired difference to fp32, and the tah gate's flagged-tile

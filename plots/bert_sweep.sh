@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The MiniLM sweep's summary and figure: plots/bert_summary.py, then
 # bert_sweep.png (gnuplot) in the sweep's folder.
 #   plots/bert_sweep.sh DIR [CONTROL_CSV]

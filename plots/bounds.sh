@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Render the plots of `tahq bounds` (PNG with pngcairo, and SVG).
 # usage: plots/bounds.sh [OUTDIR [CSV]]
 #   OUTDIR  where tahq bounds wrote bounds.csv, bounds_front.csv and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Ablations at the paper operating point (G=64, 4/3, nearest, fp16):
 # relative MSE vs bits/element of the high-precision-share sweep r = 0..1000
 # for token (v1) and tile (v2) allocation -- the two curves compare the

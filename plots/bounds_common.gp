@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared settings of the bounds_*.gp scripts (loaded by each), then the
 # shared style (style.gp).
 # Variables set by plots/bounds.sh with -e: plotdir, csv, front, outdir, dists,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Error vs bits/element per distribution: every configuration of the sweep
 # (grey), the bit-pair grid per tile size G (token allocation, tau=2,
 # nearest, fp16; one point type and colour per G), the Pareto front, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Measured error against the SPEC section 6 bound, every point of the sweep:
 # the margin 1 - max |error|/bound (log; a point at or above the bound would
 # be a red cross on the bottom edge), mean |error|/bound, and relative MSE

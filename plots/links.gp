@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # plots/links.gp - the slow-link figures (plots/links.sh sets dir, outdir,
 # fmt, mode: the column of the best-fitting model, 4 overlap, 5 blocking,
 # 6 protocol)

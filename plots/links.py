@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Helpers of scripts/slow_links.sh (measured wall-clock over shaped links).
 
 usage: plots/links.py rtt

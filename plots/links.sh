@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The slow-link figures (plots/links.gp) from a results folder that holds
 # summary.csv (plots/links.py summary) and the links_*.csv of
 # `tahq-sim throughput --calibrate`: links_measured, links_epochs and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Build the tahq report directory: run the tools, then write index.md and
 report.json from their own JSON/CSV outputs.
 

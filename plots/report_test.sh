@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest (label report): plots/report.py --smoke writes a report into WORKDIR
 # that passes `report.py --check` (every section present, report.json parses,
 # every linked plot exists), with the codec sections and, when tahq-sim is

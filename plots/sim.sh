@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Render the plots of tahq-sim (PNG with pngcairo, and SVG) from the CSVs
 # that `tahq-sim converge|delta|train|throughput --out OUTDIR` wrote.
 # usage: plots/sim.sh [OUTDIR]        (default build-sim/sim)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shared terminal setup for the tahq-sim plots, then the shared style
 # (style.gp); expects plotdir, fmt, outdir, name
 if (fmt eq 'png') { set terminal pngcairo size 960,640 enhanced font 'Sans,10' } else { set terminal svg size 960,640 enhanced font 'Sans,10' }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mean over t < T of |grad f(w_t)|^2 vs T (log-log): seed means with 95% CIs,
 # the fitted model a T^-1/2 + a2/T + a3 T^-3/2 + b (a T^-beta + a2/T + b
 # where the rate is a different one), the fitted floor b (dashed, where the verdict finds one), and

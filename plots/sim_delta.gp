@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # relative bias 1 - delta = |E g_hat - grad f|^2 / |grad f|^2 per bit budget
 # (delta.csv): colour and point type give the codec family (TAH token
 # allocation with round to nearest, TAH with stochastic rounding, plain

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # the bias floor b = |grad f(w_b)|^2 (full-batch descent with the codec) vs
 # TAH's high bit width, nearest and stochastic rounding (floor.csv, study bits)
 name = 'sim_floor'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # local slope per octave of the mean over t < T of |grad f(w_t)|^2, with
 # 95% bootstrap CIs (converge_local.csv): a pure T^-1/2 stays at -0.5, a
 # floor pulls it towards 0 as T grows, a T^-1/4 rate sits at -0.25.

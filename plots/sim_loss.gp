@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # loss curves per method on the LLM-like residual-MLP pipeline (train_eval.csv):
 # one colour and dash type per method (style.gp), the y axis labelled at
 # 1, 2 and 5 times each power of ten when it spans few decades; each

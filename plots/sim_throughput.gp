@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # modelled GPipe throughput vs link bandwidth (throughput.csv). Top: tokens/s
 # per method, solid with the codec on the GPU (time 0), dotted with the C
 # reference's measured time on this CPU; each line is labelled at its left

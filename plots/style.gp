@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # plots/style.gp - the one style of every tahq plot, loaded by
 # bounds_common.gp and sim_common.gp (so by every plots/*.gp script) after
 # they set the terminal.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The loss figure of a tahq-train sweep: seed statistics (train_summary.py),
 # then train_loss.png and .svg, in the sweep's folder.
 # usage: plots/train.sh DIR     (DIR: the --out folder of tahq-train)

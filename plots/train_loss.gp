@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tahq-train sweep, per method (one line type of style.gp each), the mean
 # over seeds as a line and the min-max band over seeds around it
 # (plots/train_summary.py writes the CSVs): training loss (a trailing mean

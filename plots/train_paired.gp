@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Paired differences of validation loss to fp32 at the last step of a
 # scripts/train_paired.sh sweep (plots/train_paired.py writes paired.dat):
 # per method the mean difference (point), its 95% interval (thin bar) and the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """train_paired.py - paired differences to fp32 and equivalence tests (TOST)
 of a scripts/train_paired.sh sweep.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest train_plots: the loss figure pipeline of a tahq-train sweep
 # (plots/train_summary.py, plots/train.sh) on a tiny sweep: K = 2, a small
 # model, 2 seeds x fp32 and tah, 12 steps, on a generated text.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """train_summary.py - seed statistics of a tahq-train sweep, for the loss figures.
 
   train_summary.py DIR [--smooth N]

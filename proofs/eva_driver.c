@@ -1,4 +1,4 @@
-/* eva_driver.c - Eva entry points for the proofs of ref/ (proofs/README.md).
+/* SPDX-License-Identifier: MIT */ /* eva_driver.c - Eva entry points for the proofs of ref/ (proofs/README.md).
  *
  * run.sh runs one Eva analysis per entry point (-main eva_...):
  *

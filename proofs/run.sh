@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # proofs/run.sh - machine-checked proofs of ref/ with Frama-C (WP + Eva).
 #
 # Usage: proofs/run.sh [--build-dir DIR] [--replay] [--no-eva] [--no-write]

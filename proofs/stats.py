@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """proofs/stats.py - turn a WP JSON report (and the Eva log) into
 proofs/stats.json and the table of proofs/README.md; check for regressions.
 

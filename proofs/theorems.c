@@ -1,4 +1,4 @@
-/* theorems.c - properties stated over several functions of ref/, as C
+/* SPDX-License-Identifier: MIT */ /* theorems.c - properties stated over several functions of ref/, as C
  * functions that WP proves from those functions' contracts alone (they are
  * given to WP with ref/, never compiled into the library).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Encode time of 64 MiB through the binding against the tahq program, in
 one run on the same tensor.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Python's tahq.encode / tahq.decode against the tahq program's parallel
 codec on the same 64 MiB tensor, the same threads, in one run (a benchmark,
 not a test: it fails only when the bytes or floats differ).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The check counter of the python/ test scripts: check() records a failed
 condition and goes on (one run reports every failure), verdict() prints the
 count and gives the exit status."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Independent implementation of tahq format 1 (ref/SPEC.md), written from the
 specification text alone.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Check the ctypes binding (python/tahq.py) over libtahq.
 
   1. round trip of a tensor through the binding, format 1 and paper-v1; the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """tahq.torch.PipeBoundary across processes (torch.distributed, gloo on
 localhost), by running python/examples/pipeline_gloo.py:
 

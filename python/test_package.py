@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Check the tahq package (python/tahq) against the tahq program.
 
   1. argument validation: every field out of the tahq program's range raises

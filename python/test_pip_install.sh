@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_pip_install.sh SRC [PYTHON [CLI]]
 #
 # pip install of the tahq source (SRC, the folder with pyproject.toml) into a

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Run the independent Python implementation (tahq_spec.py) against a golden
 vector set (golden/v1 layout, see golden/README.md).
 

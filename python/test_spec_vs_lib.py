@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Gain allocation (alloc 3, ref/SPEC.md §4.3): the independent Python
 implementation (tahq_spec.py) against libtahq (through the ctypes binding)
 on random small configurations.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Check tahq.torch (python/tahq/torch.py) against the tahq program.
 
   1. encode/decode of CPU float32 tensors: message bytes and decoded values

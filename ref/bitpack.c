@@ -1,4 +1,4 @@
-/* bitpack.c - LSB-first bit streams (SPEC §8.3). */
+/* SPDX-License-Identifier: MIT */ /* bitpack.c - LSB-first bit streams (SPEC §8.3). */
 #include "internal.h"
 
 /* Ghost lemma: bit q of the stream, for q in byte m, is bit q - 8m of that

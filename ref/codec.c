@@ -1,4 +1,4 @@
-/* codec.c - whole-message encode and decode (SPEC §8, §10), the per-element
+/* SPDX-License-Identifier: MIT */ /* codec.c - whole-message encode and decode (SPEC §8, §10), the per-element
  * error bound (SPEC §6) and per-tile inspection. */
 #include <math.h>
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* entropy.c - the SPEC's log2, summation trees, entropy and precision
+/* SPDX-License-Identifier: MIT */ /* entropy.c - the SPEC's log2, summation trees, entropy and precision
  * allocation (SPEC §2.3, §2.5, §4). */
 #include "internal.h"
 #include "pairwise.h"

@@ -1,4 +1,4 @@
-/* fixpoint.c - per-channel symmetric quantizer for backward gradients
+/* SPDX-License-Identifier: MIT */ /* fixpoint.c - per-channel symmetric quantizer for backward gradients
  * (SPEC §7.2). */
 #include "internal.h"
 

@@ -1,4 +1,4 @@
-/* format.c - CRC-32C, header layout and payload sizes (SPEC §2.6, §8). */
+/* SPDX-License-Identifier: MIT */ /* format.c - CRC-32C, header layout and payload sizes (SPEC §2.6, §8). */
 #include "internal.h"
 
 /* Reflected CRC-32C table for polynomial 0x82F63B78 (byte at a time). */

@@ -1,4 +1,4 @@
-/* fp16.c - binary16 / bfloat16 conversions and the metadata grid (SPEC §2.2).
+/* SPDX-License-Identifier: MIT */ /* fp16.c - binary16 / bfloat16 conversions and the metadata grid (SPEC §2.2).
  * Integer-only bit manipulation, so the results do not depend on the host's
  * conversion instructions. */
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* gain.c - the key of a token in gain allocation (SPEC §4.3): the squared
+/* SPDX-License-Identifier: MIT */ /* gain.c - the key of a token in gain allocation (SPEC §4.3): the squared
  * error its tiles gain when quantized at lo_bits instead of hi_bits, summed
  * in binary64, mapped to an unsigned key that orders as the sum.
  *

@@ -1,4 +1,4 @@
-/* hadamard.c - outlier gate, pivot swap and the Walsh-Hadamard transform
+/* SPDX-License-Identifier: MIT */ /* hadamard.c - outlier gate, pivot swap and the Walsh-Hadamard transform
  * (SPEC §5.1, §5.2). */
 #include "internal.h"
 

@@ -1,4 +1,4 @@
-/* internal.h - helpers shared by the ref/ translation units (not public). */
+/* SPDX-License-Identifier: MIT */ /* internal.h - helpers shared by the ref/ translation units (not public). */
 #ifndef TAHQ_INTERNAL_H
 #define TAHQ_INTERNAL_H
 

@@ -1,4 +1,4 @@
-/* pairwise.h - the pairwise accumulator of tile sums (entropy.c); only
+/* SPDX-License-Identifier: MIT */ /* pairwise.h - the pairwise accumulator of tile sums (entropy.c); only
  * entropy.c and paper_v1.c include it. */
 #ifndef TAHQ_PAIRWISE_H
 #define TAHQ_PAIRWISE_H

@@ -1,4 +1,4 @@
-/* paper_v1.c - the "paper-v1" compatibility profile: the authors' TAH-Quant
+/* SPDX-License-Identifier: MIT */ /* paper_v1.c - the "paper-v1" compatibility profile: the authors' TAH-Quant
  * codec numerics and their raw wire layout (ref/SPEC.md Appendix A). No
  * header: the decoder takes the configuration and the shape from the caller. */
 #include "internal.h"

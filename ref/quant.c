@@ -1,4 +1,4 @@
-/* quant.c - per-tile asymmetric min/max quantization (SPEC §5.3, §6.1). */
+/* SPDX-License-Identifier: MIT */ /* quant.c - per-tile asymmetric min/max quantization (SPEC §5.3, §6.1). */
 #include "internal.h"
 
 /* A signed integer key that orders finite floats like their values (with

@@ -1,4 +1,4 @@
-/* rng.c - Philox4x32-10 counter-based generator (SPEC §2.4). */
+/* SPDX-License-Identifier: MIT */ /* rng.c - Philox4x32-10 counter-based generator (SPEC §2.4). */
 #include "internal.h"
 
 #define PHILOX_M0 0xD2511F53u

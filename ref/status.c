@@ -1,4 +1,4 @@
-/* status.c - texts of the error codes (SPEC §9). */
+/* SPDX-License-Identifier: MIT */ /* status.c - texts of the error codes (SPEC §9). */
 #include "tahq.h"
 
 static const char *const status_names[TAHQ_STATUS_COUNT] = {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The MiniLM fine-tuning ablation, reduced: masked-language-model
 # fine-tuning of the pretrained encoder (tahq-train --model minilm) through
 # K = 3 pipeline stages on the Shakespeare corpus, for a few boundary

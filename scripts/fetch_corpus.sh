@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetch the Shakespeare corpus for tahq-train and build its byte-token files.
 #
 #   scripts/fetch_corpus.sh [DIR]      (default: build/shakespeare)

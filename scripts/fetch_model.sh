@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetch the pretrained MiniLM encoder (BERT, 6 layers, hidden 384) for the
 # tahq-train BERT code and its tests.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Activations of the pretrained MiniLM encoder at its stage boundaries, and
 # what TAH-Quant's outlier gate does with them.
 #

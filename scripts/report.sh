@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: build (installing missing tools), then write the report
 # directory report/ (index.md with the plots, report.json with the same
 # numbers, data/ with every tool output): codec verification, golden

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build everything with AddressSanitizer + UndefinedBehaviorSanitizer
 # (CMake option TAHQ_SANITIZE=ON) into build-asan/ and run the CTest suite
 # there. Any sanitizer report aborts the test that triggered it.

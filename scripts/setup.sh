@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install the build tools if they are missing (Debian/Ubuntu, apt-get), then
 # configure and build tahq into build/ (Release, -O2).
 set -euo pipefail

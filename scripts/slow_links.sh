@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Measured wall-clock of the tahq-train MPI pipeline over shaped links.
 #
 # The run makes its own private network namespace (unshare --net: a new,

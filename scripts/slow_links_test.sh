@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest links_quick (label links): scripts/slow_links.sh --quick (fp32 and
 # TAH over a 100 Mbit/s shaped link, K = 2, a small model, a built-in text)
 # must finish, write its two rows, and pass its own byte check: in each

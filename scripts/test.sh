@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build (installing missing tools), then run the test suite with CTest.
 # Extra arguments go to ctest (e.g. -R codec, -L unit; the labels are unit,
 # codec, golden, bounds, report, sim, fuzz, valgrind, proofs, kernels, gpu,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Paired seeds for an equivalence test (TOST) of tahq-train methods against
 # fp32: every method runs with the same seed (same initialisation, same
 # training windows in the same order, same validation windows), so the

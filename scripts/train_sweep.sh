@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The tahq-train loss figure from fresh runs: every method over several
 # seeds through K = 4 pipeline stages on the Shakespeare corpus, then
 # plots/train.sh (seed statistics and train_loss.png with min-max bands).

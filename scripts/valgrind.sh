@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Valgrind memcheck of the tahq program on representative commands: gen-llm,
 # encode, decode (.npy and .f32), inspect, roundtrip, report on a small input,
 # corrupted/truncated messages, and conform on a few golden cases. Any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tahq-sim experiments: converge, delta, train, throughput. Statistics and
  * the bootstrap through GSL. */
 #include "experiments.h"

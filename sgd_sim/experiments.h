@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tahq-sim commands */
 #ifndef TAHQ_SIM_EXPERIMENTS_H
 #define TAHQ_SIM_EXPERIMENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Convergence model fits (fit.h): weighted least squares through
  * gsl_fit_wlinear, the free exponent by gsl_min (Brent) on the profile
  * residual, percentile bootstrap over seeds with gsl_rng. */

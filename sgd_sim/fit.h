@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fit.h - the convergence model fits of tahq-sim (GSL): E(T) = a T^-beta + b
  * on the seed means of a quantity measured at horizons T_1 < ... < T_n, with

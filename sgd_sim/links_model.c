@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* links_model.c - the event model of a GPipe step (links_model.h), its
  * calibration against measured runs and the projection to the paper's
  * setting (`tahq-sim throughput --calibrate FILE`). */

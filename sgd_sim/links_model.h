@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* links_model.h - the GPipe step-time model of `tahq-sim throughput`,
  * calibrated against the slow-link measurement (scripts/slow_links.sh).
  *

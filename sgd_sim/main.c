@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tahq-sim: pipeline-parallel SGD with compressed stage boundaries. */
 #include <stdio.h>
 #include <stdlib.h>

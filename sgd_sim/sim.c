@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtahq_sim: codecs at the stage boundaries, the two problems, and the
  * GPipe training step. Random numbers from GSL (mt19937), GEMMs through
  * sim_blas.c (OpenBLAS). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim.h - pipeline-parallel SGD simulator with compressed stage boundaries
  * (libtahq_sim). See sgd_sim/README.md for the model and its assumptions.

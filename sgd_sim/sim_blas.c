@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dense kernels on OpenBLAS. This is the only file that includes <cblas.h>
  * (GSL's gsl_cblas.h clashes with it). */
 #include <cblas.h>

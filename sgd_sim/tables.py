@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """tables.py - the generated tables of sgd_sim/README.md.
 
   tables.py write [--readme FILE] [--csv DIR]   rewrite every generated table

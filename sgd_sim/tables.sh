@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerate the CSVs behind the generated tables of sgd_sim/README.md with
 # the current tahq-sim, then the tables themselves (sgd_sim/tables.py).
 #   sgd_sim/tables.sh [BUILD_DIR] [JOBS]     (build, 2)

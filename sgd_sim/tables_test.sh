@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest sim_tables: the generated tables of sgd_sim/README.md equal what
 # sgd_sim/tables.py derives from the committed CSVs (sgd_sim/results/
 # sim-tables), and the current tahq-sim still writes the committed quick

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_adamw.c - the AdamW update of libtahq_sim against the formula of
  * sim.h, computed here by hand in binary64 for two steps on chosen
  * gradients (sim_run_apply_grad), on parameters of the smooth problem.

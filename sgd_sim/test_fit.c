@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sim_fit: the convergence model fits (fit.h) recover known parameters.
  * Exact data: a T^-1/2 + a2/T + b and a T^-1/4 + b on T = 2^8..2^14, fitted
  * with beta fixed and free; noisy seeds: the bootstrap CI covers the truth.

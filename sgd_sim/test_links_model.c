@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The event model of links_model.h against schedules worked out by hand.
  * Every expected value is a sum of small integers (times in seconds with
  * bandwidths chosen so a message takes a whole number of seconds), exact in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acsl_axioms - an executable cross-check of the ACSL axioms of ref/.
  *

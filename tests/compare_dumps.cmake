@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # compare_dumps.cmake - runs encode_dump built against libraries compiled at
 # different optimization levels and requires identical output files.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * encode_dump - writes, for a fixed set of configurations and a built-in
  * deterministic tensor, every message byte, every decoded float, a CRC of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's examples, run as written (the blocks are read from README.md,
 # each after its <!-- example: NAME --> line), and its claims:
 #   c       install the build into $HOME/.local (HOME is a fresh folder: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spec_ref.h - straightforward transcriptions of ref/SPEC.md for the tests,
  * written from the SPEC text, step by step and in the order it gives, without

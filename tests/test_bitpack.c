@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bitpack - SPEC §8.3 LSB-first bit streams: tahq_pack_bits /
  * tahq_unpack_bits.

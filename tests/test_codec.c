@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_codec - whole messages: tahq_encode / tahq_decode / tahq_error_bound /
  * tahq_tile_infos / tahq_parse_header against an independent encoder written

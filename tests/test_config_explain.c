@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_config_explain.c - tahq_config_explain: for a configuration with one
  * field out of range, the status equals tahq_check_config's and the text
  * names that field, its range and the value; a valid configuration gives

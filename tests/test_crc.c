@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_crc - SPEC §2.6: CRC-32C (Castagnoli, reflected, init/xorout all ones).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_errors - every error path of SPEC §8.4 / §9 and tahq.h.
  *

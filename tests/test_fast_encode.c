@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fast_encode - the fp16 metadata conversions of the encoder's fast
  * path (cpu/fast_encode.c: F16C's VCVTPS2PH with the round-down and round-up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fixpoint - SPEC §7.2 per-channel symmetric fixpoint quantizer
  * (tahq_fixpoint_encode / tahq_fixpoint_decode).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fp16 - SPEC §2.2: binary16 / bfloat16 conversions, directed rounding
  * onto the metadata grid, metadata wire bits.

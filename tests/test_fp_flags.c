@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fp_flags - the floating-point environment SPEC §1 requires, as seen
  * by code compiled with the project's flags (the same flags as ref/):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_gain - gain allocation (alloc 3, SPEC §4.3; header version 3, §8.1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hadamard - SPEC §5.1 outlier gate and pivot, §5.2 transform.
  *

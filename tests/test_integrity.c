@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_integrity.c - corruption of whole messages (SPEC §2.6, §8.4) and
  * size arithmetic at the 2^40-element limit (SPEC §3.1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_log2_entropy - SPEC §2.3 log2, §2.5 tree sum, §4.1 entropy, §4.2 low().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_nan.c - SPEC §1 rule 6: every NaN a decoder writes is the canonical
  * quiet NaN 0x7FC00000 (format 1, §6.1; paper-v1, Appendix A.4).

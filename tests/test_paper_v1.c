@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_paper_v1.c - the paper-v1 compatibility profile (ref/SPEC.md
  * Appendix A): a hand-derived message, the field layout of a random tensor
  * against the A.1 primitives, the round trip, sizes and decoder errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_paper_v1_parallel.c - the paper-v1 fast codec (cpu/paper_v1_fast.c:
  * tahq_paper_v1_encode_parallel / tahq_paper_v1_decode_parallel) against

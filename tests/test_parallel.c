@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_parallel - tahq_encode_parallel / tahq_decode_parallel
  * (include/tahq_parallel.h) against the single-thread tahq_encode /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_quant - SPEC §5.3 tile quantization, §6.1 tile decoding, §6.2 bound,
  * §5.4 stochastic rounding.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rng - SPEC §2.4: Philox4x32-10 and the per-element random word.
  *

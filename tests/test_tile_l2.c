@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_tile_l2 - the flagged-tile L2 check of the CLI's bound checks
  * (check_flagged_tiles_l2 in cli/codec_ops.c, used by roundtrip, report and

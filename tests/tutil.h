@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tutil.h - small helpers shared by the tahq unit tests: bit views, a
  * deterministic test-data generator (SplitMix64), failure counting and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write fuzz/results/reliability.json, the record plots/report.py shows in
 its reliability section: the executions of the long fuzz runs, summed per
 harness from the stats.tsv files fuzz/run.sh appends to (one per

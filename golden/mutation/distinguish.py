@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """distinguish.py - search for the smallest input that tells a mutant of
 catalogue.txt apart from the reference (golden/mutation/README.md).
 

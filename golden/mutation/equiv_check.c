@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* equiv_check.c - exhaustive checks behind the equivalent mutants of
  * catalogue.txt (golden/mutation). Each mode compares libtahq's own function
  * (the reference) with the mutant's version, written out here, over every

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """merge_kills.py - kills.json for golden/v2 and RESULTS.md from two searches:
 
   kills-v1.json    mutate.py --record --vectors golden/v1 (first 3 kills each)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """mutate.py - mutation adequacy of the golden vectors (issue 23).
 
 Each mutant of catalogue.txt is one textual patch of one ref/ source: an

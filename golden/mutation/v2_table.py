@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """v2_table.py - turn the distinguishing inputs found by distinguish.py
 (found.json) into the C table of `tahq golden-gen --set v2`
 (cli/cmd_golden_gen.c, between the markers "BEGIN v2 cases" and "END v2

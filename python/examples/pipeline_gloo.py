@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """A small model trained as a GPipe pipeline over P processes on this
 machine, the stage boundaries compressed by tahq.torch.PipeBoundary over
 torch.distributed (gloo).

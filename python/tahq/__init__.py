@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tahq: Python binding of libtahq, the bit-exact TAH-Quant activation codec.
 
     import numpy as np, tahq

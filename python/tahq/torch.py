@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tahq.torch: libtahq for PyTorch CPU tensors.
 
     import torch, tahq.torch as tt

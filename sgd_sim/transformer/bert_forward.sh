@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest bert_forward: the C forward pass of the pretrained MiniLM
 # (test_bert_forward), then the independent numpy forward over the same
 # weights and token ids (bert_numpy_check.py).

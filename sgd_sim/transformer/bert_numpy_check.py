@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An independent forward pass of the BERT encoder in numpy (binary64), for
 the test bert_forward: reads model.safetensors with its own header parser
 (not the C reader), runs the token ids that test_bert_forward wrote, and

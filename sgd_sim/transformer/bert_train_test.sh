@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTests bert_mpi (part 1) and bert_train (parts 2-4): the pretrained
 # MiniLM encoder in tahq-train's pipeline (--model minilm), masked-language-
 # model fine-tuning on a small text.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write wordpiece_tables.h: the Unicode facts the WordPiece tokenizer
 (wordpiece.c) needs, taken from Python's unicodedata module.
 

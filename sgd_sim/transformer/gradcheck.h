@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gradcheck.h - the central-difference gradient check shared by the
  * decoder's (test_grad.c) and the BERT encoder's (test_bert_grad.c) tests.
  * The tolerance and its derivation are in test_grad.c's opening comment.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tahq-train: a byte-level transformer language model trained through a
  * pipeline of K stages whose boundaries go through tahq's codecs. */
 #include <errno.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest train_mpi: tahq-train-mpi under mpirun against the single-process
 # tahq-train, same options and seed: the CSVs (loss per step, validation
 # loss, message bytes) must be byte-identical, for fp32 and TAH-Quant with

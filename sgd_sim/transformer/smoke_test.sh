@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CTest train_smoke: tahq-train on a built-in paragraph (no corpus, no network).
 #   smoke_test.sh TAHQ_TRAIN WORKDIR
 # Checks: the loss falls over 40 steps (K = 2) and does not with lr 0 (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* st_safetensors.c - the safetensors reader (st_safetensors.h). */
 #include "st_safetensors.h"
 

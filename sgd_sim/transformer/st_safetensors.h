@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * st_safetensors.h - a reader of the safetensors format: 8 bytes of header
  * length n (little-endian), n bytes of JSON header ({"name": {"dtype",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bert_forward.c - the pretrained MiniLM encoder's forward pass (CTest
  * bert_forward, with bert_numpy_check.py).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bert_grad.c - gradient checks of the BERT encoder (CTest
  * bert_gradcheck), in binary64 against central differences, with the
  * tolerance derived in test_grad.c (gradcheck.h): the erf GELU, the three

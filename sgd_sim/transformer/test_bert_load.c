@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bert_load.c - the safetensors reader and the checkpoint checks
  * (CTest bert_load).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_grad.c - gradient checks of the transformer (CTest train_gradcheck).
  *
  * Every layer's backward, the whole model on a tiny configuration, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wordpiece.c - the WordPiece tokenizer (wordpiece.c) against token ids
  * from an independent implementation (CTest bert_wordpiece).
  *

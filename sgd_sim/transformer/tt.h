@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tt.h - the decoder-only transformer of tahq-train, split into pipeline
  * stages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_bert.c - the BERT encoder (tt_bert.h): both instantiations of
  * tt_bert.inc, config.json and the pretrained checkpoint. */
 #include "tt_bert.h"

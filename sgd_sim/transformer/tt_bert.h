@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tt_bert.h - a BERT encoder beside tahq-train's decoder (tt.h), to train the
  * pretrained MiniLM (scripts/fetch_model.sh) through the same pipeline.

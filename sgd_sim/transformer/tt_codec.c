@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_codec.c - boundary messages (see tt_codec.h); all numerics are libtahq's. */
 #include "tt_codec.h"
 

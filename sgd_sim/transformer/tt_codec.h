@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_codec.h - stage-boundary messages of tahq-train.
  *
  * A method is libtahq_sim's (sim_method_parse: fp32, fp16, tah, tah-tile,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_model.c - both instantiations of the transformer (tt_model.inc): float
  * for training, double for the gradient checks. */
 #include "tt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_mpi.c - Open MPI transport (tt_mpi.h). Message order between two
  * ranks is MPI's (non-overtaking for one source, tag and communicator), so
  * a stage receives its micro-batches in the order they were sent. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_mpi.h - the Open MPI transport of tahq-train-mpi: one rank per stage,
  * the boundary messages' bytes sent with MPI_Send / MPI_Recv. */
 #ifndef TT_MPI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_stats.c - boundary activation statistics and .npy dumps (tt_stats.h). */
 #include "tt_stats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_stats.h - statistics and .npy dumps of tahq-train's boundary
  * activations (sgd_sim/README.md, section tahq-train).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_train.c - the single-process pipeline engine of tahq-train (tt_train.h). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "tt_train.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tt_train.h - one training run of tahq-train: K pipeline stages of the
  * transformer (tt.h), GPipe schedule, boundary messages (tt_codec.h), AdamW.
  *

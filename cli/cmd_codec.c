@@ -126,8 +126,8 @@ int cmd_encode(int argc, char **argv)
     tahq_status st = tahq_parse_header(msg, len, &h);
     if (st != TAHQ_OK) {
         free(msg);
-        return cli_fail(EXIT_RUNTIME, "%s: own message does not parse: %s", pos[1],
-                        tahq_strerror(st));
+        return cli_fail(EXIT_RUNTIME, "%s: own message does not parse: %s (%s)", pos[1],
+                        tahq_strerror(st), tahq_status_name(st));
     }
     if ((rc = cli_write_file(pos[1], msg, len)) != 0) {
         free(msg);

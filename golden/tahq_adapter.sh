@@ -39,6 +39,8 @@ name_of() {
     elif grep -q 'payload inconsistent' "$1"; then n=err_payload
     elif grep -q 'shape invalid' "$1"; then n=err_shape
     elif grep -q 'NaN or infinity' "$1"; then n=err_nonfinite
+    # before "out of range", which the header's text also contains
+    elif grep -q 'header field' "$1"; then n=err_header
     elif grep -q 'out of range' "$1"; then n=err_range
     else n=err_unknown
     fi

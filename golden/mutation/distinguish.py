@@ -21,6 +21,23 @@ Candidate families (all deterministic):
             (equal entropies in real arithmetic; only the rounding of the
             sums ranks them).
   crafted   inputs written for one rule (listed in CRAFTED below).
+  boundary  (--boundary) the boundary search of golden/v4: gain allocation
+            (SPEC §4.3), S = 2, one low token, row B = row A with one element
+            moved by j ulps (j = ±1, ±2, ±3, …), so that the two keys are
+            equal or adjacent and the ranking sits on its boundary: a
+            deviation of one ulp in any step before the key (the decoded
+            value, the difference, a square, a sum, the ×2, the key's
+            truncation or comparison) flips it. The configurations cycle
+            through every axis in combination: G, tiles per row, widths,
+            metadata type, rounding, τ (never, always, the gate at 2), and
+            the candidates are tried smallest first.
+
+With --hits N the search keeps going until N distinguishing inputs are
+found for a mutant, each from a different group (a family and its random
+row: two moves of the same row count once), so that a mutant is caught by
+independent inputs; --exclude-found FILE skips the inputs FILE already
+holds for it (the first search's findings), so that the new ones add to
+them. --catalogue picks the catalogue (default catalogue.txt).
 """
 import argparse
 import json
@@ -107,6 +124,52 @@ def fam_pair(max_T=7):
                         x = np.stack([B, A]).reshape(1, 2, C)
                         yield (f"pair G={G} T={T} seed={s} elem={e} j={j}", "format1",
                                cfg1(G), [1, 2, C], x)
+
+
+BOUNDARY_CONFIGS = [
+    # (G, T, hi, lo, meta, rounding, seed, tau)
+    (8, 1, 4, 3, "fp16", "nearest", 0, "inf"),
+    (8, 1, 4, 3, "fp32", "nearest", 0, "0"),
+    (16, 1, 3, 2, "bf16", "nearest", 0, "2"),
+    (8, 3, 2, 1, "fp16", "stochastic", 7, "0"),
+    (32, 1, 4, 3, "fp32", "stochastic", 2 ** 64 - 1, "inf"),
+    (8, 2, 8, 1, "bf16", "nearest", 0, "2"),
+    (64, 1, 4, 3, "fp16", "nearest", 0, "0"),
+    (16, 3, 5, 4, "fp32", "nearest", 0, "2"),
+    (8, 7, 4, 3, "fp16", "stochastic", 1, "2"),
+    (128, 1, 3, 3, "bf16", "nearest", 0, "0"),
+    (256, 1, 4, 2, "fp16", "nearest", 0, "inf"),
+]
+
+
+def fam_gain_boundary(max_j=24, seeds=4):
+    """Two tokens on the ranking boundary of §4.3 under every configuration
+    of BOUNDARY_CONFIGS; seeds outer, so that every configuration is tried
+    before a second row of any."""
+    for s in range(seeds):
+        for ci, (G, T, hi, lo, meta, rnd, seed, tau) in enumerate(BOUNDARY_CONFIGS):
+            C = G * T
+            rng = np.random.default_rng(4300 + 97 * ci + s)
+            A = row_values(rng, C, 2 + 2 * s)
+            cfg = cfg1(G, hi, lo, 500, "gain", tau, rnd, seed, meta)
+            for j in [d for k in range(1, max_j + 1) for d in (k, -k)]:
+                for e in (0, C - 1):
+                    B = A.copy()
+                    B[e] = ulp_move(A[e], j)
+                    for order in ((A, B), (B, A)):
+                        x = np.stack(order).reshape(1, 2, C)
+                        yield (f"boundary G={G} T={T} {hi}/{lo} {meta} {rnd} tau={tau} row={s} "
+                               f"elem={e} first={'A' if order[0] is A else 'B'} j={j}",
+                               "format1", cfg, [1, 2, C], x)
+
+
+def group_of(label):
+    """Moves of one random row (the label up to ' elem=' or ' j=') are one
+    group; every crafted input is a group of its own."""
+    for cut in (" elem=", " j="):
+        if cut in label:
+            return label.split(cut)[0]
+    return label
 
 
 def fam_tilepair():
@@ -426,10 +489,24 @@ def main():
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--families", default="crafted,messages,pair,tilepair,pv1pair,perm")
     ap.add_argument("--out", default=None, help="append the findings to this JSON file")
+    ap.add_argument("--catalogue", default=os.path.join(HERE, "catalogue.txt"))
+    ap.add_argument("--boundary", action="store_true",
+                    help="try the boundary family first (gain allocation, golden/v4)")
+    ap.add_argument("--hits", type=int, default=0,
+                    help="find this many inputs per mutant, from different groups; the "
+                         "--out file then holds a list per mutant")
+    ap.add_argument("--exclude-found", default=None,
+                    help="a findings file whose inputs are skipped (and count as groups found)")
+    ap.add_argument("--max-candidates", type=int, default=20000)
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     work = os.path.abspath(a.work or os.path.join(root, "build-mut", "mutation"))
-    cat = {m["id"]: m for m in mutate.parse_catalogue(os.path.join(HERE, "catalogue.txt"))}
+    cat = {m["id"]: m for m in mutate.parse_catalogue(a.catalogue)}
+    excluded = {}
+    if a.exclude_found:
+        with open(a.exclude_found) as f:
+            for mid, rec in json.load(f).items():
+                excluded[mid] = {r["label"] for r in (rec if isinstance(rec, list) else [rec])}
     b = mutate.Builder(root, work, a.cc, 2)
     b.base_objects()
     ctl = b.control()
@@ -444,6 +521,8 @@ def main():
             hit = None
             n = 0
             gens = []
+            if a.boundary:
+                gens.append(fam_gain_boundary())
             if "crafted" in fams:
                 gens.append(crafted(mid))
             if "messages" in fams:
@@ -456,28 +535,43 @@ def main():
                 gens.append(fam_pv1_pair())
             if "perm" in fams:
                 gens.append(fam_perm())
+            want = max(a.hits, 1)
+            skip = excluded.get(mid, set())
+            groups = {group_of(lb) for lb in skip}
+            hits = []
             for g in gens:
                 for cand in g:
+                    if cand[0] in skip or group_of(cand[0]) in groups:
+                        continue
                     n += 1
+                    if n > a.max_candidates:
+                        break
                     d, why = differs(ctl, mut, cand, tmp)
                     if d:
-                        hit = (cand, why)
-                        break
-                if hit:
+                        hits.append((cand, why, n))
+                        groups.add(group_of(cand[0]))
+                        if len(hits) >= want:
+                            break
+                if len(hits) >= want or n > a.max_candidates:
                     break
-            if hit is None:
+            if not hits:
                 print(f"{mid}: no distinguishing input among {n} candidates", flush=True)
                 continue
-            (label, kind, cfg, shape, x), why = hit
-            print(f"{mid}: distinguished by [{label}] after {n} candidates: {why}", flush=True)
-            rec = {"label": label, "kind": kind, "why": why, "candidates_tried": n}
-            if kind == "message":
-                rec["message_hex"] = x.hex()
-            else:
-                rec["config"] = cfg
-                rec["shape"] = shape
-                rec["input_hex32"] = [f"{v:08x}" for v in np.asarray(x, dtype="<f4").view("<u4").ravel()]
-            found[mid] = rec
+            recs = []
+            for (label, kind, cfg, shape, x), why, n_at in hits:
+                print(f"{mid}: distinguished by [{label}] after {n_at} candidates: {why}", flush=True)
+                rec = {"label": label, "kind": kind, "why": why, "candidates_tried": n_at}
+                if kind == "message":
+                    rec["message_hex"] = x.hex()
+                else:
+                    rec["config"] = cfg
+                    rec["shape"] = shape
+                    rec["input_hex32"] = [f"{v:08x}" for v in
+                                          np.asarray(x, dtype="<f4").view("<u4").ravel()]
+                recs.append(rec)
+            if len(recs) < want:
+                print(f"{mid}: only {len(recs)} of {want} inputs among {n} candidates", flush=True)
+            found[mid] = recs if a.hits else recs[0]
     if a.out:
         with open(a.out, "w") as f:
             json.dump(found, f, indent=1)

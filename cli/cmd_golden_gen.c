@@ -1964,6 +1964,13 @@ static const mut_case bnd_cases[] = {
     {NULL, NULL, NULL, 0, 0u, 0u, 0u, 0u, TAHQ_ALLOC_NONE, 0u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 0u, 0u, 0u, NULL},
 };
 static const struct {
+    const char *id, *desc;
+    const uint8_t *bytes;
+    uint32_t len;
+} bnd_msgs[] = {
+    {NULL, NULL, NULL, 0u},
+};
+static const struct {
     const char *id, *kills;
 } v4_kills[] = {
     {NULL, NULL},
@@ -2039,6 +2046,22 @@ static void fam_mutation(gen *g)
 static void fam_boundary(gen *g)
 {
     emit_table(g, bnd_cases, sizeof bnd_cases / sizeof bnd_cases[0], "mutation,boundary");
+    /* invalid messages: the status libtahq gives (a valid one fails generation) */
+    for (size_t i = 0; i < sizeof bnd_msgs / sizeof bnd_msgs[0]; i++) {
+        if (!bnd_msgs[i].id)
+            continue;
+        float *y = NULL;
+        uint64_t cnt = 0;
+        int st = run_decode(bnd_msgs[i].bytes, bnd_msgs[i].len, &y, &cnt);
+        free(y);
+        if (st == TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: case %s: the message is valid\n", bnd_msgs[i].id);
+            g->failed = 1;
+            continue;
+        }
+        emit_decode_error(g, bnd_msgs[i].id, "mutation,boundary", bnd_msgs[i].desc,
+                          bnd_msgs[i].bytes, bnd_msgs[i].len, st);
+    }
 }
 
 /* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
@@ -2183,6 +2206,7 @@ int cmd_golden_gen(int argc, char **argv)
     if (v4) {
         /* golden/v4: v2's cases, v3's (the gain allocation), then its own */
         golden_gain_cases(&g);
+        golden_gain_v4_cases(&g);
         fam_boundary(&g);
     }
     fclose(g.man);

@@ -1424,6 +1424,59 @@ static void fam_messages(gen *g)
     free(m0);
 }
 
+/* golden/v4: second, independent inputs for the §2.5 orders of §4.3 (the
+ * constructions of fam_lattice under another tile size, scale and metadata
+ * type), as a table. Each row places up to four 8-value tiles (row, first
+ * column, pattern, power-of-two scale) in a zero tensor; the generator's
+ * transcription checks that each mistake of `differ` changes the map. */
+static const float sum_tile_pattern[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
+
+static const struct v4_lattice {
+    const char *id, *flags, *desc;
+    uint32_t G, S, C;
+    tahq_meta meta;
+    struct {
+        uint32_t row, col;
+        const float *tile;
+        float scale;
+    } part[4];
+    int differ[3];
+} v4_lattice[] = {
+    {"bnd-gain-sum-order-tile-g016", "lattice,sum_order,boundary",
+     "The halving tree over a tile's squared errors (SPEC 2.5 tsum), G = 16, fp32 metadata: "
+     "row 1 is (6, e, e, e, 7, 21, 0, ..., 0) x 2^-10, e = 2^-27, whose squares at 2 and 3 "
+     "bits the tree sums both to 2^-20 (gain 0) and a left-to-right sum or an adjacent-pair "
+     "tree to 2^-20 and 2^-20 + 2^-72 (gain -2^-72, a key below that of row 0). Row 0 is zero: keys "
+     "tie, row 0 is low.",
+     16, 2, 16, TAHQ_META_FP32,
+     {{1, 0, sum_tile_pattern, 0x1p-10f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
+     {GV_SEQ_TILE, GV_ADJ_TILE, GV_END}},
+    {"bnd-gain-sum-order-tiles-fp32", "lattice,sum_order,boundary",
+     "The pairwise order of the tile gains (SPEC 2.5 psum), fp32 metadata: row 0 has gains 1, "
+     "2^-56, -1, 2^-56 (the lattice tiles of gain-negative, the second and fourth times "
+     "2^-28), psum = (1 + 2^-56) + (-1 + 2^-56) = 0, a left-to-right sum 2^-56; row 1 is "
+     "zero. Keys tie, row 0 is low; summed left to right, row 1 would be.",
+     8, 2, 32, TAHQ_META_FP32,
+     {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-28f}, {0, 16, lat_y, 1.0f}, {0, 24, lat_x, 0x1p-28f}},
+     {GV_SEQ_PSUM, GV_END}},
+};
+
+void golden_gain_v4_cases(gen *g)
+{
+    for (size_t i = 0; i < sizeof v4_lattice / sizeof v4_lattice[0]; i++) {
+        const struct v4_lattice *L = &v4_lattice[i];
+        tahq_config c = gcfg(L->G, 3, 2, 500, INFINITY, L->meta);
+        tahq_shape s = shp(1, L->S, L->C);
+        float *x = alloc_x(&s);
+        for (int p = 0; p < 4; p++)
+            if (L->part[p].tile)
+                put_tile(x + (size_t)L->part[p].row * L->C + L->part[p].col, L->part[p].tile,
+                         L->part[p].scale);
+        gain_case(g, L->id, L->flags, L->desc, &c, &s, x, L->differ, NULL);
+        free(x);
+    }
+}
+
 void golden_gain_cases(gen *g)
 {
     fam_paper(g);

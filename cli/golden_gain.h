@@ -34,5 +34,8 @@ int golden_gen_failed(const gen *g);
 
 /* golden_gain.c: every case of golden/v3. */
 void golden_gain_cases(gen *g);
+/* golden_gain.c: the gain cases golden/v4 adds (table-driven, checked the
+ * same way). */
+void golden_gain_v4_cases(gen *g);
 
 #endif

@@ -229,6 +229,47 @@ def crafted(mid):
     if aim(["s5.3-stochastic", "s2.4", "s5.3-rho"]):
       out.append(("stochastic: t = ρ exactly (seed 0, G = 8, 1 bit)", "format1",
                 cfg1(8, 1, 1, 1000, "none", "inf", "stochastic", 0), [1, 1, 8], f32(vals).reshape(1, 1, 8)))
+    # golden/v4: second inputs for rules that one crafted input caught so far
+    if aim(["s5.3-stochastic", "s2.4", "s5.3-rho"]):
+        for sd in (1, 2 ** 64 - 1):
+            v = [0.0, 1.0] + [(word(sd, n) >> 8) * 2.0 ** -24 for n in range(2, 8)]
+            out.append((f"stochastic: t = ρ exactly (seed {sd}, G = 8, 1 bit)", "format1",
+                        cfg1(8, 1, 1, 1000, "none", "inf", "stochastic", sd), [1, 1, 8],
+                        f32(v).reshape(1, 1, 8)))
+    if aim(["s4.1-zero-sum"]):
+        out.append(("entropy of an all-zero row vs two equal values, G = 16", "format1", cfg1(16),
+                    [1, 2, 16], f32([[0] * 16, [0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 3] + [0] * 5])
+                    .reshape(1, 2, 16)))
+    if aim(["s2.2-f16-ties"]):
+        out.append(("paper-v1: zero-point 2 + 2^-10 (an fp16 tie)", "paper_v1", pv1cfg(8, 4, 3, 1000),
+                    [1, 1, 8], f32([2 + 2.0 ** -10, 3, 4, 5, 6, 7, 8, 9]).reshape(1, 1, 8)))
+    if aim(["s3.2"]):
+        out.append(("input -2^64 exactly, fp32 metadata, G = 16", "format1",
+                    cfg1(16, 4, 4, 1000, "none", "inf", "nearest", 0, "fp32"), [1, 1, 16],
+                    f32([0] * 5 + [-(2.0 ** 64)] + [1] * 10).reshape(1, 1, 16)))
+    if aim(["a2-eps"]):
+        out.append(("paper-v1: range 3e-32 (s below ε), G = 16", "paper_v1", pv1cfg(16, 4, 3, 1000),
+                    [1, 1, 16], f32([k * 2e-33 for k in range(16)]).reshape(1, 1, 16)))
+    if aim(["s9"]):
+        out.append(("+inf at element 3, -2^70 at element 5", "format1", cfg1(8), [1, 1, 8],
+                    f32([1, 2, 3, np.inf, 0, -(2.0 ** 70), 0, 0]).reshape(1, 1, 8)))
+    if aim(["a2-gate", "a2-pivot"]):
+        out.append(("paper-v1: an all-zero token before a spread one (gate and pivot of a zero tile)",
+                    "paper_v1", pv1cfg(8, 4, 3, 1000), [1, 2, 8],
+                    f32([[0] * 8, [1, -2, 3, 0.5, 4, 1, 2, 1]]).reshape(1, 2, 8)))
+    if aim(["a2-den"]):
+        out.append(("paper-v1: an all-zero token between two spread ones", "paper_v1",
+                    pv1cfg(8, 4, 3, 500), [1, 3, 8],
+                    f32([[1, 2, 3, 1, 2, 3, 1, 2], [0] * 8, [4, 1, 1, 1, 1, 1, 1, 0.5]]).reshape(1, 3, 8)))
+    if aim(["a2-n-low"]):
+        rng2 = np.random.default_rng(10)
+        out.append(("paper-v1: S = 10 at r = 800 (binary64 10·(1 − 0.8) = 1.9999999999999996)",
+                    "paper_v1", pv1cfg(8, 4, 3, 800), [1, 10, 8],
+                    row_values(rng2, 80, 2).reshape(1, 10, 8)))
+    if aim(["g4.3-range"]):
+        out.append(("gain: a tile whose 1-bit scale overflows fp16 (range 10^5) beside a small row",
+                    "format1", cfg1(8, 8, 1, 500, "gain"), [1, 2, 8],
+                    f32([[0, 1e5, 3, 0, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6, 7, 8]]).reshape(1, 2, 8)))
     # §2.3 step 3: p with mantissa 0x3504F3 (Σa = 2 exactly, so p = a/2 exactly),
     # against a row whose entropy is j ulps away
     a0 = np.array([0x3FB504F3], dtype=np.uint32).view(np.float32)[0]
@@ -384,6 +425,22 @@ def header_msgs(ctl, tmp):
     pb = int.from_bytes(mm[56:64], "little") + 1
     mm[56:64] = pb.to_bytes(8, "little")
     out.append(("payload_bytes + 1 and one byte short", "message", None, None, bytes(mm[:-1])))
+    # golden/v4: a header field out of range and the CRC stale (HEADER first)
+    mm = bytearray(m)
+    mm[14:16] = (1001).to_bytes(2, "little")
+    out.append(("hi_permille 1001 and stale CRC", "message", None, None, bytes(mm)))
+    # a padding bit of the gate flags and of the pivots set, CRC fixed: a
+    # message of N = 3 tiles, every tile flagged (tau 0), 3 pivots of 3 bits
+    x3 = row_values(np.random.default_rng(8), 24, 2).reshape(1, 3, 8)
+    m3 = encode(ctl, "format1", cfg1(8, alloc="token", r=500, tau="0"), [1, 3, 8], x3, tmp)
+    if isinstance(m3, bytes):
+        for label, off, bit in (("a padding bit of the gate flags set (3 tiles), CRC fixed", 73, 7),
+                                ("the last padding bit of the pivots set (3 pivots), CRC fixed",
+                                 len(m3) - 1, 7)):
+            mm = bytearray(m3)
+            mm[off] |= 1 << bit
+            mm[68:72] = crc32c(bytes(mm[:68]) + bytes(mm[72:])).to_bytes(4, "little")
+            out.append((label, "message", None, None, bytes(mm)))
     # the map count of sequence 0 one more, of sequence 1 one less (CRC fixed)
     mm = bytearray(m)
     mp = mm[72]
@@ -395,6 +452,18 @@ def header_msgs(ctl, tmp):
         mm[68:72] = crc32c(bytes(mm[:68]) + bytes(mm[72:])).to_bytes(4, "little")
         out.append(("map counts moved between sequences (total kept), CRC fixed", "message",
                     None, None, bytes(mm)))
+    # the same on another base (G = 16, bf16 metadata)
+    x2 = row_values(np.random.default_rng(12), 2 * 2 * 32, 3).reshape(2, 2, 32)
+    m2 = encode(ctl, "format1", cfg1(16, alloc="token", r=500, tau="2", meta="bf16"), [2, 2, 32], x2, tmp)
+    if isinstance(m2, bytes):
+        mm = bytearray(m2)
+        mp = mm[72]
+        bits = [(mp >> i) & 1 for i in range(4)]
+        if bits[0] + bits[1] == 1 and bits[2] + bits[3] == 1:
+            mm[72] = (mp & 0xF0) | 0b0011
+            mm[68:72] = crc32c(bytes(mm[:68]) + bytes(mm[72:])).to_bytes(4, "little")
+            out.append(("map counts moved between sequences (total kept), G = 16 bf16, CRC fixed",
+                        "message", None, None, bytes(mm)))
     return out
 
 

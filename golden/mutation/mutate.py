@@ -581,7 +581,14 @@ def main():
                     help="search only the cases whose id starts with this (--record)")
     ap.add_argument("--equiv", action="store_true",
                     help="build equiv_check.c and run its exhaustive checks (minutes of CPU)")
-    ap.add_argument("--catalogue", default=os.path.join(HERE, "catalogue.txt"))
+    ap.add_argument("--catalogue", action="append", default=[],
+                    help="catalogue file (repeatable: the mutants of all; default catalogue.txt)")
+    ap.add_argument("--min-kills", type=int, default=1,
+                    help="check mode: every counted mutant needs this many recorded killing "
+                         "cases, each of which must still kill it (golden/v4: 2)")
+    ap.add_argument("--per-mutant", type=int, default=0,
+                    help="check mode: run each mutant on its first N recorded cases only "
+                         "(at least --min-kills); 0: on all of them")
     ap.add_argument("--kills", default=os.path.join(HERE, "kills.json"))
     ap.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     ap.add_argument("--work", default=None, help="build folder (default ROOT/build-mut/mutation)")
@@ -607,8 +614,12 @@ def main():
         vectors = os.path.join(root, "golden", "v1")
     work = os.path.abspath(a.work or os.path.join(root, "build-mut", "mutation"))
     os.makedirs(work, exist_ok=True)
+    catalogues = a.catalogue or [os.path.join(HERE, "catalogue.txt")]
+    a.catalogue = catalogues[0]
     try:
-        mutants = parse_catalogue(a.catalogue)
+        mutants = [m for c in catalogues for m in parse_catalogue(c)]
+        if len({m["id"] for m in mutants}) != len(mutants):
+            raise CatalogueError("a mutant id occurs in two catalogues")
         # staleness first, for every mutant: each snippet exactly once
         for m in mutants:
             p = os.path.join(root, m["meta"]["file"])
@@ -672,8 +683,10 @@ def main():
     if a.record or a.full:
         ctrl_ids = search_ids
     else:
-        ctrl_ids = sorted({c for m in sel for c in recorded.get(m["id"], {}).get("killed_by", [])},
-                          key=all_ids.index)
+        def run_ids(mid):
+            ks = recorded.get(mid, {}).get("killed_by", [])
+            return ks[:max(a.per_mutant, a.min_kills)] if a.per_mutant else ks
+        ctrl_ids = sorted({c for m in sel for c in run_ids(m["id"])}, key=all_ids.index)
     bad = judge.search(control, ctrl_ids, a.jobs)
     if bad:
         for cid, why in bad[:10]:
@@ -688,7 +701,7 @@ def main():
     # byte (so the set, the cases added for the mutants and their kill lists
     # match the sources)
     set_name = judge.manifest.get("set")
-    if not a.record and set_name in ("v2", "v3") and not a.no_regen:
+    if not a.record and set_name in ("v2", "v3", "v4") and not a.no_regen:
         regen = os.path.join(work, f"{set_name}-regen")
         shutil.rmtree(regen, ignore_errors=True)
         rc, out = run([control, "golden-gen", regen, "--set", set_name])
@@ -758,6 +771,10 @@ def main():
                 failures.append(f"{mid}: recorded as a survivor")
                 print(f"{mid}: SURVIVOR on record", flush=True)
                 continue
+            if len(want) < a.min_kills:
+                failures.append(f"{mid}: {len(want)} recorded killing cases, fewer than "
+                                f"--min-kills {a.min_kills}")
+            want = run_ids(mid)
             got = judge.search(exe, want, a.jobs)
             got_ids = [k[0] for k in got]
             if got_ids != want:

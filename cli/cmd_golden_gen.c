@@ -1894,6 +1894,8 @@ static void fam_nan_messages(gen *g)
         g->failed = 1;
         return;
     }
+    uint8_t orig[16];
+    memcpy(orig, m, sizeof orig);
     m[8] = 0x01; /* tile 0: zero point 0x7E01, quiet NaN with a payload */
     m[9] = 0x7E;
     m[14] = 0x01; /* tile 1: scale 0xFE01, negative quiet NaN with a payload */
@@ -1904,6 +1906,18 @@ static void fam_nan_messages(gen *g)
                 "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
                 m, len, &pc, &ps);
     g->kills = NULL;
+    if (strcmp(g->set, "v4") == 0) {
+        /* golden/v4: a second message for the rule, the metadata otherwise
+         * as encoded: tile 0's scale a signaling NaN with a payload (0x7C01,
+         * which a conversion quiets to 0x7FC02000 and keeps the payload of) */
+        memcpy(m, orig, sizeof orig);
+        m[12] = 0x01;
+        m[13] = 0x7C;
+        emit_decode(g, "bnd-pv1-nan-signaling-scale", "nan_canonical,mutation,boundary",
+                    "paper-v1: tile 0's fp16 scale a signaling NaN with a payload (0x7C01); "
+                    "tile 0 decodes to NaN, every one 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                    m, len, &pc, &ps);
+    }
     free(m);
 }
 

@@ -70,7 +70,7 @@ def main():
     src, tahq, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     v4 = os.path.join(src, "golden", "v4")
     mutants = []
-    for cat in ("catalogue.txt", "catalogue-gain.txt"):
+    for cat in ("catalogue.txt", "catalogue-gain.txt", "catalogue-v4.txt"):
         mutants += mutate.parse_catalogue(os.path.join(HERE, cat))
     with open(os.path.join(HERE, "kills-v4.json")) as f:
         kills = json.load(f)["mutants"]

@@ -251,8 +251,8 @@ def crafted(mid):
         out.append(("paper-v1: range 3e-32 (s below ε), G = 16", "paper_v1", pv1cfg(16, 4, 3, 1000),
                     [1, 1, 16], f32([k * 2e-33 for k in range(16)]).reshape(1, 1, 16)))
     if aim(["s9"]):
-        out.append(("+inf at element 3, -2^70 at element 5", "format1", cfg1(8), [1, 1, 8],
-                    f32([1, 2, 3, np.inf, 0, -(2.0 ** 70), 0, 0]).reshape(1, 1, 8)))
+        out.append(("-2^70 at element 3, +inf at element 5", "format1", cfg1(8), [1, 1, 8],
+                    f32([1, 2, 3, -(2.0 ** 70), 0, np.inf, 0, 0]).reshape(1, 1, 8)))
     if aim(["a2-gate", "a2-pivot"]):
         out.append(("paper-v1: an all-zero token before a spread one (gate and pivot of a zero tile)",
                     "paper_v1", pv1cfg(8, 4, 3, 1000), [1, 2, 8],

@@ -39,7 +39,7 @@ ALLOC = {"none": "TAHQ_ALLOC_NONE", "token": "TAHQ_ALLOC_TOKEN", "tile": "TAHQ_A
          "gain": "TAHQ_ALLOC_GAIN"}
 META = {"fp16": "TAHQ_META_FP16", "bf16": "TAHQ_META_BF16", "fp32": "TAHQ_META_FP32"}
 ROUND = {"nearest": "TAHQ_ROUND_NEAREST_EVEN", "stochastic": "TAHQ_ROUND_STOCHASTIC"}
-CATALOGUES = ("catalogue.txt", "catalogue-gain.txt")
+CATALOGUES = ("catalogue.txt", "catalogue-gain.txt", "catalogue-v4.txt")
 
 
 def tau_bits(s):

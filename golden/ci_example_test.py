@@ -4,7 +4,7 @@
 
 Reads the workflow's steps (a small reader for its own layout: "- name:"
 items with a "run: |" block) and checks that it installs what the tahq
-program needs (jansson, pkg-config), checks golden/v2 and v3 and not v1,
+program needs (jansson, pkg-config), checks golden/v4 and not v1,
 and offers both routes (--run and --candidate). Then runs its two conform
 steps, as written, in a workspace laid out like the workflow's (tahq/ with
 golden/ and this build's program, a candidate/ folder), on the batch route
@@ -63,8 +63,8 @@ def main():
     for pkg in ("libjansson-dev", "pkg-config", "cmake"):
         if pkg not in install.split():
             fail("the workflow does not install %s: %r" % (pkg, install))
-    if "GOLDEN_SETS: ${{ vars.GOLDEN_SETS || 'v2 v3' }}" not in text:
-        fail("the workflow does not check golden/v2 and v3 by default")
+    if "GOLDEN_SETS: ${{ vars.GOLDEN_SETS || 'v4' }}" not in text:
+        fail("the workflow does not check golden/v4 by default")
     if "golden/v1" in text:
         fail("the workflow still names golden/v1")
     check, run = steps.get("Check the golden sets (manifests and file hashes)"), steps.get("Run tahq conform")
@@ -85,7 +85,7 @@ def main():
         f.write('mkdir -p "$2"\n')
 
     def steps_run(batch):
-        env = dict(os.environ, GOLDEN_SETS="v2 v3", CONFORM_ARGS="--profile format1",
+        env = dict(os.environ, GOLDEN_SETS="v4", CONFORM_ARGS="--profile format1",
                    CANDIDATE_BATCH=batch, CANDIDATE_RUN="unused")
         out = []
         for body in (check, run):
@@ -101,11 +101,11 @@ def main():
     if rc != 0:
         fail("the workflow's steps failed on the batch route:\n" + out[-3000:])
     checked = re.findall(r"^conform: tahq/golden/(v\d) .*every file matches its sha256$", out, re.M)
-    if checked != ["v2", "v3"]:
-        fail("expected the checks of v2 and v3, got %s" % checked)
+    if checked != ["v4"]:
+        fail("expected the check of v4, got %s" % checked)
     summaries = re.findall(r"^conform: \d+ cases selected.*$", out, re.M)
-    if len(summaries) != 2 or not all(" 0 failed" in s for s in summaries):
-        fail("expected two passing conform summaries (v2, v3), got %s" % summaries)
+    if len(summaries) != 1 or not all(" 0 failed" in s for s in summaries):
+        fail("expected one passing conform summary (v4), got %s" % summaries)
     for name in os.listdir(work):  # the control starts from a clean workspace
         if name.startswith(("outputs-", "conform-")):
             shutil.rmtree(os.path.join(work, name), ignore_errors=True)
@@ -114,7 +114,7 @@ def main():
     rc, out = steps_run("sh candidate/nothing.sh")
     if rc == 0:
         fail("control: a candidate that writes nothing passed the workflow's steps")
-    print("golden_ci_example: installs jansson, checks v2 and v3; batch route passes:")
+    print("golden_ci_example: installs jansson, checks v4; batch route passes:")
     for s in summaries:
         print("  " + s)
     return 0

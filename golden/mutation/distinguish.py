@@ -243,6 +243,10 @@ def crafted(mid):
     if aim(["s2.2-f16-ties"]):
         out.append(("paper-v1: zero-point 2 + 2^-10 (an fp16 tie)", "paper_v1", pv1cfg(8, 4, 3, 1000),
                     [1, 1, 8], f32([2 + 2.0 ** -10, 3, 4, 5, 6, 7, 8, 9]).reshape(1, 1, 8)))
+    if aim(["s2.2-f16-overflow"]):
+        out.append(("paper-v1: zero-point -65519 (fp16 rounds to -65504, below 65520), G = 16, "
+                    "not flagged", "paper_v1", pv1cfg(16, 4, 3, 1000), [1, 1, 16],
+                    f32([-65519.0] + [-65000.0 + 500 * k for k in range(15)]).reshape(1, 1, 16)))
     if aim(["s3.2"]):
         out.append(("input -2^64 exactly, fp32 metadata, G = 16", "format1",
                     cfg1(16, 4, 4, 1000, "none", "inf", "nearest", 0, "fp32"), [1, 1, 16],

@@ -198,10 +198,12 @@ def main():
                 else "6-20" if n <= 20 else "21+"
             hist[b] = hist.get(b, 0) + 1
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        R = ["# Mutation results of golden/v4 (both catalogues)", "",
-             f"Written by `golden/mutation/v4_table.py` on {now} from full kill records (every "
-             "mutant of catalogue.txt and catalogue-gain.txt on every case of golden/v4, "
-             "`mutate.py --record --full`; the unmutated control passes every case exactly).", "",
+        R = ["# Mutation results of golden/v4 (the three catalogues)", "",
+             f"Written by `golden/mutation/v4_table.py` on {now} from the kill records merged "
+             "into kills-v4.json (which runs, on which cases: golden/mutation/README.md, "
+             "\"golden/v4\"; the unmutated control passes every case exactly). A mutant is "
+             "killed by a case when the case fails exactly: message bytes, decoded values bit "
+             "for bit, or the error status.", "",
              f"Catalogues: {len(mutants)} mutants, {len(mutants) - len(counted)} shown equivalent "
              f"(not counted), {len(counted)} counted.", "",
              "| killing cases in golden/v4 | mutants |", "|---|---|"]

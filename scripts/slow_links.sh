@@ -29,6 +29,18 @@
 # namespace or htb is missing it prints SKIPPED and exits 77 (never
 # numbers).
 #
+# K = 4 (--stages 4): one network namespace per rank (ip netns add, made
+# inside the private namespace above and deleted on exit), a veth pair
+# between neighbours (rank k's end "tqf", rank k+1's end "tqb", addresses
+# 10.37.(k+1).1/30 and .2/30, MTU 9000), routes through the middle ranks
+# for the traffic between non-neighbours (rank 1 and 2 forward), and an htb
+# qdisc on every veth end: its egress is one direction of one boundary,
+# shaped at the link rate (class 1:10). Each rank is started in its own
+# namespace (ip netns exec); Open MPI's TCP transport uses 10.37.0.0/16.
+# Waiting: --wait sleep (default) runs tahq-train-mpi --mpi-wait sleep (a
+# waiting rank tests its request every 50 us and sleeps in between, so it
+# does not take a core from a computing one); yield sets Open MPI's
+# mpi_yield_when_idle; poll is Open MPI's default busy polling.
 # Output (--out DIR, default build/slow-links): runs.csv, one row per
 # finished run (link, method, repeat), written as it finishes; a rerun skips
 # the rows present (resume). meta.txt: the configuration, machine, load.
@@ -39,6 +51,7 @@ usage() {
   cat <<'USAGE'
 usage: scripts/slow_links.sh [--quick] [--out DIR] [--build DIR] [--data DIR]
                              [--links LIST] [--methods LIST] [--repeats N] [--steps N]
+                             [--stages 2|4] [--wait sleep|yield|poll] [--tied fp32|none]
 Runs tahq-train-mpi (K = 2 stages, one rank each) in a private network
 namespace whose loopback is shaped with tc htb, one class per direction at
 each link rate, and writes one CSV row per run to DIR/runs.csv: step time
@@ -60,6 +73,12 @@ DIR/cpu_monitor.csv). Rerunning resumes
   --methods LIST tahq-train methods (fp32,fp16,aqsgd,tah,tah-tile,plain4)
   --repeats N    runs per (link, method) (3)
   --steps N      steps per run (10; the window set is 32 windows = 4 steps per epoch)
+  --stages K     2 (one rank per core, shaped lo) or 4 (a namespace per rank, veth
+                 pairs between neighbours, --layers 4: one block per stage as with K = 2)
+  --wait W       how a waiting rank waits (sleep): sleep = tahq-train --mpi-wait sleep,
+                 yield = Open MPI's mpi_yield_when_idle 1, poll = Open MPI's default
+  --tied X       tahq-train --tied-exchange: fp32 (default; the tied embedding's
+                 gradients cross the link every step) or none (untied head)
   --analyse      only the analysis of DIR/runs.csv (no namespace, no runs): summary.csv,
                  calib_input.csv, `tahq-sim throughput --calibrate` (links_*.csv, .txt) and
                  the figures (plots/links.sh); a full (not --quick) measurement ends with it
@@ -81,16 +100,20 @@ repeats=""
 steps=""
 orig_args=("$@")
 analyse_only=0
+stages=2
+wait_mode=sleep
+tied=fp32
 while [ "$#" -gt 0 ]; do
   case "$1" in
   -h | --help) usage; exit 0 ;;
   --quick) quick=1; shift ;;
   --analyse) analyse_only=1; shift ;;
-  --out | --build | --data | --links | --methods | --repeats | --steps)
+  --out | --build | --data | --links | --methods | --repeats | --steps | --stages | --wait | --tied)
     [ "$#" -ge 2 ] || { echo "slow_links: $1 needs a value" >&2; exit 2; }
     case "$1" in
     --out) out=$2 ;; --build) build=$2 ;; --data) data=$2 ;; --links) links=$2 ;;
     --methods) methods=$2 ;; --repeats) repeats=$2 ;; --steps) steps=$2 ;;
+    --stages) stages=$2 ;; --wait) wait_mode=$2 ;; --tied) tied=$2 ;;
     esac
     shift 2 ;;
   *) echo "slow_links: unknown argument '$1' (slow_links.sh --help)" >&2; exit 2 ;;
@@ -107,6 +130,13 @@ else
   model=(--channels 320 --heads 5 --context 128 --layers 2 --micro 4 --batch 2)
 fi
 windows=32 # 8 samples per step: an epoch is 4 steps
+case "$stages" in 2 | 4) ;; *) echo "slow_links: --stages must be 2 or 4" >&2; exit 2 ;; esac
+case "$wait_mode" in sleep | yield | poll) ;; *) echo "slow_links: --wait must be sleep, yield or poll" >&2; exit 2 ;; esac
+case "$tied" in fp32 | none) ;; *) echo "slow_links: --tied must be fp32 or none" >&2; exit 2 ;; esac
+if [ "$stages" = 4 ]; then
+  # one block per stage, as with K = 2 (--layers 2)
+  for i in "${!model[@]}"; do [ "${model[$i]}" = "--layers" ] && model[i + 1]=4; done
+fi
 case "$repeats" in '' | *[!0-9]* | 0) echo "slow_links: --repeats must be a positive integer" >&2; exit 2 ;; esac
 case "$steps" in '' | *[!0-9]* | 0 | 1 | 2 | 3 | 4 | 5) echo "slow_links: --steps must be an integer >= 6" >&2; exit 2 ;; esac
 for l in ${links//,/ }; do
@@ -157,6 +187,8 @@ fi
 tc qdisc del dev lo root
 mpirun_pid=""
 mon_pid=""
+nsp="tq37_$$" # the per-rank namespaces of K = 4: ${nsp}_0 .. ${nsp}_3
+ns_made=0
 cleanup() {
   if [ -n "$mon_pid" ]; then kill "$mon_pid" 2>/dev/null || true; fi
   if [ -n "$mpirun_pid" ] && kill -0 "$mpirun_pid" 2>/dev/null; then
@@ -164,9 +196,43 @@ cleanup() {
     wait "$mpirun_pid" 2>/dev/null || true
   fi
   tc qdisc del dev lo root 2>/dev/null || true
+  if [ "$ns_made" = 1 ]; then
+    # deleting a namespace removes its veth ends (and their peers) and qdiscs
+    for k in 0 1 2 3; do ip netns del "${nsp}_$k" 2>/dev/null || true; done
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+if [ "$stages" = 4 ]; then
+  ns_made=1
+  for k in 0 1 2 3; do
+    ip netns add "${nsp}_$k" 2>/dev/null || skip "ip netns add failed: cannot make the per-rank namespaces of K = 4"
+    ip netns exec "${nsp}_$k" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
+      >/dev/null 2>&1 || true
+    ip -n "${nsp}_$k" link set lo up
+  done
+  for k in 0 1 2; do
+    j=$((k + 1))
+    ip link add tq37f type veth peer name tq37b || skip "cannot create a veth pair here"
+    ip link set tq37f netns "${nsp}_$k"
+    ip link set tq37b netns "${nsp}_$j"
+    ip -n "${nsp}_$k" link set tq37f name tqf mtu 9000 up
+    ip -n "${nsp}_$j" link set tq37b name tqb mtu 9000 up
+    ip -n "${nsp}_$k" addr add "10.37.$j.1/30" dev tqf
+    ip -n "${nsp}_$j" addr add "10.37.$j.2/30" dev tqb
+  done
+  # routes for the non-neighbours (Open MPI may connect any pair; the tied
+  # embedding's exchange and the collectives go between them): through the
+  # middle ranks, which forward
+  ip -n "${nsp}_0" route add 10.37.0.0/16 via 10.37.1.2
+  ip -n "${nsp}_1" route add 10.37.3.0/30 via 10.37.2.2
+  ip -n "${nsp}_2" route add 10.37.1.0/30 via 10.37.2.1
+  ip -n "${nsp}_3" route add 10.37.0.0/16 via 10.37.3.1
+  for k in 1 2; do ip netns exec "${nsp}_$k" sysctl -q -w net.ipv4.ip_forward=1 >/dev/null; done
+  ip netns exec "${nsp}_0" ping -c 1 -W 2 10.37.3.2 >/dev/null 2>&1 ||
+    echo "slow_links: note: ping 0 -> 3 failed (ping missing?); MPI's connections test the routes"
+fi
 
 mkdir -p "$out/timing" "$out/logs"
 CSV=$out/runs.csv
@@ -181,9 +247,14 @@ mon_pid=$!
 rtt=$(python3 "$HELPER" rtt)
 {
   echo "slow_links: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sr), $(nproc) cpus"
-  echo "model: ${model[*]}, K=2 stages (mpirun -np 2), --train-windows $windows, $steps steps per run"
+  echo "model: ${model[*]}, K=$stages stages (mpirun -np $stages), --train-windows $windows, $steps steps per run"
+  echo "waiting ranks: $wait_mode; tied embedding exchange: $tied"
   echo "links (Mbit/s): $links; methods: $methods; repeats: $repeats"
-  echo "shaping: htb on lo (mtu 9000), one class per direction at the link rate, burst max(64 KiB, 2 ms)"
+  if [ "$stages" = 2 ]; then
+    echo "shaping: htb on lo (mtu 9000), one class per direction at the link rate, burst max(64 KiB, 2 ms)"
+  else
+    echo "shaping: a namespace per rank, a veth pair per boundary (mtu 9000), htb on every veth end at the link rate, burst max(64 KiB, 2 ms)"
+  fi
   echo "latency: no netem in this kernel; loopback TCP round trip measured $rtt us (median of 2000)"
   echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee -a "$out/meta.txt"
@@ -206,6 +277,41 @@ shape() { # mbit port0 port1
   tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip sport "$p1" 0xffff flowid 1:20
 }
 
+shape4() { # mbit: every veth end's egress is one direction of one boundary
+  local rate=$1 k dev
+  local burst=$((rate * 1000000 / 8 / 500))
+  [ "$burst" -ge 65536 ] || burst=65536
+  for k in 0 1 2 3; do
+    for dev in tqf tqb; do
+      { [ "$k" = 0 ] && [ "$dev" = tqb ]; } && continue
+      { [ "$k" = 3 ] && [ "$dev" = tqf ]; } && continue
+      tc -n "${nsp}_$k" qdisc del dev "$dev" root 2>/dev/null || true
+      tc -n "${nsp}_$k" qdisc add dev "$dev" root handle 1: htb default 10 r2q 1000
+      tc -n "${nsp}_$k" class add dev "$dev" parent 1: classid 1:1 htb rate 100gbit burst 4mb quantum 65536
+      tc -n "${nsp}_$k" class add dev "$dev" parent 1:1 classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit" \
+        burst "$burst" cburst "$burst" quantum 65536
+      tc -n "${nsp}_$k" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit 100000
+    done
+  done
+}
+tc_dump() { # file: the counters of every shaped class
+  if [ "$stages" = 2 ]; then
+    tc -s class show dev lo >"$1"
+  else
+    : >"$1"
+    for k in 0 1 2; do
+      { echo "== $k$((k + 1))"; tc -n "${nsp}_$k" -s class show dev tqf; } >>"$1"
+      { echo "== $((k + 1))$k"; tc -n "${nsp}_$((k + 1))" -s class show dev tqb; } >>"$1"
+    done
+  fi
+}
+waitenv=()
+waitopt=(--mpi-wait poll)
+case "$wait_mode" in
+sleep) waitopt=(--mpi-wait sleep) ;;
+yield) waitenv=(-x OMPI_MCA_mpi_yield_when_idle=1) ;;
+esac
+
 done_keys=""
 [ -s "$CSV" ] && done_keys=$(python3 "$HELPER" keys "$CSV")
 total=0
@@ -223,7 +329,7 @@ for r in $(seq 1 "$repeats"); do
         continue
       fi
       base=$((21000 + (i % 500) * 4)) # below the ephemeral range; a new pair per run
-      shape "$l" "$base" $((base + 1))
+      if [ "$stages" = 2 ]; then shape "$l" "$base" $((base + 1)); else shape4 "$l"; fi
       name="${l}M_${m//\//-}_r$r"
       tfile=$out/timing/$name.csv
       rm -f "$tfile"
@@ -234,11 +340,26 @@ for r in $(seq 1 "$repeats"); do
       rt0=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       t0=$(date +%s.%N)
       set +e
-      mpirun --oversubscribe -np 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
-        --mca oob_tcp_if_include lo --mca btl_tcp_disable_family 6 \
-        bash -c 'export OMPI_MCA_btl_tcp_port_min_v4=$(('"$base"' + OMPI_COMM_WORLD_RANK)) OMPI_MCA_btl_tcp_port_range_v4=1; exec "$@"' _ \
-        "$BIN" "${model[@]}" --stages 2 --data "$data" --method "$m" --steps "$steps" \
+      if [ "$stages" = 2 ]; then
+        launch=(--mca btl_tcp_if_include lo bash -c 'export OMPI_MCA_btl_tcp_port_min_v4=$(('"$base"' + OMPI_COMM_WORLD_RANK)) OMPI_MCA_btl_tcp_port_range_v4=1; exec "$@"' _)
+      else
+        # the rank runs in its namespace; Open MPI's PMIx server listens on
+        # 127.0.0.1 of this one, reached through a forwarder (links.py pmixfwd)
+        launch=(--mca btl_tcp_if_include 10.37.0.0/16 bash -c '
+          ns=/run/netns/'"$nsp"'_$OMPI_COMM_WORLD_RANK
+          exec 3< <(exec python3 '"$HELPER"' pmixfwd "$ns" "${PMIX_SERVER_URI4##*:}")
+          fwd=$!
+          read -r ok <&3 || { echo "slow_links: the PMIx forwarder of rank $OMPI_COMM_WORLD_RANK failed" >&2; exit 1; }
+          ip netns exec "${ns##*/}" "$@"
+          rc=$?
+          kill "$fwd" 2>/dev/null
+          exit $rc' _)
+      fi
+      mpirun --oversubscribe -np "$stages" --mca btl tcp,self \
+        --mca oob_tcp_if_include lo --mca btl_tcp_disable_family 6 "${waitenv[@]+"${waitenv[@]}"}" "${launch[@]}" \
+        "$BIN" "${model[@]}" --stages "$stages" --data "$data" --method "$m" --steps "$steps" \
         --train-windows "$windows" --warmup 1 --eval-every 0 --eval-windows 2 --print-every 0 \
+        --tied-exchange "$tied" "${waitopt[@]}" \
         --seed "$r" --timing "$tfile" >"$out/logs/$name.log" 2>&1 &
       mpirun_pid=$!
       wait "$mpirun_pid"
@@ -250,16 +371,18 @@ for r in $(seq 1 "$repeats"); do
         echo "slow_links: run $name failed (exit $rc): $(tail -n 5 "$out/logs/$name.log")" >&2
         exit 1
       fi
-      tc -s class show dev lo >"$out/logs/$name.tc.txt"
+      tc_dump "$out/logs/$name.tc.txt"
+      load_end=$(cut -d' ' -f1 /proc/loadavg)
       rt1=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
-        --link "$l" --method "$m" --repeat "$r" --load "$load" --rtt-us "$rtt" \
+        --link "$l" --method "$m" --repeat "$r" --load "$load" --load-end "$load_end" --rtt-us "$rtt" \
+        --wait "$wait_mode" --tied "$tied" \
         --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows" \
         --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1" --retrans $((rt1 - rt0))
       ran=$((ran + 1))
       el=$(($(date +%s) - t_start))
       left=$((total - i))
-      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f17) s, $(tail -n 1 "$CSV" | cut -d, -f20) tokens/s, eta $((el * left / ran)) s"
+      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f23) s, $(tail -n 1 "$CSV" | cut -d, -f26) tokens/s, eta $((el * left / ran)) s"
     done
   done
 done

@@ -62,7 +62,7 @@ def directions(K):
 def columns(K=2):
     """runs.csv's columns for K stages (K = 2: the columns of the first sweep
     plus K, wait, tied, load1_end, own_cores, niced_cores)"""
-    c = ["link_mbps", "method", "repeat", "utc", "K", "wait", "tied", "load1", "load1_end", "foreign_cores",
+    c = ["link_mbps", "method", "repeat", "utc", "K", "wait", "tied", "mtu", "load1", "load1_end", "foreign_cores",
          "own_cores", "niced_cores", "rtt_us", "wall_s", "steps", "tokens_per_step",
          "steps_per_epoch", "first_steps", "first_step_s", "first_fwd_bytes", "first_bwd_bytes",
          "steady_steps", "step_s", "step_s_min", "step_s_max", "tokens_per_s", "fwd_bytes", "bwd_bytes"]
@@ -363,7 +363,7 @@ def row(a):
     out = {
         "link_mbps": a.link, "method": a.method, "repeat": a.repeat,
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "K": K, "wait": a.wait,
-        "tied": a.tied, "load1": a.load, "load1_end": a.load_end,
+        "tied": a.tied, "mtu": a.mtu, "load1": a.load, "load1_end": a.load_end,
         "foreign_cores": foreign_during(a.monitor, a.t0, a.t1) if a.monitor else "",
         "own_cores": foreign_during(a.monitor, a.t0, a.t1, "own_cores") if a.monitor else "",
         "niced_cores": foreign_during(a.monitor, a.t0, a.t1, "niced_cores") if a.monitor else "",
@@ -434,7 +434,7 @@ def check_row(r, direction, control=False):
     payload = qb - HDR * qp
     excess = payload - prog
     retrans = int(r["tcp_retrans_segs"]) if r.get("tcp_retrans_segs") not in (None, "") else 0
-    bound = 128 * (3 * msgs + math.ceil(prog / 65536)) + 1024 * steps + 4096 + 8948 * retrans
+    bound = 128 * (3 * msgs + math.ceil(prog / 65536)) + 1024 * steps + 4096 + (mtu_of(r) - 52) * retrans
     ok = 0 <= excess <= bound and int(r["qdisc_drops"]) == 0
     return ok, payload, excess, bound
 
@@ -575,6 +575,15 @@ def summary(a):
 WIRE = (8948 + HDR) / 8948
 
 
+def mtu_of(r):
+    return int(r.get("mtu") or 9000)
+
+
+def wire_of(mtu):
+    """wire bytes per payload byte at MTU mtu (IPv4 20, TCP 20 + 12)"""
+    return (mtu - 52 + HDR) / (mtu - 52)
+
+
 def calib(a):
     rows, _, _ = uncontended(read_rows(a.csv))
     g = {}
@@ -610,7 +619,7 @@ def calib(a):
                     "link_mbps": l, "method": m, "phase": phase, "n": len(rs),
                     "step_s": "%.6f" % statistics.median(st), "step_s_min": "%.6f" % min(st),
                     "step_s_max": "%.6f" % max(st), "M": M, "tokens_per_step": rs[0]["tokens_per_step"],
-                    "lat_s": "%.3e" % (md("rtt_us") * 0.5e-6), "wire": "%.6f" % WIRE,
+                    "lat_s": "%.3e" % (md("rtt_us") * 0.5e-6), "wire": "%.6f" % wire_of(mtu_of(rs[0])),
                     "bf": "%.1f" % md("first_fwd_bytes" if first else "fwd_bytes", M * (K - 1)),
                     "bb": "%.1f" % md("first_bwd_bytes" if first else "bwd_bytes", M * (K - 1)),
                     "tail_bytes": 256 * int(rs[0]["C"]) * 4 if tied else 0,
@@ -667,6 +676,49 @@ PAPER_WIRE = 1514.0 / 1448.0
 PAPER_C = 2.0 * 1.5e9 / 8 * 1024 / 40e12 * 3  # forward + backward = 3 x forward
 
 
+def verdicts(rows):
+    """The two headline claims against the measured points, each with the
+    control that flips it (printed; plots/report.py shows these lines)."""
+    def pick(cfg, m, ph="steady"):
+        return sorted((d for d in rows if d["config"] == cfg and d["method"] == m and d["phase"] == ph),
+                      key=lambda d: d["link_mbps"])
+
+    for cfg in sorted({d["config"] for d in rows}):
+        tah = [d for d in pick(cfg, "tah") if "speedup_vs_fp32" in d]
+        if not tah:
+            continue
+        bound = [d for d in tah if d["rho_fp32"] > 1]  # fp32's transfer exceeds its compute
+        top = max(tah, key=lambda d: d["speedup_vs_fp32"])
+        print("verdict 4.3x [%s]: TAH / fp32 largest %.2fx (repeats %.2f..%.2f) at %g Mbit/s here = %.0f Mbit/s "
+              "paper-equivalent; at least 4.3x (median) at: %s" % (
+                  cfg, top["speedup_vs_fp32"], top.get("speedup_vs_fp32_min", float("nan")),
+                  top.get("speedup_vs_fp32_max", float("nan")), top["link_mbps"], top["paper_equiv_mbps"],
+                  ", ".join("%g (%.0f)" % (d["link_mbps"], d["paper_equiv_mbps"])
+                            for d in tah if d["speedup_vs_fp32"] >= 4.3) or "none"))
+        ctl = [d for d in tah if d["rho_fp32"] < 0.5]
+        if ctl:
+            c = max(ctl, key=lambda d: d["link_mbps"])
+            print("  control [%s]: the same runs on a %g Mbit/s link (fp32 transfer/compute %.2f): TAH / fp32 "
+                  "%.2fx" % (cfg, c["link_mbps"], c["rho_fp32"], c["speedup_vs_fp32"]))
+        print("  network-bound points (fp32 transfer/compute > 1): %s" % (
+            ", ".join("%g Mbit/s: %.2fx" % (d["link_mbps"], d["speedup_vs_fp32"]) for d in bound) or "none"))
+        aq = [d for d in tah if "speedup_vs_aqsgd_steady" in d]
+        if aq:
+            print("verdict 1.33x [%s]: TAH over AQ-SGD steady %s; over AQ-SGD's first epoch %s" % (
+                cfg, ", ".join("%.2f" % d["speedup_vs_aqsgd_steady"] for d in aq),
+                ", ".join("%.2f" % d["speedup_vs_aqsgd_first"] for d in aq)))
+            for d in aq:
+                t = d["step_s_med"]
+                qa = d["speedup_vs_aqsgd_steady"] * t
+                qf = d["speedup_vs_aqsgd_first"] * t
+                # (qf + (E - 1) qa) / (E t) = 1.33  <=>  E = (qf - qa) / (1.33 t - qa)
+                es = (qf - qa) / (1.33 * t - qa) if 1.33 * t > qa else float("inf")
+                print("  %g Mbit/s (%.0f paper-equivalent): mean over E epochs / TAH = %.2f (E=2), %.2f (E=5), "
+                      "%.2f (E=10); 1.33x at E = %.1f" % (d["link_mbps"], d["paper_equiv_mbps"],
+                                                          d["speedup_vs_aqsgd_E2"], d["speedup_vs_aqsgd_E5"],
+                                                          d["speedup_vs_aqsgd_E10"], es))
+
+
 def netbound(a):
     out_rows = []
     for folder in a.folders:
@@ -703,8 +755,9 @@ def netbound(a):
             c32 = statistics.median(comp(r) for r in base) if base else float("nan")
             b32 = 2.0 * 2 * 128 * int(rs[0]["C"]) * 4 / 2  # fp32 bytes per micro-batch and direction
             b32 = float(base[0]["fwd_bytes"]) / M / (K - 1) if base else b32
-            F = (PAPER_WIRE * 2 * PAPER_B) / (WIRE * 2 * b32) * (c32 / PAPER_C)
-            rho32 = WIRE * 2 * b32 * 8 / (l * 1e6) / c32
+            wire = wire_of(mtu_of(rs[0]))
+            F = (PAPER_WIRE * 2 * PAPER_B) / (wire * 2 * b32) * (c32 / PAPER_C)
+            rho32 = wire * 2 * b32 * 8 / (l * 1e6) / c32
             for phase in (("steady", "first") if m == "aqsgd" else ("steady",)):
                 first = phase == "first"
                 key = "first_step_s" if first else "step_s"
@@ -716,7 +769,7 @@ def netbound(a):
                      "link_mbps": l, "method": m, "phase": phase, "n": len(rs),
                      "step_s_med": statistics.median(st), "step_s_min": min(st), "step_s_max": max(st),
                      "bytes_per_micro": bf + bb, "compute_per_micro_s": cm,
-                     "rho": WIRE * (bf + bb) * 8 / (l * 1e6) / cm, "rho_fp32": rho32,
+                     "rho": wire * (bf + bb) * 8 / (l * 1e6) / cm, "rho_fp32": rho32,
                      "paper_equiv_mbps": l * F,
                      "load1_max": max(float(r["load1"]) for r in rs),
                      "niced_cores_max": max(float(r["niced_cores"] or 0) for r in rs),
@@ -808,6 +861,7 @@ def netbound(a):
         w.writeheader()
         for d in out_rows:
             w.writerow({k: ("%.6g" % d[k] if isinstance(d.get(k), float) else d.get(k, "")) for k in cols})
+    verdicts(out_rows)
     print("%-10s %5s %8s %-8s %-6s %7s %7s %7s %7s %7s %6s %6s" % (
         "config", "Mb/s", "paper", "method", "phase", "step s", "x fp32", "x aq-st", "x aq-1", "rho", "resid",
         "load"))
@@ -836,6 +890,7 @@ def main():
     r.add_argument("--monitor")
     r.add_argument("--wait", default="poll")
     r.add_argument("--tied", default="fp32")
+    r.add_argument("--mtu", type=int, default=9000)
     r.add_argument("--load-end", dest="load_end", default="")
     r.add_argument("--retrans", type=int)
     r.add_argument("--t0", type=float, default=0)

@@ -22,7 +22,13 @@
 # connected); with two ranks that is exact. Everything else (Open MPI's
 # out-of-band channel) goes to an unshaped default class. lo's MTU is set
 # to 9000 and every bucket (burst) to at least 64 KiB (a GSO packet on lo
-# can be 64 KiB) and at least 2 ms of the rate.
+# can be 64 KiB) and at least 2 ms of the rate. With --mtu M the links get
+# MTU M, generic segmentation is off (gso_max_segs 1: every packet at most
+# one segment) and the bucket is max(M + 14 bytes, 2 ms of the rate): an
+# idle class refills its bucket, and a 64 KiB bucket lets a phase start
+# with 64 KiB sent at once (0.26 s of a 2 Mbit/s link), which a real link
+# cannot do; htb sends a packet larger than the bucket by going into debt,
+# so no packet is dropped either way.
 # Latency: this kernel has no netem (CONFIG_NET_SCH_NETEM is not set), so
 # no delay is added; the script measures the namespace's loopback round
 # trip (TCP ping-pong, python3) and records it. Where tc, unshare, the
@@ -32,11 +38,12 @@
 # K = 4 (--stages 4): one network namespace per rank (ip netns add, made
 # inside the private namespace above and deleted on exit), a veth pair
 # between neighbours (rank k's end "tqf", rank k+1's end "tqb", addresses
-# 10.37.(k+1).1/30 and .2/30, MTU 9000), routes through the middle ranks
+# 10.37.(k+1).1/30 and .2/30), each rank's own address 10.37.100.k on an
+# interface of its own (the only one Open MPI uses), routes through the middle ranks
 # for the traffic between non-neighbours (rank 1 and 2 forward), and an htb
 # qdisc on every veth end: its egress is one direction of one boundary,
 # shaped at the link rate (class 1:10). Each rank is started in its own
-# namespace (ip netns exec); Open MPI's TCP transport uses 10.37.0.0/16.
+# namespace (ip netns exec); Open MPI's TCP transport uses 10.37.100.0/24.
 # Waiting: --wait sleep (default) runs tahq-train-mpi --mpi-wait sleep (a
 # waiting rank tests its request every 50 us and sleeps in between, so it
 # does not take a core from a computing one); yield sets Open MPI's
@@ -51,7 +58,7 @@ usage() {
   cat <<'USAGE'
 usage: scripts/slow_links.sh [--quick] [--out DIR] [--build DIR] [--data DIR]
                              [--links LIST] [--methods LIST] [--repeats N] [--steps N]
-                             [--stages 2|4] [--wait sleep|yield|poll] [--tied fp32|none]
+                             [--stages 2|4] [--wait sleep|yield|poll] [--tied fp32|none] [--mtu M]
 Runs tahq-train-mpi (K = 2 stages, one rank each) in a private network
 namespace whose loopback is shaped with tc htb, one class per direction at
 each link rate, and writes one CSV row per run to DIR/runs.csv: step time
@@ -79,6 +86,8 @@ DIR/cpu_monitor.csv). Rerunning resumes
                  yield = Open MPI's mpi_yield_when_idle 1, poll = Open MPI's default
   --tied X       tahq-train --tied-exchange: fp32 (default; the tied embedding's
                  gradients cross the link every step) or none (untied head)
+  --mtu M        links of MTU M without segmentation offload, bucket max(M + 14 B, 2 ms)
+                 (default: MTU 9000, bucket max(64 KiB, 2 ms), as the first sweep)
   --analyse      only the analysis of DIR/runs.csv (no namespace, no runs): summary.csv,
                  calib_input.csv, `tahq-sim throughput --calibrate` (links_*.csv, .txt) and
                  the figures (plots/links.sh); a full (not --quick) measurement ends with it
@@ -101,6 +110,7 @@ steps=""
 orig_args=("$@")
 analyse_only=0
 stages=2
+mtu=""
 wait_mode=sleep
 tied=fp32
 while [ "$#" -gt 0 ]; do
@@ -108,12 +118,12 @@ while [ "$#" -gt 0 ]; do
   -h | --help) usage; exit 0 ;;
   --quick) quick=1; shift ;;
   --analyse) analyse_only=1; shift ;;
-  --out | --build | --data | --links | --methods | --repeats | --steps | --stages | --wait | --tied)
+  --out | --build | --data | --links | --methods | --repeats | --steps | --stages | --wait | --tied | --mtu)
     [ "$#" -ge 2 ] || { echo "slow_links: $1 needs a value" >&2; exit 2; }
     case "$1" in
     --out) out=$2 ;; --build) build=$2 ;; --data) data=$2 ;; --links) links=$2 ;;
     --methods) methods=$2 ;; --repeats) repeats=$2 ;; --steps) steps=$2 ;;
-    --stages) stages=$2 ;; --wait) wait_mode=$2 ;; --tied) tied=$2 ;;
+    --stages) stages=$2 ;; --wait) wait_mode=$2 ;; --tied) tied=$2 ;; --mtu) mtu=$2 ;;
     esac
     shift 2 ;;
   *) echo "slow_links: unknown argument '$1' (slow_links.sh --help)" >&2; exit 2 ;;
@@ -133,6 +143,13 @@ windows=32 # 8 samples per step: an epoch is 4 steps
 case "$stages" in 2 | 4) ;; *) echo "slow_links: --stages must be 2 or 4" >&2; exit 2 ;; esac
 case "$wait_mode" in sleep | yield | poll) ;; *) echo "slow_links: --wait must be sleep, yield or poll" >&2; exit 2 ;; esac
 case "$tied" in fp32 | none) ;; *) echo "slow_links: --tied must be fp32 or none" >&2; exit 2 ;; esac
+if [ -z "$mtu" ]; then
+  mtu=9000 burst_floor=65536 nogso=0
+else
+  case "$mtu" in '' | *[!0-9]*) echo "slow_links: --mtu must be an integer 1280..9000" >&2; exit 2 ;; esac
+  { [ "$mtu" -ge 1280 ] && [ "$mtu" -le 9000 ]; } || { echo "slow_links: --mtu must be 1280..9000" >&2; exit 2; }
+  burst_floor=$((mtu + 14)) nogso=1
+fi
 if [ "$stages" = 4 ]; then
   # one block per stage, as with K = 2 (--layers 2)
   for i in "${!model[@]}"; do [ "${model[$i]}" = "--layers" ] && model[i + 1]=4; done
@@ -179,7 +196,10 @@ fi
 
 # ---- inside the private namespace from here on
 ip link set lo up
-ip link set lo mtu 9000
+ip link set lo mtu "$mtu"
+if [ "$nogso" = 1 ]; then
+  ip link set dev lo gso_max_segs 1 || skip "cannot turn off segmentation offload on lo (ip link set dev lo gso_max_segs 1)"
+fi
 sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 2>/dev/null || true
 if ! tc qdisc add dev lo root handle 1: htb default 30 2>/dev/null; then
   skip "tc cannot attach an htb qdisc to lo here (kernel without CONFIG_NET_SCH_HTB?)"
@@ -217,21 +237,40 @@ if [ "$stages" = 4 ]; then
     ip link add tq37f type veth peer name tq37b || skip "cannot create a veth pair here"
     ip link set tq37f netns "${nsp}_$k"
     ip link set tq37b netns "${nsp}_$j"
-    ip -n "${nsp}_$k" link set tq37f name tqf mtu 9000 up
-    ip -n "${nsp}_$j" link set tq37b name tqb mtu 9000 up
+    ip -n "${nsp}_$k" link set tq37f name tqf mtu "$mtu" up
+    ip -n "${nsp}_$j" link set tq37b name tqb mtu "$mtu" up
+    if [ "$nogso" = 1 ]; then
+      ip -n "${nsp}_$k" link set dev tqf gso_max_segs 1
+      ip -n "${nsp}_$j" link set dev tqb gso_max_segs 1
+    fi
     ip -n "${nsp}_$k" addr add "10.37.$j.1/30" dev tqf
     ip -n "${nsp}_$j" addr add "10.37.$j.2/30" dev tqb
   done
-  # routes for the non-neighbours (Open MPI may connect any pair; the tied
-  # embedding's exchange and the collectives go between them): through the
-  # middle ranks, which forward
-  ip -n "${nsp}_0" route add 10.37.0.0/16 via 10.37.1.2
-  ip -n "${nsp}_1" route add 10.37.3.0/30 via 10.37.2.2
-  ip -n "${nsp}_2" route add 10.37.1.0/30 via 10.37.2.1
-  ip -n "${nsp}_3" route add 10.37.0.0/16 via 10.37.3.1
+  # Each rank speaks from one address of its own, 10.37.100.k (Open MPI's
+  # TCP transport is given only these): a rank with two
+  # veth addresses would open one transport module per address, and a
+  # connection arriving from the other one is refused by the peer
+  # ("unexpected IP address") and retried for ever. Routes reach the other
+  # ranks' addresses through the neighbours; the middle ranks forward, so
+  # the traffic between non-neighbours (the tied embedding's exchange
+  # between rank 0 and 3, collectives) crosses every link between them.
+  for k in 0 1 2 3; do
+    # on an interface of its own (Open MPI sees one address per interface,
+    # lo's is 127.0.0.1): one end of a veth pair that stays inside the
+    # namespace, carrying no traffic (local addresses are delivered on lo)
+    ip -n "${nsp}_$k" link add tqid type veth peer name tqidp
+    ip -n "${nsp}_$k" link set tqid up
+    ip -n "${nsp}_$k" link set tqidp up
+    ip -n "${nsp}_$k" addr add "10.37.100.$k/32" dev tqid
+  done
+  for k in 0 1 2 3; do
+    for j in 0 1 2 3; do
+      [ "$j" = "$k" ] && continue
+      if [ "$j" -gt "$k" ]; then via="10.37.$((k + 1)).2"; else via="10.37.$k.1"; fi
+      ip -n "${nsp}_$k" route add "10.37.100.$j/32" via "$via"
+    done
+  done
   for k in 1 2; do ip netns exec "${nsp}_$k" sysctl -q -w net.ipv4.ip_forward=1 >/dev/null; done
-  ip netns exec "${nsp}_0" ping -c 1 -W 2 10.37.3.2 >/dev/null 2>&1 ||
-    echo "slow_links: note: ping 0 -> 3 failed (ping missing?); MPI's connections test the routes"
 fi
 
 mkdir -p "$out/timing" "$out/logs"
@@ -251,9 +290,9 @@ rtt=$(python3 "$HELPER" rtt)
   echo "waiting ranks: $wait_mode; tied embedding exchange: $tied"
   echo "links (Mbit/s): $links; methods: $methods; repeats: $repeats"
   if [ "$stages" = 2 ]; then
-    echo "shaping: htb on lo (mtu 9000), one class per direction at the link rate, burst max(64 KiB, 2 ms)"
+    echo "shaping: htb on lo (mtu $mtu$([ "$nogso" = 1 ] && echo ", gso_max_segs 1")), one class per direction at the link rate, burst max($burst_floor B, 2 ms)"
   else
-    echo "shaping: a namespace per rank, a veth pair per boundary (mtu 9000), htb on every veth end at the link rate, burst max(64 KiB, 2 ms)"
+    echo "shaping: a namespace per rank, a veth pair per boundary (mtu $mtu$([ "$nogso" = 1 ] && echo ", gso_max_segs 1")), htb on every veth end at the link rate, burst max($burst_floor B, 2 ms)"
   fi
   echo "latency: no netem in this kernel; loopback TCP round trip measured $rtt us (median of 2000)"
   echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -263,7 +302,7 @@ rtt=$(python3 "$HELPER" rtt)
 shape() { # mbit port0 port1
   local rate=$1 p0=$2 p1=$3
   local burst=$((rate * 1000000 / 8 / 500)) # 2 ms of the rate, in bytes
-  [ "$burst" -ge 65536 ] || burst=65536
+  [ "$burst" -ge "$burst_floor" ] || burst=$burst_floor
   tc qdisc del dev lo root 2>/dev/null || true
   tc qdisc add dev lo root handle 1: htb default 30 r2q 1000
   tc class add dev lo parent 1: classid 1:1 htb rate 100gbit burst 4mb quantum 65536
@@ -280,7 +319,7 @@ shape() { # mbit port0 port1
 shape4() { # mbit: every veth end's egress is one direction of one boundary
   local rate=$1 k dev
   local burst=$((rate * 1000000 / 8 / 500))
-  [ "$burst" -ge 65536 ] || burst=65536
+  [ "$burst" -ge "$burst_floor" ] || burst=$burst_floor
   for k in 0 1 2 3; do
     for dev in tqf tqb; do
       { [ "$k" = 0 ] && [ "$dev" = tqb ]; } && continue
@@ -345,7 +384,7 @@ for r in $(seq 1 "$repeats"); do
       else
         # the rank runs in its namespace; Open MPI's PMIx server listens on
         # 127.0.0.1 of this one, reached through a forwarder (links.py pmixfwd)
-        launch=(--mca btl_tcp_if_include 10.37.0.0/16 bash -c '
+        launch=(--mca btl_tcp_if_include 10.37.100.0/24 bash -c '
           ns=/run/netns/'"$nsp"'_$OMPI_COMM_WORLD_RANK
           exec 3< <(exec python3 '"$HELPER"' pmixfwd "$ns" "${PMIX_SERVER_URI4##*:}")
           fwd=$!
@@ -376,13 +415,13 @@ for r in $(seq 1 "$repeats"); do
       rt1=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
       python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
         --link "$l" --method "$m" --repeat "$r" --load "$load" --load-end "$load_end" --rtt-us "$rtt" \
-        --wait "$wait_mode" --tied "$tied" \
+        --wait "$wait_mode" --tied "$tied" --mtu "$mtu" \
         --wall "$(python3 -c "print(round($t1 - $t0, 3))")" --windows "$windows" \
         --monitor "$out/cpu_monitor.csv" --t0 "$t0" --t1 "$t1" --retrans $((rt1 - rt0))
       ran=$((ran + 1))
       el=$(($(date +%s) - t_start))
       left=$((total - i))
-      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f23) s, $(tail -n 1 "$CSV" | cut -d, -f26) tokens/s, eta $((el * left / ran)) s"
+      echo "[$i/$total] $l Mbit/s $m repeat $r: step $(tail -n 1 "$CSV" | cut -d, -f24) s, $(tail -n 1 "$CSV" | cut -d, -f27) tokens/s, eta $((el * left / ran)) s"
     done
   done
 done

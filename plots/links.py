@@ -664,8 +664,8 @@ def calib(a):
 # sgd_sim/links_model.c) has b = 6,553,600 bytes each way ([1, 1024, 1600]
 # binary32), wire = 1514 / 1448 (Ethernet, MTU 1500) and c = 9.6 + 19.2 ms
 # (GPT2-XL / 8 stages at an ASSUMED 40 TFLOP/s); this machine has
-# b = 327,680 bytes each way (2 x 128 x 320 binary32), wire = 9014 / 8948
-# (MTU 9000) and c = the fp32 runs' measured compute per micro-batch (the
+# b = 327,680 bytes each way (2 x 128 x 320 binary32), wire = the run's
+# (1514 / 1448 at MTU 1500) and c = the fp32 runs' measured compute per micro-batch (the
 # slower stage, median over the repeats at that link rate). Equal rho gives
 #   R_paper = R * [wire_p * 2 b_p / (wire_m * 2 b_m)] * [c_m / c_p]
 # The mapping matches fp32's ratio only: the paper's pipeline (K = 8,
@@ -683,6 +683,17 @@ def verdicts(rows):
         return sorted((d for d in rows if d["config"] == cfg and d["method"] == m and d["phase"] == ph),
                       key=lambda d: d["link_mbps"])
 
+    # K = 4 puts 4 ranks on 2 cores: a stage's compute (wall time of its
+    # compute sections) against the same block's at K = 2, per link rate
+    k2 = {(d["link_mbps"], d["method"]): d for d in rows if d["config"] == "k2-untied" and d["phase"] == "steady"}
+    share = []
+    for d in rows:
+        if d["config"] == "k4-untied" and d["phase"] == "steady" and (d["link_mbps"], d["method"]) in k2:
+            share.append("%s@%g: %.2f" % (d["method"], d["link_mbps"],
+                                          d["compute_per_micro_s"] / k2[(d["link_mbps"], d["method"])][
+                                              "compute_per_micro_s"]))
+    if share:
+        print("compute sharing, K=4 / K=2 compute per micro-batch (slower stage): " + ", ".join(share))
     for cfg in sorted({d["config"] for d in rows}):
         tah = [d for d in pick(cfg, "tah") if "speedup_vs_fp32" in d]
         if not tah:
@@ -702,6 +713,9 @@ def verdicts(rows):
                   "%.2fx" % (cfg, c["link_mbps"], c["rho_fp32"], c["speedup_vs_fp32"]))
         print("  network-bound points (fp32 transfer/compute > 1): %s" % (
             ", ".join("%g Mbit/s: %.2fx" % (d["link_mbps"], d["speedup_vs_fp32"]) for d in bound) or "none"))
+        print("  the paper's setting projected at the same paper-equivalent rates (overlapped / blocking sends): %s" % (
+            ", ".join("%.0f Mbit/s: %.2fx / %.2fx" % (d["paper_equiv_mbps"], d.get("paper_overlap_vs_fp32", float("nan")),
+                                                      d.get("paper_blocking_vs_fp32", float("nan"))) for d in tah)))
         aq = [d for d in tah if "speedup_vs_aqsgd_steady" in d]
         if aq:
             print("verdict 1.33x [%s]: TAH over AQ-SGD steady %s; over AQ-SGD's first epoch %s" % (
@@ -712,11 +726,16 @@ def verdicts(rows):
                 qa = d["speedup_vs_aqsgd_steady"] * t
                 qf = d["speedup_vs_aqsgd_first"] * t
                 # (qf + (E - 1) qa) / (E t) = 1.33  <=>  E = (qf - qa) / (1.33 t - qa)
-                es = (qf - qa) / (1.33 * t - qa) if 1.33 * t > qa else float("inf")
-                print("  %g Mbit/s (%.0f paper-equivalent): mean over E epochs / TAH = %.2f (E=2), %.2f (E=5), "
-                      "%.2f (E=10); 1.33x at E = %.1f" % (d["link_mbps"], d["paper_equiv_mbps"],
-                                                          d["speedup_vs_aqsgd_E2"], d["speedup_vs_aqsgd_E5"],
-                                                          d["speedup_vs_aqsgd_E10"], es))
+                if qf < 1.33 * t:
+                    at = "never (the first epoch alone: %.2fx)" % (qf / t)
+                elif qa >= 1.33 * t:
+                    at = "every E (steady state alone: %.2fx)" % (qa / t)
+                else:
+                    at = "up to E = %.1f" % ((qf - qa) / (1.33 * t - qa))
+                print("  %g Mbit/s (%.0f paper-equivalent): AQ-SGD's mean step over E epochs / TAH's = %.2f (E=2), "
+                      "%.2f (E=5), %.2f (E=10); at least 1.33x %s" % (
+                          d["link_mbps"], d["paper_equiv_mbps"], d["speedup_vs_aqsgd_E2"],
+                          d["speedup_vs_aqsgd_E5"], d["speedup_vs_aqsgd_E10"], at))
 
 
 def netbound(a):
@@ -842,6 +861,31 @@ def netbound(a):
                            "speedup_vs_fp32": pb[(send, bw, "fp32", "steady")] / t,
                            "speedup_vs_aqsgd_steady": pb[(send, bw, "aqsgd", "steady")] / t,
                            "speedup_vs_aqsgd_first": pb[(send, bw, "aqsgd", "first")] / t})
+    # the paper's projection at each point's paper-equivalent rate (log-linear
+    # interpolation on the 20-per-decade grid of links_projection_modes.csv)
+    if proj:
+        grid = {}
+        for r in read_rows(proj):
+            if r["phase"] == "steady":
+                grid.setdefault((r["send"], r["method"]), []).append((float(r["bw_mbps"]), float(r["step_s"])))
+
+        def at(send, m, x):
+            g = sorted(grid.get((send, m), []))
+            for (x0, y0), (x1, y1) in zip(g, g[1:]):
+                if x0 <= x <= x1:
+                    w = math.log(x / x0) / math.log(x1 / x0)
+                    return y0 + w * (y1 - y0)
+            return float("nan")
+
+        for d in out_rows:
+            if d["phase"] != "steady" or (("overlap", d["method"]) not in grid):
+                continue
+            for send in ("overlap", "blocking"):
+                d["paper_%s_vs_fp32" % send] = at(send, "fp32", d["paper_equiv_mbps"]) / at(
+                    send, d["method"], d["paper_equiv_mbps"])
+                if ("overlap", "aqsgd") in grid:
+                    d["paper_%s_vs_aqsgd_steady" % send] = at(send, "aqsgd", d["paper_equiv_mbps"]) / at(
+                        send, d["method"], d["paper_equiv_mbps"])
     if a.curves:
         cc = ["config", "send", "method", "bw_mbps", "paper_equiv_mbps", "speedup_vs_fp32",
               "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first"]
@@ -855,6 +899,8 @@ def netbound(a):
             "speedup_vs_fp32_max", "speedup_vs_aqsgd_steady", "speedup_vs_aqsgd_first", "speedup_vs_aqsgd_E2",
             "speedup_vs_aqsgd_E5", "speedup_vs_aqsgd_E10", "bytes_per_micro", "compute_per_micro_s", "rho",
             "rho_fp32", "model_best", "model_best_s", "resid_overlap", "resid_blocking", "resid_protocol",
+            "paper_overlap_vs_fp32", "paper_blocking_vs_fp32", "paper_overlap_vs_aqsgd_steady",
+            "paper_blocking_vs_aqsgd_steady",
             "load1_max", "niced_cores_max", "foreign_cores_max", "contended"]
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")

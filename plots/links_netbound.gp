@@ -12,11 +12,12 @@ set output out
 selp(cfg, m, ph) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" && $8 == \"%s\" && $9 == \"%s\"' %s", cfg, m, ph, pts)
 # rows of netbound_curves.csv: config (1), send (2), method (3)
 selc(cfg, send, m) = sprintf("< awk -F, 'NR > 1 && $1 == \"%s\" && $2 ~ /%s/ && $3 == \"%s\"' %s", cfg, send, m, cur)
-set multiplot layout 1,2 title "Measured where the link is the bottleneck (points: median and min..max over the repeats paired by repeat; lines: the event model calibrated on the same runs, mapped the same way; black: the paper's setting projected)"
+set multiplot layout 1,2 title "tahq-train-mpi over shaped links, network-bound: points measured (median; bars: min..max of the ratio over repeats), coloured lines: the event model\ncalibrated on the same runs (best-fitting sends), black/grey: the paper's setting projected (GPT2-XL, K=8, M=32, 40 TFLOP/s assumed)"
 set logscale x
-set xlabel "paper-equivalent link rate (Mbit/s): the rate at which GPT2-XL, K=8, 40 TFLOP/s has this run's fp32 transfer/compute ratio"
+set xrange [50:200000]
+set xlabel "paper-equivalent link rate (Mbit/s): equal fp32 transfer/compute ratio"
 set ylabel "TAH step speed-up over fp32 (steady state)"
-set key inside top right box opaque
+set key inside top right box opaque font ",9"
 set yrange [0:*]
 set arrow 1 from graph 0, first 4.3 to graph 1, first 4.3 nohead lc rgb ref_red dt 2
 set label 1 "4.3x (paper)" at graph 0.02, first 4.45 tc rgb ref_red

@@ -742,9 +742,12 @@ def netbound(a):
     out_rows = []
     for folder in a.folders:
         name = os.path.basename(os.path.normpath(folder))
-        runs = read_rows(os.path.join(folder, "runs.csv"))
+        runs, dropped, _ = uncontended(read_rows(os.path.join(folder, "runs.csv")))
         if not runs:
             continue
+        if dropped:
+            print("%s: left out as contended (other processes at nice <= 0 used > %.1f cores): %s" % (
+                os.path.basename(os.path.normpath(folder)), MAX_FOREIGN, " ".join(dropped)))
         K = int(runs[0].get("K") or 2)
         model = {}
         mp = os.path.join(folder, "links_model_points.csv")

@@ -47,7 +47,7 @@
 # Waiting: --wait sleep (default) runs tahq-train-mpi --mpi-wait sleep (a
 # waiting rank tests its request every 50 us and sleeps in between, so it
 # does not take a core from a computing one); yield sets Open MPI's
-# mpi_yield_when_idle; poll is Open MPI's default busy polling.
+# mpi_yield_when_idle; poll sets it to 0 (Open MPI's blocking calls poll).
 # Output (--out DIR, default build/slow-links): runs.csv, one row per
 # finished run (link, method, repeat), written as it finishes; a rerun skips
 # the rows present (resume). meta.txt: the configuration, machine, load.
@@ -83,7 +83,7 @@ DIR/cpu_monitor.csv). Rerunning resumes
   --stages K     2 (one rank per core, shaped lo) or 4 (a namespace per rank, veth
                  pairs between neighbours, --layers 4: one block per stage as with K = 2)
   --wait W       how a waiting rank waits (sleep): sleep = tahq-train --mpi-wait sleep,
-                 yield = Open MPI's mpi_yield_when_idle 1, poll = Open MPI's default
+                 yield = Open MPI's mpi_yield_when_idle 1, poll = its mpi_yield_when_idle 0
   --tied X       tahq-train --tied-exchange: fp32 (default; the tied embedding's
                  gradients cross the link every step) or none (untied head)
   --mtu M        links of MTU M without segmentation offload, bucket max(M + 14 B, 2 ms)
@@ -344,11 +344,28 @@ tc_dump() { # file: the counters of every shaped class
     done
   fi
 }
+# TCP segments sent again, over the namespaces the ranks run in (K = 4:
+# each rank's own; K = 2: this one)
+retrans() {
+  local k t=0 v
+  if [ "$stages" = 2 ]; then
+    awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp
+    return
+  fi
+  for k in 0 1 2 3; do
+    v=$(ip netns exec "${nsp}_$k" awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
+    t=$((t + v))
+  done
+  echo "$t"
+}
 waitenv=()
 waitopt=(--mpi-wait poll)
+# poll sets yield_when_idle 0 explicitly: Open MPI turns it on by itself
+# when it counts the node as oversubscribed
 case "$wait_mode" in
 sleep) waitopt=(--mpi-wait sleep) ;;
 yield) waitenv=(-x OMPI_MCA_mpi_yield_when_idle=1) ;;
+poll) waitenv=(-x OMPI_MCA_mpi_yield_when_idle=0) ;;
 esac
 
 done_keys=""
@@ -376,7 +393,7 @@ for r in $(seq 1 "$repeats"); do
       # nice <= 0 use < 0.3 cores; what they used is recorded either way
       python3 "$HELPER" quiet $$ --max 0.3 --timeout "$quiet_wait"
       load=$(cut -d' ' -f1 /proc/loadavg)
-      rt0=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
+      rt0=$(retrans)
       t0=$(date +%s.%N)
       set +e
       if [ "$stages" = 2 ]; then
@@ -412,7 +429,7 @@ for r in $(seq 1 "$repeats"); do
       fi
       tc_dump "$out/logs/$name.tc.txt"
       load_end=$(cut -d' ' -f1 /proc/loadavg)
-      rt1=$(awk '/^Tcp:/ { n++; if (n == 1) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i } else { print $c; exit } }' /proc/net/snmp)
+      rt1=$(retrans)
       python3 "$HELPER" row --csv "$CSV" --timing "$tfile" --tc "$out/logs/$name.tc.txt" \
         --link "$l" --method "$m" --repeat "$r" --load "$load" --load-end "$load_end" --rtt-us "$rtt" \
         --wait "$wait_mode" --tied "$tied" --mtu "$mtu" \

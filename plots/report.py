@@ -543,6 +543,29 @@ def section_loss(out_dir, rc, sim_ok, ran):
 
 
 LINKS_DIR = os.path.join(REPO, "sgd_sim", "results", "slow-links")
+NETBOUND_DIR = os.path.join(REPO, "sgd_sim", "results", "slow-links-netbound")
+
+
+def netbound_part(out_dir, src=NETBOUND_DIR):
+    """The network-bound sweeps (K = 2 and K = 4, issue 37): netbound.csv
+    (every point with its paper-equivalent rate, speed-ups, model residuals),
+    the verdict lines of netbound.txt and links_netbound.png; None when not
+    committed."""
+    rows, _ = read_csv(os.path.join(src, "netbound.csv"))
+    if rows is None:
+        return None
+    verdicts = []
+    p = os.path.join(src, "netbound.txt")
+    if os.path.exists(p):
+        with open(p, encoding="utf-8") as f:
+            verdicts = [ln.rstrip("\n") for ln in f if ln.startswith(("verdict", "  "))]
+    dst = os.path.join(out_dir, "data", "links")
+    os.makedirs(dst, exist_ok=True)
+    if os.path.exists(os.path.join(src, "links_netbound.png")):
+        shutil.copy(os.path.join(src, "links_netbound.png"), dst)
+    return {"rows": [{k: num(v) for k, v in r.items()} for r in rows], "verdicts": verdicts,
+            "images": images(out_dir, "data/links", ["links_netbound"]),
+            "source": shown(src) + "/ (committed; see its README.md)"}
 
 
 def section_slow_links(out_dir, src=LINKS_DIR):
@@ -574,9 +597,11 @@ def section_slow_links(out_dir, src=LINKS_DIR):
             shutil.copy(os.path.join(src, n + ".png"), dst)
     return {"status": st, **({"reason": why} if why else {}),
             "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "netbound": netbound_part(out_dir),
             "points": [{k: num(v) for k, v in r.items()} for r in pts],
             "meta": texts.get("meta.txt", []), "projection": texts.get("links_projection.txt", []),
-            "images": images(out_dir, "data/links", ["links_measured", "links_epochs", "links_projection"]),
+            "images": images(out_dir, "data/links",
+                             ["links_measured", "links_epochs", "links_projection", "links_netbound"]),
             "source": shown(src) + "/ (committed; rerun: scripts/slow_links.sh, see its README.md)"}
 
 
@@ -1163,6 +1188,39 @@ def md_section(key, title, s):
             L.append("```")
             L += [ln for ln in s["projection"] if ln.strip()]
             L.append("```")
+        nb = s.get("netbound")
+        if nb:
+            L.append("")
+            L.append("Where the link is the bottleneck (issue 37; %s): links of 2 to 50 Mbit/s, MTU 1500, "
+                     "waiting ranks sleep, K = 2 and K = 4 (one namespace per rank, a veth pair per "
+                     "boundary). Each rate is mapped to the paper's setting by equal fp32 "
+                     "transfer/compute ratio (the derivation is in the folder's README). Speed-ups are "
+                     "ratios of median steady step times; min..max over the repeats paired by repeat."
+                     % nb["source"])
+            L.append("")
+            rows = []
+            for r in nb["rows"]:
+                if r.get("method") != "tah" or r.get("phase") != "steady":
+                    continue
+                rows.append([r["config"], "%g" % r["link_mbps"], "%.0f" % r["paper_equiv_mbps"],
+                             "%.2f" % r["rho_fp32"],
+                             "%.2f (%.2f..%.2f)" % (r["speedup_vs_fp32"], r["speedup_vs_fp32_min"],
+                                                    r["speedup_vs_fp32_max"])
+                             if isinstance(r.get("speedup_vs_fp32_min"), (int, float)) else "-",
+                             "%.2f" % r["speedup_vs_aqsgd_steady"]
+                             if isinstance(r.get("speedup_vs_aqsgd_steady"), (int, float)) else "-",
+                             "%.2f" % r["speedup_vs_aqsgd_first"]
+                             if isinstance(r.get("speedup_vs_aqsgd_first"), (int, float)) else "-",
+                             "%+.0f%%" % (100 * r["resid_" + r["model_best"]])
+                             if r.get("model_best") else "-"])
+            L += table(["sweep", "link Mbit/s", "paper-equivalent Mbit/s", "fp32 transfer/compute",
+                        "TAH over fp32", "TAH over AQ-SGD steady", "TAH over AQ-SGD 1st epoch",
+                        "model residual (best send kind)"], rows)
+            if nb["verdicts"]:
+                L.append("")
+                L.append("```")
+                L += nb["verdicts"]
+                L.append("```")
     elif key == "loss_curves":
         L += table(["method", "step", "full-data loss (uncompressed forward)"],
                    [[r["method"], r["step"], r["eval_loss"]] for r in s["final_eval"]])

@@ -95,9 +95,18 @@ static const char *const col_names[C_NCOL] = {
     "lat_s", "wire", "bf", "bb", "tail_bytes", "cf0", "cf1", "cb0", "cb1", "ef0", "db0", "df1", "eb1",
     "upd0", "upd1"};
 
+/* optional columns (K > 2): the stage count and the further stages' times,
+ * named as the K = 2 ones (cfK: stage K's forward compute per micro-batch,
+ * efK: its forward encode, dfK: its forward decode, ...); absent: K = 2 */
+#define X_MAXK 4
+enum { X_CF, X_CB, X_EF, X_DF, X_EB, X_DB, X_UPD, X_N };
+static const char *const x_prefix[X_N] = {"cf", "cb", "ef", "df", "eb", "db", "upd"};
+
 typedef struct mrow {
     char method[32], phase[16];
     double v[C_NCOL];
+    int K;
+    double x[X_N][X_MAXK]; /* every stage's times (K = 2: copied from v) */
 } mrow;
 
 /* split a CSV line (no quoting) in place; returns the field count */
@@ -148,6 +157,19 @@ static int read_measured(const char *path, mrow **out, int *nrow)
             return 2;
         }
     }
+    int kidx = -1, xidx[X_N][X_MAXK];
+    for (int j = 0; j < nf && j < 128; j++)
+        if (!strcmp(fld[j], "K"))
+            kidx = j;
+    for (int a = 0; a < X_N; a++)
+        for (int k = 0; k < X_MAXK; k++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "%s%d", x_prefix[a], k);
+            xidx[a][k] = -1;
+            for (int j = 0; j < nf && j < 128; j++)
+                if (!strcmp(fld[j], nm))
+                    xidx[a][k] = j;
+        }
     int cap = 64, n = 0;
     mrow *rows = malloc(sizeof *rows * (size_t)cap);
     int lineno = 1;
@@ -184,6 +206,45 @@ static int read_measured(const char *path, mrow **out, int *nrow)
                 return 2;
             }
         }
+        r->K = 2;
+        if (kidx >= 0) {
+            char *end;
+            long K = strtol(fld[kidx], &end, 10);
+            if (end == fld[kidx] || *end || K < 2 || K > X_MAXK) {
+                fprintf(stderr, "tahq-sim: %s line %d: K must be 2..%d, not '%s'\n", path, lineno, X_MAXK,
+                        fld[kidx]);
+                free(rows);
+                fclose(f);
+                return 2;
+            }
+            r->K = (int)K;
+        }
+        memset(r->x, 0, sizeof r->x);
+        for (int a = 0; a < X_N; a++)
+            for (int k = 0; k < r->K; k++) {
+                if (xidx[a][k] < 0)
+                    continue;
+                char *end;
+                double x = strtod(fld[xidx[a][k]], &end);
+                if (end == fld[xidx[a][k]] || *end || !isfinite(x) || x < 0) {
+                    fprintf(stderr, "tahq-sim: %s line %d: bad %s%d '%s'\n", path, lineno, x_prefix[a], k,
+                            fld[xidx[a][k]]);
+                    free(rows);
+                    fclose(f);
+                    return 2;
+                }
+                r->x[a][k] = x;
+            }
+        if (r->K > 2)
+            for (int a = 0; a < X_N; a++)
+                for (int k = 0; k < r->K; k++)
+                    if (xidx[a][k] < 0 && !((a == X_EF || a == X_DB) && k == r->K - 1) &&
+                        !((a == X_DF || a == X_EB) && k == 0)) {
+                        fprintf(stderr, "tahq-sim: %s: K = %d needs column %s%d\n", path, r->K, x_prefix[a], k);
+                        free(rows);
+                        fclose(f);
+                        return 2;
+                    }
         if (r->v[C_LINK] <= 0 || r->v[C_STEP] <= 0 || r->v[C_M] < 1 || r->v[C_M] > 4096) {
             fprintf(stderr, "tahq-sim: %s line %d: link, step_s and M must be positive\n", path, lineno);
             free(rows);
@@ -219,24 +280,35 @@ static double median_of(double *v, int n)
 /* a group's parameters: the medians over its links of every time and size */
 static void group_params(const mrow *rows, int n, const char *method, const char *phase, lk_params *p)
 {
-    double v[C_NCOL][64];
-    int k = 0;
+    double v[C_NCOL][64], xv[X_N][X_MAXK][64];
+    int k = 0, K = 2;
     for (int i = 0; i < n && k < 64; i++)
         if (!strcmp(rows[i].method, method) && !strcmp(rows[i].phase, phase)) {
             for (int c = 0; c < C_NCOL; c++)
                 v[c][k] = rows[i].v[c];
+            for (int a = 0; a < X_N; a++)
+                for (int j = 0; j < X_MAXK; j++)
+                    xv[a][j][k] = rows[i].x[a][j];
+            K = rows[i].K;
             k++;
         }
     memset(p, 0, sizeof *p);
     double med[C_NCOL];
     for (int c = 0; c < C_NCOL; c++)
         med[c] = k ? median_of(v[c], k) : 0;
-    p->K = 2, p->M = (int)med[C_M];
-    p->cf[0] = med[C_CF0], p->cf[1] = med[C_CF1];
-    p->cb[0] = med[C_CB0], p->cb[1] = med[C_CB1];
-    p->ef[0] = med[C_EF0], p->df[1] = med[C_DF1];
-    p->eb[1] = med[C_EB1], p->db[0] = med[C_DB0];
-    p->upd[0] = med[C_UPD0], p->upd[1] = med[C_UPD1];
+    p->K = K, p->M = (int)med[C_M];
+    if (K == 2) {
+        p->cf[0] = med[C_CF0], p->cf[1] = med[C_CF1];
+        p->cb[0] = med[C_CB0], p->cb[1] = med[C_CB1];
+        p->ef[0] = med[C_EF0], p->df[1] = med[C_DF1];
+        p->eb[1] = med[C_EB1], p->db[0] = med[C_DB0];
+        p->upd[0] = med[C_UPD0], p->upd[1] = med[C_UPD1];
+    } else {
+        double *dst[X_N] = {p->cf, p->cb, p->ef, p->df, p->eb, p->db, p->upd};
+        for (int a = 0; a < X_N; a++)
+            for (int j = 0; j < K; j++)
+                dst[a][j] = k ? median_of(xv[a][j], k) : 0;
+    }
     p->bf = med[C_BF], p->bb = med[C_BB], p->tail_bytes = med[C_TAIL];
     p->lat = med[C_LAT], p->wire = med[C_WIRE] > 0 ? med[C_WIRE] : 1;
     p->eager = LK_EAGER;
@@ -400,8 +472,8 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
     if (fc) {
         fprintf(fc, "bw_mbps,method,phase,model_overlap_s,model_blocking_s,model_protocol_s,tokens_per_s,"
                     "speedup_vs_fp32\n");
-        for (int b = 0; b <= 60; b++) {
-            double mbps = 20.0 * pow(1000.0, b / 60.0); /* 20 Mbit/s .. 20 Gbit/s */
+        for (int b = 0; b <= 86; b++) {
+            double mbps = pow(10.0, b / 20.0); /* 1 Mbit/s .. 20 Gbit/s */
             double base = 0;
             if (g32 >= 0) {
                 lk_params p = gpar[g32];
@@ -453,6 +525,31 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
                 fprintf(fe, "gpt2xl,%.0f,%d,%.4f\n", ebw[b], E, (af + (E - 1) * a) / (E * t));
             }
         fclose(fe);
+    }
+
+    /* 3b. the paper's setting with either kind of send, latency 1 ms and the
+     * assumed codec time, over 1 Mbit/s .. 100 Gbit/s: the curves the
+     * measured speed-ups are set against once their link rates are mapped
+     * to the paper's (plots/links.py netbound) */
+    FILE *fpb = out_file(outdir, "links_projection_modes.csv");
+    if (fpb) {
+        static const char *const pmm[] = {"fp32", "fp16", "aqsgd", "tah", "tah-tile", "plain4"};
+        fprintf(fpb, "send,bw_mbps,method,phase,step_s,speedup_vs_fp32\n");
+        for (int mode = 0; mode <= 1; mode++)
+            for (int b = 0; b <= 100; b++) {
+                double mbps = pow(10.0, b / 20.0), bw = mbps * 1e6;
+                double s32 = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, 1e-3, GPT_CODEC, mode);
+                for (int i = 0; i < 6; i++) {
+                    if (find_method(nm, names, pmm[i]) < 0)
+                        continue;
+                    for (int first = 0; first <= !strcmp(pmm[i], "aqsgd"); first++) {
+                        double st = gpt_step(nm, names, fb, bb, S, C, pmm[i], first, bw, 1e-3, GPT_CODEC, mode);
+                        fprintf(fpb, "%s,%.3f,%s,%s,%.6f,%.4f\n", mode ? "blocking" : "overlap", mbps, pmm[i],
+                                first ? "first" : "steady", st, s32 / st);
+                    }
+                }
+            }
+        fclose(fpb);
     }
 
     /* 4. the projection to the paper's setting */

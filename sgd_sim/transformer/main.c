@@ -81,6 +81,13 @@ static const char *const help_text =
     "  --schedule S      linear (default), cosine or const: decay to lr/10 after the warm-up\n"
     "  --weight-decay X  decoupled weight decay on matrices and embeddings (0.01)\n"
     "  --clip X          gradient-norm clip per stage and for the tied embedding (1.0; 0 = none)\n"
+    "  --tied-exchange X fp32 (default): the output head is tied to the input embedding and the\n"
+    "                    first and last stage exchange their binary32 gradients of it every step\n"
+    "                    (V x C x 4 bytes each way); none: the head is untied (it starts as a copy\n"
+    "                    of the embedding and learns from its own gradient): no exchange\n"
+    "  --mpi-wait W      tahq-train-mpi: poll (default: MPI's blocking calls, which poll the\n"
+    "                    transport and keep the core busy while a rank waits) or sleep (test the\n"
+    "                    request every 50 us and sleep in between: a waiting rank frees its core)\n"
     "  --codec-threads N encode and decode each tahq message on N threads (1; the parallel\n"
     "                    codec of tahq_parallel.h writes the same bytes for every N); pays\n"
     "                    off for large boundary tensors only: at the default shape (80K\n"
@@ -222,6 +229,7 @@ typedef struct cli {
     int dump_every;
     const char *timing;
     FILE *timing_f; /* rank 0 */
+    int mpi_wait_sleep_us; /* --mpi-wait sleep: 50; poll: 0 */
     const char *model, *model_dir, *init;
 } cli;
 
@@ -328,14 +336,14 @@ static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate
 static const char *const timing_header =
     "run,method,K,micro,batch,T,C,train_windows,aq_cache_bytes,step,step_s,tokens,fwd_bytes,bwd_bytes,"
     "aq_new_samples,stage,compute_fwd_s,compute_bwd_s,encode_s,decode_s,send_s,recv_s,swap_s,update_s,"
-    "sync_s,sent_bytes_cum";
-#define TIMING_NV (TT_TIMES_N + 1)
+    "sync_s,sent_bytes_cum,sent_next_cum,sent_prev_cum";
+#define TIMING_NV (TT_TIMES_N + 3)
 
 /* one step's rows of --timing (MPI: every rank calls it, rank 0 writes).
  * 0, or 1 on an error. */
 static int timing_rows(const cli *a, const char *name, const char *method, const tt_opts *o,
                        const tt_run *r, int step, double step_s, uint64_t fb, uint64_t bb,
-                       uint64_t nn, double sent)
+                       uint64_t nn, const double sent[3])
 {
     const int K = o->K;
     double *v = malloc(sizeof(double) * TIMING_NV * (size_t)K);
@@ -352,7 +360,8 @@ static int timing_rows(const cli *a, const char *name, const char *method, const
         tt_times t;
         tt_run_times(r, k, &t);
         const double tv[TIMING_NV] = {t.compute_fwd, t.compute_bwd, t.encode, t.decode, t.send,
-                                      t.recv, t.swap, t.update, t.sync, sent};
+                                      t.recv, t.swap, t.update, t.sync, sent[0], sent[1],
+                                      sent[2]};
         memcpy(w, tv, sizeof tv);
     }
 #ifdef TT_MPI
@@ -379,9 +388,9 @@ static int timing_rows(const cli *a, const char *name, const char *method, const
             for (int j = 0; j < TT_TIMES_N; j++)
                 fprintf(a->timing_f, ",%.6f", w[j]);
 #ifdef TT_MPI
-            fprintf(a->timing_f, ",%.0f\n", w[TT_TIMES_N]);
+            fprintf(a->timing_f, ",%.0f,%.0f,%.0f\n", w[TT_TIMES_N], w[TT_TIMES_N + 1], w[TT_TIMES_N + 2]);
 #else
-            fprintf(a->timing_f, ",\n");
+            fprintf(a->timing_f, ",,,\n");
 #endif
         }
         fflush(a->timing_f);
@@ -446,6 +455,7 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
     }
 #ifdef TT_MPI
     tt_transport tr;
+    tt_mpi_set_wait_sleep(a->mpi_wait_sleep_us);
     if (tt_mpi_transport(&tr)) {
         fprintf(stderr, "tahq-train: out of memory\n");
         return run_failed();
@@ -560,9 +570,12 @@ static int one_run(const cli *a, const char *method, uint64_t seed, const tt_dat
         /* the fifth CSV column: bits per byte, or the masked-token accuracy */
         const double v5 = o.bert ? tt_run_eval_accuracy(r) : vloss / log(2.0);
         if (a->timing) {
-            double sent = 0;
+            /* payload bytes sent so far: in all, to the next rank, to the previous */
+            double sent[3] = {0, 0, 0};
 #ifdef TT_MPI
-            sent = (double)tt_mpi_sent_bytes(&tr);
+            sent[0] = (double)tt_mpi_sent_bytes(&tr);
+            sent[1] = (double)tt_mpi_sent_to(&tr, g_rank + 1);
+            sent[2] = (double)tt_mpi_sent_to(&tr, g_rank - 1);
 #endif
             if (timing_rows(a, name, method, &o, r, t + 1, step_s, fb, bb, nn, sent))
                 return run_abandon(stats, &dp, r, csv, tmp);
@@ -707,7 +720,21 @@ static int tahq_train(int argc, char **argv)
             bad = parse_double(v, 0, 10, &a.o.weight_decay);
         else if (!strcmp(o, "--clip"))
             bad = parse_double(v, 0, 1e30, &a.o.clip);
-        else if (!strcmp(o, "--codec-threads"))
+        else if (!strcmp(o, "--tied-exchange")) {
+            if (!strcmp(v, "fp32"))
+                a.o.untied_head = 0;
+            else if (!strcmp(v, "none"))
+                a.o.untied_head = 1;
+            else
+                return usage_error("--tied-exchange must be fp32 or none, not '%s'", v);
+        } else if (!strcmp(o, "--mpi-wait")) {
+            if (!strcmp(v, "poll"))
+                a.mpi_wait_sleep_us = 0;
+            else if (!strcmp(v, "sleep"))
+                a.mpi_wait_sleep_us = 50;
+            else
+                return usage_error("--mpi-wait must be poll or sleep, not '%s'", v);
+        } else if (!strcmp(o, "--codec-threads"))
             bad = parse_int(v, 1, (int)TAHQ_JOBS_MAX, &a.o.codec_threads);
         else if (!strcmp(o, "--channels"))
             bad = parse_int(v, 1, 8192, &a.o.cfg.C);

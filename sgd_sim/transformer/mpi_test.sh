@@ -9,7 +9,10 @@
 # epoch: first visits, then deltas against the caches that each side of a
 # boundary keeps). Control: a run with another seed must differ, so the
 # comparison can fail. Activation dumps (.npy and statistics) are the same
-# files too.
+# files too. The untied head (--tied-exchange none: no exchange between the
+# first and last stage) agrees between the two as well and must differ from
+# the tied run (control: the option changes the training); waiting by
+# test-and-sleep (--mpi-wait sleep, K = 3) leaves every byte as it is.
 #   mpi_test.sh MPIRUN TAHQ_TRAIN_MPI TAHQ_TRAIN WORKDIR
 set -u
 MPIRUN=$1
@@ -59,7 +62,9 @@ run_pair tah 2 2 tah 1 1
 run_pair sr3 3 3 tah-sr 1 1
 run_pair aq3 3 3 "aqsgd --train-windows 8" 1 1
 run_pair control 2 2 tah 1 2
-for n in fp32 tah sr3 aq3; do
+run_pair untied 2 2 "tah --tied-exchange none" 1 1
+run_pair sleep3 3 3 "tah-sr --mpi-wait sleep" 1 1
+for n in fp32 tah sr3 aq3 untied sleep3; do
     r=$(same "$n")
     echo "$n: single process vs MPI: $r"
     [ "$r" = identical ] || bad "$n: the MPI run's CSV is $r from the single-process one"
@@ -86,6 +91,13 @@ echo "dump: $n files (6 .npy and the statistics) compared"
 r=$(same control)
 echo "control (seed 1 vs seed 2): $r"
 [ "$r" = different ] || bad "control: runs with different seeds compare $r (the comparison cannot fail)"
+a=$(ls "$W/untied-single/"*.csv 2>/dev/null | head -n 1)
+b=$(ls "$W/tah-single/"*.csv 2>/dev/null | head -n 1)
+if [ -n "$a" ] && [ -n "$b" ] && ! cmp -s "$a" "$b"; then
+    echo "untied head vs tied: different (as it must: the head learns from its own gradient)"
+else
+    bad "untied: the run with --tied-exchange none is missing or identical to the tied one"
+fi
 grep -q "wire bytes" "$W/tah-mpi.log" || bad "the MPI run printed no summary on rank 0"
 [ "$(grep -c '^run tah_k2_s1: loss' "$W/tah-mpi.log")" -eq 1 ] || bad "the summary was printed by more than rank 0"
 

@@ -19,6 +19,12 @@ int tt_mpi_gather_f64(const double *mine, int n, double *all);
  * made (boundary and evaluation messages, the tied-embedding exchange; not
  * the collectives' few bytes nor MPI's own headers) */
 uint64_t tt_mpi_sent_bytes(const tt_transport *tr);
+/* the same, only what went to rank `to` (0 for a rank out of range) */
+uint64_t tt_mpi_sent_to(const tt_transport *tr, int to);
+/* us > 0: every wait (receive, send, exchange, collectives) tests its
+ * request every us microseconds and sleeps in between instead of polling
+ * (the core is free while a rank waits); 0: MPI's blocking calls */
+void tt_mpi_set_wait_sleep(int us);
 /* rank 0's int to every rank */
 int tt_mpi_bcast_int(int *v);
 

@@ -616,9 +616,10 @@ double tt_run_step(tt_run *r, const char **err)
         for (int k = r->k_hi; k >= r->k_lo; k--)
             if (bwd_work(r, k, m, scale, err))
                 return NAN;
-    /* tied embedding: both copies get g_wte + g_head, added in that order on both sides */
+    /* tied embedding: both copies get g_wte + g_head, added in that order on
+     * both sides; untied: each copy keeps its own gradient */
     double c0 = clk();
-    if (K > 1) {
+    if (K > 1 && !r->o.untied_head) {
         stage_view *s0 = r->k_lo == 0 ? &r->sv[0] : NULL;
         stage_view *sl = r->k_hi == K - 1 ? &r->sv[K - 1] : NULL;
         if (s0 && sl) {

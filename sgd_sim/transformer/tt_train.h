@@ -45,6 +45,12 @@ typedef struct tt_opts {
      * AQ-SGD needs a set (its cache is per sample). */
     int train_windows;
     int codec_threads;   /* threads per tahq encode / decode (>= 1; same bytes for every value) */
+    /* 1: the output head is untied from the input embedding: it starts as
+     * the same matrix but each copy learns from its own gradient, so the
+     * first and last stage exchange nothing after the backward (a pipeline
+     * whose embedding and head are separate parameters). 0: tied, the two
+     * copies' gradients are exchanged in binary32 and summed every step. */
+    int untied_head;
     /* bert = 1: the BERT encoder of tt_bert.h (bert_cfg; cfg mirrors its V,
      * C, NH, L with T the sequence length) fine-tuned as a masked language
      * model on WordPiece ids (tt_data.train_ids / val_ids). A sample is

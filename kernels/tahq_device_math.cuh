@@ -2,7 +2,7 @@
 /*
  * tahq_device_math.cuh - what the warp programs compute per lane beyond the
  * scalar core (ref/tahq_core.h: bit views, little-endian fields, tile size,
- * log2 coefficients, Philox constants, order keys) and the CRC-32C algebra
+ * log2 coefficients, Philox constants) and the CRC-32C algebra
  * (common/tahq_crc_gf2.h):
  *
  *   device intrinsics with their host equivalents: __float_as_uint,

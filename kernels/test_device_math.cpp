@@ -67,6 +67,13 @@ static bool g_quick = false;
 
 /* A scalar model of one tile built on the device copies of the metadata
  * grid (SPEC 2.2, 5.3): the values test_scalar compares with libtahq. */
+/* order key of a non-NaN float (-0 below +0), as ref/quant.c order_key */
+static int32_t tq_order_key(float x)
+{
+    int32_t w = (int32_t)tq_bits(x);
+    return w ^ (int32_t)((uint32_t)(w >> 31) >> 1);
+}
+
 static float tq_meta_round_down(uint32_t meta, float x)
 {
     if (x != x)
@@ -233,8 +240,8 @@ static void test_scalar(void)
                                                 &zr, &sr, cr);
             float lo = v[0], hi = v[0];
             for (uint32_t i = 1; i < G; i++) {
-                lo = tahq_order_key(v[i]) < tahq_order_key(lo) ? v[i] : lo;
-                hi = tahq_order_key(v[i]) > tahq_order_key(hi) ? v[i] : hi;
+                lo = tq_order_key(v[i]) < tq_order_key(lo) ? v[i] : lo;
+                hi = tq_order_key(v[i]) > tq_order_key(hi) ? v[i] : hi;
             }
             float z, s;
             uint32_t range;

@@ -9,7 +9,6 @@
  *   log2 of a tile size                                   SPEC 3.3
  *   the log2 coefficients                                 SPEC 2.3
  *   the Philox4x32-10 constants                           SPEC 2.4
- *   order keys of binary32 values                         SPEC 5.3
  *
  * Header-only: every function is static inline (__host__ __device__ under
  * nvcc), C11, C++ and CUDA, integer or basic binary32 operations in the
@@ -194,25 +193,5 @@ TAHQ_CORE_FN uint32_t tahq_tile_log2(uint32_t tile)
 #define TAHQ_PHILOX_M1 0xCD9E8D57u
 #define TAHQ_PHILOX_W0 0x9E3779B9u
 #define TAHQ_PHILOX_W1 0xBB67AE85u
-
-/* ---- order keys (SPEC 5.3 min and max) ----------------------------------- */
-
-/* A signed integer key that orders finite floats like their values (with
- * -0 < +0): negative floats get their magnitude bits flipped. */
-/*@ assigns \nothing;
-  @ ensures \result == tahq_okey(tahq_f32_bits(x)); */
-TAHQ_CORE_FN int32_t tahq_order_key(float x)
-{
-    uint32_t u = tahq_bits_of(x);
-    int32_t m = (int32_t)(u & 0x7FFFFFFFu);
-    return u >= 0x80000000u ? ~m : m; /* negative: bits 0..30 flipped, = -1 - m */
-}
-
-/*@ assigns \nothing;
-  @ ensures tahq_not_nan_bits(tahq_okey_inv(k)) ==> tahq_f32_bits(\result) == tahq_okey_inv(k); */
-TAHQ_CORE_FN float tahq_from_order_key(int32_t k)
-{
-    return tahq_float_of(k < 0 ? 0x80000000u + (uint32_t)(-(k + 1)) : (uint32_t)k);
-}
 
 #endif /* TAHQ_CORE_H */

@@ -224,7 +224,7 @@ static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t 
     __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(lo0, bias), _mm256_xor_si256(c0, bias));
     __m256i c1 = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
     __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
-    const __m256i m0 = _mm256_set1_epi32((int)0xD2511F53u), m1 = _mm256_set1_epi32((int)0xCD9E8D57u);
+    const __m256i m0 = _mm256_set1_epi32((int)TAHQ_PHILOX_M0), m1 = _mm256_set1_epi32((int)TAHQ_PHILOX_M1);
     uint32_t k0 = key0, k1 = key1;
     for (int round = 0; round < 10; round++) {
         __m256i p0e = _mm256_mul_epu32(c0, m0);
@@ -241,8 +241,8 @@ static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t 
         c1 = lo1w;
         c2 = n2;
         c3 = lo0w;
-        k0 += 0x9E3779B9u; /* mod 2^32 */
-        k1 += 0xBB67AE85u;
+        k0 += TAHQ_PHILOX_W0; /* mod 2^32 */
+        k1 += TAHQ_PHILOX_W1;
     }
     *o0 = c0;
     *o1 = c1;

@@ -673,8 +673,8 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     /* E: header and CRC */
     const uint64_t payload_bytes = lay->pivot_off + used;
     tahq_header_write(out, cfg, shape, required, n_flagged, payload_bytes);
-    uint32_t crc = crc_parallel(par, jobs, tahq_crc32c(0, out, 68), payload, payload_bytes);
-    tahq_put_u32(out + 68, crc);
+    uint32_t crc = crc_parallel(par, jobs, tahq_crc32c(0, out, TAHQ_HDR_CRC), payload, payload_bytes);
+    tahq_put_u32(out + TAHQ_HDR_CRC, crc);
     *out_len = (size_t)(TAHQ_HEADER_BYTES + payload_bytes);
     return TAHQ_OK;
 }
@@ -785,68 +785,6 @@ static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
     return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
-/* tahq_parse_header (ref/format.c) up to its CRC check: the same checks in
- * the same order (SPEC §8.4 steps 1-4 but the CRC), so the same status for
- * every message; *h is written only on success. The caller checks the CRC
- * (computed in parts with the payload checks). */
-static tahq_status parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
-{
-    if (len < 4)
-        return TAHQ_ERR_TRUNCATED;
-    if (msg[0] != 'T' || msg[1] != 'A' || msg[2] != 'H' || msg[3] != 'Q')
-        return TAHQ_ERR_MAGIC;
-    if (len < 8)
-        return TAHQ_ERR_TRUNCATED;
-    const uint16_t version = tahq_get_u16(msg + 4);
-    if ((version != TAHQ_FORMAT_VERSION && version != TAHQ_GAIN_VERSION) ||
-        tahq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
-        return TAHQ_ERR_VERSION;
-    if (len < TAHQ_HEADER_BYTES)
-        return TAHQ_ERR_TRUNCATED;
-    tahq_header h;
-    h.version = version;
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_GAIN || msg[12] > TAHQ_ROUND_STOCHASTIC ||
-        msg[13] > TAHQ_META_FP32)
-        return TAHQ_ERR_HEADER;
-    /* alloc 3 (gain) if and only if version 3 (SPEC §8.1) */
-    if ((msg[11] == TAHQ_ALLOC_GAIN) != (version == TAHQ_GAIN_VERSION))
-        return TAHQ_ERR_HEADER;
-    h.config.tile = 1u << msg[8];
-    h.config.hi_bits = msg[9];
-    h.config.lo_bits = msg[10];
-    h.config.alloc = (tahq_alloc)msg[11];
-    h.config.rounding = (tahq_rounding)msg[12];
-    h.config.meta = (tahq_meta)msg[13];
-    h.config.hi_permille = tahq_get_u16(msg + 14);
-    h.config.tau = tahq_float_of(tahq_get_u32(msg + 16));
-    h.config.seed = tahq_get_u64(msg + 32);
-    h.shape.batch = tahq_get_u32(msg + 20);
-    h.shape.seq_len = tahq_get_u32(msg + 24);
-    h.shape.channels = tahq_get_u32(msg + 28);
-    h.n_low = tahq_get_u64(msg + 40);
-    h.n_flagged = tahq_get_u64(msg + 48);
-    h.payload_bytes = tahq_get_u64(msg + 56);
-    h.crc = tahq_get_u32(msg + 68);
-    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
-        return TAHQ_ERR_HEADER;
-    if (tahq_get_u32(msg + 64) != 0)
-        return TAHQ_ERR_HEADER;
-    if (h.n_low != tahq_required_low_units(&h.config, &h.shape))
-        return TAHQ_ERR_HEADER;
-    tahq_layout lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, 0);
-    if (h.n_flagged > lay.n_tiles)
-        return TAHQ_ERR_HEADER;
-    lay = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
-    if (h.payload_bytes != lay.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
-        return TAHQ_ERR_TRUNCATED;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    *hdr = h;
-    return TAHQ_OK;
-}
-
 tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, size_t count,
                                  const tahq_parallel *par)
 {
@@ -856,7 +794,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     dec_ctx *d = &(dec_ctx){0};
-    tahq_status st = parse_header_nocrc(msg, len, &d->h);
+    tahq_status st = tahq_parse_header_nocrc(msg, len, &d->h);
     if (st != TAHQ_OK)
         return st;
     const tahq_config *cfg = &d->h.config;
@@ -870,7 +808,7 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
      * step 5 is TAHQ_ERR_PAYLOAD */
     crc_split(&d->crc, jobs, d->payload, d->h.payload_bytes);
     tahq_cpu_run_jobs(par, dec_check_job, d, jobs);
-    if (crc_join(&d->crc, tahq_crc32c(0, msg, 68)) != d->h.crc)
+    if (crc_join(&d->crc, tahq_crc32c(0, msg, TAHQ_HDR_CRC)) != d->h.crc)
         return TAHQ_ERR_CRC;
     int bad = 0;
     uint64_t lows = 0, flagged = 0;

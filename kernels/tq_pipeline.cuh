@@ -17,173 +17,17 @@
 #define TQ_PIPELINE_CUH
 
 #include "tq_programs.cuh"
+#include "../ref/tahq_ref_api.h"
 
-/* ---- layout (SPEC 8.2; mirrors ref/format.c tahq_layout_compute) ---------------- */
+/* The layout (SPEC 8.2), the header write and the header checks but the
+ * CRC (SPEC 8.4) are the reference's (ref/tahq_ref_api.h); the little-endian
+ * fields and header offsets are the scalar core's. */
 
 /* Allocation modes with one map bit per row, ranked per sequence (SPEC 4.2):
  * token and gain (ref/internal.h tahq_per_row). */
 inline bool tq_per_row(uint32_t alloc)
 {
     return alloc == (uint32_t)TAHQ_ALLOC_TOKEN || alloc == (uint32_t)TAHQ_ALLOC_GAIN;
-}
-
-struct tq_layout {
-    uint64_t rows, tiles_per_row, n_tiles, map_bits, map_bytes, flag_bytes, meta_bytes;
-    uint64_t zero_off, scale_off, code_off, code_bytes, pivot_off, pivot_bytes, payload_bytes;
-    uint32_t tile_log2;
-};
-
-inline uint64_t tq_required_low_units(const tahq_config *cfg, const tahq_shape *shape)
-{
-    uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
-    switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN: return (uint64_t)shape->batch * tq_low_count(shape->seq_len, cfg->hi_permille);
-    case TAHQ_ALLOC_TILE: return rows * tq_low_count(shape->channels / cfg->tile, cfg->hi_permille);
-    default: return 0;
-    }
-}
-
-inline void tq_layout_compute(const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                              uint64_t n_flagged, tq_layout *lay)
-{
-    const uint64_t G = cfg->tile;
-    lay->tile_log2 = tq_tile_log2(cfg->tile);
-    lay->rows = (uint64_t)shape->batch * shape->seq_len;
-    lay->tiles_per_row = shape->channels / G;
-    lay->n_tiles = lay->rows * lay->tiles_per_row;
-    lay->map_bits = tq_per_row(cfg->alloc) ? lay->rows : cfg->alloc == TAHQ_ALLOC_TILE ? lay->n_tiles : 0;
-    lay->map_bytes = (lay->map_bits + 7) / 8;
-    lay->flag_bytes = (lay->n_tiles + 7) / 8;
-    lay->meta_bytes = tq_meta_bytes(cfg->meta);
-    uint64_t low_tiles = tq_per_row(cfg->alloc) ? n_low * lay->tiles_per_row : n_low;
-    uint64_t high_tiles = lay->n_tiles - low_tiles;
-    lay->zero_off = lay->map_bytes + lay->flag_bytes;
-    lay->scale_off = lay->zero_off + lay->n_tiles * lay->meta_bytes;
-    lay->code_off = lay->scale_off + lay->n_tiles * lay->meta_bytes;
-    lay->code_bytes = (high_tiles * cfg->hi_bits + low_tiles * cfg->lo_bits) * (G / 8);
-    lay->pivot_off = lay->code_off + lay->code_bytes;
-    lay->pivot_bytes = (n_flagged * lay->tile_log2 + 7) / 8;
-    lay->payload_bytes = lay->pivot_off + lay->pivot_bytes;
-}
-
-inline void tq_put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-inline void tq_put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-inline void tq_put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-inline uint16_t tq_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-inline uint32_t tq_get_u32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-inline uint64_t tq_get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-/* mirrors ref/format.c tahq_header_write */
-inline void tq_header_write(uint8_t *dst, const tahq_config *cfg, const tahq_shape *shape, uint64_t n_low,
-                            uint64_t n_flagged, uint64_t payload_bytes)
-{
-    memset(dst, 0, TAHQ_HEADER_BYTES);
-    memcpy(dst, TAHQ_MAGIC, 4);
-    /* gain messages carry their own version (SPEC 8.1) */
-    tq_put_u16(dst + 4, (uint16_t)(cfg->alloc == TAHQ_ALLOC_GAIN ? TAHQ_GAIN_VERSION : TAHQ_FORMAT_VERSION));
-    tq_put_u16(dst + 6, (uint16_t)TAHQ_HEADER_BYTES);
-    dst[8] = (uint8_t)tq_tile_log2(cfg->tile);
-    dst[9] = (uint8_t)cfg->hi_bits;
-    dst[10] = (uint8_t)cfg->lo_bits;
-    dst[11] = (uint8_t)cfg->alloc;
-    dst[12] = (uint8_t)cfg->rounding;
-    dst[13] = (uint8_t)cfg->meta;
-    tq_put_u16(dst + 14, (uint16_t)cfg->hi_permille);
-    tq_put_u32(dst + 16, tq_bits(cfg->tau));
-    tq_put_u32(dst + 20, shape->batch);
-    tq_put_u32(dst + 24, shape->seq_len);
-    tq_put_u32(dst + 28, shape->channels);
-    tq_put_u64(dst + 32, cfg->seed);
-    tq_put_u64(dst + 40, n_low);
-    tq_put_u64(dst + 48, n_flagged);
-    tq_put_u64(dst + 56, payload_bytes);
-}
-
-/* SPEC 8.4 steps 1-3 on the first min(len, 72) bytes: everything
- * tahq_parse_header checks except the CRC (mirrors ref/format.c). */
-inline tahq_status tq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
-{
-    if (len < 4)
-        return TAHQ_ERR_TRUNCATED;
-    if (memcmp(msg, TAHQ_MAGIC, 4) != 0)
-        return TAHQ_ERR_MAGIC;
-    if (len < 8)
-        return TAHQ_ERR_TRUNCATED;
-    const uint16_t version = tq_get_u16(msg + 4);
-    if ((version != TAHQ_FORMAT_VERSION && version != TAHQ_GAIN_VERSION) ||
-        tq_get_u16(msg + 6) != TAHQ_HEADER_BYTES)
-        return TAHQ_ERR_VERSION;
-    if (len < TAHQ_HEADER_BYTES)
-        return TAHQ_ERR_TRUNCATED;
-    tahq_header h;
-    memset(&h, 0, sizeof h);
-    h.version = tq_get_u16(msg + 4);
-    if (msg[8] < 3 || msg[8] > 8 || msg[11] > TAHQ_ALLOC_GAIN || msg[12] > TAHQ_ROUND_STOCHASTIC ||
-        msg[13] > TAHQ_META_FP32)
-        return TAHQ_ERR_HEADER;
-    /* alloc 3 if and only if version 3 (SPEC 8.1) */
-    if ((msg[11] == TAHQ_ALLOC_GAIN) != (h.version == TAHQ_GAIN_VERSION))
-        return TAHQ_ERR_HEADER;
-    h.config.tile = 1u << msg[8];
-    h.config.hi_bits = msg[9];
-    h.config.lo_bits = msg[10];
-    h.config.alloc = (tahq_alloc)msg[11];
-    h.config.rounding = (tahq_rounding)msg[12];
-    h.config.meta = (tahq_meta)msg[13];
-    h.config.hi_permille = tq_get_u16(msg + 14);
-    h.config.tau = tq_float(tq_get_u32(msg + 16));
-    h.config.seed = tq_get_u64(msg + 32);
-    h.shape.batch = tq_get_u32(msg + 20);
-    h.shape.seq_len = tq_get_u32(msg + 24);
-    h.shape.channels = tq_get_u32(msg + 28);
-    h.n_low = tq_get_u64(msg + 40);
-    h.n_flagged = tq_get_u64(msg + 48);
-    h.payload_bytes = tq_get_u64(msg + 56);
-    h.crc = tq_get_u32(msg + 68);
-    if (tahq_check_config(&h.config) != TAHQ_OK || tahq_check_shape(&h.config, &h.shape) != TAHQ_OK)
-        return TAHQ_ERR_HEADER;
-    if (tq_get_u32(msg + 64) != 0)
-        return TAHQ_ERR_HEADER;
-    if (h.n_low != tq_required_low_units(&h.config, &h.shape))
-        return TAHQ_ERR_HEADER;
-    tq_layout lay;
-    tq_layout_compute(&h.config, &h.shape, h.n_low, 0, &lay);
-    if (h.n_flagged > lay.n_tiles)
-        return TAHQ_ERR_HEADER;
-    tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &lay);
-    if (h.payload_bytes != lay.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES < h.payload_bytes)
-        return TAHQ_ERR_TRUNCATED;
-    if ((uint64_t)len - TAHQ_HEADER_BYTES > h.payload_bytes)
-        return TAHQ_ERR_SIZE;
-    *hdr = h;
-    return TAHQ_OK;
 }
 
 /* ---- CRC plan ------------------------------------------------------------------------ */
@@ -232,7 +76,7 @@ inline void tq_crc_plan(uint64_t pmax, size_t base, TqCrcPlan *p)
 inline void tq_crc_xp(uint32_t level, uint32_t xp[5])
 {
     for (uint32_t j = 0; j < 5u; j++)
-        xp[j] = tq_gf2_xpow((uint64_t)8u * TQ_CRC_SEG << (5u * level + j));
+        xp[j] = tahq_gf2_xpow((uint64_t)8u * TQ_CRC_SEG << (5u * level + j));
 }
 
 template <class X>
@@ -257,7 +101,7 @@ tahq_status tq_run_crc(X &ex, const uint8_t *payload, const unsigned long long *
         la.level = l;
         tq_crc_xp(l, la.xp);
         for (uint32_t m = 0; m < 16u; m++)
-            la.xinv[m] = tq_gf2_xpow_inv(8u * m);
+            la.xinv[m] = tahq_gf2_xpow_inv(8u * m);
         r = ex.template launch<PCrcLevel>(la, cp.count[l + 1], 8u);
         if (r != TAHQ_OK)
             return r;
@@ -275,7 +119,7 @@ tahq_status tq_run_crc(X &ex, const uint8_t *payload, const unsigned long long *
 struct TqEncPlan {
     uint32_t K, G;
     uint64_t rows, C, T, N, n_low, nchunks, nparts, bound;
-    tq_layout lay;     /* with n_flagged = 0 */
+    tahq_layout lay;     /* with n_flagged = 0 */
     uint64_t pmax;     /* payload bytes with every tile flagged */
     uint32_t cached, wpb_row;
     size_t off_st, off_ent, off_map8, off_lt, off_piv8, off_compact, off_parts;
@@ -310,16 +154,15 @@ inline tahq_status tq_enc_plan(const tahq_config *cfg, const tahq_shape *shape, 
         st = tahq_check_shape(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    p->K = tq_tile_log2(cfg->tile);
+    p->K = tahq_tile_log2(cfg->tile);
     p->G = cfg->tile;
     p->rows = (uint64_t)shape->batch * shape->seq_len;
     p->C = shape->channels;
     p->T = p->C / p->G;
     p->N = p->rows * p->T;
-    p->n_low = tq_required_low_units(cfg, shape);
-    tq_layout_compute(cfg, shape, p->n_low, 0, &p->lay);
-    tq_layout full;
-    tq_layout_compute(cfg, shape, p->n_low, p->N, &full);
+    p->n_low = tahq_required_low_units(cfg, shape);
+    p->lay = tahq_layout_compute(cfg, shape, p->n_low, 0);
+    tahq_layout full = tahq_layout_compute(cfg, shape, p->n_low, p->N);
     p->pmax = full.payload_bytes;
     p->bound = TAHQ_HEADER_BYTES + p->pmax;
     if (p->bound > (uint64_t)SIZE_MAX)
@@ -379,7 +222,7 @@ inline TqEncCfg tq_enc_cfg(const tahq_config *cfg)
     c.hi = cfg->hi_bits;
     c.lo = cfg->lo_bits;
     c.meta = (uint32_t)cfg->meta;
-    c.mb = tq_meta_bytes(c.meta);
+    c.mb = tahq_meta_bytes((tahq_meta)c.meta);
     c.rounding = (uint32_t)cfg->rounding;
     c.tau_inf = tq_bits(cfg->tau) == 0x7F800000u ? 1u : 0u;
     c.tau = cfg->tau;
@@ -414,7 +257,7 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
     TQ_TRY(ex.memset(out, 0, TAHQ_HEADER_BYTES));
 
     uint8_t *payload = out + TAHQ_HEADER_BYTES;
-    const tq_layout &L = p.lay;
+    const tahq_layout &L = p.lay;
     uint8_t *map_sec = payload, *flag_sec = payload + L.map_bytes;
     uint8_t *zero_sec = payload + L.zero_off, *scale_sec = payload + L.scale_off;
     uint8_t *code_sec = payload + L.code_off, *pivot_sec = payload + L.pivot_off;
@@ -427,7 +270,7 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
 
     /* gain: the keys are needed only when a sequence has low tokens (SPEC
      * 4.3); without them the tile pass checks the input values */
-    const uint64_t k_seq = tq_low_count(shape->seq_len, cfg->hi_permille);
+    const uint64_t k_seq = tahq_low_count(shape->seq_len, cfg->hi_permille);
     const bool gain_pass = cfg->alloc == TAHQ_ALLOC_GAIN && k_seq > 0u;
     uint32_t *gkey = reinterpret_cast<uint32_t *>(ws + p.off_ent);
     if (tq_per_row(cfg->alloc)) {
@@ -480,7 +323,7 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
         ra.rows = p.rows;
         ra.C = p.C;
         ra.T = p.T;
-        ra.klow = tq_low_count(p.T, cfg->hi_permille);
+        ra.klow = tahq_low_count(p.T, cfg->hi_permille);
         ra.rowbytes = (uint64_t)(p.G / 8u) * (ra.klow * c.lo + (p.T - ra.klow) * c.hi);
         ra.aligned = aligned;
         ra.cached = p.cached;
@@ -552,13 +395,12 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
         return (hs.bad & 1u) ? TAHQ_ERR_RANGE : TAHQ_ERR_NONFINITE;
     if (hs.range)
         return TAHQ_ERR_RANGE;
-    tq_layout lay;
-    tq_layout_compute(cfg, shape, p.n_low, hs.n_flagged, &lay);
+    tahq_layout lay = tahq_layout_compute(cfg, shape, p.n_low, hs.n_flagged);
     uint8_t hdr[TAHQ_HEADER_BYTES];
-    tq_header_write(hdr, cfg, shape, p.n_low, hs.n_flagged, lay.payload_bytes);
-    uint32_t state_h = ~tahq_crc32c(0, hdr, 68);
-    uint32_t crc = ~(tq_gf2_mulmod(state_h, tq_gf2_xpow(8u * lay.payload_bytes)) ^ hs.crc_raw);
-    tq_put_u32(hdr + 68, crc);
+    tahq_header_write(hdr, cfg, shape, p.n_low, hs.n_flagged, lay.payload_bytes);
+    uint32_t state_h = ~tahq_crc32c(0, hdr, TAHQ_HDR_CRC);
+    uint32_t crc = ~(tahq_gf2_mulmod(state_h, tahq_gf2_xpow(8u * lay.payload_bytes)) ^ hs.crc_raw);
+    tahq_put_u32(hdr + TAHQ_HDR_CRC, crc);
     TQ_TRY(ex.h2d(out, hdr, TAHQ_HEADER_BYTES));
     TQ_TRY(ex.sync());
     *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
@@ -628,7 +470,7 @@ inline void tq_dec_plan(size_t len, size_t count, TqDecPlan *p)
 }
 
 template <int K, class X>
-tahq_status tq_decode_k(X &ex, const tahq_header &h, const tq_layout &L, const uint8_t *msg, size_t len,
+tahq_status tq_decode_k(X &ex, const tahq_header &h, const tahq_layout &L, const uint8_t *msg, size_t len,
                         float *out, size_t count, uint8_t *ws, const TqDecPlan &p, const uint8_t *hdr)
 {
     typedef TqGeo<K> Geo;
@@ -685,10 +527,10 @@ tahq_status tq_decode_k(X &ex, const tahq_header &h, const tq_layout &L, const u
         va.group_n = 1;
         va.tpu = 1;
     }
-    va.klow = tq_low_count(va.group_n, cfg.hi_permille);
+    va.klow = tahq_low_count(va.group_n, cfg.hi_permille);
     va.nmeta = (N + 1023u) / 1024u;
     va.meta = (uint32_t)cfg.meta;
-    va.mb = tq_meta_bytes(va.meta);
+    va.mb = tahq_meta_bytes((tahq_meta)va.meta);
     va.k = K;
     va.TPC = TPC;
     va.pad = 0;
@@ -699,8 +541,8 @@ tahq_status tq_decode_k(X &ex, const tahq_header &h, const tq_layout &L, const u
 
     PDecFinalize::Args fa;
     fa.st = st;
-    fa.state_h = ~tahq_crc32c(0, hdr, 68);
-    fa.xP = tq_gf2_xpow(8u * P);
+    fa.state_h = ~tahq_crc32c(0, hdr, TAHQ_HDR_CRC);
+    fa.xP = tahq_gf2_xpow(8u * P);
     fa.crc_expect = h.crc;
     fa.pad = 0;
     fa.n_flagged = h.n_flagged;
@@ -773,11 +615,11 @@ tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, si
     if (r != TAHQ_OK)
         return r;
     tahq_header h;
-    r = tq_parse_header_nocrc(hdr, len, &h);
+    memset(&h, 0, sizeof h);
+    r = tahq_parse_header_nocrc(hdr, len, &h); /* reads hdr[0 .. min(len, 72) - 1] */
     if (r != TAHQ_OK)
         return r;
-    tq_layout L;
-    tq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged, &L);
+    tahq_layout L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
     uint8_t *ws = tq_ws_align(workspace);
     switch (L.tile_log2) {
     case 3: r = tq_decode_k<3>(ex, h, L, msg, len, out, count, ws, p, hdr); break;

@@ -92,8 +92,23 @@ struct FnScale { /* SPEC 5.3 step 3 */
         return w != 0.0f ? tq_meta_value(meta, tq_meta_scale_bits(meta, w, levels)) : 0.0f;
     }
 };
-struct FnEntropyP { /* SPEC 4.1 step 4: h = p log2 p */
-    TQ_HD float operator()(float a, float inv, float sum) const { return tq_plogp(tq_entropy_p(a, inv, sum)); }
+/* SPEC 4.1 step 4: p = min(fl(a * inv), 1) with inv = fl(1 / sum); when inv
+ * overflows (sum < 2^-128), p = fl(a / sum). Then h = p log2 p, computed as
+ * ref/entropy.c computes it: -0 for p = 0 (log2(+0) is -150 here), which
+ * leaves every non-zero partial sum unchanged, and H = 0 - sum maps both
+ * zeros to +0. */
+struct FnEntropyP {
+    TQ_HD float operator()(float a, float inv, float sum) const
+    {
+        float p;
+        if (tq_bits(inv) == 0x7F800000u) {
+            p = a / sum;
+        } else {
+            p = a * inv;
+            p = p < 1.0f ? p : 1.0f;
+        }
+        return p * tq_log2(p);
+    }
 };
 struct FnMetaBits {
     TQ_HD uint32_t operator()(uint32_t meta, float v) const { return tq_meta_bits(meta, v); }
@@ -102,7 +117,7 @@ struct FnMetaValue {
     TQ_HD float operator()(uint32_t meta, uint32_t b) const { return tq_meta_value(meta, b); }
 };
 struct FnMulmod {
-    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const { return tq_gf2_mulmod(a, b); }
+    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const { return tahq_gf2_mulmod(a, b); }
 };
 struct FnMulhi {
     TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const { return tq_mulhi(a, b); }
@@ -130,25 +145,26 @@ template <class W> TQ_PROG typename W::F from_okey(typename W::I k)
     return ffloat(as_u32(k ^ as_i32(as_u32(k >> I(31)) >> U(1u))));
 }
 
-/* Philox4x32-10 on per-lane counters (SPEC 2.4). */
+/* Philox4x32-10 on per-lane counters (SPEC 2.4): the lane form of
+ * ref/rng.c, with the scalar core's constants. */
 template <class W>
 TQ_PROG void philox_v(typename W::U &c0, typename W::U &c1, typename W::U &c2, typename W::U &c3,
                       uint32_t k0, uint32_t k1)
 {
     typedef typename W::U U;
     for (int r = 0; r < 10; r++) {
-        U hi0 = W::apply(FnMulhi(), c0, 0xD2511F53u);
-        U lo0 = c0 * U(0xD2511F53u);
-        U hi1 = W::apply(FnMulhi(), c2, 0xCD9E8D57u);
-        U lo1 = c2 * U(0xCD9E8D57u);
+        U hi0 = W::apply(FnMulhi(), c0, TAHQ_PHILOX_M0);
+        U lo0 = c0 * U(TAHQ_PHILOX_M0);
+        U hi1 = W::apply(FnMulhi(), c2, TAHQ_PHILOX_M1);
+        U lo1 = c2 * U(TAHQ_PHILOX_M1);
         U n0 = hi1 ^ c1 ^ U(k0);
         U n2 = hi0 ^ c3 ^ U(k1);
         c0 = n0;
         c1 = lo1;
         c2 = n2;
         c3 = lo0;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
+        k0 += TAHQ_PHILOX_W0;
+        k1 += TAHQ_PHILOX_W1;
     }
 }
 
@@ -1685,7 +1701,7 @@ struct PCrcSeg {
     {
         uint32_t *tab = reinterpret_cast<uint32_t *>(sb);
         for (uint32_t i = tid; i < 256u * 32u; i += nthr)
-            tab[i] = tq_crc_table_entry(i >> 5);
+            tab[i] = tahq_gf2_crc_table_entry(i >> 5);
     }
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t g, uint8_t *sw, uint8_t *sb)
     {
@@ -1909,7 +1925,7 @@ struct PDecFinalize {
     {
         typedef typename W::U U;
         typedef typename W::U64 U64;
-        uint32_t crc = ~(tq_gf2_mulmod(a.state_h, a.xP) ^ a.st->crc_raw);
+        uint32_t crc = ~(tahq_gf2_mulmod(a.state_h, a.xP) ^ a.st->crc_raw);
         uint32_t status = (uint32_t)TAHQ_OK;
         if (crc != a.crc_expect)
             status = (uint32_t)TAHQ_ERR_CRC;

@@ -136,14 +136,15 @@ CPP="-I$ROOT/include -I$ROOT/ref"
 KERNEL_OPTS=(-cpp-extra-args="$CPP" -warn-unsigned-overflow -warn-unsigned-downcast
              -warn-special-float none)
 
-# internal.h's static inline helpers are compiled into every file that
-# includes it; Frama-C keeps one copy per file (name_0, name_1, ...). The
-# copies are the same text as the first one, which is proved; the two
-# memcpy bit views are assumed (proofs/README.md, trusted base).
+# The static inline helpers of internal.h and of the scalar core tahq_core.h
+# are compiled into every file that includes them; Frama-C keeps one copy
+# per file (name_0, name_1, ...). The copies are the same text as the first
+# one, which is proved; the two memcpy bit views are assumed
+# (proofs/README.md, trusted base).
 frama-c "${KERNEL_OPTS[@]}" $SOURCES -print -ocode "$BUILD/merged.c" >"$BUILD/parse.log" 2>&1 || {
     cat "$BUILD/parse.log"; echo "proofs: Frama-C cannot parse ref/"; exit 2; }
-HELPERS=$(grep -oE 'static inline [a-z0-9_]+ \**(tahq_[a-z0-9_]+)\(' ref/internal.h |
-          grep -oE 'tahq_[a-z0-9_]+')
+HELPERS=$(grep -ohE '(static inline|TAHQ_CORE_FN) [a-z0-9_]+ \**(tahq_[a-z0-9_]+)\(' ref/internal.h ref/tahq_core.h |
+          grep -oE 'tahq_[a-z0-9_]+\($' | tr -d '(')
 # tahq_encode (the public wrapper) carves typed views out of the caller's
 # byte workspace, which WP's typed memory model cannot relate; WP proves
 # everything after that cast (encode_tiles), Eva checks the wrapper.

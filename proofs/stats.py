@@ -32,6 +32,13 @@ def prover_key(name):
     return name
 
 
+# Headers of ref/ whose static inline helpers are compiled into every file
+# that includes them (run.sh proves the first copy and skips the others).
+HELPER_HEADERS = ["ref/internal.h", "ref/tahq_core.h"]
+# Headers of ref/ read for admits and axioms besides the sources.
+ACSL_HEADERS = ["ref/internal.h", "ref/tahq_core.h", "ref/tahq_logic.h"]
+
+
 def function_files(sources):
     """function name -> source file, from the definitions in ref/."""
     where = {}
@@ -44,12 +51,13 @@ def function_files(sources):
                 m = pat.match(line)
                 if m and m.group(1) not in ("if", "for", "while", "switch", "return", "sizeof"):
                     where.setdefault(m.group(1), os.path.basename(src))
-    if os.path.exists("ref/internal.h"):
-        with open("ref/internal.h", encoding="utf-8") as f:
-            for line in f:
-                m = re.match(r"static inline [a-z0-9_]+ \**(tahq_[a-z0-9_]+)\(", line)
-                if m:
-                    where[m.group(1)] = "internal.h"
+    for header in HELPER_HEADERS:
+        if os.path.exists(header):
+            with open(header, encoding="utf-8") as f:
+                for line in f:
+                    m = re.match(r"(?:static inline|TAHQ_CORE_FN) [a-z0-9_]+ \**(tahq_[a-z0-9_]+)\(", line)
+                    if m:
+                        where[m.group(1)] = os.path.basename(header)
     return where
 
 
@@ -103,7 +111,7 @@ def eva_alarms(csv_path, log_path):
     function, "property kind", status, property; tab-separated); run.sh
     concatenates one per Eva entry point, so a property found by several
     analyses is counted once. Copies f_0, f_1, ... of a static inline helper
-    of internal.h are reported under the helper's name."""
+    of internal.h or tahq_core.h are reported under the helper's name."""
     alarms = []
     if not csv_path or not os.path.exists(csv_path):
         return alarms
@@ -126,7 +134,7 @@ def eva_alarms(csv_path, log_path):
         file = os.path.basename(rec.get("file", ""))
         fn = rec.get("function", "")
         m = re.fullmatch(r"(tahq_[a-z0-9_]+?)_[0-9]+", fn)
-        if file == "internal.h" and m:
+        if file in [os.path.basename(h) for h in HELPER_HEADERS] and m:
             fn = m.group(1)
         key = (file, rec.get("line", ""), fn, kind, rec.get("property", ""))
         if key in seen:
@@ -218,14 +226,14 @@ def main():
                 add("(lemmas)", "lemmas", gname, goal)
 
     admits = []
-    for src in a.sources + ["ref/internal.h"]:
+    for src in a.sources + [h for h in ACSL_HEADERS if os.path.exists(h)]:
         with open(src, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 m = re.search(r"admit\s+([A-Za-z_0-9]+)\s*:", line)
                 if m:
                     admits.append({"file": os.path.basename(src), "line": n, "name": m.group(1)})
     axioms = []
-    for src in a.sources + ["ref/internal.h"]:
+    for src in a.sources + [h for h in ACSL_HEADERS if os.path.exists(h)]:
         with open(src, encoding="utf-8") as f:
             for line in f:
                 m = re.search(r"\baxiom\s+([a-z_0-9]+)\s*:", line)

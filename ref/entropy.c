@@ -3,11 +3,9 @@
 #include "internal.h"
 #include "pairwise.h"
 
-/* Horner coefficients c0..c8 of log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1]. */
-static const float log2_coeff[9] = {
-    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f, -0x1.715c9cp-2f, 0x1.26d41p-2f,
-    -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
-};
+/* Horner coefficients c0..c8 of log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1]
+ * (the scalar core's, tahq_core.h). */
+static const float log2_coeff[9] = {TAHQ_LOG2_COEFFS};
 
 /* SPEC §2.3 written without branches (selects only) so that the per-tile
  * loops below vectorize; the value is the same as the step-by-step text. */

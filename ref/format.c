@@ -575,7 +575,7 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes)
 */
 
 /* Fields of the header of a message that starts with the magic and the
- * version, read into *h and range-checked (SPEC §8.3). */
+ * version, read into *h and range-checked (SPEC §8.3); all but the CRC. */
 /*@ requires len >= TAHQ_HEADER_BYTES && \valid_read(msg + (0 .. len - 1));
   @ requires \valid(h) && \separated(h, msg + (0 .. len - 1));
   @ assigns *h;
@@ -622,8 +622,6 @@ static tahq_status parse_header_fields(const uint8_t *msg, size_t len, tahq_head
         return TAHQ_ERR_TRUNCATED;
     if ((uint64_t)len - TAHQ_HEADER_BYTES > h->payload_bytes)
         return TAHQ_ERR_SIZE;
-    if (message_crc(msg, h->payload_bytes) != h->crc)
-        return TAHQ_ERR_CRC;
     /*@ ghost format_header_intro(h, len); */
     return TAHQ_OK;
 }
@@ -632,7 +630,7 @@ static tahq_status parse_header_fields(const uint8_t *msg, size_t len, tahq_head
   @ requires hdr == \null || (\valid(hdr) && \separated(hdr, msg + (0 .. len - 1)));
   @ assigns *hdr;
   @ ensures \result == TAHQ_OK ==> tahq_header_ok(hdr, len); */
-tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
+tahq_status tahq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr)
 {
     if (!msg || !hdr)
         return TAHQ_ERR_NULL;
@@ -655,4 +653,25 @@ tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
     if (st != TAHQ_OK)
         *hdr = saved;
     return st;
+}
+
+/* SPEC §8.4 steps 1-4: the header checks, then the CRC (the last check, so
+ * a message with a wrong CRC and a bad field reports the field). */
+/*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires hdr == \null || (\valid(hdr) && \separated(hdr, msg + (0 .. len - 1)));
+  @ assigns *hdr;
+  @ ensures \result == TAHQ_OK ==> tahq_header_ok(hdr, len); */
+tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr)
+{
+    if (!msg || !hdr)
+        return TAHQ_ERR_NULL;
+    const tahq_header saved = *hdr;
+    tahq_status st = tahq_parse_header_nocrc(msg, len, hdr);
+    if (st != TAHQ_OK)
+        return st;
+    if (message_crc(msg, hdr->payload_bytes) != hdr->crc) {
+        *hdr = saved;
+        return TAHQ_ERR_CRC;
+    }
+    return TAHQ_OK;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */ /* rng.c - Philox4x32-10 counter-based generator (SPEC §2.4). */
 #include "internal.h"
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+/* The constants of SPEC §2.4 (the scalar core's, tahq_core.h). */
+#define PHILOX_M0 TAHQ_PHILOX_M0
+#define PHILOX_M1 TAHQ_PHILOX_M1
+#define PHILOX_W0 TAHQ_PHILOX_W0
+#define PHILOX_W1 TAHQ_PHILOX_W1
 
 /*@ requires \valid_read(counter + (0 .. 3)) && \valid_read(key + (0 .. 1));
   @ requires \valid(out + (0 .. 3));

@@ -3,7 +3,7 @@
  * acsl_axioms - an executable cross-check of the ACSL axioms of ref/.
  *
  * The Frama-C WP proofs of ref/ assume, without proof, the `axiom`s of the
- * `axiomatic` blocks of ref/internal.h (proofs/README.md, "Trusted base").
+ * `axiomatic` blocks of ref/tahq_logic.h (proofs/README.md, "Trusted base").
  * A false axiom would make every proof that uses it meaningless, so this
  * program evaluates each one in exact integer arithmetic:
  *   (a) exhaustively on small ranges (and on the whole domain where the
@@ -28,7 +28,7 @@
  * counts, and the count it reports is the number of cases the loop stands for.
  *
  * Logic symbols without a C definition are given the meaning their comment
- * in internal.h states; the axioms are checked against that model:
+ * in tahq_logic.h states; the axioms are checked against that model:
  *   - tahq_f32_bits(x): the bit pattern of x (SPEC §2.1), i.e. the uint32_t
  *     that memcpy gives (tahq_bits_of). Every one of the 2^32 float
  *     patterns is visited. In this model the range axiom is a fact of the C
@@ -41,8 +41,9 @@
  *   - tahq_popcount(c) has an ACSL definition (recursive on c / 2); it is
  *     transcribed literally (popc_def) and memoized for the exhaustive range.
  *
- * The list of axioms is read from the sources at run time (argv: ref/internal.h
- * and the ref/ sources; also `admit lemma`, which Frama-C treats as an axiom).
+ * The list of axioms is read from the sources at run time (argv: ref/tahq_logic.h,
+ * ref/internal.h and the ref/ sources; also `admit lemma`, which Frama-C treats
+ * as an axiom).
  * The test FAILS when a source has an axiom this program does not check, when
  * an axiom it checks is no longer in the sources, or when an axiom's statement
  * (whitespace-normalized) differs from the one transcribed here: edit the
@@ -475,7 +476,7 @@ static void ax_popcount_bound(ax *a) {
     }
 }
 
-/* tahq_low_mask(b) (abstract in internal.h) is modelled as 2^b - 1, computed
+/* tahq_low_mask(b) (abstract in tahq_logic.h) is modelled as 2^b - 1, computed
  * here bit by bit (b ones), not with the shift the definition axiom uses.
  * tahq_low_mask_def: 0 <= b ==> tahq_low_mask(b) == (1 << b) - 1;
  * tahq_mask_bits: 0 <= b && 0 <= k ==> (bit_test(tahq_low_mask(b), k) <==> k < b),
@@ -733,7 +734,7 @@ static int scan_file(const char *path) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s ref/internal.h [ref/*.c ...]\n", argv[0]);
+        fprintf(stderr, "usage: %s ref/tahq_logic.h ref/internal.h [ref/*.c ...]\n", argv[0]);
         return 2;
     }
     int bad = 0;

@@ -37,14 +37,7 @@
 #include "tutil.h"
 
 #include "fast_encode.h"
-
-/* library-internal (ref/internal.h) */
-uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
-uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
-tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, float hi,
-                                     uint32_t bits, tahq_meta meta, tahq_rounding rounding,
-                                     uint64_t seed, uint64_t elem0, float *zero, float *scale,
-                                     uint32_t *zero_bits, uint32_t *scale_bits, uint8_t *codes);
+#include "tahq_ref_api.h" /* library-internal: the reference's metadata rounding and tile quantizer */
 
 typedef uint16_t (*conv_fn)(float);
 

@@ -45,6 +45,8 @@
 #include "tahq_parallel.h"
 #include "tahq_spec.h"
 
+#include "fast_tile.h"
+
 static int g_fail = 0;
 static int g_checks = 0;
 static int g_quiet = 0; /* run_case prints no line (the random gain cases) */
@@ -381,12 +383,10 @@ static void decode_errors(const tcase *tc, uint32_t trials)
     free(ws);
 }
 
-/* The fast stochastic codes (cpu/fast_tile.c, not public: declared here)
+/* The fast stochastic codes (cpu/fast_tile.c, not public: cpu/fast_tile.h)
  * at element indices where the Philox block counter's low word wraps, which
  * no test tensor reaches (2^34 elements), against SPEC §5.3 written with
  * tahq_random_word. */
-int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
-                               uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
 
 static void stochastic_counter_wrap(void)
 {

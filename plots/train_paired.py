@@ -14,10 +14,14 @@ the paired differences d_s = loss(method, s) - loss(fp32, s). Writes, in DIR:
                tost,difference,mdd80,n_tost80,n_tost80_if_0,eq_margin,seeds
   paired.md    the same as a Markdown table
   paired.dat   gnuplot rows: index, method, mean, ci95 lo/hi, ci90 lo/hi
-  contrasts.csv  gain minus token allocation in the same seeds (tah-gain -
-               tah, tah3/2-gain - tah3/2): n, mean, sd, 95% CI, difference
+  paired_contrasts.csv  gain minus token allocation in the same seeds
+               (tah-gain - tah, tah3/2-gain - tah3/2): n, mean, sd, 95% CI,
+               difference (and as Markdown, paired_contrasts.md)
+  paired_seeds.md  per seed fp32's loss and each method's difference
 --seeds A-B keeps only seeds A..B (the pilot: --seeds 1-7); --prefix NAME
-writes NAME.csv, NAME.md, NAME.dat and NAME_contrasts.csv instead.
+writes NAME.csv, NAME.md, NAME.dat, NAME_contrasts.csv and NAME_seeds.md
+instead. The .md files are the tables of the folder's README
+(sgd_sim/tables.py checks them there).
 
 Statistics (all Student t with n - 1 degrees of freedom, seeds independent):
   ci95      mean +- t(0.975) sd / sqrt(n): the 95% interval of the mean
@@ -214,6 +218,21 @@ def main():
         w = csv.writer(f)
         w.writerow(["contrast", "n", "mean", "sd", "ci95_lo", "ci95_hi", "difference"])
         w.writerows(contrasts)
+    with open(os.path.join(a.dir, a.prefix + "_contrasts.md"), "w") as f:
+        f.write("| contrast | seeds | mean [95% CI] | paired sd | difference from 0 |\n|---|---|---|---|---|\n")
+        for c in contrasts:
+            f.write("| %s | %d | %+.4f [%+.4f, %+.4f] | %.4f | %s |\n" % (
+                c[0], c[1], float(c[2]), float(c[4]), float(c[5]), float(c[3]), c[6]))
+    # per seed: fp32's loss and every method's difference to it (the seeds
+    # where fp32 finished; "-" where the method did not)
+    others = [m for m in order if m != "fp32"]
+    with open(os.path.join(a.dir, a.prefix + "_seeds.md"), "w") as f:
+        f.write("| seed | fp32 | " + " | ".join(others) + " |\n")
+        f.write("|---|---|" + "---|" * len(others) + "\n")
+        for sd_ in sorted(rows["fp32"]):
+            f.write("| %d | %.4f | " % (sd_, rows["fp32"][sd_]) +
+                    " | ".join("%+.4f" % (rows[m][sd_] - rows["fp32"][sd_]) if sd_ in rows[m] else "-"
+                               for m in others) + " |\n")
     with open(os.path.join(a.dir, a.prefix + ".dat"), "w") as f:
         # two data blocks (gnuplot's index 0 and 1): the 4-bit methods, then
         # 3/2 bits, an order of magnitude further from fp32 (one axis would

@@ -16,7 +16,7 @@
 # The other tables (floor_bits, floor_codec, floor_dataset, floor_range,
 # converge_*) are checked against their committed CSVs only: rerunning the
 # tools behind them takes minutes to half an hour (sgd_sim/tables.sh).
-# About 10 s of CPU. Control: a README copy with one table digit changed
+# About 20 s of CPU. Control: a README copy with one table digit changed
 # must fail the check, and so must a CSV directory with one delta.csv value
 # changed.
 #   tables_test.sh PYTHON TAHQ_SIM WORKDIR
@@ -56,7 +56,7 @@ same() { # what, produced, committed
     if cmp -s "$2" "$3"; then
         echo "$1: identical to the committed $(basename "$3")"
     else
-        echo "FAIL: $1 differs from the committed $(basename "$3") (rerun sgd_sim/tables.sh):"
+        echo "FAIL: $1 differs from the committed $(basename "$3") (regenerate it: sgd_sim/tables.sh, or for train-paired the commands of its README):"
         diff "$2" "$3" | head -20
         fail=1
     fi

@@ -40,6 +40,8 @@ SECTIONS = [
     ("convergence", "Convergence: rate and floor on the smooth problem (tahq-sim converge)"),
     ("delta", "Relative bias delta and variance per codec (tahq-sim delta)"),
     ("delta_trajectory", "Relative bias delta along SGD's trajectory (tahq-sim delta --trajectory)"),
+    ("floor_range", "The floor's range over step size and update precision (tahq-sim floor --range)"),
+    ("train_paired", "Paired seeds in tahq-train: differences to fp32 and equivalence (TOST)"),
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
     ("slow_links", "Measured wall-clock over shaped links, and the calibrated model (scripts/slow_links.sh)"),
@@ -499,6 +501,124 @@ def section_delta_trajectory(out_dir, rc, sim_ok):
             "rows": [{k: num(v) for k, v in r.items()} for r in rows],
             "crossings": [{k: num(v) for k, v in r.items()} for r in cross],
             "source": "data/sim/delta_traj.csv, data/sim/delta_cross.csv"}
+
+
+SIM_TABLES_DIR = os.path.join(REPO, "sgd_sim", "results", "sim-tables")
+
+
+def section_floor_range(src=SIM_TABLES_DIR):
+    """The committed `tahq-sim floor --range` (about half an hour of CPU: the
+    report reads its CSVs and runs nothing; sgd_sim/tables.sh reruns it and
+    the CTest sim_tables checks a quick run of the current binary against
+    the committed reference). "ok" when every method has a finite range and
+    its estimate's own error is below 5%, the bound floor --range itself
+    enforces; "fail" otherwise."""
+    summ, why = read_csv(os.path.join(src, "floor_range_summary.csv"))
+    if summ is None:
+        return not_available("no committed floor --range: %s" % why)
+    det, why2 = read_csv(os.path.join(src, "floor_range.csv"))
+    if det is None:
+        return not_available("floor --range summary without its rows: %s" % why2)
+    st, why = table_status(0, "tahq-sim floor --range", summ, ("b_min", "b_max", "max_rel_error",
+                                                                "bytes_per_elem"))
+    over = [r["method"] for r in summ if isinstance(num(r.get("max_rel_error")), float)
+            and not num(r["max_rel_error"]) < 0.05]
+    if st == "ok" and over:
+        st, why = "fail", "estimate's own error not below 5%: " + ", ".join(over)
+    return {"status": st, **({"reason": why} if why else {}),
+            "summary": [{k: num(v) for k, v in r.items()} for r in summ],
+            "rows": [{k: num(v) for k, v in r.items()} for r in det],
+            "source": shown(src) + "/floor_range_summary.csv, floor_range.csv (committed; rerun: "
+                      "sgd_sim/tables.sh BUILD 2 range)"}
+
+
+def md_floor_range(s):
+    L = ["Full-batch descent with the codec from w*, at the steps 1/L, 1/(4L) and 1/(32L) (SGD "
+         "itself runs near 1/(16L)..1/(64L)), each continuing from the previous step's Polyak "
+         "average, with the update in binary32 and in binary64. b = |grad f|^2 at the Polyak "
+         "average of each phase's second half minus the batch-means estimate of that average's "
+         "noise; \"own error\" is that estimate over b. The floor is the range, not one of its "
+         "values.", ""]
+    by = {}
+    for r in s["rows"]:
+        by[(r["method"], r["update"], r["step_over_1_over_L"])] = r
+    steps = sorted({r["step_over_1_over_L"] for r in s["rows"]}, reverse=True)
+    rows = []
+    for r in s["summary"]:
+        m = r["method"]
+        cells = []
+        for upd in ("binary32", "binary64"):
+            cells.append(" / ".join(fmt(by[(m, upd, st)]["b"], 3) if (m, upd, st) in by else "-"
+                                    for st in steps))
+        iters = sorted({by[k]["iters"] for k in by if k[0] == m})
+        rows.append([m, fmt(r["bytes_per_elem"], 4), "%s .. %s" % (fmt(r["b_min"], 3), fmt(r["b_max"], 3)),
+                     "%.0f%%" % (100 * (r["b_max"] - r["b_min"]) / r["b_min"]) if r["b_min"] else "-",
+                     cells[0], cells[1], "%.2g%%" % (100 * r["max_rel_error"]),
+                     "%d..%d" % (iters[0], iters[-1]) if iters else "-"])
+    L += table(["method", "bytes/elem", "floor range", "spread",
+                "binary32: " + " / ".join("1/L" if x == 1 else "1/(%gL)" % (1 / x) for x in steps),
+                "binary64: same steps", "own error (max)", "iterations per step"], rows)
+    return L
+
+
+PAIRED_DIR = os.path.join(REPO, "sgd_sim", "results", "train-paired")
+
+
+def section_train_paired(out_dir, src=PAIRED_DIR):
+    """The committed paired-seed sweep of tahq-train (hours of CPU: the report
+    reads plots/train_paired.py's output and runs nothing). "ok" when every
+    method's row parses with numbers; the verdicts are findings, not checks."""
+    rows, why = read_csv(os.path.join(src, "paired.csv"))
+    if rows is None:
+        return not_available("no committed paired sweep: %s" % why)
+    st, why = table_status(0, "plots/train_paired.py", rows, ("n", "mean", "sd", "ci95_lo", "ci95_hi",
+                                                               "ci90_lo", "ci90_hi", "margin"))
+    con, _ = read_csv(os.path.join(src, "paired_contrasts.csv"))
+    pilot, _ = read_csv(os.path.join(src, "pilot.csv"))
+    dst = os.path.join(out_dir, "data", "train-paired")
+    os.makedirs(dst, exist_ok=True)
+    if os.path.exists(os.path.join(src, "paired_diff.png")):
+        shutil.copy(os.path.join(src, "paired_diff.png"), dst)
+    return {"status": st, **({"reason": why} if why else {}),
+            "rows": [{k: num(v) for k, v in r.items()} for r in rows],
+            "contrasts": [{k: num(v) for k, v in r.items()} for r in (con or [])],
+            "pilot": [{k: num(v) for k, v in r.items()} for r in (pilot or [])],
+            "images": images(out_dir, "data/train-paired", ["paired_diff"]),
+            "source": shown(src) + "/paired.csv (committed; rerun: scripts/train_paired.sh, "
+                      "see its README.md)"}
+
+
+def md_train_paired(s):
+    rows = s["rows"]
+    margin = rows[0]["margin"] if rows else None
+    L = ["Validation loss at the last step minus fp32's in the same seed (same initialisation, "
+         "windows and validation set), t-intervals over the seeds. Equivalence margin +-%s "
+         "nats/byte, fixed before the runs; TOST at 5%% shows equivalence when the 90%% interval "
+         "lies inside it. \"Smallest margin\" is the margin these seeds would show equivalence "
+         "at. The setting and the design are in the folder's README." % fmt(margin), ""]
+    L += table(["method", "seeds", "minus fp32 [95% CI]", "paired sd", "90% CI",
+                "TOST at +-%s" % fmt(margin), "difference from 0", "detectable (80% power)",
+                "smallest margin shown"],
+               [[r["method"], r["n"], "%+.4f [%+.4f, %+.4f]" % (r["mean"], r["ci95_lo"], r["ci95_hi"]),
+                 "%.4f" % r["sd"], "[%+.4f, %+.4f]" % (r["ci90_lo"], r["ci90_hi"]), r["tost"],
+                 r["difference"], "%.4f" % r["mdd80"], "+-%.4f" % r["eq_margin"]] for r in rows])
+    if s.get("pilot"):
+        L.append("")
+        L.append("The pilot (its seeds only): the paired sd per method and the seeds TOST at 5% "
+                 "needs for 80% power at that sd, if the true difference were 0 and at the pilot's "
+                 "mean (\"none\": no number of seeds).")
+        L.append("")
+        L += table(["method", "pilot seeds", "paired sd", "mean", "seeds needed if 0", "at the mean"],
+                   [[r["method"], r["n"], "%.4f" % r["sd"], "%+.4f" % r["mean"], r["n_tost80_if_0"],
+                     r["n_tost80"]] for r in s["pilot"]])
+    if s.get("contrasts"):
+        L.append("")
+        L.append("Gain minus token allocation, paired in the same seeds (95% CI):")
+        L.append("")
+        L += table(["contrast", "seeds", "mean [95% CI]", "difference from 0"],
+                   [[c["contrast"], c["n"], "%+.4f [%+.4f, %+.4f]" % (c["mean"], c["ci95_lo"], c["ci95_hi"]),
+                     c["difference"]] for c in s["contrasts"]])
+    return L
 
 
 def section_throughput(out_dir, rc, sim_ok):
@@ -1091,6 +1211,10 @@ def md_section(key, title, s):
                         [by.get((m, a), {}).get("delta") for a in alphas] +
                         [by.get((m, a), {}).get("sigma2") for a in alphas])
         L += table(hdr, rows)
+    elif key == "floor_range":
+        L += md_floor_range(s)
+    elif key == "train_paired":
+        L += md_train_paired(s)
     elif key == "delta_trajectory":
         L.append("delta at the iterates of one SGD run per codec (T = 2^14, seed 1); "
                  "stochastic rounding: unbiased U-statistic over 32 keys with a jackknife 95% CI. "
@@ -1440,6 +1564,8 @@ def main():
         "convergence": section_convergence(out, rc_conv, sim_ok),
         "delta": section_delta(out, rc_delta, sim_ok),
         "delta_trajectory": section_delta_trajectory(out, rc_traj, sim_ok),
+        "floor_range": section_floor_range(),
+        "train_paired": section_train_paired(out),
         "throughput": section_throughput(out, rc_tp, sim_ok),
         "loss_curves": section_loss(out, rc_train, sim_ok, mode == "full"),
         "slow_links": section_slow_links(out),

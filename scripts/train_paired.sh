@@ -11,8 +11,10 @@
 set -euo pipefail
 usage() {
   cat <<'USAGE'
-usage: scripts/train_paired.sh [--seeds A-B] [--out DIR] [--build DIR] [--quick]
+usage: scripts/train_paired.sh [--seeds A-B] [--stride S] [--out DIR] [--build DIR] [--quick]
   --seeds A-B  seeds A..B (1-10: the pilot)
+  --stride S   every S-th seed from A (1): two processes with --seeds A-B and
+               --seeds A+1-B at --stride 2 share the cores and the runs.csv
   --out DIR    results folder (sgd_sim/results/train-paired)
   --build DIR  the CMake build holding sgd_sim/transformer/tahq-train (build)
   --quick      20 steps, 2 seeds, 16 validation windows (tests the script only)
@@ -26,17 +28,20 @@ every 100 steps. About 25 s of one core per run.
 USAGE
 }
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-first=1 last=10 out=sgd_sim/results/train-paired build=build quick=0
+first=1 last=10 stride=1 out=sgd_sim/results/train-paired build=build quick=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
   -h | --help) usage; exit 0 ;;
   --quick) quick=1; shift ;;
-  --seeds | --out | --build)
+  --seeds | --stride | --out | --build)
     [ "$#" -ge 2 ] || { echo "train_paired.sh: $1 needs a value" >&2; exit 2; }
     case "$1" in
     --seeds)
       [[ "$2" =~ ^([1-9][0-9]*)-([1-9][0-9]*)$ ]] || { echo "train_paired.sh: --seeds A-B" >&2; exit 2; }
       first=${BASH_REMATCH[1]} last=${BASH_REMATCH[2]} ;;
+    --stride)
+      [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "train_paired.sh: --stride S (S >= 1)" >&2; exit 2; }
+      stride=$2 ;;
     --out) out=$2 ;;
     --build) build=$2 ;;
     esac
@@ -60,15 +65,17 @@ mkdir -p "$out/runs"
 rows="$out/runs.csv"
 [ -s "$rows" ] || echo "method,seed,steps,val_loss_last,val_loss_mid,train_loss_last10,fwd_bytes_per_step,bwd_bytes_per_step" >"$rows"
 export OPENBLAS_NUM_THREADS=1
-for ((seed = first; seed <= last; seed++)); do
+for ((seed = first; seed <= last; seed += stride)); do
   for m in "${methods[@]}"; do
     if awk -F, -v m="$m" -v s="$seed" -v n="$steps" '$1 == m && $2 == s && $3 == n { f = 1 } END { exit !f }' "$rows"; then
       continue
     fi
+    tag="$(tr '/+' '-_' <<<"$m")_k4_s$seed"
+    log="$out/runs/$tag.log" # one log per run: concurrent processes do not share it
     "$bin" --data "$data" --method "$m" --seed "$seed" "${model[@]}" --print-every 0 \
-      --out "$out/runs" >"$out/runs/last.log" 2>&1 ||
-      { echo "train_paired.sh: $m seed $seed failed: $(tail -n 3 "$out/runs/last.log")" >&2; exit 1; }
-    f="$out/runs/$(tr '/+' '-_' <<<"$m")_k4_s$seed.csv"
+      --out "$out/runs" >"$log" 2>&1 ||
+      { echo "train_paired.sh: $m seed $seed failed: $(tail -n 3 "$log")" >&2; exit 1; }
+    f="$out/runs/$tag.csv"
     [ -s "$f" ] || { echo "train_paired.sh: $f missing after the run" >&2; exit 1; }
     # the last step's validation loss, the one half-way, the mean training
     # loss of the last 10 steps, the mean message bytes per step

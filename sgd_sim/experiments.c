@@ -1366,7 +1366,7 @@ int cmd_floor_range(const sim_cli *o)
 {
     char names[16][48];
     int nm = split_methods(o->methods, o->quick ? "tah3/2" :
-                           "tah3/2,tah3/2-gain,tah,tah-gain,tah5/4,tah-sr,tah-gain-sr,tah5/4-sr,tah6/5-sr",
+                           "tah3/2,tah3/2-gain,tah,tah-gain,tah5/4,tah6/5,tah-sr,tah-gain-sr,tah5/4-sr,tah6/5-sr",
                            names, 16);
     sim_problem p;
     if (sim_problem_smooth(&p, (uint32_t)o->K, 1))
@@ -1378,8 +1378,17 @@ int cmd_floor_range(const sim_cli *o)
             return 2;
         }
     const int n = 2 * nm, jobs = o->jobs < 1 ? 1 : o->jobs;
-    /* the stochastic-rounding runs get 4x the iterations at every step
-     * (2400 at 1/L): their own error must come out below 5%. --quick is a
+    /* the stochastic-rounding runs get more iterations at every step: their
+     * own error must come out below 5%. That error (the batch-means estimate
+     * of the Polyak average's noise over b) scales as sigma^2 / (N b): the
+     * rounding noise's variance sigma^2 falls 4x per bit, the floor b 16x
+     * (measured: 0.726, 0.0444, 0.00276 for 3/2, 4/3, 5/4), so at a fixed N
+     * the error grows 4x per bit. 4/3 at 4x the iterations (2400 at 1/L)
+     * measured 0.8-1.1% at 1/L, its worst step (the noise of a mean of N
+     * iterates is nearly independent of the step, and 1/L has the fewest);
+     * so hi bits h >= 4 get 4 x 2^(h-4) times the iterations, which predicts
+     * 1.6-2.2% for 5/4 (8x) and 3.2-4.4% for 6/5 (16x), and the check below
+     * verifies it. --quick is a
      * regression check of the binary, not a floor estimate: tah3/2 with
      * RANGE_ITERS_QUICK iterations at 1/L (deterministic, so its output is
      * compared digit for digit with a committed run by the CTest
@@ -1401,7 +1410,10 @@ int cmd_floor_range(const sim_cli *o)
             x->m = &ms[i / 2];
             x->f64 = i % 2;
             const int sr = ms[i / 2].fwd == SIM_FWD_TAH && ms[i / 2].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
-            x->base_iters = o->quick ? RANGE_ITERS_QUICK : sr ? 4 * RANGE_ITERS0 : RANGE_ITERS0;
+            const int hi = (int)ms[i / 2].fwd_cfg.hi_bits;
+            x->base_iters = o->quick ? RANGE_ITERS_QUICK
+                            : sr     ? (4 << (hi > 4 ? hi - 4 : 0)) * RANGE_ITERS0
+                                     : RANGE_ITERS0;
             where[i] = pos++;
         }
         pos++; /* terminator: p = NULL */

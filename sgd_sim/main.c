@@ -90,8 +90,9 @@ static const cmd_help helps[] = {
      "stochastic rounding, codec, backward codec, data-set size (64, 256, 1024 sequences), stages\n"
      "(2, 4, 8). --quick: the bits study only. Writes floor.csv.\n"
      "--range: per method the floor over the steps 1/L, 1/(4L), 1/(32L) (SGD's effective step) and\n"
-     "binary32 and binary64 updates, with the stochastic-rounding estimate's own error (must be < 5%);\n"
-     "default methods tah3/2 tah3/2-gain tah tah-gain tah5/4 tah-sr tah-gain-sr tah5/4-sr tah6/5-sr\n"
+     "binary32 and binary64 updates, with the stochastic-rounding estimate's own error (must be < 5%;\n"
+     "stochastic rounding runs 4 x 2^(hi-4) times the iterations); default methods tah3/2 tah3/2-gain\n"
+     "tah tah-gain tah5/4 tah6/5 tah-sr tah-gain-sr tah5/4-sr tah6/5-sr\n"
      "(--quick: tah3/2 with 40 iterations at 1/L, a regression check, not an estimate). Writes floor_range.csv, floor_range_summary.csv.\n"},
     {"train",
      "usage: tahq-sim train [--methods LIST] [--steps N] [--lr X] [--optimizer sgd|adamw ...] [--out DIR]\n"

@@ -2,34 +2,61 @@
 # SPDX-License-Identifier: MIT
 # Regenerate the CSVs behind the generated tables of sgd_sim/README.md with
 # the current tahq-sim, then the tables themselves (sgd_sim/tables.py).
-#   sgd_sim/tables.sh [BUILD_DIR] [JOBS]     (build, 2)
-# Runs (CPU time at 2.7 ms per descent iteration; converge about 10 min):
-#   floor                      floor.csv (30 configurations)
-#   floor --range              floor_range.csv, floor_range_summary.csv
-#   floor --range --quick      floor_range_quick.csv (the CTest's reference)
-#   converge --quick           converge_verdict.csv (quick methods and tah-gain)
-#   delta --trajectory         delta_traj.csv (token and gain, 4/3 and 3/2)
-# Each run writes into a scratch folder, and its CSV is copied into
-# sgd_sim/results/sim-tables only when the run succeeded.
+#   sgd_sim/tables.sh [BUILD_DIR] [JOBS] [PART ...]     (build, 2, all parts)
+# Parts (CPU time at 2.7 ms per descent iteration, 50-130 us per SGD step):
+#   floor      floor                      floor.csv (30 configurations, ~260 s)
+#   range      floor --range              floor_range.csv, floor_range_summary.csv
+#                                         (10 methods; the stochastic 5/4 and 6/5
+#                                         rows carry 8x and 16x iterations, ~25 min)
+#   rangeq     floor --range --quick      floor_range_quick.csv (the CTest's reference)
+#   converge   converge --quick           converge_verdict.csv, converge_summary.csv,
+#                                         converge_local.csv (quick methods, tah-gain
+#                                         and the schedule controls, ~10 min)
+#   delta      delta                      delta.csv (the ray table, ~1 min)
+#   traj       delta --trajectory         delta_traj.csv, delta_cross.csv
+#   train      train                      train.txt (its printed table, ~1 min)
+# Each run writes into a scratch folder, and its CSVs are copied into
+# sgd_sim/results/sim-tables only when the run succeeded; every part is
+# deterministic (no time in its CSVs), so a rerun writes the same bytes.
 set -eu
 cd "$(dirname "$0")/.."
 B=${1:-build}
 J=${2:-2}
+[ "$#" -ge 2 ] && shift 2 || shift "$#"
+PARTS=${*:-floor range rangeq converge delta traj train}
 SIM=$B/sgd_sim/tahq-sim
 [ -x "$SIM" ] || { echo "tables.sh: $SIM not found (build first)" >&2; exit 1; }
 D=sgd_sim/results/sim-tables
 W=$B/sim-tables
 mkdir -p "$D" "$W"
 export OPENBLAS_NUM_THREADS=1
-"$SIM" floor --jobs "$J" --out "$W/floor" >"$W/floor.txt"
-cp "$W/floor/floor.csv" "$D/"
-"$SIM" floor --range --jobs "$J" --out "$W/range" >"$W/range.txt"
-cp "$W/range/floor_range.csv" "$W/range/floor_range_summary.csv" "$D/"
-"$SIM" floor --range --quick --jobs 1 --out "$W/rangeq" >"$W/rangeq.txt"
-cp "$W/rangeq/floor_range.csv" "$D/floor_range_quick.csv"
-"$SIM" converge --quick --jobs "$J" --methods fp32,tah,tah-gain,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6 --out "$W/conv" >"$W/conv.txt"
-cp "$W/conv/converge_verdict.csv" "$D/"
-"$SIM" delta --trajectory --jobs "$J" --methods tah,tah-gain,tah3/2,tah3/2-gain,tah-sr,tah-gain-sr \
-    --out "$W/traj" >"$W/traj.txt"
-cp "$W/traj/delta_traj.csv" "$D/"
+QUICK_METHODS=fp32,tah,tah-gain,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6
+TRAJ_METHODS=tah,tah-gain,tah-sr,tah-gain-sr,tah3/2,tah3/2-gain,tah3/2-sr,tah-tile-g16,plain4,fp32+bwd-fix6,fp16
+for part in $PARTS; do
+    echo "tables.sh: $part" >&2
+    case $part in
+    floor)
+        "$SIM" floor --jobs "$J" --out "$W/floor" >"$W/floor.txt"
+        cp "$W/floor/floor.csv" "$D/" ;;
+    range)
+        "$SIM" floor --range --jobs "$J" --out "$W/range" >"$W/range.txt"
+        cp "$W/range/floor_range.csv" "$W/range/floor_range_summary.csv" "$D/" ;;
+    rangeq)
+        "$SIM" floor --range --quick --jobs 1 --out "$W/rangeq" >"$W/rangeq.txt"
+        cp "$W/rangeq/floor_range.csv" "$D/floor_range_quick.csv" ;;
+    converge)
+        "$SIM" converge --quick --jobs "$J" --methods "$QUICK_METHODS" --out "$W/conv" >"$W/conv.txt"
+        for f in verdict summary local; do cp "$W/conv/converge_$f.csv" "$D/"; done ;;
+    delta)
+        "$SIM" delta --jobs "$J" --out "$W/delta" >"$W/delta.txt"
+        cp "$W/delta/delta.csv" "$D/" ;;
+    traj)
+        "$SIM" delta --trajectory --jobs "$J" --methods "$TRAJ_METHODS" --out "$W/traj" >"$W/traj.txt"
+        cp "$W/traj/delta_traj.csv" "$W/traj/delta_cross.csv" "$D/" ;;
+    train)
+        "$SIM" train --jobs "$J" --out "$W/train" >"$W/train.txt"
+        cp "$W/train.txt" "$D/train.txt" ;;
+    *) echo "tables.sh: unknown part $part" >&2; exit 2 ;;
+    esac
+done
 python3 sgd_sim/tables.py write

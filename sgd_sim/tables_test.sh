@@ -2,15 +2,30 @@
 # SPDX-License-Identifier: MIT
 # CTest sim_tables: the generated tables of sgd_sim/README.md equal what
 # sgd_sim/tables.py derives from the committed CSVs (sgd_sim/results/
-# sim-tables), and the current tahq-sim still writes the committed quick
-# reference (floor --range --quick: deterministic, compared byte for byte).
-# Control: a README copy with one table digit changed must fail the check.
+# sim-tables), and the current tahq-sim still writes those CSVs. Every tool
+# run here is deterministic, so its output is compared byte for byte:
+#   floor --range --quick          floor_range_quick.csv (tah3/2, 40 iterations: a
+#                                  regression check of the floor --range code path)
+#   delta (all its codecs)         delta.csv, the whole file (table delta_ray)
+#   delta --trajectory --methods tah    the tah rows of delta_traj.csv and
+#                                  delta_cross.csv (tables delta_traj, delta_end)
+#   train --methods tah            the tah row of train.txt (table train_llm)
+#   plots/train_paired.py          on the committed runs.csv of
+#                                  results/train-paired: its paired*.csv/.md/.dat
+#                                  and pilot*, and that folder's README tables
+# The other tables (floor_bits, floor_codec, floor_dataset, floor_range,
+# converge_*) are checked against their committed CSVs only: rerunning the
+# tools behind them takes minutes to half an hour (sgd_sim/tables.sh).
+# About 20 s of CPU. Control: a README copy with one table digit changed
+# must fail the check, and so must a CSV directory with one delta.csv value
+# changed.
 #   tables_test.sh PYTHON TAHQ_SIM WORKDIR
 set -u
 PY=$1
 SIM=$2
 W=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
+C=$HERE/results/sim-tables
 rm -rf "$W"
 mkdir -p "$W"
 fail=0
@@ -25,12 +40,57 @@ if "$PY" "$HERE/tables.py" check --readme "$W/README.md" >/dev/null 2>&1; then
 else
     echo "control: a README with a changed table digit fails the check"
 fi
-OPENBLAS_NUM_THREADS=1 "$SIM" floor --range --quick --jobs 1 --out "$W/q" >"$W/q.txt" 2>&1 || true
-if cmp -s "$W/q/floor_range.csv" "$HERE/results/sim-tables/floor_range_quick.csv"; then
-    echo "floor --range --quick: identical to the committed floor_range_quick.csv"
+# control: the same README against a CSV folder whose delta.csv has one
+# delta changed (tah at alpha 0.1) must fail too
+mkdir -p "$W/csv"
+cp "$C"/* "$W/csv/"
+awk -F, 'BEGIN { OFS = "," } $1 == "tah" && $4 == "0.1" { $7 = $7 + 0.01 } { print }' "$C/delta.csv" >"$W/csv/delta.csv"
+if "$PY" "$HERE/tables.py" check --csv "$W/csv" >/dev/null 2>&1; then
+    echo "FAIL control: a changed delta.csv value passed the check"
+    fail=1
 else
-    echo "FAIL: floor --range --quick differs from results/sim-tables/floor_range_quick.csv (run sgd_sim/tables.sh):"
-    diff "$W/q/floor_range.csv" "$HERE/results/sim-tables/floor_range_quick.csv"
+    echo "control: a changed delta.csv value fails the check"
+fi
+export OPENBLAS_NUM_THREADS=1
+same() { # what, produced, committed
+    if cmp -s "$2" "$3"; then
+        echo "$1: identical to the committed $(basename "$3")"
+    else
+        echo "FAIL: $1 differs from the committed $(basename "$3") (regenerate it: sgd_sim/tables.sh, or for train-paired the commands of its README):"
+        diff "$2" "$3" | head -20
+        fail=1
+    fi
+}
+"$SIM" floor --range --quick --jobs 1 --out "$W/q" >"$W/q.txt" 2>&1 || true
+same "floor --range --quick" "$W/q/floor_range.csv" "$C/floor_range_quick.csv"
+"$SIM" delta --jobs 1 --out "$W/d" >"$W/d.txt" 2>&1 || true
+same "delta" "$W/d/delta.csv" "$C/delta.csv"
+"$SIM" delta --trajectory --jobs 1 --methods tah --out "$W/t" >"$W/t.txt" 2>&1 || true
+for f in delta_traj delta_cross; do
+    awk -F, 'NR == 1 || $1 == "tah"' "$C/$f.csv" >"$W/$f.committed.csv"
+    same "delta --trajectory --methods tah ($f)" "$W/t/$f.csv" "$W/$f.committed.csv"
+done
+"$SIM" train --jobs 1 --methods tah --out "$W/tr" >"$W/tr.txt" 2>/dev/null || true
+grep '^tah ' "$W/tr.txt" >"$W/tr.row" || true
+grep '^tah ' "$C/train.txt" >"$W/tr.committed.row" || true
+if [ -s "$W/tr.row" ] && cmp -s "$W/tr.row" "$W/tr.committed.row"; then
+    echo "train --methods tah: the row of the committed train.txt"
+else
+    echo "FAIL: train --methods tah prints another row than the committed train.txt:"
+    cat "$W/tr.row" "$W/tr.committed.row"
     fail=1
 fi
+# the paired tahq-train sweep: plots/train_paired.py on the committed
+# runs.csv writes the committed analysis, and the folder's README tables
+# are those files
+P=$HERE/results/train-paired
+TP=$HERE/../plots/train_paired.py
+mkdir -p "$W/paired"
+cp "$P/runs.csv" "$W/paired/"
+"$PY" "$TP" "$W/paired" --complete >/dev/null 2>&1 || true
+"$PY" "$TP" "$W/paired" --complete --seeds 1-7 --prefix pilot >/dev/null 2>&1 || true
+for f in paired.csv paired.md paired_seeds.md paired_contrasts.csv paired_contrasts.md paired.dat pilot.csv pilot.md; do
+    same "train_paired.py on runs.csv ($f)" "$W/paired/$f" "$P/$f"
+done
+"$PY" "$HERE/tables.py" check --readme "$P/README.md" || fail=1
 exit $fail

@@ -79,9 +79,7 @@ def main():
     lines.append("static const mut_case mut_cases[] = {")
     lines += rows
     lines.append("};")
-    lines.append("static const struct {")
-    lines.append("    const char *id, *kills;")
-    lines.append("} mut_msg_kills[] = {")
+    lines.append("static const struct case_kills mut_msg_kills[] = {")
     # the cases cmd_golden_gen.c builds in code (invalid messages, crafted
     # messages to decode, the scale search, invalid configurations) take their
     # kill lists from this table

@@ -167,9 +167,7 @@ def main():
     L.append("} bnd_msgs[] = {")
     L += msgs or ["    {NULL, NULL, NULL, 0u},"]
     L.append("};")
-    L.append("static const struct {")
-    L.append("    const char *id, *kills;")
-    L.append("} v4_kills[] = {")
+    L.append("static const struct case_kills v4_kills[] = {")
     for cid in sorted(by_case):
         L.append(f"    {{{c_str(cid)}, {c_str(','.join(sorted(by_case[cid])))}}},")
     if not by_case:

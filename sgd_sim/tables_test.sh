@@ -92,5 +92,21 @@ cp "$P/runs.csv" "$W/paired/"
 for f in paired.csv paired.md paired_seeds.md paired_contrasts.csv paired_contrasts.md paired.dat pilot.csv pilot.md; do
     same "train_paired.py on runs.csv ($f)" "$W/paired/$f" "$P/$f"
 done
+# control of the TOST verdict: it must flip when the margin covers the
+# interval. TAH 4/3's committed 90% interval is [+0.0051, +0.0132]: "not
+# shown" at the pre-set margin 0.01 (0.0132 > 0.01), "equivalent" at 0.02
+# (both ends inside +-0.02); a verdict that never says "equivalent" fails.
+mkdir -p "$W/tost"
+cp "$P/runs.csv" "$W/tost/"
+"$PY" "$TP" "$W/tost" --complete --margin 0.02 --prefix wide >/dev/null 2>&1 || true
+tost_of() { "$PY" -c 'import csv,sys
+print(next((r["tost"] for r in csv.DictReader(open(sys.argv[1])) if r["method"] == "tah"), "missing"))' "$1"; }
+narrow=$(tost_of "$W/paired/paired.csv"); wide=$(tost_of "$W/tost/wide.csv")
+if [ "$narrow" = "not shown" ] && [ "$wide" = "equivalent" ]; then
+    echo "control: the TOST verdict for tah flips from 'not shown' (+-0.01) to 'equivalent' (+-0.02)"
+else
+    echo "FAIL control: TOST verdict for tah at +-0.01 '$narrow', at +-0.02 '$wide'"
+    fail=1
+fi
 "$PY" "$HERE/tables.py" check --readme "$P/README.md" || fail=1
 exit $fail

@@ -236,6 +236,110 @@ def t_train(d):
     return table(head, out)
 
 
+def t_converge_full(d):
+    return t_converge_quick(d, "converge_full_verdict.csv", "direct floor / E(2^16)")
+
+
+def train_runs(d, tag):
+    """The tahq-train CSVs train_TAG_METHOD_kK_sSEED.csv of tables.sh, by (method, seed)."""
+    pat = re.compile(r"^train_%s_(.+)_k(\d+)_s(\d+)\.csv$" % tag)
+    runs = {}
+    for name in sorted(os.listdir(d)):
+        m = pat.match(name)
+        if m:
+            runs[(m.group(1), int(m.group(3)))] = rows_of(os.path.join(d, name))
+    if not runs:
+        raise OSError("no train_%s_*.csv in %s" % (tag, d))
+    return runs
+
+
+def byte_segments(rows, key):
+    """A message-size column as it ran: one value, up to two constant runs of
+    steps ("3,932,160 (steps 1-32), 499,200 (33-100)"), or else the last step's."""
+    segs = []
+    for r in rows:
+        v = int(r[key])
+        if segs and segs[-1][0] == v:
+            segs[-1][2] = int(r["step"])
+        else:
+            segs.append([v, int(r["step"]), int(r["step"])])
+    if len(segs) == 1:
+        return "{:,}".format(segs[0][0]), [segs[0][0]]
+    if len(segs) == 2:
+        return ("{:,} (steps {}-{}), {:,} ({}-{})".format(segs[0][0], segs[0][1], segs[0][2],
+                                                          segs[1][0], segs[1][1], segs[1][2]),
+                [segs[0][0], segs[1][0]])
+    return "{:,} (last step)".format(segs[-1][0]), [segs[-1][0]]
+
+
+TRAIN_LABEL = {"tah": "tah (4/3, token)", "tah3-2": "tah3/2"}
+
+
+def t_train_measured(d, tag, order, evals):
+    """Seed 1 of each method: message bytes, validation loss at the steps
+    `evals`, bits per byte and the mean training loss of the last 10 steps."""
+    runs = train_runs(d, tag)
+    fp32_fwd = int(runs[("fp32", 1)][-1]["fwd_bytes"])  # 4 bytes per value
+    last = evals[-1]
+    out = []
+    for m in order:
+        rows = runs[(m, 1)]
+        by = {int(r["step"]): r for r in rows}
+        fwd, vals = byte_segments(rows, "fwd_bytes")
+        bwd, _ = byte_segments(rows, "bwd_bytes")
+        bits = ", ".join("%.2f" % (32.0 * v / fp32_fwd) for v in vals)
+        tail = [float(r["loss"]) for r in rows[-10:]]
+        out.append([TRAIN_LABEL.get(m, m), fwd, bits, bwd] +
+                   ["%.4f" % float(by[t]["val_loss"]) for t in evals] +
+                   ["%.3f" % float(by[last]["val_bpb"]), "%.4f" % (sum(tail) / len(tail))])
+    n = len(runs[(order[0], 1)])
+    return table(["method", "fwd bytes/step", "fwd bits/value", "bwd bytes/step",
+                  "val loss @%d" % evals[0]] + ["@%d" % t for t in evals[1:]] +
+                 ["bits/byte @%d" % last, "train loss, steps %d-%d" % (n - 9, n)], out)
+
+
+def t_train_w256(d):
+    return t_train_measured(d, "w256", ["fp32", "fp16", "tah", "tah-tile", "tah3-2", "plain4"],
+                            [50, 100, 150])
+
+
+def t_quantile(p, nu):
+    """Student t quantile: the one of plots/train_paired.py (no second copy)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "train_paired", os.path.join(HERE, "..", "plots", "train_paired.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.t_quantile(p, nu)
+
+
+def t_train_w256_seeds(d):
+    """fp32 and tah over seeds 1-3: final validation loss, the paired gap and
+    its mean with the 95% t-interval over the seeds."""
+    runs = train_runs(d, "w256")
+    out, diffs = [], []
+    for s in (1, 2, 3):
+        a, b = float(runs[("fp32", s)][-1]["val_loss"]), float(runs[("tah", s)][-1]["val_loss"])
+        diffs.append(b - a)
+        out.append([s, "%.4f" % a, "%.4f" % b, "%+.4f" % (b - a)])
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = (sum((x - mean) ** 2 for x in diffs) / (n - 1)) ** 0.5
+    h = t_quantile(0.975, n - 1) * sd / n ** 0.5
+    out.append(["mean [95% CI]", "", "", "%+.4f [%+.4f, %+.4f]" % (mean, mean - h, mean + h)])
+    return table(["seed", "fp32 val loss @150", "tah val loss @150", "tah - fp32"], out)
+
+
+def t_train_aqsgd(d):
+    return t_train_measured(d, "aqsgd", ["fp32", "tah", "aqsgd"], [30, 50, 100])
+
+
+def t_throughput(d):
+    """`tahq-sim throughput`'s printout (throughput.txt), as a code block."""
+    with open(os.path.join(d, "throughput.txt")) as f:
+        return ["```"] + [x.rstrip("\n") for x in f] + ["```"]
+
+
 TABLES = {
     "floor_range": ("floor_range_summary.csv", t_floor_range),
     "floor_bits": ("floor.csv", t_floor_bits),
@@ -248,6 +352,13 @@ TABLES = {
     "delta_traj": ("delta_traj.csv", t_delta_traj),
     "delta_end": ("delta_traj.csv", t_delta_end),
     "train_llm": ("train.txt", t_train),
+    "converge_full": ("converge_full_verdict.csv", t_converge_full),
+    "converge_full_E": ("converge_full_summary.csv", lambda d: t_converge_E(d, "converge_full")),
+    "converge_full_local": ("converge_full_local.csv", lambda d: t_converge_local(d, "converge_full")),
+    "train_w256": ("train_w256_*.csv", t_train_w256),
+    "train_w256_seeds": ("train_w256_*.csv", t_train_w256_seeds),
+    "train_aqsgd": ("train_aqsgd_*.csv", t_train_aqsgd),
+    "throughput": ("throughput.txt", t_throughput),
 }
 
 BEGIN = re.compile(r"^<!-- table (\w+): generated by sgd_sim/tables.py from (\S+) -->$")

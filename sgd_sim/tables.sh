@@ -12,9 +12,16 @@
 #   converge   converge --quick           converge_verdict.csv, converge_summary.csv,
 #                                         converge_local.csv (quick methods, tah-gain
 #                                         and the schedule controls, ~10 min)
+#   full       converge                   converge_full_{verdict,summary,local}.csv
+#                                         (T = 2^8..2^16, the quick methods, ~35 min)
 #   delta      delta                      delta.csv (the ray table, ~1 min)
 #   traj       delta --trajectory         delta_traj.csv, delta_cross.csv
 #   train      train                      train.txt (its printed table, ~1 min)
+#   throughput throughput                 throughput.txt (its printout: message sizes and the
+#                                         model are deterministic, codec times measured, ~2 s)
+#   ttrain     tahq-train, C = 256            train_w256_*.csv (6 methods seed 1, fp32 and tah
+#                                         seeds 2, 3; 150 steps; ~17 min)
+#   taqsgd     tahq-train, C = 320, 256 windows  train_aqsgd_*.csv (fp32, tah, aqsgd; ~5 min)
 # Each run writes into a scratch folder, and its CSVs are copied into
 # sgd_sim/results/sim-tables only when the run succeeded; every part is
 # deterministic (no time in its CSVs), so a rerun writes the same bytes.
@@ -23,7 +30,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 J=${2:-2}
 [ "$#" -ge 2 ] && shift 2 || shift "$#"
-PARTS=${*:-floor range rangeq converge delta traj train}
+PARTS=${*:-floor range rangeq converge full delta traj train throughput ttrain taqsgd}
 SIM=$B/sgd_sim/tahq-sim
 [ -x "$SIM" ] || { echo "tables.sh: $SIM not found (build first)" >&2; exit 1; }
 D=sgd_sim/results/sim-tables
@@ -47,6 +54,9 @@ for part in $PARTS; do
     converge)
         "$SIM" converge --quick --jobs "$J" --methods "$QUICK_METHODS" --out "$W/conv" >"$W/conv.txt"
         for f in verdict summary local; do cp "$W/conv/converge_$f.csv" "$D/"; done ;;
+    full)
+        "$SIM" converge --jobs "$J" --methods "$QUICK_METHODS" --out "$W/full" >"$W/full.txt"
+        for f in verdict summary local; do cp "$W/full/converge_$f.csv" "$D/converge_full_$f.csv"; done ;;
     delta)
         "$SIM" delta --jobs "$J" --out "$W/delta" >"$W/delta.txt"
         cp "$W/delta/delta.csv" "$D/" ;;
@@ -56,6 +66,27 @@ for part in $PARTS; do
     train)
         "$SIM" train --jobs "$J" --out "$W/train" >"$W/train.txt"
         cp "$W/train.txt" "$D/train.txt" ;;
+    throughput)
+        "$SIM" throughput --out "$W/tp" >"$W/throughput.txt"
+        cp "$W/throughput.txt" "$D/" ;;
+    ttrain | taqsgd)
+        TT=$B/sgd_sim/transformer/tahq-train
+        [ -x "$TT" ] || { echo "tables.sh: $TT not found (build first)" >&2; exit 1; }
+        DATA=${TAHQ_TRAIN_DATA:-$B/shakespeare}
+        # K = 4, M = 4 x B = 2 sequences of 128 bytes, seed-determined windows;
+        # --out resumes (a finished run's CSV is kept) and the CSVs hold no times
+        if [ "$part" = ttrain ]; then
+            o="--channels 256 --heads 4 --steps 150 --warmup 15 --eval-every 50"
+            runs="fp32,fp16,tah,tah-tile,tah3/2,plain4:1 fp32,tah:2,3" tag=w256
+        else
+            o="--steps 100 --warmup 10 --eval-every 10 --train-windows 256"
+            runs="fp32,tah,aqsgd:1" tag=aqsgd
+        fi
+        for r in $runs; do
+            "$TT" --data "$DATA" $o --method "${r%%:*}" --seed "${r#*:}" --print-every 0 \
+                --progress off --out "$W/$part" >>"$W/$part.txt"
+        done
+        for f in "$W/$part"/*.csv; do cp "$f" "$D/train_${tag}_$(basename "$f")"; done ;;
     *) echo "tables.sh: unknown part $part" >&2; exit 2 ;;
     esac
 done

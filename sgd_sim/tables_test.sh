@@ -13,12 +13,17 @@
 #   plots/train_paired.py          on the committed runs.csv of
 #                                  results/train-paired: its paired*.csv/.md/.dat
 #                                  and pilot*, and that folder's README tables
+#   throughput                     throughput.txt without its measured codec
+#                                  times (the message sizes, the model's
+#                                  assumptions and its 'codec free' table)
 # The other tables (floor_bits, floor_codec, floor_dataset, floor_range,
-# converge_*) are checked against their committed CSVs only: rerunning the
-# tools behind them takes minutes to half an hour (sgd_sim/tables.sh).
-# About 20 s of CPU. Control: a README copy with one table digit changed
+# converge_*, the tahq-train tables train_*, throughput's codec times) are
+# checked against their committed files only: rerunning the tools behind
+# them takes minutes to half an hour (sgd_sim/tables.sh), or their numbers
+# are times.
+# About 20 s of CPU. Controls: a README copy with one table digit changed
 # must fail the check, and so must a CSV directory with one delta.csv value
-# changed.
+# changed and a throughput printout with TAH's message size changed.
 #   tables_test.sh PYTHON TAHQ_SIM WORKDIR
 set -u
 PY=$1
@@ -78,6 +83,31 @@ if [ -s "$W/tr.row" ] && cmp -s "$W/tr.row" "$W/tr.committed.row"; then
 else
     echo "FAIL: train --methods tah prints another row than the committed train.txt:"
     cat "$W/tr.row" "$W/tr.committed.row"
+    fail=1
+fi
+# throughput: everything but the measured codec times (the last two columns
+# of the message table, the 'codec cpu' table) is a function of the codec's
+# bytes and the model's constants
+untimed() {
+    awk '/^method +fwd_bytes/ { t = 1 } /^tokens\/s \(codec cpu/ { skip = 1 }
+         /^$/ { t = 0; if (skip) { skip = 0; next } }
+         skip { next } t { print $1, $2, $3; next } { print }' "$1"
+}
+"$SIM" throughput --out "$W/tp" >"$W/tp.txt" 2>/dev/null || true
+untimed "$W/tp.txt" >"$W/tp.untimed"
+untimed "$C/throughput.txt" >"$W/tp.committed.untimed"
+if [ "$(wc -l <"$W/tp.untimed")" -gt 20 ]; then
+    same "throughput (untimed lines)" "$W/tp.untimed" "$W/tp.committed.untimed"
+    # control: the filter must keep the message sizes (TAH's forward bytes + 1)
+    sed 's/^\(tah  *\)\([0-9][0-9]*\)/\1\21/' "$C/throughput.txt" | untimed /dev/stdin >"$W/tp.altered"
+    if cmp -s "$W/tp.altered" "$W/tp.untimed"; then
+        echo "FAIL control: a changed TAH message size passed the throughput comparison"
+        fail=1
+    else
+        echo "control: a changed TAH message size fails the throughput comparison"
+    fi
+else
+    echo "FAIL: throughput printed $(wc -l <"$W/tp.untimed") untimed lines"
     fail=1
 fi
 # the paired tahq-train sweep: plots/train_paired.py on the committed

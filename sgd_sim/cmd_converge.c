@@ -335,9 +335,8 @@ static void conv_tune(converge *c, const sim_opts *base, const run_file *rf)
     double grid[TUNE_GRID];
     for (int i = 0; i < TUNE_GRID; i++)
         grid[i] = c->o->adamw ? grid_adamw[i] * c->p.L : grid_sgd[i]; /* as gamma = c L */
-    FILE *ft = rf ? NULL : sim_open_out(c->o, "converge_tuning.csv");
-    if (ft)
-        fprintf(ft, "method,gamma,c,T,mean_avg_grad2,optimizer\n");
+    FILE *ft = rf ? NULL : sim_open_csv(c->o, "converge_tuning.csv",
+                                        "method,gamma,c,T,mean_avg_grad2,optimizer");
     for (int mi = 0; mi < c->nm; mi++) {
         /* a schedule variant (METHOD@s) of a codec tuned already: every
          * schedule has the same eta at T_tune, so the same tuning */
@@ -364,8 +363,7 @@ static void conv_tune(converge *c, const sim_opts *base, const run_file *rf)
             conv_tune_method(c, mi, base, grid, ft);
         }
     }
-    if (ft)
-        fclose(ft);
+    sim_close_out(ft);
 }
 
 /* The task of method mi, horizon i, seed s. */
@@ -433,35 +431,26 @@ static void conv_direct_floors(converge *c)
 
 static void conv_open_outputs(converge *c)
 {
-    c->fr = sim_open_out(c->o, "converge_runs.csv");
-    c->fs = sim_open_out(c->o, "converge_summary.csv");
-    c->ff = sim_open_out(c->o, "converge_fit.csv");
-    c->fmod = sim_open_out(c->o, "converge_model.csv");
-    c->floc = sim_open_out(c->o, "converge_local.csv");
-    c->fv = sim_open_out(c->o, "converge_verdict.csv");
-    if (c->fr)
-        fprintf(c->fr, "method,T,seed,eta,avg_grad2,min_grad2,final_gap\n");
-    if (c->fs)
-        fprintf(c->fs, "method,T,eta,mean_avg,sd_avg,mean_min,sd_min,mean_gap,ratio_avg_vs_fp32,ratio_min_vs_fp32,"
-                       "ci_lo_avg,ci_hi_avg\n");
-    if (c->ff)
-        fprintf(c->ff, "method,quantity,slope,ci_lo,ci_hi,c,gamma,ln_intercept,optimizer\n");
-    if (c->fmod)
-        fprintf(c->fmod, "method,model,T_min,T_max,beta,beta_lo,beta_hi,a,a_lo,a_hi,a2,a2_lo,a2_hi,a3,a3_lo,a3_hi,"
-                         "b,b_lo,b_hi,wrss,dof,beta_at_bound\n");
-    if (c->floc)
-        fprintf(c->floc, "method,T_lo,T_hi,slope,ci_lo,ci_hi\n");
-    if (c->fv)
-        fprintf(c->fv, "method,schedule,rate,beta,beta_lo,beta_hi,floor,b,b_lo,b_hi,b_gd,b_gd_lo,b_gd_hi,"
-                       "gd_agrees,verdict,paper_claim,E_Tmax\n");
+    c->fr = sim_open_csv(c->o, "converge_runs.csv", "method,T,seed,eta,avg_grad2,min_grad2,final_gap");
+    c->fs = sim_open_csv(c->o, "converge_summary.csv",
+                         "method,T,eta,mean_avg,sd_avg,mean_min,sd_min,mean_gap,ratio_avg_vs_fp32,ratio_min_vs_fp32,"
+                         "ci_lo_avg,ci_hi_avg");
+    c->ff = sim_open_csv(c->o, "converge_fit.csv",
+                         "method,quantity,slope,ci_lo,ci_hi,c,gamma,ln_intercept,optimizer");
+    c->fmod = sim_open_csv(c->o, "converge_model.csv",
+                           "method,model,T_min,T_max,beta,beta_lo,beta_hi,a,a_lo,a_hi,a2,a2_lo,a2_hi,a3,a3_lo,a3_hi,"
+                           "b,b_lo,b_hi,wrss,dof,beta_at_bound");
+    c->floc = sim_open_csv(c->o, "converge_local.csv", "method,T_lo,T_hi,slope,ci_lo,ci_hi");
+    c->fv = sim_open_csv(c->o, "converge_verdict.csv",
+                         "method,schedule,rate,beta,beta_lo,beta_hi,floor,b,b_lo,b_hi,b_gd,b_gd_lo,b_gd_hi,"
+                         "gd_agrees,verdict,paper_claim,E_Tmax");
 }
 
 static void conv_close_outputs(converge *c)
 {
     FILE *all[] = {c->fr, c->fs, c->ff, c->fmod, c->floc, c->fv};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-        if (all[k])
-            fclose(all[k]);
+        sim_close_out(all[k]);
 }
 
 /* The fp32 seed means per horizon, the reference of the ratio columns

@@ -41,8 +41,10 @@ typedef struct dtraj_task {
 
 enum { DTRAJ_T = 16384, DTRAJ_KEYS = 32 };
 
-static void dtraj_run(dtraj_task *d)
+/* task `task` of the array ctx, as the job pool runs it */
+static void dtraj_run(void *ctx, size_t task)
 {
+    dtraj_task *d = (dtraj_task *)ctx + task;
     const sim_problem *p = d->p;
     size_t np = p->n_params;
     int sr = (d->m.fwd == SIM_FWD_TAH || d->m.fwd == SIM_FWD_PLAIN) && d->m.fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
@@ -135,11 +137,6 @@ done:
     sim_run_free(meas);
 }
 
-static void dtraj_task_run(void *ctx, size_t i)
-{
-    dtraj_run((dtraj_task *)ctx + i);
-}
-
 /* ln |grad f|^2 where delta crosses level, between consecutive checkpoints
  * (the first crossing along the run); NAN when it does not cross */
 static double dtraj_cross(const dtraj_task *d, double level)
@@ -177,10 +174,8 @@ static int cmd_delta_traj(const sim_cli *o)
     printf("delta along SGD's trajectory: smooth problem, eta = (4/L)/sqrt(T), T = %d, seed 1; at t = 0, 2^6..2^14 "
            "the expectation over the data set (x %d keys, unbiased U-statistic, for stochastic rounding)\n",
            DTRAJ_T, DTRAJ_KEYS);
-    sim_jobs_run(o->jobs, (size_t)nm, dtraj_task_run, d, "delta trajectory");
-    FILE *f = sim_open_out(o, "delta_traj.csv");
-    if (f)
-        fprintf(f, "method,t,grad2,delta,delta_lo,delta_hi,delta_plugin\n");
+    sim_jobs_run(o->jobs, (size_t)nm, dtraj_run, d, "delta trajectory");
+    FILE *f = sim_open_csv(o, "delta_traj.csv", "method,t,grad2,delta,delta_lo,delta_hi,delta_plugin");
     printf("%-14s %6s %11s %9s %21s %9s\n", "method", "t", "|grad f|^2", "delta", "95% CI", "plug-in");
     for (int i = 0; i < nm; i++) {
         if (d[i].failed) {
@@ -196,9 +191,7 @@ static int cmd_delta_traj(const sim_cli *o)
         }
     }
     printf("\n|grad f|^2 at which delta first falls below 0.9 and below 0 along the run (interpolated):\n");
-    FILE *fc = sim_open_out(o, "delta_cross.csv");
-    if (fc)
-        fprintf(fc, "method,grad2_at_delta_0.9,grad2_at_delta_0,grad2_end\n");
+    FILE *fc = sim_open_csv(o, "delta_cross.csv", "method,grad2_at_delta_0.9,grad2_at_delta_0,grad2_end");
     for (int i = 0; i < nm; i++) {
         if (d[i].failed)
             continue;
@@ -208,10 +201,8 @@ static int cmd_delta_traj(const sim_cli *o)
         if (fc)
             fprintf(fc, "%s,%.6g,%.6g,%.6g\n", d[i].name, c9, c0, d[i].g2[d[i].npts - 1]);
     }
-    if (f)
-        fclose(f);
-    if (fc)
-        fclose(fc);
+    sim_close_out(f);
+    sim_close_out(fc);
     free(d);
     sim_problem_free(&p);
     return 0;
@@ -240,10 +231,9 @@ int cmd_delta(const sim_cli *o)
     size_t np = p.n_params;
     uint32_t per_step = 2; /* micro 2 x batch 1 */
     uint32_t nsteps = p.n_seq / per_step;
-    FILE *f = sim_open_out(o, "delta.csv");
-    if (f)
-        fprintf(f, "method,fwd_bits_per_elem,bwd_bits_per_elem,alpha,grad2,rel_bias2,delta,sigma2,sigma2_rel,"
-                   "low_units_per_msg\n");
+    FILE *f = sim_open_csv(o, "delta.csv",
+                           "method,fwd_bits_per_elem,bwd_bits_per_elem,alpha,grad2,rel_bias2,delta,sigma2,sigma2_rel,"
+                           "low_units_per_msg");
     printf("delta: smooth problem, w = (1 - alpha) w*, E[g_hat] over the data set (%u mini-batches) "
            "x %d stochastic-rounding keys\n",
            nsteps, reps_sr);
@@ -320,8 +310,7 @@ int cmd_delta(const sim_cli *o)
         }
         fprintf(stderr, "delta: %d/%d methods\n", mi + 1, nm);
     }
-    if (f)
-        fclose(f);
+    sim_close_out(f);
     free(gf);
     free(gm);
     free(g2);

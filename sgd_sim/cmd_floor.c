@@ -87,9 +87,8 @@ int cmd_floor(const sim_cli *o)
     int last = 0;
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     /* rows are written as their batch finishes (the large data sets last) */
-    FILE *f = sim_open_out(o, "floor.csv");
-    if (f)
-        fprintf(f, "study,method,n_seq,K,hi_bits,lo_bits,rounding,b_gd,b_lo,b_hi,grad0_2,low_units_per_msg\n");
+    FILE *f = sim_open_csv(o, "floor.csv",
+                           "study,method,n_seq,K,hi_bits,lo_bits,rounding,b_gd,b_lo,b_hi,grad0_2,low_units_per_msg");
     printf("%-9s %-16s %6s %2s %11s %24s %s\n", "study", "method", "n_seq", "K", "b (GD)", "range", "note");
     for (size_t i0 = 0; i0 < n; i0 += (size_t)jobs) {
         size_t k = n - i0 < (size_t)jobs ? n - i0 : (size_t)jobs;
@@ -121,8 +120,7 @@ int cmd_floor(const sim_cli *o)
             fflush(f);
         fflush(stdout);
     }
-    if (f)
-        fclose(f);
+    sim_close_out(f);
     for (int k = 0; k < np; k++)
         sim_problem_free(&probs[k]);
     free(t);
@@ -176,8 +174,10 @@ typedef struct range_task {
 
 static const double range_steps[3] = {1.0, 0.25, 1.0 / 32};
 
-static void range_run(range_task *t)
+/* task `task` of the array ctx, as the job pool runs it */
+static void range_run(void *ctx, size_t task)
 {
+    range_task *t = (range_task *)ctx + task;
     const sim_problem *p = t->p;
     const size_t np = p->n_params;
     sim_opts so = {.micro = 2, .batch = 1, .eta = 0, .seed = 9};
@@ -252,11 +252,6 @@ done:
     free(gbar);
     free(gj);
     sim_run_free(r);
-}
-
-static void range_task_run(void *ctx, size_t i)
-{
-    range_run((range_task *)ctx + i);
 }
 
 /* One method's rows of floor_range.csv and floor_range_summary.csv and its
@@ -357,23 +352,18 @@ int cmd_floor_range(const sim_cli *o)
            "  minus the batch-means estimate of its noise (stochastic rounding); err = that estimate / b\n",
            p.K);
     double t0 = sim_now();
-    sim_jobs_run(o->jobs, n, range_task_run, x, NULL);
+    sim_jobs_run(o->jobs, n, range_run, x, NULL);
     sim_progress_line("floor --range", n, n, sim_now() - t0, 1);
-    FILE *f = sim_open_out(o, "floor_range.csv");
-    FILE *fs = sim_open_out(o, "floor_range_summary.csv");
-    if (f)
-        fprintf(f, "method,update,step_over_1_over_L,iters,b,noise_estimate,rel_error\n");
-    if (fs)
-        fprintf(fs, "method,b_min,b_max,max_rel_error,bytes_per_elem\n");
+    FILE *f = sim_open_csv(o, "floor_range.csv",
+                           "method,update,step_over_1_over_L,iters,b,noise_estimate,rel_error");
+    FILE *fs = sim_open_csv(o, "floor_range_summary.csv", "method,b_min,b_max,max_rel_error,bytes_per_elem");
     printf("%-14s %-8s %10s %12s %12s %12s %12s\n", "method", "update", "step L", "b (1/L)", "b (1/4L)", "b (1/32L)",
            "max err");
     int fail = 0;
     for (int mi = 0; mi < nm; mi++)
         fail |= range_report(o, &p, names[mi], &ms[mi], &x[2 * mi], f, fs);
-    if (f)
-        fclose(f);
-    if (fs)
-        fclose(fs);
+    sim_close_out(f);
+    sim_close_out(fs);
     free(x);
     sim_problem_free(&p);
     return fail;

@@ -91,6 +91,20 @@ FILE *sim_open_out(const sim_cli *o, const char *name)
     return f;
 }
 
+FILE *sim_open_csv(const sim_cli *o, const char *name, const char *header)
+{
+    FILE *f = sim_open_out(o, name);
+    if (f)
+        fprintf(f, "%s\n", header);
+    return f;
+}
+
+void sim_close_out(FILE *f)
+{
+    if (f)
+        fclose(f);
+}
+
 int sim_split_methods(const char *list, const char *def, char names[][48], int max)
 {
     char buf[1024];

@@ -68,6 +68,10 @@ void sim_jobs_run(int jobs, size_t n, void (*fn)(void *ctx, size_t i), void *ctx
 /* OUT/name opened for writing (OUT created when missing), or NULL after a
  * message. */
 FILE *sim_open_out(const sim_cli *o, const char *name);
+/* The same for a CSV file, with its header line written. */
+FILE *sim_open_csv(const sim_cli *o, const char *name, const char *header);
+/* Closes an output of sim_open_out or sim_open_csv; NULL: none. */
+void sim_close_out(FILE *f);
 
 /* The comma list (def when NULL) into names[0 .. max-1]; their number. */
 int sim_split_methods(const char *list, const char *def, char names[][48], int max);

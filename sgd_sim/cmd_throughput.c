@@ -96,9 +96,8 @@ int cmd_throughput(const sim_cli *o)
     for (int i = 0; i < nm; i++)
         printf("%-9s %12.0f %12.0f %10.2f %10.2f\n", mn[i], fb[i], bb[i], tf[i] * 1e3, tb[i] * 1e3);
     static const double bws[] = {10e9, 5e9, 2e9, 1e9, 500e6, 200e6, 100e6};
-    FILE *f = sim_open_out(o, "throughput.csv");
-    if (f)
-        fprintf(f, "bandwidth_bps,method,codec,fwd_bytes,bwd_bytes,step_s,tokens_per_s,speedup_vs_fp32\n");
+    FILE *f = sim_open_csv(o, "throughput.csv",
+                           "bandwidth_bps,method,codec,fwd_bytes,bwd_bytes,step_s,tokens_per_s,speedup_vs_fp32");
     for (int mode = 0; mode < 2; mode++) {
         printf("\ntokens/s (codec %s; speedup vs fp32 in parentheses)\n%-9s", mode ? "free" : "cpu", "link");
         for (int i = 0; i < nm; i++)
@@ -123,8 +122,7 @@ int cmd_throughput(const sim_cli *o)
             printf("\n");
         }
     }
-    if (f)
-        fclose(f);
+    sim_close_out(f);
     free(x);
     free(prev);
     free(y);

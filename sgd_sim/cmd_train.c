@@ -21,9 +21,10 @@ typedef struct train_task {
     int failed;
 } train_task;
 
-static void train_run(void *ctx, size_t i)
+/* task `task` of the array ctx, as the job pool runs it */
+static void train_run(void *ctx, size_t task)
 {
-    train_task *t = (train_task *)ctx + i;
+    train_task *t = (train_task *)ctx + task;
     sim_run *r = sim_run_new(t->p, &t->m, &t->so);
     if (!r) {
         t->failed = 1;
@@ -73,12 +74,8 @@ int cmd_train(const sim_cli *o)
         printf("train: AdamW beta1=%g beta2=%g eps=%g weight_decay=%g (decoupled)\n", o->beta1, o->beta2,
                o->eps, tt[0].so.weight_decay);
     sim_jobs_run(o->jobs, (size_t)nm, train_run, tt, "train");
-    FILE *f = sim_open_out(o, "train.csv");
-    FILE *fe = sim_open_out(o, "train_eval.csv");
-    if (f)
-        fprintf(f, "method,step,loss\n");
-    if (fe)
-        fprintf(fe, "method,step,eval_loss\n");
+    FILE *f = sim_open_csv(o, "train.csv", "method,step,loss");
+    FILE *fe = sim_open_csv(o, "train_eval.csv", "method,step,eval_loss");
     printf("%-10s %10s %10s %10s %9s %9s %12s\n", "method", "loss@0", "eval@end", "avg_last10%",
            "fwd_b/e", "bwd_b/e", "cache_bytes");
     for (int i = 0; i < nm; i++) {
@@ -100,10 +97,8 @@ int cmd_train(const sim_cli *o)
         free(tt[i].loss);
         free(tt[i].eval);
     }
-    if (f)
-        fclose(f);
-    if (fe)
-        fclose(fe);
+    sim_close_out(f);
+    sim_close_out(fe);
     free(tt);
     sim_problem_free(&p);
     return 0;

@@ -66,7 +66,7 @@
 
 void conv_analyse(const double *Td, const double *vals, int nT, int ns, uint64_t seed, conv_verdict *v)
 {
-    /* below 5 seeds no verdict is drawn (cmd_converge), and the CIs are
+    /* below 5 seeds no verdict is drawn (conv_verdicts), and the CIs are
      * only indicative: 40 resamples then, 1000 otherwise */
     const int NB = ns >= 5 ? 1000 : 40;
     memset(v, 0, sizeof *v);

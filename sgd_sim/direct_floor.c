@@ -45,8 +45,10 @@ int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64
     return 0;
 }
 
-static void gd_run(gd_task *t)
+/* task `task` of the array ctx, as the job pool runs it */
+static void gd_run(void *ctx, size_t task)
 {
+    gd_task *t = (gd_task *)ctx + task;
     const sim_problem *p = t->p;
     size_t np = p->n_params;
     sim_opts so = {.micro = 2, .batch = 1, .eta = 0, .seed = 9};
@@ -106,12 +108,7 @@ done:
     sim_run_free(r);
 }
 
-static void gd_task_run(void *ctx, size_t i)
-{
-    gd_run((gd_task *)ctx + i);
-}
-
 void gd_all(gd_task *t, int n, int jobs)
 {
-    sim_jobs_run(jobs, (size_t)n, gd_task_run, t, NULL);
+    sim_jobs_run(jobs, (size_t)n, gd_run, t, NULL);
 }

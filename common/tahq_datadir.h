@@ -29,9 +29,11 @@ static inline int tahq_data_try(const char *dir, const char *sub, const char *re
         return -1;
     if (access(out, R_OK) == 0)
         return 0;
+    /* the places tried, as much as fits in tn (the precision also keeps
+     * GCC's format-truncation check from assuming out longer than that) */
     size_t used = strlen(tried);
     if (used < tn)
-        snprintf(tried + used, tn - used, "%s%s", used ? ", " : "", out);
+        snprintf(tried + used, tn - used, "%s%.*s", used ? ", " : "", (int)(tn - used), out);
     return -1;
 }
 

@@ -360,11 +360,6 @@ static void gpt_params(lk_params *p, unsigned S, double bf, double bb, int codec
     p->bf = bf, p->bb = bb, p->lat = lat, p->wire = GPT_WIRE;
 }
 
-/* step times of the paper's setting: fp32, tah, aqsgd steady and first epoch */
-typedef struct gpt_case {
-    double fp32, tah, aq, aq_first;
-} gpt_case;
-
 static int find_method(int nm, const char *const *names, const char *m)
 {
     for (int i = 0; i < nm; i++)
@@ -373,52 +368,75 @@ static int find_method(int nm, const char *const *names, const char *m)
     return -1;
 }
 
-static double gpt_step(int nm, const char *const *names, const double *fb, const double *bb, unsigned S,
-                       unsigned C, const char *m, int first, double bw, double lat, double codec, int mode)
+/* The message sizes that `throughput` measured (GPT2-XL shape [1, S, C]),
+ * per method. */
+typedef struct gpt_sizes {
+    int nm;
+    const char *const *names;
+    const double *fb, *bb; /* forward and backward bytes of a micro-batch */
+    unsigned S, C;
+} gpt_sizes;
+
+static double gpt_step(const gpt_sizes *g, const char *m, int first, double bw, double lat, double codec, int mode)
 {
-    int i = find_method(nm, names, m), i32 = find_method(nm, names, "fp32");
+    const unsigned S = g->S, C = g->C;
+    int i = find_method(g->nm, g->names, m), i32 = find_method(g->nm, g->names, "fp32");
     lk_params p;
     const int aq = !strcmp(m, "aqsgd"), is32 = !strcmp(m, "fp32");
     /* AQ-SGD's cache: per micro-batch and side of a boundary, the sample's
      * binary16 entry is read and written (steady) or written (first visit) */
     double cache = aq ? (first ? 1.0 : 2.0) * S * C * 2.0 : 0;
-    double f = aq && first ? fb[i32] : fb[i];
-    gpt_params(&p, S, f, bb[i], !is32 && !(aq && first), !is32, cache, codec, lat);
+    double f = aq && first ? g->fb[i32] : g->fb[i];
+    gpt_params(&p, S, f, g->bb[i], !is32 && !(aq && first), !is32, cache, codec, lat);
     p.bw = bw;
     return lk_step(&p, mode);
 }
 
-int lk_calibrate(const char *measured, const char *outdir, int nm, const char *const *names,
-                 const double *fb, const double *bb, unsigned S, unsigned C)
-{
-    mrow *rows = NULL;
-    int n = 0;
-    int rc = read_measured(measured, &rows, &n);
-    if (rc)
-        return rc;
-    /* groups in first-seen order */
+/* The link rates (Mbit/s) of the AQ-SGD over TAH comparisons. */
+static const double ebw[] = {1000, 500, 100};
+
+/* The measured rows grouped by (method, phase) in first-seen order, and
+ * the model's parameters of each group. */
+typedef struct calib_groups {
     char gm[32][32], gp[32][16];
-    int ng = 0;
+    int ng;
+    lk_params gpar[32];
+} calib_groups;
+
+static void calib_group(const mrow *rows, int n, calib_groups *cg)
+{
+    cg->ng = 0;
     for (int i = 0; i < n; i++) {
         int g = 0;
-        while (g < ng && (strcmp(gm[g], rows[i].method) || strcmp(gp[g], rows[i].phase)))
+        while (g < cg->ng && (strcmp(cg->gm[g], rows[i].method) || strcmp(cg->gp[g], rows[i].phase)))
             g++;
-        if (g == ng && ng < 32) {
-            snprintf(gm[ng], sizeof gm[ng], "%s", rows[i].method);
-            snprintf(gp[ng], sizeof gp[ng], "%s", rows[i].phase);
-            ng++;
+        if (g == cg->ng && cg->ng < 32) {
+            snprintf(cg->gm[cg->ng], sizeof cg->gm[cg->ng], "%s", rows[i].method);
+            snprintf(cg->gp[cg->ng], sizeof cg->gp[cg->ng], "%s", rows[i].phase);
+            cg->ng++;
         }
     }
-    lk_params gpar[32];
-    for (int g = 0; g < ng; g++)
-        group_params(rows, n, gm[g], gp[g], &gpar[g]);
+    for (int g = 0; g < cg->ng; g++)
+        group_params(rows, n, cg->gm[g], cg->gp[g], &cg->gpar[g]);
+}
 
-    /* 1. model vs measurement at every measured point */
+/* The group of (method, phase), or -1. */
+static int calib_group_of(const calib_groups *cg, const char *method, const char *phase)
+{
+    for (int g = 0; g < cg->ng; g++)
+        if (!strcmp(cg->gm[g], method) && !strcmp(cg->gp[g], phase))
+            return g;
+    return -1;
+}
+
+/* 1. model vs measurement at every measured point (links_model_points.csv
+ * and stdout); returns the kind of send that fits best (LK_OVERLAP,
+ * LK_BLOCKING, LK_PROTOCOL), or -1 when the file cannot be written. */
+static int calib_points(const char *measured, const char *outdir, const mrow *rows, int n, const calib_groups *cg)
+{
     FILE *fp = out_file(outdir, "links_model_points.csv");
-    if (!fp) {
-        free(rows);
-        return 1;
-    }
+    if (!fp)
+        return -1;
     fprintf(fp, "link_mbps,method,phase,n,measured_s,measured_min_s,measured_max_s,model_overlap_s,"
                 "model_blocking_s,model_protocol_s,resid_overlap,resid_blocking,resid_protocol\n");
     double ss[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
@@ -430,10 +448,7 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
     printf("%7s %-9s %-6s %10s %10s %10s %10s %8s %8s %8s\n", "Mbit/s", "method", "phase", "measured",
            "overlap", "blocking", "protocol", "r_ovl", "r_blk", "r_prot");
     for (int i = 0; i < n; i++) {
-        int g = 0;
-        while (strcmp(gm[g], rows[i].method) || strcmp(gp[g], rows[i].phase))
-            g++;
-        lk_params p = gpar[g];
+        lk_params p = cg->gpar[calib_group_of(cg, rows[i].method, rows[i].phase)];
         p.bw = rows[i].v[C_LINK] * 1e6;
         double mo = lk_step(&p, 0), mb = lk_step(&p, 1), mp = lk_step(&p, 2), me = rows[i].v[C_STEP];
         double r0 = mo / me - 1, r1 = mb / me - 1, r2 = mp / me - 1;
@@ -462,13 +477,15 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
     }
     const int best = rms[1] < rms[0] ? (rms[2] < rms[1] ? 2 : 1) : (rms[2] < rms[0] ? 2 : 0);
     printf("the better fit: %s sends (used for the curves below)\n", mode_name[best]);
+    return best;
+}
 
-    /* 2. model curves over bandwidth, this machine's parameters */
+/* 2. model curves over bandwidth, this machine's parameters
+ * (links_model_curve.csv) */
+static void calib_curves(const char *outdir, const mrow *rows, int n, const calib_groups *cg, int best)
+{
     FILE *fc = out_file(outdir, "links_model_curve.csv");
-    int g32 = -1;
-    for (int g = 0; g < ng; g++)
-        if (!strcmp(gm[g], "fp32") && !strcmp(gp[g], "steady"))
-            g32 = g;
+    const int g32 = calib_group_of(cg, "fp32", "steady");
     if (fc) {
         fprintf(fc, "bw_mbps,method,phase,model_overlap_s,model_blocking_s,model_protocol_s,tokens_per_s,"
                     "speedup_vs_fp32\n");
@@ -476,61 +493,60 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             double mbps = pow(10.0, b / 20.0); /* 1 Mbit/s .. 20 Gbit/s */
             double base = 0;
             if (g32 >= 0) {
-                lk_params p = gpar[g32];
+                lk_params p = cg->gpar[g32];
                 p.bw = mbps * 1e6;
                 base = lk_step(&p, best);
             }
-            for (int g = 0; g < ng; g++) {
-                lk_params p = gpar[g];
+            for (int g = 0; g < cg->ng; g++) {
+                lk_params p = cg->gpar[g];
                 p.bw = mbps * 1e6;
                 double so = lk_step(&p, 0), sb = lk_step(&p, 1), sp = lk_step(&p, 2);
                 double s = best == 0 ? so : best == 1 ? sb : sp;
                 double tok = 0;
                 for (int i = 0; i < n; i++)
-                    if (!strcmp(rows[i].method, gm[g]))
+                    if (!strcmp(rows[i].method, cg->gm[g]))
                         tok = rows[i].v[C_TOK];
-                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.6f,%.2f,%.4f\n", mbps, gm[g], gp[g], so, sb, sp, tok / s,
+                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.6f,%.2f,%.4f\n", mbps, cg->gm[g], cg->gp[g], so, sb, sp, tok / s,
                         base > 0 ? base / s : NAN);
             }
         }
         fclose(fc);
     }
+}
 
-    /* 3. AQ-SGD over TAH vs epochs: this machine (model, calibrated) and the
-     * paper's setting (projection), at 1 Gbit/s, 500 and 100 Mbit/s */
+/* 3. AQ-SGD over TAH vs epochs: this machine (model, calibrated) and the
+ * paper's setting (projection), at 1 Gbit/s, 500 and 100 Mbit/s
+ * (links_epochs.csv) */
+static void calib_epochs(const char *outdir, const calib_groups *cg, const gpt_sizes *g, int best)
+{
     FILE *fe = out_file(outdir, "links_epochs.csv");
-    int ga = -1, gaf = -1, gt = -1;
-    for (int g = 0; g < ng; g++) {
-        if (!strcmp(gm[g], "aqsgd") && !strcmp(gp[g], "steady"))
-            ga = g;
-        if (!strcmp(gm[g], "aqsgd") && !strcmp(gp[g], "first"))
-            gaf = g;
-        if (!strcmp(gm[g], "tah") && !strcmp(gp[g], "steady"))
-            gt = g;
-    }
-    static const double ebw[] = {1000, 500, 100};
+    const int ga = calib_group_of(cg, "aqsgd", "steady"), gaf = calib_group_of(cg, "aqsgd", "first"),
+              gt = calib_group_of(cg, "tah", "steady");
     if (fe) {
         fprintf(fe, "setting,bw_mbps,epochs,aqsgd_over_tah\n");
         for (int b = 0; b < 3; b++)
             for (int E = 1; E <= 30; E++) {
                 if (ga >= 0 && gaf >= 0 && gt >= 0) {
-                    lk_params pa = gpar[ga], pf = gpar[gaf], pt = gpar[gt];
+                    lk_params pa = cg->gpar[ga], pf = cg->gpar[gaf], pt = cg->gpar[gt];
                     pa.bw = pf.bw = pt.bw = ebw[b] * 1e6;
                     double r = (lk_step(&pf, best) + (E - 1) * lk_step(&pa, best)) / (E * lk_step(&pt, best));
                     fprintf(fe, "machine,%.0f,%d,%.4f\n", ebw[b], E, r);
                 }
-                double t = gpt_step(nm, names, fb, bb, S, C, "tah", 0, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
-                double a = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 0, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
-                double af = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 1, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
+                double t = gpt_step(g, "tah", 0, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
+                double a = gpt_step(g, "aqsgd", 0, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
+                double af = gpt_step(g, "aqsgd", 1, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
                 fprintf(fe, "gpt2xl,%.0f,%d,%.4f\n", ebw[b], E, (af + (E - 1) * a) / (E * t));
             }
         fclose(fe);
     }
+}
 
-    /* 3b. the paper's setting with either kind of send, latency 1 ms and the
-     * assumed codec time, over 1 Mbit/s .. 100 Gbit/s: the curves the
-     * measured speed-ups are set against once their link rates are mapped
-     * to the paper's (plots/links.py netbound) */
+/* 3b. the paper's setting with either kind of send, latency 1 ms and the
+ * assumed codec time, over 1 Mbit/s .. 100 Gbit/s: the curves the
+ * measured speed-ups are set against once their link rates are mapped
+ * to the paper's (plots/links.py netbound; links_projection_modes.csv) */
+static void projection_modes(const char *outdir, const gpt_sizes *g)
+{
     FILE *fpb = out_file(outdir, "links_projection_modes.csv");
     if (fpb) {
         static const char *const pmm[] = {"fp32", "fp16", "aqsgd", "tah", "tah-tile", "plain4"};
@@ -538,12 +554,12 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
         for (int mode = 0; mode <= 1; mode++)
             for (int b = 0; b <= 100; b++) {
                 double mbps = pow(10.0, b / 20.0), bw = mbps * 1e6;
-                double s32 = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, 1e-3, GPT_CODEC, mode);
+                double s32 = gpt_step(g, "fp32", 0, bw, 1e-3, GPT_CODEC, mode);
                 for (int i = 0; i < 6; i++) {
-                    if (find_method(nm, names, pmm[i]) < 0)
+                    if (find_method(g->nm, g->names, pmm[i]) < 0)
                         continue;
                     for (int first = 0; first <= !strcmp(pmm[i], "aqsgd"); first++) {
-                        double st = gpt_step(nm, names, fb, bb, S, C, pmm[i], first, bw, 1e-3, GPT_CODEC, mode);
+                        double st = gpt_step(g, pmm[i], first, bw, 1e-3, GPT_CODEC, mode);
                         fprintf(fpb, "%s,%.3f,%s,%s,%.6f,%.4f\n", mode ? "blocking" : "overlap", mbps, pmm[i],
                                 first ? "first" : "steady", st, s32 / st);
                     }
@@ -551,23 +567,13 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             }
         fclose(fpb);
     }
+}
 
-    /* 4. the projection to the paper's setting */
-    FILE *fj = out_file(outdir, "links_projection.csv");
-    FILE *ft = out_file(outdir, "links_projection.txt");
-    static const char *const pm[] = {"fp32", "fp16", "aqsgd", "tah", "tah-tile", "plain4"};
-    for (int i = 0; i < 6; i++)
-        if (find_method(nm, names, pm[i]) < 0) {
-            fprintf(stderr, "tahq-sim: the projection needs method %s's message sizes\n", pm[i]);
-            free(rows);
-            if (fj)
-                fclose(fj);
-            if (ft)
-                fclose(ft);
-            return 1;
-        }
+/* The projection's assumptions, on each of outs[] that is open. */
+static void projection_assumptions(FILE *const outs[2], const gpt_sizes *g)
+{
+    const unsigned S = g->S, C = g->C;
     const double fwd_ms = 1e3 * 2.0 * GPT_PARAMS / GPT_K * S / GPT_FLOPS;
-    FILE *outs[2] = {stdout, ft};
     for (int o = 0; o < 2; o++) {
         FILE *f = outs[o];
         if (!f)
@@ -591,22 +597,34 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
                 1e3 * GPT_CODEC, S, C, 2.0 * S * C / 1e6, 1e3 * 2.0 * S * C * 2 / GPT_CACHE_BW,
                 GPT_CACHE_BW / 1e9, 1e3 * 2.0 * S * C / GPT_CACHE_BW, GPT_WIRE);
     }
-    if (fj)
-        fprintf(fj, "lat_ms,codec_ms,bw_mbps,method,phase,step_s,tokens_per_s,speedup_vs_fp32\n");
-    static const double lats[] = {0.1e-3, 1e-3, 10e-3}, codecs[] = {0, GPT_CODEC, 1e-3};
-    /* the CSV over 10 Mbit/s .. 10 Gbit/s */
+}
+
+static const double lats[] = {0.1e-3, 1e-3, 10e-3}, codecs[] = {0, GPT_CODEC, 1e-3};
+
+/* links_projection.csv: every method's step over 10 Mbit/s .. 10 Gbit/s,
+ * per latency and codec time */
+static void projection_csv(FILE *fj, const gpt_sizes *g, const char *const pm[6])
+{
+    const unsigned S = g->S;
+    fprintf(fj, "lat_ms,codec_ms,bw_mbps,method,phase,step_s,tokens_per_s,speedup_vs_fp32\n");
     for (int li = 0; li < 3; li++)
         for (int ci = 0; ci < 3; ci++)
-            for (int b = 0; b <= 90 && fj; b++) {
+            for (int b = 0; b <= 90; b++) {
                 double mbps = 10.0 * pow(1000.0, b / 90.0), bw = mbps * 1e6;
-                double s32 = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, lats[li], codecs[ci], 0);
+                double s32 = gpt_step(g, "fp32", 0, bw, lats[li], codecs[ci], 0);
                 for (int i = 0; i < 6; i++)
                     for (int first = 0; first <= !strcmp(pm[i], "aqsgd"); first++) {
-                        double st = gpt_step(nm, names, fb, bb, S, C, pm[i], first, bw, lats[li], codecs[ci], 0);
+                        double st = gpt_step(g, pm[i], first, bw, lats[li], codecs[ci], 0);
                         fprintf(fj, "%.1f,%.2f,%.3f,%s,%s,%.6f,%.1f,%.4f\n", 1e3 * lats[li], 1e3 * codecs[ci],
                                 mbps, pm[i], first ? "first" : "steady", st, (double)GPT_M * S / st, s32 / st);
                     }
             }
+}
+
+/* TAH over fp32 in the paper's setting, on each of outs[] that is open */
+static void projection_tah(FILE *const outs[2], const gpt_sizes *g)
+{
+    static const double atbw[] = {10e9, 1e9, 500e6, 100e6};
     /* TAH over fp32: its largest value, where it is at least 4.3 (a fine
      * grid, 1 Mbit/s .. 100 Gbit/s), and at three link rates */
     for (int o = 0; o < 2; o++)
@@ -619,8 +637,8 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             double best_s = 0, best_bw = 0, lo = -1, hi = -1;
             for (int b = 0; b <= 500; b++) {
                 double mbps = pow(10.0, 5.0 * b / 500.0), bw = mbps * 1e6; /* 1 Mbit/s .. 100 Gbit/s */
-                double sp = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, bw, lats[li], codecs[ci], 0) /
-                            gpt_step(nm, names, fb, bb, S, C, "tah", 0, bw, lats[li], codecs[ci], 0);
+                double sp = gpt_step(g, "fp32", 0, bw, lats[li], codecs[ci], 0) /
+                            gpt_step(g, "tah", 0, bw, lats[li], codecs[ci], 0);
                 if (sp > best_s)
                     best_s = sp, best_bw = mbps;
                 if (sp >= 4.3) {
@@ -636,27 +654,27 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
             else
                 snprintf(cond, sizeof cond, "%.0f..%.0f Mbit/s", lo, hi);
             double at[4];
-            static const double atbw[] = {10e9, 1e9, 500e6, 100e6};
             for (int b = 0; b < 4; b++)
-                at[b] = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, atbw[b], lats[li], codecs[ci], 0) /
-                        gpt_step(nm, names, fb, bb, S, C, "tah", 0, atbw[b], lats[li], codecs[ci], 0);
+                at[b] = gpt_step(g, "fp32", 0, atbw[b], lats[li], codecs[ci], 0) /
+                        gpt_step(g, "tah", 0, atbw[b], lats[li], codecs[ci], 0);
             for (int o = 0; o < 2; o++)
                 if (outs[o])
                     fprintf(outs[o], "%7.1f %8.2f | %5.2fx %9.0f | %-26s | %6.2fx %6.2fx %7.2fx %7.2fx\n",
                             1e3 * lats[li], 1e3 * codecs[ci], best_s, best_bw, cond, at[0], at[1], at[2], at[3]);
         }
-    {
-        static const double atbw[] = {10e9, 1e9, 500e6, 100e6};
-        double at[4];
-        for (int b = 0; b < 4; b++)
-            at[b] = gpt_step(nm, names, fb, bb, S, C, "fp32", 0, atbw[b], 1e-3, GPT_CODEC, 1) /
-                    gpt_step(nm, names, fb, bb, S, C, "tah", 0, atbw[b], 1e-3, GPT_CODEC, 1);
-        for (int o = 0; o < 2; o++)
-            if (outs[o])
-                fprintf(outs[o], "with blocking (rendezvous) sends instead, lat 1 ms, codec %.2f ms: "
-                                 "%.2fx, %.2fx, %.2fx, %.2fx at 10 Gb/s, 1 Gb/s, 500 Mb/s, 100 Mb/s\n",
-                        1e3 * GPT_CODEC, at[0], at[1], at[2], at[3]);
-    }
+    double at[4];
+    for (int b = 0; b < 4; b++)
+        at[b] = gpt_step(g, "fp32", 0, atbw[b], 1e-3, GPT_CODEC, 1) / gpt_step(g, "tah", 0, atbw[b], 1e-3, GPT_CODEC, 1);
+    for (int o = 0; o < 2; o++)
+        if (outs[o])
+            fprintf(outs[o], "with blocking (rendezvous) sends instead, lat 1 ms, codec %.2f ms: "
+                             "%.2fx, %.2fx, %.2fx, %.2fx at 10 Gb/s, 1 Gb/s, 500 Mb/s, 100 Mb/s\n",
+                    1e3 * GPT_CODEC, at[0], at[1], at[2], at[3]);
+}
+
+/* AQ-SGD over TAH in the paper's setting, on each of outs[] that is open */
+static void projection_aqsgd(FILE *const outs[2], const gpt_sizes *g)
+{
     /* AQ-SGD over TAH: AQ-SGD's mean step over E epochs, the first at full
      * precision, over TAH's step; E* where it falls to 1.33 */
     for (int o = 0; o < 2; o++)
@@ -668,9 +686,9 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
         for (int ci = 0; ci < 3; ci++)
             for (int b = 0; b < 3; b++) {
                 double bw = ebw[b] * 1e6;
-                double t = gpt_step(nm, names, fb, bb, S, C, "tah", 0, bw, lats[li], codecs[ci], 0);
-                double a = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 0, bw, lats[li], codecs[ci], 0);
-                double af = gpt_step(nm, names, fb, bb, S, C, "aqsgd", 1, bw, lats[li], codecs[ci], 0);
+                double t = gpt_step(g, "tah", 0, bw, lats[li], codecs[ci], 0);
+                double a = gpt_step(g, "aqsgd", 0, bw, lats[li], codecs[ci], 0);
+                double af = gpt_step(g, "aqsgd", 1, bw, lats[li], codecs[ci], 0);
                 /* (af + (E-1) a) / (E t) = 1.33  <=>  E = (af - a) / (1.33 t - a) */
                 double es = 1.33 * t > a ? (af - a) / (1.33 * t - a) : INFINITY;
                 static const int Es[] = {1, 2, 5, 10, 20};
@@ -683,6 +701,48 @@ int lk_calibrate(const char *measured, const char *outdir, int nm, const char *c
                     fprintf(outs[o], " %6.2f | %.1f\n", a / t, es);
                 }
             }
+}
+
+int lk_calibrate(const char *measured, const char *outdir, int nm, const char *const *names,
+                 const double *fb, const double *bb, unsigned S, unsigned C)
+{
+    mrow *rows = NULL;
+    int n = 0;
+    int rc = read_measured(measured, &rows, &n);
+    if (rc)
+        return rc;
+    calib_groups cg;
+    calib_group(rows, n, &cg);
+    const int best = calib_points(measured, outdir, rows, n, &cg);
+    if (best < 0) {
+        free(rows);
+        return 1;
+    }
+    const gpt_sizes g = {nm, names, fb, bb, S, C};
+    calib_curves(outdir, rows, n, &cg, best);
+    calib_epochs(outdir, &cg, &g, best);
+    projection_modes(outdir, &g);
+
+    /* 4. the projection to the paper's setting */
+    FILE *fj = out_file(outdir, "links_projection.csv");
+    FILE *ft = out_file(outdir, "links_projection.txt");
+    static const char *const pm[] = {"fp32", "fp16", "aqsgd", "tah", "tah-tile", "plain4"};
+    for (int i = 0; i < 6; i++)
+        if (find_method(nm, names, pm[i]) < 0) {
+            fprintf(stderr, "tahq-sim: the projection needs method %s's message sizes\n", pm[i]);
+            free(rows);
+            if (fj)
+                fclose(fj);
+            if (ft)
+                fclose(ft);
+            return 1;
+        }
+    FILE *const outs[2] = {stdout, ft};
+    projection_assumptions(outs, &g);
+    if (fj)
+        projection_csv(fj, &g, pm);
+    projection_tah(outs, &g);
+    projection_aqsgd(outs, &g);
     if (fj)
         fclose(fj);
     if (ft)

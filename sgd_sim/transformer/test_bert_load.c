@@ -131,15 +131,9 @@ static void expect_model(const char *dir, const char *what, const char *reason)
     }
 }
 
-int main(int argc, char **argv)
+/* The reader on small safetensors files written to W, one fault each. */
+static void check_small_files(const char *W)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_bert_load WORK_DIR [MODEL_DIR]\n");
-        return 2;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    const char *W = argv[1];
-    mkdir(W, 0755);
     printf("safetensors files (small, written here):\n");
     const char *a = "\"a\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}";
     const char *b = "\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[24,40]}";
@@ -192,36 +186,15 @@ int main(int argc, char **argv)
         }
         remove(path);
     }
-    if (failures) {
-        printf("bert load: %d FAILED\n", failures);
-        return 1;
-    }
-    if (argc < 3) {
-        printf("SKIPPED the checkpoint part: no model folder given (scripts/fetch_model.sh)\n");
-        return 77;
-    }
-    char path[4096], err[1024];
-    snprintf(path, sizeof path, "%s/model.safetensors", argv[2]);
-    size_t nst = 0, ncfg = 0;
-    unsigned char *st = read_all(path, &nst);
-    snprintf(path, sizeof path, "%s/config.json", argv[2]);
-    unsigned char *cfg = read_all(path, &ncfg);
-    if (!st || !cfg) {
-        free(st);
-        free(cfg);
-        printf("SKIPPED the checkpoint part: %s lacks model.safetensors or config.json "
-               "(scripts/fetch_model.sh)\n",
-               argv[2]);
-        return 77;
-    }
-    tb_pretrained m;
-    if (tb_pretrained_open(&m, argv[2], err, sizeof err)) {
-        printf("FAIL the real checkpoint: %s\n", err);
-        return 1;
-    }
-    printf("checkpoint: %d tensors, %zu bytes, loads\n", m.st.n_tensors, nst);
+}
+
+/* A stage of another architecture is refused and left untouched. 0, or 1
+ * when out of memory. */
+static int check_other_stage(const tb_pretrained *m)
+{
+    char err[1024];
     /* a stage of another architecture is refused and left untouched */
-    tb_config other = m.cfg;
+    tb_config other = m->cfg;
     other.F = 64;
     tb_stage_f s;
     if (tb_stage_init_f(&s, &other, 8, 0, 1, 1, 1, 1, 1, 1)) {
@@ -231,7 +204,7 @@ int main(int argc, char **argv)
     tb_stage_init_params_f(&s, 3);
     float *before = malloc(sizeof(float) * s.n_params);
     memcpy(before, s.params, sizeof(float) * s.n_params);
-    if (!tb_pretrained_load_stage(&m, &s, err, sizeof err)) {
+    if (!tb_pretrained_load_stage(m, &s, err, sizeof err)) {
         printf("FAIL a stage of another architecture was loaded\n");
         failures++;
     } else if (memcmp(before, s.params, sizeof(float) * s.n_params)) {
@@ -242,8 +215,15 @@ int main(int argc, char **argv)
     }
     free(before);
     tb_stage_free_f(&s);
-    tb_pretrained_close(&m);
+    return 0;
+}
 
+/* Copies of the checkpoint (st, cfg: its two files) in W/model_copy, one
+ * fault each, and the repaired copy as the control. */
+static void check_faulty_copies(const char *W, unsigned char *st, size_t nst, const unsigned char *cfg, size_t ncfg)
+{
+    char err[1024];
+    tb_pretrained m;
     printf("copies of the checkpoint with one fault each:\n");
     char dir[1024], sp[1200], cp[1200];
     snprintf(dir, sizeof dir, "%s/model_copy", W);
@@ -316,6 +296,51 @@ int main(int argc, char **argv)
     remove(sp);
     remove(cp);
     rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_bert_load WORK_DIR [MODEL_DIR]\n");
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *W = argv[1];
+    mkdir(W, 0755);
+    check_small_files(W);
+    if (failures) {
+        printf("bert load: %d FAILED\n", failures);
+        return 1;
+    }
+    if (argc < 3) {
+        printf("SKIPPED the checkpoint part: no model folder given (scripts/fetch_model.sh)\n");
+        return 77;
+    }
+    char path[4096], err[1024];
+    snprintf(path, sizeof path, "%s/model.safetensors", argv[2]);
+    size_t nst = 0, ncfg = 0;
+    unsigned char *st = read_all(path, &nst);
+    snprintf(path, sizeof path, "%s/config.json", argv[2]);
+    unsigned char *cfg = read_all(path, &ncfg);
+    if (!st || !cfg) {
+        free(st);
+        free(cfg);
+        printf("SKIPPED the checkpoint part: %s lacks model.safetensors or config.json "
+               "(scripts/fetch_model.sh)\n",
+               argv[2]);
+        return 77;
+    }
+    tb_pretrained m;
+    if (tb_pretrained_open(&m, argv[2], err, sizeof err)) {
+        printf("FAIL the real checkpoint: %s\n", err);
+        return 1;
+    }
+    printf("checkpoint: %d tensors, %zu bytes, loads\n", m.st.n_tensors, nst);
+    if (check_other_stage(&m))
+        return 1;
+    tb_pretrained_close(&m);
+
+    check_faulty_copies(W, st, nst, cfg, ncfg);
     free(st);
     free(cfg);
     if (failures) {

@@ -123,7 +123,7 @@ static void model_options(train_cli *a, tahq_option *t)
                  "pretrained BERT encoder of scripts/fetch_model.sh (6 blocks, C 384,\n"
                  "12 heads; --channels/--layers/--heads ignored) fine-tuned as a masked\n"
                  "language model on the corpus's WordPiece ids: samples of --context T\n"
-                 "tokens ([CLS] T-2 ids [SEP]), 15%% of the T-2 masked (80/10/10); the\n"
+                 "tokens ([CLS] T-2 ids [SEP]), 15% of the T-2 masked (80/10/10); the\n"
                  "loss and val_loss are masked-token cross-entropies, val_acc (in the\n"
                  "CSV's fifth column) the masked-token accuracy"},
         {.name = "--model-dir", .arg = "DIR", .dst = &a->model_dir,

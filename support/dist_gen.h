@@ -13,8 +13,8 @@
  *   student-t Student's t with nu = 3 (Z / sqrt(chi2_3 / 3)), variance 3
  *   llm       the built-in LLM-like tensor (outlier channels, massive tokens)
  */
-#ifndef TAHQ_CLI_DIST_GEN_H
-#define TAHQ_CLI_DIST_GEN_H
+#ifndef TAHQ_SUPPORT_DIST_GEN_H
+#define TAHQ_SUPPORT_DIST_GEN_H
 
 #include <stdint.h>
 

@@ -29,6 +29,7 @@
 #include "golden_common.h"
 #include "golden_gain.h"
 #include "llm_tensor.h"
+#include "message_reseal.h"
 #include "tahq_spec.h"
 
 /* ------------------------------------------------------------ the mistakes */
@@ -519,29 +520,29 @@ out:
 }
 
 /* An encode case: checked as above, then written. */
-static void gain_case(gen *g, const char *id, const char *flags0, const char *desc0,
+static void gain_case(golden_writer *g, const char *id, const char *flags0, const char *desc0,
                       const tahq_config *c, const tahq_shape *s, const float *x,
                       const int *differ, const int *equal)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     char desc[4096], flags[1024];
     snprintf(desc, sizeof desc, "%s", desc0);
     snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
     if (check_encode(id, c, s, x, differ, equal, desc, sizeof desc, flags, sizeof flags)) {
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
-    golden_gen_encode(g, id, flags, desc, c, s, x);
+    golden_emit_encode(g, id, flags, desc, c, s, x);
 }
 
 /* An encode_error case: the SPEC's status from the transcription too, and
  * each mistake of `differ` accepting the input. */
-static void gain_error_case(gen *g, const char *id, const char *flags0, const char *desc0,
+static void gain_error_case(golden_writer *g, const char *id, const char *flags0, const char *desc0,
                             const tahq_config *c, const tahq_shape *s, const float *x, int expect,
                             const int *differ)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     char desc[4096], flags[1024];
     snprintf(desc, sizeof desc, "%s Checked by golden-gen:", desc0);
@@ -552,7 +553,7 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
         free(m);
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
     for (size_t i = 0; i < n_vars(differ); i++) {
@@ -561,7 +562,7 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
             fprintf(stderr, "tahq golden-gen: case %s: %s gives %s too\n", id,
                     gv_info[differ[i]].what, tahq_status_name(st));
             free(m);
-            golden_gen_fail(g);
+            golden_writer_fail(g);
             return;
         }
         char t[512];
@@ -573,7 +574,7 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
     }
     append(desc, sizeof desc, "%s%s", ".", "");
     free(m);
-    golden_gen_encode_error(g, id, flags, desc, c, s, x, expect);
+    golden_emit_encode_error(g, id, flags, desc, c, s, x, expect);
 }
 
 /* ------------------------------------------------------------ inputs */
@@ -659,18 +660,18 @@ static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
 }
 
 /* A case on an input drawn from a seed (see find_seed). */
-static void seeded_case(gen *g, const char *id, const char *flags, const char *what,
+static void seeded_case(golden_writer *g, const char *id, const char *flags, const char *what,
                         const tahq_config *c, const tahq_shape *s, int kind, uint64_t seed0,
                         const int *differ, const int *equal)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     float *x = alloc_x(s);
     uint64_t seed = 0;
     if (find_seed(c, s, x, kind, seed0, differ, equal, &seed)) {
         fprintf(stderr, "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
                         "mistakes change the map\n", id, seed0);
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         free(x);
         return;
     }
@@ -689,7 +690,7 @@ static void seeded_case(gen *g, const char *id, const char *flags, const char *w
 /* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
  * gain and entropy choose different tokens. T is not a power of two, so
  * the tile gains are summed with padding (§2.5). */
-static void fam_paper(gen *g)
+static void fam_paper(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(64, 4, 3, 800, 2.0f, TAHQ_META_FP16);
@@ -709,7 +710,7 @@ static void fam_paper(gen *g)
 /* Every G: with log2 G odd (8, 32, 128) the gain of a flagged tile is
  * doubled, and leaving the x2 out changes the map; with log2 G even (16,
  * 64, 256) it is not, and a x2 there changes the map. */
-static void fam_tiles(gen *g)
+static void fam_tiles(golden_writer *g)
 {
     static const uint32_t Gs[6] = {8, 16, 32, 64, 128, 256};
     const int odd[] = {GV_NO_X2, GV_X2_UNFLAGGED, GV_END};
@@ -774,7 +775,7 @@ done:
 
 /* Flagged and unflagged tiles: the error is that of the transformed tile,
  * in the transformed domain (SPEC 4.3 step 1), doubled where log2 G is odd. */
-static void fam_transform(gen *g)
+static void fam_transform(golden_writer *g)
 {
     {
         const int differ[] = {GV_RAW_TILE, GV_END};
@@ -797,7 +798,7 @@ static void fam_transform(gen *g)
                 break;
         if (seed == 260) {
             fprintf(stderr, "tahq golden-gen: gain-transform-decoded-domain: no pair found\n");
-            golden_gen_fail(g);
+            golden_writer_fail(g);
         } else {
             char desc[512];
             snprintf(desc, sizeof desc,
@@ -836,7 +837,7 @@ static void fam_transform(gen *g)
 
 /* Stochastic rounding: the ranking quantizes with the message's codes
  * (seed, global element index). */
-static void fam_stochastic(gen *g)
+static void fam_stochastic(golden_writer *g)
 {
     const int differ[] = {GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO, GV_END};
     tahq_config c = gcfg(64, 4, 3, 500, 2.0f, TAHQ_META_FP16);
@@ -858,7 +859,7 @@ static void fam_stochastic(gen *g)
 }
 
 /* The three metadata types: the ranking quantizes on the message's grid. */
-static void fam_meta(gen *g)
+static void fam_meta(golden_writer *g)
 {
     static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
     static const char *const names[3] = {"fp16", "bf16", "fp32"};
@@ -878,7 +879,7 @@ static void fam_meta(gen *g)
 }
 
 /* The low-width share: r = 0, 1, 500, 999 (S = 1000: one low token). */
-static void fam_permille(gen *g)
+static void fam_permille(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(32, 4, 3, 0, 2.0f, TAHQ_META_FP16);
@@ -916,7 +917,7 @@ static void fill_overflow(float *x, const tahq_shape *s)
         x[5 * C + i] = 6250.0f * (float)i;
 }
 
-static void fam_low_zero(gen *g)
+static void fam_low_zero(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 1, 1000, 2.0f, TAHQ_META_FP16);
     tahq_shape s = shp(1, 16, 32);
@@ -945,7 +946,7 @@ static void fam_low_zero(gen *g)
         if (st != TAHQ_OK) {
             fprintf(stderr, "tahq golden-gen: gain-encerr-range-r0500: alloc token gives %s\n",
                     tahq_status_name(st));
-            golden_gen_fail(g);
+            golden_writer_fail(g);
         }
     }
     const int accept[] = {GV_RANGE_IGNORED, GV_ENTROPY, GV_END};
@@ -960,7 +961,7 @@ static void fam_low_zero(gen *g)
 
 /* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
  * row: the first low(S) rows are low. */
-static void fam_equal_bits(gen *g)
+static void fam_equal_bits(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 3, 3, 500, 2.0f, TAHQ_META_FP16);
@@ -972,7 +973,7 @@ static void fam_equal_bits(gen *g)
 }
 
 /* Identical rows: equal keys, the lower row goes low. */
-static void fam_ties(gen *g)
+static void fam_ties(golden_writer *g)
 {
     const int differ[] = {GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 800, 2.0f, TAHQ_META_FP16);
@@ -1006,7 +1007,7 @@ static void put_tile(float *x, const float *t, float scale)
         x[i] = t[i] * scale;
 }
 
-static void fam_lattice(gen *g)
+static void fam_lattice(golden_writer *g)
 {
     tahq_config c = gcfg(8, 3, 2, 500, INFINITY, TAHQ_META_FP16);
     {
@@ -1129,7 +1130,7 @@ static void hexfloat(double d, char *buf, size_t n)
              (int)((w >> 52) & 0x7FFu) - 1023);
 }
 
-static void fam_keys(gen *g)
+static void fam_keys(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
     tahq_shape one = shp(1, 1, 16), s = shp(1, 2, 16);
@@ -1176,7 +1177,7 @@ static void fam_keys(gen *g)
     for (int k = 0; k < 2; k++) {
         if (pairs[k][0] < 0) {
             fprintf(stderr, "tahq golden-gen: gain key pair %d not found\n", k);
-            golden_gen_fail(g);
+            golden_writer_fail(g);
             break;
         }
         for (int r = 0; r < 2; r++) { /* row 0: the larger sigma */
@@ -1220,7 +1221,7 @@ static void fam_keys(gen *g)
 /* Negative gains on ordinary values: G = 8 tiles of i.i.d. uniform values
  * (seed 1100) at the paper's 4/3 bits, searched in order for the first two
  * whose gain is negative; row 0 is the first tile (positive gain). */
-static void fam_negative_search(gen *g)
+static void fam_negative_search(golden_writer *g)
 {
     const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
     tahq_config c = gcfg(8, 4, 3, 500, 2.0f, TAHQ_META_FP16);
@@ -1245,7 +1246,7 @@ static void fam_negative_search(gen *g)
     }
     if (found < 3) {
         fprintf(stderr, "tahq golden-gen: gain-negative-search: no negative gains found\n");
-        golden_gen_fail(g);
+        golden_writer_fail(g);
     } else {
         char desc[1024], h0[40], h1[40], h2[40];
         hexfloat(sig[0], h0, sizeof h0);
@@ -1267,7 +1268,7 @@ static void fam_negative_search(gen *g)
 
 /* Per-sequence scope: sequence b scaled by 16^(1-b), so the smallest keys
  * of the batch are all in sequence 2. */
-static void fam_scope(gen *g)
+static void fam_scope(golden_writer *g)
 {
     const int differ[] = {GV_BATCH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
@@ -1287,19 +1288,6 @@ static void fam_scope(gen *g)
 
 /* ------------------------------------------------------------ messages */
 
-static void fix_crc(uint8_t *m, size_t len)
-{
-    uint64_t pb = 0;
-    for (int i = 7; i >= 0; --i)
-        pb = pb << 8 | m[56 + i];
-    if (len < 72 || len - 72 < pb)
-        return;
-    uint32_t crc = tahq_crc32c(0, m, 68);
-    crc = tahq_crc32c(crc, m + 72, (size_t)pb);
-    for (int i = 0; i < 4; ++i)
-        m[68 + i] = (uint8_t)(crc >> (8 * i));
-}
-
 typedef struct edit {
     unsigned off, size;
     uint64_t val;
@@ -1307,13 +1295,13 @@ typedef struct edit {
 
 /* A decode_error case: `base` with the edits applied, the CRC recomputed
  * if `crc`. */
-static void dec_case(gen *g, const char *id, const char *flags, const char *desc,
+static void dec_case(golden_writer *g, const char *id, const char *flags, const char *desc,
                      const uint8_t *base, size_t len, const edit *ed, int n_ed, int crc,
                      int expect)
 {
     uint8_t *m = malloc(len + 1);
     if (!m) {
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
     memcpy(m, base, len);
@@ -1321,10 +1309,10 @@ static void dec_case(gen *g, const char *id, const char *flags, const char *desc
         for (unsigned i = 0; i < ed[k].size; i++)
             m[ed[k].off + i] = (uint8_t)(ed[k].val >> (8 * i));
     if (crc)
-        fix_crc(m, len);
+        message_reseal_stated(m, len);
     char fl[256];
     snprintf(fl, sizeof fl, "gain,%s", flags);
-    golden_gen_decode_error(g, id, fl, desc, m, len, expect);
+    golden_emit_decode_error(g, id, fl, desc, m, len, expect);
     free(m);
 }
 
@@ -1332,9 +1320,9 @@ static void dec_case(gen *g, const char *id, const char *flags, const char *desc
  * of a gain message (SPEC 8.4). Bases: a gain and a token message of
  * [2,3,32], G=16, r=500 (one low token a sequence; 6 map bits, 2 padding),
  * and the token message of r=1000. */
-static void fam_messages(gen *g)
+static void fam_messages(golden_writer *g)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     tahq_config cg = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16), ct = cg;
     ct.alloc = TAHQ_ALLOC_TOKEN;
@@ -1351,7 +1339,7 @@ static void fam_messages(gen *g)
         run_encode(&ct, &s, x, &mt, &lt) != TAHQ_OK ||
         run_encode(&c0, &s, x, &m0, &l0) != TAHQ_OK) {
         fprintf(stderr, "tahq golden-gen: gain base messages failed\n");
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         free(x);
         free(mg);
         free(mt);
@@ -1461,7 +1449,7 @@ static const struct v4_lattice {
      {GV_SEQ_PSUM, GV_END}},
 };
 
-void golden_gain_v4_cases(gen *g)
+void golden_gain_v4_cases(golden_writer *g)
 {
     for (size_t i = 0; i < sizeof v4_lattice / sizeof v4_lattice[0]; i++) {
         const struct v4_lattice *L = &v4_lattice[i];
@@ -1477,7 +1465,7 @@ void golden_gain_v4_cases(gen *g)
     }
 }
 
-void golden_gain_cases(gen *g)
+void golden_gain_cases(golden_writer *g)
 {
     fam_paper(g);
     fam_tiles(g);

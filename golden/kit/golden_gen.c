@@ -1,0 +1,2208 @@
+/* SPDX-License-Identifier: MIT */
+/* golden_gen.c - the golden vector sets v1, v2 and v4 (`tahq golden-gen`,
+ * golden/README.md) and the order of every set's case families; the cases
+ * are written by case_writer.c. Every tensor is computed from fixed seeds with
+ * Philox4x32-10, integer operations and exact binary32 scaling, so the set
+ * is byte-identical on every platform where libtahq is correct. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "case_writer.h"
+#include "codec_ops.h"
+#include "golden_common.h"
+#include "golden_gain.h"
+#include "golden_paper_v1.h"
+#include "llm_tensor.h"
+#include "message_reseal.h"
+#include "tahq_golden.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
+#include "util.h"
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static float *alloc_x(const tahq_shape *s)
+{
+    float *x = calloc((size_t)golden_count_of(s) + 1, sizeof(float));
+    if (!x) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(EXIT_RUNTIME);
+    }
+    return x;
+}
+
+/* Uniform in [-1, 1) on a 2^-23 grid, times scale (exact for powers of two). */
+static float unif(uint64_t seed, uint64_t i)
+{
+    uint32_t w = tahq_random_word(seed, i);
+    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
+}
+
+static void fill_uniform(float *x, uint64_t n, uint64_t seed, float scale)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = unif(seed, i) * scale;
+}
+
+/* In every `every`-th tile, one element (at a pseudo-random position) is
+ * replaced by +-mag times a factor in [1, 2). */
+static void add_spikes(float *x, uint64_t n, uint32_t G, uint32_t every, uint64_t seed, float mag)
+{
+    for (uint64_t t = 0; t * G < n; ++t) {
+        if (t % every != 0)
+            continue;
+        uint32_t w = tahq_random_word(seed ^ 0x5A5A5A5Aull, t);
+        uint32_t pos = w % G;
+        float f = 1.0f + (float)((w >> 16) & 0xFF) * 0x1p-8f;
+        x[t * G + pos] = ((w >> 31) ? -mag : mag) * f;
+    }
+}
+
+/* Rows scaled by 2^-(r mod 5) and a few zeroed entries: distinct entropies. */
+static void fill_rows(float *x, const tahq_shape *s, uint64_t seed)
+{
+    uint64_t rows = (uint64_t)s->batch * s->seq_len;
+    for (uint64_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < s->channels; ++c) {
+            uint64_t i = r * s->channels + c;
+            float v = unif(seed, i) * ldexpf(1.0f, -(int)(r % 5));
+            if ((tahq_random_word(seed + 1, i) & 7u) == 0)
+                v = 0.0f;
+            if ((r + c) % 37 == 0)
+                v *= 24.0f;
+            x[i] = v;
+        }
+}
+
+static tahq_config base_cfg(uint32_t G, uint32_t hi, uint32_t lo, tahq_alloc a, float tau,
+                            tahq_meta m)
+{
+    tahq_config c;
+    tahq_config_default(&c);
+    c.tile = G;
+    c.hi_bits = hi;
+    c.lo_bits = lo;
+    c.alloc = a;
+    c.tau = tau;
+    c.meta = m;
+    return c;
+}
+
+static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
+{
+    tahq_shape r = {b, s, c};
+    return r;
+}
+
+static const char *tau_name(float tau, char *buf, size_t n)
+{
+    if (isinf(tau))
+        snprintf(buf, n, "inf");
+    else {
+        snprintf(buf, n, "%g", (double)tau);
+        for (char *p = buf; *p; ++p)
+            if (*p == '.')
+                *p = 'p';
+    }
+    return buf;
+}
+
+/* ---------------------------------------------------------------- families */
+
+static const uint32_t tiles_all[6] = {8, 16, 32, 64, 128, 256};
+static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+static const tahq_alloc allocs[3] = {TAHQ_ALLOC_NONE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE};
+
+static void fam_sweep(golden_writer *g)
+{
+    for (int gi = 0; gi < 6; ++gi)
+        for (uint32_t b = 1; b <= 8; ++b) {
+            uint32_t G = tiles_all[gi];
+            tahq_config c = base_cfg(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
+                                     metas[(gi + 2 * b) % 3]);
+            c.hi_permille = 600;
+            tahq_shape s = shp(2, 5, 2 * G);
+            float *x = alloc_x(&s);
+            fill_uniform(x, golden_count_of(&s), 1000u * G + b, 1.0f);
+            add_spikes(x, golden_count_of(&s), G, 3, 1000u * G + b, 16.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "sweep-g%03u-b%u", (unsigned)G, (unsigned)b);
+            snprintf(desc, sizeof desc,
+                     "tile and bit-width sweep: G=%u, %u/%u bits, uniform values with a spike "
+                     "in every third tile",
+                     (unsigned)G, (unsigned)c.hi_bits, (unsigned)c.lo_bits);
+            golden_emit_encode(g, id, "sweep", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_alloc(golden_writer *g)
+{
+    static const uint32_t rs[7] = {0, 1, 200, 500, 800, 999, 1000};
+    for (int a = 0; a < 3; ++a)
+        for (int ri = 0; ri < 7; ++ri) {
+            tahq_config c = base_cfg(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
+            c.hi_permille = rs[ri];
+            tahq_shape s = shp(2, 10, 256);
+            float *x = alloc_x(&s);
+            fill_rows(x, &s, 77 + (uint64_t)ri);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            snprintf(desc, sizeof desc,
+                     "allocation %s with hi_permille %u on rows of different entropy",
+                     cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            golden_emit_encode(g, id, "allocation", desc, &c, &s, x);
+            free(x);
+        }
+    static const uint32_t pairs[8][2] = {{8, 1}, {8, 8}, {5, 2}, {3, 3},
+                                         {2, 1}, {7, 6}, {1, 1}, {6, 4}};
+    for (int p = 0; p < 8; ++p)
+        for (int a = 1; a < 3; ++a) {
+            tahq_config c = base_cfg(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
+                                     TAHQ_META_FP16);
+            c.hi_permille = 700;
+            tahq_shape s = shp(1, 10, 128);
+            float *x = alloc_x(&s);
+            fill_rows(x, &s, 500 + (uint64_t)p);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "bits-%u-%u-%s", (unsigned)pairs[p][0], (unsigned)pairs[p][1],
+                     cli_alloc_name(allocs[a]));
+            snprintf(desc, sizeof desc, "bit-width pair %u/%u with %s allocation",
+                     (unsigned)pairs[p][0], (unsigned)pairs[p][1], cli_alloc_name(allocs[a]));
+            golden_emit_encode(g, id, "bit_pair", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_tau(golden_writer *g)
+{
+    static const float taus[9] = {0.0f, 0.25f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 16.0f, INFINITY};
+    static const uint32_t Gs[3] = {8, 64, 256};
+    for (int ti = 0; ti < 9; ++ti)
+        for (int gi = 0; gi < 3; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
+            tahq_shape s = shp(1, 4, 2 * G);
+            float *x = alloc_x(&s);
+            uint64_t n = golden_count_of(&s);
+            fill_uniform(x, n, 31 + (uint64_t)gi, 1.0f);
+            /* spikes of magnitude 1..32: each tau flags a different set */
+            for (uint64_t t = 0; t * G < n; ++t) {
+                uint32_t w = tahq_random_word(99, t);
+                x[t * G + w % G] = (float)(1u << (t % 6)) * ((w >> 31) ? -1.0f : 1.0f);
+            }
+            char id[64], desc[200], tn[32];
+            snprintf(id, sizeof id, "tau-%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "outlier gate tau=%s, G=%u, tiles with spikes of magnitude 1..32",
+                     tn, (unsigned)G);
+            golden_emit_encode(g, id, "gate_tau", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+/* Tiles built to sit on the gate's decision boundary (SPEC §5.1). */
+static void gate_tiles(float *x, uint32_t G, float tau)
+{
+    /* 8 tiles; base values 1/8 except where set */
+    for (uint32_t i = 0; i < 8 * G; ++i)
+        x[i] = (float)((int)(i % 7) - 3) * 0x1p-5f;
+    float m2 = 1.0f;
+    float *t0 = x, *t1 = x + G, *t2 = x + 2 * G, *t3 = x + 3 * G, *t4 = x + 4 * G,
+          *t5 = x + 5 * G, *t6 = x + 6 * G, *t7 = x + 7 * G;
+    float thr = isinf(tau) ? 2.0f : tau * m2; /* fl(tau * m2) */
+    /* t0: m1 exactly fl(tau*m2): flagged */
+    t0[1] = m2;
+    t0[G - 1] = thr;
+    /* t1: m1 one ulp below: not flagged (unless tau <= 1) */
+    t1[0] = -m2;
+    t1[3] = -nextafterf(thr, 0.0f);
+    /* t2: two equal maxima of opposite sign: pivot is the lower index */
+    t2[2] = -1.5f;
+    t2[5] = 1.5f;
+    /* t3: single non-zero value: flagged for every finite tau */
+    for (uint32_t i = 0; i < G; ++i)
+        t3[i] = 0.0f;
+    t3[G / 2] = -7.0f;
+    /* t4: all zero: never flagged */
+    for (uint32_t i = 0; i < G; ++i)
+        t4[i] = 0.0f;
+    /* t5: fl(3 * (1 + 3*2^-23)) rounds down to 3 + 2^-20: with tau = 3 the
+     * rounded product decides (real product is larger than m1) */
+    t5[0] = 1.0f + 3.0f * 0x1p-23f;
+    t5[G - 2] = 3.0f + 0x1p-20f;
+    /* t6: constant non-zero tile (m1 = m2) */
+    for (uint32_t i = 0; i < G; ++i)
+        t6[i] = 0.75f;
+    /* t7: pivot at the last position, max repeated later is impossible: max
+     * at index G-1 only */
+    t7[G - 1] = 5.0f * m2;
+    t7[0] = 1.25f;
+}
+
+static void fam_gate(golden_writer *g)
+{
+    static const float taus[5] = {0.0f, 1.0f, 2.0f, 3.0f, INFINITY};
+    static const uint32_t Gs[2] = {8, 256};
+    for (int ti = 0; ti < 5; ++ti)
+        for (int gi = 0; gi < 2; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
+            tahq_shape s = shp(1, 1, 8 * G);
+            float *x = alloc_x(&s);
+            gate_tiles(x, G, taus[ti]);
+            char id[64], desc[240], tn[32];
+            snprintf(id, sizeof id, "gate-boundary-tau%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "gate decision boundary, tau=%s: m1 = fl(tau*m2), one ulp below, equal "
+                     "maxima, single value, zero tile, rounded product, constant tile",
+                     tn);
+            golden_emit_encode(g, id, "gate_boundary,single_spike,all_zero_tile,constant_tile", desc, &c,
+                        &s, x);
+            free(x);
+        }
+}
+
+static void fam_stochastic(golden_writer *g)
+{
+    static const uint64_t seeds[5] = {0, 1, 42, UINT64_MAX, UINT64_C(0x0123456789ABCDEF)};
+    static const uint32_t bits[5] = {1, 2, 3, 4, 8};
+    for (int si = 0; si < 5; ++si)
+        for (int bi = 0; bi < 5; ++bi) {
+            uint32_t b = bits[bi];
+            tahq_config c = base_cfg(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
+                                     TAHQ_META_FP16);
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+            c.seed = seeds[si];
+            tahq_shape s = shp(1, 3, 256);
+            float *x = alloc_x(&s);
+            fill_uniform(x, golden_count_of(&s), 7 + (uint64_t)bi, 1.0f);
+            add_spikes(x, golden_count_of(&s), 64, 4, 7, 8.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "stoch-seed%d-b%u", si, (unsigned)b);
+            snprintf(desc, sizeof desc, "stochastic rounding, seed %" PRIu64 ", %u bits",
+                     seeds[si], (unsigned)b);
+            golden_emit_encode(g, id, "stochastic_seed", desc, &c, &s, x);
+            free(x);
+        }
+    for (int gi = 0; gi < 6; ++gi) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = base_cfg(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
+        c.rounding = TAHQ_ROUND_STOCHASTIC;
+        c.seed = 1234567u + G;
+        tahq_shape s = shp(2, 2, 2 * G);
+        float *x = alloc_x(&s);
+        fill_uniform(x, golden_count_of(&s), 17 + (uint64_t)G, 4.0f);
+        add_spikes(x, golden_count_of(&s), G, 2, 17, 64.0f);
+        char id[64], desc[200];
+        snprintf(id, sizeof id, "stoch-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "stochastic rounding with tile allocation, G=%u", (unsigned)G);
+        golden_emit_encode(g, id, "", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_meta(golden_writer *g)
+{
+    static const char *fams[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 6; ++f) {
+            tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+            tahq_shape s = shp(1, 4, 128);
+            uint64_t n = golden_count_of(&s);
+            float *x = alloc_x(&s);
+            fill_uniform(x, n, 300 + (uint64_t)f, 1.0f);
+            add_spikes(x, n, 32, 3, 300, 6.0f);
+            for (uint64_t i = 0; i < n; ++i) {
+                switch (f) {
+                case 1: x[i] *= 0x1p12f; break;
+                case 2: x[i] *= 0x1p-14f; break;
+                case 3: x[i] *= 0x1p-30f; break;
+                case 4: x[i] += 1000.0f; break;
+                case 5: x[i] *= 0x1p60f; break;
+                default: break;
+                }
+            }
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "meta-%s-%s", cli_meta_name(metas[m]), fams[f]);
+            snprintf(desc, sizeof desc, "%s metadata, %s-magnitude values", cli_meta_name(metas[m]),
+                     fams[f]);
+            if (f == 5 && metas[m] == TAHQ_META_FP16)
+                golden_emit_encode_error(g, id, "meta_overflow", desc, &c, &s, x, TAHQ_ERR_RANGE);
+            else
+                golden_emit_encode(g, id, f == 3 ? "tiny_range" : "", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_edge(golden_writer *g)
+{
+    char id[64], desc[240];
+    /* all-zero tensors */
+    for (int gi = 0; gi < 6; gi += 2) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 3, 2 * G);
+        float *x = alloc_x(&s);
+        snprintf(id, sizeof id, "edge-all-zero-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
+                 (unsigned)G);
+        golden_emit_encode(g, id, "all_zero_tile,tie_entropy", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
+        tahq_shape s = shp(1, 2, 64);
+        float *x = alloc_x(&s);
+        golden_emit_encode(g, "edge-all-zero-tau0", "all_zero_tile", "all-zero tensor under tau=0: an all-zero tile is never flagged", &c, &s, x);
+        free(x);
+    }
+    /* zero tiles mixed with others */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        if (m == 2)
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+        tahq_shape s = shp(1, 4, 64);
+        uint64_t n = golden_count_of(&s);
+        float *x = alloc_x(&s);
+        fill_uniform(x, n, 5, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 16) % 3 == 1)
+                x[i] = 0.0f;
+        snprintf(id, sizeof id, "edge-zero-tiles-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "all_zero_tile", "every third tile is all zero", &c, &s, x);
+        free(x);
+    }
+    /* constant tiles */
+    static const struct {
+        const char *name;
+        float v;
+        tahq_meta m;
+        float tau;
+    } consts[] = {
+        {"ongrid-fp16", 1.5f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-fp16", 0.1f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-bf16", 0.1f, TAHQ_META_BF16, 2.0f},
+        {"fp32", 0.1f, TAHQ_META_FP32, 2.0f},
+        {"negative", -3.25f, TAHQ_META_FP16, 2.0f},
+        {"above-fp16-max", 70000.0f, TAHQ_META_FP16, 2.0f},
+        {"tau0", 0.75f, TAHQ_META_FP16, 0.0f},
+        {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
+    };
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; ++k) {
+        tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
+        tahq_shape s = shp(1, 2, 96);
+        uint64_t n = golden_count_of(&s);
+        float *x = alloc_x(&s);
+        fill_uniform(x, n, 9, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 32) % 2 == 0)
+                x[i] = consts[k].v;
+        snprintf(id, sizeof id, "edge-constant-%s", consts[k].name);
+        snprintf(desc, sizeof desc, "constant tiles of %.9g beside random ones", (double)consts[k].v);
+        golden_emit_encode(g, id, "constant_tile", desc, &c, &s, x);
+        free(x);
+    }
+    /* single spikes */
+    static const uint32_t pos[4] = {0, 63, 17, 32};
+    for (int p = 0; p < 4; ++p)
+        for (int z = 0; z < 2; ++z) {
+            tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
+            tahq_shape s = shp(1, 1, 128);
+            float *x = alloc_x(&s);
+            if (!z)
+                fill_uniform(x, 128, 11, 0x1p-10f);
+            x[pos[p]] = p % 2 ? -1000.0f : 1000.0f;
+            x[64 + pos[p]] = 3.0f;
+            snprintf(id, sizeof id, "edge-spike-pos%02u-%s", (unsigned)pos[p], z ? "zero" : "noise");
+            snprintf(desc, sizeof desc,
+                     "a single spike at position %u in a tile of %s (Hadamard spreads it)",
+                     (unsigned)pos[p], z ? "zeros" : "small noise");
+            golden_emit_encode(g, id, "single_spike", desc, &c, &s, x);
+            free(x);
+        }
+    {
+        tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 1, 128);
+        float *x = alloc_x(&s);
+        fill_uniform(x, 128, 11, 0x1p-10f);
+        x[5] = 1000.0f;
+        golden_emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
+        free(x);
+    }
+    /* subnormal inputs */
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 3; ++f) {
+            tahq_config c = base_cfg(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
+                                     metas[m]);
+            tahq_shape s = shp(1, 4, 64);
+            uint64_t n = golden_count_of(&s);
+            float *x = alloc_x(&s);
+            for (uint64_t i = 0; i < n; ++i) {
+                uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
+                uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
+                float v = u2f(mag | (w & 0x80000000u));
+                if (f == 1 && i % 5 == 0)
+                    v = unif(601, i) * 0x1p-120f; /* a few normals */
+                x[i] = v;
+            }
+            static const char *fn[3] = {"all", "mixed", "smallest"};
+            snprintf(id, sizeof id, "edge-denormal-%s-%s", fn[f], cli_meta_name(metas[m]));
+            snprintf(desc, sizeof desc,
+                     "binary32 subnormal inputs (%s), %s metadata; the entropy reciprocal "
+                     "overflows to +inf",
+                     fn[f], cli_meta_name(metas[m]));
+            golden_emit_encode(g, id, "denormal", desc, &c, &s, x);
+            free(x);
+        }
+    /* signed zeros */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = base_cfg(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        tahq_shape s = shp(1, 2, 32);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 64; ++i)
+            x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+        for (uint32_t i = 16; i < 24; ++i)
+            x[i] = (i % 2) ? 0.5f : -0.0f; /* min is -0: z must be written as +0 */
+        for (uint32_t i = 40; i < 48; ++i)
+            x[i] = (i % 2) ? -0.25f : -0.0f; /* max is -0 */
+        snprintf(id, sizeof id, "edge-signed-zero-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "signed_zero,all_zero_tile", "tiles of -0 and +0, and tiles whose min or max is -0", &c, &s, x);
+        free(x);
+    }
+    /* round-half-even ties of the codes */
+    for (int k = 0; k < 3; ++k) {
+        uint32_t b = k == 0 ? 2 : 3;
+        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
+        tahq_shape s = shp(1, 2, 16);
+        float *x = alloc_x(&s);
+        float L = (float)((1u << b) - 1u);
+        for (uint32_t i = 0; i < 16; ++i)
+            x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
+        x[7] = L; /* range 0..L: z = 0, s = 1 */
+        x[8] = 0.0f;
+        x[15] = L;
+        for (uint32_t i = 9; i < 15; ++i)
+            x[i] = (float)(i - 9) + 0.5f;
+        snprintf(id, sizeof id, "edge-tie-round-b%u-%s", (unsigned)b, cli_meta_name(c.meta));
+        golden_emit_encode(g, id, "tie_round", "codes exactly halfway between two integers (ties to even)", &c, &s, x);
+        free(x);
+    }
+    /* entropy ties */
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(2, 6, 64);
+        float *x = alloc_x(&s);
+        for (uint32_t r = 0; r < 12; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = unif(1, i);
+        golden_emit_encode(g, "edge-tie-entropy-token", "tie_entropy,multi_batch", "identical tokens: equal entropies, the lower row index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(1, 3, 128);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 384; ++i)
+            x[i] = unif(2, i % 16);
+        golden_emit_encode(g, "edge-tie-entropy-tile", "tie_entropy", "identical tiles: equal entropies, the lower tile index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = shp(1, 8, 64);
+        float *x = alloc_x(&s);
+        for (uint32_t r = 0; r < 8; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
+        golden_emit_encode(g, "edge-tie-entropy-permuted", "tie_entropy", "tokens holding the same values in tile-rotated order", &c, &s, x);
+        free(x);
+    }
+    /* near the input limit 2^64 */
+    for (int m = 1; m < 3; ++m) {
+        tahq_config c = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+        tahq_shape s = shp(1, 2, 16);
+        float *x = alloc_x(&s);
+        fill_uniform(x, 32, 8, 0x1p40f);
+        x[0] = u2f(0x5F7FFFFFu);  /* largest float below 2^64 */
+        x[9] = -u2f(0x5F7FFFFFu);
+        x[10] = u2f(0x5F7FFFFFu);
+        snprintf(id, sizeof id, "edge-near-limit-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "input_limit,single_spike", "values of magnitude just below 2^64 (Hadamard outputs near 2^66)", &c, &s, x);
+        free(x);
+    }
+    /* fp16 range boundary */
+    for (uint32_t b = 1; b <= 4; b += 3) {
+        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 1, 8);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 8; ++i)
+            x[i] = (float)i * 1000.0f;
+        x[0] = -65504.0f;
+        x[7] = 65504.0f;
+        snprintf(id, sizeof id, "edge-fp16-max-b%u", (unsigned)b);
+        if (b == 1)
+            golden_emit_encode_error(g, id, "meta_overflow", "range 131008 with L=1: the fp16 scale overflows", &c, &s, x, TAHQ_ERR_RANGE);
+        else
+            golden_emit_encode(g, id, "meta_boundary", "values at the fp16 limits +-65504", &c, &s, x);
+        free(x);
+    }
+    /* fp16 subnormal scales (a few search steps) */
+    {
+        tahq_config c = base_cfg(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = shp(1, 4, 8);
+        float *x = alloc_x(&s);
+        for (uint32_t i = 0; i < 32; ++i)
+            x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
+        golden_emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_llm(golden_writer *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, hi, lo, r;
+        tahq_alloc a;
+        float tau;
+        tahq_rounding rd;
+        tahq_meta m;
+    } v[] = {
+        {"default", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tile-alloc", 64, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau-inf", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau0", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"stochastic", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_FP16},
+        {"bf16", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+        {"fp32", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32},
+        {"g8", 8, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g32", 32, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g128", 128, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g256", 256, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"plain4", 64, 4, 4, 800, TAHQ_ALLOC_NONE, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits8-4", 64, 8, 4, 500, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits2-1", 64, 2, 1, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+    };
+    char id[64], desc[240];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
+        c.hi_permille = v[k].r;
+        c.rounding = v[k].rd;
+        c.seed = 7;
+        tahq_shape s = shp(1, 16, 512);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 16, 512, 3)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-1x16x512-%s", v[k].name);
+        snprintf(desc, sizeof desc, "LLM-like activations [1,16,512] (seed 3), %s", v[k].name);
+        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    static const uint32_t shapes[3][3] = {{2, 32, 256}, {4, 8, 128}, {3, 5, 1536}};
+    for (int k = 0; k < 3; ++k) {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = shp(shapes[k][0], shapes[k][1], shapes[k][2]);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, s.batch, s.seq_len, s.channels, 11 + (uint64_t)k)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-%ux%ux%u-default", (unsigned)s.batch, (unsigned)s.seq_len,
+                 (unsigned)s.channels);
+        snprintf(desc, sizeof desc, "LLM-like activations [%u,%u,%u], paper operating point",
+                 (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
+        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = shp(1, 1024, 1600);
+        float *x = alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 1024, 1600, 1)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        golden_emit_encode(g, "llm-1x1024x1600-default", "llm_like,massive_activation,large",
+                    "the paper's worked size [1,1024,1600] (GPT2-XL hidden size), G=64, paper "
+                    "operating point",
+                    &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_sizes(golden_writer *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, b, s, c, r;
+        tahq_alloc a;
+    } v[] = {
+        {"one-tile-g8", 8, 1, 1, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"one-tile-g64", 64, 1, 1, 64, 800, TAHQ_ALLOC_TILE},
+        {"one-tile-g256", 256, 1, 1, 256, 0, TAHQ_ALLOC_TOKEN},
+        {"one-row-g8", 8, 1, 1, 1024, 800, TAHQ_ALLOC_TILE},
+        {"one-column-g8", 8, 1, 64, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r800", 64, 8, 1, 64, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r0", 64, 8, 1, 64, 0, TAHQ_ALLOC_TOKEN},
+        {"batch16-g16", 16, 16, 3, 32, 667, TAHQ_ALLOC_TOKEN},
+    };
+    char id[64], desc[200];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = v[k].r;
+        tahq_shape s = shp(v[k].b, v[k].s, v[k].c);
+        float *x = alloc_x(&s);
+        fill_rows(x, &s, 40 + (uint64_t)k);
+        add_spikes(x, golden_count_of(&s), v[k].G, 5, 40, 10.0f);
+        snprintf(id, sizeof id, "size-%s", v[k].name);
+        snprintf(desc, sizeof desc, "shape [%u,%u,%u], G=%u, %s allocation, r=%u", (unsigned)v[k].b,
+                 (unsigned)v[k].s, (unsigned)v[k].c, (unsigned)v[k].G, cli_alloc_name(v[k].a),
+                 (unsigned)v[k].r);
+        golden_emit_encode(g, id, "size", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+/* Configurations drawn from fixed seeds: broad coverage of combinations. */
+static void fam_random(golden_writer *g)
+{
+    static const float taus[6] = {0.0f, 1.0f, 1.5f, 2.0f, 4.0f, INFINITY};
+    char id[64], desc[200];
+    for (uint32_t k = 0; k < 48; ++k) {
+        uint32_t w[4];
+        uint32_t ctr[4] = {k, 0, 0, 0}, key[2] = {0x60DEu, 0x1u};
+        tahq_philox4x32_10(ctr, key, w);
+        uint32_t G = tiles_all[w[0] % 6];
+        uint32_t hi = 1 + (w[0] >> 8) % 8;
+        uint32_t lo = 1 + (w[0] >> 16) % hi;
+        tahq_config c = base_cfg(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
+                                 metas[(w[1] >> 16) % 3]);
+        c.hi_permille = (w[2] >> 8) % 1001;
+        c.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
+        c.seed = (uint64_t)w[3] << 32 | w[2];
+        uint32_t maxc = G >= 128 ? 2 : 4;
+        tahq_shape s = shp(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
+        float *x = alloc_x(&s);
+        fill_rows(x, &s, 900 + (uint64_t)k);
+        add_spikes(x, golden_count_of(&s), G, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k,
+                   (float)(1u << ((w[2] >> 4) % 8)));
+        snprintf(id, sizeof id, "random-%03u", (unsigned)k);
+        cli_config_text(&c, desc, sizeof desc);
+        golden_emit_encode(g, id, "random_config", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_encode_errors(golden_writer *g)
+{
+    tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = shp(1, 2, 32);
+    struct {
+        const char *name;
+        int i1;
+        float v1;
+        int i2;
+        float v2;
+        int expect;
+        const char *desc;
+    } v[] = {
+        {"nan-first", 0, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at element 0"},
+        {"nan-last", 63, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at the last element"},
+        {"pos-inf", 20, INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "+inf in the input"},
+        {"neg-inf", 33, -INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "-inf in the input"},
+        {"two-pow-64", 7, 0x1p64f, -1, 0, TAHQ_ERR_RANGE, "|x| = 2^64 (limit is |x| < 2^64)"},
+        {"neg-two-pow-64", 7, -0x1p64f, -1, 0, TAHQ_ERR_RANGE, "x = -2^64"},
+        {"range-before-nan", 3, 0x1p70f, 10, NAN, TAHQ_ERR_RANGE, "2^70 at element 3 precedes a NaN at element 10: index order"},
+        {"nan-before-range", 3, NAN, 10, 0x1p70f, TAHQ_ERR_NONFINITE, "NaN at element 3 precedes 2^70 at element 10: index order"},
+        {"max-float", 12, 0x1.fffffep127f, -1, 0, TAHQ_ERR_RANGE, "FLT_MAX in the input"},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        float *x = alloc_x(&s);
+        fill_uniform(x, 64, 3, 1.0f);
+        x[v[k].i1] = v[k].v1;
+        if (v[k].i2 >= 0)
+            x[v[k].i2] = v[k].v2;
+        snprintf(id, sizeof id, "encerr-%s", v[k].name);
+        golden_emit_encode_error(g, id, "", v[k].desc, &c, &s, x, v[k].expect);
+        free(x);
+    }
+    static const uint32_t bad[2][2] = {{64, 96}, {64, 32}};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c2 = base_cfg(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s2 = shp(1, 2, bad[k][1]);
+        float *x = alloc_x(&s2);
+        fill_uniform(x, golden_count_of(&s2), 3, 1.0f);
+        snprintf(id, sizeof id, "encerr-shape-c%u-g%u", (unsigned)bad[k][1], (unsigned)bad[k][0]);
+        golden_emit_encode_error(g, id, "", k ? "C smaller than G" : "C not a multiple of G", &c2, &s2, x,
+                          TAHQ_ERR_SHAPE);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- invalid messages */
+
+typedef struct base_msg {
+    uint8_t *m;
+    size_t len;
+    tahq_header h;
+    golden_layout L;
+} base_msg;
+
+static int make_base(base_msg *b, const tahq_config *c, const tahq_shape *s, uint64_t seed)
+{
+    float *x = alloc_x(s);
+    fill_rows(x, s, seed);
+    add_spikes(x, golden_count_of(s), c->tile, 2, seed, 40.0f);
+    int st = run_encode(c, s, x, &b->m, &b->len);
+    free(x);
+    if (st != TAHQ_OK || tahq_parse_header(b->m, b->len, &b->h) != TAHQ_OK)
+        return -1;
+    golden_layout_of(&b->h, &b->L);
+    return 0;
+}
+
+static uint8_t *dup_msg(const base_msg *b, size_t extra)
+{
+    uint8_t *m = calloc(b->len + extra + 1, 1);
+    if (!m) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(EXIT_RUNTIME);
+    }
+    memcpy(m, b->m, b->len);
+    return m;
+}
+
+static void dec_err(golden_writer *g, const char *base, const char *name, const char *flags,
+                    const char *desc, uint8_t *m, size_t len, int expect)
+{
+    char id[96];
+    snprintf(id, sizeof id, "decerr-%s-%s", base, name);
+    golden_emit_decode_error(g, id, flags, desc, m, len, expect);
+    free(m);
+}
+
+/* header byte mutation with the CRC recomputed */
+static void hdr_mut(golden_writer *g, const base_msg *b, const char *bn, const char *name, unsigned off,
+                    unsigned size, uint64_t val, int expect, const char *desc)
+{
+    uint8_t *m = dup_msg(b, 0);
+    if (size == 1)
+        m[off] = (uint8_t)val;
+    else if (size == 2)
+        put_u16(m + off, (uint16_t)val);
+    else if (size == 4)
+        put_u32(m + off, (uint32_t)val);
+    else
+        put_u64(m + off, val);
+    message_reseal_stated(m, b->len);
+    dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
+}
+
+static void fam_decode_errors(golden_writer *g)
+{
+    base_msg A, B, C;
+    tahq_config ca = base_cfg(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config cb = base_cfg(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
+    cb.hi_permille = 700;
+    tahq_config cc = base_cfg(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
+    tahq_shape sa = shp(1, 10, 128), sb = shp(1, 3, 24), sc = shp(2, 1, 48);
+    if (make_base(&A, &ca, &sa, 1) || make_base(&B, &cb, &sb, 2) || make_base(&C, &cc, &sc, 3)) {
+        fprintf(stderr, "tahq golden-gen: base messages failed\n");
+        g->failed = 1;
+        return;
+    }
+    const base_msg *bases[3] = {&A, &B, &C};
+    static const char *bn[3] = {"a", "b", "c"};
+    /* base messages must carry pivots with padding (B, C) and flags */
+    if (A.h.n_flagged == 0 || B.h.n_flagged == 0 || C.h.n_flagged == 0) {
+        fprintf(stderr, "tahq golden-gen: a base message has no flagged tile\n");
+        g->failed = 1;
+        return;
+    }
+    /* --- truncation, magic, version (SPEC §8.4 step 1) --- */
+    static const size_t cuts[5] = {0, 3, 7, 71, 72};
+    char name[64];
+    for (int k = 0; k < 5; ++k) {
+        snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
+        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(&A, 0), cuts[k],
+                TAHQ_ERR_TRUNCATED);
+    }
+    for (int k = 0; k < 3; ++k)
+        dec_err(g, bn[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
+                dup_msg(bases[k], 0), bases[k]->len - 1, TAHQ_ERR_TRUNCATED);
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[1] = 'X';
+        dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
+        m = dup_msg(&A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A.len, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        memcpy(m, "tahq", 4);
+        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A.len, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 0);
+        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 6, 64);
+        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A.len, TAHQ_ERR_VERSION);
+        m = dup_msg(&A, 0);
+        put_u16(m + 6, 73);
+        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A.len, TAHQ_ERR_VERSION);
+    }
+    /* --- header fields (step 2), CRC recomputed --- */
+    hdr_mut(g, &A, "a", "k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)");
+    hdr_mut(g, &A, "a", "k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)");
+    hdr_mut(g, &A, "a", "k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is");
+    hdr_mut(g, &A, "a", "hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0");
+    hdr_mut(g, &A, "a", "hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9");
+    hdr_mut(g, &A, "a", "lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0");
+    hdr_mut(g, &A, "a", "lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4");
+    hdr_mut(g, &A, "a", "alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3");
+    hdr_mut(g, &A, "a", "rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2");
+    hdr_mut(g, &A, "a", "meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3");
+    hdr_mut(g, &A, "a", "permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001");
+    hdr_mut(g, &A, "a", "tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2");
+    hdr_mut(g, &A, "a", "tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)");
+    hdr_mut(g, &A, "a", "tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN");
+    hdr_mut(g, &A, "a", "tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf");
+    hdr_mut(g, &A, "a", "batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0");
+    hdr_mut(g, &A, "a", "seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0");
+    hdr_mut(g, &A, "a", "channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0");
+    hdr_mut(g, &A, "a", "channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64");
+    hdr_mut(g, &A, "a", "channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64");
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        put_u32(m + 20, 1u << 20);
+        put_u32(m + 24, 1u << 20);
+        put_u32(m + 28, 1u << 10);
+        message_reseal_stated(m, A.len);
+        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A.len, TAHQ_ERR_HEADER);
+    }
+    hdr_mut(g, &A, "a", "n-low-plus-1", 40, 8, A.h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
+    hdr_mut(g, &C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
+    hdr_mut(g, &A, "a", "n-flagged-above-tiles", 48, 8, A.L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
+    hdr_mut(g, &A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
+    hdr_mut(g, &B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
+    /* --- sizes (step 3) --- */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        hdr_mut(g, b, bn[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
+                "payload_bytes one more than the fields imply");
+        uint8_t *m = dup_msg(b, 1);
+        dec_err(g, bn[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
+                b->len + 1, TAHQ_ERR_SIZE);
+    }
+    hdr_mut(g, &A, "a", "payload-bytes-minus-1", 56, 8, A.h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
+    {
+        /* n_flagged changed so that the pivot section grows: SIZE */
+        uint64_t nf = B.h.n_flagged;
+        uint64_t want = (nf * B.L.k + 7) / 8;
+        uint64_t nf2 = nf;
+        while (nf2 < B.L.N && (nf2 * B.L.k + 7) / 8 == want)
+            ++nf2;
+        if (nf2 < B.L.N + 1 && (nf2 * B.L.k + 7) / 8 != want)
+            hdr_mut(g, &B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
+        /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
+        uint64_t nc = C.h.n_flagged;
+        for (uint64_t d = 1; d <= nc; ++d) {
+            uint64_t n2 = nc - d;
+            if ((n2 * C.L.k + 7) / 8 == (nc * C.L.k + 7) / 8) {
+                hdr_mut(g, &C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
+                break;
+            }
+        }
+    }
+    /* --- CRC (step 4) --- */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        uint8_t *m = dup_msg(b, 0);
+        m[b->L.codes_off] ^= 0x01;
+        dec_err(g, bn[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
+        m = dup_msg(b, 0);
+        m[68] ^= 0x80;
+        dec_err(g, bn[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
+    }
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[32] ^= 0x01;
+        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A.len, TAHQ_ERR_CRC);
+        m = dup_msg(&A, 0);
+        m[A.len - 1] ^= 0x40;
+        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A.len, TAHQ_ERR_CRC);
+    }
+    /* --- payload (step 5), CRC recomputed --- */
+    {
+        uint8_t *m = dup_msg(&A, 0);
+        m[A.L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
+        message_reseal_stated(m, A.len);
+        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* move one low bit to another row of the same sequence: still valid count;
+         * combine with a flipped flag to stay invalid is another case; here, flip
+         * a map bit of tile allocation in token 0 */
+        uint8_t *m = dup_msg(&B, 0);
+        m[B.L.map_off] ^= 0x01;
+        message_reseal_stated(m, B.len);
+        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* B: map has rows*T = 9 bits: bit 9..15 are padding */
+        uint8_t *m = dup_msg(&B, 0);
+        m[B.L.map_off + 1] |= 0x80;
+        message_reseal_stated(m, B.len);
+        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B.len, TAHQ_ERR_PAYLOAD);
+        /* flags: 9 bits */
+        m = dup_msg(&B, 0);
+        m[B.L.flags_off + 1] |= 0x40;
+        message_reseal_stated(m, B.len);
+        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B.len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* A: rows = 10 map bits */
+        uint8_t *m = dup_msg(&A, 0);
+        m[A.L.map_off + 1] |= 0x04;
+        message_reseal_stated(m, A.len);
+        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A.len, TAHQ_ERR_PAYLOAD);
+    }
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        uint64_t pbits = b->h.n_flagged * b->L.k;
+        if (pbits % 8) {
+            uint8_t *m = dup_msg(b, 0);
+            m[b->len - 1] |= (uint8_t)(0x80u);
+            message_reseal_stated(m, b->len);
+            dec_err(g, bn[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+        }
+        /* flag bit flipped (n_flagged unchanged) */
+        uint8_t *m = dup_msg(b, 0);
+        uint64_t t = 0;
+        while (t < b->L.N && ((m[b->L.flags_off + t / 8] >> (t % 8)) & 1))
+            ++t;
+        m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
+        message_reseal_stated(m, b->len);
+        dec_err(g, bn[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+    }
+    /* metadata values */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = bases[k];
+        tahq_meta mt = b->h.config.meta;
+        uint32_t nan_b = tahq_meta_bits(mt, NAN), inf_b = tahq_meta_bits(mt, INFINITY),
+                 nz_b = tahq_meta_bits(mt, -0.0f), neg_b = tahq_meta_bits(mt, -1.0f),
+                 ninf_b = tahq_meta_bits(mt, -INFINITY);
+        struct {
+            const char *name;
+            int scale;
+            uint32_t bits;
+            const char *desc;
+        } mv[] = {
+            {"zero-point-nan", 0, nan_b, "a zero-point is NaN"},
+            {"zero-point-inf", 0, inf_b, "a zero-point is +inf"},
+            {"zero-point-neg-inf", 0, ninf_b, "a zero-point is -inf"},
+            {"zero-point-neg-zero", 0, nz_b, "a zero-point is -0 (encoders write +0)"},
+            {"scale-nan", 1, nan_b, "a scale is NaN"},
+            {"scale-inf", 1, inf_b, "a scale is +inf"},
+            {"scale-negative", 1, neg_b, "a scale is -1"},
+            {"scale-neg-zero", 1, nz_b, "a scale is -0 (sign bit set)"},
+        };
+        for (size_t j = 0; j < sizeof mv / sizeof mv[0]; ++j) {
+            if (k != 0 && j % 2 == 1 && j != 3 && j != 7)
+                continue; /* b and c: NaN, -0 and one more per field */
+            uint8_t *m = dup_msg(b, 0);
+            uint64_t t = b->L.N / 2;
+            uint64_t off = (mv[j].scale ? b->L.sc_off : b->L.zp_off) + t * b->L.mb;
+            for (uint32_t q = 0; q < b->L.mb; ++q)
+                m[off + q] = (uint8_t)(mv[j].bits >> (8 * q));
+            message_reseal_stated(m, b->len);
+            char dsc[160];
+            snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
+                     cli_meta_name(mt), t);
+            dec_err(g, bn[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
+                    b->len, TAHQ_ERR_PAYLOAD);
+        }
+    }
+    free(A.m);
+    free(B.m);
+    free(C.m);
+}
+
+/* ---------------------------------------------------------------- folders */
+
+static int mkdir_p1(const char *p)
+{
+    if (mkdir(p, 0755) == 0)
+        return 0;
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- paper-v1 */
+
+static void fam_paper_v1(golden_writer *g)
+{
+    tahq_paper_v1_config def;
+    tahq_paper_v1_config_default(&def);
+    {
+        /* the hand-derived message of ref/test_paper_v1.c */
+        static const float x[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
+        tahq_shape s = shp(1, 2, 8);
+        golden_emit_paper_v1(g, "paper-v1-hand", "single_spike", "two tokens whose 12-byte message is "
+                      "derived by hand in ref/test_paper_v1.c", &c, &s, x);
+    }
+    {
+        tahq_shape s = shp(2, 16, 256);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9001);
+        add_spikes(x, golden_count_of(&s), 64, 3, 9002, 50.0f);
+        golden_emit_paper_v1(g, "paper-v1-default", "", "the authors' defaults (G=64, 4/3 bits, r=0.8) "
+                      "on rows of different entropy with outliers", &def, &s, x);
+        free(x);
+    }
+    {
+        /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
+        tahq_shape s = shp(2, 5, 64);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9003);
+        golden_emit_paper_v1(g, "paper-v1-s5-r800", "allocation", "S=5 at r=0.8: the binary64 "
+                      "floor gives 0 low tokens", &def, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 32, .hi_bits = 8, .lo_bits = 2, .hi_permille = 333};
+        tahq_shape s = shp(3, 7, 96);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9004, 3.0f);
+        add_spikes(x, golden_count_of(&s), 32, 2, 9005, 20.0f);
+        golden_emit_paper_v1(g, "paper-v1-g32-8-2", "bit_pair", "G=32 (odd log2: fl(sqrt 32)), 8/2 "
+                      "bits, r=0.333", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 0};
+        tahq_shape s = shp(1, 4, 512);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9006, 0.5f);
+        add_spikes(x, golden_count_of(&s), 256, 1, 9007, 8.0f);
+        golden_emit_paper_v1(g, "paper-v1-g256-r0", "allocation", "G=256, r=0: every token low "
+                      "precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 3, .lo_bits = 5, .hi_permille = 1000};
+        tahq_shape s = shp(2, 3, 16);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9008, 1.0f);
+        golden_emit_paper_v1(g, "paper-v1-g8-r1000", "allocation", "G=8, r=1: every token high "
+                      "precision; lo_bits above hi_bits is allowed", &c, &s, x);
+        free(x);
+    }
+    {
+        /* all-zero tiles (flagged), equal maxima (not flagged), constant
+         * tiles, an fp16-overflowing range (inf scale), entropy ties */
+        tahq_shape s = shp(1, 6, 128);
+        float *x = alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        memset(x, 0, (size_t)golden_count_of(&s) * sizeof *x);
+        for (int c = 0; c < 64; c++) {
+            x[1 * 128 + c] = 0.375f;                 /* constant tile */
+            x[2 * 128 + c] = (c % 2) ? 1.5f : -1.5f; /* equal maxima */
+            x[2 * 128 + 64 + c] = (float)(c % 7) * 0.25f;
+            x[3 * 128 + 64 + c] = (c == 9) ? 1.0e5f : (float)c; /* one large value */
+            x[4 * 128 + c] = (float)(c % 5) - 2.0f;   /* token 4 = token 5: tie */
+            x[5 * 128 + c] = (float)(c % 5) - 2.0f;
+        }
+        x[3 * 128 + 5] = -1.0e5f; /* equal maxima, not flagged: zero point */
+        x[3 * 128 + 6] = 1.0e5f;  /* -1e5 is sent as fp16 -inf */
+        tahq_paper_v1_config c = def;
+        c.hi_permille = 500;
+        golden_emit_paper_v1(g, "paper-v1-edge", "all_zero_tile,constant_tile,tie_entropy,meta_overflow",
+                      "all-zero, constant and equal-maxima tiles, fp16 overflow of zero/scale "
+                      "(sent as inf), an entropy tie", &c, &s, x);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- v2: mutation adequacy */
+
+/* Cases of golden/v2 beyond v1: each tells at least one mutant of
+ * golden/mutation/catalogue.txt apart from the reference, a mutant that no
+ * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
+ * golden/mutation/distinguish.py found, as binary32 bit patterns. */
+typedef struct mut_case {
+    const char *id, *kills, *desc;
+    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
+    uint32_t tile, hi_bits, lo_bits, hi_permille;
+    tahq_alloc alloc;
+    uint32_t tau_bits;
+    tahq_rounding rounding;
+    uint64_t seed;
+    tahq_meta meta;
+    uint32_t B, S, C;
+    const uint32_t *words;
+} mut_case;
+
+/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
+struct case_kills {
+    const char *id, *kills;
+};
+
+/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
+static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id && strcmp(t[i].id, id) == 0)
+            return t[i].kills;
+    return NULL;
+}
+
+/* BEGIN v2 cases (generated by golden/mutation/v2_table.py from the inputs
+ * golden/mutation/distinguish.py found; do not edit by hand) */
+static const uint32_t mutw_0[8] = {0x00000000u,0x0c01ceb3u,0x0c81ceb3u,0x0cc2b60du,0x0d01ceb3u,0x0d224260u,0x0d42b60du,0x0d6329bau};
+static const uint32_t mutw_1[16] = {0xbe61bfd8u,0xbefddf87u,0xbf24f0e0u,0x3e6a69e0u,0x3e40b182u,0x3e27224cu,0x401875c0u,0x3cb72a7eu,0xbe61bfd0u,0xbefddf87u,0xbf24f0e0u,0x3e6a69e0u,0x3e40b182u,0x3e27224cu,0x401875c0u,0x3cb72a7eu};
+static const uint32_t mutw_2[8] = {0x00000000u,0x80000000u,0x3f800000u,0x40000000u,0x40400000u,0x40000000u,0x3f800000u,0x3f000000u};
+static const uint32_t mutw_3[8] = {0xc77fe600u,0xc77de800u,0xc77a0000u,0xc7761800u,0xc7723000u,0xc76e4800u,0xc76a6000u,0xc7667800u};
+static const uint32_t mutw_4[8] = {0x3f801000u,0x40000000u,0x40400000u,0x40800000u,0x40a00000u,0x40c00000u,0x40e00000u,0x41000000u};
+static const uint32_t mutw_5[16] = {0xbde4c674u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau,0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau};
+static const uint32_t mutw_6[16] = {0x3f173ba8u,0x3e0bb18cu,0x3e8bafeau,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f173ba8u,0x3e0bb190u,0x3e8bafe8u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_7[16] = {0xbde4c674u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau,0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau};
+static const uint32_t mutw_8[16] = {0x3f3504f3u,0x3dc7f798u,0x3e47f068u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f3504f3u,0x3dc7f7a0u,0x3e47f064u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_9[16] = {0x3f800000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f800000u,0x0003f9dbu,0x0003f9dbu,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_10[112] = {0xbf7a9041u,0x403e6535u,0xc05443dbu,0xc019c61eu,0x3f320c91u,0x3e649139u,0x3fa30485u,0xbcba05b0u,0xbe93c3f5u,0xbedd9d2du,0xbe769c78u,0x3e2028bcu,0x40f5751cu,0xbe91d913u,0xc0012509u,0x3dc6ecb7u,0x3e0fd18bu,0xbf75e716u,0x40708c0eu,0xbe01ad88u,0xc0ed63e3u,0x3d47cd09u,0xc02910e1u,0x3ecddca7u,0x4075fa6eu,0xc05258bdu,0xbced1256u,0x3eedc311u,0xbdcb2da3u,0xc0039ec6u,0x3fbe982cu,0xbd34a567u,0x3d881025u,0xbf637b39u,0xbf3f3179u,0x3fef66ecu,0x3df8294fu,0xbd88657eu,0xbf5cc0afu,0x3e8b66ddu,0xbd081623u,0x3d474facu,0x3d03016fu,0x3e2a8efeu,0xc06c1b1au,0x3de09c2au,0x3dc6c4feu,0xbf9129ebu,0x3dcbc026u,0x3ed694d5u,0xbdbde9ceu,0x3d976bbbu,0xbe85b556u,0x3d29b8fau,0x3ef83262u,0x3dff4239u,0xbf7a9051u,0x403e6535u,0xc05443dbu,0xc019c61eu,0x3f320c91u,0x3e649139u,0x3fa30485u,0xbcba05b0u,0xbe93c3f5u,0xbedd9d2du,0xbe769c78u,0x3e2028bcu,0x40f5751cu,0xbe91d913u,0xc0012509u,0x3dc6ecb7u,0x3e0fd18bu,0xbf75e716u,0x40708c0eu,0xbe01ad88u,0xc0ed63e3u,0x3d47cd09u,0xc02910e1u,0x3ecddca7u,0x4075fa6eu,0xc05258bdu,0xbced1256u,0x3eedc311u,0xbdcb2da3u,0xc0039ec6u,0x3fbe982cu,0xbd34a567u,0x3d881025u,0xbf637b39u,0xbf3f3179u,0x3fef66ecu,0x3df8294fu,0xbd88657eu,0xbf5cc0afu,0x3e8b66ddu,0xbd081623u,0x3d474facu,0x3d03016fu,0x3e2a8efeu,0xc06c1b1au,0x3de09c2au,0x3dc6c4feu,0xbf9129ebu,0x3dcbc026u,0x3ed694d5u,0xbdbde9ceu,0x3d976bbbu,0xbe85b556u,0x3d29b8fau,0x3ef83262u,0x3dff4239u};
+static const uint32_t mutw_11[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_12[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_13[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_14[8] = {0x5f800000u,0x3f800000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_15[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_16[16] = {0x3f6a4a11u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_17[16] = {0x00080000u,0x00180000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00080000u,0x00000000u,0x00080000u,0x00080000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_18[16] = {0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d54u,0x3f6a4a14u,0xbe64a12du,0xbef6fb8bu,0x403d52adu,0x3dfbb5ebu,0x3e8941bdu,0x3e386f0fu,0xc0991d55u};
+static const uint32_t mutw_19[16] = {0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x40a00000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t mutw_20[8] = {0x40a655ceu,0x3fddc7beu,0x3f000000u,0x3e800000u,0x3e000000u,0x3f000000u,0x3e800000u,0x3e000000u};
+static const uint32_t mutw_21[8] = {0x00000000u,0x3f800000u,0x3f3c57acu,0x3f1b00dbu,0x3f78e4ccu,0x3eb96400u,0x3f31a574u,0x3d17eff0u};
+static const mut_case mut_cases[] = {
+    {"mut-a2-eps-floor-removed", "a2-eps-floor-removed", "mutation adequacy: paper-v1: range 7e-31 (s below ε)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_0},
+    {"mut-a2-ln-from-libm", "a2-hadamard-reciprocal,a2-ln-from-libm,a3-f16-big-endian,a3-map-lsb-first,s2.2-f16-truncate", "mutation adequacy: pv1 pair G=8 T=1 seed=0 j=-8", 1, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 2u, 8u, mutw_1},
+    {"mut-a2-zero-last-minimum", "a2-zero-last-minimum,a3-f16-big-endian", "mutation adequacy: paper-v1: minimum +0 then −0", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_2},
+    {"mut-s2-2-f16-overflow-at-max", "a3-f16-big-endian,s2.2-f16-overflow-at-max", "mutation adequacy: paper-v1: zero-point -65510, not flagged", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_3},
+    {"mut-s2-2-f16-ties-away", "a3-f16-big-endian,s2.2-f16-ties-away", "mutation adequacy: paper-v1: zero-point 1 + 2^-11 (an fp16 tie)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, mutw_4},
+    {"mut-s2-3-binary64-log2", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=1 elem=0 j=-45", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_5},
+    {"mut-s2-3-horner-fma", "s2.2-down-strict,s2.3-horner-fma,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: horner: p0 = 0.5907540321350098, splits 10", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_6},
+    {"mut-s2-3-libm-log2f", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=1 elem=0 j=-45", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_7},
+    {"mut-s2-3-sqrt2-threshold-ge", "s2.2-down-strict,s2.3-sqrt2-threshold-ge,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: log2 threshold: p0 = 0x1.6a09e6p-1, splits 22", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_8},
+    {"mut-s2-3-subnormal-not-normalized", "s2.2-down-strict,s2.3-subnormal-not-normalized,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: log2 subnormal p: [1, 2^-130] vs [1, y, y], y = 497/1000·2^-130", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_9},
+    {"mut-s2-5-psum-finish-from-left", "s2.5-psum-finish-from-left,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=7 seed=0 elem=0 j=16", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 56u, mutw_10},
+    {"mut-s2-5-tile-sum-adjacent-pairs", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_11},
+    {"mut-s2-5-tile-sum-numpy-pairwise", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_12},
+    {"mut-s2-5-tile-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_13},
+    {"mut-s3-2-input-limit-inclusive", "s3.2-input-limit-inclusive", "mutation adequacy: input 2^64 exactly, fp32 metadata", 0, 8u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 1u, 8u, mutw_14},
+    {"mut-s4-1-abs-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_15},
+    {"mut-s4-1-divide-per-element", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-divide-per-element,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=0 j=-3", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_16},
+    {"mut-s4-1-no-overflow-fallback", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-no-overflow-fallback,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: tiny rows 2^-130", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_17},
+    {"mut-s4-1-plogp-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: pair G=8 T=1 seed=0 elem=7 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_18},
+    {"mut-s4-1-zero-sum-not-special", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-zero-sum-not-special,s4.2-tie-higher-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first", "mutation adequacy: entropy of an all-zero row vs a single spike", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, mutw_19},
+    {"mut-s5-1-gate-ratio", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-gate-ratio,s5.1-gate-strict,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first", "mutation adequacy: gate: tau 3.0, m1 5.19797420501709, m2 1.7326581478118896", 0, 8u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x40400000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, mutw_20},
+    {"mut-s5-3-stochastic-le", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-le,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value", "mutation adequacy: stochastic: t = ρ exactly (seed 0, G = 8, 1 bit)", 0, 8u, 1u, 1u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_STOCHASTIC, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, mutw_21},
+};
+static const struct case_kills mut_msg_kills[] = {
+    {"cfgerr-v2-lo-above-hi", "s3.3-lo-above-hi-accepted"},
+    {"cfgerr-v2-tau-neg-zero", "s3.3-tau-sign-by-comparison"},
+    {"dec-v2-nan-flagged-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s6.1-nan-not-canonical"},
+    {"dec-v2-nan-flagged-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s6.1-decode-fma,s6.1-nan-not-canonical"},
+    {"dec-v2-pv1-nan-meta", "a4-nan-not-canonical"},
+    {"decerr-v2-magic-and-version", "s8.4-version-before-magic"},
+    {"decerr-v2-map-counts-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
+    {"decerr-v2-reserved-and-crc", "s8.4-crc-before-header,s8.4-reserved-not-checked"},
+    {"decerr-v2-size-and-truncated", "s8.4-size-after-truncation"},
+    {"search-v2-bf16-l255", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-l3", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-zero-start", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-fp16-zero-start", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+};
+/* END v2 cases */
+
+/* The mutants a case built in code (fam_mutation_messages, fam_config_errors)
+ * kills (NULL: none). */
+static const char *msg_kills(const char *id)
+{
+    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
+}
+
+/* Valid messages whose decoding meets NaN (SPEC §1 rule 6: every NaN a
+ * decoder writes is 0x7FC00000). Format 1: every tile flagged (tau = 0), the
+ * first tile's scale patched to 2^127 (fp32, bf16) with the CRC fixed, so
+ * q*s overflows to +inf and the inverse FWHT meets inf - inf; the second
+ * tile is left as encoded. Paper-v1: fp16 NaN metadata with payloads. */
+static void fam_nan_messages(golden_writer *g)
+{
+    static const tahq_meta metas[2] = {TAHQ_META_FP32, TAHQ_META_BF16};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c;
+        tahq_config_plain(&c, 8, 4);
+        c.tau = 0.0f;
+        c.meta = metas[k];
+        tahq_shape s = shp(1, 1, 16);
+        float x[16];
+        for (int i = 0; i < 16; i++)
+            x[i] = (float)(i % 8 + 1) * (i < 8 ? 1.0f : -0.25f);
+        uint8_t *m = NULL;
+        size_t len = 0;
+        if (run_encode(&c, &s, x, &m, &len) != TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: NaN base message failed\n");
+            g->failed = 1;
+            return;
+        }
+        /* payload (alloc none): flags (1 byte), 2 zero points, 2 scales, codes, pivots */
+        if (metas[k] == TAHQ_META_FP32)
+            put_u32(m + 72 + 1 + 8, 0x7F000000u);
+        else
+            put_u16(m + 72 + 1 + 4, 0x7F00u);
+        message_reseal_stated(m, len);
+        char id[64];
+        snprintf(id, sizeof id, "dec-v2-nan-flagged-%s", cli_meta_name(metas[k]));
+        g->kills = msg_kills(id);
+        golden_emit_decode(g, id, "nan_canonical,mutation",
+                    "scale 2^127 in a flagged tile: q*s overflows and the inverse transform "
+                    "meets inf - inf; every NaN decodes as 0x7FC00000 (SPEC 1 rule 6)",
+                    m, len, NULL, NULL);
+        g->kills = NULL;
+        free(m);
+    }
+    /* paper-v1: one high token of two tiles at G = 8, 4 bits; codes are
+     * bytes 0..7, zero points 8..11, scales 12..15 (A.3) */
+    tahq_paper_v1_config pc = {8, 4, 4, 1000};
+    tahq_shape ps = shp(1, 1, 16);
+    float x[16];
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)((i * 5) % 8) - 3.0f;
+    size_t cap = 0, wsz = 0, len = 0;
+    uint8_t *m = NULL;
+    void *ws = NULL;
+    tahq_status st = tahq_paper_v1_encode_bound(&pc, &ps, &cap);
+    if (st == TAHQ_OK)
+        st = tahq_paper_v1_workspace_size(&pc, &ps, &wsz);
+    if (st == TAHQ_OK) {
+        m = malloc(cap);
+        ws = malloc(wsz);
+        st = m && ws ? tahq_paper_v1_encode(&pc, &ps, x, ws, wsz, m, cap, &len) : TAHQ_ERR_BUFFER;
+    }
+    free(ws);
+    if (st != TAHQ_OK || len < 16) {
+        fprintf(stderr, "tahq golden-gen: paper-v1 NaN base message failed\n");
+        free(m);
+        g->failed = 1;
+        return;
+    }
+    uint8_t orig[16];
+    memcpy(orig, m, sizeof orig);
+    m[8] = 0x01; /* tile 0: zero point 0x7E01, quiet NaN with a payload */
+    m[9] = 0x7E;
+    m[14] = 0x01; /* tile 1: scale 0xFE01, negative quiet NaN with a payload */
+    m[15] = 0xFE;
+    g->kills = msg_kills("dec-v2-pv1-nan-meta");
+    golden_emit_decode(g, "dec-v2-pv1-nan-meta", "nan_canonical,mutation",
+                "paper-v1: fp16 NaN zero point and scale with payloads; every value decodes "
+                "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                m, len, &pc, &ps);
+    g->kills = NULL;
+    if (strcmp(g->set, "v4") == 0) {
+        /* golden/v4: a second message for the rule, the metadata otherwise
+         * as encoded: tile 0's scale a signaling NaN with a payload (0x7C01,
+         * which a conversion quiets to 0x7FC02000 and keeps the payload of) */
+        memcpy(m, orig, sizeof orig);
+        m[12] = 0x01;
+        m[13] = 0x7C;
+        golden_emit_decode(g, "bnd-pv1-nan-signaling-scale", "nan_canonical,mutation,boundary",
+                    "paper-v1: tile 0's fp16 scale a signaling NaN with a payload (0x7C01); "
+                    "tile 0 decodes to NaN, every one 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                    m, len, &pc, &ps);
+    }
+    free(m);
+}
+
+/* Invalid messages that fail two §8.4 checks at once (the earlier check's
+ * status is the SPEC's), and a map whose per-sequence counts are wrong while
+ * its total is right. */
+static void fam_mutation_messages(golden_writer *g)
+{
+    base_msg A;
+    tahq_config ca = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    ca.hi_permille = 500;
+    tahq_shape sa = shp(2, 2, 16);
+    if (make_base(&A, &ca, &sa, 11)) {
+        fprintf(stderr, "tahq golden-gen: v2 base message failed\n");
+        g->failed = 1;
+        return;
+    }
+    uint8_t *m;
+    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
+    m = dup_msg(&A, 0);
+    m[0] = 'X';
+    put_u16(m + 4, 2);
+    g->kills = msg_kills("decerr-v2-magic-and-version");
+    dec_err(g, "v2", "magic-and-version", "bad_magic,unknown_version,mutation",
+            "bad magic and version 2: the magic is checked first", m, A.len, TAHQ_ERR_MAGIC);
+    /* reserved field non-zero and the CRC stale: HEADER before CRC */
+    m = dup_msg(&A, 0);
+    m[64] = 1;
+    g->kills = msg_kills("decerr-v2-reserved-and-crc");
+    dec_err(g, "v2", "reserved-and-crc", "header_field,crc_mismatch,mutation",
+            "reserved = 1 and a stale CRC: the header is checked before the CRC", m, A.len,
+            TAHQ_ERR_HEADER);
+    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
+    m = dup_msg(&A, 0);
+    put_u64(m + 56, get_u64(m + 56) + 1);
+    message_reseal_stated(m, A.len);
+    g->kills = msg_kills("decerr-v2-size-and-truncated");
+    dec_err(g, "v2", "size-and-truncated", "inconsistent_size,truncated,mutation",
+            "payload_bytes + 1 and the message one byte short: SIZE is checked first", m,
+            A.len - 1, TAHQ_ERR_SIZE);
+    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
+    m = dup_msg(&A, 0);
+    m[72] = (uint8_t)((m[72] & 0xF0u) | 0x03u);
+    message_reseal_stated(m, A.len);
+    g->kills = msg_kills("decerr-v2-map-counts-per-sequence");
+    dec_err(g, "v2", "map-counts-per-sequence", "bad_map,mutation",
+            "token map with 2 and 0 low tokens in the two sequences (total 2 as required)", m,
+            A.len, TAHQ_ERR_PAYLOAD);
+    g->kills = NULL;
+    free(A.m);
+    fam_nan_messages(g);
+}
+
+/* BEGIN v4 cases (generated by golden/mutation/v4_table.py from the inputs
+ * golden/mutation/distinguish.py --boundary found and the kill records of
+ * golden/v4; do not edit by hand) */
+static const uint32_t bndw_0[24] = {0x3f800000u,0x40000000u,0x40400000u,0x3f800000u,0x40000000u,0x40400000u,0x3f800000u,0x40000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x40800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f000000u};
+static const uint32_t bndw_1[16] = {0x00000000u,0x0926274cu,0x09a6274cu,0x09f93af2u,0x0a26274cu,0x0a4fb11fu,0x0a793af2u,0x0a916262u,0x0aa6274cu,0x0abaec35u,0x0acfb11fu,0x0ae47608u,0x0af93af2u,0x0b06ffeeu,0x0b116262u,0x0b1bc4d7u};
+static const uint32_t bndw_2[16] = {0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f800000u,0xc0000000u,0x40400000u,0x3f000000u,0x40800000u,0x3f800000u,0x40000000u,0x3f800000u};
+static const uint32_t bndw_3[16] = {0x4158ed3fu,0xbe13a553u,0xbf9ac8e1u,0x3d3d1397u,0x413ff542u,0xbc0b5b03u,0x41de689cu,0x3bf87448u,0x4158ed23u,0xbe13a553u,0xbf9ac8e1u,0x3d3d1397u,0x413ff542u,0xbc0b5b03u,0x41de689cu,0x3bf87448u};
+static const uint32_t bndw_4[80] = {0xbf754cb4u,0x3d7d3b9du,0x4056471eu,0x3dc46bf1u,0x4009839bu,0x3eb76c2fu,0xbfb45fa9u,0xbe598357u,0xbf68914du,0xbff5863fu,0xbe55855eu,0xbe3e1ba1u,0x4018d331u,0xbe4400c5u,0x4055f3a1u,0x3f6fcfefu,0x3dc04037u,0x3ec22007u,0x3d3ac2d3u,0xbe69448eu,0x3f879502u,0x3fdc4ed3u,0x3dae97cfu,0x3ff8a9aau,0x3f8abcbeu,0xbdb6739eu,0x3fa2f9c5u,0x3fa02578u,0xbf3bf16bu,0x3eb1d8eeu,0xbec96cbau,0x3e93173fu,0x3fe05bb8u,0xbf9ecf38u,0xbe990750u,0xbe448d02u,0xbe3844bbu,0x3d92acd6u,0x3f53ce51u,0x3e2aa7f1u,0x40587edau,0x3ec987eeu,0x3f3ebd89u,0xbf43ba48u,0x3ff7e4ecu,0x3e6e93c5u,0x3e987321u,0x3ecf287du,0x3f26f23eu,0xbd22b9ddu,0x3d8af9a7u,0x4047649du,0x3e7cde5eu,0xbed14e4du,0xc059cf2bu,0xbece4f5eu,0x3e77cec0u,0xbec071d8u,0xc0197af2u,0xbff4d679u,0xbf9d6d20u,0xbf5f124du,0x3debf9fau,0xbe536e09u,0x3ee34324u,0xbfe7992fu,0x405770feu,0x3e3f7875u,0xbe0b369au,0xbe125df4u,0xbeeed4b7u,0xbe3bad3cu,0xbea09684u,0x3ef8281bu,0x4030ec26u,0xc0331b96u,0xbe0c2489u,0xbe7b7888u,0x3f087fa8u,0xbeb77cceu};
+static const uint32_t bndw_5[8] = {0x80000000u,0x00000000u,0x3f800000u,0x40000000u,0x40400000u,0x40000000u,0x3f800000u,0x3f000000u};
+static const uint32_t bndw_6[16] = {0xbf468676u,0xbe18cd49u,0xbe366989u,0xbee84ee7u,0xbe53ede5u,0x3fd59c0cu,0x3fff7d41u,0xbe4eb659u,0xbf468676u,0xbe18cd49u,0xbe366989u,0xbee84ee7u,0xbe53ede5u,0x3fd59c0cu,0x3fff7d41u,0xbe4eb671u};
+static const uint32_t bndw_7[16] = {0x3d5b36dbu,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec1935cu,0x3d5b36dbu,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec1935bu};
+static const uint32_t bndw_8[16] = {0x3d5b36dbu,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec1935cu,0x3d5b36dbu,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec19361u};
+static const uint32_t bndw_9[96] = {0xbf2f4d0bu,0x3daf1d44u,0xbf3a8a1du,0x3e62c9c6u,0xbf02c417u,0x3fb1422fu,0x3e722998u,0x3f09d334u,0xc007bd6eu,0xbf181870u,0xbe2e9833u,0xbfc63cb8u,0x3e6850d5u,0x3f8d4942u,0x3fbc8188u,0x3f53bb88u,0x3eb9ef27u,0xbe081d08u,0x3dc19e33u,0x401a9e52u,0xbe0fb474u,0x3d8f77d0u,0xbfc19a94u,0x3f4f1b90u,0xc0527a71u,0xbe5bf884u,0x3de8d5beu,0xbf1ab113u,0x3f810bb8u,0x40548a7eu,0xc006a180u,0xbe9a0f65u,0xbedcabb7u,0xbf1a9921u,0xbe6d5a0bu,0xbfd38ecdu,0xbc99f283u,0x3ee243e1u,0xbe9f3dddu,0xbfa301dbu,0xbe4d6f36u,0x3e88c74au,0xbeed443cu,0x3d4c37bfu,0x3f7c3ae9u,0xbe6013bau,0x3e8ceb13u,0xbfda75fbu,0xbf2f4d0bu,0x3daf1d44u,0xbf3a8a1du,0x3e62c9c6u,0xbf02c417u,0x3fb1422fu,0x3e722998u,0x3f09d334u,0xc007bd6eu,0xbf181870u,0xbe2e9833u,0xbfc63cb8u,0x3e6850d5u,0x3f8d4942u,0x3fbc8188u,0x3f53bb88u,0x3eb9ef27u,0xbe081d08u,0x3dc19e33u,0x401a9e52u,0xbe0fb474u,0x3d8f77d0u,0xbfc19a94u,0x3f4f1b90u,0xc0527a71u,0xbe5bf884u,0x3de8d5beu,0xbf1ab113u,0x3f810bb8u,0x40548a7eu,0xc006a180u,0xbe9a0f65u,0xbedcabb7u,0xbf1a9921u,0xbe6d5a0bu,0xbfd38ecdu,0xbc99f283u,0x3ee243e1u,0xbe9f3dddu,0xbfa301dbu,0xbe4d6f36u,0x3e88c74au,0xbeed443cu,0x3d4c37bfu,0x3f7c3ae9u,0xbe6013bau,0x3e8ceb13u,0xbfda75f9u};
+static const uint32_t bndw_10[16] = {0x3d5b36d7u,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec1935cu,0x3d5b36dbu,0xbdeb42c1u,0x3f2eba91u,0x3d661ac5u,0xbf4c1d52u,0x3fe39251u,0xbef927aau,0x3ec1935cu};
+static const uint32_t bndw_11[128] = {0xbfce3734u,0x3dbccbb4u,0xbf35ff65u,0xc05d73b6u,0x3d898434u,0x3e12fea1u,0x3f8ae6a6u,0xbe59261du,0xbeff0736u,0xbeaf637eu,0x3f178d4bu,0x403a6d6du,0xbcd8fbe8u,0x40369a3eu,0xbff5d8b0u,0xbf8e528du,0x3ec9f5a1u,0xc045fd3du,0x3f51628fu,0xbcc587b1u,0xbdd2faeau,0xbe6f586cu,0xc03cbfb4u,0xbf8b942fu,0xc0270fafu,0x40466b6cu,0xbfa350eau,0x3ed02fdcu,0x3eeaecdbu,0xc006e115u,0x3f92a010u,0xbe7f4d4fu,0x3f5e673du,0xbfe8a426u,0xbeefca78u,0xbfac9131u,0xbf42a1d9u,0x3f73e922u,0x3f31122bu,0xbdac924cu,0x3f7683e0u,0x3f1541ebu,0x3f40d39du,0x3e6d2b10u,0x3fa179b2u,0xbf759d1cu,0xbfa0dcb5u,0xbff05b26u,0x404ea710u,0x3e725fe4u,0xbecefe2du,0xbf89f511u,0xbe7d370bu,0xbcb8766au,0x3e07f954u,0xbd8650ecu,0xc0264cc7u,0xbe71ad17u,0x3ee8a488u,0xc075cdb4u,0x3f6f3e66u,0xc04efe7eu,0xbe92713eu,0x402d93cau,0xbfce3734u,0x3dbccbb4u,0xbf35ff65u,0xc05d73b6u,0x3d898434u,0x3e12fea1u,0x3f8ae6a6u,0xbe59261du,0xbeff0736u,0xbeaf637eu,0x3f178d4bu,0x403a6d6du,0xbcd8fbe8u,0x40369a3eu,0xbff5d8b0u,0xbf8e528du,0x3ec9f5a1u,0xc045fd3du,0x3f51628fu,0xbcc587b1u,0xbdd2faeau,0xbe6f586cu,0xc03cbfb4u,0xbf8b942fu,0xc0270fafu,0x40466b6cu,0xbfa350eau,0x3ed02fdcu,0x3eeaecdbu,0xc006e115u,0x3f92a010u,0xbe7f4d4fu,0x3f5e673du,0xbfe8a426u,0xbeefca78u,0xbfac9131u,0xbf42a1d9u,0x3f73e922u,0x3f31122bu,0xbdac924cu,0x3f7683e0u,0x3f1541ebu,0x3f40d39du,0x3e6d2b10u,0x3fa179b2u,0xbf759d1cu,0xbfa0dcb5u,0xbff05b26u,0x404ea710u,0x3e725fe4u,0xbecefe2du,0xbf89f511u,0xbe7d370bu,0xbcb8766au,0x3e07f954u,0xbd8650ecu,0xc0264cc7u,0xbe71ad17u,0x3ee8a488u,0xc075cdb4u,0x3f6f3e66u,0xc04efe7eu,0xbe92713eu,0x402d93cdu};
+static const uint32_t bndw_12[96] = {0xbf2f4d10u,0x3daf1d44u,0xbf3a8a1du,0x3e62c9c6u,0xbf02c417u,0x3fb1422fu,0x3e722998u,0x3f09d334u,0xc007bd6eu,0xbf181870u,0xbe2e9833u,0xbfc63cb8u,0x3e6850d5u,0x3f8d4942u,0x3fbc8188u,0x3f53bb88u,0x3eb9ef27u,0xbe081d08u,0x3dc19e33u,0x401a9e52u,0xbe0fb474u,0x3d8f77d0u,0xbfc19a94u,0x3f4f1b90u,0xc0527a71u,0xbe5bf884u,0x3de8d5beu,0xbf1ab113u,0x3f810bb8u,0x40548a7eu,0xc006a180u,0xbe9a0f65u,0xbedcabb7u,0xbf1a9921u,0xbe6d5a0bu,0xbfd38ecdu,0xbc99f283u,0x3ee243e1u,0xbe9f3dddu,0xbfa301dbu,0xbe4d6f36u,0x3e88c74au,0xbeed443cu,0x3d4c37bfu,0x3f7c3ae9u,0xbe6013bau,0x3e8ceb13u,0xbfda75fbu,0xbf2f4d0bu,0x3daf1d44u,0xbf3a8a1du,0x3e62c9c6u,0xbf02c417u,0x3fb1422fu,0x3e722998u,0x3f09d334u,0xc007bd6eu,0xbf181870u,0xbe2e9833u,0xbfc63cb8u,0x3e6850d5u,0x3f8d4942u,0x3fbc8188u,0x3f53bb88u,0x3eb9ef27u,0xbe081d08u,0x3dc19e33u,0x401a9e52u,0xbe0fb474u,0x3d8f77d0u,0xbfc19a94u,0x3f4f1b90u,0xc0527a71u,0xbe5bf884u,0x3de8d5beu,0xbf1ab113u,0x3f810bb8u,0x40548a7eu,0xc006a180u,0xbe9a0f65u,0xbedcabb7u,0xbf1a9921u,0xbe6d5a0bu,0xbfd38ecdu,0xbc99f283u,0x3ee243e1u,0xbe9f3dddu,0xbfa301dbu,0xbe4d6f36u,0x3e88c74au,0xbeed443cu,0x3d4c37bfu,0x3f7c3ae9u,0xbe6013bau,0x3e8ceb13u,0xbfda75fbu};
+static const uint32_t bndw_13[16] = {0xc0f0b5a3u,0x40e3e6b8u,0x3ee42f4fu,0x3d6e394cu,0xc14442b2u,0x3fb8b164u,0x3d68c202u,0x40ad4a54u,0xc0f0b5a0u,0x40e3e6b8u,0x3ee42f4fu,0x3d6e394cu,0xc14442b2u,0x3fb8b164u,0x3d68c202u,0x40ad4a54u};
+static const uint32_t bndw_14[16] = {0x00000000u,0x47c35000u,0x40400000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f800000u,0x40000000u,0x40400000u,0x40800000u,0x40a00000u,0x40c00000u,0x40e00000u,0x41000000u};
+static const uint32_t bndw_15[16] = {0xc77fef00u,0xc77de800u,0xc77bf400u,0xc77a0000u,0xc7780c00u,0xc7761800u,0xc7742400u,0xc7723000u,0xc7703c00u,0xc76e4800u,0xc76c5400u,0xc76a6000u,0xc7686c00u,0xc7667800u,0xc7648400u,0xc7629000u};
+static const uint32_t bndw_16[8] = {0x40001000u,0x40400000u,0x40800000u,0x40a00000u,0x40c00000u,0x40e00000u,0x41000000u,0x41100000u};
+static const uint32_t bndw_17[16] = {0x3f173ba8u,0x3e0bb1fcu,0x3e8bafb2u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f173ba8u,0x3e0bb200u,0x3e8bafb0u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t bndw_18[16] = {0x3f3504f3u,0x3dc7ff78u,0x3e47ec78u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f3504f3u,0x3dc7ff80u,0x3e47ec74u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t bndw_19[16] = {0x3f800000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x3f800000u,0x0003fbe7u,0x0003fbe7u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t bndw_20[112] = {0xbcb9c501u,0xbd45be00u,0xbc655642u,0x3c5d86c2u,0xc0eb1230u,0xbe2e4de4u,0xbbf00ef6u,0x3e2671d8u,0x3e0feaddu,0x3c6940c6u,0x3d23c229u,0xbdb60263u,0x3ec6f425u,0x3be0b4b6u,0x413579a3u,0xbcda7da8u,0x3ea183a5u,0x3e64b0a8u,0xbc4d0758u,0x3ec89399u,0xbd926d2du,0xc2590463u,0x4248b6b1u,0xc10a453au,0x3e8679a0u,0xbd7d4962u,0xc25c9120u,0x3e162ad4u,0x40b386eau,0x401078aau,0xc1d622f2u,0x41dd021du,0xbd1df1e9u,0xc02869f6u,0xbe84a592u,0x4183e375u,0xc0ee7ecau,0xc23163a3u,0x3c8edac4u,0xc11401cdu,0xc019e796u,0xc0d21fabu,0xbf96bb99u,0x3c49ba46u,0x3d107c24u,0x3dc82d5bu,0x3b558f22u,0xbcdd344eu,0xbf2b6cabu,0xc1304566u,0xc26ac37fu,0x3e3e976bu,0xc0052d9bu,0xbdc454f6u,0xbeb33afdu,0x404d6b9au,0xbcb9c501u,0xbd45be00u,0xbc655642u,0x3c5d86c2u,0xc0eb1230u,0xbe2e4de4u,0xbbf00ef6u,0x3e2671d8u,0x3e0feaddu,0x3c6940c6u,0x3d23c229u,0xbdb60263u,0x3ec6f425u,0x3be0b4b6u,0x413579a3u,0xbcda7da8u,0x3ea183a5u,0x3e64b0a8u,0xbc4d0758u,0x3ec89399u,0xbd926d2du,0xc2590463u,0x4248b6b1u,0xc10a453au,0x3e8679a0u,0xbd7d4962u,0xc25c9120u,0x3e162ad4u,0x40b386eau,0x401078aau,0xc1d622f2u,0x41dd021du,0xbd1df1e9u,0xc02869f6u,0xbe84a592u,0x4183e375u,0xc0ee7ecau,0xc23163a3u,0x3c8edac4u,0xc11401cdu,0xc019e796u,0xc0d21fabu,0xbf96bb99u,0x3c49ba46u,0x3d107c24u,0x3dc82d5bu,0x3b558f22u,0xbcdd344eu,0xbf2b6cabu,0xc1304566u,0xc26ac37fu,0x3e3e976bu,0xc0052d9bu,0xbdc454f6u,0xbeb33afdu,0x404d6b99u};
+static const uint32_t bndw_21[16] = {0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0xdf800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u,0x3f800000u};
+static const uint32_t bndw_22[16] = {0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdcede3u,0xbde4c647u,0xbc2d951au,0x426c9ac0u,0x3dab3967u,0xc03000cdu,0xbe244381u,0xc1160197u,0x3fdceddau};
+static const uint32_t bndw_23[16] = {0x00080000u,0x00080000u,0x00080000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00080000u,0x00180000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00080000u,0x00000000u};
+static const uint32_t bndw_24[32] = {0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x40400000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x40400000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u,0x00000000u};
+static const uint32_t bndw_25[8] = {0x40a7e738u,0x3fdfdef6u,0x3f000000u,0x3e800000u,0x3e000000u,0x3f000000u,0x3e800000u,0x3e000000u};
+static const uint32_t bndw_26[8] = {0x00000000u,0x3f800000u,0x3f15f222u,0x3f3615aau,0x3f2c0814u,0x3f5fc5ccu,0x3ef380f4u,0x3f27f660u};
+static const uint8_t bndm_27[135] = {0x54,0x41,0x48,0x51,0x01,0x00,0x48,0x00,0x03,0x04,0x03,0x01,0x00,0x00,0xe9,0x03,0x00,0x00,0x00,0x40,0x02,0x00,0x00,0x00,0x02,0x00,0x00,0x00,0x10,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x02,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x3f,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x38,0x64,0xf1,0x14,0x09,0x04,0x63,0xbf,0xab,0xc3,0x7d,0xb9,0x7e,0xba,0x20,0xbc,0x97,0xc1,0xdc,0xc2,0x14,0xbe,0xbd,0x36,0xcd,0x3b,0xd6,0x2b,0x01,0x2d,0xaa,0x2c,0xdd,0x35,0xe4,0x38,0x80,0x35,0xbb,0x49,0x98,0x9f,0xeb,0x0e,0x0a,0x73,0x4f,0x25,0x8d,0x8e,0xf8,0x30,0xb5,0xaf,0x4a,0x09,0xf5,0xc0,0x98,0x8c,0xb8,0xec,0xcf,0x75,0x77,0x74,0x01};
+static const uint8_t bndm_28[99] = {0x54,0x41,0x48,0x51,0x01,0x00,0x48,0x00,0x03,0x04,0x03,0x01,0x00,0x00,0xf4,0x01,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x03,0x00,0x00,0x00,0x08,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x03,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x1b,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x2a,0xba,0x0f,0x2b,0x04,0x87,0xc6,0xbb,0x38,0x2c,0x7b,0xbe,0x0d,0x2d,0xa5,0x29,0x11,0x33,0xff,0x43,0x00,0xa4,0x47,0x23,0x30,0xf0,0x80,0x1d,0xf4,0x0e,0x01};
+static const uint8_t bndm_29[163] = {0x54,0x41,0x48,0x51,0x01,0x00,0x48,0x00,0x04,0x04,0x03,0x01,0x00,0x01,0xf4,0x01,0x00,0x00,0x00,0x40,0x02,0x00,0x00,0x00,0x02,0x00,0x00,0x00,0x20,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x02,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x02,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x5b,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x8b,0x68,0x1a,0x40,0x03,0x0c,0xec,0xbf,0x6a,0xbf,0x80,0xc0,0x9b,0xbe,0x54,0xc0,0xe1,0xbf,0xb7,0xc0,0x8c,0xbf,0x9d,0x3e,0xa7,0x3e,0x17,0x3f,0x12,0x3f,0xbe,0x3e,0x9b,0x3e,0xa8,0x3f,0x88,0x3f,0xc4,0x60,0x66,0x8f,0x93,0xd6,0x58,0x63,0x2f,0x03,0x25,0x34,0x14,0x25,0x31,0xb2,0x87,0x47,0x92,0xba,0xdc,0x6e,0xd9,0x29,0x9a,0x35,0x21,0x76,0x9c,0xe9,0xa0,0xaa,0x8a,0x9f,0x91,0x69,0x66,0xaf,0x06,0x63,0x76,0x56,0x46,0x66,0xe0,0x78,0xce,0x24,0x79,0xb2,0x77,0x92,0x3c,0x09,0xa2,0x24,0xa3};
+static const uint8_t bndm_30[99] = {0x54,0x41,0x48,0x51,0x01,0x00,0x48,0x00,0x03,0x04,0x03,0x01,0x00,0x00,0xf4,0x01,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x03,0x00,0x00,0x00,0x08,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x03,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x1b,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0xe4,0xdf,0x15,0x3c,0x04,0x07,0xc6,0xbb,0x38,0x2c,0x7b,0xbe,0x0d,0x2d,0xa5,0x29,0x11,0x33,0xff,0x43,0x00,0xa4,0x47,0x23,0x30,0xf0,0x80,0x1d,0xf4,0x0e,0x81};
+static const uint32_t bndw_31[8] = {0x3f800000u,0x40000000u,0x40400000u,0xe2800000u,0x00000000u,0x7f800000u,0x00000000u,0x00000000u};
+static const mut_case bnd_cases[] = {
+    {"bnd-a2-den-without-eps-1", NULL, "boundary search for a2-den-without-eps: paper-v1: an all-zero token between two spread ones", 1, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 3u, 8u, bndw_0},
+    {"bnd-a2-eps-floor-removed-1", NULL, "boundary search for a2-eps-floor-removed: paper-v1: range 3e-32 (s below ε), G = 16", 1, 16u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 16u, bndw_1},
+    {"bnd-a2-gate-strict-1", NULL, "boundary search for a2-gate-strict: paper-v1: an all-zero token before a spread one (gate and pivot of a zero tile)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 2u, 8u, bndw_2},
+    {"bnd-a2-ln-from-libm-1", NULL, "boundary search for a2-ln-from-libm: pv1 pair G=8 T=1 seed=1 j=28", 1, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 2u, 8u, bndw_3},
+    {"bnd-a2-n-low-integer-1", NULL, "boundary search for a2-n-low-integer: paper-v1: S = 10 at r = 800 (binary64 10·(1 − 0.8) = 1.9999999999999996)", 1, 8u, 4u, 3u, 800u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 10u, 8u, bndw_4},
+    {"bnd-a2-zero-last-minimum-1", NULL, "boundary search for a2-zero-last-minimum: paper-v1: minimum −0 then +0", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, bndw_5},
+    {"bnd-g4-3-decoded-add-first-1", NULL, "boundary search for g4.3-decoded-add-first: boundary G=8 T=1 4/3 fp16 nearest tau=inf row=0 elem=7 first=B j=24", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_6},
+    {"bnd-g4-3-decoded-add-first-2", NULL, "boundary search for g4.3-decoded-add-first: boundary G=8 T=1 4/3 fp32 nearest tau=0 row=0 elem=7 first=A j=-1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x00000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 2u, 8u, bndw_7},
+    {"bnd-g4-3-decoded-binary64-1", NULL, "boundary search for g4.3-decoded-binary64: boundary G=8 T=1 4/3 fp32 nearest tau=0 row=0 elem=7 first=A j=5", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x00000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 2u, 8u, bndw_8},
+    {"bnd-g4-3-decoded-binary64-2", NULL, "boundary search for g4.3-decoded-binary64: boundary G=16 T=3 5/4 fp32 nearest tau=2 row=0 elem=47 first=A j=2", 0, 16u, 5u, 4u, 500u, TAHQ_ALLOC_GAIN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 2u, 48u, bndw_9},
+    {"bnd-g4-3-decoded-domain-1", NULL, "boundary search for g4.3-decoded-domain: boundary G=8 T=1 4/3 fp32 nearest tau=0 row=0 elem=0 first=B j=-4", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x00000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 2u, 8u, bndw_10},
+    {"bnd-g4-3-decoded-domain-2", NULL, "boundary search for g4.3-decoded-domain: boundary G=64 T=1 4/3 fp16 nearest tau=0 row=0 elem=63 first=A j=3", 0, 64u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x00000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 64u, bndw_11},
+    {"bnd-g4-3-difference-binary64-1", NULL, "boundary search for g4.3-difference-binary64: boundary G=16 T=3 5/4 fp32 nearest tau=2 row=0 elem=0 first=B j=-5", 0, 16u, 5u, 4u, 500u, TAHQ_ALLOC_GAIN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 2u, 48u, bndw_12},
+    {"bnd-g4-3-difference-binary64-2", NULL, "boundary search for g4.3-difference-binary64: boundary G=8 T=1 4/3 fp16 nearest tau=inf row=1 elem=0 first=B j=-3", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_GAIN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_13},
+    {"bnd-g4-3-range-ignored-1", NULL, "boundary search for g4.3-range-ignored: gain: a tile whose 1-bit scale overflows fp16 (range 10^5) beside a small row", 0, 8u, 8u, 1u, 500u, TAHQ_ALLOC_GAIN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_14},
+    {"bnd-s2-2-f16-overflow-at-max-1", NULL, "boundary search for s2.2-f16-overflow-at-max: paper-v1: zero-point -65519 (fp16 rounds to -65504, below 65520), G = 16, not flagged", 1, 16u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 16u, bndw_15},
+    {"bnd-s2-2-f16-ties-away-1", NULL, "boundary search for s2.2-f16-ties-away: paper-v1: zero-point 2 + 2^-10 (an fp16 tie)", 1, 8u, 4u, 3u, 1000u, TAHQ_ALLOC_TOKEN, 0x40000000u, TAHQ_ROUND_NEAREST_EVEN, 0u, TAHQ_META_FP16, 1u, 1u, 8u, bndw_16},
+    {"bnd-s2-3-horner-fma-1", NULL, "boundary search for s2.3-horner-fma: horner: p0 = 0.5907540321350098, splits 14", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_17},
+    {"bnd-s2-3-sqrt2-threshold-ge-1", NULL, "boundary search for s2.3-sqrt2-threshold-ge: log2 threshold: p0 = 0x1.6a09e6p-1, splits 58", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_18},
+    {"bnd-s2-3-subnormal-not-normalized-1", NULL, "boundary search for s2.3-subnormal-not-normalized: log2 subnormal p: [1, 2^-130] vs [1, y, y], y = 498/1000·2^-130", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_19},
+    {"bnd-s2-5-psum-finish-from-left-1", NULL, "boundary search for s2.5-psum-finish-from-left: pair G=8 T=7 seed=1 elem=55 j=1", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 56u, bndw_20},
+    {"bnd-s3-2-input-limit-inclusive-1", NULL, "boundary search for s3.2-input-limit-inclusive: input -2^64 exactly, fp32 metadata, G = 16", 0, 16u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP32, 1u, 1u, 16u, bndw_21},
+    {"bnd-s4-1-divide-per-element-1", NULL, "boundary search for s4.1-divide-per-element: pair G=8 T=1 seed=1 elem=7 j=9", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_22},
+    {"bnd-s4-1-no-overflow-fallback-1", NULL, "boundary search for s4.1-no-overflow-fallback: tiny rows 2^-130, larger entropy first", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 8u, bndw_23},
+    {"bnd-s4-1-zero-sum-not-special-1", NULL, "boundary search for s4.1-zero-sum-not-special: entropy of an all-zero row vs two equal values, G = 16", 0, 16u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 2u, 16u, bndw_24},
+    {"bnd-s5-1-gate-ratio-1", NULL, "boundary search for s5.1-gate-ratio: gate: tau 3.0, m1 5.246974945068359, m2 1.7489917278289795", 0, 8u, 4u, 4u, 1000u, TAHQ_ALLOC_NONE, 0x40400000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, bndw_25},
+    {"bnd-s5-3-stochastic-le-1", NULL, "boundary search for s5.3-stochastic-le: stochastic: t = ρ exactly (seed 1, G = 8, 1 bit)", 0, 8u, 1u, 1u, 1000u, TAHQ_ALLOC_NONE, 0x7f800000u, TAHQ_ROUND_STOCHASTIC, UINT64_C(1), TAHQ_META_FP16, 1u, 1u, 8u, bndw_26},
+    {"bnd-s9-range-before-nonfinite-1", NULL, "boundary search for s9-range-before-nonfinite: -2^70 at element 3, +inf at element 5", 0, 8u, 4u, 3u, 500u, TAHQ_ALLOC_TOKEN, 0x7f800000u, TAHQ_ROUND_NEAREST_EVEN, UINT64_C(0), TAHQ_META_FP16, 1u, 1u, 8u, bndw_31},
+};
+static const struct {
+    const char *id, *desc;
+    const uint8_t *bytes;
+    uint32_t len;
+} bnd_msgs[] = {
+    {"bnd-s8-4-crc-before-header-1", "boundary search for s8.4-crc-before-header: hi_permille 1001 and stale CRC", bndm_27, 135u},
+    {"bnd-s8-4-flag-padding-not-checked-1", "boundary search for s8.4-flag-padding-not-checked: a padding bit of the gate flags set (3 tiles), CRC fixed", bndm_28, 99u},
+    {"bnd-s8-4-map-group-counts-not-checked-1", "boundary search for s8.4-map-group-counts-not-checked: map counts moved between sequences (total kept), G = 16 bf16, CRC fixed", bndm_29, 163u},
+    {"bnd-s8-4-pivot-padding-not-checked-1", "boundary search for s8.4-pivot-padding-not-checked: the last padding bit of the pivots set (3 pivots), CRC fixed", bndm_30, 99u},
+};
+static const struct case_kills v4_kills[] = {
+    {"alloc-none-r0000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-none-r0001", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-none-r0200", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-none-r0500", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-none-r0800", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-none-r0999", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-none-r1000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0001", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0200", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0500", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0800", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r0999", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-tile-r1000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0001", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0200", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0500", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0800", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-token-r0999", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"alloc-token-r1000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-1-1-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-1-1-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-2-1-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-2-1-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-3-3-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-3-3-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-5-2-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bits-5-2-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bits-6-4-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bits-6-4-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bits-7-6-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-7-6-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-8-1-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-8-1-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bits-8-8-tile", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bits-8-8-token", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-a2-den-without-eps-1", "a2-den-without-eps,a2-gate-strict,a2-pivot-last-max,a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,s2.2-f16-truncate"},
+    {"bnd-a2-eps-floor-removed-1", "a2-eps-floor-removed"},
+    {"bnd-a2-gate-strict-1", "a2-gate-strict,a2-pivot-last-max,a3-f16-big-endian"},
+    {"bnd-a2-ln-from-libm-1", "a2-hadamard-reciprocal,a2-ln-from-libm,a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,s2.2-f16-truncate"},
+    {"bnd-a2-n-low-integer-1", "a2-n-low-integer,a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,s2.2-f16-truncate"},
+    {"bnd-a2-zero-last-minimum-1", "a2-zero-last-minimum,a3-f16-big-endian"},
+    {"bnd-g4-3-decoded-add-first-1", "g4.3-binary32-sums,g4.3-decoded-add-first,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-31-bits,g4.3-key-low-word,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-decoded-add-first-2", "g4.3-decoded-add-first,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-31-bits,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-decoded-binary64-1", "g4.3-decoded-add-first,g4.3-decoded-binary64,g4.3-decoded-domain,g4.3-decoded-fma,g4.3-entropy-ranking,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-31-bits,g4.3-key-low-word,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-decoded-binary64-2", "g4.3-binary32-sums,g4.3-decoded-add-first,g4.3-decoded-binary64,g4.3-decoded-fma,g4.3-key-binary32,g4.3-key-low-word,g4.3-key-rounded,g4.3-low-error-only,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-decoded-domain-1", "g4.3-decoded-domain,g4.3-entropy-ranking,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-decoded-domain-2", "g4.3-decoded-domain,g4.3-key-binary32,g4.3-key-low-word,g4.3-key-rounded,g4.3-ties-higher-row,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-difference-binary64-1", "g4.3-difference-binary64,g4.3-fp16-meta-in-ranking,g4.3-key-binary32,g4.3-key-low-word,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-difference-binary64-2", "g4.3-decoded-binary64,g4.3-difference-binary64,g4.3-key-binary32,g4.3-key-low-word,g4.3-low-error-only,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-g4-3-range-ignored-1", "g4.3-range-ignored"},
+    {"bnd-gain-sum-order-tile-g016", "g4.3-adjacent-pair-tile-sum,g4.3-sequential-tile-sum,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-gain-sum-order-tiles-fp32", "g4.3-entropy-ranking,g4.3-low-error-only,g4.3-sequential-tile-gains,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-pv1-nan-signaling-scale", "a4-nan-not-canonical"},
+    {"bnd-s2-2-f16-overflow-at-max-1", "a3-f16-big-endian,s2.2-f16-overflow-at-max"},
+    {"bnd-s2-2-f16-ties-away-1", "a3-f16-big-endian,s2.2-f16-ties-away"},
+    {"bnd-s2-3-horner-fma-1", "s2.2-down-strict,s2.3-horner-fma,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s2-3-sqrt2-threshold-ge-1", "s2.2-down-strict,s2.3-binary64-log2,s2.3-libm-log2f,s2.3-sqrt2-threshold-ge,s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s2-3-subnormal-not-normalized-1", "s2.2-down-strict,s2.3-subnormal-not-normalized,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s2-5-psum-finish-from-left-1", "s2.5-psum-finish-from-left,s2.5-psum-sequential,s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s3-2-input-limit-inclusive-1", "s3.2-input-limit-inclusive"},
+    {"bnd-s4-1-divide-per-element-1", "s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-divide-per-element,s4.1-plogp-sum-sequential,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s4-1-no-overflow-fallback-1", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-no-overflow-fallback,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s4-1-zero-sum-not-special-1", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-zero-sum-not-special,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"bnd-s5-1-gate-ratio-1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-gate-product-binary64,s5.1-gate-ratio,s5.1-gate-strict,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"bnd-s5-3-stochastic-le-1", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-le,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"bnd-s8-4-crc-before-header-1", "s8.4-crc-before-header"},
+    {"bnd-s8-4-flag-padding-not-checked-1", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-flag-padding-not-checked"},
+    {"bnd-s8-4-map-group-counts-not-checked-1", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
+    {"bnd-s8-4-pivot-padding-not-checked-1", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-pivot-padding-not-checked"},
+    {"bnd-s9-range-before-nonfinite-1", "s9-range-before-nonfinite"},
+    {"cfgerr-v2-lo-above-hi", "s3.3-lo-above-hi-accepted"},
+    {"cfgerr-v2-tau-neg-zero", "s3.3-tau-sign-by-comparison"},
+    {"dec-v2-nan-flagged-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s6.1-nan-not-canonical"},
+    {"dec-v2-nan-flagged-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s6.1-decode-fma,s6.1-nan-not-canonical"},
+    {"dec-v2-pv1-nan-meta", "a4-nan-not-canonical"},
+    {"decerr-a-alloc-3", "s8.1-alloc-version-unchecked"},
+    {"decerr-a-bad-magic-short", "s8.4-version-before-magic"},
+    {"decerr-a-crc-field", "s4.2-low-count-binary64"},
+    {"decerr-a-crc-last-byte", "s4.2-low-count-binary64"},
+    {"decerr-a-crc-payload-bit", "s4.2-low-count-binary64"},
+    {"decerr-a-crc-seed", "s4.2-low-count-binary64"},
+    {"decerr-a-flag-popcount", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64"},
+    {"decerr-a-header-bytes-64", "s8.4-header-bytes-not-checked"},
+    {"decerr-a-header-bytes-73", "s8.4-header-bytes-not-checked"},
+    {"decerr-a-k-5", "s4.2-low-count-binary64"},
+    {"decerr-a-lo-above-hi", "s3.3-lo-above-hi-accepted"},
+    {"decerr-a-map-count", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64"},
+    {"decerr-a-map-padding", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-map-padding-not-checked"},
+    {"decerr-a-n-low-plus-1", "s8.4-n-low-not-checked"},
+    {"decerr-a-payload-bytes-minus-1", "s4.2-low-count-binary64"},
+    {"decerr-a-payload-bytes-plus-1", "s4.2-low-count-binary64,s8.4-size-after-truncation"},
+    {"decerr-a-reserved-1", "s8.4-reserved-not-checked"},
+    {"decerr-a-scale-inf", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64"},
+    {"decerr-a-scale-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64"},
+    {"decerr-a-scale-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-scale-sign-not-checked"},
+    {"decerr-a-scale-negative", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-scale-sign-not-checked"},
+    {"decerr-a-tau-neg-zero", "s3.3-tau-sign-by-comparison"},
+    {"decerr-a-trailing-byte", "s4.2-low-count-binary64"},
+    {"decerr-a-truncated-72", "s4.2-low-count-binary64"},
+    {"decerr-a-truncated-last-byte", "s4.2-low-count-binary64"},
+    {"decerr-a-version-2", "s8.4-version-2-accepted"},
+    {"decerr-a-version-2-short", "s8.4-version-2-accepted"},
+    {"decerr-a-zero-point-inf", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-nonfinite-meta-accepted"},
+    {"decerr-a-zero-point-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-nonfinite-meta-accepted"},
+    {"decerr-a-zero-point-neg-inf", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-nonfinite-meta-accepted"},
+    {"decerr-a-zero-point-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s8.4-negative-zero-point-accepted"},
+    {"decerr-b-crc-field", "s4.2-low-count-round"},
+    {"decerr-b-crc-payload-bit", "s4.2-low-count-round"},
+    {"decerr-b-flag-popcount", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round"},
+    {"decerr-b-flags-padding", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-flag-padding-not-checked"},
+    {"decerr-b-map-count", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round"},
+    {"decerr-b-map-padding", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-map-padding-not-checked"},
+    {"decerr-b-n-flagged-size", "s4.2-low-count-round"},
+    {"decerr-b-payload-bytes-plus-1", "s4.2-low-count-round,s8.4-size-after-truncation"},
+    {"decerr-b-pivot-padding", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-pivot-padding-not-checked"},
+    {"decerr-b-reserved-high-bit", "s8.4-reserved-not-checked"},
+    {"decerr-b-scale-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round"},
+    {"decerr-b-scale-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-scale-sign-not-checked"},
+    {"decerr-b-scale-negative", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-scale-sign-not-checked"},
+    {"decerr-b-trailing-byte", "s4.2-low-count-round"},
+    {"decerr-b-truncated-last-byte", "s4.2-low-count-round"},
+    {"decerr-b-zero-point-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-nonfinite-meta-accepted"},
+    {"decerr-b-zero-point-neg-inf", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-nonfinite-meta-accepted"},
+    {"decerr-b-zero-point-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-negative-zero-point-accepted"},
+    {"decerr-c-flag-popcount", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only"},
+    {"decerr-c-n-flagged-popcount", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only"},
+    {"decerr-c-n-low-1-alloc-none", "s8.4-n-low-not-checked"},
+    {"decerr-c-payload-bytes-plus-1", "s8.4-size-after-truncation"},
+    {"decerr-c-scale-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only"},
+    {"decerr-c-scale-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-scale-sign-not-checked"},
+    {"decerr-c-scale-negative", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-scale-sign-not-checked"},
+    {"decerr-c-zero-point-nan", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-nonfinite-meta-accepted"},
+    {"decerr-c-zero-point-neg-inf", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-nonfinite-meta-accepted"},
+    {"decerr-c-zero-point-neg-zero", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-negative-zero-point-accepted"},
+    {"decerr-v2-magic-and-version", "s8.4-version-before-magic"},
+    {"decerr-v2-map-counts-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.4-map-group-counts-not-checked"},
+    {"decerr-v2-reserved-and-crc", "s8.4-crc-before-header,s8.4-reserved-not-checked"},
+    {"decerr-v2-size-and-truncated", "s8.4-size-after-truncation"},
+    {"edge-all-zero-g008", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-all-zero-g032", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-all-zero-g128", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-all-zero-tau0", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total"},
+    {"edge-constant-above-fp16-max", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-negative", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-offgrid-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-offgrid-fp16", "s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-ongrid-fp16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-constant-tau0", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-pivot-last-max,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-constant-tau0-offgrid", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-pivot-last-max,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-denormal-all-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-reciprocal-scale,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-denormal-all-fp16", "s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-denormal-all-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-reciprocal-scale,s5.3-codes-truncated,s5.3-scale-never-steps,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-denormal-mixed-bf16", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-denormal-mixed-fp16", "s10-range-before-transform,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-denormal-mixed-fp32", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-denormal-smallest-bf16", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-reciprocal-scale,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-denormal-smallest-fp16", "s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-denormal-smallest-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-reciprocal-scale,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-fp16-max-b4", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-near-limit-bf16", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-near-limit-fp32", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.3-codes-distributed,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-signed-zero-bf16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.3-codes-truncated,s5.3-zero-sign-kept,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-signed-zero-fp16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.3-codes-truncated,s5.3-zero-sign-kept,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-signed-zero-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.3-codes-truncated,s5.3-zero-sign-kept,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-spike-pos00-noise", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos00-zero", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos17-noise", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-distributed,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos17-zero", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos32-noise", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos32-zero", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos63-noise", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-pos63-zero", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"edge-spike-ungated", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-subnormal-scale-fp16", "s2.2-f16-decode-subnormal-flush,s2.2-f16-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-tie-entropy-permuted", "s2.5-psum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"edge-tie-entropy-tile", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"edge-tie-entropy-token", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"edge-tie-round-b2-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-tie-round-b3-fp16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-tie-round-b3-fp32", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-zero-tiles-bf16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-zero-tiles-fp16", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"edge-zero-tiles-fp32", "s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.1-zero-tile-flagged,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"encerr-range-before-nan", "s9-range-before-nonfinite"},
+    {"gain-decerr-crc", "s4.2-low-count-round"},
+    {"gain-decerr-map-extra-low", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round"},
+    {"gain-decerr-map-padding", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-gain-map-unchecked,s8.4-map-padding-not-checked"},
+    {"gain-decerr-map-per-sequence", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s8.4-gain-map-unchecked,s8.4-map-group-counts-not-checked"},
+    {"gain-decerr-n-low", "s8.4-n-low-not-checked"},
+    {"gain-decerr-version1-alloc3", "s8.1-alloc-version-unchecked"},
+    {"gain-decerr-version1-alloc3-stale-crc", "s8.1-alloc-version-unchecked,s8.4-crc-before-header"},
+    {"gain-decerr-version2-alloc3", "s8.4-version-2-accepted"},
+    {"gain-decerr-version3-alloc0", "s8.1-alloc-version-unchecked,s8.1-alloc3-implies-version3-only"},
+    {"gain-decerr-version3-alloc1", "s8.1-alloc-version-unchecked,s8.1-alloc3-implies-version3-only"},
+    {"gain-decerr-version3-alloc2", "s8.1-alloc-version-unchecked,s8.1-alloc3-implies-version3-only"},
+    {"gain-encerr-range-r0500", "g4.3-entropy-ranking,g4.3-range-ignored"},
+    {"gain-equal-bits", "g4.3-entropy-ranking,g4.3-low-error-only,g4.3-ties-higher-row,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-g008", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-no-x2,g4.3-x2-unflagged,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-g016", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-raw-tile,g4.3-x2-any-k,s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-g032", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-no-x2,g4.3-raw-tile,g4.3-x2-unflagged,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-g064", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-raw-tile,g4.3-x2-any-k,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-g128", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-no-x2,g4.3-x2-unflagged,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-g256", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-x2-any-k,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-key-high-word-differs", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-31-bits,g4.3-key-low-word,g4.3-low-error-only,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-key-high-word-tie", "g4.3-key-binary32,g4.3-key-low-word,g4.3-key-rounded,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-meta-bf16", "g4.3-entropy-ranking,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,g4.3-x2-any-k,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-meta-fp16", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,g4.3-x2-any-k,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-meta-fp32", "g4.3-entropy-ranking,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-negative", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-key-plain-bits,g4.3-key-sign-flip-only,g4.3-key-signed-compare,g4.3-low-error-only,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s4.2-tie-higher-index,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-negative-search", "g4.3-gain-sign,g4.3-key-plain-bits,g4.3-key-sign-flip-only,g4.3-key-signed-compare,g4.3-low-error-only,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-paper-iid-2x20x320", "g4.3-batch-scope,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-paper-llm-2x64x1600", "g4.3-batch-scope,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-raw-tile,g4.3-x2-any-k,s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s4.2-tie-higher-index,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r0000", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r0001", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-no-x2,g4.3-x2-unflagged,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r0500", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r0999-low-overflow", "g4.3-keys-when-low-zero,s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r0999-s1000", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-key-plain-bits,g4.3-key-sign-flip-only,g4.3-key-signed-compare,g4.3-low-error-only,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-r1000-low-overflow", "g4.3-keys-when-low-zero,s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-scope-per-sequence", "g4.3-batch-scope,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-stochastic", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-low-error-only,g4.3-nearest-in-ranking,g4.3-row-local-index,g4.3-seed-zero,g4.3-sequence-local-index,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-stochastic-seed-max", "g4.3-batch-scope,g4.3-entropy-ranking,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-nearest-in-ranking,g4.3-raw-tile,g4.3-row-local-index,g4.3-seed-zero,g4.3-sequence-local-index,s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gain-sum-binary64-cancel", "g4.3-binary32-sums,g4.3-gain-sign,g4.3-key-low-word,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-sum-binary64-underflow", "g4.3-binary32-squares,g4.3-binary32-sums,g4.3-fp16-meta-in-ranking,g4.3-gain-sign,g4.3-key-binary32,g4.3-key-low-word,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-sum-order-tile", "g4.3-adjacent-pair-tile-sum,g4.3-sequential-tile-sum,g4.3-ties-higher-row,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-sum-order-tiles", "g4.3-entropy-ranking,g4.3-low-error-only,g4.3-sequential-tile-gains,g4.3-ties-higher-row,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-tau-inf", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-tau0", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total"},
+    {"gain-tie-identical-rows", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-ties-higher-row,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-transform-decoded-domain", "g4.3-binary32-squares,g4.3-binary32-sums,g4.3-decoded-add-first,g4.3-decoded-domain,g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-31-bits,g4.3-key-low-word,g4.3-key-rounded,g4.3-low-error-only,g4.3-no-x2,g4.3-raw-tile,g4.3-x2-unflagged,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gain-transform-raw-tile", "g4.3-entropy-ranking,g4.3-gain-sign,g4.3-key-low-word,g4.3-raw-tile,s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-gain-version-1,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau0-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-pivot-last-max,s5.1-zero-tile-flagged,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-quotient-binary64,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau0-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-pivot-last-max,s5.1-zero-tile-flagged,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau1-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-strict,s5.1-pivot-last-max,s5.1-zero-tile-flagged,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau1-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-strict,s5.1-pivot-last-max,s5.1-zero-tile-flagged,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau2-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-strict,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau2-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-strict,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau3-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-product-binary64,s5.1-gate-strict,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tau3-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.1-gate-product-binary64,s5.1-gate-strict,s5.1-m2-excludes-ties,s5.1-zero-tile-flagged,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tauinf-g008", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"gate-boundary-tauinf-g256", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-negate-instead-of-subtract,s4.2-low-count-round,s4.2-tie-higher-index,s5.3-codes-quotient-binary64,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x1024x1600-default", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-distributed,s5.3-codes-ties-away,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-bf16", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-bits2-1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-bits8-4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-default", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-fp32", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-g128", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-g32", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-g8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-plain4", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"llm-1x16x512-stochastic", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-tau-inf", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-tau0", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.3-map-bits-msb-first"},
+    {"llm-1x16x512-tile-alloc", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"llm-2x32x256-default", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"llm-3x5x1536-default", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-binary64,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"llm-4x8x128-default", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-bf16-huge", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-bf16-large", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-bf16-offset", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"meta-bf16-small", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-bf16-tiny", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-bf16-unit", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp16-large", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp16-offset", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"meta-fp16-small", "s10-range-before-transform,s2.2-f16-decode-subnormal-flush,s2.2-f16-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp16-tiny", "s10-range-before-transform,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp16-unit", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp32-huge", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp32-large", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp32-offset", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"meta-fp32-small", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp32-tiny", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"meta-fp32-unit", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"mut-a2-eps-floor-removed", "a2-eps-floor-removed"},
+    {"mut-a2-ln-from-libm", "a2-hadamard-reciprocal,a2-ln-from-libm,a3-f16-big-endian,a3-map-lsb-first,s2.2-f16-truncate"},
+    {"mut-a2-zero-last-minimum", "a2-zero-last-minimum,a3-f16-big-endian"},
+    {"mut-s2-2-f16-overflow-at-max", "a3-f16-big-endian,s2.2-f16-overflow-at-max"},
+    {"mut-s2-2-f16-ties-away", "a3-f16-big-endian,s2.2-f16-ties-away"},
+    {"mut-s2-3-binary64-log2", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-3-horner-fma", "s2.2-down-strict,s2.3-horner-fma,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-3-libm-log2f", "s2.3-binary64-log2,s2.3-libm-log2f,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-3-sqrt2-threshold-ge", "s2.2-down-strict,s2.3-sqrt2-threshold-ge,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-3-subnormal-not-normalized", "s2.2-down-strict,s2.3-subnormal-not-normalized,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-5-psum-finish-from-left", "s2.5-psum-finish-from-left,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-tie-higher-index,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-5-tile-sum-adjacent-pairs", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-5-tile-sum-numpy-pairwise", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s2-5-tile-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s3-2-input-limit-inclusive", "s3.2-input-limit-inclusive"},
+    {"mut-s4-1-abs-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s4-1-divide-per-element", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-divide-per-element,s4.2-tie-higher-index,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s4-1-no-overflow-fallback", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-no-overflow-fallback,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s4-1-plogp-sum-sequential", "s2.5-tile-sum-adjacent-pairs,s2.5-tile-sum-numpy-pairwise,s2.5-tile-sum-sequential,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-abs-sum-sequential,s4.1-plogp-sum-sequential,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s4-1-zero-sum-not-special", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.1-zero-sum-not-special,s4.2-tie-higher-index,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"mut-s5-1-gate-ratio", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-gate-product-binary64,s5.1-gate-ratio,s5.1-gate-strict,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.3-codes-truncated,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"mut-s5-3-stochastic-le", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-le,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"paper-v1-default", "a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,a3-pivots-forward-order,s2.2-f16-truncate,s5.2-fwht-stages-reversed"},
+    {"paper-v1-edge", "a2-den-without-eps,a2-gate-strict,a2-pivot-last-max,a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,a3-pivots-forward-order,s2.2-f16-truncate"},
+    {"paper-v1-g256-r0", "a3-f16-big-endian,a3-map-lsb-first,a3-pivots-forward-order,s2.2-f16-truncate"},
+    {"paper-v1-g32-8-2", "a2-hadamard-reciprocal,a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered,a3-pivots-forward-order,s2.2-f16-truncate"},
+    {"paper-v1-g8-r1000", "a3-f16-big-endian,s2.2-f16-truncate"},
+    {"paper-v1-hand", "a3-f16-big-endian,a3-map-lsb-first,a3-map-reordered"},
+    {"paper-v1-s5-r800", "a2-n-low-integer,a3-f16-big-endian,a3-pivots-forward-order,s2.2-f16-truncate"},
+    {"random-000", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"random-001", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-002", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-003", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-004", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-005", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-006", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-007", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-008", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-009", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-010", "s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-011", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-012", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-013", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-014", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-015", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-016", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-017", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-018", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-019", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-020", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-021", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-022", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-023", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.3-map-bits-msb-first"},
+    {"random-024", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-scale-never-steps,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"random-025", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-026", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-027", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"random-028", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"random-029", "s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value"},
+    {"random-030", "s10-range-before-transform,s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-031", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-032", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-033", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-034", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-035", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-036", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-037", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-038", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-039", "s10-range-before-transform,s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-040", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-041", "s10-range-before-transform,s2.2-down-strict,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-042", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.3-map-bits-msb-first"},
+    {"random-043", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"random-044", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-045", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-046", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"random-047", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"search-v2-bf16-l255", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-l3", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-reciprocal-scale,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-bf16-zero-start", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"search-v2-fp16-zero-start", "s2.2-down-strict,s2.2-f16-decode-subnormal-flush,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.1-m2-excludes-ties,s5.3-scale-never-steps,s5.3-scale-search-fp32-only,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"size-batch16-g16", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"size-one-column-g8", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"size-one-row-g8", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"size-one-tile-g256", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"size-one-tile-g64", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"size-one-tile-g8", "s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"size-seq1-r0", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"size-seq1-r800", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"stoch-g008", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-g016", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"stoch-g032", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-g064", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"stoch-g128", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-g256", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-stochastic-tile-index,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"stoch-seed0-b1", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed0-b2", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed0-b3", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed0-b4", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed0-b8", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed1-b1", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed1-b2", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed1-b3", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed1-b4", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed1-b8", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed2-b1", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed2-b2", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed2-b3", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed2-b4", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed2-b8", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed3-b1", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed3-b2", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed3-b3", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed3-b4", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed3-b8", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed4-b1", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed4-b2", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed4-b3", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed4-b4", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"stoch-seed4-b8", "s10-range-before-transform,s2.4-counter-high-words,s2.4-counter-is-element,s2.4-key-bump-before-round,s2.4-key-halves-swapped,s2.4-round-output-permuted,s2.4-word-reversed,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-rho-low-24-bits,s5.3-stochastic-tile-index,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-seed-halves-swapped,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g008-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g016-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g032-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g064-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g128-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b1", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b2", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b3", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b4", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b5", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b6", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-never-steps,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s6.1-decode-fma,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b7", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"sweep-g256-b8", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s5.2-fwht-stages-reversed,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-n-low-as-tiles,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"tau-0-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total"},
+    {"tau-0-g064", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total"},
+    {"tau-0-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total"},
+    {"tau-0p25-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-0p25-g064", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-0p25-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-1-g008", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-1-g064", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-1-g256", "s10-range-before-transform,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-16-g008", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-16-g064", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-16-g256", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"tau-1p5-g008", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-1p5-g064", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-1p5-g256", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"tau-2-g008", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-2-g064", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor,s8.3-map-bits-msb-first"},
+    {"tau-2-g256", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.3-map-bits-msb-first"},
+    {"tau-3-g008", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor"},
+    {"tau-3-g064", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-3-g256", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-4-g008", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-forward-rsqrt-constant,s5.2-forward-scale-floor,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value,s8.2-pivot-bytes-floor"},
+    {"tau-4-g064", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-4-g256", "s10-range-before-transform,s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.2-inverse-swap-first,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-n-flagged-as-bits,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-inf-g008", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-inf-g064", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-scale-reciprocal-l,s5.3-scale-search-lt,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+    {"tau-inf-g256", "s2.2-down-strict,s2.6-crc-header-only,s2.6-crc-no-final-xor,s2.6-crc-payload-only,s4.2-low-count-round,s5.3-codes-truncated,s5.3-zero-point-nearest,s8.1-write-alloc-rounding-swapped,s8.1-write-b-s-swapped,s8.1-write-c-as-tiles,s8.1-write-header-bytes-68,s8.1-write-hi-lo-swapped,s8.1-write-hi-permille-byte,s8.1-write-k-as-tile,s8.1-write-magic-reversed,s8.1-write-meta-as-size,s8.1-write-payload-bytes-total,s8.1-write-tau-as-value"},
+};
+/* END v4 cases */
+
+/* golden/v4: the mutants case `id` kills (golden/mutation/kills-v4.json) */
+static const char *v4_kills_of(const char *id)
+{
+    return case_kills_find(v4_kills, sizeof v4_kills / sizeof v4_kills[0], id);
+}
+
+/* The encode cases of a table (inputs as binary32 words): an input the SPEC
+ * rejects becomes an encode_error case with the status the encoder gives. */
+static void emit_table(golden_writer *g, const mut_case *table, size_t n_rows, const char *flags)
+{
+    for (size_t i = 0; i < n_rows; i++) {
+        const mut_case *mc = &table[i];
+        if (!mc->id)
+            continue;
+        tahq_shape s = shp(mc->B, mc->S, mc->C);
+        uint64_t n = golden_count_of(&s);
+        float *x = alloc_x(&s);
+        for (uint64_t j = 0; j < n; j++)
+            x[j] = u2f(mc->words[j]);
+        g->kills = mc->kills;
+        if (mc->paper_v1) {
+            tahq_paper_v1_config pc;
+            tahq_paper_v1_config_default(&pc);
+            pc.tile = mc->tile;
+            pc.hi_bits = mc->hi_bits;
+            pc.lo_bits = mc->lo_bits;
+            pc.hi_permille = mc->hi_permille;
+            golden_emit_paper_v1(g, mc->id, flags, mc->desc, &pc, &s, x);
+        } else {
+            tahq_config c;
+            tahq_config_default(&c);
+            c.tile = mc->tile;
+            c.hi_bits = mc->hi_bits;
+            c.lo_bits = mc->lo_bits;
+            c.hi_permille = mc->hi_permille;
+            c.alloc = mc->alloc;
+            c.tau = u2f(mc->tau_bits);
+            c.rounding = mc->rounding;
+            c.seed = mc->seed;
+            c.meta = mc->meta;
+            uint8_t *msg = NULL;
+            size_t len = 0;
+            int st = run_encode(&c, &s, x, &msg, &len);
+            free(msg);
+            if (st == TAHQ_OK)
+                golden_emit_encode(g, mc->id, flags, mc->desc, &c, &s, x);
+            else /* an input the SPEC rejects */
+                golden_emit_encode_error(g, mc->id, flags, mc->desc, &c, &s, x, st);
+        }
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+static void fam_mutation(golden_writer *g)
+{
+    emit_table(g, mut_cases, sizeof mut_cases / sizeof mut_cases[0], "mutation");
+    fam_mutation_messages(g);
+}
+
+/* golden/v4's own cases: inputs on the boundary where a one-ulp change
+ * inside a rounded, truncated, ranked or compared step changes the message
+ * (golden/mutation/distinguish.py --boundary) */
+static void fam_boundary(golden_writer *g)
+{
+    emit_table(g, bnd_cases, sizeof bnd_cases / sizeof bnd_cases[0], "mutation,boundary");
+    /* invalid messages: the status libtahq gives (a valid one fails generation) */
+    for (size_t i = 0; i < sizeof bnd_msgs / sizeof bnd_msgs[0]; i++) {
+        if (!bnd_msgs[i].id)
+            continue;
+        float *y = NULL;
+        uint64_t cnt = 0;
+        int st = run_decode(bnd_msgs[i].bytes, bnd_msgs[i].len, &y, &cnt);
+        free(y);
+        if (st == TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: case %s: the message is valid\n", bnd_msgs[i].id);
+            g->failed = 1;
+            continue;
+        }
+        golden_emit_decode_error(g, bnd_msgs[i].id, "mutation,boundary", bnd_msgs[i].desc,
+                          bnd_msgs[i].bytes, bnd_msgs[i].len, st);
+    }
+}
+
+/* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
+ * scale-steps lists every (w, L) where it leaves its start up(fl(w ÷ L))):
+ * with fp16 only from a zero start (fl(w ÷ L) = 0, w ≤ L·2^-150), with bf16
+ * also where w ÷ L is a binary32 subnormal. Each case is one tile of eight
+ * values from 0 to w (so z = +0 and fl(hi − z) = w), alloc none, at the
+ * smallest w of its kind. */
+static void fam_scale_search(golden_writer *g)
+{
+    struct {
+        const char *name, *desc;
+        tahq_meta meta;
+        uint32_t bits, w_bits;
+    } v[] = {
+        {"bf16-l3", "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
+         TAHQ_META_BF16, 2, 0x00030001u},
+        {"bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)",
+         TAHQ_META_BF16, 8, 0x00ff0001u},
+        {"fp16-zero-start", "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_FP16, 2, 0x00000001u},
+        {"bf16-zero-start", "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_BF16, 8, 0x0000007fu},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
+        tahq_shape s = shp(1, 1, 8);
+        float *x = alloc_x(&s);
+        const float w = u2f(v[k].w_bits);
+        for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
+            x[i] = i == 7 ? w : w * ((float)i / 8.0f);
+        snprintf(id, sizeof id, "search-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        golden_emit_encode(g, id, "scale_search", v[k].desc, &c, &s, x);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+/* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
+ * smallest step a port gets wrong, and two cases that pin §9's order: a bad
+ * configuration is reported before a bad shape and before a bad input. The
+ * input is always finite and below 2^64 unless the case says otherwise. */
+static void fam_config_errors(golden_writer *g)
+{
+    struct {
+        const char *name, *desc;
+        uint32_t tile, hi, lo, permille, tau_bits, C;
+        int nan_input;
+    } v[] = {
+        {"tile-12", "G = 12: not a power of two", 12, 4, 3, 800, 0x40000000u, 24, 0},
+        {"tile-4", "G = 4: below the smallest tile (8)", 4, 4, 3, 800, 0x40000000u, 32, 0},
+        {"tile-512", "G = 512: above the largest tile (256)", 512, 4, 3, 800, 0x40000000u, 512, 0},
+        {"hi-bits-9", "hi_bits = 9 (at most 8)", 64, 9, 3, 800, 0x40000000u, 64, 0},
+        {"lo-bits-0", "lo_bits = 0 (at least 1)", 64, 4, 0, 800, 0x40000000u, 64, 0},
+        {"lo-above-hi", "lo_bits = 4 > hi_bits = 3", 64, 3, 4, 800, 0x40000000u, 64, 0},
+        {"permille-1001", "hi_permille = 1001 (at most 1000)", 64, 4, 3, 1001, 0x40000000u, 64, 0},
+        {"tau-negative", "tau = -1", 64, 4, 3, 800, 0xBF800000u, 64, 0},
+        {"tau-neg-zero", "tau = -0: the sign bit must be 0 (a test tau >= 0 accepts it)", 64, 4, 3,
+         800, 0x80000000u, 64, 0},
+        {"tau-nan", "tau = NaN", 64, 4, 3, 800, 0x7FC00000u, 64, 0},
+        {"before-shape", "G = 12 and C = 20 (not a multiple): the configuration is checked first",
+         12, 4, 3, 800, 0x40000000u, 20, 0},
+        {"before-input", "hi_bits = 9 and a NaN input: the configuration is checked first", 64, 9,
+         3, 800, 0x40000000u, 64, 1},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = base_cfg(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
+                                 TAHQ_META_FP16);
+        c.hi_permille = v[k].permille;
+        tahq_shape s = shp(1, 2, v[k].C);
+        float *x = alloc_x(&s);
+        fill_uniform(x, golden_count_of(&s), 29, 1.0f);
+        if (v[k].nan_input)
+            x[0] = NAN;
+        snprintf(id, sizeof id, "cfgerr-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        golden_emit_encode_error(g, id, "config_check", v[k].desc, &c, &s, x, TAHQ_ERR_CONFIG);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+int golden_generate(const char *dir, const char *set)
+{
+    const int v3 = strcmp(set, "v3") == 0, v4 = strcmp(set, "v4") == 0;
+    if (!golden_set_known(set))
+        return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1, v2, v3 or v4)", set);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/inputs", dir);
+    if (mkdir_p1(dir) || mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+    snprintf(p, sizeof p, "%s/expected", dir);
+    if (mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+
+    golden_writer g;
+    if (golden_writer_begin(&g, dir, set, v4 ? v4_kills_of : NULL) != 0)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+
+    if (v3) {
+        /* golden/v3 holds the gain cases only; golden/v2 everything else */
+        golden_gain_cases(&g);
+    } else {
+        fam_sweep(&g);
+        fam_alloc(&g);
+        fam_tau(&g);
+        fam_gate(&g);
+        fam_stochastic(&g);
+        fam_meta(&g);
+        fam_edge(&g);
+        fam_sizes(&g);
+        fam_random(&g);
+        fam_llm(&g);
+        fam_encode_errors(&g);
+        fam_decode_errors(&g);
+        fam_paper_v1(&g);
+    }
+    if (strcmp(g.set, "v2") == 0 || v4) {
+        fam_mutation(&g);
+        fam_scale_search(&g);
+        fam_config_errors(&g);
+    }
+    if (v4) {
+        /* golden/v4: v2's cases, v3's (the gain allocation), then its own */
+        golden_gain_cases(&g);
+        golden_gain_v4_cases(&g);
+        fam_boundary(&g);
+    }
+    /* v3: format 1, every expected message of header version 3 */
+    return golden_writer_finish(&g, v3 ? (unsigned)GOLDEN_V3_HEADER_VERSION : 0u);
+}
+
+int golden_set_known(const char *set)
+{
+    return strcmp(set, "v1") == 0 || strcmp(set, "v2") == 0 || strcmp(set, "v3") == 0 ||
+           strcmp(set, "v4") == 0;
+}

@@ -864,20 +864,8 @@ static int choose_dists(const char *dist_list, int have_input, int use[DIST_COUN
 {
     for (int d = 0; d < DIST_COUNT; ++d)
         use[d] = have_input ? 0 : 1;
-    if (dist_list) {
-        memset(use, 0, DIST_COUNT * sizeof *use);
-        char buf[256];
-        if (strlen(dist_list) >= sizeof buf)
-            return cli_fail(EXIT_USAGE, "--dist list too long");
-        strcpy(buf, dist_list);
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            int d = dist_parse(tok);
-            if (d < 0)
-                return cli_fail(EXIT_USAGE,
-                                "unknown distribution '%s' (gauss, laplace, student-t, llm)", tok);
-            use[d] = 1;
-        }
-    }
+    if (dist_list)
+        return dist_parse_list(dist_list, use);
     return 0;
 }
 

@@ -30,6 +30,10 @@ const char *dist_name(dist_kind d);
 const char *dist_description(dist_kind d);
 /* Parse a name; returns -1 if unknown. */
 int dist_parse(const char *name);
+/* The --dist option of tahq bounds and alloc-study: use[d] = 1 for each
+ * name of the comma-separated list, 0 for the others. 0, or the usage exit
+ * status after a message naming the unknown distribution. */
+int dist_parse_list(const char *list, int use[DIST_COUNT]);
 
 /* Fill x[batch*seq*channels] with distribution d. Returns 0, or -1 if
  * memory runs out (llm only). */

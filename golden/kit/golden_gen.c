@@ -843,191 +843,222 @@ static void hdr_mut(golden_writer *g, const base_msg *b, const char *bn, const c
     dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
 }
 
-static void fam_decode_errors(golden_writer *g)
+/* The three valid messages the invalid ones are made from: a (token
+ * allocation, fp16 metadata), b (tile, bf16) and c (none, fp32), named in
+ * the case ids by dec_base_names. */
+typedef struct dec_bases {
+    base_msg msg[3];
+    const base_msg *all[3];
+} dec_bases;
+static const char *const dec_base_names[3] = {"a", "b", "c"};
+
+/* Header fields of base message a that the SPEC forbids (§8.4 step 2),
+ * each set to one value with the CRC recomputed. */
+static const struct header_case {
+    const char *name;
+    unsigned off, size;
+    uint64_t value;
+    int expect;
+    const char *desc;
+} header_cases_a[] = {
+    {"k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)"},
+    {"k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)"},
+    {"k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"},
+    {"hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0"},
+    {"hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9"},
+    {"lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0"},
+    {"lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4"},
+    {"alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3"},
+    {"rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2"},
+    {"meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3"},
+    {"permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001"},
+    {"tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2"},
+    {"tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)"},
+    {"tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN"},
+    {"tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf"},
+    {"batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0"},
+    {"seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0"},
+    {"channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0"},
+    {"channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64"},
+    {"channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64"},
+};
+
+/* Truncation, magic and version (SPEC §8.4 step 1). */
+static void dec_errors_framing(golden_writer *g, const dec_bases *d)
 {
-    base_msg A, B, C;
-    tahq_config ca = base_cfg(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-    tahq_config cb = base_cfg(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
-    cb.hi_permille = 700;
-    tahq_config cc = base_cfg(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
-    tahq_shape sa = shp(1, 10, 128), sb = shp(1, 3, 24), sc = shp(2, 1, 48);
-    if (make_base(&A, &ca, &sa, 1) || make_base(&B, &cb, &sb, 2) || make_base(&C, &cc, &sc, 3)) {
-        fprintf(stderr, "tahq golden-gen: base messages failed\n");
-        g->failed = 1;
-        return;
-    }
-    const base_msg *bases[3] = {&A, &B, &C};
-    static const char *bn[3] = {"a", "b", "c"};
-    /* base messages must carry pivots with padding (B, C) and flags */
-    if (A.h.n_flagged == 0 || B.h.n_flagged == 0 || C.h.n_flagged == 0) {
-        fprintf(stderr, "tahq golden-gen: a base message has no flagged tile\n");
-        g->failed = 1;
-        return;
-    }
-    /* --- truncation, magic, version (SPEC §8.4 step 1) --- */
+    const base_msg *A = &d->msg[0];
     static const size_t cuts[5] = {0, 3, 7, 71, 72};
     char name[64];
     for (int k = 0; k < 5; ++k) {
         snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
-        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(&A, 0), cuts[k],
+        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(A, 0), cuts[k],
                 TAHQ_ERR_TRUNCATED);
     }
     for (int k = 0; k < 3; ++k)
-        dec_err(g, bn[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
-                dup_msg(bases[k], 0), bases[k]->len - 1, TAHQ_ERR_TRUNCATED);
+        dec_err(g, dec_base_names[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
+                dup_msg(d->all[k], 0), d->all[k]->len - 1, TAHQ_ERR_TRUNCATED);
     {
-        uint8_t *m = dup_msg(&A, 0);
+        uint8_t *m = dup_msg(A, 0);
         m[1] = 'X';
         dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
-        m = dup_msg(&A, 0);
+        m = dup_msg(A, 0);
         m[3] = 'X';
-        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A.len, TAHQ_ERR_MAGIC);
-        m = dup_msg(&A, 0);
+        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A->len, TAHQ_ERR_MAGIC);
+        m = dup_msg(A, 0);
         memcpy(m, "tahq", 4);
-        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A.len, TAHQ_ERR_MAGIC);
-        m = dup_msg(&A, 0);
+        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A->len, TAHQ_ERR_MAGIC);
+        m = dup_msg(A, 0);
         m[3] = 'X';
         dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
-        m = dup_msg(&A, 0);
+        m = dup_msg(A, 0);
         put_u16(m + 4, 2);
-        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A.len, TAHQ_ERR_VERSION);
-        m = dup_msg(&A, 0);
+        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
         put_u16(m + 4, 0);
-        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A.len, TAHQ_ERR_VERSION);
-        m = dup_msg(&A, 0);
+        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
         put_u16(m + 4, 2);
         dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
-        m = dup_msg(&A, 0);
+        m = dup_msg(A, 0);
         put_u16(m + 6, 64);
-        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A.len, TAHQ_ERR_VERSION);
-        m = dup_msg(&A, 0);
+        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
         put_u16(m + 6, 73);
-        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A.len, TAHQ_ERR_VERSION);
+        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A->len, TAHQ_ERR_VERSION);
     }
-    /* --- header fields (step 2), CRC recomputed --- */
-    hdr_mut(g, &A, "a", "k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)");
-    hdr_mut(g, &A, "a", "k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)");
-    hdr_mut(g, &A, "a", "k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is");
-    hdr_mut(g, &A, "a", "hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0");
-    hdr_mut(g, &A, "a", "hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9");
-    hdr_mut(g, &A, "a", "lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0");
-    hdr_mut(g, &A, "a", "lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4");
-    hdr_mut(g, &A, "a", "alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3");
-    hdr_mut(g, &A, "a", "rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2");
-    hdr_mut(g, &A, "a", "meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3");
-    hdr_mut(g, &A, "a", "permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001");
-    hdr_mut(g, &A, "a", "tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2");
-    hdr_mut(g, &A, "a", "tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)");
-    hdr_mut(g, &A, "a", "tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN");
-    hdr_mut(g, &A, "a", "tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf");
-    hdr_mut(g, &A, "a", "batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0");
-    hdr_mut(g, &A, "a", "seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0");
-    hdr_mut(g, &A, "a", "channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0");
-    hdr_mut(g, &A, "a", "channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64");
-    hdr_mut(g, &A, "a", "channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64");
+}
+
+/* Header fields (step 2), the CRC recomputed. */
+static void dec_errors_header(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
+    const base_msg *C = &d->msg[2];
+    for (size_t i = 0; i < sizeof header_cases_a / sizeof header_cases_a[0]; ++i) {
+        const struct header_case *h = &header_cases_a[i];
+        hdr_mut(g, A, "a", h->name, h->off, h->size, h->value, h->expect, h->desc);
+    }
     {
-        uint8_t *m = dup_msg(&A, 0);
+        uint8_t *m = dup_msg(A, 0);
         put_u32(m + 20, 1u << 20);
         put_u32(m + 24, 1u << 20);
         put_u32(m + 28, 1u << 10);
-        message_reseal_stated(m, A.len);
-        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A.len, TAHQ_ERR_HEADER);
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A->len, TAHQ_ERR_HEADER);
     }
-    hdr_mut(g, &A, "a", "n-low-plus-1", 40, 8, A.h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
-    hdr_mut(g, &C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
-    hdr_mut(g, &A, "a", "n-flagged-above-tiles", 48, 8, A.L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
-    hdr_mut(g, &A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
-    hdr_mut(g, &B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
-    /* --- sizes (step 3) --- */
+    hdr_mut(g, A, "a", "n-low-plus-1", 40, 8, A->h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
+    hdr_mut(g, C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
+    hdr_mut(g, A, "a", "n-flagged-above-tiles", 48, 8, A->L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
+    hdr_mut(g, A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
+    hdr_mut(g, B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
+}
+
+/* Sizes (step 3). */
+static void dec_errors_sizes(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
+    const base_msg *C = &d->msg[2];
     for (int k = 0; k < 3; ++k) {
-        const base_msg *b = bases[k];
-        hdr_mut(g, b, bn[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
+        const base_msg *b = d->all[k];
+        hdr_mut(g, b, dec_base_names[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
                 "payload_bytes one more than the fields imply");
         uint8_t *m = dup_msg(b, 1);
-        dec_err(g, bn[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
+        dec_err(g, dec_base_names[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
                 b->len + 1, TAHQ_ERR_SIZE);
     }
-    hdr_mut(g, &A, "a", "payload-bytes-minus-1", 56, 8, A.h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
+    hdr_mut(g, A, "a", "payload-bytes-minus-1", 56, 8, A->h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
     {
         /* n_flagged changed so that the pivot section grows: SIZE */
-        uint64_t nf = B.h.n_flagged;
-        uint64_t want = (nf * B.L.k + 7) / 8;
+        uint64_t nf = B->h.n_flagged;
+        uint64_t want = (nf * B->L.k + 7) / 8;
         uint64_t nf2 = nf;
-        while (nf2 < B.L.N && (nf2 * B.L.k + 7) / 8 == want)
+        while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
             ++nf2;
-        if (nf2 < B.L.N + 1 && (nf2 * B.L.k + 7) / 8 != want)
-            hdr_mut(g, &B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
+        if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want)
+            hdr_mut(g, B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
         /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
-        uint64_t nc = C.h.n_flagged;
+        uint64_t nc = C->h.n_flagged;
         for (uint64_t d = 1; d <= nc; ++d) {
             uint64_t n2 = nc - d;
-            if ((n2 * C.L.k + 7) / 8 == (nc * C.L.k + 7) / 8) {
-                hdr_mut(g, &C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
+            if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
+                hdr_mut(g, C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
                 break;
             }
         }
     }
-    /* --- CRC (step 4) --- */
+}
+
+/* The CRC itself (step 4). */
+static void dec_errors_crc(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
     for (int k = 0; k < 3; ++k) {
-        const base_msg *b = bases[k];
+        const base_msg *b = d->all[k];
         uint8_t *m = dup_msg(b, 0);
         m[b->L.codes_off] ^= 0x01;
-        dec_err(g, bn[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
+        dec_err(g, dec_base_names[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
         m = dup_msg(b, 0);
         m[68] ^= 0x80;
-        dec_err(g, bn[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
+        dec_err(g, dec_base_names[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
     }
     {
-        uint8_t *m = dup_msg(&A, 0);
+        uint8_t *m = dup_msg(A, 0);
         m[32] ^= 0x01;
-        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A.len, TAHQ_ERR_CRC);
-        m = dup_msg(&A, 0);
-        m[A.len - 1] ^= 0x40;
-        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A.len, TAHQ_ERR_CRC);
+        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A->len, TAHQ_ERR_CRC);
+        m = dup_msg(A, 0);
+        m[A->len - 1] ^= 0x40;
+        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A->len, TAHQ_ERR_CRC);
     }
-    /* --- payload (step 5), CRC recomputed --- */
+}
+
+/* The payload (step 5) and the metadata values, the CRC recomputed. */
+static void dec_errors_payload(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
     {
-        uint8_t *m = dup_msg(&A, 0);
-        m[A.L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
-        message_reseal_stated(m, A.len);
-        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A.len, TAHQ_ERR_PAYLOAD);
+        uint8_t *m = dup_msg(A, 0);
+        m[A->L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A->len, TAHQ_ERR_PAYLOAD);
     }
     {
         /* move one low bit to another row of the same sequence: still valid count;
          * combine with a flipped flag to stay invalid is another case; here, flip
          * a map bit of tile allocation in token 0 */
-        uint8_t *m = dup_msg(&B, 0);
-        m[B.L.map_off] ^= 0x01;
-        message_reseal_stated(m, B.len);
-        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B.len, TAHQ_ERR_PAYLOAD);
+        uint8_t *m = dup_msg(B, 0);
+        m[B->L.map_off] ^= 0x01;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B->len, TAHQ_ERR_PAYLOAD);
     }
     {
         /* B: map has rows*T = 9 bits: bit 9..15 are padding */
-        uint8_t *m = dup_msg(&B, 0);
-        m[B.L.map_off + 1] |= 0x80;
-        message_reseal_stated(m, B.len);
-        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B.len, TAHQ_ERR_PAYLOAD);
+        uint8_t *m = dup_msg(B, 0);
+        m[B->L.map_off + 1] |= 0x80;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B->len, TAHQ_ERR_PAYLOAD);
         /* flags: 9 bits */
-        m = dup_msg(&B, 0);
-        m[B.L.flags_off + 1] |= 0x40;
-        message_reseal_stated(m, B.len);
-        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B.len, TAHQ_ERR_PAYLOAD);
+        m = dup_msg(B, 0);
+        m[B->L.flags_off + 1] |= 0x40;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B->len, TAHQ_ERR_PAYLOAD);
     }
     {
         /* A: rows = 10 map bits */
-        uint8_t *m = dup_msg(&A, 0);
-        m[A.L.map_off + 1] |= 0x04;
-        message_reseal_stated(m, A.len);
-        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A.len, TAHQ_ERR_PAYLOAD);
+        uint8_t *m = dup_msg(A, 0);
+        m[A->L.map_off + 1] |= 0x04;
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A->len, TAHQ_ERR_PAYLOAD);
     }
     for (int k = 0; k < 3; ++k) {
-        const base_msg *b = bases[k];
+        const base_msg *b = d->all[k];
         uint64_t pbits = b->h.n_flagged * b->L.k;
         if (pbits % 8) {
             uint8_t *m = dup_msg(b, 0);
             m[b->len - 1] |= (uint8_t)(0x80u);
             message_reseal_stated(m, b->len);
-            dec_err(g, bn[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
         }
         /* flag bit flipped (n_flagged unchanged) */
         uint8_t *m = dup_msg(b, 0);
@@ -1036,11 +1067,11 @@ static void fam_decode_errors(golden_writer *g)
             ++t;
         m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
         message_reseal_stated(m, b->len);
-        dec_err(g, bn[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
     }
     /* metadata values */
     for (int k = 0; k < 3; ++k) {
-        const base_msg *b = bases[k];
+        const base_msg *b = d->all[k];
         tahq_meta mt = b->h.config.meta;
         uint32_t nan_b = tahq_meta_bits(mt, NAN), inf_b = tahq_meta_bits(mt, INFINITY),
                  nz_b = tahq_meta_bits(mt, -0.0f), neg_b = tahq_meta_bits(mt, -1.0f),
@@ -1072,13 +1103,42 @@ static void fam_decode_errors(golden_writer *g)
             char dsc[160];
             snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
                      cli_meta_name(mt), t);
-            dec_err(g, bn[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
+            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
                     b->len, TAHQ_ERR_PAYLOAD);
         }
     }
-    free(A.m);
-    free(B.m);
-    free(C.m);
+}
+
+static void fam_decode_errors(golden_writer *g)
+{
+    dec_bases d;
+    base_msg *A = &d.msg[0], *B = &d.msg[1], *C = &d.msg[2];
+    tahq_config ca = base_cfg(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config cb = base_cfg(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
+    cb.hi_permille = 700;
+    tahq_config cc = base_cfg(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
+    tahq_shape sa = shp(1, 10, 128), sb = shp(1, 3, 24), sc = shp(2, 1, 48);
+    if (make_base(A, &ca, &sa, 1) || make_base(B, &cb, &sb, 2) || make_base(C, &cc, &sc, 3)) {
+        fprintf(stderr, "tahq golden-gen: base messages failed\n");
+        g->failed = 1;
+        return;
+    }
+    for (int k = 0; k < 3; ++k)
+        d.all[k] = &d.msg[k];
+    /* base messages must carry pivots with padding (B, C) and flags */
+    if (A->h.n_flagged == 0 || B->h.n_flagged == 0 || C->h.n_flagged == 0) {
+        fprintf(stderr, "tahq golden-gen: a base message has no flagged tile\n");
+        g->failed = 1;
+        return;
+    }
+    /* in the order of the decoder's checks, SPEC §8.4 */
+    dec_errors_framing(g, &d);
+    dec_errors_header(g, &d);
+    dec_errors_sizes(g, &d);
+    dec_errors_crc(g, &d);
+    dec_errors_payload(g, &d);
+    for (int k = 0; k < 3; ++k)
+        free(d.msg[k].m);
 }
 
 /* ---------------------------------------------------------------- folders */

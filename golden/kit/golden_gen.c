@@ -368,7 +368,8 @@ static void fam_meta(golden_writer *g)
         }
 }
 
-static void fam_edge(golden_writer *g)
+/* Edge cases 1: all-zero tensors and tiles, constant tiles, single spikes. */
+static void fam_edge_zeros_constants_spikes(golden_writer *g)
 {
     char id[64], desc[240];
     /* all-zero tensors */
@@ -463,6 +464,12 @@ static void fam_edge(golden_writer *g)
         golden_emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
         free(x);
     }
+}
+
+/* Edge cases 2: binary32 subnormal inputs, signed zeros, ties of the codes. */
+static void fam_edge_subnormals_signs_ties(golden_writer *g)
+{
+    char id[64], desc[240];
     /* subnormal inputs */
     for (int m = 0; m < 3; ++m)
         for (int f = 0; f < 3; ++f) {
@@ -521,6 +528,13 @@ static void fam_edge(golden_writer *g)
         golden_emit_encode(g, id, "tie_round", "codes exactly halfway between two integers (ties to even)", &c, &s, x);
         free(x);
     }
+}
+
+/* Edge cases 3: entropy ties, inputs near 2^64, the fp16 limits and
+ * fp16-subnormal scales. */
+static void fam_edge_entropy_limits(golden_writer *g)
+{
+    char id[64];
     /* entropy ties */
     {
         tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
@@ -593,6 +607,14 @@ static void fam_edge(golden_writer *g)
         golden_emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
         free(x);
     }
+}
+
+/* The edge cases (edge-*), in the order of the set. */
+static void fam_edge(golden_writer *g)
+{
+    fam_edge_zeros_constants_spikes(g);
+    fam_edge_subnormals_signs_ties(g);
+    fam_edge_entropy_limits(g);
 }
 
 static void fam_llm(golden_writer *g)

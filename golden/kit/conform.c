@@ -1462,6 +1462,144 @@ static int workdir_in_set(const char *dir, const char *set)
     return strcmp(rd, rs) == 0 || (strncmp(rd, rs, n) == 0 && (rd[n] == '/' || n == 1));
 }
 
+/* Read the manifest p of the set, parse every case and check every file of
+ * the set against its size and sha256. 0, or the exit status after a
+ * message (S freed). *setp gets the set's name, *ncp the number of cases. */
+static int load_manifest(const opts *o, const char *p, state *S, const char **setp, size_t *ncp)
+{
+    char err[512];
+    int rc;
+    uint8_t *text;
+    size_t tlen;
+    char why[200];
+    /* a regular file of a sane size: a FIFO or device here must not hang */
+    if (conform_read_capped(p, 0, (uint64_t)1 << 28, &text, &tlen, why, sizeof why) != 0)
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, why);
+    S->doc = golden_json_load((const char *)text, tlen, err, sizeof err);
+    free(text);
+    if (!S->doc)
+        return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
+    const json_t *root = S->doc;
+    const json_t *cases = json_is_object(root) ? json_object_get(root, "cases") : NULL;
+    const char *schema;
+    uint64_t fv, ncases;
+    if (golden_json_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
+        golden_json_str(root, "set", setp) || golden_json_u64(root, "format_version", &fv) ||
+        golden_json_u64(root, "n_cases", &ncases) || !json_is_array(cases) ||
+        json_array_size(cases) != ncases) {
+        state_free(S);
+        return cli_fail(EXIT_RUNTIME,
+                        "%s: not a %s manifest (schema, set, format_version, n_cases, cases)", p,
+                        GOLDEN_SCHEMA);
+    }
+    if (fv != TAHQ_FORMAT_VERSION) {
+        state_free(S);
+        return cli_fail(EXIT_RUNTIME, "%s: vectors for format %" PRIu64 ", this is format %u", p,
+                        fv, (unsigned)TAHQ_FORMAT_VERSION);
+    }
+    S->cs = calloc(json_array_size(cases) + 1, sizeof *S->cs);
+    S->sel = calloc(json_array_size(cases) + 1, sizeof *S->sel);
+    if (!S->cs || !S->sel) {
+        state_free(S);
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    size_t nc = 0;
+    *ncp = 0;
+    for (; nc < json_array_size(cases); ++nc) {
+        const json_t *c = json_array_get(cases, nc);
+        if (parse_case(c, &S->cs[nc], err, sizeof err)) {
+            state_free(S);
+            return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
+        }
+        for (size_t j = 0; j < nc; ++j)
+            if (strcmp(S->cs[j].id, S->cs[nc].id) == 0) {
+                /* report before freeing: the id lives in cs and doc */
+                rc = cli_fail(EXIT_RUNTIME, "%s: duplicate case id %s", p, S->cs[nc].id);
+                state_free(S);
+                return rc;
+            }
+        int bad = verify_file(o, &S->cs[nc], &S->cs[nc].input, err, sizeof err);
+        if (!bad && S->cs[nc].dec_only)
+            bad = verify_file(o, &S->cs[nc], &S->cs[nc].decoded, err, sizeof err);
+        else if (!bad && (strcmp(S->cs[nc].kind, "encode") == 0 || S->cs[nc].pv1))
+            bad = verify_file(o, &S->cs[nc], &S->cs[nc].message, err, sizeof err) ||
+                  verify_file(o, &S->cs[nc], &S->cs[nc].decoded, err, sizeof err);
+        if (bad) {
+            state_free(S);
+            return cli_fail(EXIT_RUNTIME, "%s", err);
+        }
+    }
+    *ncp = nc;
+    return 0;
+}
+
+/* A --flag or --exclude-flag that no case has is a typo: say so instead of
+ * silently selecting, or excluding, nothing. 0, or the exit status after a
+ * message (S freed). */
+static int check_flags_used(const opts *o, state *S, size_t nc)
+{
+    int rc;
+    for (int which = 0; which < 2; ++which) {
+        const char *const *fl = which ? o->xflags : o->flags;
+        for (int i = 0; i < (which ? o->nxflags : o->nflags); ++i) {
+            int used = 0;
+            for (size_t c = 0; c < nc && !used; ++c)
+                used = has_flag(&S->cs[c], fl[i]);
+            if (!used) {
+                rc = USAGE("%s '%s': no case of %s has this flag (see the \"flags\" of its "
+                           "manifest)",
+                           which ? "--exclude-flag" : "--flag", fl[i], o->vectors);
+                state_free(S);
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* --run: the candidate on every selected case, in a private temporary
+ * folder (or --workdir), the signal mask held. Returns what run_all does
+ * (0, an exit status, or -1 for a stop by signal); *sig gets the
+ * termination signal received, 0 if none. */
+static int run_candidate(state *S, const opts *o, int *sig)
+{
+    int rc;
+    const char *cdir;
+    S->cr = calloc(S->R.n_sel, sizeof *S->cr);
+    if (!S->cr)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    if (o->workdir && workdir_in_set(o->workdir, o->vectors)) {
+        /* the stale outputs removed there before each case would be
+         * the set's own files */
+        return USAGE("%s: is inside the vector set %s; --workdir must be a folder outside it",
+                     o->workdir, o->vectors);
+    }
+    if (o->workdir && mkdir(o->workdir, 0755) != 0 && errno != EEXIST) {
+        return cli_fail(EXIT_USAGE, "%s: cannot create: %s", o->workdir, strerror(errno));
+    }
+    if (o->workdir && !is_dir(o->workdir))
+        return USAGE("%s: not a folder (--workdir)", o->workdir);
+    if (conform_signals_begin() != 0 || conform_tmpdir(S->tmp, sizeof S->tmp) != 0) {
+        rc = cli_fail(EXIT_USAGE, "cannot create a temporary folder: %s", strerror(errno));
+        conform_signals_end();
+        return rc;
+    }
+    S->have_tmp = 1;
+    cdir = o->workdir ? o->workdir : S->tmp;
+    S->sched = conform_sched_new(o->run, o->jobs, o->timeout);
+    rc = S->sched ? run_all(S, o, cdir) : cli_fail(EXIT_USAGE, "out of memory");
+    /* kill what still runs and remove the temporary folder before the
+     * signal mask comes back */
+    conform_sched_free(S->sched);
+    S->sched = NULL;
+    conform_rmtree(S->tmp);
+    S->have_tmp = 0;
+    *sig = conform_signals_end();
+    if (rc < 0 && !*sig)
+        *sig = SIGTERM; /* not reached: a stop is always a signal */
+    return rc;
+}
+
 int conform_main(const conform_options *opts_in)
 {
     opts o = *opts_in;
@@ -1481,82 +1619,12 @@ int conform_main(const conform_options *opts_in)
 
     state S;
     memset(&S, 0, sizeof S);
-    uint8_t *text;
-    size_t tlen;
-    char why[200];
-    /* a regular file of a sane size: a FIFO or device here must not hang */
-    if (conform_read_capped(p, 0, (uint64_t)1 << 28, &text, &tlen, why, sizeof why) != 0)
-        return cli_fail(EXIT_RUNTIME, "%s: %s", p, why);
-    S.doc = golden_json_load((const char *)text, tlen, err, sizeof err);
-    free(text);
-    if (!S.doc)
-        return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
-    const json_t *root = S.doc;
-    const json_t *cases = json_is_object(root) ? json_object_get(root, "cases") : NULL;
-    const char *schema, *set;
-    uint64_t fv, ncases;
-    if (golden_json_str(root, "schema", &schema) || strcmp(schema, GOLDEN_SCHEMA) != 0 ||
-        golden_json_str(root, "set", &set) || golden_json_u64(root, "format_version", &fv) ||
-        golden_json_u64(root, "n_cases", &ncases) || !json_is_array(cases) ||
-        json_array_size(cases) != ncases) {
-        state_free(&S);
-        return cli_fail(EXIT_RUNTIME,
-                        "%s: not a %s manifest (schema, set, format_version, n_cases, cases)", p,
-                        GOLDEN_SCHEMA);
-    }
-    if (fv != TAHQ_FORMAT_VERSION) {
-        state_free(&S);
-        return cli_fail(EXIT_RUNTIME, "%s: vectors for format %" PRIu64 ", this is format %u", p,
-                        fv, (unsigned)TAHQ_FORMAT_VERSION);
-    }
-    S.cs = calloc(json_array_size(cases) + 1, sizeof *S.cs);
-    S.sel = calloc(json_array_size(cases) + 1, sizeof *S.sel);
-    if (!S.cs || !S.sel) {
-        state_free(&S);
-        return cli_fail(EXIT_RUNTIME, "out of memory");
-    }
-    size_t nc = 0;
-    for (; nc < json_array_size(cases); ++nc) {
-        const json_t *c = json_array_get(cases, nc);
-        if (parse_case(c, &S.cs[nc], err, sizeof err)) {
-            state_free(&S);
-            return cli_fail(EXIT_RUNTIME, "%s: %s", p, err);
-        }
-        for (size_t j = 0; j < nc; ++j)
-            if (strcmp(S.cs[j].id, S.cs[nc].id) == 0) {
-                /* report before freeing: the id lives in cs and doc */
-                rc = cli_fail(EXIT_RUNTIME, "%s: duplicate case id %s", p, S.cs[nc].id);
-                state_free(&S);
-                return rc;
-            }
-        int bad = verify_file(&o, &S.cs[nc], &S.cs[nc].input, err, sizeof err);
-        if (!bad && S.cs[nc].dec_only)
-            bad = verify_file(&o, &S.cs[nc], &S.cs[nc].decoded, err, sizeof err);
-        else if (!bad && (strcmp(S.cs[nc].kind, "encode") == 0 || S.cs[nc].pv1))
-            bad = verify_file(&o, &S.cs[nc], &S.cs[nc].message, err, sizeof err) ||
-                  verify_file(&o, &S.cs[nc], &S.cs[nc].decoded, err, sizeof err);
-        if (bad) {
-            state_free(&S);
-            return cli_fail(EXIT_RUNTIME, "%s", err);
-        }
-    }
-    /* a --flag or --exclude-flag that no case has is a typo: say so
-     * instead of silently selecting, or excluding, nothing */
-    for (int which = 0; which < 2; ++which) {
-        const char *const *fl = which ? o.xflags : o.flags;
-        for (int i = 0; i < (which ? o.nxflags : o.nflags); ++i) {
-            int used = 0;
-            for (size_t c = 0; c < nc && !used; ++c)
-                used = has_flag(&S.cs[c], fl[i]);
-            if (!used) {
-                rc = USAGE("%s '%s': no case of %s has this flag (see the \"flags\" of its "
-                           "manifest)",
-                           which ? "--exclude-flag" : "--flag", fl[i], o.vectors);
-                state_free(&S);
-                return rc;
-            }
-        }
-    }
+    const char *set;
+    size_t nc;
+    if ((rc = load_manifest(&o, p, &S, &set, &nc)) != 0)
+        return rc;
+    if ((rc = check_flags_used(&o, &S, nc)) != 0)
+        return rc;
     if (o.check_only) {
         if (o.json) {
             rc = cli_json_print(stdout, json_pack("{s:o, s:o, s:I, s:b}", "vectors",
@@ -1604,49 +1672,7 @@ int conform_main(const conform_options *opts_in)
 
     int sig = 0;
     if (o.run) {
-        const char *cdir;
-        S.cr = calloc(n_sel, sizeof *S.cr);
-        if (!S.cr) {
-            state_free(&S);
-            return cli_fail(EXIT_RUNTIME, "out of memory");
-        }
-        if (o.workdir && workdir_in_set(o.workdir, o.vectors)) {
-            /* the stale outputs removed there before each case would be
-             * the set's own files */
-            rc = USAGE("%s: is inside the vector set %s; --workdir must be a folder outside it",
-                       o.workdir, o.vectors);
-            state_free(&S);
-            return rc;
-        }
-        if (o.workdir && mkdir(o.workdir, 0755) != 0 && errno != EEXIST) {
-            rc = cli_fail(EXIT_USAGE, "%s: cannot create: %s", o.workdir, strerror(errno));
-            state_free(&S);
-            return rc;
-        }
-        if (o.workdir && !is_dir(o.workdir)) {
-            rc = USAGE("%s: not a folder (--workdir)", o.workdir);
-            state_free(&S);
-            return rc;
-        }
-        if (conform_signals_begin() != 0 || conform_tmpdir(S.tmp, sizeof S.tmp) != 0) {
-            rc = cli_fail(EXIT_USAGE, "cannot create a temporary folder: %s", strerror(errno));
-            conform_signals_end();
-            state_free(&S);
-            return rc;
-        }
-        S.have_tmp = 1;
-        cdir = o.workdir ? o.workdir : S.tmp;
-        S.sched = conform_sched_new(o.run, o.jobs, o.timeout);
-        rc = S.sched ? run_all(&S, &o, cdir) : cli_fail(EXIT_USAGE, "out of memory");
-        /* kill what still runs and remove the temporary folder before the
-         * signal mask comes back */
-        conform_sched_free(S.sched);
-        S.sched = NULL;
-        conform_rmtree(S.tmp);
-        S.have_tmp = 0;
-        sig = conform_signals_end();
-        if (rc < 0 && !sig)
-            sig = SIGTERM; /* not reached: a stop is always a signal */
+        rc = run_candidate(&S, &o, &sig);
     } else {
         progress P = progress_start(o.progress, n_sel);
         for (size_t i = 0; i < n_sel; ++i) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_inputs.h"
 #include "codec_ops.h"
 #include "dist_gen.h"
 #include "golden_common.h"
@@ -353,21 +354,6 @@ static uint64_t rows_of(const tahq_shape *s)
     return (uint64_t)s->batch * s->seq_len;
 }
 
-static uint64_t count_of(const tahq_shape *s)
-{
-    return rows_of(s) * s->channels;
-}
-
-static float *alloc_x(const tahq_shape *s)
-{
-    float *x = calloc((size_t)count_of(s) + 1, sizeof(float));
-    if (!x) {
-        fprintf(stderr, "tahq golden-gen: out of memory\n");
-        exit(1);
-    }
-    return x;
-}
-
 /* The map as text: per sequence its rows as 0/1 (row 0 first), sequences
  * separated by '/'; a sequence of more than 64 rows as its low rows. */
 static void fmt_map(const uint8_t *low, const tahq_shape *s, char *buf, size_t n)
@@ -579,12 +565,6 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
 
 /* ------------------------------------------------------------ inputs */
 
-static float unif(uint64_t seed, uint64_t i)
-{
-    const uint32_t w = tahq_random_word(seed, i);
-    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
-}
-
 /* Uniform values, rows scaled by 2^-(r mod 3), and in about one tile of
  * three a spike of 4 to 11 times the row's scale (a tile the gate flags at
  * tau = 2): tokens with different shares of flagged tiles. */
@@ -594,7 +574,7 @@ static void fill_mixed(float *x, const tahq_shape *s, uint32_t G, uint64_t seed)
     for (uint64_t r = 0; r < rows; r++) {
         const float scale = ldexpf(1.0f, -(int)(r % 3));
         for (uint64_t c = 0; c < C; c++)
-            x[r * C + c] = unif(seed, r * C + c) * scale;
+            x[r * C + c] = golden_unif(seed, r * C + c) * scale;
         for (uint64_t t = 0; t < T; t++) {
             const uint32_t w = tahq_random_word(seed ^ 0xA5A5A5A5A5A5A5A5ull, r * T + t);
             if (w % 3 != 0)
@@ -641,22 +621,9 @@ static int find_seed(const tahq_config *c, const tahq_shape *s, float *x, int ki
 static tahq_config gcfg(uint32_t G, uint32_t hi, uint32_t lo, uint32_t permille, float tau,
                         tahq_meta meta)
 {
-    tahq_config c;
-    tahq_config_default(&c);
-    c.tile = G;
-    c.hi_bits = hi;
-    c.lo_bits = lo;
+    tahq_config c = golden_config(G, hi, lo, TAHQ_ALLOC_GAIN, tau, meta);
     c.hi_permille = permille;
-    c.alloc = TAHQ_ALLOC_GAIN;
-    c.tau = tau;
-    c.meta = meta;
     return c;
-}
-
-static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
-{
-    tahq_shape r = {b, s, c};
-    return r;
 }
 
 /* A case on an input drawn from a seed (see find_seed). */
@@ -666,7 +633,7 @@ static void seeded_case(golden_writer *g, const char *id, const char *flags, con
 {
     if (golden_writer_failed(g))
         return;
-    float *x = alloc_x(s);
+    float *x = golden_alloc_x(s);
     uint64_t seed = 0;
     if (find_seed(c, s, x, kind, seed0, differ, equal, &seed)) {
         fprintf(stderr, "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
@@ -694,13 +661,13 @@ static void fam_paper(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(64, 4, 3, 800, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(2, 20, 320);
+    tahq_shape s = golden_shape(2, 20, 320);
     seeded_case(g, "gain-paper-iid-2x20x320", "paper_point",
                 "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
                 "the least squared error are not those of lowest entropy; T = 5 tiles a token "
                 "(the tile gains summed with +0 padding)",
                 &c, &s, FILL_GAUSS, 5, differ, NULL);
-    s = shp(2, 64, 1600);
+    s = golden_shape(2, 64, 1600);
     seeded_case(g, "gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
                 "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
                 "C = 1600 (T = 25): gain and entropy choose different tokens",
@@ -720,7 +687,7 @@ static void fam_tiles(golden_writer *g)
         const uint32_t G = Gs[i];
         const int k_odd = i % 2 == 0;
         tahq_config c = gcfg(G, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 512);
+        tahq_shape s = golden_shape(1, 8, 512);
         snprintf(id, sizeof id, "gain-g%03u", (unsigned)G);
         snprintf(what, sizeof what,
                  "G=%u (log2 G = %d, %s): tokens with different shares of flagged tiles; %s",
@@ -738,8 +705,8 @@ static void fam_tiles(golden_writer *g)
 static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int v, int want,
                            float *out)
 {
-    tahq_shape one = shp(1, 1, C);
-    float *a = alloc_x(&one), *b = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, C);
+    float *a = golden_alloc_x(&one), *b = golden_alloc_x(&one);
     fill_mixed(a, &one, c->tile, seed);
     const uint32_t T = C / c->tile;
     double sa = 0, sv = 0;
@@ -780,7 +747,7 @@ static void fam_transform(golden_writer *g)
     {
         const int differ[] = {GV_RAW_TILE, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-transform-raw-tile", "",
                     "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
                     "measuring the error of the raw tile changes the map",
@@ -789,8 +756,8 @@ static void fam_transform(golden_writer *g)
     {
         const int differ[] = {GV_DECODED, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(2, 2, 128);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 2, 128);
+        float *x = golden_alloc_x(&s);
         uint64_t seed = 210;
         for (; seed < 260; seed++)
             if (find_flip_pairs(&c, 128, seed, GV_DECODED, 2, x) == 2 &&
@@ -818,7 +785,7 @@ static void fam_transform(golden_writer *g)
         const int differ[] = {GV_RAW_TILE, GV_END};
         const int equal[] = {GV_NO_X2, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 0.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-tau0", "",
                     "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
                     "then doubles every key alike and cannot change the map",
@@ -828,7 +795,7 @@ static void fam_transform(golden_writer *g)
         const int differ[] = {GV_ENTROPY, GV_END};
         const int equal[] = {GV_RAW_TILE, GV_NO_X2, GV_DECODED, GV_END};
         tahq_config c = gcfg(64, 4, 3, 500, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-tau-inf", "",
                     "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
                     &c, &s, FILL_MIXED, 230, differ, equal);
@@ -843,7 +810,7 @@ static void fam_stochastic(golden_writer *g)
     tahq_config c = gcfg(64, 4, 3, 500, 2.0f, TAHQ_META_FP16);
     c.rounding = TAHQ_ROUND_STOCHASTIC;
     c.seed = 0x9E3779B97F4A7C15ull;
-    tahq_shape s = shp(2, 8, 256);
+    tahq_shape s = golden_shape(2, 8, 256);
     seeded_case(g, "gain-stochastic", "",
                 "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
                 "those of the message's stochastic codes, keyed by the global element index",
@@ -851,7 +818,7 @@ static void fam_stochastic(golden_writer *g)
     c = gcfg(8, 3, 2, 500, 2.0f, TAHQ_META_BF16);
     c.rounding = TAHQ_ROUND_STOCHASTIC;
     c.seed = UINT64_MAX;
-    s = shp(2, 8, 64);
+    s = golden_shape(2, 8, 64);
     seeded_case(g, "gain-stochastic-seed-max", "",
                 "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
                 "ranking",
@@ -869,7 +836,7 @@ static void fam_meta(golden_writer *g)
     char id[64], what[256];
     for (int m = 0; m < 3; m++) {
         tahq_config c = gcfg(16, 4, 2, 500, 2.0f, metas[m]);
-        tahq_shape s = shp(1, 16, 128);
+        tahq_shape s = golden_shape(1, 16, 128);
         snprintf(id, sizeof id, "gain-meta-%s", names[m]);
         snprintf(what, sizeof what,
                  "%s metadata: the ranking quantizes with the message's zero-points and scales",
@@ -883,7 +850,7 @@ static void fam_permille(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(32, 4, 3, 0, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 16, 128);
+    tahq_shape s = golden_shape(1, 16, 128);
     seeded_case(g, "gain-r0000", "",
                 "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
                 &c, &s, FILL_MIXED, 500, NULL, NULL);
@@ -895,7 +862,7 @@ static void fam_permille(golden_writer *g)
     seeded_case(g, "gain-r0500", "", "r = 500: low(16) = 8", &c, &s, FILL_MIXED, 520, differ,
                 NULL);
     c = gcfg(8, 4, 3, 999, 2.0f, TAHQ_META_FP16);
-    s = shp(1, 1000, 8);
+    s = golden_shape(1, 1000, 8);
     seeded_case(g, "gain-r0999-s1000", "",
                 "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key", &c,
                 &s, FILL_MIXED, 530, differ, NULL);
@@ -910,7 +877,7 @@ static void fill_overflow(float *x, const tahq_shape *s)
     const uint64_t rows = rows_of(s), C = s->channels;
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t c = 0; c < C; c++)
-            x[r * C + c] = unif(600, r * C + c) * 0x1p-6f;
+            x[r * C + c] = golden_unif(600, r * C + c) * 0x1p-6f;
     for (uint64_t r = 0; r < rows; r++)
         x[r * C + (r * 7) % C] = 1.0f + (float)r * 0.125f;
     for (uint64_t i = 0; i < 16; i++)
@@ -920,8 +887,8 @@ static void fill_overflow(float *x, const tahq_shape *s)
 static void fam_low_zero(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 1, 1000, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 16, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(1, 16, 32);
+    float *x = golden_alloc_x(&s);
     fill_overflow(x, &s);
     const int differ[] = {GV_ALWAYS_RANK, GV_END};
     gain_case(g, "gain-r1000-low-overflow", "low_zero",
@@ -965,7 +932,7 @@ static void fam_equal_bits(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 3, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 8, 64);
+    tahq_shape s = golden_shape(1, 8, 64);
     seeded_case(g, "gain-equal-bits", "tie_gain",
                 "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
                 "first low(S) rows are low (ties by lower row)",
@@ -977,8 +944,8 @@ static void fam_ties(golden_writer *g)
 {
     const int differ[] = {GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 800, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 6, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(1, 6, 32);
+    float *x = golden_alloc_x(&s);
     fill_gauss(x, &s, 710);
     /* rows 1 and 4 identical and quiet: the two smallest keys, low(6) = 1 */
     for (uint32_t i = 0; i < 32; i++) {
@@ -1013,8 +980,8 @@ static void fam_lattice(golden_writer *g)
     {
         /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
         const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
-        tahq_shape s = shp(1, 3, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 3, 8);
+        float *x = golden_alloc_x(&s);
         static const float y2[8] = {7, 14, 0, 0, 0, 21, 0, 0};
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_y, 1.0f);
@@ -1032,8 +999,8 @@ static void fam_lattice(golden_writer *g)
         /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
         const int differ[] = {GV_F32, GV_END};
         const int equal[] = {GV_SEQ_PSUM, GV_END};
-        tahq_shape s = shp(1, 2, 32);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_x, 0x1p-15f);
         put_tile(x + 16, lat_y, 1.0f);
@@ -1050,8 +1017,8 @@ static void fam_lattice(golden_writer *g)
         const int differ[] = {GV_F32, GV_END};
         tahq_config c32 = c;
         c32.meta = TAHQ_META_FP32;
-        tahq_shape s = shp(1, 2, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 8);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 0x1p-83f);
         gain_case(g, "gain-sum-binary64-underflow", "lattice,tiny_range",
                   "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
@@ -1067,8 +1034,8 @@ static void fam_lattice(golden_writer *g)
         const int equal[] = {GV_F32, GV_END};
         tahq_config cb = c;
         cb.meta = TAHQ_META_BF16;
-        tahq_shape s = shp(1, 2, 32);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_x, 0x1p-30f);
         put_tile(x + 16, lat_y, 1.0f);
@@ -1087,8 +1054,8 @@ static void fam_lattice(golden_writer *g)
          * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
          * and 1 + 2^-52 */
         const int differ[] = {GV_SEQ_TILE, GV_ADJ_TILE, GV_END};
-        tahq_shape s = shp(1, 2, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 8);
+        float *x = golden_alloc_x(&s);
         static const float t[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
         put_tile(x + 8, t, 1.0f);
         gain_case(g, "gain-sum-order-tile", "lattice,sum_order",
@@ -1133,8 +1100,8 @@ static void hexfloat(double d, char *buf, size_t n)
 static void fam_keys(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape one = shp(1, 1, 16), s = shp(1, 2, 16);
-    float *a = alloc_x(&one), *b = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, 16), s = golden_shape(1, 2, 16);
+    float *a = golden_alloc_x(&one), *b = golden_alloc_x(&one);
     fill_gauss(a, &one, 800);
     enum { M = 40 };
     cand *cs = malloc(16 * 2 * M * sizeof *cs + sizeof *cs);
@@ -1172,7 +1139,7 @@ static void fam_keys(golden_writer *g)
                 near_q = (long)i;
             }
         }
-    float *x = alloc_x(&s);
+    float *x = golden_alloc_x(&s);
     const long pairs[2][2] = {{tie, tie_q}, {near, near_q}};
     for (int k = 0; k < 2; k++) {
         if (pairs[k][0] < 0) {
@@ -1225,15 +1192,15 @@ static void fam_negative_search(golden_writer *g)
 {
     const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
     tahq_config c = gcfg(8, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape one = shp(1, 1, 8), s = shp(1, 3, 8);
-    float *x = alloc_x(&s), *t = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, 8), s = golden_shape(1, 3, 8);
+    float *x = golden_alloc_x(&s), *t = golden_alloc_x(&one);
     double sig[3] = {0, 0, 0};
     uint64_t at[3] = {0, 0, 0};
     int found = 0;
     uint64_t k = 0;
     for (; k < 100000 && found < 3; k++) {
         for (uint32_t i = 0; i < 8; i++)
-            t[i] = unif(1100, k * 8 + i);
+            t[i] = golden_unif(1100, k * 8 + i);
         double sg = 0;
         if (token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
             continue;
@@ -1272,8 +1239,8 @@ static void fam_scope(golden_writer *g)
 {
     const int differ[] = {GV_BATCH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(3, 4, 64);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(3, 4, 64);
+    float *x = golden_alloc_x(&s);
     fill_gauss(x, &s, 900);
     for (uint32_t b = 0; b < 3; b++)
         for (uint32_t i = 0; i < 4 * 64; i++)
@@ -1326,8 +1293,8 @@ static void fam_messages(golden_writer *g)
         return;
     tahq_config cg = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16), ct = cg;
     ct.alloc = TAHQ_ALLOC_TOKEN;
-    tahq_shape s = shp(2, 3, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(2, 3, 32);
+    float *x = golden_alloc_x(&s);
     fill_mixed(x, &s, 16, 1000);
     /* and a token message at r = 1000: n_low = 0, as every alloc would
      * require, so that a changed alloc breaks no other header rule */
@@ -1454,8 +1421,8 @@ void golden_gain_v4_cases(golden_writer *g)
     for (size_t i = 0; i < sizeof v4_lattice / sizeof v4_lattice[0]; i++) {
         const struct v4_lattice *L = &v4_lattice[i];
         tahq_config c = gcfg(L->G, 3, 2, 500, INFINITY, L->meta);
-        tahq_shape s = shp(1, L->S, L->C);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, L->S, L->C);
+        float *x = golden_alloc_x(&s);
         for (int p = 0; p < 4; p++)
             if (L->part[p].tile)
                 put_tile(x + (size_t)L->part[p].row * L->C + L->part[p].col, L->part[p].tile,

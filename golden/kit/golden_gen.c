@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "case_inputs.h"
 #include "case_writer.h"
 #include "codec_ops.h"
 #include "golden_common.h"
@@ -52,27 +53,11 @@ static uint64_t get_u64(const uint8_t *p)
 
 /* ---------------------------------------------------------------- tensors */
 
-static float *alloc_x(const tahq_shape *s)
-{
-    float *x = calloc((size_t)golden_count_of(s) + 1, sizeof(float));
-    if (!x) {
-        fprintf(stderr, "tahq golden-gen: out of memory\n");
-        exit(EXIT_RUNTIME);
-    }
-    return x;
-}
-
 /* Uniform in [-1, 1) on a 2^-23 grid, times scale (exact for powers of two). */
-static float unif(uint64_t seed, uint64_t i)
-{
-    uint32_t w = tahq_random_word(seed, i);
-    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
-}
-
 static void fill_uniform(float *x, uint64_t n, uint64_t seed, float scale)
 {
     for (uint64_t i = 0; i < n; ++i)
-        x[i] = unif(seed, i) * scale;
+        x[i] = golden_unif(seed, i) * scale;
 }
 
 /* In every `every`-th tile, one element (at a pseudo-random position) is
@@ -96,33 +81,13 @@ static void fill_rows(float *x, const tahq_shape *s, uint64_t seed)
     for (uint64_t r = 0; r < rows; ++r)
         for (uint32_t c = 0; c < s->channels; ++c) {
             uint64_t i = r * s->channels + c;
-            float v = unif(seed, i) * ldexpf(1.0f, -(int)(r % 5));
+            float v = golden_unif(seed, i) * ldexpf(1.0f, -(int)(r % 5));
             if ((tahq_random_word(seed + 1, i) & 7u) == 0)
                 v = 0.0f;
             if ((r + c) % 37 == 0)
                 v *= 24.0f;
             x[i] = v;
         }
-}
-
-static tahq_config base_cfg(uint32_t G, uint32_t hi, uint32_t lo, tahq_alloc a, float tau,
-                            tahq_meta m)
-{
-    tahq_config c;
-    tahq_config_default(&c);
-    c.tile = G;
-    c.hi_bits = hi;
-    c.lo_bits = lo;
-    c.alloc = a;
-    c.tau = tau;
-    c.meta = m;
-    return c;
-}
-
-static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
-{
-    tahq_shape r = {b, s, c};
-    return r;
 }
 
 static const char *tau_name(float tau, char *buf, size_t n)
@@ -149,11 +114,11 @@ static void fam_sweep(golden_writer *g)
     for (int gi = 0; gi < 6; ++gi)
         for (uint32_t b = 1; b <= 8; ++b) {
             uint32_t G = tiles_all[gi];
-            tahq_config c = base_cfg(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
+            tahq_config c = golden_config(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
                                      metas[(gi + 2 * b) % 3]);
             c.hi_permille = 600;
-            tahq_shape s = shp(2, 5, 2 * G);
-            float *x = alloc_x(&s);
+            tahq_shape s = golden_shape(2, 5, 2 * G);
+            float *x = golden_alloc_x(&s);
             fill_uniform(x, golden_count_of(&s), 1000u * G + b, 1.0f);
             add_spikes(x, golden_count_of(&s), G, 3, 1000u * G + b, 16.0f);
             char id[64], desc[200];
@@ -172,10 +137,10 @@ static void fam_alloc(golden_writer *g)
     static const uint32_t rs[7] = {0, 1, 200, 500, 800, 999, 1000};
     for (int a = 0; a < 3; ++a)
         for (int ri = 0; ri < 7; ++ri) {
-            tahq_config c = base_cfg(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
+            tahq_config c = golden_config(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
             c.hi_permille = rs[ri];
-            tahq_shape s = shp(2, 10, 256);
-            float *x = alloc_x(&s);
+            tahq_shape s = golden_shape(2, 10, 256);
+            float *x = golden_alloc_x(&s);
             fill_rows(x, &s, 77 + (uint64_t)ri);
             char id[64], desc[200];
             snprintf(id, sizeof id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
@@ -189,11 +154,11 @@ static void fam_alloc(golden_writer *g)
                                          {2, 1}, {7, 6}, {1, 1}, {6, 4}};
     for (int p = 0; p < 8; ++p)
         for (int a = 1; a < 3; ++a) {
-            tahq_config c = base_cfg(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
+            tahq_config c = golden_config(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
                                      TAHQ_META_FP16);
             c.hi_permille = 700;
-            tahq_shape s = shp(1, 10, 128);
-            float *x = alloc_x(&s);
+            tahq_shape s = golden_shape(1, 10, 128);
+            float *x = golden_alloc_x(&s);
             fill_rows(x, &s, 500 + (uint64_t)p);
             char id[64], desc[200];
             snprintf(id, sizeof id, "bits-%u-%u-%s", (unsigned)pairs[p][0], (unsigned)pairs[p][1],
@@ -212,9 +177,9 @@ static void fam_tau(golden_writer *g)
     for (int ti = 0; ti < 9; ++ti)
         for (int gi = 0; gi < 3; ++gi) {
             uint32_t G = Gs[gi];
-            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
-            tahq_shape s = shp(1, 4, 2 * G);
-            float *x = alloc_x(&s);
+            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
+            tahq_shape s = golden_shape(1, 4, 2 * G);
+            float *x = golden_alloc_x(&s);
             uint64_t n = golden_count_of(&s);
             fill_uniform(x, n, 31 + (uint64_t)gi, 1.0f);
             /* spikes of magnitude 1..32: each tau flags a different set */
@@ -279,9 +244,9 @@ static void fam_gate(golden_writer *g)
     for (int ti = 0; ti < 5; ++ti)
         for (int gi = 0; gi < 2; ++gi) {
             uint32_t G = Gs[gi];
-            tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
-            tahq_shape s = shp(1, 1, 8 * G);
-            float *x = alloc_x(&s);
+            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
+            tahq_shape s = golden_shape(1, 1, 8 * G);
+            float *x = golden_alloc_x(&s);
             gate_tiles(x, G, taus[ti]);
             char id[64], desc[240], tn[32];
             snprintf(id, sizeof id, "gate-boundary-tau%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
@@ -303,12 +268,12 @@ static void fam_stochastic(golden_writer *g)
     for (int si = 0; si < 5; ++si)
         for (int bi = 0; bi < 5; ++bi) {
             uint32_t b = bits[bi];
-            tahq_config c = base_cfg(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
+            tahq_config c = golden_config(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
                                      TAHQ_META_FP16);
             c.rounding = TAHQ_ROUND_STOCHASTIC;
             c.seed = seeds[si];
-            tahq_shape s = shp(1, 3, 256);
-            float *x = alloc_x(&s);
+            tahq_shape s = golden_shape(1, 3, 256);
+            float *x = golden_alloc_x(&s);
             fill_uniform(x, golden_count_of(&s), 7 + (uint64_t)bi, 1.0f);
             add_spikes(x, golden_count_of(&s), 64, 4, 7, 8.0f);
             char id[64], desc[200];
@@ -320,11 +285,11 @@ static void fam_stochastic(golden_writer *g)
         }
     for (int gi = 0; gi < 6; ++gi) {
         uint32_t G = tiles_all[gi];
-        tahq_config c = base_cfg(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
+        tahq_config c = golden_config(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
         c.rounding = TAHQ_ROUND_STOCHASTIC;
         c.seed = 1234567u + G;
-        tahq_shape s = shp(2, 2, 2 * G);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 2, 2 * G);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, golden_count_of(&s), 17 + (uint64_t)G, 4.0f);
         add_spikes(x, golden_count_of(&s), G, 2, 17, 64.0f);
         char id[64], desc[200];
@@ -340,10 +305,10 @@ static void fam_meta(golden_writer *g)
     static const char *fams[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
     for (int m = 0; m < 3; ++m)
         for (int f = 0; f < 6; ++f) {
-            tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
-            tahq_shape s = shp(1, 4, 128);
+            tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+            tahq_shape s = golden_shape(1, 4, 128);
             uint64_t n = golden_count_of(&s);
-            float *x = alloc_x(&s);
+            float *x = golden_alloc_x(&s);
             fill_uniform(x, n, 300 + (uint64_t)f, 1.0f);
             add_spikes(x, n, 32, 3, 300, 6.0f);
             for (uint64_t i = 0; i < n; ++i) {
@@ -375,9 +340,9 @@ static void fam_edge_zeros_constants_spikes(golden_writer *g)
     /* all-zero tensors */
     for (int gi = 0; gi < 6; gi += 2) {
         uint32_t G = tiles_all[gi];
-        tahq_config c = base_cfg(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 3, 2 * G);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 3, 2 * G);
+        float *x = golden_alloc_x(&s);
         snprintf(id, sizeof id, "edge-all-zero-g%03u", (unsigned)G);
         snprintf(desc, sizeof desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
                  (unsigned)G);
@@ -385,20 +350,20 @@ static void fam_edge_zeros_constants_spikes(golden_writer *g)
         free(x);
     }
     {
-        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
-        tahq_shape s = shp(1, 2, 64);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
+        tahq_shape s = golden_shape(1, 2, 64);
+        float *x = golden_alloc_x(&s);
         golden_emit_encode(g, "edge-all-zero-tau0", "all_zero_tile", "all-zero tensor under tau=0: an all-zero tile is never flagged", &c, &s, x);
         free(x);
     }
     /* zero tiles mixed with others */
     for (int m = 0; m < 3; ++m) {
-        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
         if (m == 2)
             c.rounding = TAHQ_ROUND_STOCHASTIC;
-        tahq_shape s = shp(1, 4, 64);
+        tahq_shape s = golden_shape(1, 4, 64);
         uint64_t n = golden_count_of(&s);
-        float *x = alloc_x(&s);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, n, 5, 1.0f);
         for (uint64_t i = 0; i < n; ++i)
             if ((i / 16) % 3 == 1)
@@ -424,10 +389,10 @@ static void fam_edge_zeros_constants_spikes(golden_writer *g)
         {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
     };
     for (size_t k = 0; k < sizeof consts / sizeof consts[0]; ++k) {
-        tahq_config c = base_cfg(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
-        tahq_shape s = shp(1, 2, 96);
+        tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
+        tahq_shape s = golden_shape(1, 2, 96);
         uint64_t n = golden_count_of(&s);
-        float *x = alloc_x(&s);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, n, 9, 1.0f);
         for (uint64_t i = 0; i < n; ++i)
             if ((i / 32) % 2 == 0)
@@ -441,9 +406,9 @@ static void fam_edge_zeros_constants_spikes(golden_writer *g)
     static const uint32_t pos[4] = {0, 63, 17, 32};
     for (int p = 0; p < 4; ++p)
         for (int z = 0; z < 2; ++z) {
-            tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
-            tahq_shape s = shp(1, 1, 128);
-            float *x = alloc_x(&s);
+            tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
+            tahq_shape s = golden_shape(1, 1, 128);
+            float *x = golden_alloc_x(&s);
             if (!z)
                 fill_uniform(x, 128, 11, 0x1p-10f);
             x[pos[p]] = p % 2 ? -1000.0f : 1000.0f;
@@ -456,9 +421,9 @@ static void fam_edge_zeros_constants_spikes(golden_writer *g)
             free(x);
         }
     {
-        tahq_config c = base_cfg(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 1, 128);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 1, 128);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, 128, 11, 0x1p-10f);
         x[5] = 1000.0f;
         golden_emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
@@ -473,17 +438,17 @@ static void fam_edge_subnormals_signs_ties(golden_writer *g)
     /* subnormal inputs */
     for (int m = 0; m < 3; ++m)
         for (int f = 0; f < 3; ++f) {
-            tahq_config c = base_cfg(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
+            tahq_config c = golden_config(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
                                      metas[m]);
-            tahq_shape s = shp(1, 4, 64);
+            tahq_shape s = golden_shape(1, 4, 64);
             uint64_t n = golden_count_of(&s);
-            float *x = alloc_x(&s);
+            float *x = golden_alloc_x(&s);
             for (uint64_t i = 0; i < n; ++i) {
                 uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
                 uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
                 float v = u2f(mag | (w & 0x80000000u));
                 if (f == 1 && i % 5 == 0)
-                    v = unif(601, i) * 0x1p-120f; /* a few normals */
+                    v = golden_unif(601, i) * 0x1p-120f; /* a few normals */
                 x[i] = v;
             }
             static const char *fn[3] = {"all", "mixed", "smallest"};
@@ -497,9 +462,9 @@ static void fam_edge_subnormals_signs_ties(golden_writer *g)
         }
     /* signed zeros */
     for (int m = 0; m < 3; ++m) {
-        tahq_config c = base_cfg(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
-        tahq_shape s = shp(1, 2, 32);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
         for (uint32_t i = 0; i < 64; ++i)
             x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
         for (uint32_t i = 16; i < 24; ++i)
@@ -513,9 +478,9 @@ static void fam_edge_subnormals_signs_ties(golden_writer *g)
     /* round-half-even ties of the codes */
     for (int k = 0; k < 3; ++k) {
         uint32_t b = k == 0 ? 2 : 3;
-        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
-        tahq_shape s = shp(1, 2, 16);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
+        tahq_shape s = golden_shape(1, 2, 16);
+        float *x = golden_alloc_x(&s);
         float L = (float)((1u << b) - 1u);
         for (uint32_t i = 0; i < 16; ++i)
             x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
@@ -537,42 +502,42 @@ static void fam_edge_entropy_limits(golden_writer *g)
     char id[64];
     /* entropy ties */
     {
-        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
         c.hi_permille = 500;
-        tahq_shape s = shp(2, 6, 64);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 6, 64);
+        float *x = golden_alloc_x(&s);
         for (uint32_t r = 0; r < 12; ++r)
             for (uint32_t i = 0; i < 64; ++i)
-                x[r * 64 + i] = unif(1, i);
+                x[r * 64 + i] = golden_unif(1, i);
         golden_emit_encode(g, "edge-tie-entropy-token", "tie_entropy,multi_batch", "identical tokens: equal entropies, the lower row index gets low precision", &c, &s, x);
         free(x);
     }
     {
-        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
         c.hi_permille = 500;
-        tahq_shape s = shp(1, 3, 128);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 3, 128);
+        float *x = golden_alloc_x(&s);
         for (uint32_t i = 0; i < 384; ++i)
-            x[i] = unif(2, i % 16);
+            x[i] = golden_unif(2, i % 16);
         golden_emit_encode(g, "edge-tie-entropy-tile", "tie_entropy", "identical tiles: equal entropies, the lower tile index gets low precision", &c, &s, x);
         free(x);
     }
     {
-        tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
         c.hi_permille = 500;
-        tahq_shape s = shp(1, 8, 64);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 8, 64);
+        float *x = golden_alloc_x(&s);
         for (uint32_t r = 0; r < 8; ++r)
             for (uint32_t i = 0; i < 64; ++i)
-                x[r * 64 + i] = unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
+                x[r * 64 + i] = golden_unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
         golden_emit_encode(g, "edge-tie-entropy-permuted", "tie_entropy", "tokens holding the same values in tile-rotated order", &c, &s, x);
         free(x);
     }
     /* near the input limit 2^64 */
     for (int m = 1; m < 3; ++m) {
-        tahq_config c = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
-        tahq_shape s = shp(1, 2, 16);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+        tahq_shape s = golden_shape(1, 2, 16);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, 32, 8, 0x1p40f);
         x[0] = u2f(0x5F7FFFFFu);  /* largest float below 2^64 */
         x[9] = -u2f(0x5F7FFFFFu);
@@ -583,9 +548,9 @@ static void fam_edge_entropy_limits(golden_writer *g)
     }
     /* fp16 range boundary */
     for (uint32_t b = 1; b <= 4; b += 3) {
-        tahq_config c = base_cfg(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 1, 8);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 1, 8);
+        float *x = golden_alloc_x(&s);
         for (uint32_t i = 0; i < 8; ++i)
             x[i] = (float)i * 1000.0f;
         x[0] = -65504.0f;
@@ -599,9 +564,9 @@ static void fam_edge_entropy_limits(golden_writer *g)
     }
     /* fp16 subnormal scales (a few search steps) */
     {
-        tahq_config c = base_cfg(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 4, 8);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 4, 8);
+        float *x = golden_alloc_x(&s);
         for (uint32_t i = 0; i < 32; ++i)
             x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
         golden_emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
@@ -644,12 +609,12 @@ static void fam_llm(golden_writer *g)
     };
     char id[64], desc[240];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = base_cfg(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
+        tahq_config c = golden_config(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
         c.hi_permille = v[k].r;
         c.rounding = v[k].rd;
         c.seed = 7;
-        tahq_shape s = shp(1, 16, 512);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 16, 512);
+        float *x = golden_alloc_x(&s);
         if (llm_tensor_fill(x, 1, 16, 512, 3)) {
             g->failed = 1;
             free(x);
@@ -664,8 +629,8 @@ static void fam_llm(golden_writer *g)
     for (int k = 0; k < 3; ++k) {
         tahq_config c;
         tahq_config_default(&c);
-        tahq_shape s = shp(shapes[k][0], shapes[k][1], shapes[k][2]);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(shapes[k][0], shapes[k][1], shapes[k][2]);
+        float *x = golden_alloc_x(&s);
         if (llm_tensor_fill(x, s.batch, s.seq_len, s.channels, 11 + (uint64_t)k)) {
             g->failed = 1;
             free(x);
@@ -681,8 +646,8 @@ static void fam_llm(golden_writer *g)
     {
         tahq_config c;
         tahq_config_default(&c);
-        tahq_shape s = shp(1, 1024, 1600);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 1024, 1600);
+        float *x = golden_alloc_x(&s);
         if (llm_tensor_fill(x, 1, 1024, 1600, 1)) {
             g->failed = 1;
             free(x);
@@ -714,10 +679,10 @@ static void fam_sizes(golden_writer *g)
     };
     char id[64], desc[200];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = base_cfg(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
+        tahq_config c = golden_config(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
         c.hi_permille = v[k].r;
-        tahq_shape s = shp(v[k].b, v[k].s, v[k].c);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(v[k].b, v[k].s, v[k].c);
+        float *x = golden_alloc_x(&s);
         fill_rows(x, &s, 40 + (uint64_t)k);
         add_spikes(x, golden_count_of(&s), v[k].G, 5, 40, 10.0f);
         snprintf(id, sizeof id, "size-%s", v[k].name);
@@ -741,14 +706,14 @@ static void fam_random(golden_writer *g)
         uint32_t G = tiles_all[w[0] % 6];
         uint32_t hi = 1 + (w[0] >> 8) % 8;
         uint32_t lo = 1 + (w[0] >> 16) % hi;
-        tahq_config c = base_cfg(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
+        tahq_config c = golden_config(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
                                  metas[(w[1] >> 16) % 3]);
         c.hi_permille = (w[2] >> 8) % 1001;
         c.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
         c.seed = (uint64_t)w[3] << 32 | w[2];
         uint32_t maxc = G >= 128 ? 2 : 4;
-        tahq_shape s = shp(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
+        float *x = golden_alloc_x(&s);
         fill_rows(x, &s, 900 + (uint64_t)k);
         add_spikes(x, golden_count_of(&s), G, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k,
                    (float)(1u << ((w[2] >> 4) % 8)));
@@ -761,8 +726,8 @@ static void fam_random(golden_writer *g)
 
 static void fam_encode_errors(golden_writer *g)
 {
-    tahq_config c = base_cfg(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 2, 32);
+    tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = golden_shape(1, 2, 32);
     struct {
         const char *name;
         int i1;
@@ -784,7 +749,7 @@ static void fam_encode_errors(golden_writer *g)
     };
     char id[64];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        float *x = alloc_x(&s);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, 64, 3, 1.0f);
         x[v[k].i1] = v[k].v1;
         if (v[k].i2 >= 0)
@@ -795,9 +760,9 @@ static void fam_encode_errors(golden_writer *g)
     }
     static const uint32_t bad[2][2] = {{64, 96}, {64, 32}};
     for (int k = 0; k < 2; ++k) {
-        tahq_config c2 = base_cfg(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        tahq_shape s2 = shp(1, 2, bad[k][1]);
-        float *x = alloc_x(&s2);
+        tahq_config c2 = golden_config(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s2 = golden_shape(1, 2, bad[k][1]);
+        float *x = golden_alloc_x(&s2);
         fill_uniform(x, golden_count_of(&s2), 3, 1.0f);
         snprintf(id, sizeof id, "encerr-shape-c%u-g%u", (unsigned)bad[k][1], (unsigned)bad[k][0]);
         golden_emit_encode_error(g, id, "", k ? "C smaller than G" : "C not a multiple of G", &c2, &s2, x,
@@ -817,7 +782,7 @@ typedef struct base_msg {
 
 static int make_base(base_msg *b, const tahq_config *c, const tahq_shape *s, uint64_t seed)
 {
-    float *x = alloc_x(s);
+    float *x = golden_alloc_x(s);
     fill_rows(x, s, seed);
     add_spikes(x, golden_count_of(s), c->tile, 2, seed, 40.0f);
     int st = run_encode(c, s, x, &b->m, &b->len);
@@ -1135,11 +1100,11 @@ static void fam_decode_errors(golden_writer *g)
 {
     dec_bases d;
     base_msg *A = &d.msg[0], *B = &d.msg[1], *C = &d.msg[2];
-    tahq_config ca = base_cfg(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-    tahq_config cb = base_cfg(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
+    tahq_config ca = golden_config(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config cb = golden_config(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
     cb.hi_permille = 700;
-    tahq_config cc = base_cfg(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
-    tahq_shape sa = shp(1, 10, 128), sb = shp(1, 3, 24), sc = shp(2, 1, 48);
+    tahq_config cc = golden_config(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
+    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24), sc = golden_shape(2, 1, 48);
     if (make_base(A, &ca, &sa, 1) || make_base(B, &cb, &sb, 2) || make_base(C, &cc, &sc, 3)) {
         fprintf(stderr, "tahq golden-gen: base messages failed\n");
         g->failed = 1;
@@ -1185,13 +1150,13 @@ static void fam_paper_v1(golden_writer *g)
         /* the hand-derived message of ref/test_paper_v1.c */
         static const float x[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
         tahq_paper_v1_config c = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
-        tahq_shape s = shp(1, 2, 8);
+        tahq_shape s = golden_shape(1, 2, 8);
         golden_emit_paper_v1(g, "paper-v1-hand", "single_spike", "two tokens whose 12-byte message is "
                       "derived by hand in ref/test_paper_v1.c", &c, &s, x);
     }
     {
-        tahq_shape s = shp(2, 16, 256);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 16, 256);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         fill_rows(x, &s, 9001);
         add_spikes(x, golden_count_of(&s), 64, 3, 9002, 50.0f);
@@ -1201,8 +1166,8 @@ static void fam_paper_v1(golden_writer *g)
     }
     {
         /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
-        tahq_shape s = shp(2, 5, 64);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 5, 64);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         fill_rows(x, &s, 9003);
         golden_emit_paper_v1(g, "paper-v1-s5-r800", "allocation", "S=5 at r=0.8: the binary64 "
@@ -1211,8 +1176,8 @@ static void fam_paper_v1(golden_writer *g)
     }
     {
         tahq_paper_v1_config c = {.tile = 32, .hi_bits = 8, .lo_bits = 2, .hi_permille = 333};
-        tahq_shape s = shp(3, 7, 96);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(3, 7, 96);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         fill_uniform(x, golden_count_of(&s), 9004, 3.0f);
         add_spikes(x, golden_count_of(&s), 32, 2, 9005, 20.0f);
@@ -1222,8 +1187,8 @@ static void fam_paper_v1(golden_writer *g)
     }
     {
         tahq_paper_v1_config c = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 0};
-        tahq_shape s = shp(1, 4, 512);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 4, 512);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         fill_uniform(x, golden_count_of(&s), 9006, 0.5f);
         add_spikes(x, golden_count_of(&s), 256, 1, 9007, 8.0f);
@@ -1233,8 +1198,8 @@ static void fam_paper_v1(golden_writer *g)
     }
     {
         tahq_paper_v1_config c = {.tile = 8, .hi_bits = 3, .lo_bits = 5, .hi_permille = 1000};
-        tahq_shape s = shp(2, 3, 16);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 3, 16);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         fill_uniform(x, golden_count_of(&s), 9008, 1.0f);
         golden_emit_paper_v1(g, "paper-v1-g8-r1000", "allocation", "G=8, r=1: every token high "
@@ -1244,8 +1209,8 @@ static void fam_paper_v1(golden_writer *g)
     {
         /* all-zero tiles (flagged), equal maxima (not flagged), constant
          * tiles, an fp16-overflowing range (inf scale), entropy ties */
-        tahq_shape s = shp(1, 6, 128);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 6, 128);
+        float *x = golden_alloc_x(&s);
         if (!x) { g->failed = 1; return; }
         memset(x, 0, (size_t)golden_count_of(&s) * sizeof *x);
         for (int c = 0; c < 64; c++) {
@@ -1385,7 +1350,7 @@ static void fam_nan_messages(golden_writer *g)
         tahq_config_plain(&c, 8, 4);
         c.tau = 0.0f;
         c.meta = metas[k];
-        tahq_shape s = shp(1, 1, 16);
+        tahq_shape s = golden_shape(1, 1, 16);
         float x[16];
         for (int i = 0; i < 16; i++)
             x[i] = (float)(i % 8 + 1) * (i < 8 ? 1.0f : -0.25f);
@@ -1415,7 +1380,7 @@ static void fam_nan_messages(golden_writer *g)
     /* paper-v1: one high token of two tiles at G = 8, 4 bits; codes are
      * bytes 0..7, zero points 8..11, scales 12..15 (A.3) */
     tahq_paper_v1_config pc = {8, 4, 4, 1000};
-    tahq_shape ps = shp(1, 1, 16);
+    tahq_shape ps = golden_shape(1, 1, 16);
     float x[16];
     for (int i = 0; i < 16; i++)
         x[i] = (float)((i * 5) % 8) - 3.0f;
@@ -1470,9 +1435,9 @@ static void fam_nan_messages(golden_writer *g)
 static void fam_mutation_messages(golden_writer *g)
 {
     base_msg A;
-    tahq_config ca = base_cfg(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config ca = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
     ca.hi_permille = 500;
-    tahq_shape sa = shp(2, 2, 16);
+    tahq_shape sa = golden_shape(2, 2, 16);
     if (make_base(&A, &ca, &sa, 11)) {
         fprintf(stderr, "tahq golden-gen: v2 base message failed\n");
         g->failed = 1;
@@ -2080,9 +2045,9 @@ static void emit_table(golden_writer *g, const mut_case *table, size_t n_rows, c
         const mut_case *mc = &table[i];
         if (!mc->id)
             continue;
-        tahq_shape s = shp(mc->B, mc->S, mc->C);
+        tahq_shape s = golden_shape(mc->B, mc->S, mc->C);
         uint64_t n = golden_count_of(&s);
-        float *x = alloc_x(&s);
+        float *x = golden_alloc_x(&s);
         for (uint64_t j = 0; j < n; j++)
             x[j] = u2f(mc->words[j]);
         g->kills = mc->kills;
@@ -2174,9 +2139,9 @@ static void fam_scale_search(golden_writer *g)
     };
     char id[64];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = base_cfg(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
-        tahq_shape s = shp(1, 1, 8);
-        float *x = alloc_x(&s);
+        tahq_config c = golden_config(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
+        tahq_shape s = golden_shape(1, 1, 8);
+        float *x = golden_alloc_x(&s);
         const float w = u2f(v[k].w_bits);
         for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
             x[i] = i == 7 ? w : w * ((float)i / 8.0f);
@@ -2217,11 +2182,11 @@ static void fam_config_errors(golden_writer *g)
     };
     char id[64];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = base_cfg(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
+        tahq_config c = golden_config(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
                                  TAHQ_META_FP16);
         c.hi_permille = v[k].permille;
-        tahq_shape s = shp(1, 2, v[k].C);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, v[k].C);
+        float *x = golden_alloc_x(&s);
         fill_uniform(x, golden_count_of(&s), 29, 1.0f);
         if (v[k].nan_input)
             x[0] = NAN;

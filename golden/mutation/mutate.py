@@ -287,10 +287,10 @@ class Builder:
         headers = [os.path.join(inc, f) for f in os.listdir(inc) if f.endswith(".h")]
         ref_dir = os.path.join(self.root, "ref")
         ref_h = [os.path.join(ref_dir, f) for f in os.listdir(ref_dir) if f.endswith(".h")]
-        # the program's folders: every .c and .h of them is in the cache key
+        # the program's folders: every .c, .h and .inc of them is in the cache key
         prog_dirs = [os.path.join(self.root, p) for p in PROGRAM_DIRS]
         cli_all = [os.path.join(pd, f) for pd in prog_dirs for f in os.listdir(pd)
-                   if f.endswith((".c", ".h"))]
+                   if f.endswith((".c", ".h", ".inc"))]
         cpu_dir = os.path.join(self.root, "cpu")
         cpu_all = [os.path.join(cpu_dir, f) for f in os.listdir(cpu_dir) if f.endswith((".c", ".h"))]
         common_dir = os.path.join(self.root, "common")

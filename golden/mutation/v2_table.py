@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 """v2_table.py - turn the distinguishing inputs found by distinguish.py
 (found.json) into the C table of `tahq golden-gen --set v2`
-(golden/kit/golden_gen.c, between the markers "BEGIN v2 cases" and "END v2
-cases"), with the kills of each case from a kills file (mutate.py --record
+(golden/kit/mutation_cases_v2.inc, between the markers "BEGIN v2 cases" and
+"END v2 cases"), with the kills of each case from a kills file (mutate.py --record
 --full --vectors golden/v2 --case-prefix mut-) when one is given.
 
-  v2_table.py found.json [--kills kills-v2new.json] [--write golden/kit/golden_gen.c]
+  v2_table.py found.json [--kills kills-v2new.json] [--write golden/kit/mutation_cases_v2.inc]
 """
 import argparse
 import json

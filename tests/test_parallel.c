@@ -742,12 +742,9 @@ static void gain_version(void)
                 m[4] = (uint8_t)(mode ? TAHQ_FORMAT_VERSION : TAHQ_GAIN_VERSION);
             if (patch != 0)
                 m[11] = (uint8_t)(mode ? TAHQ_ALLOC_TOKEN : TAHQ_ALLOC_GAIN);
-            uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + TAHQ_HEADER_BYTES,
-                                       len - TAHQ_HEADER_BYTES);
             uint8_t savecrc[4];
             memcpy(savecrc, m + 68, 4);
-            for (int b = 0; b < 4; b++)
-                m[68 + b] = (uint8_t)(crc >> (8 * b));
+            message_reseal(m, len);
             memset(y1, 0x11, n * sizeof *y1);
             memset(yp, 0x11, n * sizeof *yp);
             const tahq_status want = tahq_decode(m, len, y1, (size_t)n);

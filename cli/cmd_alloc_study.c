@@ -887,6 +887,118 @@ static json_t *summary_json(const input *ins, int ni, row (*rows)[N_ROWS],
                      cli_jstr(ctl_path), "ok", !n_ctl_fail && !n_beaten && !n_over);
 }
 
+/* The tensors of the chosen distributions (of shape synth) and of every
+ * --input, each checked: every input is loaded before anything is written.
+ * 0 or the exit status after a message; ins[0..*nip) is the caller's to
+ * free either way. */
+static int load_inputs(input *ins, int *nip, const int use[DIST_COUNT], const inputs_opt *io,
+                       enc_opts *o, tahq_shape synth, uint64_t data_seed)
+{
+    int ni = 0, rc = 0;
+    for (int d = 0; d < DIST_COUNT && !rc; ++d) {
+        if (!use[d])
+            continue;
+        input *in = &ins[ni++];
+        memset(in, 0, sizeof *in);
+        snprintf(in->name, sizeof in->name, "%s", dist_name((dist_kind)d));
+        in->descr = dist_description((dist_kind)d);
+        in->shape = synth;
+        in->n = shape_count(&synth);
+        in->x = malloc((size_t)in->n * sizeof(float));
+        if (!in->x || dist_fill((dist_kind)d, in->x, synth.batch, synth.seq_len, synth.channels,
+                                data_seed) != 0)
+            rc = cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    for (int k = 0; k < io->n && !rc; ++k) {
+        input *in = &ins[ni++];
+        memset(in, 0, sizeof *in);
+        npy_tensor t;
+        if ((rc = load_input(io->path[k], o, &t, &in->shape)) != 0)
+            break;
+        snprintf(in->name, sizeof in->name, "%s", io->path[k]);
+        in->descr = io->path[k];
+        in->x = t.data;
+        in->n = t.count;
+    }
+    for (int k = 0; k < ni && !rc; ++k)
+        rc = input_check(&ins[k], &o->cfg);
+    if (!rc && ni == 0)
+        rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
+    *nip = ni;
+    return rc;
+}
+
+/* The exact controls (real --alloc tile/token/gain encodes against the
+ * study's reconstruction, and the inverse ranking that must differ) of
+ * every input, one CSV line each at ctl_path; *n_ctl_fail counts the
+ * failures, each reported on stderr. 0 or the exit status after a message. */
+static int write_controls(const char *ctl_path, input *ins, int ni, const tahq_config *cfg,
+                          uint64_t *n_ctl_fail)
+{
+    int rc;
+    cli_out co;
+    if ((rc = cli_out_open(&co, ctl_path)) != 0)
+        return rc;
+    fputs("input,batch,seq_len,channels,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_elems_differ,"
+          "gate_mismatch,study_rel_mse,real_rel_mse,inverse_map_tiles_differ,ok\n",
+          co.f);
+    for (int k = 0; k < ni; ++k) {
+        input *in = &ins[k];
+        key *kk = malloc((size_t)in->N * sizeof *kk);
+        uint8_t *low = malloc((size_t)in->N);
+        if (!kk || !low) {
+            free(kk);
+            free(low);
+            cli_out_abort(&co);
+            rc = cli_fail(EXIT_RUNTIME, "out of memory");
+            return rc;
+        }
+        for (size_t a = 0; a < N_CONTROLS; ++a) {
+            control ct;
+            rc = run_control(in, cfg, control_allocs[a], low, kk, &ct);
+            if (rc)
+                break;
+            /* the negative control must see a difference, unless the two
+             * directions coincide: no low unit, or every unit low, per group */
+            uint64_t gsz = control_allocs[a] == TAHQ_ALLOC_TILE ? in->T : in->shape.seq_len;
+            uint64_t kl = tahq_low_count(gsz, cfg->hi_permille);
+            int neg_ok = ct.neg_map_differs > 0 || kl == 0 || kl == gsz;
+            fprintf(co.f, "%s,%u,%u,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n",
+                    in->name, (unsigned)in->shape.batch, (unsigned)in->shape.seq_len,
+                    (unsigned)in->shape.channels, ct.alloc, (unsigned)cfg->hi_permille,
+                    (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
+                    (unsigned long long)ct.map_differs, (unsigned long long)ct.elems_differ,
+                    (unsigned long long)in->gate_mismatch, ct.study_rel_mse, ct.real_rel_mse,
+                    (unsigned long long)ct.neg_map_differs, ct.ok && neg_ok);
+            if (!ct.ok || !neg_ok) {
+                (*n_ctl_fail)++;
+                fprintf(stderr,
+                        "CONTROL FAIL: %s, --alloc %s r=%u: %llu map tiles and %llu decoded "
+                        "elements differ, gate mismatch %llu, bytes %llu vs %llu, relMSE "
+                        "%.17g vs %.17g, inverse differs in %llu tiles\n",
+                        in->name, ct.alloc, (unsigned)cfg->hi_permille,
+                        (unsigned long long)ct.map_differs,
+                        (unsigned long long)ct.elems_differ,
+                        (unsigned long long)in->gate_mismatch,
+                        (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
+                        ct.study_rel_mse, ct.real_rel_mse,
+                        (unsigned long long)ct.neg_map_differs);
+            }
+        }
+        free(kk);
+        free(low);
+        if (rc) {
+            cli_out_abort(&co);
+            return rc;
+        }
+    }
+    if (ferror(co.f))
+        co.failed = 1;
+    if ((rc = cli_out_commit(&co)) != 0)
+        return rc;
+    return 0;
+}
+
 int cmd_alloc_study(int argc, char **argv)
 {
     const char *dist_list = NULL, *out_dir = "build/alloc_study", *csv_path = NULL;
@@ -945,21 +1057,8 @@ int cmd_alloc_study(int argc, char **argv)
     int use[DIST_COUNT];
     for (int d = 0; d < DIST_COUNT; ++d)
         use[d] = io.n ? 0 : 1;
-    if (dist_list) {
-        memset(use, 0, sizeof use);
-        char buf[256];
-        if (strlen(dist_list) >= sizeof buf)
-            return cli_fail(EXIT_USAGE, "--dist list too long");
-        strcpy(buf, dist_list);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            int d = dist_parse(tok);
-            if (d < 0)
-                return cli_fail(EXIT_USAGE,
-                                "unknown distribution '%s' (gauss, laplace, student-t, llm)", tok);
-            use[d] = 1;
-        }
-    }
+    if (dist_list && (rc = dist_parse_list(dist_list, use)) != 0)
+        return rc;
     if (synth.channels % o.cfg.tile != 0 && (dist_list || !io.n))
         return cli_fail(EXIT_USAGE, "--synth-shape: C = %u is not a multiple of --tile %u",
                         (unsigned)synth.channels, (unsigned)o.cfg.tile);
@@ -974,36 +1073,7 @@ int cmd_alloc_study(int argc, char **argv)
     /* load every input first: a bad one fails before anything is written */
     static input ins[MAX_INPUTS + DIST_COUNT];
     int ni = 0;
-    rc = 0;
-    for (int d = 0; d < DIST_COUNT && !rc; ++d) {
-        if (!use[d])
-            continue;
-        input *in = &ins[ni++];
-        memset(in, 0, sizeof *in);
-        snprintf(in->name, sizeof in->name, "%s", dist_name((dist_kind)d));
-        in->descr = dist_description((dist_kind)d);
-        in->shape = synth;
-        in->n = shape_count(&synth);
-        in->x = malloc((size_t)in->n * sizeof(float));
-        if (!in->x || dist_fill((dist_kind)d, in->x, synth.batch, synth.seq_len, synth.channels,
-                                data_seed) != 0)
-            rc = cli_fail(EXIT_RUNTIME, "out of memory");
-    }
-    for (int k = 0; k < io.n && !rc; ++k) {
-        input *in = &ins[ni++];
-        memset(in, 0, sizeof *in);
-        npy_tensor t;
-        if ((rc = load_input(io.path[k], &o, &t, &in->shape)) != 0)
-            break;
-        snprintf(in->name, sizeof in->name, "%s", io.path[k]);
-        in->descr = io.path[k];
-        in->x = t.data;
-        in->n = t.count;
-    }
-    for (int k = 0; k < ni && !rc; ++k)
-        rc = input_check(&ins[k], &o.cfg);
-    if (!rc && ni == 0)
-        rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
+    rc = load_inputs(ins, &ni, use, &io, &o, synth, data_seed);
     double t0 = cli_now();
     for (int k = 0; k < ni && !rc; ++k) {
         fprintf(stderr, "tahq alloc-study: encoding %s (%d/%d), %.1f s\n", ins[k].name, k + 1, ni,
@@ -1019,68 +1089,8 @@ int cmd_alloc_study(int argc, char **argv)
 
     /* the controls */
     uint64_t n_ctl_fail = 0;
-    {
-        cli_out co;
-        if ((rc = cli_out_open(&co, ctl_buf)) != 0)
-            goto out;
-        fputs("input,batch,seq_len,channels,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_elems_differ,"
-              "gate_mismatch,study_rel_mse,real_rel_mse,inverse_map_tiles_differ,ok\n",
-              co.f);
-        for (int k = 0; k < ni; ++k) {
-            input *in = &ins[k];
-            key *kk = malloc((size_t)in->N * sizeof *kk);
-            uint8_t *low = malloc((size_t)in->N);
-            if (!kk || !low) {
-                free(kk);
-                free(low);
-                cli_out_abort(&co);
-                rc = cli_fail(EXIT_RUNTIME, "out of memory");
-                goto out;
-            }
-            for (size_t a = 0; a < N_CONTROLS; ++a) {
-                control ct;
-                rc = run_control(in, &o.cfg, control_allocs[a], low, kk, &ct);
-                if (rc)
-                    break;
-                /* the negative control must see a difference, unless the two
-                 * directions coincide: no low unit, or every unit low, per group */
-                uint64_t gsz = control_allocs[a] == TAHQ_ALLOC_TILE ? in->T : in->shape.seq_len;
-                uint64_t kl = tahq_low_count(gsz, o.cfg.hi_permille);
-                int neg_ok = ct.neg_map_differs > 0 || kl == 0 || kl == gsz;
-                fprintf(co.f, "%s,%u,%u,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%.17g,%.17g,%llu,%d\n",
-                        in->name, (unsigned)in->shape.batch, (unsigned)in->shape.seq_len,
-                        (unsigned)in->shape.channels, ct.alloc, (unsigned)o.cfg.hi_permille,
-                        (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
-                        (unsigned long long)ct.map_differs, (unsigned long long)ct.elems_differ,
-                        (unsigned long long)in->gate_mismatch, ct.study_rel_mse, ct.real_rel_mse,
-                        (unsigned long long)ct.neg_map_differs, ct.ok && neg_ok);
-                if (!ct.ok || !neg_ok) {
-                    n_ctl_fail++;
-                    fprintf(stderr,
-                            "CONTROL FAIL: %s, --alloc %s r=%u: %llu map tiles and %llu decoded "
-                            "elements differ, gate mismatch %llu, bytes %llu vs %llu, relMSE "
-                            "%.17g vs %.17g, inverse differs in %llu tiles\n",
-                            in->name, ct.alloc, (unsigned)o.cfg.hi_permille,
-                            (unsigned long long)ct.map_differs,
-                            (unsigned long long)ct.elems_differ,
-                            (unsigned long long)in->gate_mismatch,
-                            (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
-                            ct.study_rel_mse, ct.real_rel_mse,
-                            (unsigned long long)ct.neg_map_differs);
-                }
-            }
-            free(kk);
-            free(low);
-            if (rc) {
-                cli_out_abort(&co);
-                goto out;
-            }
-        }
-        if (ferror(co.f))
-            co.failed = 1;
-        if ((rc = cli_out_commit(&co)) != 0)
-            goto out;
-    }
+    if ((rc = write_controls(ctl_buf, ins, ni, &o.cfg, &n_ctl_fail)) != 0)
+        goto out;
 
     /* the study */
     uint64_t n_beaten = 0, n_over = 0;

@@ -572,6 +572,135 @@ static json_t *jmemory(const rt_memory *m, const bench_case *c)
                      cli_jnum((double)(m->rss_peak - m->rss_start) / (double)sum));
 }
 
+/* The largest message and workspace of every case and thread count, into
+ * k->cap and k->wsz. 0 or the exit status after a message. */
+static int max_sizes(bench_ctx *k, const bench_case *cases, int n_cases, const tahq_shape *shape,
+                     uint32_t threads)
+{
+    for (int i = 0; i < n_cases; i++) {
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            for (int par = 0; par <= case_has_cpu(&cases[i]); par++) {
+                size_t cap = 0, wsz = 0;
+                tahq_status st = case_sizes(&cases[i], shape, t, par, &cap, &wsz);
+                if (st != TAHQ_OK)
+                    return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
+                k->cap = cap > k->cap ? cap : k->cap;
+                k->wsz = wsz > k->wsz ? wsz : k->wsz;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The parallel codec's rows against its 1-thread row and the reference,
+ * appended to jscaling. */
+static void append_scaling(json_t *jscaling, const bench_row *all, int n_rows)
+{
+    for (int i = 0; i < n_rows; i++) {
+        if (!all[i].par || all[i].threads != 1)
+            continue;
+        const bench_row *ref = &all[i - 1], *a = &all[i];
+        for (int j = i; j < n_rows && all[j].c == a->c; j++) {
+            const bench_row *b = &all[j];
+            json_array_append_new(
+                jscaling,
+                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
+                          "rounding", a->c->rounding, "threads", (json_int_t)b->threads,
+                          "encode_speedup", cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
+                          cli_jnum(a->dec_s / b->dec_s), "encode_speedup_over_reference",
+                          cli_jnum(ref->enc_s / b->enc_s), "decode_speedup_over_reference",
+                          cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
+                          cli_jnum(a->cpy_s / b->cpy_s)));
+        }
+    }
+}
+
+/* Every case on the reference codec and, where it has one, on the parallel
+ * codec on 1 and on `threads` threads, whose message and output must equal
+ * the reference's. all[] gets the rows, *n_rows their count. 0 or the exit
+ * status after a message. */
+static int run_rows(bench_ctx *k, const bench_case *cases, int n_cases, uint32_t threads,
+                    bench_row *all, int *n_rows)
+{
+    int rc;
+    for (int i = 0; i < n_cases; i++) {
+        bench_row *one = &all[*n_rows];
+        if ((rc = run_row(k, &cases[i], 1, 0, one)) != 0)
+            return rc;
+        (*n_rows)++;
+        if (!case_has_cpu(&cases[i]))
+            continue;
+        memcpy(k->ref_msg, k->msg, one->len);
+        memcpy(k->ref_y, k->y, k->in_bytes);
+        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+            bench_row *par = &all[*n_rows];
+            if ((rc = run_row(k, &cases[i], t, 1, par)) != 0)
+                return rc;
+            (*n_rows)++;
+            par->same_message = par->len == one->len && memcmp(k->msg, k->ref_msg, one->len) == 0;
+            par->same_output = memcmp(k->y, k->ref_y, k->in_bytes) == 0;
+            if (!par->same_message || !par->same_output) {
+                rc = cli_fail(EXIT_RUNTIME,
+                              "%s %s: the parallel codec on %u threads gave a different %s than "
+                              "the reference",
+                              cases[i].profile, cases[i].rounding, (unsigned)t,
+                              par->same_message ? "output" : "message");
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The text report on stdout. */
+static void print_text(const char *date, const char *cpu, const tahq_shape *shape,
+                       const bench_ctx *k, uint32_t reps, const bench_row *all, int n_rows,
+                       uint32_t threads, const control_result *ctl_enc,
+                       const control_result *ctl_dec, const control_result *ctl_long,
+                       const rt_memory *mem)
+{
+    double l[3];
+    load_average(l);
+    printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1],
+           l[2]);
+    printf("LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); best of %u\n",
+           (unsigned)shape->batch, (unsigned)shape->seq_len, (unsigned)shape->channels,
+           k->in_bytes, (double)k->in_bytes / 1048576.0, (unsigned)reps);
+    printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
+           "the same row\n");
+    printf("%-10s %-10s %-9s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
+           "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
+    for (int i = 0; i < n_rows; i++) {
+        const bench_row *r = &all[i];
+        double c2 = gbps(k->in_bytes, r->cpy_s), e2 = gbps(k->in_bytes, r->enc_s),
+               d2 = gbps(k->in_bytes, r->dec_s);
+        printf("%-10s %-10s %-9s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
+               r->c->rounding, r->par ? "parallel" : "reference", (unsigned)r->threads,
+               (double)r->len * 8.0 / (double)k->n,
+               c2, e2, e2 / c2, d2, d2 / c2);
+    }
+    for (int i = 0; i < n_rows; i++)
+        if (all[i].par)
+            printf("%s %s: parallel codec on %u thread%s: encode %.3fx, decode %.3fx of the "
+                   "reference; message and output identical to it\n",
+                   all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
+                   all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
+                   all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
+    if (threads > 1)
+        printf("control: the same integer work on each of %u threads at once does %.3fx the "
+               "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
+               "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
+               "length can gain now\n",
+               (unsigned)threads, ctl_enc->speedup, ctl_enc->target_s * 1e3, ctl_dec->speedup,
+               ctl_dec->target_s * 1e3, ctl_long->speedup, ctl_long->target_s * 1e3);
+    uint64_t sum = mem->input_bytes + mem->message_bytes + mem->output_bytes;
+    printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
+           "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
+           (unsigned)mem->threads, mem->threads == 1 ? "" : "s",
+           (double)mem->rss_peak / 1048576.0, (double)sum / 1048576.0,
+           (double)mem->rss_peak / (double)sum, (double)mem->rss_start / 1048576.0);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5, threads = 1;
@@ -619,19 +748,9 @@ int cmd_bench(int argc, char **argv)
     k.n = shape_count(&shape);
     k.in_bytes = (size_t)k.n * sizeof(float);
     k.reps = reps;
-    for (int i = 0; i < n_cases; i++) {
-        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
-            for (int par = 0; par <= case_has_cpu(&cases[i]); par++) {
-                size_t cap = 0, wsz = 0;
-                tahq_status st = case_sizes(&cases[i], &shape, t, par, &cap, &wsz);
-                if (st != TAHQ_OK) {
-                    json_decref(load_before);
-                    return cli_fail(EXIT_RUNTIME, "size query failed: %s", tahq_strerror(st));
-                }
-                k.cap = cap > k.cap ? cap : k.cap;
-                k.wsz = wsz > k.wsz ? wsz : k.wsz;
-            }
-        }
+    if (max_sizes(&k, cases, n_cases, &shape, threads) != 0) {
+        json_decref(load_before);
+        return EXIT_RUNTIME;
     }
     float *x = malloc(k.in_bytes);
     k.y = malloc(k.in_bytes);
@@ -660,32 +779,8 @@ int cmd_bench(int argc, char **argv)
     if (k.ws)
         memset(k.ws, 0, k.wsz);
 
-    for (int i = 0; i < n_cases; i++) {
-        bench_row *one = &all[n_rows];
-        if ((rc = run_row(&k, &cases[i], 1, 0, one)) != 0)
-            goto out;
-        n_rows++;
-        if (!case_has_cpu(&cases[i]))
-            continue;
-        memcpy(k.ref_msg, k.msg, one->len);
-        memcpy(k.ref_y, k.y, k.in_bytes);
-        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
-            bench_row *par = &all[n_rows];
-            if ((rc = run_row(&k, &cases[i], t, 1, par)) != 0)
-                goto out;
-            n_rows++;
-            par->same_message = par->len == one->len && memcmp(k.msg, k.ref_msg, one->len) == 0;
-            par->same_output = memcmp(k.y, k.ref_y, k.in_bytes) == 0;
-            if (!par->same_message || !par->same_output) {
-                rc = cli_fail(EXIT_RUNTIME,
-                              "%s %s: the parallel codec on %u threads gave a different %s than "
-                              "the reference",
-                              cases[i].profile, cases[i].rounding, (unsigned)t,
-                              par->same_message ? "output" : "message");
-                goto out;
-            }
-        }
-    }
+    if ((rc = run_rows(&k, cases, n_cases, threads, all, &n_rows)) != 0)
+        goto out;
 
     /* controls at the length of the 1-thread parallel encode and decode of
      * canonical nearest (all[1]), and a long one */
@@ -700,24 +795,7 @@ int cmd_bench(int argc, char **argv)
     }
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
-    /* the parallel codec's rows against its 1-thread row and the reference */
-    for (int i = 0; i < n_rows; i++) {
-        if (!all[i].par || all[i].threads != 1)
-            continue;
-        const bench_row *ref = &all[i - 1], *a = &all[i];
-        for (int j = i; j < n_rows && all[j].c == a->c; j++) {
-            const bench_row *b = &all[j];
-            json_array_append_new(
-                jscaling,
-                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
-                          "rounding", a->c->rounding, "threads", (json_int_t)b->threads,
-                          "encode_speedup", cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
-                          cli_jnum(a->dec_s / b->dec_s), "encode_speedup_over_reference",
-                          cli_jnum(ref->enc_s / b->enc_s), "decode_speedup_over_reference",
-                          cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
-                          cli_jnum(a->cpy_s / b->cpy_s)));
-        }
-    }
+    append_scaling(jscaling, all, n_rows);
 
     const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
     double cpy = gbps(k.in_bytes, d->cpy_s), enc = gbps(k.in_bytes, d->enc_s),
@@ -753,46 +831,8 @@ int cmd_bench(int argc, char **argv)
         }
         rc = cli_json_print(stdout, o);
     } else {
-        double l[3];
-        load_average(l);
-        printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1],
-               l[2]);
-        printf("LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); best of %u\n",
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               k.in_bytes, (double)k.in_bytes / 1048576.0, (unsigned)reps);
-        printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
-               "the same row\n");
-        printf("%-10s %-10s %-9s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
-               "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
-        for (int i = 0; i < n_rows; i++) {
-            const bench_row *r = &all[i];
-            double c2 = gbps(k.in_bytes, r->cpy_s), e2 = gbps(k.in_bytes, r->enc_s),
-                   d2 = gbps(k.in_bytes, r->dec_s);
-            printf("%-10s %-10s %-9s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
-                   r->c->rounding, r->par ? "parallel" : "reference", (unsigned)r->threads,
-                   (double)r->len * 8.0 / (double)k.n,
-                   c2, e2, e2 / c2, d2, d2 / c2);
-        }
-        for (int i = 0; i < n_rows; i++)
-            if (all[i].par)
-                printf("%s %s: parallel codec on %u thread%s: encode %.3fx, decode %.3fx of the "
-                       "reference; message and output identical to it\n",
-                       all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
-                       all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
-                       all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
-        if (threads > 1)
-            printf("control: the same integer work on each of %u threads at once does %.3fx the "
-                   "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
-                   "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
-                   "length can gain now\n",
-                   (unsigned)threads, ctl_enc.speedup, ctl_enc.target_s * 1e3, ctl_dec.speedup,
-                   ctl_dec.target_s * 1e3, ctl_long.speedup, ctl_long.target_s * 1e3);
-        uint64_t sum = mem.input_bytes + mem.message_bytes + mem.output_bytes;
-        printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
-               "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
-               (unsigned)mem.threads, mem.threads == 1 ? "" : "s",
-               (double)mem.rss_peak / 1048576.0, (double)sum / 1048576.0,
-               (double)mem.rss_peak / (double)sum, (double)mem.rss_start / 1048576.0);
+        print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl_enc, &ctl_dec,
+                   &ctl_long, &mem);
     }
 out:
     json_decref(load_before);

@@ -855,6 +855,348 @@ static void bounds_help(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* the steps of the command                                           */
+/* ------------------------------------------------------------------ */
+
+/* use[d] for each distribution of --dist; without --dist every one, or none
+ * with --input. 0 or the exit status after a message. */
+static int choose_dists(const char *dist_list, int have_input, int use[DIST_COUNT])
+{
+    for (int d = 0; d < DIST_COUNT; ++d)
+        use[d] = have_input ? 0 : 1;
+    if (dist_list)
+        return dist_parse_list(dist_list, use);
+    return 0;
+}
+
+/* The tensors of the chosen distributions, then the one of --input, with
+ * their max |x| and rms. 0 or the exit status after a message; dd[0..*ndp)
+ * is the caller's to free either way. */
+static int load_dists(const int use[DIST_COUNT], const char *input, enc_opts *o, int full,
+                      uint64_t data_seed, dist_data *dd, size_t *ndp)
+{
+    size_t nd = 0;
+    uint32_t B = full ? 4u : 2u, S = full ? 128u : 64u, C = 1024u;
+    int rc = 0;
+    for (int d = 0; d < DIST_COUNT; ++d) {
+        if (!use[d])
+            continue;
+        dist_data *e = &dd[nd];
+        memset(e, 0, sizeof *e);
+        e->name = dist_name((dist_kind)d);
+        e->descr = dist_description((dist_kind)d);
+        e->shape.batch = B;
+        e->shape.seq_len = S;
+        e->shape.channels = C;
+        e->n = shape_count(&e->shape);
+        e->x = malloc((size_t)e->n * sizeof(float));
+        nd++;
+        if (!e->x || dist_fill((dist_kind)d, e->x, B, S, C, data_seed) != 0) {
+            rc = cli_fail(EXIT_RUNTIME, "out of memory");
+            goto done;
+        }
+    }
+    if (input) {
+        npy_tensor t;
+        dist_data *e = &dd[nd];
+        memset(e, 0, sizeof *e);
+        if ((rc = load_input(input, o, &t, &e->shape)) != 0)
+            goto done;
+        e->name = "input";
+        e->descr = input;
+        e->x = t.data;
+        e->n = t.count;
+        nd++;
+        for (uint64_t i = 0; i < e->n; ++i)
+            if (!isfinite(e->x[i])) {
+                rc = cli_fail(EXIT_RUNTIME, "%s: element %llu is not finite", input,
+                              (unsigned long long)i);
+                goto done;
+            }
+    }
+    if (nd == 0) {
+        rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
+        goto done;
+    }
+    for (size_t d = 0; d < nd; ++d) {
+        double ss = 0.0;
+        for (uint64_t i = 0; i < dd[d].n; ++i) {
+            double v = fabs((double)dd[d].x[i]);
+            ss += v * v;
+            if (v > dd[d].max_abs)
+                dd[d].max_abs = v;
+        }
+        dd[d].rms = dd[d].n ? sqrt(ss / (double)dd[d].n) : 0.0;
+    }
+done:
+    *ndp = nd;
+    return rc;
+}
+
+/* The counts of a sweep's points. */
+typedef struct tally {
+    size_t n_fail, n_points, n_skip, n_range;
+    double worst_ratio; /* largest max |error|/bound */
+} tally;
+
+/* Count the points and report each failure on stderr, loudly, in point
+ * order. */
+static void report_failures(const sweep *sw, const conf_list *cl, const dist_data *dd, tally *t)
+{
+    memset(t, 0, sizeof *t);
+    const result *res = sw->res;
+    for (size_t j = 0; j < sw->total; ++j) {
+        size_t d = j / cl->n, c = j % cl->n;
+        const result *r = &res[j];
+        if (c != cl->v[c].first)
+            continue;
+        if (r->skipped) {
+            t->n_skip++;
+            continue;
+        }
+        if (r->status == TAHQ_ERR_RANGE && r->ok) {
+            t->n_range++;
+            continue;
+        }
+        t->n_points++;
+        if (usable(r) && r->s.max_err_over_bound > t->worst_ratio)
+            t->worst_ratio = r->s.max_err_over_bound;
+        if (r->ok)
+            continue;
+        t->n_fail++;
+        char txt[160];
+        cli_config_text(&cl->v[c].cfg, txt, sizeof txt);
+        if (r->status != TAHQ_OK) {
+            fprintf(stderr, "tahq bounds: FAIL: %s, %s: %s: %s\n", dd[d].name, txt, r->stage,
+                    cli_status_text(r->status));
+            continue;
+        }
+        if (r->s.n_over_bound)
+            fprintf(stderr,
+                    "BOUND VIOLATION: %s, %s: %llu elements exceed their SPEC section 6 bound "
+                    "(first: element %llu, |error| %.17g > bound %.17g)\n",
+                    dd[d].name, txt, (unsigned long long)r->s.n_over_bound,
+                    (unsigned long long)r->s.first_over, r->s.first_over_err,
+                    r->s.first_over_bound);
+        if (r->s.n_tiles_over_l2)
+            fprintf(stderr,
+                    "BOUND VIOLATION: %s, %s: %llu flagged tiles exceed their SPEC section 6.3 "
+                    "L2 bound (first: tile %llu)\n",
+                    dd[d].name, txt, (unsigned long long)r->s.n_tiles_over_l2,
+                    (unsigned long long)r->s.first_tile_over_l2);
+        if (!r->sr_ok)
+            fprintf(stderr,
+                    "BOUND VIOLATION: %s, %s: stochastic rounding error/scale: mean %.6g "
+                    "(z %.2f), variance %.6g vs theory %.6g (z %.2f), limit |z| <= %.0f and "
+                    "variance theory <= 0.25\n",
+                    dd[d].name, txt, r->sr_mean, r->sr_bias_z, r->sr_var, r->sr_pred_var,
+                    r->sr_var_z, SR_Z_LIMIT);
+        if (!r->size_ok)
+            fprintf(stderr,
+                    "tahq bounds: FAIL: SIZE MISMATCH: %s, %s: message %zu bytes, header "
+                    "payload %llu, SPEC 8.2 formula 72 + %llu\n",
+                    dd[d].name, txt, r->bytes, (unsigned long long)r->payload_hdr,
+                    (unsigned long long)r->payload_formula);
+    }
+}
+
+/* The JSON document of the sweep at json_path ("-": standard output). 0 or
+ * the exit status after a message. */
+static int write_json(const char *json_path, const char *csv_path, int full, uint64_t data_seed,
+                      const dist_data *dd, size_t nd, const conf_list *cl, const sweep *sw,
+                      const dist_findings *fnd, const tally *t, int ok)
+{
+    int rc;
+    cli_out jo;
+    /* "-": the JSON takes standard output, the summary below goes to
+     * standard error (cli_out_open_text) */
+    if ((rc = cli_out_open_text(&jo, json_path)) != 0)
+        return rc;
+    FILE *f = jo.f;
+    /* one distribution, finding or point a line, as before: plots/bounds.sh
+     * reads the input's name and shape from its line */
+    int bad = cli_json_put(f, "",
+                           json_pack("{s:s, s:s, s:o, s:o}", "command", "bounds", "mode",
+                                     full ? "full" : "quick", "data_seed",
+                                     cli_ju64(data_seed), "csv", cli_jstr(csv_path)),
+                           0, 1);
+    if (!bad)
+        fputs(", \"distributions\": [", f);
+    for (size_t d = 0; !bad && d < nd; ++d)
+        bad = cli_json_put(f, d ? ",\n  " : "\n  ",
+                           json_pack("{s:o, s:o, s:[I, I, I], s:I, s:o, s:o}", "name",
+                                     cli_jstr(dd[d].name), "description",
+                                     cli_jstr(dd[d].descr), "shape",
+                                     (json_int_t)dd[d].shape.batch,
+                                     (json_int_t)dd[d].shape.seq_len,
+                                     (json_int_t)dd[d].shape.channels, "elements",
+                                     (json_int_t)dd[d].n, "max_abs",
+                                     cli_jnum(dd[d].max_abs), "rms", cli_jnum(dd[d].rms)),
+                           0, 0);
+    if (!bad)
+        fputs("\n], \"findings\": {", f);
+    for (size_t d = 0; !bad && d < nd; ++d) {
+        json_t *one = json_object();
+        if (one && json_object_set_new(one, dd[d].name,
+                                       json_findings(cl, sw->res + d * cl->n, &fnd[d])))
+            json_decref(one), one = NULL;
+        bad = cli_json_put(f, d ? ",\n  " : "\n  ", one, 1, 1);
+    }
+    if (!bad)
+        fputs("\n}, \"points\": [", f);
+    for (size_t j = 0; !bad && j < sw->total; ++j) {
+        const result *r = &sw->res[j];
+        const bconf *b = &cl->v[j % cl->n];
+        json_t *pt = json_pack("{s:I, s:s, s:o, s:o, s:s}", "index", (json_int_t)j, "set",
+                               b->set, "dist", cli_jstr(dd[j / cl->n].name), "config",
+                               cli_jconfig(&b->cfg), "status", status_str(r));
+        if (pt && usable(r) &&
+            json_merge(
+                pt, json_pack("{s:I, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
+                              "s:o, s:b}",
+                              "bytes", (json_int_t)r->bytes, "bits_per_element",
+                              cli_jnum(r->bpe), "size_ok", r->size_ok, "n_low",
+                              (json_int_t)r->n_low, "n_flagged", (json_int_t)r->n_flagged,
+                              "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db",
+                              cli_jnum(r->s.sqnr_db), "max_abs_err",
+                              cli_jnum(r->s.max_abs_err), "max_err_over_bound",
+                              cli_jnum(r->s.max_err_over_bound), "n_over_bound",
+                              (json_int_t)r->s.n_over_bound, "bound_mean",
+                              cli_jnum(r->bound_mean), "bound_max", cli_jnum(r->bound_max),
+                              "rel_mse_bound", cli_jnum(r->rel_mse_bound),
+                              "on_pareto_front", r->on_front)))
+            json_decref(pt), pt = NULL;
+        if (pt && usable(r) && b->cfg.rounding == TAHQ_ROUND_STOCHASTIC &&
+            json_merge(pt, json_pack("{s:o, s:o, s:o, s:o}", "sr_mean",
+                                     cli_jnum(r->sr_mean), "sr_var", cli_jnum(r->sr_var),
+                                     "sr_pred_var", cli_jnum(r->sr_pred_var), "sr_bias_z",
+                                     cli_jnum(r->sr_bias_z))))
+            json_decref(pt), pt = NULL;
+        if (pt && json_object_set_new(pt, "ok", json_boolean(r->ok)))
+            json_decref(pt), pt = NULL;
+        bad = cli_json_put(f, j ? ",\n  " : "\n  ", pt, 0, 0);
+    }
+    if (!bad)
+        bad = cli_json_put(f, "\n], ",
+                           json_pack("{s:I, s:I, s:I, s:I, s:o, s:b}", "points_run",
+                                     (json_int_t)t->n_points, "skipped", (json_int_t)t->n_skip,
+                                     "unencodable", (json_int_t)t->n_range, "failed",
+                                     (json_int_t)t->n_fail, "max_err_over_bound",
+                                     cli_jnum(t->worst_ratio), "ok", ok),
+                           1, 0);
+    if (bad) {
+        cli_out_abort(&jo);
+        rc = cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
+        return rc;
+    }
+    fputc('\n', f);
+    if (ferror(f))
+        jo.failed = 1;
+    if ((rc = cli_out_commit(&jo)) != 0)
+        return rc;
+    return 0;
+}
+
+/* Run every configuration on every distribution on `jobs` threads (the
+ * calling one when none starts). 0 or the exit status after a message (then
+ * cl->v is freed). */
+static int run_sweep(sweep *sw, conf_list *cl, const dist_data *dd, size_t nd, int input_mode,
+                     int full, int progress, uint32_t jobs, double t0)
+{
+    if (build_configs(cl, full) != 0) {
+        free(cl->v);
+        cl->v = NULL;
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    memset(sw, 0, sizeof *sw);
+    sw->cl = cl;
+    sw->dd = dd;
+    sw->nd = nd;
+    sw->input_mode = input_mode;
+    sw->total = nd * cl->n;
+    sw->res = calloc(sw->total, sizeof *sw->res);
+    sw->progress = progress ? (isatty(fileno(stderr)) ? 1 : 2) : 0;
+    sw->t0 = t0;
+    sw->last_print = -1.0;
+    for (size_t j = 0; j < sw->total; ++j)
+        if (cl->v[j % cl->n].first == j % cl->n)
+            sw->todo++;
+    if (!sw->res) {
+        free(cl->v);
+        cl->v = NULL;
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    }
+    pthread_mutex_init(&sw->mu, NULL);
+    pthread_t th[256];
+    uint32_t started = 0;
+    for (; started < jobs; ++started)
+        if (pthread_create(&th[started], NULL, worker, sw) != 0)
+            break;
+    if (started == 0)
+        worker(sw);
+    for (uint32_t k = 0; k < started; ++k)
+        pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&sw->mu);
+    return 0;
+}
+
+/* The summary on stdout. */
+static void print_summary(int full, size_t nd, const dist_data *dd, const conf_list *cl,
+                          const sweep *sw, const dist_findings *fnd, const tally *t, int ok,
+                          unsigned jobs, double t_sweep, const char *csv_path,
+                          const char *front_path, const char *json_path)
+{
+    printf("tahq bounds (%s): %zu distributions x %zu configurations, %zu points run "
+           "(%zu skipped: C not a multiple of G, %zu unencodable), %u threads, %.1f s\n",
+           full ? "full" : "quick", nd, cl->n, t->n_points, t->n_skip, t->n_range, jobs,
+           t_sweep);
+    for (size_t d = 0; d < nd; ++d)
+        printf("  %-9s [%u, %u, %u] max|x| %.4g rms %.4g: %s\n", dd[d].name,
+               (unsigned)dd[d].shape.batch, (unsigned)dd[d].shape.seq_len,
+               (unsigned)dd[d].shape.channels, dd[d].max_abs, dd[d].rms, dd[d].descr);
+    printf("\nfindings\n");
+    for (size_t d = 0; d < nd; ++d)
+        print_findings(stdout, dd[d].name, cl, sw->res + d * cl->n, &fnd[d]);
+    printf("\nlargest max |error|/bound over all points: %.6f\n", t->worst_ratio);
+    printf("wrote %s, %s, %s\n", csv_path, front_path, json_path);
+    if (ok)
+        printf("bounds: %zu points, every element within its SPEC bound, every message size "
+               "equal to the SPEC 8.2 formula\n",
+               t->n_points);
+    else
+        printf("bounds: FAIL: %zu of %zu points failed (see stderr)\n", t->n_fail, t->n_points);
+}
+
+/* Render the gnuplot scripts of plots_dir into out_dir. A plot that cannot
+ * be made is an error (exit status 1): plots/bounds.sh writes each figure
+ * only when gnuplot succeeded, and exits non-zero otherwise; without gnuplot
+ * it says so and exits 0. */
+static int run_plots(const char *plots_dir, const char *out_dir, const char *csv_path)
+{
+    char cmd[3 * 4096 + 128];
+    if (!safe_for_shell(plots_dir) || !safe_for_shell(out_dir) || !safe_for_shell(csv_path)) {
+        fprintf(stderr, "tahq bounds: a path holds a quote or a newline; cannot plot\n");
+        return EXIT_RUNTIME;
+    } else {
+        fflush(stdout);
+        int n = snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir,
+                         csv_path);
+        int prc = (n < 0 || (size_t)n >= sizeof cmd) ? -1 : system(cmd);
+        if (prc != 0) {
+            if (prc == -1)
+                fprintf(stderr, "tahq bounds: plotting failed: cannot run plots/bounds.sh\n");
+            else if (WIFEXITED(prc))
+                fprintf(stderr, "tahq bounds: plotting failed (%s exited %d)\n", cmd,
+                        WEXITSTATUS(prc));
+            else
+                fprintf(stderr, "tahq bounds: plotting failed (%s: status %d)\n", cmd, prc);
+            return EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -913,24 +1255,10 @@ int cmd_bounds(int argc, char **argv)
         plots_dir = plots_buf;
     }
 
-    /* which distributions */
     int use[DIST_COUNT];
-    for (int d = 0; d < DIST_COUNT; ++d)
-        use[d] = input ? 0 : 1;
-    if (dist_list) {
-        memset(use, 0, sizeof use);
-        char buf[256];
-        if (strlen(dist_list) >= sizeof buf)
-            return cli_fail(EXIT_USAGE, "--dist list too long");
-        strcpy(buf, dist_list);
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            int d = dist_parse(tok);
-            if (d < 0)
-                return cli_fail(EXIT_USAGE,
-                                "unknown distribution '%s' (gauss, laplace, student-t, llm)", tok);
-            use[d] = 1;
-        }
-    }
+    int rc = choose_dists(dist_list, input != NULL, use);
+    if (rc)
+        return rc;
 
     char csv_buf[4096], json_buf[4096], front_buf[4096];
     if (!csv_path) {
@@ -944,104 +1272,21 @@ int cmd_bounds(int argc, char **argv)
     snprintf(front_buf, sizeof front_buf, "%s/bounds_front.csv", out_dir);
 
     double t0 = cli_now();
-    /* inputs */
     dist_data dd[MAX_DISTS];
     size_t nd = 0;
-    uint32_t B = full ? 4u : 2u, S = full ? 128u : 64u, C = 1024u;
-    int rc = 0;
-    for (int d = 0; d < DIST_COUNT; ++d) {
-        if (!use[d])
-            continue;
-        dist_data *e = &dd[nd];
-        memset(e, 0, sizeof *e);
-        e->name = dist_name((dist_kind)d);
-        e->descr = dist_description((dist_kind)d);
-        e->shape.batch = B;
-        e->shape.seq_len = S;
-        e->shape.channels = C;
-        e->n = shape_count(&e->shape);
-        e->x = malloc((size_t)e->n * sizeof(float));
-        nd++;
-        if (!e->x || dist_fill((dist_kind)d, e->x, B, S, C, data_seed) != 0) {
-            rc = cli_fail(EXIT_RUNTIME, "out of memory");
-            goto out;
-        }
-    }
-    if (input) {
-        npy_tensor t;
-        dist_data *e = &dd[nd];
-        memset(e, 0, sizeof *e);
-        if ((rc = load_input(input, &o, &t, &e->shape)) != 0)
-            goto out;
-        e->name = "input";
-        e->descr = input;
-        e->x = t.data;
-        e->n = t.count;
-        nd++;
-        for (uint64_t i = 0; i < e->n; ++i)
-            if (!isfinite(e->x[i])) {
-                rc = cli_fail(EXIT_RUNTIME, "%s: element %llu is not finite", input,
-                              (unsigned long long)i);
-                goto out;
-            }
-    }
-    if (nd == 0) {
-        rc = cli_fail(EXIT_USAGE, "no input: give --dist or --input");
+    if ((rc = load_dists(use, input, &o, full, data_seed, dd, &nd)) != 0)
         goto out;
-    }
     /* created only once the inputs are good: a failed command leaves nothing */
     if (cli_mkdir_p(out_dir) != 0) {
         rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir,
                       strerror(errno));
         goto out;
     }
-    for (size_t d = 0; d < nd; ++d) {
-        double ss = 0.0;
-        for (uint64_t i = 0; i < dd[d].n; ++i) {
-            double v = fabs((double)dd[d].x[i]);
-            ss += v * v;
-            if (v > dd[d].max_abs)
-                dd[d].max_abs = v;
-        }
-        dd[d].rms = dd[d].n ? sqrt(ss / (double)dd[d].n) : 0.0;
-    }
 
     conf_list cl = {0};
-    if (build_configs(&cl, full) != 0) {
-        free(cl.v);
-        rc = cli_fail(EXIT_RUNTIME, "out of memory");
-        goto out;
-    }
     sweep sw;
-    memset(&sw, 0, sizeof sw);
-    sw.cl = &cl;
-    sw.dd = dd;
-    sw.nd = nd;
-    sw.input_mode = input != NULL;
-    sw.total = nd * cl.n;
-    sw.res = calloc(sw.total, sizeof *sw.res);
-    sw.progress = progress ? (isatty(fileno(stderr)) ? 1 : 2) : 0;
-    sw.t0 = t0;
-    sw.last_print = -1.0;
-    for (size_t j = 0; j < sw.total; ++j)
-        if (cl.v[j % cl.n].first == j % cl.n)
-            sw.todo++;
-    if (!sw.res) {
-        free(cl.v);
-        rc = cli_fail(EXIT_RUNTIME, "out of memory");
+    if ((rc = run_sweep(&sw, &cl, dd, nd, input != NULL, full, progress, jobs, t0)) != 0)
         goto out;
-    }
-    pthread_mutex_init(&sw.mu, NULL);
-    pthread_t th[256];
-    uint32_t started = 0;
-    for (; started < jobs; ++started)
-        if (pthread_create(&th[started], NULL, worker, &sw) != 0)
-            break;
-    if (started == 0)
-        worker(&sw);
-    for (uint32_t k = 0; k < started; ++k)
-        pthread_join(th[k], NULL);
-    pthread_mutex_destroy(&sw.mu);
     double t_sweep = cli_now() - t0;
 
     /* duplicates take the results of their first occurrence */
@@ -1056,63 +1301,9 @@ int cmd_bounds(int argc, char **argv)
         analyse(&cl, sw.res + d * cl.n, &fnd[d]);
     }
 
-    /* failures, loudly, in point order */
-    size_t n_fail = 0, n_points = 0, n_skip = 0, n_range = 0;
-    double worst_ratio = 0.0;
-    for (size_t j = 0; j < sw.total; ++j) {
-        size_t d = j / cl.n, c = j % cl.n;
-        const result *r = &sw.res[j];
-        if (c != cl.v[c].first)
-            continue;
-        if (r->skipped) {
-            n_skip++;
-            continue;
-        }
-        if (r->status == TAHQ_ERR_RANGE && r->ok) {
-            n_range++;
-            continue;
-        }
-        n_points++;
-        if (usable(r) && r->s.max_err_over_bound > worst_ratio)
-            worst_ratio = r->s.max_err_over_bound;
-        if (r->ok)
-            continue;
-        n_fail++;
-        char txt[160];
-        cli_config_text(&cl.v[c].cfg, txt, sizeof txt);
-        if (r->status != TAHQ_OK) {
-            fprintf(stderr, "tahq bounds: FAIL: %s, %s: %s: %s\n", dd[d].name, txt, r->stage,
-                    cli_status_text(r->status));
-            continue;
-        }
-        if (r->s.n_over_bound)
-            fprintf(stderr,
-                    "BOUND VIOLATION: %s, %s: %llu elements exceed their SPEC section 6 bound "
-                    "(first: element %llu, |error| %.17g > bound %.17g)\n",
-                    dd[d].name, txt, (unsigned long long)r->s.n_over_bound,
-                    (unsigned long long)r->s.first_over, r->s.first_over_err,
-                    r->s.first_over_bound);
-        if (r->s.n_tiles_over_l2)
-            fprintf(stderr,
-                    "BOUND VIOLATION: %s, %s: %llu flagged tiles exceed their SPEC section 6.3 "
-                    "L2 bound (first: tile %llu)\n",
-                    dd[d].name, txt, (unsigned long long)r->s.n_tiles_over_l2,
-                    (unsigned long long)r->s.first_tile_over_l2);
-        if (!r->sr_ok)
-            fprintf(stderr,
-                    "BOUND VIOLATION: %s, %s: stochastic rounding error/scale: mean %.6g "
-                    "(z %.2f), variance %.6g vs theory %.6g (z %.2f), limit |z| <= %.0f and "
-                    "variance theory <= 0.25\n",
-                    dd[d].name, txt, r->sr_mean, r->sr_bias_z, r->sr_var, r->sr_pred_var,
-                    r->sr_var_z, SR_Z_LIMIT);
-        if (!r->size_ok)
-            fprintf(stderr,
-                    "tahq bounds: FAIL: SIZE MISMATCH: %s, %s: message %zu bytes, header "
-                    "payload %llu, SPEC 8.2 formula 72 + %llu\n",
-                    dd[d].name, txt, r->bytes, (unsigned long long)r->payload_hdr,
-                    (unsigned long long)r->payload_formula);
-    }
-    int ok = n_fail == 0 && n_points > 0;
+    tally t;
+    report_failures(&sw, &cl, dd, &t);
+    int ok = t.n_fail == 0 && t.n_points > 0;
 
     /* CSV */
     {
@@ -1129,143 +1320,15 @@ int cmd_bounds(int argc, char **argv)
     }
     if ((rc = write_front(front_buf, &cl, sw.res, dd, nd)) != 0)
         goto free_sweep;
-    /* JSON */
-    {
-        cli_out jo;
-        /* "-": the JSON takes standard output, the summary below goes to
-         * standard error (cli_out_open_text) */
-        if ((rc = cli_out_open_text(&jo, json_path)) != 0)
-            goto free_sweep;
-        FILE *f = jo.f;
-        /* one distribution, finding or point a line, as before: plots/bounds.sh
-         * reads the input's name and shape from its line */
-        int bad = cli_json_put(f, "",
-                               json_pack("{s:s, s:s, s:o, s:o}", "command", "bounds", "mode",
-                                         full ? "full" : "quick", "data_seed",
-                                         cli_ju64(data_seed), "csv", cli_jstr(csv_path)),
-                               0, 1);
-        if (!bad)
-            fputs(", \"distributions\": [", f);
-        for (size_t d = 0; !bad && d < nd; ++d)
-            bad = cli_json_put(f, d ? ",\n  " : "\n  ",
-                               json_pack("{s:o, s:o, s:[I, I, I], s:I, s:o, s:o}", "name",
-                                         cli_jstr(dd[d].name), "description",
-                                         cli_jstr(dd[d].descr), "shape",
-                                         (json_int_t)dd[d].shape.batch,
-                                         (json_int_t)dd[d].shape.seq_len,
-                                         (json_int_t)dd[d].shape.channels, "elements",
-                                         (json_int_t)dd[d].n, "max_abs",
-                                         cli_jnum(dd[d].max_abs), "rms", cli_jnum(dd[d].rms)),
-                               0, 0);
-        if (!bad)
-            fputs("\n], \"findings\": {", f);
-        for (size_t d = 0; !bad && d < nd; ++d) {
-            json_t *one = json_object();
-            if (one && json_object_set_new(one, dd[d].name,
-                                           json_findings(&cl, sw.res + d * cl.n, &fnd[d])))
-                json_decref(one), one = NULL;
-            bad = cli_json_put(f, d ? ",\n  " : "\n  ", one, 1, 1);
-        }
-        if (!bad)
-            fputs("\n}, \"points\": [", f);
-        for (size_t j = 0; !bad && j < sw.total; ++j) {
-            const result *r = &sw.res[j];
-            const bconf *b = &cl.v[j % cl.n];
-            json_t *pt = json_pack("{s:I, s:s, s:o, s:o, s:s}", "index", (json_int_t)j, "set",
-                                   b->set, "dist", cli_jstr(dd[j / cl.n].name), "config",
-                                   cli_jconfig(&b->cfg), "status", status_str(r));
-            if (pt && usable(r) &&
-                json_merge(
-                    pt, json_pack("{s:I, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
-                                  "s:o, s:b}",
-                                  "bytes", (json_int_t)r->bytes, "bits_per_element",
-                                  cli_jnum(r->bpe), "size_ok", r->size_ok, "n_low",
-                                  (json_int_t)r->n_low, "n_flagged", (json_int_t)r->n_flagged,
-                                  "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db",
-                                  cli_jnum(r->s.sqnr_db), "max_abs_err",
-                                  cli_jnum(r->s.max_abs_err), "max_err_over_bound",
-                                  cli_jnum(r->s.max_err_over_bound), "n_over_bound",
-                                  (json_int_t)r->s.n_over_bound, "bound_mean",
-                                  cli_jnum(r->bound_mean), "bound_max", cli_jnum(r->bound_max),
-                                  "rel_mse_bound", cli_jnum(r->rel_mse_bound),
-                                  "on_pareto_front", r->on_front)))
-                json_decref(pt), pt = NULL;
-            if (pt && usable(r) && b->cfg.rounding == TAHQ_ROUND_STOCHASTIC &&
-                json_merge(pt, json_pack("{s:o, s:o, s:o, s:o}", "sr_mean",
-                                         cli_jnum(r->sr_mean), "sr_var", cli_jnum(r->sr_var),
-                                         "sr_pred_var", cli_jnum(r->sr_pred_var), "sr_bias_z",
-                                         cli_jnum(r->sr_bias_z))))
-                json_decref(pt), pt = NULL;
-            if (pt && json_object_set_new(pt, "ok", json_boolean(r->ok)))
-                json_decref(pt), pt = NULL;
-            bad = cli_json_put(f, j ? ",\n  " : "\n  ", pt, 0, 0);
-        }
-        if (!bad)
-            bad = cli_json_put(f, "\n], ",
-                               json_pack("{s:I, s:I, s:I, s:I, s:o, s:b}", "points_run",
-                                         (json_int_t)n_points, "skipped", (json_int_t)n_skip,
-                                         "unencodable", (json_int_t)n_range, "failed",
-                                         (json_int_t)n_fail, "max_err_over_bound",
-                                         cli_jnum(worst_ratio), "ok", ok),
-                               1, 0);
-        if (bad) {
-            cli_out_abort(&jo);
-            rc = cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
-            goto free_sweep;
-        }
-        fputc('\n', f);
-        if (ferror(f))
-            jo.failed = 1;
-        if ((rc = cli_out_commit(&jo)) != 0)
-            goto free_sweep;
-    }
+    if ((rc = write_json(json_path, csv_path, full, data_seed, dd, nd, &cl, &sw, fnd, &t, ok)) != 0)
+        goto free_sweep;
 
-    /* summary on stdout */
-    printf("tahq bounds (%s): %zu distributions x %zu configurations, %zu points run "
-           "(%zu skipped: C not a multiple of G, %zu unencodable), %u threads, %.1f s\n",
-           full ? "full" : "quick", nd, cl.n, n_points, n_skip, n_range, (unsigned)jobs, t_sweep);
-    for (size_t d = 0; d < nd; ++d)
-        printf("  %-9s [%u, %u, %u] max|x| %.4g rms %.4g: %s\n", dd[d].name,
-               (unsigned)dd[d].shape.batch, (unsigned)dd[d].shape.seq_len,
-               (unsigned)dd[d].shape.channels, dd[d].max_abs, dd[d].rms, dd[d].descr);
-    printf("\nfindings\n");
-    for (size_t d = 0; d < nd; ++d)
-        print_findings(stdout, dd[d].name, &cl, sw.res + d * cl.n, &fnd[d]);
-    printf("\nlargest max |error|/bound over all points: %.6f\n", worst_ratio);
-    printf("wrote %s, %s, %s\n", csv_path, front_buf, json_path);
-    if (ok)
-        printf("bounds: %zu points, every element within its SPEC bound, every message size "
-               "equal to the SPEC 8.2 formula\n",
-               n_points);
-    else
-        printf("bounds: FAIL: %zu of %zu points failed (see stderr)\n", n_fail, n_points);
+    print_summary(full, nd, dd, &cl, &sw, fnd, &t, ok, (unsigned)jobs, t_sweep, csv_path, front_buf,
+                  json_path);
 
     rc = ok ? 0 : EXIT_RUNTIME;
-    /* A plot that cannot be made is an error (exit status 1): plots/bounds.sh
-     * writes each figure only when gnuplot succeeded, and exits non-zero
-     * otherwise; without gnuplot it says so and exits 0. */
-    if (want_plots) {
-        char cmd[3 * 4096 + 128];
-        if (!safe_for_shell(plots_dir) || !safe_for_shell(out_dir) || !safe_for_shell(csv_path)) {
-            fprintf(stderr, "tahq bounds: a path holds a quote or a newline; cannot plot\n");
-            rc = EXIT_RUNTIME;
-        } else {
-            fflush(stdout);
-            int n = snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir,
-                             csv_path);
-            int prc = (n < 0 || (size_t)n >= sizeof cmd) ? -1 : system(cmd);
-            if (prc != 0) {
-                if (prc == -1)
-                    fprintf(stderr, "tahq bounds: plotting failed: cannot run plots/bounds.sh\n");
-                else if (WIFEXITED(prc))
-                    fprintf(stderr, "tahq bounds: plotting failed (%s exited %d)\n", cmd,
-                            WEXITSTATUS(prc));
-                else
-                    fprintf(stderr, "tahq bounds: plotting failed (%s: status %d)\n", cmd, prc);
-                rc = EXIT_RUNTIME;
-            }
-        }
-    }
+    if (want_plots && run_plots(plots_dir, out_dir, csv_path) != 0)
+        rc = EXIT_RUNTIME;
 free_sweep:
     free(sw.res);
     free(cl.v);

@@ -282,6 +282,30 @@ static void inspect_help(void)
            "the largest per-element error bound (SPEC section 6) of the tile.\n");
 }
 
+/* inspect --tiles: one line per tile. */
+static void print_tile_table(const tahq_tile_info *info, const double *bound, uint64_t n_tiles,
+                             uint64_t per_row, uint32_t tile)
+{
+    if (n_tiles * 96u > TILES_SIZE_NOTE)
+        fprintf(stderr, "tahq inspect: --tiles: %llu lines of 96 bytes (%.1f MB) follow\n",
+                (unsigned long long)n_tiles, (double)n_tiles * 96.0 / 1e6);
+    printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
+           "flagged", "pivot", "zero", "scale", "bound");
+    for (uint64_t t = 0; t < n_tiles; ++t) {
+        double bmax = tile_bound_max(bound, t, tile);
+        char piv[16];
+        if (info[t].flagged)
+            snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);
+        else
+            snprintf(piv, sizeof piv, "-");
+        printf("%8llu %8llu %5llu %4u %7s %5s %15.9g %15.9g %15.9g\n",
+               (unsigned long long)t, (unsigned long long)(t / per_row),
+               (unsigned long long)(t % per_row), (unsigned)info[t].bits,
+               info[t].flagged ? "yes" : "no", piv, (double)info[t].zero,
+               (double)info[t].scale, bmax);
+    }
+}
+
 int cmd_inspect(int argc, char **argv)
 {
     const char *pos[MAX_POS];
@@ -413,26 +437,8 @@ int cmd_inspect(int argc, char **argv)
         printf("flagged tiles   %llu (%.2f%%)\n", (unsigned long long)h.n_flagged,
                n_tiles ? 100.0 * (double)h.n_flagged / (double)n_tiles : 0.0);
         printf("crc32c          0x%08x\n", (unsigned)h.crc);
-        if (tiles) {
-            if (n_tiles * 96u > TILES_SIZE_NOTE)
-                fprintf(stderr, "tahq inspect: --tiles: %llu lines of 96 bytes (%.1f MB) follow\n",
-                        (unsigned long long)n_tiles, (double)n_tiles * 96.0 / 1e6);
-            printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
-                   "flagged", "pivot", "zero", "scale", "bound");
-            for (uint64_t t = 0; t < n_tiles; ++t) {
-                double bmax = tile_bound_max(bound, t, c->tile);
-                char piv[16];
-                if (info[t].flagged)
-                    snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);
-                else
-                    snprintf(piv, sizeof piv, "-");
-                printf("%8llu %8llu %5llu %4u %7s %5s %15.9g %15.9g %15.9g\n",
-                       (unsigned long long)t, (unsigned long long)(t / per_row),
-                       (unsigned long long)(t % per_row), (unsigned)info[t].bits,
-                       info[t].flagged ? "yes" : "no", piv, (double)info[t].zero,
-                       (double)info[t].scale, bmax);
-            }
-        }
+        if (tiles)
+            print_tile_table(info, bound, n_tiles, per_row, c->tile);
     }
     free(bound);
     free(info);

@@ -149,6 +149,76 @@ static void report_help(void)
            (unsigned long long)LLM_DEFAULT_SEED);
 }
 
+/* The rows as a JSON array (NULL when memory runs out). */
+static json_t *json_rows(const row *rows)
+{
+    json_t *jrows = json_array();
+    for (int i = 0; jrows && i < N_CONFIGS; ++i) {
+        const row *r = &rows[i];
+        json_t *jr;
+        if (r->skipped) {
+            jr = json_pack("{s:s, s:o, s:b}", "name", r->name, "config",
+                           cli_jconfig(&r->cfg), "skipped", 1);
+        } else {
+            char crc[16];
+            snprintf(crc, sizeof crc, "%08x", (unsigned)r->crc);
+            jr = json_pack(
+                "{s:s, s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
+                "s:s, s:b, s:b, s:b}",
+                "name", r->name, "config", cli_jconfig(&r->cfg), "skipped", 0, "status",
+                r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status),
+                "bytes", (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe),
+                "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db", cli_jnum(r->s.sqnr_db),
+                "max_abs_err", cli_jnum(r->s.max_abs_err), "max_err_over_bound",
+                cli_jnum(r->s.max_err_over_bound), "max_tile_l2_over_bound",
+                cli_jnum(r->s.max_l2_over_bound), "n_tiles_over_l2_bound",
+                (json_int_t)r->s.n_tiles_over_l2, "n_over_bound",
+                (json_int_t)r->s.n_over_bound, "n_low", (json_int_t)r->n_low, "n_flagged",
+                (json_int_t)r->n_flagged, "crc32c", crc, "deterministic", r->det_ok,
+                "decode_stable", r->dec_ok, "ok", r->ok);
+        }
+        if (!jr || json_array_append_new(jrows, jr)) {
+            json_decref(jrows);
+            jrows = NULL;
+        }
+    }
+    return jrows;
+}
+
+/* The rows as the text table's lines. */
+static void print_rows(const row *rows, const tahq_shape *shape)
+{
+    for (int i = 0; i < N_CONFIGS; ++i) {
+        const row *r = &rows[i];
+        char txt[160];
+        cli_config_text(&r->cfg, txt, sizeof txt);
+        if (r->skipped) {
+            printf("%-11s %-44s skipped: C=%u is not a multiple of G=%u\n", r->name, txt,
+                   (unsigned)shape->channels, (unsigned)r->cfg.tile);
+            continue;
+        }
+        if (r->status != TAHQ_OK) {
+            printf("%-11s %-44s FAIL: %s: %s\n", r->name, txt, r->stage,
+                   cli_status_text(r->status));
+            continue;
+        }
+        printf("%-11s %-44s %9zu %7.4f %10.4e %7.2f %10.4g %10.6f %7llu %08x %4s %4s  %s\n",
+               r->name, txt, r->bytes, r->bpe, r->s.rel_mse, r->s.sqnr_db,
+               r->s.max_abs_err, r->s.max_err_over_bound, (unsigned long long)r->n_flagged,
+               (unsigned)r->crc,
+               r->det_ok ? "ok" : "FAIL", r->dec_ok ? "ok" : "FAIL", r->ok ? "ok" : "FAIL");
+        if (r->s.n_over_bound)
+            printf("    FAIL: %llu elements exceed their bound (first: element %llu, "
+                   "|error| %.17g > bound %.17g)\n",
+                   (unsigned long long)r->s.n_over_bound, (unsigned long long)r->s.first_over,
+                   r->s.first_over_err, r->s.first_over_bound);
+        if (r->s.n_tiles_over_l2)
+            printf("    FAIL: %llu flagged tiles exceed their L2 bound (first: tile %llu)\n",
+                   (unsigned long long)r->s.n_tiles_over_l2,
+                   (unsigned long long)r->s.first_tile_over_l2);
+    }
+}
+
 int cmd_report(int argc, char **argv)
 {
     const char *input = NULL;
@@ -246,36 +316,7 @@ int cmd_report(int argc, char **argv)
     int ok = n_fail == 0 && n_run > 0;
 
     if (json) {
-        json_t *jrows = json_array();
-        for (int i = 0; jrows && i < N_CONFIGS; ++i) {
-            const row *r = &rows[i];
-            json_t *jr;
-            if (r->skipped) {
-                jr = json_pack("{s:s, s:o, s:b}", "name", r->name, "config",
-                               cli_jconfig(&r->cfg), "skipped", 1);
-            } else {
-                char crc[16];
-                snprintf(crc, sizeof crc, "%08x", (unsigned)r->crc);
-                jr = json_pack(
-                    "{s:s, s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
-                    "s:s, s:b, s:b, s:b}",
-                    "name", r->name, "config", cli_jconfig(&r->cfg), "skipped", 0, "status",
-                    r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status),
-                    "bytes", (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe),
-                    "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db", cli_jnum(r->s.sqnr_db),
-                    "max_abs_err", cli_jnum(r->s.max_abs_err), "max_err_over_bound",
-                    cli_jnum(r->s.max_err_over_bound), "max_tile_l2_over_bound",
-                    cli_jnum(r->s.max_l2_over_bound), "n_tiles_over_l2_bound",
-                    (json_int_t)r->s.n_tiles_over_l2, "n_over_bound",
-                    (json_int_t)r->s.n_over_bound, "n_low", (json_int_t)r->n_low, "n_flagged",
-                    (json_int_t)r->n_flagged, "crc32c", crc, "deterministic", r->det_ok,
-                    "decode_stable", r->dec_ok, "ok", r->ok);
-            }
-            if (!jr || json_array_append_new(jrows, jr)) {
-                json_decref(jrows);
-                jrows = NULL;
-            }
-        }
+        json_t *jrows = json_rows(rows);
         int jrc = cli_json_print(
             stdout,
             json_pack("{s:s, s:o, s:o, s:[I, I, I], s:I, s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:b, "
@@ -306,35 +347,7 @@ int cmd_report(int argc, char **argv)
         printf("%-11s %-44s %9s %7s %10s %7s %10s %10s %7s %8s %4s %4s  %s\n", "name",
                "config", "bytes", "bits/el", "relMSE", "SQNR dB", "max|err|", "err/bound",
                "flagged", "crc32c", "det", "dec", "result");
-        for (int i = 0; i < N_CONFIGS; ++i) {
-            const row *r = &rows[i];
-            char txt[160];
-            cli_config_text(&r->cfg, txt, sizeof txt);
-            if (r->skipped) {
-                printf("%-11s %-44s skipped: C=%u is not a multiple of G=%u\n", r->name, txt,
-                       (unsigned)shape.channels, (unsigned)r->cfg.tile);
-                continue;
-            }
-            if (r->status != TAHQ_OK) {
-                printf("%-11s %-44s FAIL: %s: %s\n", r->name, txt, r->stage,
-                       cli_status_text(r->status));
-                continue;
-            }
-            printf("%-11s %-44s %9zu %7.4f %10.4e %7.2f %10.4g %10.6f %7llu %08x %4s %4s  %s\n",
-                   r->name, txt, r->bytes, r->bpe, r->s.rel_mse, r->s.sqnr_db,
-                   r->s.max_abs_err, r->s.max_err_over_bound, (unsigned long long)r->n_flagged,
-                   (unsigned)r->crc,
-                   r->det_ok ? "ok" : "FAIL", r->dec_ok ? "ok" : "FAIL", r->ok ? "ok" : "FAIL");
-            if (r->s.n_over_bound)
-                printf("    FAIL: %llu elements exceed their bound (first: element %llu, "
-                       "|error| %.17g > bound %.17g)\n",
-                       (unsigned long long)r->s.n_over_bound, (unsigned long long)r->s.first_over,
-                       r->s.first_over_err, r->s.first_over_bound);
-            if (r->s.n_tiles_over_l2)
-                printf("    FAIL: %llu flagged tiles exceed their L2 bound (first: tile %llu)\n",
-                       (unsigned long long)r->s.n_tiles_over_l2,
-                       (unsigned long long)r->s.first_tile_over_l2);
-        }
+        print_rows(rows, &shape);
         printf("\n(%.2f s)\n", elapsed);
         printf("%s\n", verdict);
     }

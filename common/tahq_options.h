@@ -2,7 +2,7 @@
  * tahq_options.h - command-line options described by a table: one entry per
  * option says its name, its value, where the value goes and its help line,
  * so that the parse and the help text come from the same place and cannot
- * drift apart. The pattern of the tahq program's cli_parse (cli/util.h),
+ * drift apart. The pattern of the tahq program's cli_parse (support/util.h),
  * header-only (static inline, C11 and C++) for the programs of sgd_sim/,
  * which may not include cli/.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_json.c - libFuzzer harness for the golden-manifest reader: the
  * document as tahq conform loads it (golden_json_load: jansson with
- * duplicate names and deep nesting refused, cli/golden_common.c), then the
+ * duplicate names and deep nesting refused, golden/kit/golden_common.c), then the
  * typed member accessors and the configuration parsers of the manifest
  * (golden_config_parse, golden_pv1_config_parse) on every object. */
 #include <stdint.h>

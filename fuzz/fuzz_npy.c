@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_npy.c - libFuzzer harness for the .npy reader of the CLI
- * (cli/npy.c: npy_parse, and npy_parse_shape_text on the same bytes as a
+ * (support/npy.c: npy_parse, and npy_parse_shape_text on the same bytes as a
  * NUL-terminated string). An accepted file must have 1..3 non-zero
  * dimensions, at most 2^40 elements, and exactly 4*count data bytes. */
 #include <stdint.h>

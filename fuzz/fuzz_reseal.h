@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message_reseal.h"
 #include "tahq.h"
-#include "tahq_spec.h"
 
 /* size >= TAHQ_HEADER_BYTES; the caller frees the result. */
 static uint8_t *copy_with_valid_crc(const uint8_t *data, size_t size)
@@ -20,10 +20,7 @@ static uint8_t *copy_with_valid_crc(const uint8_t *data, size_t size)
     if (!m)
         abort();
     memcpy(m, data, size);
-    uint32_t crc = tahq_crc32c(0, m, 68);
-    crc = tahq_crc32c(crc, m + TAHQ_HEADER_BYTES, size - TAHQ_HEADER_BYTES);
-    for (int i = 0; i < 4; i++) /* little-endian, bytes 68..71 */
-        m[68 + i] = (uint8_t)(crc >> (8 * i));
+    message_reseal(m, size);
     return m;
 }
 

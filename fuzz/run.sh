@@ -60,7 +60,8 @@ fi
 flags=(-std=c11 -g -O2 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,undefined,float-cast-overflow
        -fno-sanitize-recover=all -fno-omit-frame-pointer
        -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
-       -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/cli")
+       -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/support"
+       -I"$root/golden/kit")
 probe="$out/probe.c"
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe"
 if ! "$cc" "${flags[@]}" "$probe" -o "$out/probe" >/dev/null 2>&1; then
@@ -78,8 +79,8 @@ sources_of() {
   case "$1" in
     decode|header|roundtrip) echo ;;
     diff_decode|diff_pv1) echo "$cpu_src" ;;
-    npy) echo "$root/cli/npy.c $root/cli/util.c" ;;
-    json) echo "$root/cli/golden_common.c $root/cli/golden_paper_v1.c $root/ref/paper_v1.c $root/cli/util.c" ;;
+    npy) echo "$root/support/npy.c $root/support/util.c" ;;
+    json) echo "$root/golden/kit/golden_common.c $root/golden/kit/golden_paper_v1.c $root/ref/paper_v1.c $root/support/util.c" ;;
     *) echo "fuzz: unknown harness '$1' (have: ${all[*]})" >&2; return 1 ;;
   esac
 }
@@ -92,7 +93,7 @@ max_len_of() {
   esac
 }
 
-# the CLI sources (util.c, golden_common.c) read and write JSON with jansson
+# the tools' sources (util.c, golden_common.c) read and write JSON with jansson
 jansson_cflags=()
 jansson_libs=()
 uses_cli=0
@@ -114,7 +115,7 @@ for n in "${names[@]}"; do
   exe="$out/fuzz_$n"
   # shellcheck disable=SC2086
   if [ ! -x "$exe" ] || [ -n "$(find "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra "$root/include" \
-        "$root/ref/internal.h" "$root"/cli/*.h "$root"/cpu/*.h "$root"/fuzz/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
+        "$root/ref/internal.h" "$root"/support/*.h "$root"/golden/kit/*.h "$root"/cpu/*.h "$root"/fuzz/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
         head -n1)" ]; then
     echo "fuzz: building $exe" >&2
     # shellcheck disable=SC2086

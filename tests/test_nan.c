@@ -18,6 +18,8 @@
 #include "tahq.h"
 #include "tahq_paper_v1.h"
 #include "tahq_spec.h"
+
+#include "message_reseal.h" /* support/: the one re-seal of an edited message */
 #include "tutil.h"
 
 #define CANONICAL_NAN 0x7FC00000u
@@ -39,14 +41,6 @@ static void put_le(uint8_t *p, uint32_t v, unsigned bytes)
 {
     for (unsigned i = 0; i < bytes; i++)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The CRC of §8.1 over header bytes 0..67 and the payload. */
-static void fix_crc(uint8_t *m, size_t len)
-{
-    uint32_t crc = tahq_crc32c(0, m, 68);
-    crc = tahq_crc32c(crc, m + 72, len - 72);
-    put_le(m + 68, crc, 4);
 }
 
 static void format1(tahq_meta meta, const char *name)
@@ -82,7 +76,7 @@ static void format1(tahq_meta meta, const char *name)
     const unsigned mb = meta == TAHQ_META_FP32 ? 4 : 2;
     const size_t scale0 = 72 + 1 + 2 * mb;
     put_le(m + scale0, meta == TAHQ_META_FP32 ? 0x7F000000u : 0x7F00u, mb); /* 2^127 */
-    fix_crc(m, len);
+    message_reseal(m, len);
     CHECKF(tahq_decode(m, len, y, 16) == TAHQ_OK, "%s: patched message rejected", name);
     uint64_t nans = check_nans(y, 16, name);
     CHECKF(nans > 0 && nans < 8, "%s: %" PRIu64 " NaNs in the patched tile (want some, not all)",

@@ -45,6 +45,8 @@
 #include "tahq_parallel.h"
 #include "tahq_spec.h"
 
+#include "message_reseal.h" /* support/: the one re-seal of an edited message */
+
 #include "fast_tile.h"
 
 static int g_fail = 0;
@@ -300,10 +302,7 @@ static void decode_errors(const tcase *tc, uint32_t trials)
             (i < map_flag_bits ? i
                                : rnd() % ((i % 2u ? checked : len - TAHQ_HEADER_BYTES) * 8u));
         bad[bit / 8u] ^= (uint8_t)(1u << (bit % 8u));
-        uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
-                                   len - TAHQ_HEADER_BYTES);
-        for (int b = 0; b < 4; b++)
-            bad[68 + b] = (uint8_t)(crc >> (8 * b));
+        message_reseal(bad, len);
         memset(y1, 0x77, n * sizeof *y1);
         tahq_status want = tahq_decode(bad, len, y1, (size_t)n);
         rejected += want != TAHQ_OK;
@@ -328,10 +327,7 @@ static void decode_errors(const tcase *tc, uint32_t trials)
             memcpy(bad, m, len);
             bad[bit / 8u] ^= (uint8_t)(1u << (bit % 8u));
             if (reseal) {
-                uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
-                                           len - TAHQ_HEADER_BYTES);
-                for (int b = 0; b < 4; b++)
-                    bad[68 + b] = (uint8_t)(crc >> (8 * b));
+                message_reseal(bad, len);
             }
             tahq_status want = tahq_decode(bad, len, y1, (size_t)n);
             tahq_parallel_threads(&par, 1u + bit % 4u);
@@ -368,10 +364,7 @@ static void decode_errors(const tcase *tc, uint32_t trials)
     if (per_row) {
         memcpy(bad, m, len);
         bad[TAHQ_HEADER_BYTES] ^= 1u;
-        uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
-                                   len - TAHQ_HEADER_BYTES);
-        for (int b = 0; b < 4; b++)
-            bad[68 + b] = (uint8_t)(crc >> (8 * b));
+        message_reseal(bad, len);
         CHECK(tahq_decode_parallel(bad, len, yp, (size_t)n, &par) == TAHQ_ERR_PAYLOAD,
               "control: a changed map bit was accepted");
     }
@@ -465,10 +458,7 @@ static void metadata_values(tahq_meta meta)
                 const size_t at = zero0 + ((size_t)kind * TILES + where[w]) * mb;
                 for (unsigned b = 0; b < mb; b++)
                     bad[at + b] = (uint8_t)(v[p] >> (8 * b));
-                uint32_t crc = tahq_crc32c(tahq_crc32c(0, bad, 68), bad + TAHQ_HEADER_BYTES,
-                                           len - TAHQ_HEADER_BYTES);
-                for (int b = 0; b < 4; b++)
-                    bad[68 + b] = (uint8_t)(crc >> (8 * b));
+                message_reseal(bad, len);
                 memset(y1, 0x55, sizeof y1);
                 const tahq_status want = tahq_decode(bad, len, y1, N);
                 rejected += want != TAHQ_OK;
@@ -523,9 +513,7 @@ static void canonical_nans(tahq_meta meta)
     const uint32_t big = meta == TAHQ_META_FP32 ? 0x7F000000u : 0x7F00u;
     for (unsigned b = 0; b < mb; b++)
         m[scale0 + b] = (uint8_t)(big >> (8 * b));
-    uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + TAHQ_HEADER_BYTES, len - TAHQ_HEADER_BYTES);
-    for (int b = 0; b < 4; b++)
-        m[68 + b] = (uint8_t)(crc >> (8 * b));
+    message_reseal(m, len);
     CHECK(tahq_decode(m, len, y1, 16) == TAHQ_OK, "nan case: tahq_decode");
     int nans = 0;
     for (int i = 0; i < 16; i++)
@@ -754,12 +742,9 @@ static void gain_version(void)
                 m[4] = (uint8_t)(mode ? TAHQ_FORMAT_VERSION : TAHQ_GAIN_VERSION);
             if (patch != 0)
                 m[11] = (uint8_t)(mode ? TAHQ_ALLOC_TOKEN : TAHQ_ALLOC_GAIN);
-            uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + TAHQ_HEADER_BYTES,
-                                       len - TAHQ_HEADER_BYTES);
             uint8_t savecrc[4];
             memcpy(savecrc, m + 68, 4);
-            for (int b = 0; b < 4; b++)
-                m[68 + b] = (uint8_t)(crc >> (8 * b));
+            message_reseal(m, len);
             memset(y1, 0x11, n * sizeof *y1);
             memset(yp, 0x11, n * sizeof *yp);
             const tahq_status want = tahq_decode(m, len, y1, (size_t)n);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_tile_l2 - the flagged-tile L2 check of the CLI's bound checks
- * (check_flagged_tiles_l2 in cli/codec_ops.c, used by roundtrip, report and
+ * (check_flagged_tiles_l2 in support/codec_ops.c, used by roundtrip, report and
  * bounds). SPEC §6.3 bounds a flagged tile's Euclidean error, and
  * tahq_error_bound repeats that bound E on each element; checking only
  * |x_i - x̂_i| <= E cannot see a tile whose error is a few times too large

@@ -47,13 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tahq.h"
+#include "tahq_ref_api.h" /* the metadata rounding and scale search of ref/fp16.c */
 #include "tahq_spec.h"
-
-/* from ref/ (internal API, declared in ref/internal.h) */
-uint32_t tahq_meta_round_down_bits(tahq_meta meta, float x);
-uint32_t tahq_meta_round_up_bits(tahq_meta meta, float x);
-uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels);
-float tahq_meta_value(tahq_meta meta, uint32_t bits);
 
 static float f_of(uint32_t u)
 {
@@ -187,8 +182,6 @@ static int check_scale_down(const uint32_t *levels, int nl)
         }
     return 0;
 }
-
-float tahq_log2(float x);
 
 static const float log2_c[9] = {
     0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f, -0x1.715c9cp-2f, 0x1.26d41p-2f,

@@ -10,8 +10,9 @@ exact original snippet and its replacement. For each mutant this script
      once in the file, otherwise the catalogue is stale and the script fails;
   2. builds a mutant `tahq` program from the copy: the mutated source is
      compiled (all of ref/ when the patch is in a header) and linked with
-     the unchanged objects of ref/ and the cli/*.c objects, compiled once per
-     run from the same tree with the project's strict floating-point flags
+     the unchanged objects of ref/ and the program objects (cli/, golden/kit/,
+     support/), compiled once per run from the same tree with the project's
+     strict floating-point flags
      (-ffp-contract=off -fno-fast-math -fexcess-precision=standard), -O1 and
      -DTAHQ_SCALAR_ONLY (one code path: the scalar forms, which the test
      suite checks give the same bytes as the vector ones);
@@ -179,6 +180,17 @@ def cmake_list(text, pattern):
     return m.group(1).split()
 
 
+# The folders of the tahq program's sources (source_lists), in the order
+# their headers are searched.
+PROGRAM_DIRS = ("cli", "golden/kit", "support")
+
+
+def obj_name(src):
+    """The object file of a program source "folder/file.c": one flat folder,
+    so the folder is part of the name."""
+    return src[:-2].replace("/", "__") + ".o"
+
+
 def source_lists(root):
     with open(os.path.join(root, "ref", "CMakeLists.txt")) as f:
         rtxt = f.read()
@@ -188,14 +200,15 @@ def source_lists(root):
     # ref/internal.h: never mutated, recompiled against a mutated header
     cpu = [os.path.basename(s) for s in
            cmake_list(rtxt, r"set\(TAHQ_CPU_SOURCES(.*?)CACHE") if s.endswith(".c")]
-    with open(os.path.join(root, "cli", "CMakeLists.txt")) as f:
-        ctxt = f.read()
+    # the tahq program: the tools' library (support/), the conformance kit
+    # (golden/kit/) and the program's own files (cli/), as folder/file.c
     cli = []
-    cli += cmake_list(ctxt, r"add_library\(tahq_cli_support STATIC([^)]*)\)")
-    cli += cmake_list(ctxt, r"add_executable\(tahq_cli([^)]*)\)")
-    for m in re.finditer(r"target_sources\(tahq_cli PRIVATE([^)]*)\)", ctxt):
-        cli += m.group(1).split()
-    cli = [s for s in cli if s.endswith(".c")]
+    for folder, pattern in (("support", r"add_library\(tahq_support STATIC([^)]*)\)"),
+                            ("golden/kit", r"add_library\(tahq_golden STATIC([^)]*)\)"),
+                            ("cli", r"add_executable\(tahq_cli([^)]*)\)")):
+        with open(os.path.join(root, folder, "CMakeLists.txt")) as f:
+            ctxt = f.read()
+        cli += [folder + "/" + s for s in cmake_list(ctxt, pattern) if s.endswith(".c")]
     return ref, cpu, cli
 
 
@@ -274,8 +287,10 @@ class Builder:
         headers = [os.path.join(inc, f) for f in os.listdir(inc) if f.endswith(".h")]
         ref_dir = os.path.join(self.root, "ref")
         ref_h = [os.path.join(ref_dir, f) for f in os.listdir(ref_dir) if f.endswith(".h")]
-        cli_dir = os.path.join(self.root, "cli")
-        cli_all = [os.path.join(cli_dir, f) for f in os.listdir(cli_dir) if f.endswith((".c", ".h"))]
+        # the program's folders: every .c, .h and .inc of them is in the cache key
+        prog_dirs = [os.path.join(self.root, p) for p in PROGRAM_DIRS]
+        cli_all = [os.path.join(pd, f) for pd in prog_dirs for f in os.listdir(pd)
+                   if f.endswith((".c", ".h", ".inc"))]
         cpu_dir = os.path.join(self.root, "cpu")
         cpu_all = [os.path.join(cpu_dir, f) for f in os.listdir(cpu_dir) if f.endswith((".c", ".h"))]
         common_dir = os.path.join(self.root, "common")
@@ -295,8 +310,8 @@ class Builder:
         jobs = []
         # common/: tahq_datadir.h, where the program finds its plot scripts
         for s in self.cli_src:
-            jobs.append((self.cc, os.path.join(cli_dir, s), os.path.join(d, "cli", s[:-2] + ".o"),
-                         self._incs(ref_dir) + [cli_dir, common_dir],
+            jobs.append((self.cc, os.path.join(self.root, s), os.path.join(d, "cli", obj_name(s)),
+                         self._incs(ref_dir) + prog_dirs + [common_dir],
                          ["-D_POSIX_C_SOURCE=200809L"]))
         for s in self.ref_src:
             jobs.append((self.cc, os.path.join(ref_dir, s), os.path.join(d, "ref", s[:-2] + ".o"),
@@ -308,7 +323,7 @@ class Builder:
         open(stamp, "w").close()
 
     def link(self, out, ref_objs, cpu_objs=None):
-        cli_objs = [os.path.join(self.base, "cli", s[:-2] + ".o") for s in self.cli_src]
+        cli_objs = [os.path.join(self.base, "cli", obj_name(s)) for s in self.cli_src]
         if cpu_objs is None:
             cpu_objs = [os.path.join(self.base, "cpu", s[:-2] + ".o") for s in self.cpu_src]
         cmd = ([self.cc, "-o", out] + cli_objs + ref_objs + cpu_objs + jansson_libs() +
@@ -574,7 +589,7 @@ def write_results(path, mutants, kills, vectors_name, commit, mode, control_case
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--root", default=ROOT_DEFAULT, help="source tree (ref/, include/, cli/)")
+    ap.add_argument("--root", default=ROOT_DEFAULT, help="source tree (ref/, include/, cli/, golden/kit/, support/)")
     ap.add_argument("--vectors", default=None,
                     help="golden set (default ROOT/golden/v2 where it exists, else ROOT/golden/v1)")
     ap.add_argument("--case-prefix", action="append", default=[],
@@ -668,6 +683,7 @@ def main():
         exe = os.path.join(b.base, "equiv_check")
         objs = [os.path.join(b.base, "ref", s[:-2] + ".o") for s in b.ref_src]
         rc, out = run([a.cc, "-std=c11", "-O2"] + STRICT + [f"-I{os.path.join(root, 'include')}",
+                      f"-I{os.path.join(root, 'ref')}",
                       os.path.join(HERE, "equiv_check.c")] + objs + ["-lm", "-o", exe])
         if rc != 0:
             print(f"mutate: equiv_check does not build:\n{out}", file=sys.stderr)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 """v2_table.py - turn the distinguishing inputs found by distinguish.py
 (found.json) into the C table of `tahq golden-gen --set v2`
-(cli/cmd_golden_gen.c, between the markers "BEGIN v2 cases" and "END v2
-cases"), with the kills of each case from a kills file (mutate.py --record
+(golden/kit/mutation_cases_v2.inc, between the markers "BEGIN v2 cases" and
+"END v2 cases"), with the kills of each case from a kills file (mutate.py --record
 --full --vectors golden/v2 --case-prefix mut-) when one is given.
 
-  v2_table.py found.json [--kills kills-v2new.json] [--write cli/cmd_golden_gen.c]
+  v2_table.py found.json [--kills kills-v2new.json] [--write golden/kit/mutation_cases_v2.inc]
 """
 import argparse
 import json
@@ -80,7 +80,7 @@ def main():
     lines += rows
     lines.append("};")
     lines.append("static const struct case_kills mut_msg_kills[] = {")
-    # the cases cmd_golden_gen.c builds in code (invalid messages, crafted
+    # the cases golden_gen.c builds in code (invalid messages, crafted
     # messages to decode, the scale search, invalid configurations) take their
     # kill lists from this table
     msg_ids = sorted(c for c in kills_by_case

@@ -3,7 +3,7 @@
 """v4_table.py - golden/v4's own cases and kill lists as data.
 
   v4_table.py --found found-v4.json [--kills-in FILE]... [--kills kills-v4.json]
-              [--write cli/cmd_golden_gen.c] [--results RESULTS-v4.md]
+              [--write golden/kit/mutation_cases_v4.inc] [--results RESULTS-v4.md]
 
 --found: the inputs `distinguish.py --hits N` found (a list per mutant).
 Inputs found for several mutants become one case; an input already held by
@@ -17,7 +17,7 @@ recorded killing case of the mutant in manifest order. A mutant recorded
 in several runs keeps the union of its killing cases.
 
 --write replaces the block between "BEGIN v4 cases" and "END v4 cases" of
-cli/cmd_golden_gen.c: the input words, the table of encode cases, the
+golden/kit/mutation_cases_v4.inc: the input words, the table of encode cases, the
 table of invalid messages, and v4_kills (per case, the mutants it kills),
 which golden-gen --set v4 writes into the manifest.
 

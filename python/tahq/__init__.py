@@ -275,7 +275,7 @@ def find_library():
 
 
 # ---------------------------------------------------------------------------
-# Argument checks (the tahq program's rules, cli/codec_ops.c and
+# Argument checks (the tahq program's rules, support/codec_ops.c and
 # tahq_check_config)
 # ---------------------------------------------------------------------------
 def _integer(field, v, lo, hi, rule, err=ConfigError):

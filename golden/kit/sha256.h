@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sha256.h - SHA-256 (FIPS 180-4), used for the checksums of golden vectors. */
-#ifndef TAHQ_CLI_SHA256_H
-#define TAHQ_CLI_SHA256_H
+#ifndef TAHQ_GOLDEN_SHA256_H
+#define TAHQ_GOLDEN_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>

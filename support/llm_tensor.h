@@ -21,8 +21,8 @@
  * Irwin-Hall sum of four 22-bit uniforms, centred and scaled to unit
  * variance (exactly representable before the last scaling).
  */
-#ifndef TAHQ_CLI_LLM_TENSOR_H
-#define TAHQ_CLI_LLM_TENSOR_H
+#ifndef TAHQ_SUPPORT_LLM_TENSOR_H
+#define TAHQ_SUPPORT_LLM_TENSOR_H
 
 #include <stdint.h>
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* util.h - shared helpers of the tahq command-line program: error output,
+/* util.h - shared helpers of the tools (the tahq program, the conformance
+ * kit, tests and fuzzers): error output,
  * option parsing, number parsing, whole-file reading, atomic file writing,
  * JSON output and timing. */
-#ifndef TAHQ_CLI_UTIL_H
-#define TAHQ_CLI_UTIL_H
+#ifndef TAHQ_SUPPORT_UTIL_H
+#define TAHQ_SUPPORT_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

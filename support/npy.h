@@ -2,8 +2,8 @@
 /* npy.h - reading and writing float32 tensors as NumPy .npy files
  * (format versions 1.0, 2.0, 3.0; dtype '<f4', C order, 1 to 3 dimensions)
  * and as raw little-endian float32 (.f32) files. */
-#ifndef TAHQ_CLI_NPY_H
-#define TAHQ_CLI_NPY_H
+#ifndef TAHQ_SUPPORT_NPY_H
+#define TAHQ_SUPPORT_NPY_H
 
 #include <stddef.h>
 #include <stdint.h>

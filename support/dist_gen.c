@@ -7,6 +7,7 @@
 #include "llm_tensor.h"
 #include "tahq.h"
 #include "tahq_spec.h"
+#include "util.h"
 
 #define DOMAIN_TAG 0x42444e31u /* "BDN1" */
 #define STREAM_GAUSS 1u
@@ -109,4 +110,22 @@ int dist_fill(dist_kind d, float *x, uint32_t batch, uint32_t seq, uint32_t chan
         break;
     }
     return -1;
+}
+
+int dist_parse_list(const char *list, int use[DIST_COUNT])
+{
+    memset(use, 0, DIST_COUNT * sizeof *use);
+    char buf[256];
+    if (strlen(list) >= sizeof buf)
+        return cli_fail(EXIT_USAGE, "--dist list too long");
+    strcpy(buf, list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int d = dist_parse(tok);
+        if (d < 0)
+            return cli_fail(EXIT_USAGE, "unknown distribution '%s' (gauss, laplace, student-t, llm)",
+                            tok);
+        use[d] = 1;
+    }
+    return 0;
 }

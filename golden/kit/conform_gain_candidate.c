@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* conform_gain_candidate.c - a test candidate for the gain cases of
- * golden/v3 (`tahq conform --run`, cli/golden_test.sh part v3): the encode
+ * golden/v3 (`tahq conform --run`, golden/kit/golden_test.sh part v3): the encode
  * half of the --run protocol, for format-1 configurations.
  *   --rank gain     libtahq's encoder as it is: must pass every case.
  *   --rank entropy  alloc gain (3) ranked by entropy instead: the message of
@@ -17,6 +17,7 @@
 
 #include "codec_ops.h"
 #include "golden_common.h"
+#include "message_reseal.h"
 #include "npy.h"
 #include "tahq.h"
 #include "tahq_spec.h"
@@ -64,10 +65,7 @@ int main(int argc, char **argv)
         msg[4] = (uint8_t)TAHQ_GAIN_VERSION;
         msg[5] = 0;
         msg[11] = (uint8_t)TAHQ_ALLOC_GAIN;
-        uint32_t crc = tahq_crc32c(0, msg, 68);
-        crc = tahq_crc32c(crc, msg + 72, len - 72);
-        for (int i = 0; i < 4; i++)
-            msg[68 + i] = (uint8_t)(crc >> (8 * i));
+        message_reseal(msg, len);
     }
     FILE *f = fopen(argv[5], "wb");
     int rc = !f || fwrite(msg, 1, len, f) != len;

@@ -2,8 +2,8 @@
 /* golden_paper_v1.h - golden cases of kind "paper_v1" (golden/README.md):
  * the configuration line and the tolerant comparison `tahq conform` applies
  * to them (ref/SPEC.md Appendix A.5). */
-#ifndef TAHQ_CLI_GOLDEN_PAPER_V1_H
-#define TAHQ_CLI_GOLDEN_PAPER_V1_H
+#ifndef TAHQ_GOLDEN_GOLDEN_PAPER_V1_H
+#define TAHQ_GOLDEN_GOLDEN_PAPER_V1_H
 
 #include <stddef.h>
 #include <stdint.h>

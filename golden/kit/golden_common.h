@@ -3,8 +3,8 @@
  * the configuration as one line of JSON (manifest and --run protocol), its
  * parser, the section layout of a message (SPEC §8.2) and the name of the
  * field a byte offset of a message belongs to. */
-#ifndef TAHQ_CLI_GOLDEN_COMMON_H
-#define TAHQ_CLI_GOLDEN_COMMON_H
+#ifndef TAHQ_GOLDEN_GOLDEN_COMMON_H
+#define TAHQ_GOLDEN_GOLDEN_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>

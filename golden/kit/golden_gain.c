@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_inputs.h"
 #include "codec_ops.h"
 #include "dist_gen.h"
 #include "golden_common.h"
 #include "golden_gain.h"
 #include "llm_tensor.h"
+#include "message_reseal.h"
 #include "tahq_spec.h"
 
 /* ------------------------------------------------------------ the mistakes */
@@ -352,21 +354,6 @@ static uint64_t rows_of(const tahq_shape *s)
     return (uint64_t)s->batch * s->seq_len;
 }
 
-static uint64_t count_of(const tahq_shape *s)
-{
-    return rows_of(s) * s->channels;
-}
-
-static float *alloc_x(const tahq_shape *s)
-{
-    float *x = calloc((size_t)count_of(s) + 1, sizeof(float));
-    if (!x) {
-        fprintf(stderr, "tahq golden-gen: out of memory\n");
-        exit(1);
-    }
-    return x;
-}
-
 /* The map as text: per sequence its rows as 0/1 (row 0 first), sequences
  * separated by '/'; a sequence of more than 64 rows as its low rows. */
 static void fmt_map(const uint8_t *low, const tahq_shape *s, char *buf, size_t n)
@@ -519,29 +506,29 @@ out:
 }
 
 /* An encode case: checked as above, then written. */
-static void gain_case(gen *g, const char *id, const char *flags0, const char *desc0,
+static void gain_case(golden_writer *g, const char *id, const char *flags0, const char *desc0,
                       const tahq_config *c, const tahq_shape *s, const float *x,
                       const int *differ, const int *equal)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     char desc[4096], flags[1024];
     snprintf(desc, sizeof desc, "%s", desc0);
     snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
     if (check_encode(id, c, s, x, differ, equal, desc, sizeof desc, flags, sizeof flags)) {
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
-    golden_gen_encode(g, id, flags, desc, c, s, x);
+    golden_emit_encode(g, id, flags, desc, c, s, x);
 }
 
 /* An encode_error case: the SPEC's status from the transcription too, and
  * each mistake of `differ` accepting the input. */
-static void gain_error_case(gen *g, const char *id, const char *flags0, const char *desc0,
+static void gain_error_case(golden_writer *g, const char *id, const char *flags0, const char *desc0,
                             const tahq_config *c, const tahq_shape *s, const float *x, int expect,
                             const int *differ)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     char desc[4096], flags[1024];
     snprintf(desc, sizeof desc, "%s Checked by golden-gen:", desc0);
@@ -552,7 +539,7 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
         free(m);
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
     for (size_t i = 0; i < n_vars(differ); i++) {
@@ -561,7 +548,7 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
             fprintf(stderr, "tahq golden-gen: case %s: %s gives %s too\n", id,
                     gv_info[differ[i]].what, tahq_status_name(st));
             free(m);
-            golden_gen_fail(g);
+            golden_writer_fail(g);
             return;
         }
         char t[512];
@@ -573,16 +560,10 @@ static void gain_error_case(gen *g, const char *id, const char *flags0, const ch
     }
     append(desc, sizeof desc, "%s%s", ".", "");
     free(m);
-    golden_gen_encode_error(g, id, flags, desc, c, s, x, expect);
+    golden_emit_encode_error(g, id, flags, desc, c, s, x, expect);
 }
 
 /* ------------------------------------------------------------ inputs */
-
-static float unif(uint64_t seed, uint64_t i)
-{
-    const uint32_t w = tahq_random_word(seed, i);
-    return (float)((int32_t)(w >> 8) - 8388608) * 0x1p-23f;
-}
 
 /* Uniform values, rows scaled by 2^-(r mod 3), and in about one tile of
  * three a spike of 4 to 11 times the row's scale (a tile the gate flags at
@@ -593,7 +574,7 @@ static void fill_mixed(float *x, const tahq_shape *s, uint32_t G, uint64_t seed)
     for (uint64_t r = 0; r < rows; r++) {
         const float scale = ldexpf(1.0f, -(int)(r % 3));
         for (uint64_t c = 0; c < C; c++)
-            x[r * C + c] = unif(seed, r * C + c) * scale;
+            x[r * C + c] = golden_unif(seed, r * C + c) * scale;
         for (uint64_t t = 0; t < T; t++) {
             const uint32_t w = tahq_random_word(seed ^ 0xA5A5A5A5A5A5A5A5ull, r * T + t);
             if (w % 3 != 0)
@@ -640,37 +621,24 @@ static int find_seed(const tahq_config *c, const tahq_shape *s, float *x, int ki
 static tahq_config gcfg(uint32_t G, uint32_t hi, uint32_t lo, uint32_t permille, float tau,
                         tahq_meta meta)
 {
-    tahq_config c;
-    tahq_config_default(&c);
-    c.tile = G;
-    c.hi_bits = hi;
-    c.lo_bits = lo;
+    tahq_config c = golden_config(G, hi, lo, TAHQ_ALLOC_GAIN, tau, meta);
     c.hi_permille = permille;
-    c.alloc = TAHQ_ALLOC_GAIN;
-    c.tau = tau;
-    c.meta = meta;
     return c;
 }
 
-static tahq_shape shp(uint32_t b, uint32_t s, uint32_t c)
-{
-    tahq_shape r = {b, s, c};
-    return r;
-}
-
 /* A case on an input drawn from a seed (see find_seed). */
-static void seeded_case(gen *g, const char *id, const char *flags, const char *what,
+static void seeded_case(golden_writer *g, const char *id, const char *flags, const char *what,
                         const tahq_config *c, const tahq_shape *s, int kind, uint64_t seed0,
                         const int *differ, const int *equal)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
-    float *x = alloc_x(s);
+    float *x = golden_alloc_x(s);
     uint64_t seed = 0;
     if (find_seed(c, s, x, kind, seed0, differ, equal, &seed)) {
         fprintf(stderr, "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
                         "mistakes change the map\n", id, seed0);
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         free(x);
         return;
     }
@@ -689,17 +657,17 @@ static void seeded_case(gen *g, const char *id, const char *flags, const char *w
 /* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
  * gain and entropy choose different tokens. T is not a power of two, so
  * the tile gains are summed with padding (§2.5). */
-static void fam_paper(gen *g)
+static void fam_paper(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(64, 4, 3, 800, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(2, 20, 320);
+    tahq_shape s = golden_shape(2, 20, 320);
     seeded_case(g, "gain-paper-iid-2x20x320", "paper_point",
                 "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
                 "the least squared error are not those of lowest entropy; T = 5 tiles a token "
                 "(the tile gains summed with +0 padding)",
                 &c, &s, FILL_GAUSS, 5, differ, NULL);
-    s = shp(2, 64, 1600);
+    s = golden_shape(2, 64, 1600);
     seeded_case(g, "gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
                 "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
                 "C = 1600 (T = 25): gain and entropy choose different tokens",
@@ -709,7 +677,7 @@ static void fam_paper(gen *g)
 /* Every G: with log2 G odd (8, 32, 128) the gain of a flagged tile is
  * doubled, and leaving the x2 out changes the map; with log2 G even (16,
  * 64, 256) it is not, and a x2 there changes the map. */
-static void fam_tiles(gen *g)
+static void fam_tiles(golden_writer *g)
 {
     static const uint32_t Gs[6] = {8, 16, 32, 64, 128, 256};
     const int odd[] = {GV_NO_X2, GV_X2_UNFLAGGED, GV_END};
@@ -719,7 +687,7 @@ static void fam_tiles(gen *g)
         const uint32_t G = Gs[i];
         const int k_odd = i % 2 == 0;
         tahq_config c = gcfg(G, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 512);
+        tahq_shape s = golden_shape(1, 8, 512);
         snprintf(id, sizeof id, "gain-g%03u", (unsigned)G);
         snprintf(what, sizeof what,
                  "G=%u (log2 G = %d, %s): tokens with different shares of flagged tiles; %s",
@@ -737,8 +705,8 @@ static void fam_tiles(gen *g)
 static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int v, int want,
                            float *out)
 {
-    tahq_shape one = shp(1, 1, C);
-    float *a = alloc_x(&one), *b = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, C);
+    float *a = golden_alloc_x(&one), *b = golden_alloc_x(&one);
     fill_mixed(a, &one, c->tile, seed);
     const uint32_t T = C / c->tile;
     double sa = 0, sv = 0;
@@ -774,12 +742,12 @@ done:
 
 /* Flagged and unflagged tiles: the error is that of the transformed tile,
  * in the transformed domain (SPEC 4.3 step 1), doubled where log2 G is odd. */
-static void fam_transform(gen *g)
+static void fam_transform(golden_writer *g)
 {
     {
         const int differ[] = {GV_RAW_TILE, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-transform-raw-tile", "",
                     "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
                     "measuring the error of the raw tile changes the map",
@@ -788,8 +756,8 @@ static void fam_transform(gen *g)
     {
         const int differ[] = {GV_DECODED, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(2, 2, 128);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(2, 2, 128);
+        float *x = golden_alloc_x(&s);
         uint64_t seed = 210;
         for (; seed < 260; seed++)
             if (find_flip_pairs(&c, 128, seed, GV_DECODED, 2, x) == 2 &&
@@ -797,7 +765,7 @@ static void fam_transform(gen *g)
                 break;
         if (seed == 260) {
             fprintf(stderr, "tahq golden-gen: gain-transform-decoded-domain: no pair found\n");
-            golden_gen_fail(g);
+            golden_writer_fail(g);
         } else {
             char desc[512];
             snprintf(desc, sizeof desc,
@@ -817,7 +785,7 @@ static void fam_transform(gen *g)
         const int differ[] = {GV_RAW_TILE, GV_END};
         const int equal[] = {GV_NO_X2, GV_END};
         tahq_config c = gcfg(32, 4, 3, 500, 0.0f, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-tau0", "",
                     "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
                     "then doubles every key alike and cannot change the map",
@@ -827,7 +795,7 @@ static void fam_transform(gen *g)
         const int differ[] = {GV_ENTROPY, GV_END};
         const int equal[] = {GV_RAW_TILE, GV_NO_X2, GV_DECODED, GV_END};
         tahq_config c = gcfg(64, 4, 3, 500, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = shp(1, 8, 256);
+        tahq_shape s = golden_shape(1, 8, 256);
         seeded_case(g, "gain-tau-inf", "",
                     "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
                     &c, &s, FILL_MIXED, 230, differ, equal);
@@ -836,13 +804,13 @@ static void fam_transform(gen *g)
 
 /* Stochastic rounding: the ranking quantizes with the message's codes
  * (seed, global element index). */
-static void fam_stochastic(gen *g)
+static void fam_stochastic(golden_writer *g)
 {
     const int differ[] = {GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO, GV_END};
     tahq_config c = gcfg(64, 4, 3, 500, 2.0f, TAHQ_META_FP16);
     c.rounding = TAHQ_ROUND_STOCHASTIC;
     c.seed = 0x9E3779B97F4A7C15ull;
-    tahq_shape s = shp(2, 8, 256);
+    tahq_shape s = golden_shape(2, 8, 256);
     seeded_case(g, "gain-stochastic", "",
                 "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
                 "those of the message's stochastic codes, keyed by the global element index",
@@ -850,7 +818,7 @@ static void fam_stochastic(gen *g)
     c = gcfg(8, 3, 2, 500, 2.0f, TAHQ_META_BF16);
     c.rounding = TAHQ_ROUND_STOCHASTIC;
     c.seed = UINT64_MAX;
-    s = shp(2, 8, 64);
+    s = golden_shape(2, 8, 64);
     seeded_case(g, "gain-stochastic-seed-max", "",
                 "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
                 "ranking",
@@ -858,7 +826,7 @@ static void fam_stochastic(gen *g)
 }
 
 /* The three metadata types: the ranking quantizes on the message's grid. */
-static void fam_meta(gen *g)
+static void fam_meta(golden_writer *g)
 {
     static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
     static const char *const names[3] = {"fp16", "bf16", "fp32"};
@@ -868,7 +836,7 @@ static void fam_meta(gen *g)
     char id[64], what[256];
     for (int m = 0; m < 3; m++) {
         tahq_config c = gcfg(16, 4, 2, 500, 2.0f, metas[m]);
-        tahq_shape s = shp(1, 16, 128);
+        tahq_shape s = golden_shape(1, 16, 128);
         snprintf(id, sizeof id, "gain-meta-%s", names[m]);
         snprintf(what, sizeof what,
                  "%s metadata: the ranking quantizes with the message's zero-points and scales",
@@ -878,11 +846,11 @@ static void fam_meta(gen *g)
 }
 
 /* The low-width share: r = 0, 1, 500, 999 (S = 1000: one low token). */
-static void fam_permille(gen *g)
+static void fam_permille(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_END};
     tahq_config c = gcfg(32, 4, 3, 0, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 16, 128);
+    tahq_shape s = golden_shape(1, 16, 128);
     seeded_case(g, "gain-r0000", "",
                 "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
                 &c, &s, FILL_MIXED, 500, NULL, NULL);
@@ -894,7 +862,7 @@ static void fam_permille(gen *g)
     seeded_case(g, "gain-r0500", "", "r = 500: low(16) = 8", &c, &s, FILL_MIXED, 520, differ,
                 NULL);
     c = gcfg(8, 4, 3, 999, 2.0f, TAHQ_META_FP16);
-    s = shp(1, 1000, 8);
+    s = golden_shape(1, 1000, 8);
     seeded_case(g, "gain-r0999-s1000", "",
                 "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key", &c,
                 &s, FILL_MIXED, 530, differ, NULL);
@@ -909,18 +877,18 @@ static void fill_overflow(float *x, const tahq_shape *s)
     const uint64_t rows = rows_of(s), C = s->channels;
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t c = 0; c < C; c++)
-            x[r * C + c] = unif(600, r * C + c) * 0x1p-6f;
+            x[r * C + c] = golden_unif(600, r * C + c) * 0x1p-6f;
     for (uint64_t r = 0; r < rows; r++)
         x[r * C + (r * 7) % C] = 1.0f + (float)r * 0.125f;
     for (uint64_t i = 0; i < 16; i++)
         x[5 * C + i] = 6250.0f * (float)i;
 }
 
-static void fam_low_zero(gen *g)
+static void fam_low_zero(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 1, 1000, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 16, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(1, 16, 32);
+    float *x = golden_alloc_x(&s);
     fill_overflow(x, &s);
     const int differ[] = {GV_ALWAYS_RANK, GV_END};
     gain_case(g, "gain-r1000-low-overflow", "low_zero",
@@ -945,7 +913,7 @@ static void fam_low_zero(gen *g)
         if (st != TAHQ_OK) {
             fprintf(stderr, "tahq golden-gen: gain-encerr-range-r0500: alloc token gives %s\n",
                     tahq_status_name(st));
-            golden_gen_fail(g);
+            golden_writer_fail(g);
         }
     }
     const int accept[] = {GV_RANGE_IGNORED, GV_ENTROPY, GV_END};
@@ -960,11 +928,11 @@ static void fam_low_zero(gen *g)
 
 /* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
  * row: the first low(S) rows are low. */
-static void fam_equal_bits(gen *g)
+static void fam_equal_bits(golden_writer *g)
 {
     const int differ[] = {GV_ENTROPY, GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 3, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 8, 64);
+    tahq_shape s = golden_shape(1, 8, 64);
     seeded_case(g, "gain-equal-bits", "tie_gain",
                 "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
                 "first low(S) rows are low (ties by lower row)",
@@ -972,12 +940,12 @@ static void fam_equal_bits(gen *g)
 }
 
 /* Identical rows: equal keys, the lower row goes low. */
-static void fam_ties(gen *g)
+static void fam_ties(golden_writer *g)
 {
     const int differ[] = {GV_TIE_HIGH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 800, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(1, 6, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(1, 6, 32);
+    float *x = golden_alloc_x(&s);
     fill_gauss(x, &s, 710);
     /* rows 1 and 4 identical and quiet: the two smallest keys, low(6) = 1 */
     for (uint32_t i = 0; i < 32; i++) {
@@ -1006,14 +974,14 @@ static void put_tile(float *x, const float *t, float scale)
         x[i] = t[i] * scale;
 }
 
-static void fam_lattice(gen *g)
+static void fam_lattice(golden_writer *g)
 {
     tahq_config c = gcfg(8, 3, 2, 500, INFINITY, TAHQ_META_FP16);
     {
         /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
         const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
-        tahq_shape s = shp(1, 3, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 3, 8);
+        float *x = golden_alloc_x(&s);
         static const float y2[8] = {7, 14, 0, 0, 0, 21, 0, 0};
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_y, 1.0f);
@@ -1031,8 +999,8 @@ static void fam_lattice(gen *g)
         /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
         const int differ[] = {GV_F32, GV_END};
         const int equal[] = {GV_SEQ_PSUM, GV_END};
-        tahq_shape s = shp(1, 2, 32);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_x, 0x1p-15f);
         put_tile(x + 16, lat_y, 1.0f);
@@ -1049,8 +1017,8 @@ static void fam_lattice(gen *g)
         const int differ[] = {GV_F32, GV_END};
         tahq_config c32 = c;
         c32.meta = TAHQ_META_FP32;
-        tahq_shape s = shp(1, 2, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 8);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 0x1p-83f);
         gain_case(g, "gain-sum-binary64-underflow", "lattice,tiny_range",
                   "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
@@ -1066,8 +1034,8 @@ static void fam_lattice(gen *g)
         const int equal[] = {GV_F32, GV_END};
         tahq_config cb = c;
         cb.meta = TAHQ_META_BF16;
-        tahq_shape s = shp(1, 2, 32);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
         put_tile(x, lat_x, 1.0f);
         put_tile(x + 8, lat_x, 0x1p-30f);
         put_tile(x + 16, lat_y, 1.0f);
@@ -1086,8 +1054,8 @@ static void fam_lattice(gen *g)
          * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
          * and 1 + 2^-52 */
         const int differ[] = {GV_SEQ_TILE, GV_ADJ_TILE, GV_END};
-        tahq_shape s = shp(1, 2, 8);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, 2, 8);
+        float *x = golden_alloc_x(&s);
         static const float t[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
         put_tile(x + 8, t, 1.0f);
         gain_case(g, "gain-sum-order-tile", "lattice,sum_order",
@@ -1129,11 +1097,11 @@ static void hexfloat(double d, char *buf, size_t n)
              (int)((w >> 52) & 0x7FFu) - 1023);
 }
 
-static void fam_keys(gen *g)
+static void fam_keys(golden_writer *g)
 {
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape one = shp(1, 1, 16), s = shp(1, 2, 16);
-    float *a = alloc_x(&one), *b = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, 16), s = golden_shape(1, 2, 16);
+    float *a = golden_alloc_x(&one), *b = golden_alloc_x(&one);
     fill_gauss(a, &one, 800);
     enum { M = 40 };
     cand *cs = malloc(16 * 2 * M * sizeof *cs + sizeof *cs);
@@ -1171,12 +1139,12 @@ static void fam_keys(gen *g)
                 near_q = (long)i;
             }
         }
-    float *x = alloc_x(&s);
+    float *x = golden_alloc_x(&s);
     const long pairs[2][2] = {{tie, tie_q}, {near, near_q}};
     for (int k = 0; k < 2; k++) {
         if (pairs[k][0] < 0) {
             fprintf(stderr, "tahq golden-gen: gain key pair %d not found\n", k);
-            golden_gen_fail(g);
+            golden_writer_fail(g);
             break;
         }
         for (int r = 0; r < 2; r++) { /* row 0: the larger sigma */
@@ -1220,19 +1188,19 @@ static void fam_keys(gen *g)
 /* Negative gains on ordinary values: G = 8 tiles of i.i.d. uniform values
  * (seed 1100) at the paper's 4/3 bits, searched in order for the first two
  * whose gain is negative; row 0 is the first tile (positive gain). */
-static void fam_negative_search(gen *g)
+static void fam_negative_search(golden_writer *g)
 {
     const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
     tahq_config c = gcfg(8, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape one = shp(1, 1, 8), s = shp(1, 3, 8);
-    float *x = alloc_x(&s), *t = alloc_x(&one);
+    tahq_shape one = golden_shape(1, 1, 8), s = golden_shape(1, 3, 8);
+    float *x = golden_alloc_x(&s), *t = golden_alloc_x(&one);
     double sig[3] = {0, 0, 0};
     uint64_t at[3] = {0, 0, 0};
     int found = 0;
     uint64_t k = 0;
     for (; k < 100000 && found < 3; k++) {
         for (uint32_t i = 0; i < 8; i++)
-            t[i] = unif(1100, k * 8 + i);
+            t[i] = golden_unif(1100, k * 8 + i);
         double sg = 0;
         if (token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
             continue;
@@ -1245,7 +1213,7 @@ static void fam_negative_search(gen *g)
     }
     if (found < 3) {
         fprintf(stderr, "tahq golden-gen: gain-negative-search: no negative gains found\n");
-        golden_gen_fail(g);
+        golden_writer_fail(g);
     } else {
         char desc[1024], h0[40], h1[40], h2[40];
         hexfloat(sig[0], h0, sizeof h0);
@@ -1267,12 +1235,12 @@ static void fam_negative_search(gen *g)
 
 /* Per-sequence scope: sequence b scaled by 16^(1-b), so the smallest keys
  * of the batch are all in sequence 2. */
-static void fam_scope(gen *g)
+static void fam_scope(golden_writer *g)
 {
     const int differ[] = {GV_BATCH, GV_END};
     tahq_config c = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = shp(3, 4, 64);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(3, 4, 64);
+    float *x = golden_alloc_x(&s);
     fill_gauss(x, &s, 900);
     for (uint32_t b = 0; b < 3; b++)
         for (uint32_t i = 0; i < 4 * 64; i++)
@@ -1287,19 +1255,6 @@ static void fam_scope(gen *g)
 
 /* ------------------------------------------------------------ messages */
 
-static void fix_crc(uint8_t *m, size_t len)
-{
-    uint64_t pb = 0;
-    for (int i = 7; i >= 0; --i)
-        pb = pb << 8 | m[56 + i];
-    if (len < 72 || len - 72 < pb)
-        return;
-    uint32_t crc = tahq_crc32c(0, m, 68);
-    crc = tahq_crc32c(crc, m + 72, (size_t)pb);
-    for (int i = 0; i < 4; ++i)
-        m[68 + i] = (uint8_t)(crc >> (8 * i));
-}
-
 typedef struct edit {
     unsigned off, size;
     uint64_t val;
@@ -1307,13 +1262,13 @@ typedef struct edit {
 
 /* A decode_error case: `base` with the edits applied, the CRC recomputed
  * if `crc`. */
-static void dec_case(gen *g, const char *id, const char *flags, const char *desc,
+static void dec_case(golden_writer *g, const char *id, const char *flags, const char *desc,
                      const uint8_t *base, size_t len, const edit *ed, int n_ed, int crc,
                      int expect)
 {
     uint8_t *m = malloc(len + 1);
     if (!m) {
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         return;
     }
     memcpy(m, base, len);
@@ -1321,10 +1276,10 @@ static void dec_case(gen *g, const char *id, const char *flags, const char *desc
         for (unsigned i = 0; i < ed[k].size; i++)
             m[ed[k].off + i] = (uint8_t)(ed[k].val >> (8 * i));
     if (crc)
-        fix_crc(m, len);
+        message_reseal_stated(m, len);
     char fl[256];
     snprintf(fl, sizeof fl, "gain,%s", flags);
-    golden_gen_decode_error(g, id, fl, desc, m, len, expect);
+    golden_emit_decode_error(g, id, fl, desc, m, len, expect);
     free(m);
 }
 
@@ -1332,14 +1287,14 @@ static void dec_case(gen *g, const char *id, const char *flags, const char *desc
  * of a gain message (SPEC 8.4). Bases: a gain and a token message of
  * [2,3,32], G=16, r=500 (one low token a sequence; 6 map bits, 2 padding),
  * and the token message of r=1000. */
-static void fam_messages(gen *g)
+static void fam_messages(golden_writer *g)
 {
-    if (golden_gen_failed(g))
+    if (golden_writer_failed(g))
         return;
     tahq_config cg = gcfg(16, 4, 3, 500, 2.0f, TAHQ_META_FP16), ct = cg;
     ct.alloc = TAHQ_ALLOC_TOKEN;
-    tahq_shape s = shp(2, 3, 32);
-    float *x = alloc_x(&s);
+    tahq_shape s = golden_shape(2, 3, 32);
+    float *x = golden_alloc_x(&s);
     fill_mixed(x, &s, 16, 1000);
     /* and a token message at r = 1000: n_low = 0, as every alloc would
      * require, so that a changed alloc breaks no other header rule */
@@ -1351,7 +1306,7 @@ static void fam_messages(gen *g)
         run_encode(&ct, &s, x, &mt, &lt) != TAHQ_OK ||
         run_encode(&c0, &s, x, &m0, &l0) != TAHQ_OK) {
         fprintf(stderr, "tahq golden-gen: gain base messages failed\n");
-        golden_gen_fail(g);
+        golden_writer_fail(g);
         free(x);
         free(mg);
         free(mt);
@@ -1461,13 +1416,13 @@ static const struct v4_lattice {
      {GV_SEQ_PSUM, GV_END}},
 };
 
-void golden_gain_v4_cases(gen *g)
+void golden_gain_v4_cases(golden_writer *g)
 {
     for (size_t i = 0; i < sizeof v4_lattice / sizeof v4_lattice[0]; i++) {
         const struct v4_lattice *L = &v4_lattice[i];
         tahq_config c = gcfg(L->G, 3, 2, 500, INFINITY, L->meta);
-        tahq_shape s = shp(1, L->S, L->C);
-        float *x = alloc_x(&s);
+        tahq_shape s = golden_shape(1, L->S, L->C);
+        float *x = golden_alloc_x(&s);
         for (int p = 0; p < 4; p++)
             if (L->part[p].tile)
                 put_tile(x + (size_t)L->part[p].row * L->C + L->part[p].col, L->part[p].tile,
@@ -1477,7 +1432,7 @@ void golden_gain_v4_cases(gen *g)
     }
 }
 
-void golden_gain_cases(gen *g)
+void golden_gain_cases(golden_writer *g)
 {
     fam_paper(g);
     fam_tiles(g);

@@ -13,8 +13,8 @@
  *   student-t Student's t with nu = 3 (Z / sqrt(chi2_3 / 3)), variance 3
  *   llm       the built-in LLM-like tensor (outlier channels, massive tokens)
  */
-#ifndef TAHQ_CLI_DIST_GEN_H
-#define TAHQ_CLI_DIST_GEN_H
+#ifndef TAHQ_SUPPORT_DIST_GEN_H
+#define TAHQ_SUPPORT_DIST_GEN_H
 
 #include <stdint.h>
 
@@ -30,6 +30,10 @@ const char *dist_name(dist_kind d);
 const char *dist_description(dist_kind d);
 /* Parse a name; returns -1 if unknown. */
 int dist_parse(const char *name);
+/* The --dist option of tahq bounds and alloc-study: use[d] = 1 for each
+ * name of the comma-separated list, 0 for the others. 0, or the usage exit
+ * status after a message naming the unknown distribution. */
+int dist_parse_list(const char *list, int use[DIST_COUNT]);
 
 /* Fill x[batch*seq*channels] with distribution d. Returns 0, or -1 if
  * memory runs out (llm only). */

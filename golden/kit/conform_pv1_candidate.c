@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* conform_pv1_candidate.c - a test candidate for the paper_v1 cases of
- * `tahq conform` (cli/conform_test.sh): an encoder of the paper-v1 profile
+ * `tahq conform` (golden/kit/conform_test.sh): an encoder of the paper-v1 profile
  * (ref/SPEC.md Appendix A.2, A.3) written from the SPEC's primitives, whose
  * tie order in the token ranking is a choice. With --ties low it is the
  * SPEC's rule (ties by lower position) and must give tahq's bytes; with

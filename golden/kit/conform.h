@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* conform.h - the parts of `tahq conform` (golden/README.md): the message
- * comparison by field (conform_diff.c), running the candidate
- * (conform_run.c) and the TAP and JUnit reports (conform_out.c). */
-#ifndef TAHQ_CLI_CONFORM_H
-#define TAHQ_CLI_CONFORM_H
+/* conform.h - the parts of the conformance runner (conform.c, `tahq conform`,
+ * golden/README.md): the message comparison by field (conform_diff.c), the
+ * paper_v1 tie rule (conform_pv1.c), running the candidate and the text of
+ * the TAP and JUnit reports (conform_run.c). */
+#ifndef TAHQ_GOLDEN_CONFORM_H
+#define TAHQ_GOLDEN_CONFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 
 #include "tahq.h"
 #include "tahq_paper_v1.h"
+#include "tahq_golden.h"
 #include "tahq_spec.h"
 
 /* ---------------------------------------------------------------- diff */
@@ -35,8 +37,6 @@ int conform_pv1_ties(const tahq_paper_v1_config *cfg, const tahq_shape *sh, cons
                      const uint8_t *got, size_t glen, char *detail, size_t n, const char **field);
 
 /* ---------------------------------------------------------------- running */
-
-#define CONFORM_TAIL_LINES 5
 
 /* What one run of the candidate did. */
 typedef struct conform_run {

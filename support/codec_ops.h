@@ -2,8 +2,8 @@
 /* codec_ops.h - pieces shared by the commands: encode options, loading an
  * input tensor with its [B, S, C] shape, running the library's encode and
  * decode into freshly allocated buffers, and round-trip statistics. */
-#ifndef TAHQ_CLI_CODEC_OPS_H
-#define TAHQ_CLI_CODEC_OPS_H
+#ifndef TAHQ_SUPPORT_CODEC_OPS_H
+#define TAHQ_SUPPORT_CODEC_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>

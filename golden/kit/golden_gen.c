@@ -1,0 +1,1644 @@
+/* SPDX-License-Identifier: MIT */
+/* golden_gen.c - the golden vector sets v1, v2 and v4 (`tahq golden-gen`,
+ * golden/README.md) and the order of every set's case families; the cases
+ * are written by case_writer.c. Every tensor is computed from fixed seeds with
+ * Philox4x32-10, integer operations and exact binary32 scaling, so the set
+ * is byte-identical on every platform where libtahq is correct. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "case_inputs.h"
+#include "case_writer.h"
+#include "codec_ops.h"
+#include "golden_common.h"
+#include "golden_gain.h"
+#include "golden_paper_v1.h"
+#include "llm_tensor.h"
+#include "message_reseal.h"
+#include "tahq_golden.h"
+#include "tahq_paper_v1.h"
+#include "tahq_spec.h"
+#include "util.h"
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+/* Uniform in [-1, 1) on a 2^-23 grid, times scale (exact for powers of two). */
+static void fill_uniform(float *x, uint64_t n, uint64_t seed, float scale)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = golden_unif(seed, i) * scale;
+}
+
+/* In every `every`-th tile, one element (at a pseudo-random position) is
+ * replaced by +-mag times a factor in [1, 2). */
+static void add_spikes(float *x, uint64_t n, uint32_t G, uint32_t every, uint64_t seed, float mag)
+{
+    for (uint64_t t = 0; t * G < n; ++t) {
+        if (t % every != 0)
+            continue;
+        uint32_t w = tahq_random_word(seed ^ 0x5A5A5A5Aull, t);
+        uint32_t pos = w % G;
+        float f = 1.0f + (float)((w >> 16) & 0xFF) * 0x1p-8f;
+        x[t * G + pos] = ((w >> 31) ? -mag : mag) * f;
+    }
+}
+
+/* Rows scaled by 2^-(r mod 5) and a few zeroed entries: distinct entropies. */
+static void fill_rows(float *x, const tahq_shape *s, uint64_t seed)
+{
+    uint64_t rows = (uint64_t)s->batch * s->seq_len;
+    for (uint64_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < s->channels; ++c) {
+            uint64_t i = r * s->channels + c;
+            float v = golden_unif(seed, i) * ldexpf(1.0f, -(int)(r % 5));
+            if ((tahq_random_word(seed + 1, i) & 7u) == 0)
+                v = 0.0f;
+            if ((r + c) % 37 == 0)
+                v *= 24.0f;
+            x[i] = v;
+        }
+}
+
+static const char *tau_name(float tau, char *buf, size_t n)
+{
+    if (isinf(tau))
+        snprintf(buf, n, "inf");
+    else {
+        snprintf(buf, n, "%g", (double)tau);
+        for (char *p = buf; *p; ++p)
+            if (*p == '.')
+                *p = 'p';
+    }
+    return buf;
+}
+
+/* ---------------------------------------------------------------- families */
+
+static const uint32_t tiles_all[6] = {8, 16, 32, 64, 128, 256};
+static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+static const tahq_alloc allocs[3] = {TAHQ_ALLOC_NONE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE};
+
+static void fam_sweep(golden_writer *g)
+{
+    for (int gi = 0; gi < 6; ++gi)
+        for (uint32_t b = 1; b <= 8; ++b) {
+            uint32_t G = tiles_all[gi];
+            tahq_config c = golden_config(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
+                                     metas[(gi + 2 * b) % 3]);
+            c.hi_permille = 600;
+            tahq_shape s = golden_shape(2, 5, 2 * G);
+            float *x = golden_alloc_x(&s);
+            fill_uniform(x, golden_count_of(&s), 1000u * G + b, 1.0f);
+            add_spikes(x, golden_count_of(&s), G, 3, 1000u * G + b, 16.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "sweep-g%03u-b%u", (unsigned)G, (unsigned)b);
+            snprintf(desc, sizeof desc,
+                     "tile and bit-width sweep: G=%u, %u/%u bits, uniform values with a spike "
+                     "in every third tile",
+                     (unsigned)G, (unsigned)c.hi_bits, (unsigned)c.lo_bits);
+            golden_emit_encode(g, id, "sweep", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_alloc(golden_writer *g)
+{
+    static const uint32_t rs[7] = {0, 1, 200, 500, 800, 999, 1000};
+    for (int a = 0; a < 3; ++a)
+        for (int ri = 0; ri < 7; ++ri) {
+            tahq_config c = golden_config(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
+            c.hi_permille = rs[ri];
+            tahq_shape s = golden_shape(2, 10, 256);
+            float *x = golden_alloc_x(&s);
+            fill_rows(x, &s, 77 + (uint64_t)ri);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            snprintf(desc, sizeof desc,
+                     "allocation %s with hi_permille %u on rows of different entropy",
+                     cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
+            golden_emit_encode(g, id, "allocation", desc, &c, &s, x);
+            free(x);
+        }
+    static const uint32_t pairs[8][2] = {{8, 1}, {8, 8}, {5, 2}, {3, 3},
+                                         {2, 1}, {7, 6}, {1, 1}, {6, 4}};
+    for (int p = 0; p < 8; ++p)
+        for (int a = 1; a < 3; ++a) {
+            tahq_config c = golden_config(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
+                                     TAHQ_META_FP16);
+            c.hi_permille = 700;
+            tahq_shape s = golden_shape(1, 10, 128);
+            float *x = golden_alloc_x(&s);
+            fill_rows(x, &s, 500 + (uint64_t)p);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "bits-%u-%u-%s", (unsigned)pairs[p][0], (unsigned)pairs[p][1],
+                     cli_alloc_name(allocs[a]));
+            snprintf(desc, sizeof desc, "bit-width pair %u/%u with %s allocation",
+                     (unsigned)pairs[p][0], (unsigned)pairs[p][1], cli_alloc_name(allocs[a]));
+            golden_emit_encode(g, id, "bit_pair", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+static void fam_tau(golden_writer *g)
+{
+    static const float taus[9] = {0.0f, 0.25f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 16.0f, INFINITY};
+    static const uint32_t Gs[3] = {8, 64, 256};
+    for (int ti = 0; ti < 9; ++ti)
+        for (int gi = 0; gi < 3; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
+            tahq_shape s = golden_shape(1, 4, 2 * G);
+            float *x = golden_alloc_x(&s);
+            uint64_t n = golden_count_of(&s);
+            fill_uniform(x, n, 31 + (uint64_t)gi, 1.0f);
+            /* spikes of magnitude 1..32: each tau flags a different set */
+            for (uint64_t t = 0; t * G < n; ++t) {
+                uint32_t w = tahq_random_word(99, t);
+                x[t * G + w % G] = (float)(1u << (t % 6)) * ((w >> 31) ? -1.0f : 1.0f);
+            }
+            char id[64], desc[200], tn[32];
+            snprintf(id, sizeof id, "tau-%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "outlier gate tau=%s, G=%u, tiles with spikes of magnitude 1..32",
+                     tn, (unsigned)G);
+            golden_emit_encode(g, id, "gate_tau", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+/* Tiles built to sit on the gate's decision boundary (SPEC §5.1). */
+static void gate_tiles(float *x, uint32_t G, float tau)
+{
+    /* 8 tiles; base values 1/8 except where set */
+    for (uint32_t i = 0; i < 8 * G; ++i)
+        x[i] = (float)((int)(i % 7) - 3) * 0x1p-5f;
+    float m2 = 1.0f;
+    float *t0 = x, *t1 = x + G, *t2 = x + 2 * G, *t3 = x + 3 * G, *t4 = x + 4 * G,
+          *t5 = x + 5 * G, *t6 = x + 6 * G, *t7 = x + 7 * G;
+    float thr = isinf(tau) ? 2.0f : tau * m2; /* fl(tau * m2) */
+    /* t0: m1 exactly fl(tau*m2): flagged */
+    t0[1] = m2;
+    t0[G - 1] = thr;
+    /* t1: m1 one ulp below: not flagged (unless tau <= 1) */
+    t1[0] = -m2;
+    t1[3] = -nextafterf(thr, 0.0f);
+    /* t2: two equal maxima of opposite sign: pivot is the lower index */
+    t2[2] = -1.5f;
+    t2[5] = 1.5f;
+    /* t3: single non-zero value: flagged for every finite tau */
+    for (uint32_t i = 0; i < G; ++i)
+        t3[i] = 0.0f;
+    t3[G / 2] = -7.0f;
+    /* t4: all zero: never flagged */
+    for (uint32_t i = 0; i < G; ++i)
+        t4[i] = 0.0f;
+    /* t5: fl(3 * (1 + 3*2^-23)) rounds down to 3 + 2^-20: with tau = 3 the
+     * rounded product decides (real product is larger than m1) */
+    t5[0] = 1.0f + 3.0f * 0x1p-23f;
+    t5[G - 2] = 3.0f + 0x1p-20f;
+    /* t6: constant non-zero tile (m1 = m2) */
+    for (uint32_t i = 0; i < G; ++i)
+        t6[i] = 0.75f;
+    /* t7: pivot at the last position, max repeated later is impossible: max
+     * at index G-1 only */
+    t7[G - 1] = 5.0f * m2;
+    t7[0] = 1.25f;
+}
+
+static void fam_gate(golden_writer *g)
+{
+    static const float taus[5] = {0.0f, 1.0f, 2.0f, 3.0f, INFINITY};
+    static const uint32_t Gs[2] = {8, 256};
+    for (int ti = 0; ti < 5; ++ti)
+        for (int gi = 0; gi < 2; ++gi) {
+            uint32_t G = Gs[gi];
+            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
+            tahq_shape s = golden_shape(1, 1, 8 * G);
+            float *x = golden_alloc_x(&s);
+            gate_tiles(x, G, taus[ti]);
+            char id[64], desc[240], tn[32];
+            snprintf(id, sizeof id, "gate-boundary-tau%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
+                     (unsigned)G);
+            snprintf(desc, sizeof desc,
+                     "gate decision boundary, tau=%s: m1 = fl(tau*m2), one ulp below, equal "
+                     "maxima, single value, zero tile, rounded product, constant tile",
+                     tn);
+            golden_emit_encode(g, id, "gate_boundary,single_spike,all_zero_tile,constant_tile", desc, &c,
+                        &s, x);
+            free(x);
+        }
+}
+
+static void fam_stochastic(golden_writer *g)
+{
+    static const uint64_t seeds[5] = {0, 1, 42, UINT64_MAX, UINT64_C(0x0123456789ABCDEF)};
+    static const uint32_t bits[5] = {1, 2, 3, 4, 8};
+    for (int si = 0; si < 5; ++si)
+        for (int bi = 0; bi < 5; ++bi) {
+            uint32_t b = bits[bi];
+            tahq_config c = golden_config(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
+                                     TAHQ_META_FP16);
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+            c.seed = seeds[si];
+            tahq_shape s = golden_shape(1, 3, 256);
+            float *x = golden_alloc_x(&s);
+            fill_uniform(x, golden_count_of(&s), 7 + (uint64_t)bi, 1.0f);
+            add_spikes(x, golden_count_of(&s), 64, 4, 7, 8.0f);
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "stoch-seed%d-b%u", si, (unsigned)b);
+            snprintf(desc, sizeof desc, "stochastic rounding, seed %" PRIu64 ", %u bits",
+                     seeds[si], (unsigned)b);
+            golden_emit_encode(g, id, "stochastic_seed", desc, &c, &s, x);
+            free(x);
+        }
+    for (int gi = 0; gi < 6; ++gi) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = golden_config(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
+        c.rounding = TAHQ_ROUND_STOCHASTIC;
+        c.seed = 1234567u + G;
+        tahq_shape s = golden_shape(2, 2, 2 * G);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, golden_count_of(&s), 17 + (uint64_t)G, 4.0f);
+        add_spikes(x, golden_count_of(&s), G, 2, 17, 64.0f);
+        char id[64], desc[200];
+        snprintf(id, sizeof id, "stoch-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "stochastic rounding with tile allocation, G=%u", (unsigned)G);
+        golden_emit_encode(g, id, "", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_meta(golden_writer *g)
+{
+    static const char *fams[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 6; ++f) {
+            tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+            tahq_shape s = golden_shape(1, 4, 128);
+            uint64_t n = golden_count_of(&s);
+            float *x = golden_alloc_x(&s);
+            fill_uniform(x, n, 300 + (uint64_t)f, 1.0f);
+            add_spikes(x, n, 32, 3, 300, 6.0f);
+            for (uint64_t i = 0; i < n; ++i) {
+                switch (f) {
+                case 1: x[i] *= 0x1p12f; break;
+                case 2: x[i] *= 0x1p-14f; break;
+                case 3: x[i] *= 0x1p-30f; break;
+                case 4: x[i] += 1000.0f; break;
+                case 5: x[i] *= 0x1p60f; break;
+                default: break;
+                }
+            }
+            char id[64], desc[200];
+            snprintf(id, sizeof id, "meta-%s-%s", cli_meta_name(metas[m]), fams[f]);
+            snprintf(desc, sizeof desc, "%s metadata, %s-magnitude values", cli_meta_name(metas[m]),
+                     fams[f]);
+            if (f == 5 && metas[m] == TAHQ_META_FP16)
+                golden_emit_encode_error(g, id, "meta_overflow", desc, &c, &s, x, TAHQ_ERR_RANGE);
+            else
+                golden_emit_encode(g, id, f == 3 ? "tiny_range" : "", desc, &c, &s, x);
+            free(x);
+        }
+}
+
+/* Edge cases 1: all-zero tensors and tiles, constant tiles, single spikes. */
+static void fam_edge_zeros_constants_spikes(golden_writer *g)
+{
+    char id[64], desc[240];
+    /* all-zero tensors */
+    for (int gi = 0; gi < 6; gi += 2) {
+        uint32_t G = tiles_all[gi];
+        tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 3, 2 * G);
+        float *x = golden_alloc_x(&s);
+        snprintf(id, sizeof id, "edge-all-zero-g%03u", (unsigned)G);
+        snprintf(desc, sizeof desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
+                 (unsigned)G);
+        golden_emit_encode(g, id, "all_zero_tile,tie_entropy", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
+        tahq_shape s = golden_shape(1, 2, 64);
+        float *x = golden_alloc_x(&s);
+        golden_emit_encode(g, "edge-all-zero-tau0", "all_zero_tile", "all-zero tensor under tau=0: an all-zero tile is never flagged", &c, &s, x);
+        free(x);
+    }
+    /* zero tiles mixed with others */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        if (m == 2)
+            c.rounding = TAHQ_ROUND_STOCHASTIC;
+        tahq_shape s = golden_shape(1, 4, 64);
+        uint64_t n = golden_count_of(&s);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, n, 5, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 16) % 3 == 1)
+                x[i] = 0.0f;
+        snprintf(id, sizeof id, "edge-zero-tiles-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "all_zero_tile", "every third tile is all zero", &c, &s, x);
+        free(x);
+    }
+    /* constant tiles */
+    static const struct {
+        const char *name;
+        float v;
+        tahq_meta m;
+        float tau;
+    } consts[] = {
+        {"ongrid-fp16", 1.5f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-fp16", 0.1f, TAHQ_META_FP16, 2.0f},
+        {"offgrid-bf16", 0.1f, TAHQ_META_BF16, 2.0f},
+        {"fp32", 0.1f, TAHQ_META_FP32, 2.0f},
+        {"negative", -3.25f, TAHQ_META_FP16, 2.0f},
+        {"above-fp16-max", 70000.0f, TAHQ_META_FP16, 2.0f},
+        {"tau0", 0.75f, TAHQ_META_FP16, 0.0f},
+        {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
+    };
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; ++k) {
+        tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
+        tahq_shape s = golden_shape(1, 2, 96);
+        uint64_t n = golden_count_of(&s);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, n, 9, 1.0f);
+        for (uint64_t i = 0; i < n; ++i)
+            if ((i / 32) % 2 == 0)
+                x[i] = consts[k].v;
+        snprintf(id, sizeof id, "edge-constant-%s", consts[k].name);
+        snprintf(desc, sizeof desc, "constant tiles of %.9g beside random ones", (double)consts[k].v);
+        golden_emit_encode(g, id, "constant_tile", desc, &c, &s, x);
+        free(x);
+    }
+    /* single spikes */
+    static const uint32_t pos[4] = {0, 63, 17, 32};
+    for (int p = 0; p < 4; ++p)
+        for (int z = 0; z < 2; ++z) {
+            tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
+            tahq_shape s = golden_shape(1, 1, 128);
+            float *x = golden_alloc_x(&s);
+            if (!z)
+                fill_uniform(x, 128, 11, 0x1p-10f);
+            x[pos[p]] = p % 2 ? -1000.0f : 1000.0f;
+            x[64 + pos[p]] = 3.0f;
+            snprintf(id, sizeof id, "edge-spike-pos%02u-%s", (unsigned)pos[p], z ? "zero" : "noise");
+            snprintf(desc, sizeof desc,
+                     "a single spike at position %u in a tile of %s (Hadamard spreads it)",
+                     (unsigned)pos[p], z ? "zeros" : "small noise");
+            golden_emit_encode(g, id, "single_spike", desc, &c, &s, x);
+            free(x);
+        }
+    {
+        tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 1, 128);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, 128, 11, 0x1p-10f);
+        x[5] = 1000.0f;
+        golden_emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
+        free(x);
+    }
+}
+
+/* Edge cases 2: binary32 subnormal inputs, signed zeros, ties of the codes. */
+static void fam_edge_subnormals_signs_ties(golden_writer *g)
+{
+    char id[64], desc[240];
+    /* subnormal inputs */
+    for (int m = 0; m < 3; ++m)
+        for (int f = 0; f < 3; ++f) {
+            tahq_config c = golden_config(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
+                                     metas[m]);
+            tahq_shape s = golden_shape(1, 4, 64);
+            uint64_t n = golden_count_of(&s);
+            float *x = golden_alloc_x(&s);
+            for (uint64_t i = 0; i < n; ++i) {
+                uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
+                uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
+                float v = u2f(mag | (w & 0x80000000u));
+                if (f == 1 && i % 5 == 0)
+                    v = golden_unif(601, i) * 0x1p-120f; /* a few normals */
+                x[i] = v;
+            }
+            static const char *fn[3] = {"all", "mixed", "smallest"};
+            snprintf(id, sizeof id, "edge-denormal-%s-%s", fn[f], cli_meta_name(metas[m]));
+            snprintf(desc, sizeof desc,
+                     "binary32 subnormal inputs (%s), %s metadata; the entropy reciprocal "
+                     "overflows to +inf",
+                     fn[f], cli_meta_name(metas[m]));
+            golden_emit_encode(g, id, "denormal", desc, &c, &s, x);
+            free(x);
+        }
+    /* signed zeros */
+    for (int m = 0; m < 3; ++m) {
+        tahq_config c = golden_config(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+        tahq_shape s = golden_shape(1, 2, 32);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t i = 0; i < 64; ++i)
+            x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+        for (uint32_t i = 16; i < 24; ++i)
+            x[i] = (i % 2) ? 0.5f : -0.0f; /* min is -0: z must be written as +0 */
+        for (uint32_t i = 40; i < 48; ++i)
+            x[i] = (i % 2) ? -0.25f : -0.0f; /* max is -0 */
+        snprintf(id, sizeof id, "edge-signed-zero-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "signed_zero,all_zero_tile", "tiles of -0 and +0, and tiles whose min or max is -0", &c, &s, x);
+        free(x);
+    }
+    /* round-half-even ties of the codes */
+    for (int k = 0; k < 3; ++k) {
+        uint32_t b = k == 0 ? 2 : 3;
+        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
+        tahq_shape s = golden_shape(1, 2, 16);
+        float *x = golden_alloc_x(&s);
+        float L = (float)((1u << b) - 1u);
+        for (uint32_t i = 0; i < 16; ++i)
+            x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
+        x[7] = L; /* range 0..L: z = 0, s = 1 */
+        x[8] = 0.0f;
+        x[15] = L;
+        for (uint32_t i = 9; i < 15; ++i)
+            x[i] = (float)(i - 9) + 0.5f;
+        snprintf(id, sizeof id, "edge-tie-round-b%u-%s", (unsigned)b, cli_meta_name(c.meta));
+        golden_emit_encode(g, id, "tie_round", "codes exactly halfway between two integers (ties to even)", &c, &s, x);
+        free(x);
+    }
+}
+
+/* Edge cases 3: entropy ties, inputs near 2^64, the fp16 limits and
+ * fp16-subnormal scales. */
+static void fam_edge_entropy_limits(golden_writer *g)
+{
+    char id[64];
+    /* entropy ties */
+    {
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = golden_shape(2, 6, 64);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t r = 0; r < 12; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = golden_unif(1, i);
+        golden_emit_encode(g, "edge-tie-entropy-token", "tie_entropy,multi_batch", "identical tokens: equal entropies, the lower row index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = golden_shape(1, 3, 128);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t i = 0; i < 384; ++i)
+            x[i] = golden_unif(2, i % 16);
+        golden_emit_encode(g, "edge-tie-entropy-tile", "tie_entropy", "identical tiles: equal entropies, the lower tile index gets low precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = 500;
+        tahq_shape s = golden_shape(1, 8, 64);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t r = 0; r < 8; ++r)
+            for (uint32_t i = 0; i < 64; ++i)
+                x[r * 64 + i] = golden_unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
+        golden_emit_encode(g, "edge-tie-entropy-permuted", "tie_entropy", "tokens holding the same values in tile-rotated order", &c, &s, x);
+        free(x);
+    }
+    /* near the input limit 2^64 */
+    for (int m = 1; m < 3; ++m) {
+        tahq_config c = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+        tahq_shape s = golden_shape(1, 2, 16);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, 32, 8, 0x1p40f);
+        x[0] = u2f(0x5F7FFFFFu);  /* largest float below 2^64 */
+        x[9] = -u2f(0x5F7FFFFFu);
+        x[10] = u2f(0x5F7FFFFFu);
+        snprintf(id, sizeof id, "edge-near-limit-%s", cli_meta_name(metas[m]));
+        golden_emit_encode(g, id, "input_limit,single_spike", "values of magnitude just below 2^64 (Hadamard outputs near 2^66)", &c, &s, x);
+        free(x);
+    }
+    /* fp16 range boundary */
+    for (uint32_t b = 1; b <= 4; b += 3) {
+        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 1, 8);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t i = 0; i < 8; ++i)
+            x[i] = (float)i * 1000.0f;
+        x[0] = -65504.0f;
+        x[7] = 65504.0f;
+        snprintf(id, sizeof id, "edge-fp16-max-b%u", (unsigned)b);
+        if (b == 1)
+            golden_emit_encode_error(g, id, "meta_overflow", "range 131008 with L=1: the fp16 scale overflows", &c, &s, x, TAHQ_ERR_RANGE);
+        else
+            golden_emit_encode(g, id, "meta_boundary", "values at the fp16 limits +-65504", &c, &s, x);
+        free(x);
+    }
+    /* fp16 subnormal scales (a few search steps) */
+    {
+        tahq_config c = golden_config(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+        tahq_shape s = golden_shape(1, 4, 8);
+        float *x = golden_alloc_x(&s);
+        for (uint32_t i = 0; i < 32; ++i)
+            x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
+        golden_emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
+        free(x);
+    }
+}
+
+/* The edge cases (edge-*), in the order of the set. */
+static void fam_edge(golden_writer *g)
+{
+    fam_edge_zeros_constants_spikes(g);
+    fam_edge_subnormals_signs_ties(g);
+    fam_edge_entropy_limits(g);
+}
+
+static void fam_llm(golden_writer *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, hi, lo, r;
+        tahq_alloc a;
+        float tau;
+        tahq_rounding rd;
+        tahq_meta m;
+    } v[] = {
+        {"default", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tile-alloc", 64, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau-inf", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"tau0", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"stochastic", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_FP16},
+        {"bf16", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+        {"fp32", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32},
+        {"g8", 8, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g32", 32, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g128", 128, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"g256", 256, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"plain4", 64, 4, 4, 800, TAHQ_ALLOC_NONE, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits8-4", 64, 8, 4, 500, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
+        {"bits2-1", 64, 2, 1, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
+    };
+    char id[64], desc[240];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = golden_config(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
+        c.hi_permille = v[k].r;
+        c.rounding = v[k].rd;
+        c.seed = 7;
+        tahq_shape s = golden_shape(1, 16, 512);
+        float *x = golden_alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 16, 512, 3)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-1x16x512-%s", v[k].name);
+        snprintf(desc, sizeof desc, "LLM-like activations [1,16,512] (seed 3), %s", v[k].name);
+        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    static const uint32_t shapes[3][3] = {{2, 32, 256}, {4, 8, 128}, {3, 5, 1536}};
+    for (int k = 0; k < 3; ++k) {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = golden_shape(shapes[k][0], shapes[k][1], shapes[k][2]);
+        float *x = golden_alloc_x(&s);
+        if (llm_tensor_fill(x, s.batch, s.seq_len, s.channels, 11 + (uint64_t)k)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        snprintf(id, sizeof id, "llm-%ux%ux%u-default", (unsigned)s.batch, (unsigned)s.seq_len,
+                 (unsigned)s.channels);
+        snprintf(desc, sizeof desc, "LLM-like activations [%u,%u,%u], paper operating point",
+                 (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
+        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_config c;
+        tahq_config_default(&c);
+        tahq_shape s = golden_shape(1, 1024, 1600);
+        float *x = golden_alloc_x(&s);
+        if (llm_tensor_fill(x, 1, 1024, 1600, 1)) {
+            g->failed = 1;
+            free(x);
+            return;
+        }
+        golden_emit_encode(g, "llm-1x1024x1600-default", "llm_like,massive_activation,large",
+                    "the paper's worked size [1,1024,1600] (GPT2-XL hidden size), G=64, paper "
+                    "operating point",
+                    &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_sizes(golden_writer *g)
+{
+    struct {
+        const char *name;
+        uint32_t G, b, s, c, r;
+        tahq_alloc a;
+    } v[] = {
+        {"one-tile-g8", 8, 1, 1, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"one-tile-g64", 64, 1, 1, 64, 800, TAHQ_ALLOC_TILE},
+        {"one-tile-g256", 256, 1, 1, 256, 0, TAHQ_ALLOC_TOKEN},
+        {"one-row-g8", 8, 1, 1, 1024, 800, TAHQ_ALLOC_TILE},
+        {"one-column-g8", 8, 1, 64, 8, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r800", 64, 8, 1, 64, 800, TAHQ_ALLOC_TOKEN},
+        {"seq1-r0", 64, 8, 1, 64, 0, TAHQ_ALLOC_TOKEN},
+        {"batch16-g16", 16, 16, 3, 32, 667, TAHQ_ALLOC_TOKEN},
+    };
+    char id[64], desc[200];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = golden_config(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
+        c.hi_permille = v[k].r;
+        tahq_shape s = golden_shape(v[k].b, v[k].s, v[k].c);
+        float *x = golden_alloc_x(&s);
+        fill_rows(x, &s, 40 + (uint64_t)k);
+        add_spikes(x, golden_count_of(&s), v[k].G, 5, 40, 10.0f);
+        snprintf(id, sizeof id, "size-%s", v[k].name);
+        snprintf(desc, sizeof desc, "shape [%u,%u,%u], G=%u, %s allocation, r=%u", (unsigned)v[k].b,
+                 (unsigned)v[k].s, (unsigned)v[k].c, (unsigned)v[k].G, cli_alloc_name(v[k].a),
+                 (unsigned)v[k].r);
+        golden_emit_encode(g, id, "size", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+/* Configurations drawn from fixed seeds: broad coverage of combinations. */
+static void fam_random(golden_writer *g)
+{
+    static const float taus[6] = {0.0f, 1.0f, 1.5f, 2.0f, 4.0f, INFINITY};
+    char id[64], desc[200];
+    for (uint32_t k = 0; k < 48; ++k) {
+        uint32_t w[4];
+        uint32_t ctr[4] = {k, 0, 0, 0}, key[2] = {0x60DEu, 0x1u};
+        tahq_philox4x32_10(ctr, key, w);
+        uint32_t G = tiles_all[w[0] % 6];
+        uint32_t hi = 1 + (w[0] >> 8) % 8;
+        uint32_t lo = 1 + (w[0] >> 16) % hi;
+        tahq_config c = golden_config(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
+                                 metas[(w[1] >> 16) % 3]);
+        c.hi_permille = (w[2] >> 8) % 1001;
+        c.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
+        c.seed = (uint64_t)w[3] << 32 | w[2];
+        uint32_t maxc = G >= 128 ? 2 : 4;
+        tahq_shape s = golden_shape(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
+        float *x = golden_alloc_x(&s);
+        fill_rows(x, &s, 900 + (uint64_t)k);
+        add_spikes(x, golden_count_of(&s), G, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k,
+                   (float)(1u << ((w[2] >> 4) % 8)));
+        snprintf(id, sizeof id, "random-%03u", (unsigned)k);
+        cli_config_text(&c, desc, sizeof desc);
+        golden_emit_encode(g, id, "random_config", desc, &c, &s, x);
+        free(x);
+    }
+}
+
+static void fam_encode_errors(golden_writer *g)
+{
+    tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = golden_shape(1, 2, 32);
+    struct {
+        const char *name;
+        int i1;
+        float v1;
+        int i2;
+        float v2;
+        int expect;
+        const char *desc;
+    } v[] = {
+        {"nan-first", 0, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at element 0"},
+        {"nan-last", 63, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at the last element"},
+        {"pos-inf", 20, INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "+inf in the input"},
+        {"neg-inf", 33, -INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "-inf in the input"},
+        {"two-pow-64", 7, 0x1p64f, -1, 0, TAHQ_ERR_RANGE, "|x| = 2^64 (limit is |x| < 2^64)"},
+        {"neg-two-pow-64", 7, -0x1p64f, -1, 0, TAHQ_ERR_RANGE, "x = -2^64"},
+        {"range-before-nan", 3, 0x1p70f, 10, NAN, TAHQ_ERR_RANGE, "2^70 at element 3 precedes a NaN at element 10: index order"},
+        {"nan-before-range", 3, NAN, 10, 0x1p70f, TAHQ_ERR_NONFINITE, "NaN at element 3 precedes 2^70 at element 10: index order"},
+        {"max-float", 12, 0x1.fffffep127f, -1, 0, TAHQ_ERR_RANGE, "FLT_MAX in the input"},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, 64, 3, 1.0f);
+        x[v[k].i1] = v[k].v1;
+        if (v[k].i2 >= 0)
+            x[v[k].i2] = v[k].v2;
+        snprintf(id, sizeof id, "encerr-%s", v[k].name);
+        golden_emit_encode_error(g, id, "", v[k].desc, &c, &s, x, v[k].expect);
+        free(x);
+    }
+    static const uint32_t bad[2][2] = {{64, 96}, {64, 32}};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c2 = golden_config(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+        tahq_shape s2 = golden_shape(1, 2, bad[k][1]);
+        float *x = golden_alloc_x(&s2);
+        fill_uniform(x, golden_count_of(&s2), 3, 1.0f);
+        snprintf(id, sizeof id, "encerr-shape-c%u-g%u", (unsigned)bad[k][1], (unsigned)bad[k][0]);
+        golden_emit_encode_error(g, id, "", k ? "C smaller than G" : "C not a multiple of G", &c2, &s2, x,
+                          TAHQ_ERR_SHAPE);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- invalid messages */
+
+typedef struct base_msg {
+    uint8_t *m;
+    size_t len;
+    tahq_header h;
+    golden_layout L;
+} base_msg;
+
+static int make_base(base_msg *b, const tahq_config *c, const tahq_shape *s, uint64_t seed)
+{
+    float *x = golden_alloc_x(s);
+    fill_rows(x, s, seed);
+    add_spikes(x, golden_count_of(s), c->tile, 2, seed, 40.0f);
+    int st = run_encode(c, s, x, &b->m, &b->len);
+    free(x);
+    if (st != TAHQ_OK || tahq_parse_header(b->m, b->len, &b->h) != TAHQ_OK)
+        return -1;
+    golden_layout_of(&b->h, &b->L);
+    return 0;
+}
+
+static uint8_t *dup_msg(const base_msg *b, size_t extra)
+{
+    uint8_t *m = calloc(b->len + extra + 1, 1);
+    if (!m) {
+        fprintf(stderr, "tahq golden-gen: out of memory\n");
+        exit(EXIT_RUNTIME);
+    }
+    memcpy(m, b->m, b->len);
+    return m;
+}
+
+static void dec_err(golden_writer *g, const char *base, const char *name, const char *flags,
+                    const char *desc, uint8_t *m, size_t len, int expect)
+{
+    char id[96];
+    snprintf(id, sizeof id, "decerr-%s-%s", base, name);
+    golden_emit_decode_error(g, id, flags, desc, m, len, expect);
+    free(m);
+}
+
+/* header byte mutation with the CRC recomputed */
+static void hdr_mut(golden_writer *g, const base_msg *b, const char *bn, const char *name, unsigned off,
+                    unsigned size, uint64_t val, int expect, const char *desc)
+{
+    uint8_t *m = dup_msg(b, 0);
+    if (size == 1)
+        m[off] = (uint8_t)val;
+    else if (size == 2)
+        put_u16(m + off, (uint16_t)val);
+    else if (size == 4)
+        put_u32(m + off, (uint32_t)val);
+    else
+        put_u64(m + off, val);
+    message_reseal_stated(m, b->len);
+    dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
+}
+
+/* The three valid messages the invalid ones are made from: a (token
+ * allocation, fp16 metadata), b (tile, bf16) and c (none, fp32), named in
+ * the case ids by dec_base_names. */
+typedef struct dec_bases {
+    base_msg msg[3];
+    const base_msg *all[3];
+} dec_bases;
+static const char *const dec_base_names[3] = {"a", "b", "c"};
+
+/* Header fields of base message a that the SPEC forbids (§8.4 step 2),
+ * each set to one value with the CRC recomputed. */
+static const struct header_case {
+    const char *name;
+    unsigned off, size;
+    uint64_t value;
+    int expect;
+    const char *desc;
+} header_cases_a[] = {
+    {"k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)"},
+    {"k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)"},
+    {"k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"},
+    {"hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0"},
+    {"hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9"},
+    {"lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0"},
+    {"lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4"},
+    {"alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3"},
+    {"rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2"},
+    {"meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3"},
+    {"permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001"},
+    {"tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2"},
+    {"tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)"},
+    {"tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN"},
+    {"tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf"},
+    {"batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0"},
+    {"seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0"},
+    {"channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0"},
+    {"channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64"},
+    {"channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64"},
+};
+
+/* Truncation, magic and version (SPEC §8.4 step 1). */
+static void dec_errors_framing(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    static const size_t cuts[5] = {0, 3, 7, 71, 72};
+    char name[64];
+    for (int k = 0; k < 5; ++k) {
+        snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
+        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(A, 0), cuts[k],
+                TAHQ_ERR_TRUNCATED);
+    }
+    for (int k = 0; k < 3; ++k)
+        dec_err(g, dec_base_names[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
+                dup_msg(d->all[k], 0), d->all[k]->len - 1, TAHQ_ERR_TRUNCATED);
+    {
+        uint8_t *m = dup_msg(A, 0);
+        m[1] = 'X';
+        dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
+        m = dup_msg(A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A->len, TAHQ_ERR_MAGIC);
+        m = dup_msg(A, 0);
+        memcpy(m, "tahq", 4);
+        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A->len, TAHQ_ERR_MAGIC);
+        m = dup_msg(A, 0);
+        m[3] = 'X';
+        dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
+        m = dup_msg(A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
+        put_u16(m + 4, 0);
+        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
+        put_u16(m + 4, 2);
+        dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
+        put_u16(m + 6, 64);
+        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A->len, TAHQ_ERR_VERSION);
+        m = dup_msg(A, 0);
+        put_u16(m + 6, 73);
+        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A->len, TAHQ_ERR_VERSION);
+    }
+}
+
+/* Header fields (step 2), the CRC recomputed. */
+static void dec_errors_header(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
+    const base_msg *C = &d->msg[2];
+    for (size_t i = 0; i < sizeof header_cases_a / sizeof header_cases_a[0]; ++i) {
+        const struct header_case *h = &header_cases_a[i];
+        hdr_mut(g, A, "a", h->name, h->off, h->size, h->value, h->expect, h->desc);
+    }
+    {
+        uint8_t *m = dup_msg(A, 0);
+        put_u32(m + 20, 1u << 20);
+        put_u32(m + 24, 1u << 20);
+        put_u32(m + 28, 1u << 10);
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A->len, TAHQ_ERR_HEADER);
+    }
+    hdr_mut(g, A, "a", "n-low-plus-1", 40, 8, A->h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
+    hdr_mut(g, C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
+    hdr_mut(g, A, "a", "n-flagged-above-tiles", 48, 8, A->L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
+    hdr_mut(g, A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
+    hdr_mut(g, B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
+}
+
+/* Sizes (step 3). */
+static void dec_errors_sizes(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
+    const base_msg *C = &d->msg[2];
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = d->all[k];
+        hdr_mut(g, b, dec_base_names[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
+                "payload_bytes one more than the fields imply");
+        uint8_t *m = dup_msg(b, 1);
+        dec_err(g, dec_base_names[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
+                b->len + 1, TAHQ_ERR_SIZE);
+    }
+    hdr_mut(g, A, "a", "payload-bytes-minus-1", 56, 8, A->h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
+    {
+        /* n_flagged changed so that the pivot section grows: SIZE */
+        uint64_t nf = B->h.n_flagged;
+        uint64_t want = (nf * B->L.k + 7) / 8;
+        uint64_t nf2 = nf;
+        while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
+            ++nf2;
+        if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want)
+            hdr_mut(g, B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
+        /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
+        uint64_t nc = C->h.n_flagged;
+        for (uint64_t d = 1; d <= nc; ++d) {
+            uint64_t n2 = nc - d;
+            if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
+                hdr_mut(g, C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
+                break;
+            }
+        }
+    }
+}
+
+/* The CRC itself (step 4). */
+static void dec_errors_crc(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = d->all[k];
+        uint8_t *m = dup_msg(b, 0);
+        m[b->L.codes_off] ^= 0x01;
+        dec_err(g, dec_base_names[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
+        m = dup_msg(b, 0);
+        m[68] ^= 0x80;
+        dec_err(g, dec_base_names[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
+    }
+    {
+        uint8_t *m = dup_msg(A, 0);
+        m[32] ^= 0x01;
+        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A->len, TAHQ_ERR_CRC);
+        m = dup_msg(A, 0);
+        m[A->len - 1] ^= 0x40;
+        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A->len, TAHQ_ERR_CRC);
+    }
+}
+
+/* The payload (step 5) and the metadata values, the CRC recomputed. */
+static void dec_errors_payload(golden_writer *g, const dec_bases *d)
+{
+    const base_msg *A = &d->msg[0];
+    const base_msg *B = &d->msg[1];
+    {
+        uint8_t *m = dup_msg(A, 0);
+        m[A->L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A->len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* move one low bit to another row of the same sequence: still valid count;
+         * combine with a flipped flag to stay invalid is another case; here, flip
+         * a map bit of tile allocation in token 0 */
+        uint8_t *m = dup_msg(B, 0);
+        m[B->L.map_off] ^= 0x01;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B->len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* B: map has rows*T = 9 bits: bit 9..15 are padding */
+        uint8_t *m = dup_msg(B, 0);
+        m[B->L.map_off + 1] |= 0x80;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B->len, TAHQ_ERR_PAYLOAD);
+        /* flags: 9 bits */
+        m = dup_msg(B, 0);
+        m[B->L.flags_off + 1] |= 0x40;
+        message_reseal_stated(m, B->len);
+        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B->len, TAHQ_ERR_PAYLOAD);
+    }
+    {
+        /* A: rows = 10 map bits */
+        uint8_t *m = dup_msg(A, 0);
+        m[A->L.map_off + 1] |= 0x04;
+        message_reseal_stated(m, A->len);
+        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A->len, TAHQ_ERR_PAYLOAD);
+    }
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = d->all[k];
+        uint64_t pbits = b->h.n_flagged * b->L.k;
+        if (pbits % 8) {
+            uint8_t *m = dup_msg(b, 0);
+            m[b->len - 1] |= (uint8_t)(0x80u);
+            message_reseal_stated(m, b->len);
+            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+        }
+        /* flag bit flipped (n_flagged unchanged) */
+        uint8_t *m = dup_msg(b, 0);
+        uint64_t t = 0;
+        while (t < b->L.N && ((m[b->L.flags_off + t / 8] >> (t % 8)) & 1))
+            ++t;
+        m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
+        message_reseal_stated(m, b->len);
+        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+    }
+    /* metadata values */
+    for (int k = 0; k < 3; ++k) {
+        const base_msg *b = d->all[k];
+        tahq_meta mt = b->h.config.meta;
+        uint32_t nan_b = tahq_meta_bits(mt, NAN), inf_b = tahq_meta_bits(mt, INFINITY),
+                 nz_b = tahq_meta_bits(mt, -0.0f), neg_b = tahq_meta_bits(mt, -1.0f),
+                 ninf_b = tahq_meta_bits(mt, -INFINITY);
+        struct {
+            const char *name;
+            int scale;
+            uint32_t bits;
+            const char *desc;
+        } mv[] = {
+            {"zero-point-nan", 0, nan_b, "a zero-point is NaN"},
+            {"zero-point-inf", 0, inf_b, "a zero-point is +inf"},
+            {"zero-point-neg-inf", 0, ninf_b, "a zero-point is -inf"},
+            {"zero-point-neg-zero", 0, nz_b, "a zero-point is -0 (encoders write +0)"},
+            {"scale-nan", 1, nan_b, "a scale is NaN"},
+            {"scale-inf", 1, inf_b, "a scale is +inf"},
+            {"scale-negative", 1, neg_b, "a scale is -1"},
+            {"scale-neg-zero", 1, nz_b, "a scale is -0 (sign bit set)"},
+        };
+        for (size_t j = 0; j < sizeof mv / sizeof mv[0]; ++j) {
+            if (k != 0 && j % 2 == 1 && j != 3 && j != 7)
+                continue; /* b and c: NaN, -0 and one more per field */
+            uint8_t *m = dup_msg(b, 0);
+            uint64_t t = b->L.N / 2;
+            uint64_t off = (mv[j].scale ? b->L.sc_off : b->L.zp_off) + t * b->L.mb;
+            for (uint32_t q = 0; q < b->L.mb; ++q)
+                m[off + q] = (uint8_t)(mv[j].bits >> (8 * q));
+            message_reseal_stated(m, b->len);
+            char dsc[160];
+            snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
+                     cli_meta_name(mt), t);
+            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
+                    b->len, TAHQ_ERR_PAYLOAD);
+        }
+    }
+}
+
+static void fam_decode_errors(golden_writer *g)
+{
+    dec_bases d;
+    base_msg *A = &d.msg[0], *B = &d.msg[1], *C = &d.msg[2];
+    tahq_config ca = golden_config(64, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    tahq_config cb = golden_config(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
+    cb.hi_permille = 700;
+    tahq_config cc = golden_config(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
+    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24), sc = golden_shape(2, 1, 48);
+    if (make_base(A, &ca, &sa, 1) || make_base(B, &cb, &sb, 2) || make_base(C, &cc, &sc, 3)) {
+        fprintf(stderr, "tahq golden-gen: base messages failed\n");
+        g->failed = 1;
+        return;
+    }
+    for (int k = 0; k < 3; ++k)
+        d.all[k] = &d.msg[k];
+    /* base messages must carry pivots with padding (B, C) and flags */
+    if (A->h.n_flagged == 0 || B->h.n_flagged == 0 || C->h.n_flagged == 0) {
+        fprintf(stderr, "tahq golden-gen: a base message has no flagged tile\n");
+        g->failed = 1;
+        return;
+    }
+    /* in the order of the decoder's checks, SPEC §8.4 */
+    dec_errors_framing(g, &d);
+    dec_errors_header(g, &d);
+    dec_errors_sizes(g, &d);
+    dec_errors_crc(g, &d);
+    dec_errors_payload(g, &d);
+    for (int k = 0; k < 3; ++k)
+        free(d.msg[k].m);
+}
+
+/* ---------------------------------------------------------------- folders */
+
+static int mkdir_p1(const char *p)
+{
+    if (mkdir(p, 0755) == 0)
+        return 0;
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- paper-v1 */
+
+static void fam_paper_v1(golden_writer *g)
+{
+    tahq_paper_v1_config def;
+    tahq_paper_v1_config_default(&def);
+    {
+        /* the hand-derived message of ref/test_paper_v1.c */
+        static const float x[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
+        tahq_shape s = golden_shape(1, 2, 8);
+        golden_emit_paper_v1(g, "paper-v1-hand", "single_spike", "two tokens whose 12-byte message is "
+                      "derived by hand in ref/test_paper_v1.c", &c, &s, x);
+    }
+    {
+        tahq_shape s = golden_shape(2, 16, 256);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9001);
+        add_spikes(x, golden_count_of(&s), 64, 3, 9002, 50.0f);
+        golden_emit_paper_v1(g, "paper-v1-default", "", "the authors' defaults (G=64, 4/3 bits, r=0.8) "
+                      "on rows of different entropy with outliers", &def, &s, x);
+        free(x);
+    }
+    {
+        /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
+        tahq_shape s = golden_shape(2, 5, 64);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_rows(x, &s, 9003);
+        golden_emit_paper_v1(g, "paper-v1-s5-r800", "allocation", "S=5 at r=0.8: the binary64 "
+                      "floor gives 0 low tokens", &def, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 32, .hi_bits = 8, .lo_bits = 2, .hi_permille = 333};
+        tahq_shape s = golden_shape(3, 7, 96);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9004, 3.0f);
+        add_spikes(x, golden_count_of(&s), 32, 2, 9005, 20.0f);
+        golden_emit_paper_v1(g, "paper-v1-g32-8-2", "bit_pair", "G=32 (odd log2: fl(sqrt 32)), 8/2 "
+                      "bits, r=0.333", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 0};
+        tahq_shape s = golden_shape(1, 4, 512);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9006, 0.5f);
+        add_spikes(x, golden_count_of(&s), 256, 1, 9007, 8.0f);
+        golden_emit_paper_v1(g, "paper-v1-g256-r0", "allocation", "G=256, r=0: every token low "
+                      "precision", &c, &s, x);
+        free(x);
+    }
+    {
+        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 3, .lo_bits = 5, .hi_permille = 1000};
+        tahq_shape s = golden_shape(2, 3, 16);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        fill_uniform(x, golden_count_of(&s), 9008, 1.0f);
+        golden_emit_paper_v1(g, "paper-v1-g8-r1000", "allocation", "G=8, r=1: every token high "
+                      "precision; lo_bits above hi_bits is allowed", &c, &s, x);
+        free(x);
+    }
+    {
+        /* all-zero tiles (flagged), equal maxima (not flagged), constant
+         * tiles, an fp16-overflowing range (inf scale), entropy ties */
+        tahq_shape s = golden_shape(1, 6, 128);
+        float *x = golden_alloc_x(&s);
+        if (!x) { g->failed = 1; return; }
+        memset(x, 0, (size_t)golden_count_of(&s) * sizeof *x);
+        for (int c = 0; c < 64; c++) {
+            x[1 * 128 + c] = 0.375f;                 /* constant tile */
+            x[2 * 128 + c] = (c % 2) ? 1.5f : -1.5f; /* equal maxima */
+            x[2 * 128 + 64 + c] = (float)(c % 7) * 0.25f;
+            x[3 * 128 + 64 + c] = (c == 9) ? 1.0e5f : (float)c; /* one large value */
+            x[4 * 128 + c] = (float)(c % 5) - 2.0f;   /* token 4 = token 5: tie */
+            x[5 * 128 + c] = (float)(c % 5) - 2.0f;
+        }
+        x[3 * 128 + 5] = -1.0e5f; /* equal maxima, not flagged: zero point */
+        x[3 * 128 + 6] = 1.0e5f;  /* -1e5 is sent as fp16 -inf */
+        tahq_paper_v1_config c = def;
+        c.hi_permille = 500;
+        golden_emit_paper_v1(g, "paper-v1-edge", "all_zero_tile,constant_tile,tie_entropy,meta_overflow",
+                      "all-zero, constant and equal-maxima tiles, fp16 overflow of zero/scale "
+                      "(sent as inf), an entropy tie", &c, &s, x);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- v2: mutation adequacy */
+
+/* Cases of golden/v2 beyond v1: each tells at least one mutant of
+ * golden/mutation/catalogue.txt apart from the reference, a mutant that no
+ * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
+ * golden/mutation/distinguish.py found, as binary32 bit patterns. */
+typedef struct mut_case {
+    const char *id, *kills, *desc;
+    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
+    uint32_t tile, hi_bits, lo_bits, hi_permille;
+    tahq_alloc alloc;
+    uint32_t tau_bits;
+    tahq_rounding rounding;
+    uint64_t seed;
+    tahq_meta meta;
+    uint32_t B, S, C;
+    const uint32_t *words;
+} mut_case;
+
+/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
+struct case_kills {
+    const char *id, *kills;
+};
+
+/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
+static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id && strcmp(t[i].id, id) == 0)
+            return t[i].kills;
+    return NULL;
+}
+
+/* the generated table of golden/v2 (golden/mutation/v2_table.py --write) */
+#include "mutation_cases_v2.inc"
+
+/* The mutants a case built in code (fam_mutation_messages, fam_config_errors)
+ * kills (NULL: none). */
+static const char *msg_kills(const char *id)
+{
+    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
+}
+
+/* Valid messages whose decoding meets NaN (SPEC §1 rule 6: every NaN a
+ * decoder writes is 0x7FC00000). Format 1: every tile flagged (tau = 0), the
+ * first tile's scale patched to 2^127 (fp32, bf16) with the CRC fixed, so
+ * q*s overflows to +inf and the inverse FWHT meets inf - inf; the second
+ * tile is left as encoded. Paper-v1: fp16 NaN metadata with payloads. */
+static void fam_nan_messages(golden_writer *g)
+{
+    static const tahq_meta metas[2] = {TAHQ_META_FP32, TAHQ_META_BF16};
+    for (int k = 0; k < 2; ++k) {
+        tahq_config c;
+        tahq_config_plain(&c, 8, 4);
+        c.tau = 0.0f;
+        c.meta = metas[k];
+        tahq_shape s = golden_shape(1, 1, 16);
+        float x[16];
+        for (int i = 0; i < 16; i++)
+            x[i] = (float)(i % 8 + 1) * (i < 8 ? 1.0f : -0.25f);
+        uint8_t *m = NULL;
+        size_t len = 0;
+        if (run_encode(&c, &s, x, &m, &len) != TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: NaN base message failed\n");
+            g->failed = 1;
+            return;
+        }
+        /* payload (alloc none): flags (1 byte), 2 zero points, 2 scales, codes, pivots */
+        if (metas[k] == TAHQ_META_FP32)
+            put_u32(m + 72 + 1 + 8, 0x7F000000u);
+        else
+            put_u16(m + 72 + 1 + 4, 0x7F00u);
+        message_reseal_stated(m, len);
+        char id[64];
+        snprintf(id, sizeof id, "dec-v2-nan-flagged-%s", cli_meta_name(metas[k]));
+        g->kills = msg_kills(id);
+        golden_emit_decode(g, id, "nan_canonical,mutation",
+                    "scale 2^127 in a flagged tile: q*s overflows and the inverse transform "
+                    "meets inf - inf; every NaN decodes as 0x7FC00000 (SPEC 1 rule 6)",
+                    m, len, NULL, NULL);
+        g->kills = NULL;
+        free(m);
+    }
+    /* paper-v1: one high token of two tiles at G = 8, 4 bits; codes are
+     * bytes 0..7, zero points 8..11, scales 12..15 (A.3) */
+    tahq_paper_v1_config pc = {8, 4, 4, 1000};
+    tahq_shape ps = golden_shape(1, 1, 16);
+    float x[16];
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)((i * 5) % 8) - 3.0f;
+    size_t cap = 0, wsz = 0, len = 0;
+    uint8_t *m = NULL;
+    void *ws = NULL;
+    tahq_status st = tahq_paper_v1_encode_bound(&pc, &ps, &cap);
+    if (st == TAHQ_OK)
+        st = tahq_paper_v1_workspace_size(&pc, &ps, &wsz);
+    if (st == TAHQ_OK) {
+        m = malloc(cap);
+        ws = malloc(wsz);
+        st = m && ws ? tahq_paper_v1_encode(&pc, &ps, x, ws, wsz, m, cap, &len) : TAHQ_ERR_BUFFER;
+    }
+    free(ws);
+    if (st != TAHQ_OK || len < 16) {
+        fprintf(stderr, "tahq golden-gen: paper-v1 NaN base message failed\n");
+        free(m);
+        g->failed = 1;
+        return;
+    }
+    uint8_t orig[16];
+    memcpy(orig, m, sizeof orig);
+    m[8] = 0x01; /* tile 0: zero point 0x7E01, quiet NaN with a payload */
+    m[9] = 0x7E;
+    m[14] = 0x01; /* tile 1: scale 0xFE01, negative quiet NaN with a payload */
+    m[15] = 0xFE;
+    g->kills = msg_kills("dec-v2-pv1-nan-meta");
+    golden_emit_decode(g, "dec-v2-pv1-nan-meta", "nan_canonical,mutation",
+                "paper-v1: fp16 NaN zero point and scale with payloads; every value decodes "
+                "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                m, len, &pc, &ps);
+    g->kills = NULL;
+    if (strcmp(g->set, "v4") == 0) {
+        /* golden/v4: a second message for the rule, the metadata otherwise
+         * as encoded: tile 0's scale a signaling NaN with a payload (0x7C01,
+         * which a conversion quiets to 0x7FC02000 and keeps the payload of) */
+        memcpy(m, orig, sizeof orig);
+        m[12] = 0x01;
+        m[13] = 0x7C;
+        golden_emit_decode(g, "bnd-pv1-nan-signaling-scale", "nan_canonical,mutation,boundary",
+                    "paper-v1: tile 0's fp16 scale a signaling NaN with a payload (0x7C01); "
+                    "tile 0 decodes to NaN, every one 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                    m, len, &pc, &ps);
+    }
+    free(m);
+}
+
+/* Invalid messages that fail two §8.4 checks at once (the earlier check's
+ * status is the SPEC's), and a map whose per-sequence counts are wrong while
+ * its total is right. */
+static void fam_mutation_messages(golden_writer *g)
+{
+    base_msg A;
+    tahq_config ca = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    ca.hi_permille = 500;
+    tahq_shape sa = golden_shape(2, 2, 16);
+    if (make_base(&A, &ca, &sa, 11)) {
+        fprintf(stderr, "tahq golden-gen: v2 base message failed\n");
+        g->failed = 1;
+        return;
+    }
+    uint8_t *m;
+    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
+    m = dup_msg(&A, 0);
+    m[0] = 'X';
+    put_u16(m + 4, 2);
+    g->kills = msg_kills("decerr-v2-magic-and-version");
+    dec_err(g, "v2", "magic-and-version", "bad_magic,unknown_version,mutation",
+            "bad magic and version 2: the magic is checked first", m, A.len, TAHQ_ERR_MAGIC);
+    /* reserved field non-zero and the CRC stale: HEADER before CRC */
+    m = dup_msg(&A, 0);
+    m[64] = 1;
+    g->kills = msg_kills("decerr-v2-reserved-and-crc");
+    dec_err(g, "v2", "reserved-and-crc", "header_field,crc_mismatch,mutation",
+            "reserved = 1 and a stale CRC: the header is checked before the CRC", m, A.len,
+            TAHQ_ERR_HEADER);
+    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
+    m = dup_msg(&A, 0);
+    put_u64(m + 56, get_u64(m + 56) + 1);
+    message_reseal_stated(m, A.len);
+    g->kills = msg_kills("decerr-v2-size-and-truncated");
+    dec_err(g, "v2", "size-and-truncated", "inconsistent_size,truncated,mutation",
+            "payload_bytes + 1 and the message one byte short: SIZE is checked first", m,
+            A.len - 1, TAHQ_ERR_SIZE);
+    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
+    m = dup_msg(&A, 0);
+    m[72] = (uint8_t)((m[72] & 0xF0u) | 0x03u);
+    message_reseal_stated(m, A.len);
+    g->kills = msg_kills("decerr-v2-map-counts-per-sequence");
+    dec_err(g, "v2", "map-counts-per-sequence", "bad_map,mutation",
+            "token map with 2 and 0 low tokens in the two sequences (total 2 as required)", m,
+            A.len, TAHQ_ERR_PAYLOAD);
+    g->kills = NULL;
+    free(A.m);
+    fam_nan_messages(g);
+}
+
+/* the generated table of golden/v4 (golden/mutation/v4_table.py --write) */
+#include "mutation_cases_v4.inc"
+
+/* golden/v4: the mutants case `id` kills (golden/mutation/kills-v4.json) */
+static const char *v4_kills_of(const char *id)
+{
+    return case_kills_find(v4_kills, sizeof v4_kills / sizeof v4_kills[0], id);
+}
+
+/* The encode cases of a table (inputs as binary32 words): an input the SPEC
+ * rejects becomes an encode_error case with the status the encoder gives. */
+static void emit_table(golden_writer *g, const mut_case *table, size_t n_rows, const char *flags)
+{
+    for (size_t i = 0; i < n_rows; i++) {
+        const mut_case *mc = &table[i];
+        if (!mc->id)
+            continue;
+        tahq_shape s = golden_shape(mc->B, mc->S, mc->C);
+        uint64_t n = golden_count_of(&s);
+        float *x = golden_alloc_x(&s);
+        for (uint64_t j = 0; j < n; j++)
+            x[j] = u2f(mc->words[j]);
+        g->kills = mc->kills;
+        if (mc->paper_v1) {
+            tahq_paper_v1_config pc;
+            tahq_paper_v1_config_default(&pc);
+            pc.tile = mc->tile;
+            pc.hi_bits = mc->hi_bits;
+            pc.lo_bits = mc->lo_bits;
+            pc.hi_permille = mc->hi_permille;
+            golden_emit_paper_v1(g, mc->id, flags, mc->desc, &pc, &s, x);
+        } else {
+            tahq_config c;
+            tahq_config_default(&c);
+            c.tile = mc->tile;
+            c.hi_bits = mc->hi_bits;
+            c.lo_bits = mc->lo_bits;
+            c.hi_permille = mc->hi_permille;
+            c.alloc = mc->alloc;
+            c.tau = u2f(mc->tau_bits);
+            c.rounding = mc->rounding;
+            c.seed = mc->seed;
+            c.meta = mc->meta;
+            uint8_t *msg = NULL;
+            size_t len = 0;
+            int st = run_encode(&c, &s, x, &msg, &len);
+            free(msg);
+            if (st == TAHQ_OK)
+                golden_emit_encode(g, mc->id, flags, mc->desc, &c, &s, x);
+            else /* an input the SPEC rejects */
+                golden_emit_encode_error(g, mc->id, flags, mc->desc, &c, &s, x, st);
+        }
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+static void fam_mutation(golden_writer *g)
+{
+    emit_table(g, mut_cases, sizeof mut_cases / sizeof mut_cases[0], "mutation");
+    fam_mutation_messages(g);
+}
+
+/* golden/v4's own cases: inputs on the boundary where a one-ulp change
+ * inside a rounded, truncated, ranked or compared step changes the message
+ * (golden/mutation/distinguish.py --boundary) */
+static void fam_boundary(golden_writer *g)
+{
+    emit_table(g, bnd_cases, sizeof bnd_cases / sizeof bnd_cases[0], "mutation,boundary");
+    /* invalid messages: the status libtahq gives (a valid one fails generation) */
+    for (size_t i = 0; i < sizeof bnd_msgs / sizeof bnd_msgs[0]; i++) {
+        if (!bnd_msgs[i].id)
+            continue;
+        float *y = NULL;
+        uint64_t cnt = 0;
+        int st = run_decode(bnd_msgs[i].bytes, bnd_msgs[i].len, &y, &cnt);
+        free(y);
+        if (st == TAHQ_OK) {
+            fprintf(stderr, "tahq golden-gen: case %s: the message is valid\n", bnd_msgs[i].id);
+            g->failed = 1;
+            continue;
+        }
+        golden_emit_decode_error(g, bnd_msgs[i].id, "mutation,boundary", bnd_msgs[i].desc,
+                          bnd_msgs[i].bytes, bnd_msgs[i].len, st);
+    }
+}
+
+/* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
+ * scale-steps lists every (w, L) where it leaves its start up(fl(w ÷ L))):
+ * with fp16 only from a zero start (fl(w ÷ L) = 0, w ≤ L·2^-150), with bf16
+ * also where w ÷ L is a binary32 subnormal. Each case is one tile of eight
+ * values from 0 to w (so z = +0 and fl(hi − z) = w), alloc none, at the
+ * smallest w of its kind. */
+static void fam_scale_search(golden_writer *g)
+{
+    struct {
+        const char *name, *desc;
+        tahq_meta meta;
+        uint32_t bits, w_bits;
+    } v[] = {
+        {"bf16-l3", "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
+         TAHQ_META_BF16, 2, 0x00030001u},
+        {"bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)",
+         TAHQ_META_BF16, 8, 0x00ff0001u},
+        {"fp16-zero-start", "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_FP16, 2, 0x00000001u},
+        {"bf16-zero-start", "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
+         TAHQ_META_BF16, 8, 0x0000007fu},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = golden_config(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
+        tahq_shape s = golden_shape(1, 1, 8);
+        float *x = golden_alloc_x(&s);
+        const float w = u2f(v[k].w_bits);
+        for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
+            x[i] = i == 7 ? w : w * ((float)i / 8.0f);
+        snprintf(id, sizeof id, "search-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        golden_emit_encode(g, id, "scale_search", v[k].desc, &c, &s, x);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+/* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
+ * smallest step a port gets wrong, and two cases that pin §9's order: a bad
+ * configuration is reported before a bad shape and before a bad input. The
+ * input is always finite and below 2^64 unless the case says otherwise. */
+static void fam_config_errors(golden_writer *g)
+{
+    struct {
+        const char *name, *desc;
+        uint32_t tile, hi, lo, permille, tau_bits, C;
+        int nan_input;
+    } v[] = {
+        {"tile-12", "G = 12: not a power of two", 12, 4, 3, 800, 0x40000000u, 24, 0},
+        {"tile-4", "G = 4: below the smallest tile (8)", 4, 4, 3, 800, 0x40000000u, 32, 0},
+        {"tile-512", "G = 512: above the largest tile (256)", 512, 4, 3, 800, 0x40000000u, 512, 0},
+        {"hi-bits-9", "hi_bits = 9 (at most 8)", 64, 9, 3, 800, 0x40000000u, 64, 0},
+        {"lo-bits-0", "lo_bits = 0 (at least 1)", 64, 4, 0, 800, 0x40000000u, 64, 0},
+        {"lo-above-hi", "lo_bits = 4 > hi_bits = 3", 64, 3, 4, 800, 0x40000000u, 64, 0},
+        {"permille-1001", "hi_permille = 1001 (at most 1000)", 64, 4, 3, 1001, 0x40000000u, 64, 0},
+        {"tau-negative", "tau = -1", 64, 4, 3, 800, 0xBF800000u, 64, 0},
+        {"tau-neg-zero", "tau = -0: the sign bit must be 0 (a test tau >= 0 accepts it)", 64, 4, 3,
+         800, 0x80000000u, 64, 0},
+        {"tau-nan", "tau = NaN", 64, 4, 3, 800, 0x7FC00000u, 64, 0},
+        {"before-shape", "G = 12 and C = 20 (not a multiple): the configuration is checked first",
+         12, 4, 3, 800, 0x40000000u, 20, 0},
+        {"before-input", "hi_bits = 9 and a NaN input: the configuration is checked first", 64, 9,
+         3, 800, 0x40000000u, 64, 1},
+    };
+    char id[64];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+        tahq_config c = golden_config(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
+                                 TAHQ_META_FP16);
+        c.hi_permille = v[k].permille;
+        tahq_shape s = golden_shape(1, 2, v[k].C);
+        float *x = golden_alloc_x(&s);
+        fill_uniform(x, golden_count_of(&s), 29, 1.0f);
+        if (v[k].nan_input)
+            x[0] = NAN;
+        snprintf(id, sizeof id, "cfgerr-v2-%s", v[k].name);
+        g->kills = msg_kills(id);
+        golden_emit_encode_error(g, id, "config_check", v[k].desc, &c, &s, x, TAHQ_ERR_CONFIG);
+        g->kills = NULL;
+        free(x);
+    }
+}
+
+int golden_generate(const char *dir, const char *set)
+{
+    const int v3 = strcmp(set, "v3") == 0, v4 = strcmp(set, "v4") == 0;
+    if (!golden_set_known(set))
+        return cli_fail(EXIT_USAGE, "--set: unknown set '%s' (v1, v2, v3 or v4)", set);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/inputs", dir);
+    if (mkdir_p1(dir) || mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+    snprintf(p, sizeof p, "%s/expected", dir);
+    if (mkdir_p1(p))
+        return cli_fail(EXIT_RUNTIME, "%s: cannot create directory", p);
+
+    golden_writer g;
+    if (golden_writer_begin(&g, dir, set, v4 ? v4_kills_of : NULL) != 0)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+
+    if (v3) {
+        /* golden/v3 holds the gain cases only; golden/v2 everything else */
+        golden_gain_cases(&g);
+    } else {
+        fam_sweep(&g);
+        fam_alloc(&g);
+        fam_tau(&g);
+        fam_gate(&g);
+        fam_stochastic(&g);
+        fam_meta(&g);
+        fam_edge(&g);
+        fam_sizes(&g);
+        fam_random(&g);
+        fam_llm(&g);
+        fam_encode_errors(&g);
+        fam_decode_errors(&g);
+        fam_paper_v1(&g);
+    }
+    if (strcmp(g.set, "v2") == 0 || v4) {
+        fam_mutation(&g);
+        fam_scale_search(&g);
+        fam_config_errors(&g);
+    }
+    if (v4) {
+        /* golden/v4: v2's cases, v3's (the gain allocation), then its own */
+        golden_gain_cases(&g);
+        golden_gain_v4_cases(&g);
+        fam_boundary(&g);
+    }
+    /* v3: format 1, every expected message of header version 3 */
+    return golden_writer_finish(&g, v3 ? (unsigned)GOLDEN_V3_HEADER_VERSION : 0u);
+}
+
+int golden_set_known(const char *set)
+{
+    return strcmp(set, "v1") == 0 || strcmp(set, "v2") == 0 || strcmp(set, "v3") == 0 ||
+           strcmp(set, "v4") == 0;
+}

@@ -9,9 +9,10 @@
  *
  * Per tile, loaded into AVX2 registers once: gate_regs (range, gate, pivot),
  * for a flagged tile forward_regs and range_regs; then for lo_bits and
- * hi_bits: zero_scale_avx, the codes (nearest: code8 in the registers;
- * stochastic: tahq_fast_codes_stochastic of fast_tile.c on the tile's
- * element indices; all zero where s = 0, as ref/quant.c), and the error of
+ * hi_bits: zero_scale_avx, the codes in the registers (nearest: code8;
+ * stochastic: tahq_stochastic_codes8, the rounding of the tile phase, with
+ * the tile's random words drawn once by tahq_fast_random_words for both
+ * widths; all zero where s = 0, as ref/quant.c), and the error of
  * SPEC §4.3 step 1 lane by lane: v̂ = fl(z + fl(q × s)), d = fl(v̂ − v) in
  * binary32, D = d × d in binary64 (exact), summed in the halving tree of
  * §2.5 in binary64 (levels h >= 8 whole vectors, h = 4, 2, 1 across lanes:
@@ -23,6 +24,8 @@
 #include "fast_gain.h"
 
 #ifdef TAHQ_FAST_ENC_X86
+
+#include "stochastic_avx2.h"
 
 /* SPEC §2.5 halving tree in binary64 over the squares of one tile: lo[i]
  * holds elements 8i .. 8i+3, hi[i] elements 8i+4 .. 8i+7 (both overwritten). */
@@ -76,18 +79,17 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
     float lo, hi;
     uint32_t pivot;
     const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot);
-    float v[TAHQ_TILE_MAX];
-    const float *values = x; /* what the stochastic codes read */
     if (flagged) {
+        float v[TAHQ_TILE_MAX];
         forward_regs(u, n, pivot, v);
         range_regs(u, n, &lo, &hi);
-        if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-#pragma GCC unroll 32
-            for (uint32_t i = 0; i < n; i++)
-                _mm256_storeu_ps(v + 8 * i, u[i]);
-            values = v;
-        }
     }
+    /* the tile's random words, drawn once for both widths (they depend on
+     * the seed and the element index only) */
+    const int stochastic = c->rounding == TAHQ_ROUND_STOCHASTIC;
+    uint32_t words[TAHQ_TILE_MAX];
+    if (stochastic)
+        tahq_fast_random_words(c->seed, elem0, G, words);
     const uint32_t widths[2] = {c->lo_bits, c->hi_bits};
     double err[2];
     for (uint32_t w = 0; w < 2; w++) {
@@ -99,20 +101,18 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
         if (st != TAHQ_OK)
             return st;
         __m256 q[TAHQ_TILE_MAX / 8];
+        const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
+        const __m256i lv = _mm256_set1_epi32((int)levels);
         if (s == 0.0f) {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
                 q[i] = _mm256_setzero_ps();
-        } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-            uint8_t codes[TAHQ_TILE_MAX];
-            tahq_fast_codes_stochastic(values, G, z, s, levels, c->seed, elem0, codes);
+        } else if (stochastic) {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm256_cvtepi32_ps(
-                    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + 8 * i))));
+                q[i] = _mm256_cvtepi32_ps(tahq_stochastic_codes8(
+                    u[i], zv, sv, lv, _mm256_loadu_si256((const __m256i *)(const void *)(words + 8 * i))));
         } else {
-            const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
-            const __m256i lv = _mm256_set1_epi32((int)levels);
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
                 q[i] = _mm256_cvtepi32_ps(code8(u[i], zv, sv, lv));

@@ -14,7 +14,7 @@
  * it, SPEC §3.2) and configuration, nearest and stochastic rounding. Each
  * tile is loaded into AVX2 registers once; its range, gate and transform are
  * those of tahq_fast_encode_run; both widths are quantized from the
- * registers (stochastic codes by tahq_fast_codes_stochastic) and their
+ * registers (stochastic codes with the tile phase's rounding) and their
  * errors summed in binary64 in the SPEC's trees. Only when
  * tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,

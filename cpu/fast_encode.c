@@ -641,3 +641,6 @@ void tahq_fast_log2_8(const float *x, float *y)
 }
 
 #endif
+
+/* the gain key (cpu/fast_gain.h) shares the register helpers above */
+#include "fast_gain.c"

@@ -23,6 +23,7 @@
 #include <immintrin.h>
 
 #include "fwht_avx2.h"
+#include "stochastic_avx2.h"
 #endif
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */
@@ -257,15 +258,25 @@ static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t 
 static inline FAST_TARGET void stochastic8(const float *v, __m256 z, __m256 s, __m256i levels,
                                            __m256i w, uint8_t *codes)
 {
-    __m256 t = _mm256_div_ps(_mm256_sub_ps(_mm256_loadu_ps(v), z), s);
-    __m256i q0 = _mm256_cvttps_epi32(t); /* 0 <= t <= L < 256 */
-    __m256 phi = _mm256_sub_ps(t, _mm256_cvtepi32_ps(q0));
-    __m256 rho = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(w, 8)),
-                               _mm256_set1_ps(0x1p-24f));
-    __m256i up = _mm256_castps_si256(_mm256_cmp_ps(rho, phi, _CMP_LT_OQ)); /* all ones: +1 */
-    __m256i q = _mm256_min_epu32(_mm256_sub_epi32(q0, up), levels);
+    __m256i q = tahq_stochastic_codes8(_mm256_loadu_ps(v), z, s, levels, w);
     __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     _mm_storel_epi64((__m128i *)(void *)codes, _mm_packus_epi16(q16, q16));
+}
+
+/* The random words of elements elem0 .. elem0 + 31 (elem0 a multiple of 4)
+ * in element order: philox8 and a 4 x 8 transpose. */
+static inline FAST_TARGET void words32(uint64_t elem0, uint32_t key0, uint32_t key1, __m256i w[4])
+{
+    __m256i c0, c1, c2, c3;
+    philox8(elem0 >> 2, key0, key1, &c0, &c1, &c2, &c3);
+    __m256i a = _mm256_unpacklo_epi32(c0, c1), b = _mm256_unpackhi_epi32(c0, c1);
+    __m256i c = _mm256_unpacklo_epi32(c2, c3), d = _mm256_unpackhi_epi32(c2, c3);
+    __m256i e = _mm256_unpacklo_epi64(a, c), f = _mm256_unpackhi_epi64(a, c);
+    __m256i g = _mm256_unpacklo_epi64(b, d), h = _mm256_unpackhi_epi64(b, d);
+    w[0] = _mm256_permute2x128_si256(e, f, 0x20);
+    w[1] = _mm256_permute2x128_si256(g, h, 0x20);
+    w[2] = _mm256_permute2x128_si256(e, f, 0x31);
+    w[3] = _mm256_permute2x128_si256(g, h, 0x31);
 }
 
 static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, float zero, float scale,
@@ -277,17 +288,21 @@ static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, floa
     const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
     /* elem0 is a multiple of the tile (>= 8), so the tile starts a block */
     for (uint32_t i = 0; i < tile; i += 32) {
-        __m256i c0, c1, c2, c3;
-        philox8((elem0 + i) >> 2, key0, key1, &c0, &c1, &c2, &c3);
-        /* 4 x 8 transpose: words of elements i .. i+31 in element order */
-        __m256i a = _mm256_unpacklo_epi32(c0, c1), b = _mm256_unpackhi_epi32(c0, c1);
-        __m256i c = _mm256_unpacklo_epi32(c2, c3), d = _mm256_unpackhi_epi32(c2, c3);
-        __m256i e = _mm256_unpacklo_epi64(a, c), f = _mm256_unpackhi_epi64(a, c);
-        __m256i g = _mm256_unpacklo_epi64(b, d), h = _mm256_unpackhi_epi64(b, d);
-        __m256i w[4] = {_mm256_permute2x128_si256(e, f, 0x20), _mm256_permute2x128_si256(g, h, 0x20),
-                        _mm256_permute2x128_si256(e, f, 0x31), _mm256_permute2x128_si256(g, h, 0x31)};
+        __m256i w[4];
+        words32(elem0 + i, key0, key1, w);
         for (uint32_t m = 0; m < 4 && i + 8 * m < tile; m++)
             stochastic8(v + i + 8 * m, z, s, lv, w[m], codes + i + 8 * m);
+    }
+}
+
+static FAST_TARGET void random_words_avx(uint64_t seed, uint64_t elem0, uint32_t tile,
+                                         uint32_t *words)
+{
+    for (uint32_t i = 0; i < tile; i += 32) {
+        __m256i w[4];
+        words32(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+        for (uint32_t m = 0; m < 4 && i + 8 * m < tile; m++)
+            _mm256_storeu_si256((__m256i *)(void *)(words + i + 8 * m), w[m]);
     }
 }
 
@@ -521,6 +536,14 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
     return 1;
 }
 
+int tahq_fast_random_words(uint64_t seed, uint64_t elem0, uint32_t tile, uint32_t *words)
+{
+    if (!fast_check())
+        return 0;
+    random_words_avx(seed, elem0, tile, words);
+    return 1;
+}
+
 void tahq_fast_canonical_nans(float *x, uint32_t n)
 {
     if (fast_check() && n % 8u == 0) {
@@ -557,6 +580,12 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
 {
     (void)v, (void)tile, (void)zero, (void)scale, (void)levels, (void)seed, (void)elem0,
         (void)codes;
+    return 0;
+}
+
+int tahq_fast_random_words(uint64_t seed, uint64_t elem0, uint32_t tile, uint32_t *words)
+{
+    (void)seed, (void)elem0, (void)tile, (void)words;
     return 0;
 }
 

@@ -31,6 +31,12 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes);
 
+/* words[i] = the random word of element elem0 + i (SPEC §2.4: Philox4x32-10
+ * of block (elem0 + i) / 4, word (elem0 + i) mod 4) for i < tile (a multiple
+ * of 8; elem0 a multiple of the tile), as tahq_fast_codes_stochastic draws
+ * them. Returns 0 without writing if there is no fast path on this CPU. */
+int tahq_fast_random_words(uint64_t seed, uint64_t elem0, uint32_t tile, uint32_t *words);
+
 /* x[i] = the canonical NaN if x[i] is a NaN (SPEC §1 rule 6), else x[i]. */
 void tahq_fast_canonical_nans(float *x, uint32_t n);
 

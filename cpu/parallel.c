@@ -29,6 +29,7 @@
 #include <pthread.h>
 
 #include "fast_encode.h"
+#include "fast_gain.h"
 #include "fast_tile.h"
 #include "jobs.h"
 #include "internal.h"
@@ -415,7 +416,8 @@ static void enc_rows_job(void *arg, uint32_t j)
         case TAHQ_ALLOC_GAIN:
             if (e->gain_status[j] == TAHQ_OK) {
                 uint32_t key = 0;
-                st = tahq_token_gain_key(&e->c, row, T, r * C, &key);
+                st = e->fast_encode ? tahq_fast_gain_key(&e->c, row, T, r * C, &key)
+                                    : tahq_token_gain_key(&e->c, row, T, r * C, &key);
                 if (st != TAHQ_OK)
                     e->gain_status[j] = st;
                 else

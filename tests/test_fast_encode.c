@@ -24,6 +24,16 @@
  *       allocation, data with outliers, constant and all-zero tiles; a tile
  *       whose fp16 scale overflows at both widths (TAHQ_ERR_RANGE in the
  *       tile phase: the same status, the header zeroed) and a NaN;
+ *   gain: tahq_fast_gain_key against tahq_token_gain_key (status, key bits)
+ *       on random rows (every tile size, widths 1..8, fp16/bf16/fp32, both
+ *       roundings, tau 0 / 2 / +inf; Gaussian data with outliers, constant,
+ *       all-zero and signed-zero tiles, subnormals, small integers whose
+ *       gains are often negative, codes on rounding ties, element indices
+ *       where the Philox counter's low word wraps, fp16 overflow at the low
+ *       width only); whole gain messages of tahq_encode_parallel against
+ *       tahq_encode, with overflow, NaN, +-inf and 2^64 rejections;
+ *   gain-control: the key comparison finds keys computed with the wrong
+ *       seed (stochastic) and with the gate switched off;
  *   control: the same comparison finds a deliberately wrong conversion:
  *       F16C's truncation (round toward zero) in place of round-down on the
  *       negatives, and in place of round-up on the positives.
@@ -37,6 +47,7 @@
 #include "tutil.h"
 
 #include "fast_encode.h"
+#include "fast_gain.h"
 #include "tahq_ref_api.h" /* library-internal: the reference's metadata rounding and tile quantizer */
 
 typedef uint16_t (*conv_fn)(float);
@@ -336,6 +347,160 @@ static int part_encode(void) {
     return t_finish("test_fast_encode", "encode");
 }
 
+/* One random row of T tiles of G values of the given kind. */
+static void gain_row(trng *r, float *x, uint32_t G, uint32_t T, uint32_t kind) {
+    const uint32_t C = G * T;
+    for (uint32_t i = 0; i < C; i++) {
+        float v = (float)trng_gauss(r);
+        switch (kind) {
+        case 1: v = trng_below(r, 30) == 0 ? v * 500.0f : v; break;          /* outliers */
+        case 2: v = (float)trng_below(r, 8); break;                         /* lattice: g < 0 */
+        case 3: v = v * 0x1p-140f; break;                                   /* subnormals */
+        case 4: v = trng_below(r, 3) ? (trng_below(r, 2) ? 0.0f : -0.0f) : v; break;
+        case 5: v = 0.5f * (float)trng_below(r, 31); break;                  /* code ties */
+        case 6: v = trng_float_exp(r, 20, 62); break;                       /* large, fp16 overflow */
+        case 7: v = 700000.0f * (float)(i % G) / (float)(G - 1); break;     /* overflow at lo only */
+        default: break;
+        }
+        x[i] = v;
+    }
+    const uint32_t t = (uint32_t)trng_below(r, T);
+    switch (trng_below(r, 4)) { /* a constant or zero tile */
+    case 0:
+        for (uint32_t i = 0; i < G; i++)
+            x[t * G + i] = -1.25f;
+        break;
+    case 1:
+        for (uint32_t i = 0; i < G; i++)
+            x[t * G + i] = trng_below(r, 2) ? 0.0f : -0.0f;
+        break;
+    default: break;
+    }
+}
+
+static void gain_config(trng *r, tahq_config *c, uint32_t G) {
+    *c = (tahq_config){G, 1u + (uint32_t)trng_below(r, 8), 1, 500, TAHQ_ALLOC_GAIN, 2.0f,
+                       trng_below(r, 2) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN,
+                       trng_next(r), (tahq_meta)trng_below(r, 3)};
+    c->lo_bits = 1u + (uint32_t)trng_below(r, c->hi_bits);
+    switch (trng_below(r, 6)) {
+    case 0: c->tau = 0.0f; break;
+    case 1: c->tau = INFINITY; break;
+    case 2: c->tau = 1.0f; break;
+    default: break;
+    }
+}
+
+/* Rows compared by key: mismatches of `fast` (a modified config, or the
+ * same) against the reference; *ok_rows = rows both encoded. */
+static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, uint32_t *ok_rows,
+                          uint32_t *range_rows) {
+    static float x[16 * 256];
+    trng r = {seed};
+    uint32_t mismatches = 0;
+    *ok_rows = 0;
+    *range_rows = 0;
+    for (uint32_t n = 0; n < rows; n++) {
+        const uint32_t G = 8u << trng_below(&r, 6);
+        const uint32_t T = 1u + (uint32_t)trng_below(&r, G >= 128 ? 4 : 16);
+        const uint32_t kind = (uint32_t)trng_below(&r, 8);
+        tahq_config c;
+        gain_config(&r, &c, G);
+        /* element indices: small, or where the Philox block's low word wraps */
+        uint64_t elem0 = (uint64_t)G * trng_below(&r, 1000);
+        if (trng_below(&r, 4) == 0)
+            elem0 = (UINT64_C(1) << 34) - (uint64_t)G * (1u + trng_below(&r, T + 1));
+        gain_row(&r, x, G, T, kind);
+        tahq_config f = c;
+        if (mode == 1) /* control: another seed */
+            f.seed = c.seed + 1;
+        if (mode == 2) /* control: no gate */
+            f.tau = INFINITY;
+        uint32_t key_ref = 0xDEADBEEFu, key_fast = 0xDEADBEEFu;
+        const tahq_status want = tahq_token_gain_key(&c, x, T, elem0, &key_ref);
+        const tahq_status got = tahq_fast_gain_key(&f, x, T, elem0, &key_fast);
+        const int same = got == want && key_fast == key_ref;
+        mismatches += !same;
+        *ok_rows += want == TAHQ_OK;
+        *range_rows += want == TAHQ_ERR_RANGE;
+        if (report)
+            CHECK_QUIET(same,
+                        "row %u (G %u T %u kind %u, %u/%u bits, meta %d, %s, tau %g, elem0 %" PRIu64
+                        "): status %d key %08x, reference %d %08x",
+                        n, G, T, kind, c.hi_bits, c.lo_bits, (int)c.meta,
+                        c.rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest",
+                        (double)c.tau, elem0, (int)got, key_fast, (int)want, key_ref);
+    }
+    return mismatches;
+}
+
+static int part_gain(void) {
+    uint32_t ok_rows, range_rows;
+    gain_keys(20000, 0x6A1Bu, 0, 1, &ok_rows, &range_rows);
+    printf("gain: %u keys compared, %u rows TAHQ_ERR_RANGE\n", ok_rows, range_rows);
+    CHECKF(ok_rows > 10000 && range_rows > 100, "coverage: %u keys, %u overflows", ok_rows,
+           range_rows);
+    /* whole gain messages: several sequences, ranked per sequence */
+    trng r = {0x6A1C0DEu};
+    char what[200];
+    static const tahq_status edge_status[4] = {TAHQ_ERR_NONFINITE, TAHQ_ERR_NONFINITE,
+                                               TAHQ_ERR_NONFINITE, TAHQ_ERR_RANGE};
+    static const uint32_t edge_bits[4] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u};
+    for (uint32_t m = 0; m < 120; m++) {
+        const uint32_t G = 8u << trng_below(&r, 6);
+        const uint32_t T = 1u + (uint32_t)trng_below(&r, G >= 128 ? 3 : 6);
+        const tahq_shape s = {1u + (uint32_t)trng_below(&r, 3), 1u + (uint32_t)trng_below(&r, 9),
+                              G * T};
+        tahq_config c;
+        gain_config(&r, &c, G);
+        c.hi_permille = (uint32_t)trng_below(&r, 1001);
+        const uint64_t rows = (uint64_t)s.batch * s.seq_len, C = s.channels;
+        float *x = malloc(rows * C * sizeof *x);
+        if (!x)
+            abort();
+        const uint32_t kind = (uint32_t)trng_below(&r, 6); /* no overflow kinds: see below */
+        for (uint64_t row = 0; row < rows; row++)
+            gain_row(&r, x + row * C, G, T, kind);
+        snprintf(what, sizeof what, "gain G %u T %u [%u, %u] kind %u %u/%u bits meta %d %s r %u tau %g",
+                 G, T, s.batch, s.seq_len, kind, c.hi_bits, c.lo_bits, (int)c.meta,
+                 c.rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest", c.hi_permille,
+                 (double)c.tau);
+        const tahq_status st = compare_encode(&c, &s, x, what);
+        CHECKF(st == TAHQ_OK || st == TAHQ_ERR_RANGE, "%s: status %d", what, (int)st);
+        if (m % 4 == 0) { /* a row that overflows at the low width only (fp16) */
+            tahq_config o = c;
+            o.meta = TAHQ_META_FP16, o.lo_bits = 3, o.hi_bits = 4 + (uint32_t)trng_below(&r, 5);
+            o.hi_permille = 500;
+            gain_row(&r, x + trng_below(&r, rows) * C, G, T, 7);
+            snprintf(what, sizeof what, "gain G %u overflow at 3 bits only", G);
+            compare_encode(&o, &s, x, what);
+        }
+        if (m % 3 == 0) { /* a bad element decides over any key */
+            const uint32_t e = (uint32_t)trng_below(&r, 4);
+            x[trng_below(&r, rows * C)] = u2f(edge_bits[e] | (trng_below(&r, 2) ? 0x80000000u : 0u));
+            snprintf(what, sizeof what, "gain G %u bad element %08x", G, edge_bits[e]);
+            CHECKF(compare_encode(&c, &s, x, what) == edge_status[e], "%s: status", what);
+        }
+        free(x);
+    }
+    return t_finish("test_fast_encode", "gain");
+}
+
+/* The key comparison of part_gain sees a wrong key: the fast key computed
+ * with another seed (its stochastic codes differ) or without the gate. */
+static int part_gain_control(void) {
+    uint32_t ok_rows, range_rows;
+    const uint32_t same = gain_keys(4000, 0x6A1Bu, 0, 0, &ok_rows, &range_rows);
+    const uint32_t seed = gain_keys(4000, 0x6A1Bu, 1, 0, &ok_rows, &range_rows);
+    const uint32_t gate = gain_keys(4000, 0x6A1Bu, 2, 0, &ok_rows, &range_rows);
+    printf("gain-control: mismatches of 4000 rows: %u as they are, %u with another seed, %u "
+           "without the gate\n", same, seed, gate);
+    CHECKF(same == 0, "%u mismatches without a change", same);
+    CHECKF(seed > 100, "another seed: %u mismatches", seed);
+    CHECKF(gate > 100, "no gate: %u mismatches", gate);
+    return t_finish("test_fast_encode", "gain-control");
+}
+
 static int part_control(void) {
 #ifdef HAVE_F16C_CONTROL
     if (!tahq_fast_encode_active()) {
@@ -400,6 +565,10 @@ int main(int argc, char **argv) {
         return part_encode();
     if (!strcmp(part, "control"))
         return part_control();
-    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|control\n");
+    if (!strcmp(part, "gain"))
+        return part_gain();
+    if (!strcmp(part, "gain-control"))
+        return part_gain_control();
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|control|gain|gain-control\n");
     return 2;
 }

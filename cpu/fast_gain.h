@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* fast_gain.h - the gain key of a token (SPEC §4.3, ref/gain.c
+ * tahq_token_gain_key) on the encoder's fast path (cpu/fast_gain.c). Not
+ * public. */
+#ifndef TAHQ_CPU_FAST_GAIN_H
+#define TAHQ_CPU_FAST_GAIN_H
+
+#include <stdint.h>
+
+#include "tahq.h"
+
+/* tahq_token_gain_key(cfg, row, tiles, elem0, key): the same status and, on
+ * TAHQ_OK, the same key bits, for every finite row (the caller has checked
+ * it, SPEC §3.2) and configuration, nearest and stochastic rounding. Each
+ * tile is loaded into AVX2 registers once; its range, gate and transform are
+ * those of tahq_fast_encode_run; both widths are quantized from the
+ * registers (stochastic codes with the tile phase's rounding) and their
+ * errors summed in binary64 in the SPEC's trees. Only when
+ * tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
+tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
+                               uint64_t elem0, uint32_t *key);
+
+#endif

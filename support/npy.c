@@ -322,24 +322,36 @@ static int refuse_stdin_tensor(void)
     return cli_fail(EXIT_USAGE, "-: a tensor is read from a regular file, not from standard input");
 }
 
+/* Opens a tensor file for reading: a regular file (its size is known before
+ * any data is read), noted as an input so that no output may overwrite it.
+ * 0 with *f open and *st filled, else the exit status (message printed). */
+static int open_tensor_file(const char *path, FILE **f, struct stat *st)
+{
+    if (strcmp(path, "-") == 0)
+        return refuse_stdin_tensor();
+    *f = fopen(path, "rb");
+    if (!*f)
+        return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fileno(*f), st) != 0 || !S_ISREG(st->st_mode)) {
+        fclose(*f);
+        return cli_fail(EXIT_RUNTIME, "%s: not a regular file", path);
+    }
+    if (cli_note_input(fileno(*f), path) != 0) {
+        fclose(*f);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
 int npy_read(const char *path, npy_tensor *t)
 {
     char err[256];
     memset(t, 0, sizeof *t);
-    if (strcmp(path, "-") == 0)
-        return refuse_stdin_tensor();
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return cli_fail(EXIT_RUNTIME, "%s: not a regular file", path);
-    }
-    if (cli_note_input(fileno(f), path) != 0) {
-        fclose(f);
-        return EXIT_RUNTIME;
-    }
+    int open_rc = open_tensor_file(path, &f, &st);
+    if (open_rc != 0)
+        return open_rc;
     uint64_t fsize = (uint64_t)st.st_size;
     uint8_t pre[12];
     size_t got = fread(pre, 1, sizeof pre, f);
@@ -458,20 +470,11 @@ int raw_f32_read(const char *path, const char *shape_text, npy_tensor *t)
                         shape_text);
     npy_tensor shape = *t;
     memset(t, 0, sizeof *t);
-    if (strcmp(path, "-") == 0)
-        return refuse_stdin_tensor();
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cli_fail(EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return cli_fail(EXIT_RUNTIME, "%s: not a regular file", path);
-    }
-    if (cli_note_input(fileno(f), path) != 0) {
-        fclose(f);
-        return EXIT_RUNTIME;
-    }
+    int open_rc = open_tensor_file(path, &f, &st);
+    if (open_rc != 0)
+        return open_rc;
     uint64_t need = shape.count * 4u;
     if ((uint64_t)st.st_size != need) {
         fclose(f);

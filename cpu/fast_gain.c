@@ -2,10 +2,9 @@
 /* fast_gain.c - the gain key of a token (SPEC §4.3) on the encoder's fast
  * path (cpu/fast_gain.h): the bits of ref/gain.c tahq_token_gain_key.
  *
- * Compiled as part of fast_encode.c (included at its end, not listed as a
- * source of its own): it uses that file's register helpers, which are static
- * there, so the tile goes through the very range, gate, transform, metadata
- * search and nearest codes that the message's tile phase uses.
+ * The tile goes through the very range, gate, transform, metadata search and
+ * nearest codes that the message's tile phase uses: the register helpers of
+ * fast_tile_regs.h, shared with fast_encode.c.
  *
  * Per tile, loaded into AVX2 registers once: gate_regs (range, gate, pivot),
  * for a flagged tile forward_regs and range_regs; then for lo_bits and
@@ -21,7 +20,14 @@
  * (ref/gain.c gain_pairwise_push and _finish, whose operand order this
  * keeps), then the order-preserving map of step 4. No FMA (the target does
  * not enable it; -ffp-contract=off). */
+#include <string.h>
+
+#include "fast_encode.h"
 #include "fast_gain.h"
+#include "fast_tile.h"
+#include "fast_tile_regs.h"
+#include "internal.h"
+#include "pairwise.h"
 
 #ifdef TAHQ_FAST_ENC_X86
 

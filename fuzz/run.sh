@@ -74,7 +74,7 @@ ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/e
          "$root"/ref/codec.c "$root"/ref/fixpoint.c)
 # the parallel codec the CLI runs (cpu/, with its x86 fast paths), for the
 # differential harnesses
-cpu_src="$root/ref/paper_v1.c $root/cpu/parallel.c $root/cpu/fast_tile.c $root/cpu/paper_v1_fast.c $root/cpu/fast_encode.c"
+cpu_src="$root/ref/paper_v1.c $root/cpu/parallel.c $root/cpu/fast_tile.c $root/cpu/paper_v1_fast.c $root/cpu/fast_encode.c $root/cpu/fast_gain.c"
 sources_of() {
   case "$1" in
     decode|header|roundtrip) echo ;;

@@ -10,26 +10,19 @@
 """
 import argparse
 import json
-import re
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from c_table import c_str, kills_table, tau_bits, write_between_markers  # noqa: E402
 
 ALLOC = {"none": "TAHQ_ALLOC_NONE", "token": "TAHQ_ALLOC_TOKEN", "tile": "TAHQ_ALLOC_TILE"}
 META = {"fp16": "TAHQ_META_FP16", "bf16": "TAHQ_META_BF16", "fp32": "TAHQ_META_FP32"}
 ROUND = {"nearest": "TAHQ_ROUND_NEAREST_EVEN", "stochastic": "TAHQ_ROUND_STOCHASTIC"}
 
 
-def tau_bits(s):
-    import struct
-    v = float("inf") if s == "inf" else float(s)
-    return "0x%08xu" % struct.unpack("<I", struct.pack("<f", v))[0]
-
-
 def case_id(mid):
     return "mut-" + mid.replace(".", "-")
-
-
-def c_str(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def main():
@@ -79,29 +72,17 @@ def main():
     lines.append("static const mut_case mut_cases[] = {")
     lines += rows
     lines.append("};")
-    lines.append("static const struct case_kills mut_msg_kills[] = {")
     # the cases golden_gen.c builds in code (invalid messages, crafted
     # messages to decode, the scale search, invalid configurations) take their
     # kill lists from this table
     msg_ids = sorted(c for c in kills_by_case
                      if c.startswith(("decerr-v2-", "dec-v2-", "search-v2-", "cfgerr-v2-")))
-    for cid in msg_ids:
-        lines.append(f"    {{{c_str(cid)}, {c_str(','.join(sorted(kills_by_case[cid])))}}},")
-    if not msg_ids:
-        lines.append("    {NULL, NULL},")
-    lines.append("};")
+    lines += kills_table("mut_msg_kills", kills_by_case, msg_ids)
     lines.append("/* END v2 cases */")
     text = "\n".join(lines) + "\n"
     if a.write:
-        with open(a.write) as f:
-            src = f.read()
-        pat = re.compile(r"/\* BEGIN v2 cases.*?/\* END v2 cases \*/\n", re.S)
-        if not pat.search(src):
-            print("v2_table: markers not found", file=sys.stderr)
+        if write_between_markers(a.write, "v2", text, "v2_table"):
             return 1
-        src = pat.sub(lambda m: text, src)
-        with open(a.write, "w") as f:
-            f.write(src)
     else:
         sys.stdout.write(text)
     return 0

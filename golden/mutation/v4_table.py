@@ -28,28 +28,18 @@ import argparse
 import datetime
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mutate  # noqa: E402
+from c_table import c_str, kills_table, tau_bits, write_between_markers  # noqa: E402
 
 ALLOC = {"none": "TAHQ_ALLOC_NONE", "token": "TAHQ_ALLOC_TOKEN", "tile": "TAHQ_ALLOC_TILE",
          "gain": "TAHQ_ALLOC_GAIN"}
 META = {"fp16": "TAHQ_META_FP16", "bf16": "TAHQ_META_BF16", "fp32": "TAHQ_META_FP32"}
 ROUND = {"nearest": "TAHQ_ROUND_NEAREST_EVEN", "stochastic": "TAHQ_ROUND_STOCHASTIC"}
 CATALOGUES = ("catalogue.txt", "catalogue-gain.txt", "catalogue-v4.txt")
-
-
-def tau_bits(s):
-    import struct
-    v = float("inf") if s == "inf" else float(s)
-    return "0x%08xu" % struct.unpack("<I", struct.pack("<f", v))[0]
-
-
-def c_str(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def cases_of(found):
@@ -167,23 +157,12 @@ def main():
     L.append("} bnd_msgs[] = {")
     L += msgs or ["    {NULL, NULL, NULL, 0u},"]
     L.append("};")
-    L.append("static const struct case_kills v4_kills[] = {")
-    for cid in sorted(by_case):
-        L.append(f"    {{{c_str(cid)}, {c_str(','.join(sorted(by_case[cid])))}}},")
-    if not by_case:
-        L.append("    {NULL, NULL},")
-    L.append("};")
+    L += kills_table("v4_kills", by_case, sorted(by_case))
     L.append("/* END v4 cases */")
     text = "\n".join(L) + "\n"
     if a.write:
-        with open(a.write) as f:
-            src = f.read()
-        pat = re.compile(r"/\* BEGIN v4 cases.*?/\* END v4 cases \*/\n", re.S)
-        if not pat.search(src):
-            print("v4_table: markers not found", file=sys.stderr)
+        if write_between_markers(a.write, "v4", text, "v4_table"):
             return 1
-        with open(a.write, "w") as f:
-            f.write(pat.sub(lambda m: text, src))
     print(f"v4_table: {len(rows)} encode cases, {len(msgs)} messages, "
           f"{len(by_case)} cases with kills")
 

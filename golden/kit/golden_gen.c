@@ -27,6 +27,9 @@
 #include "tahq_spec.h"
 #include "util.h"
 
+/* the rows of a static table */
+#define N_ROWS(t) (sizeof t / sizeof t[0])
+
 static void put_u16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
@@ -37,20 +40,6 @@ static void put_u32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; ++i)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i)
-        v = v << 8 | p[i];
-    return v;
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -105,6 +94,49 @@ static const char *tau_name(float tau, char *buf, size_t n)
     return buf;
 }
 
+/* ---------------------------------------------------------------- kill tables */
+
+/* Cases of golden/v2 beyond v1: each tells at least one mutant of
+ * golden/mutation/catalogue.txt apart from the reference, a mutant that no
+ * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
+ * golden/mutation/distinguish.py found, as binary32 bit patterns. */
+typedef struct mut_case {
+    const char *id, *kills, *desc;
+    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
+    uint32_t tile, hi_bits, lo_bits, hi_permille;
+    tahq_alloc alloc;
+    uint32_t tau_bits;
+    tahq_rounding rounding;
+    uint64_t seed;
+    tahq_meta meta;
+    uint32_t B, S, C;
+    const uint32_t *words;
+} mut_case;
+
+/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
+struct case_kills {
+    const char *id, *kills;
+};
+
+/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
+static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id && strcmp(t[i].id, id) == 0)
+            return t[i].kills;
+    return NULL;
+}
+
+/* the generated table of golden/v2 (golden/mutation/v2_table.py --write) */
+#include "mutation_cases_v2.inc"
+
+/* The mutants a case of v2 not in mut_cases kills (decerr-v2-*, dec-v2-*,
+ * search-v2-*, cfgerr-v2-*; NULL: none). Every case looks itself up. */
+static const char *msg_kills(const char *id)
+{
+    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
+}
+
 /* ---------------------------------------------------------------- invalid messages */
 
 typedef struct base_msg {
@@ -143,25 +175,93 @@ static void dec_err(golden_writer *g, const char *base, const char *name, const 
 {
     char id[96];
     snprintf(id, sizeof id, "decerr-%s-%s", base, name);
+    g->kills = msg_kills(id);
     golden_emit_decode_error(g, id, flags, desc, m, len, expect);
+    g->kills = NULL;
     free(m);
 }
 
-/* header byte mutation with the CRC recomputed */
-static void hdr_mut(golden_writer *g, const base_msg *b, const char *bn, const char *name, unsigned off,
-                    unsigned size, uint64_t val, int expect, const char *desc)
+/* An invalid message is a valid base message with up to three edits, the
+ * CRC recomputed or not, and a length: one row of a table, read by
+ * run_dec_cases. An edit's byte is at off from the message start, from a
+ * payload section of the base message or from its end; it writes a
+ * little-endian field of `width` bytes or xors, ors or ands one byte; the
+ * value is a constant or a header field plus the constant (mod 2^64). */
+enum edit_op { E_NONE, E_PUT, E_XOR, E_OR, E_AND };
+enum edit_anchor { AT_START, AT_MAP, AT_FLAGS, AT_CODES, AT_END };
+enum edit_from { V_CONST, V_N_LOW, V_N_TILES, V_PAYLOAD_BYTES };
+/* The message's length: the base's, the base's plus len, or len. */
+enum edit_len { LEN_SAME, LEN_PLUS, LEN_CUT };
+
+typedef struct msg_edit {
+    uint8_t op, width, at, from;
+    int off;
+    uint64_t value;
+} msg_edit;
+
+typedef struct dec_case {
+    unsigned base; /* index into the bases of run_dec_cases */
+    const char *name, *flags, *desc;
+    msg_edit e[3];
+    int reseal;
+    int len_mode;
+    long len;
+    int expect;
+} dec_case;
+
+/* clang-format off */
+/* A field of width bytes at off set to value; the same field set to a
+ * header field plus delta; one byte changed by op. */
+#define PUT(w, o, v) {E_PUT, w, AT_START, V_CONST, o, v}
+#define PUT_REL(w, o, from, delta) {E_PUT, w, AT_START, from, o, (uint64_t)(delta)}
+#define BYTE(op, at, o, v) {op, 1, at, V_CONST, o, v}
+/* clang-format on */
+
+static void apply_edit(uint8_t *m, const base_msg *b, const msg_edit *e)
 {
-    uint8_t *m = dup_msg(b, 0);
-    if (size == 1)
-        m[off] = (uint8_t)val;
-    else if (size == 2)
-        put_u16(m + off, (uint16_t)val);
-    else if (size == 4)
-        put_u32(m + off, (uint32_t)val);
-    else
-        put_u64(m + off, val);
-    message_reseal_stated(m, b->len);
-    dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
+    const uint64_t at_of[5] = {0, b->L.map_off, b->L.flags_off, b->L.codes_off, b->len};
+    const uint64_t from_of[4] = {0, b->h.n_low, b->L.N, b->h.payload_bytes};
+    uint8_t *p = m + at_of[e->at] + e->off;
+    const uint64_t v = from_of[e->from] + e->value;
+    switch (e->op) {
+    case E_PUT:
+        for (unsigned q = 0; q < e->width; ++q)
+            p[q] = (uint8_t)(v >> (8 * q));
+        break;
+    case E_XOR:
+        *p ^= (uint8_t)v;
+        break;
+    case E_OR:
+        *p |= (uint8_t)v;
+        break;
+    case E_AND:
+        *p &= (uint8_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+/* The interpreter of the invalid messages: case ids are decerr-NAME-name,
+ * NAME the base's name. */
+static void run_dec_cases(golden_writer *g, const base_msg *const *bases, const char *const *names,
+                          const dec_case *t, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const dec_case *c = &t[i];
+        const base_msg *b = bases[c->base];
+        size_t len = b->len;
+        if (c->len_mode == LEN_CUT)
+            len = (size_t)c->len;
+        else if (c->len_mode == LEN_PLUS)
+            len = (size_t)((long)b->len + c->len);
+        uint8_t *m = dup_msg(b, len > b->len ? len - b->len : 0);
+        for (int k = 0; k < 3 && c->e[k].op != E_NONE; ++k)
+            apply_edit(m, b, &c->e[k]);
+        if (c->reseal)
+            message_reseal_stated(m, b->len);
+        dec_err(g, names[c->base], c->name, c->flags, c->desc, m, len, c->expect);
+    }
 }
 
 /* The three valid messages the invalid ones are made from: a (token
@@ -172,206 +272,178 @@ typedef struct dec_bases {
     const base_msg *all[3];
 } dec_bases;
 static const char *const dec_base_names[3] = {"a", "b", "c"};
+enum { BA, BB, BC };
 
-/* Header fields of base message a that the SPEC forbids (§8.4 step 2),
- * each set to one value with the CRC recomputed. */
-static const struct header_case {
-    const char *name;
-    unsigned off, size;
-    uint64_t value;
-    int expect;
-    const char *desc;
-} header_cases_a[] = {
-    {"k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)"},
-    {"k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)"},
-    {"k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"},
-    {"hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0"},
-    {"hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9"},
-    {"lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0"},
-    {"lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4"},
-    {"alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3"},
-    {"rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2"},
-    {"meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3"},
-    {"permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001"},
-    {"tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2"},
-    {"tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)"},
-    {"tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN"},
-    {"tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf"},
-    {"batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0"},
-    {"seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0"},
-    {"channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0"},
-    {"channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64"},
-    {"channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64"},
+/* clang-format off */
+/* A header field set to a value the SPEC forbids, the CRC recomputed. */
+#define HDR(base, name, w, off, v, expect, desc)                                                   \
+    {base, name, "header_field", desc, {PUT(w, off, v)}, 1, LEN_SAME, 0, TAHQ_ERR_##expect}
+
+/* Framing (SPEC §8.4 step 1), header fields (step 2) and sizes (step 3),
+ * in the order of the set. */
+static const dec_case dec_cases_header[] = {
+    /* truncation, magic and version */
+    {BA, "truncated-0", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 0, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-3", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 3, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-7", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 7, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-71", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 71,
+     TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-72", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 72,
+     TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BB, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BC, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BA, "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first",
+     {PUT(1, 1, 'X')}, 0, LEN_CUT, 3, TAHQ_ERR_TRUNCATED},
+    {BA, "bad-magic", "bad_magic", "magic TAHX", {PUT(1, 3, 'X')}, 0, LEN_SAME, 0,
+     TAHQ_ERR_MAGIC},
+    {BA, "lowercase-magic", "bad_magic", "magic in lower case",
+     {PUT(4, 0, 't' | 'a' << 8 | 'h' << 16 | (uint32_t)'q' << 24)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_MAGIC},
+    {BA, "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length",
+     {PUT(1, 3, 'X')}, 0, LEN_CUT, 6, TAHQ_ERR_MAGIC},
+    {BA, "version-2", "unknown_version", "version 2", {PUT(2, 4, 2)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "version-0", "unknown_version", "version 0", {PUT(2, 4, 0)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "version-2-short", "unknown_version",
+     "8 bytes of a version-2 header: version before length", {PUT(2, 4, 2)}, 0, LEN_CUT, 8,
+     TAHQ_ERR_VERSION},
+    {BA, "header-bytes-64", "unknown_version", "header_bytes 64", {PUT(2, 6, 64)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "header-bytes-73", "unknown_version", "header_bytes 73", {PUT(2, 6, 73)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    /* header fields of base a */
+    HDR(BA, "k-2", 1, 8, 2, HEADER, "k = 2 (G = 4)"),
+    HDR(BA, "k-9", 1, 8, 9, HEADER, "k = 9 (G = 512)"),
+    HDR(BA, "k-5", 1, 8, 5, SIZE,
+        "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"),
+    HDR(BA, "hi-bits-0", 1, 9, 0, HEADER, "hi_bits 0"),
+    HDR(BA, "hi-bits-9", 1, 9, 9, HEADER, "hi_bits 9"),
+    HDR(BA, "lo-bits-0", 1, 10, 0, HEADER, "lo_bits 0"),
+    HDR(BA, "lo-above-hi", 1, 10, 5, HEADER, "lo_bits 5 > hi_bits 4"),
+    HDR(BA, "alloc-3", 1, 11, 3, HEADER, "alloc 3"),
+    HDR(BA, "rounding-2", 1, 12, 2, HEADER, "rounding 2"),
+    HDR(BA, "meta-3", 1, 13, 3, HEADER, "meta 3"),
+    HDR(BA, "permille-1001", 2, 14, 1001, HEADER, "hi_permille 1001"),
+    HDR(BA, "tau-negative", 4, 16, 0xC0000000u, HEADER, "tau = -2"),
+    HDR(BA, "tau-neg-zero", 4, 16, 0x80000000u, HEADER, "tau = -0 (sign bit set)"),
+    HDR(BA, "tau-nan", 4, 16, 0x7FC00000u, HEADER, "tau = NaN"),
+    HDR(BA, "tau-neg-inf", 4, 16, 0xFF800000u, HEADER, "tau = -inf"),
+    HDR(BA, "batch-0", 4, 20, 0, HEADER, "B = 0"),
+    HDR(BA, "seq-0", 4, 24, 0, HEADER, "S = 0"),
+    HDR(BA, "channels-0", 4, 28, 0, HEADER, "C = 0"),
+    HDR(BA, "channels-not-multiple", 4, 28, 96, HEADER, "C = 96 with G = 64"),
+    HDR(BA, "channels-below-tile", 4, 28, 32, HEADER, "C = 32 < G = 64"),
+    {BA, "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40",
+     {PUT(4, 20, 1u << 20), PUT(4, 24, 1u << 20), PUT(4, 28, 1u << 10)}, 1, LEN_SAME, 0,
+     TAHQ_ERR_HEADER},
+    {BA, "n-low-plus-1", "header_field", "n_low one more than the allocation implies",
+     {PUT_REL(8, 40, V_N_LOW, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    HDR(BC, "n-low-1-alloc-none", 8, 40, 1, HEADER, "n_low 1 with alloc none"),
+    {BA, "n-flagged-above-tiles", "header_field", "n_flagged > number of tiles",
+     {PUT_REL(8, 48, V_N_TILES, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    HDR(BA, "reserved-1", 4, 64, 1, HEADER, "reserved field not zero"),
+    HDR(BB, "reserved-high-bit", 4, 64, 0x80000000u, HEADER, "reserved field not zero"),
+    /* sizes */
+#define SIZES(base)                                                                                \
+    {base, "payload-bytes-plus-1", "header_field", "payload_bytes one more than the fields imply", \
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_SIZE},                         \
+    {base, "trailing-byte", "inconsistent_size", "one byte after the payload", {{0}}, 0,           \
+     LEN_PLUS, 1, TAHQ_ERR_SIZE}
+    SIZES(BA),
+    SIZES(BB),
+    SIZES(BC),
+#undef SIZES
+    {BA, "payload-bytes-minus-1", "header_field", "payload_bytes one less than the fields imply",
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, -1)}, 1, LEN_SAME, 0, TAHQ_ERR_SIZE},
 };
 
-/* Truncation, magic and version (SPEC §8.4 step 1). */
-static void dec_errors_framing(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    static const size_t cuts[5] = {0, 3, 7, 71, 72};
-    char name[64];
-    for (int k = 0; k < 5; ++k) {
-        snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
-        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(A, 0), cuts[k],
-                TAHQ_ERR_TRUNCATED);
-    }
-    for (int k = 0; k < 3; ++k)
-        dec_err(g, dec_base_names[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
-                dup_msg(d->all[k], 0), d->all[k]->len - 1, TAHQ_ERR_TRUNCATED);
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[1] = 'X';
-        dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
-        m = dup_msg(A, 0);
-        m[3] = 'X';
-        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A->len, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        memcpy(m, "tahq", 4);
-        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A->len, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        m[3] = 'X';
-        dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 2);
-        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 0);
-        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 2);
-        dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 6, 64);
-        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 6, 73);
-        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A->len, TAHQ_ERR_VERSION);
-    }
-}
+/* The CRC itself (step 4), then the payload (step 5) with the CRC
+ * recomputed. */
+static const dec_case dec_cases_crc_payload[] = {
+#define CRC(base)                                                                                  \
+    {base, "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated",             \
+     {BYTE(E_XOR, AT_CODES, 0, 0x01)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},                              \
+    {base, "crc-field", "crc_mismatch", "the CRC field itself altered",                            \
+     {BYTE(E_XOR, AT_START, 68, 0x80)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC}
+    CRC(BA),
+    CRC(BB),
+    CRC(BC),
+#undef CRC
+    {BA, "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated",
+     {BYTE(E_XOR, AT_START, 32, 0x01)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},
+    {BA, "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated",
+     {BYTE(E_XOR, AT_END, -1, 0x40)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},
+    /* row 0 of a's token map: changes the per-sequence count */
+    {BA, "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence",
+     {BYTE(E_XOR, AT_MAP, 0, 0x01)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* a map bit of b's tile map in token 0 */
+    {BB, "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0",
+     {BYTE(E_XOR, AT_MAP, 0, 0x01)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* b: the map and the flags have 9 bits, bits 9..15 are padding */
+    {BB, "map-padding", "bad_padding", "a padding bit of the precision map set",
+     {BYTE(E_OR, AT_MAP, 1, 0x80)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    {BB, "flags-padding", "bad_padding", "a padding bit of the gate flags set",
+     {BYTE(E_OR, AT_FLAGS, 1, 0x40)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* a: 10 map bits */
+    {BA, "map-padding", "bad_padding", "a padding bit of the token map set",
+     {BYTE(E_OR, AT_MAP, 1, 0x04)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+};
 
-/* Header fields (step 2), the CRC recomputed. */
-static void dec_errors_header(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    const base_msg *C = &d->msg[2];
-    for (size_t i = 0; i < sizeof header_cases_a / sizeof header_cases_a[0]; ++i) {
-        const struct header_case *h = &header_cases_a[i];
-        hdr_mut(g, A, "a", h->name, h->off, h->size, h->value, h->expect, h->desc);
-    }
-    {
-        uint8_t *m = dup_msg(A, 0);
-        put_u32(m + 20, 1u << 20);
-        put_u32(m + 24, 1u << 20);
-        put_u32(m + 28, 1u << 10);
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A->len, TAHQ_ERR_HEADER);
-    }
-    hdr_mut(g, A, "a", "n-low-plus-1", 40, 8, A->h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
-    hdr_mut(g, C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
-    hdr_mut(g, A, "a", "n-flagged-above-tiles", 48, 8, A->L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
-    hdr_mut(g, A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
-    hdr_mut(g, B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
-}
+/* clang-format on */
 
-/* Sizes (step 3). */
-static void dec_errors_sizes(golden_writer *g, const dec_bases *d)
+/* n_flagged changed so that the pivot section size disagrees (b: SIZE),
+ * and within the same pivot bytes (c: PAYLOAD, the popcount): values the
+ * base messages decide. */
+static void dec_errors_n_flagged(golden_writer *g, const dec_bases *d)
 {
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    const base_msg *C = &d->msg[2];
-    for (int k = 0; k < 3; ++k) {
-        const base_msg *b = d->all[k];
-        hdr_mut(g, b, dec_base_names[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
-                "payload_bytes one more than the fields imply");
-        uint8_t *m = dup_msg(b, 1);
-        dec_err(g, dec_base_names[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
-                b->len + 1, TAHQ_ERR_SIZE);
+    const base_msg *B = &d->msg[BB];
+    const base_msg *C = &d->msg[BC];
+    uint64_t nf = B->h.n_flagged;
+    uint64_t want = (nf * B->L.k + 7) / 8;
+    uint64_t nf2 = nf;
+    while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
+        ++nf2;
+    if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want) {
+        const dec_case c = {BB,
+                            "n-flagged-size",
+                            "header_field",
+                            "n_flagged changed so that the pivot section size disagrees",
+                            {PUT(8, 48, nf2)},
+                            1,
+                            LEN_SAME,
+                            0,
+                            TAHQ_ERR_SIZE};
+        run_dec_cases(g, d->all, dec_base_names, &c, 1);
     }
-    hdr_mut(g, A, "a", "payload-bytes-minus-1", 56, 8, A->h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
-    {
-        /* n_flagged changed so that the pivot section grows: SIZE */
-        uint64_t nf = B->h.n_flagged;
-        uint64_t want = (nf * B->L.k + 7) / 8;
-        uint64_t nf2 = nf;
-        while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
-            ++nf2;
-        if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want)
-            hdr_mut(g, B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
-        /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
-        uint64_t nc = C->h.n_flagged;
-        for (uint64_t d = 1; d <= nc; ++d) {
-            uint64_t n2 = nc - d;
-            if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
-                hdr_mut(g, C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
-                break;
-            }
+    uint64_t nc = C->h.n_flagged;
+    for (uint64_t k = 1; k <= nc; ++k) {
+        uint64_t n2 = nc - k;
+        if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
+            const dec_case c = {BC,
+                                "n-flagged-popcount",
+                                "header_field",
+                                "n_flagged differs from the number of flag bits (same pivot "
+                                "bytes)",
+                                {PUT(8, 48, n2)},
+                                1,
+                                LEN_SAME,
+                                0,
+                                TAHQ_ERR_PAYLOAD};
+            run_dec_cases(g, d->all, dec_base_names, &c, 1);
+            break;
         }
     }
 }
 
-/* The CRC itself (step 4). */
-static void dec_errors_crc(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    for (int k = 0; k < 3; ++k) {
-        const base_msg *b = d->all[k];
-        uint8_t *m = dup_msg(b, 0);
-        m[b->L.codes_off] ^= 0x01;
-        dec_err(g, dec_base_names[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
-        m = dup_msg(b, 0);
-        m[68] ^= 0x80;
-        dec_err(g, dec_base_names[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
-    }
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[32] ^= 0x01;
-        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A->len, TAHQ_ERR_CRC);
-        m = dup_msg(A, 0);
-        m[A->len - 1] ^= 0x40;
-        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A->len, TAHQ_ERR_CRC);
-    }
-}
-
-/* The payload (step 5) and the metadata values, the CRC recomputed. */
+/* Pivot padding and flag counts (step 5), where each base message has
+ * them, and the metadata values, the CRC recomputed. */
 static void dec_errors_payload(golden_writer *g, const dec_bases *d)
 {
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[A->L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* move one low bit to another row of the same sequence: still valid count;
-         * combine with a flipped flag to stay invalid is another case; here, flip
-         * a map bit of tile allocation in token 0 */
-        uint8_t *m = dup_msg(B, 0);
-        m[B->L.map_off] ^= 0x01;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* B: map has rows*T = 9 bits: bit 9..15 are padding */
-        uint8_t *m = dup_msg(B, 0);
-        m[B->L.map_off + 1] |= 0x80;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B->len, TAHQ_ERR_PAYLOAD);
-        /* flags: 9 bits */
-        m = dup_msg(B, 0);
-        m[B->L.flags_off + 1] |= 0x40;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* A: rows = 10 map bits */
-        uint8_t *m = dup_msg(A, 0);
-        m[A->L.map_off + 1] |= 0x04;
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A->len, TAHQ_ERR_PAYLOAD);
-    }
     for (int k = 0; k < 3; ++k) {
         const base_msg *b = d->all[k];
         uint64_t pbits = b->h.n_flagged * b->L.k;
@@ -379,7 +451,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             uint8_t *m = dup_msg(b, 0);
             m[b->len - 1] |= (uint8_t)(0x80u);
             message_reseal_stated(m, b->len);
-            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding",
+                    "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
         }
         /* flag bit flipped (n_flagged unchanged) */
         uint8_t *m = dup_msg(b, 0);
@@ -388,7 +461,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             ++t;
         m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
         message_reseal_stated(m, b->len);
-        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags",
+                "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
     }
     /* metadata values */
     for (int k = 0; k < 3; ++k) {
@@ -424,8 +498,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             char dsc[160];
             snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
                      cli_meta_name(mt), t);
-            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
-                    b->len, TAHQ_ERR_PAYLOAD);
+            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point",
+                    dsc, m, b->len, TAHQ_ERR_PAYLOAD);
         }
     }
 }
@@ -438,7 +512,8 @@ static void fam_decode_errors(golden_writer *g)
     tahq_config cb = golden_config(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
     cb.hi_permille = 700;
     tahq_config cc = golden_config(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
-    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24), sc = golden_shape(2, 1, 48);
+    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24),
+               sc = golden_shape(2, 1, 48);
     if (make_base(A, &ca, &sa, 1) || make_base(B, &cb, &sb, 2) || make_base(C, &cc, &sc, 3)) {
         fprintf(stderr, "tahq golden-gen: base messages failed\n");
         g->failed = 1;
@@ -453,10 +528,9 @@ static void fam_decode_errors(golden_writer *g)
         return;
     }
     /* in the order of the decoder's checks, SPEC §8.4 */
-    dec_errors_framing(g, &d);
-    dec_errors_header(g, &d);
-    dec_errors_sizes(g, &d);
-    dec_errors_crc(g, &d);
+    run_dec_cases(g, d.all, dec_base_names, dec_cases_header, N_ROWS(dec_cases_header));
+    dec_errors_n_flagged(g, &d);
+    run_dec_cases(g, d.all, dec_base_names, dec_cases_crc_payload, N_ROWS(dec_cases_crc_payload));
     dec_errors_payload(g, &d);
     for (int k = 0; k < 3; ++k)
         free(d.msg[k].m);
@@ -475,47 +549,6 @@ static int mkdir_p1(const char *p)
 }
 
 /* ---------------------------------------------------------------- v2: mutation adequacy */
-
-/* Cases of golden/v2 beyond v1: each tells at least one mutant of
- * golden/mutation/catalogue.txt apart from the reference, a mutant that no
- * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
- * golden/mutation/distinguish.py found, as binary32 bit patterns. */
-typedef struct mut_case {
-    const char *id, *kills, *desc;
-    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
-    uint32_t tile, hi_bits, lo_bits, hi_permille;
-    tahq_alloc alloc;
-    uint32_t tau_bits;
-    tahq_rounding rounding;
-    uint64_t seed;
-    tahq_meta meta;
-    uint32_t B, S, C;
-    const uint32_t *words;
-} mut_case;
-
-/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
-struct case_kills {
-    const char *id, *kills;
-};
-
-/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
-static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
-{
-    for (size_t i = 0; i < n; i++)
-        if (t[i].id && strcmp(t[i].id, id) == 0)
-            return t[i].kills;
-    return NULL;
-}
-
-/* the generated table of golden/v2 (golden/mutation/v2_table.py --write) */
-#include "mutation_cases_v2.inc"
-
-/* The mutants a case of fam_mutation_messages or of the tables below
- * (search-v2-*, cfgerr-v2-*) kills (NULL: none). */
-static const char *msg_kills(const char *id)
-{
-    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
-}
 
 /* Valid messages whose decoding meets NaN (SPEC §1 rule 6: every NaN a
  * decoder writes is 0x7FC00000). Format 1: every tile flagged (tau = 0), the
@@ -609,6 +642,29 @@ static void fam_nan_messages(golden_writer *g)
     free(m);
 }
 
+/* clang-format off */
+/* two checks failing at once, and per-sequence map counts, on base "v2" */
+static const dec_case dec_cases_v2[] = {
+    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
+    {0, "magic-and-version", "bad_magic,unknown_version,mutation",
+     "bad magic and version 2: the magic is checked first",
+     {PUT(1, 0, 'X'), PUT(2, 4, 2)}, 0, LEN_SAME, 0, TAHQ_ERR_MAGIC},
+    /* reserved field non-zero and the CRC stale: HEADER before CRC */
+    {0, "reserved-and-crc", "header_field,crc_mismatch,mutation",
+     "reserved = 1 and a stale CRC: the header is checked before the CRC",
+     {PUT(1, 64, 1)}, 0, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
+    {0, "size-and-truncated", "inconsistent_size,truncated,mutation",
+     "payload_bytes + 1 and the message one byte short: SIZE is checked first",
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, 1)}, 1, LEN_PLUS, -1, TAHQ_ERR_SIZE},
+    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
+    {0, "map-counts-per-sequence", "bad_map,mutation",
+     "token map with 2 and 0 low tokens in the two sequences (total 2 as required)",
+     {BYTE(E_AND, AT_START, 72, 0xF0), BYTE(E_OR, AT_START, 72, 0x03)}, 1, LEN_SAME, 0,
+     TAHQ_ERR_PAYLOAD},
+};
+/* clang-format on */
+
 /* Invalid messages that fail two §8.4 checks at once (the earlier check's
  * status is the SPEC's), and a map whose per-sequence counts are wrong while
  * its total is right. */
@@ -623,38 +679,9 @@ static void fam_mutation_messages(golden_writer *g)
         g->failed = 1;
         return;
     }
-    uint8_t *m;
-    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
-    m = dup_msg(&A, 0);
-    m[0] = 'X';
-    put_u16(m + 4, 2);
-    g->kills = msg_kills("decerr-v2-magic-and-version");
-    dec_err(g, "v2", "magic-and-version", "bad_magic,unknown_version,mutation",
-            "bad magic and version 2: the magic is checked first", m, A.len, TAHQ_ERR_MAGIC);
-    /* reserved field non-zero and the CRC stale: HEADER before CRC */
-    m = dup_msg(&A, 0);
-    m[64] = 1;
-    g->kills = msg_kills("decerr-v2-reserved-and-crc");
-    dec_err(g, "v2", "reserved-and-crc", "header_field,crc_mismatch,mutation",
-            "reserved = 1 and a stale CRC: the header is checked before the CRC", m, A.len,
-            TAHQ_ERR_HEADER);
-    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
-    m = dup_msg(&A, 0);
-    put_u64(m + 56, get_u64(m + 56) + 1);
-    message_reseal_stated(m, A.len);
-    g->kills = msg_kills("decerr-v2-size-and-truncated");
-    dec_err(g, "v2", "size-and-truncated", "inconsistent_size,truncated,mutation",
-            "payload_bytes + 1 and the message one byte short: SIZE is checked first", m,
-            A.len - 1, TAHQ_ERR_SIZE);
-    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
-    m = dup_msg(&A, 0);
-    m[72] = (uint8_t)((m[72] & 0xF0u) | 0x03u);
-    message_reseal_stated(m, A.len);
-    g->kills = msg_kills("decerr-v2-map-counts-per-sequence");
-    dec_err(g, "v2", "map-counts-per-sequence", "bad_map,mutation",
-            "token map with 2 and 0 low tokens in the two sequences (total 2 as required)", m,
-            A.len, TAHQ_ERR_PAYLOAD);
-    g->kills = NULL;
+    const base_msg *const bases[1] = {&A};
+    static const char *const names[1] = {"v2"};
+    run_dec_cases(g, bases, names, dec_cases_v2, N_ROWS(dec_cases_v2));
     free(A.m);
     fam_nan_messages(g);
 }
@@ -873,7 +900,6 @@ static void emit_case(golden_writer *g, const enc_case *c)
     free(x);
 }
 
-#define N_FAMILIES(t) (sizeof t / sizeof t[0])
 static void run_families(golden_writer *g, const family *f, size_t n)
 {
     for (size_t k = 0; k < n; ++k) {
@@ -1789,13 +1815,13 @@ int golden_generate(const char *dir, const char *set)
         /* golden/v3 holds the gain cases only; golden/v2 everything else */
         golden_gain_cases(&g);
     } else {
-        run_families(&g, v1_encode_families, N_FAMILIES(v1_encode_families));
+        run_families(&g, v1_encode_families, N_ROWS(v1_encode_families));
         fam_decode_errors(&g);
-        run_families(&g, v1_paper_v1_families, N_FAMILIES(v1_paper_v1_families));
+        run_families(&g, v1_paper_v1_families, N_ROWS(v1_paper_v1_families));
     }
     if (strcmp(g.set, "v2") == 0 || v4) {
         fam_mutation(&g);
-        run_families(&g, v2_encode_families, N_FAMILIES(v2_encode_families));
+        run_families(&g, v2_encode_families, N_ROWS(v2_encode_families));
     }
     if (v4) {
         /* golden/v4: v2's cases, v3's (the gain allocation), then its own */

@@ -24,6 +24,7 @@
  *     garbage gives the same bytes).
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
 

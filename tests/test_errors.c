@@ -17,6 +17,7 @@
 #include <float.h>
 
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const char *const names[TAHQ_STATUS_COUNT] = {
     "ok",         "err_null",      "err_config",  "err_shape", "err_nonfinite",

@@ -36,6 +36,7 @@
 #include <float.h>
 
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
 

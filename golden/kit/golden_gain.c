@@ -3,12 +3,11 @@
  * the gain allocation of ref/SPEC.md §4.3 (alloc 3, messages of header
  * version 3, §8.1), each named after the implementation mistake it catches.
  *
- * The claims are checked while the set is written. This file holds its own
- * transcription of SPEC §4.2 and §4.3 (gain_map below: the tile errors at
- * both widths, the binary64 sums in the orders of §2.5, the x2 of flagged
- * tiles when log2 G is odd, the key, the per-sequence ranking), written from
- * the SPEC on the §5 primitives of tahq_spec.h only (gate, transform,
- * quantization), with a switch for each mistake. For every encode case
+ * The claims are checked while the set is written, against the independent
+ * transcription of SPEC §4.2 and §4.3 in golden/oracles/gain_spec.c
+ * (gain_spec_map: the tile errors at both widths, the binary64 sums in the
+ * orders of §2.5, the x2 of flagged tiles when log2 G is odd, the key, the
+ * per-sequence ranking, with a switch for each mistake). For every encode case
  *   - the transcription's map must equal the precision map of the message
  *     libtahq writes (so the two independent readings of §4.3 agree), and
  *   - each mistake the case names must give another map, or another status
@@ -27,324 +26,18 @@
 #include "case_inputs.h"
 #include "codec_ops.h"
 #include "dist_gen.h"
+#include "gain_spec.h"
 #include "golden_common.h"
 #include "golden_gain.h"
 #include "llm_tensor.h"
 #include "message_reseal.h"
 #include "tahq_spec.h"
 
-/* ------------------------------------------------------------ the mistakes */
-
-enum {
-    GV_SPEC,          /* SPEC §4.3 */
-    GV_ENTROPY,       /* alloc token's entropy ranking (§4.2) */
-    GV_F32,           /* squares, e_b, g and sigma in binary32 */
-    GV_SEQ_TILE,      /* e_b summed left to right */
-    GV_ADJ_TILE,      /* e_b by an adjacent-pair tree (v[2j] + v[2j+1]) */
-    GV_SEQ_PSUM,      /* sigma summed left to right over the tiles */
-    GV_NO_X2,         /* no x2 for flagged tiles (log2 G odd) */
-    GV_X2_ANY_K,      /* x2 for flagged tiles whatever the parity of log2 G */
-    GV_X2_UNFLAGGED,  /* x2 for every tile when log2 G is odd */
-    GV_KEY_PLAIN,     /* key = the plain high word of sigma's bits */
-    GV_KEY_SIGNFLIP,  /* key = high word of (bits xor 2^63), also for sigma < 0 */
-    GV_KEY_F32,       /* key from the binary32 value of sigma */
-    GV_KEY_FULL64,    /* the whole 64-bit ordered word, not its high half */
-    GV_KEY_SHIFT31,   /* o >> 31 (one bit more than the SPEC's key) */
-    GV_KEY_SHIFT33,   /* o >> 33 (one bit less) */
-    GV_KEY_LOWWORD,   /* the low 32 bits of o */
-    GV_TIE_HIGH,      /* equal keys: the higher row first */
-    GV_RAW_TILE,      /* flagged tiles quantized untransformed */
-    GV_DECODED,       /* error after the inverse transform, against x (no x2) */
-    GV_NEAREST,       /* nearest-even codes in the ranking of a stochastic message */
-    GV_ROW_INDEX,     /* stochastic codes keyed by the index within the row */
-    GV_SEED_ZERO,     /* stochastic codes of seed 0, not the message's seed */
-    GV_BATCH,         /* one ranking over the whole batch (B * low(S) tokens) */
-    GV_META_FP16,     /* the ranking's metadata fp16, bf16 or fp32 whatever */
-    GV_META_BF16,     /*   the message's meta */
-    GV_META_FP32,
-    GV_RANGE_IGNORED, /* a token whose tile overflows the metadata ranked last */
-    GV_ALWAYS_RANK,   /* keys computed when low(S) = 0 */
-    GV_N
-};
-#define GV_END (-1)
-
-static const struct {
-    const char *what, *flag;
-} gv_info[GV_N] = {
-    [GV_SPEC] = {"the SPEC", ""},
-    [GV_ENTROPY] = {"the entropy ranking of alloc token", "gain_not_entropy"},
-    [GV_F32] = {"binary32 sums (squares, e_b, g and sigma)", "sum_binary64"},
-    [GV_SEQ_TILE] = {"a left-to-right sum of the squared errors of a tile", "sum_order_tile"},
-    [GV_ADJ_TILE] = {"an adjacent-pair tree over the squared errors of a tile", "sum_order_tile"},
-    [GV_SEQ_PSUM] = {"a left-to-right sum of the tile gains", "sum_order_tiles"},
-    [GV_NO_X2] = {"no x2 for flagged tiles", "x2_odd_k"},
-    [GV_X2_ANY_K] = {"x2 for flagged tiles with log2 G even too", "x2_even_k"},
-    [GV_X2_UNFLAGGED] = {"x2 for unflagged tiles too", "x2_flagged_only"},
-    [GV_KEY_PLAIN] = {"the plain high word of sigma as the key", "key_sign"},
-    [GV_KEY_SIGNFLIP] = {"the sign bit flipped for negative sigma too", "key_sign"},
-    [GV_KEY_F32] = {"a key from the binary32 value of sigma", "key_truncation"},
-    [GV_KEY_FULL64] = {"all 64 bits of the ordered word as the key", "key_truncation"},
-    [GV_KEY_SHIFT31] = {"a 33-bit key (o >> 31)", "key_truncation"},
-    [GV_KEY_SHIFT33] = {"a 31-bit key (o >> 33)", "key_high_word"},
-    [GV_KEY_LOWWORD] = {"the low 32 bits of o as the key", "key_high_word"},
-    [GV_TIE_HIGH] = {"ties to the higher row", "tie_gain"},
-    [GV_RAW_TILE] = {"flagged tiles quantized without the transform", "transformed_error"},
-    [GV_DECODED] = {"the error measured after the inverse transform (no x2)", "transformed_error"},
-    [GV_NEAREST] = {"nearest-even codes in the ranking", "stochastic_codes"},
-    [GV_ROW_INDEX] = {"stochastic codes keyed by the index within the row", "stochastic_codes"},
-    [GV_SEED_ZERO] = {"stochastic codes of seed 0", "stochastic_codes"},
-    [GV_BATCH] = {"one ranking over the whole batch", "sequence_scope"},
-    [GV_META_FP16] = {"fp16 metadata in the ranking", "meta_in_ranking"},
-    [GV_META_BF16] = {"bf16 metadata in the ranking", "meta_in_ranking"},
-    [GV_META_FP32] = {"fp32 metadata in the ranking", "meta_in_ranking"},
-    [GV_RANGE_IGNORED] = {"a token whose tile overflows the metadata ranked last instead of "
-                          "ERR_RANGE", "range_in_ranking"},
-    [GV_ALWAYS_RANK] = {"keys computed although low(S) = 0", "low_zero_no_keys"},
-};
-
-/* -------------------------------------------- SPEC §4.3, transcribed again */
-
 static uint64_t d2u(double d)
 {
     uint64_t u;
     memcpy(&u, &d, 8);
     return u;
-}
-
-/* e_b: the squares D[0..n) summed in binary64 (n a power of two), by the
- * halving tree of §2.5 or a mistaken order. D is overwritten. */
-static double sum_squares(double *D, uint32_t n, int v)
-{
-    if (v == GV_SEQ_TILE) {
-        double s = D[0];
-        for (uint32_t i = 1; i < n; i++)
-            s = s + D[i];
-        return s;
-    }
-    if (v == GV_ADJ_TILE) {
-        for (uint32_t m = n; m > 1; m /= 2)
-            for (uint32_t j = 0; j < m / 2; j++)
-                D[j] = D[2 * j] + D[2 * j + 1];
-        return D[0];
-    }
-    for (uint32_t h = n / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            D[j] = D[j] + D[j + h];
-    return D[0];
-}
-
-static float sum_squares32(float *D, uint32_t n)
-{
-    for (uint32_t h = n / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            D[j] = D[j] + D[j + h];
-    return D[0];
-}
-
-/* psum of §2.5 over w[first .. first+n) of T values padded with +0, n a
- * power of two: the two halves, then their sum. */
-static double psum64(const double *w, uint32_t first, uint32_t n, uint32_t T)
-{
-    if (n == 1)
-        return first < T ? w[first] : 0.0;
-    return psum64(w, first, n / 2, T) + psum64(w, first + n / 2, n / 2, T);
-}
-
-static float psum32(const float *w, uint32_t first, uint32_t n, uint32_t T)
-{
-    if (n == 1)
-        return first < T ? w[first] : 0.0f;
-    return psum32(w, first, n / 2, T) + psum32(w, first + n / 2, n / 2, T);
-}
-
-static uint32_t pow2_at_least(uint32_t T)
-{
-    uint32_t P = 1;
-    while (P < T)
-        P *= 2;
-    return P;
-}
-
-/* sigma of one token: row[T*G], its first element's global index elem0.
- * TAHQ_OK, or the status of a tile that cannot be quantized. */
-static int token_sigma(const tahq_config *c, const float *row, uint32_t T, uint64_t elem0, int v,
-                       double *sigma)
-{
-    const uint32_t G = c->tile;
-    uint32_t k = 0;
-    while ((1u << k) < G)
-        k++;
-    const uint32_t widths[2] = {c->lo_bits, c->hi_bits};
-    tahq_meta meta = c->meta;
-    if (v == GV_META_FP16)
-        meta = TAHQ_META_FP16;
-    else if (v == GV_META_BF16)
-        meta = TAHQ_META_BF16;
-    else if (v == GV_META_FP32)
-        meta = TAHQ_META_FP32;
-    const tahq_rounding rounding = v == GV_NEAREST ? TAHQ_ROUND_NEAREST_EVEN : c->rounding;
-    double *g64 = calloc((size_t)T, sizeof *g64);
-    float *g32 = calloc((size_t)T, sizeof *g32);
-    if (!g64 || !g32) {
-        free(g64);
-        free(g32);
-        return TAHQ_ERR_BUFFER;
-    }
-    int st = TAHQ_OK;
-    for (uint32_t t = 0; t < T && st == TAHQ_OK; t++) {
-        const float *tx = row + (uint64_t)t * G;
-        uint32_t pivot = 0;
-        const int flagged = tahq_gate(tx, G, c->tau, &pivot);
-        float vv[256];
-        memcpy(vv, tx, G * sizeof(float));
-        if (flagged && v != GV_RAW_TILE)
-            tahq_hadamard_forward(vv, G, pivot);
-        double e64[2] = {0, 0};
-        float e32[2] = {0, 0};
-        for (int w = 0; w < 2; w++) {
-            float z, s, vh[256];
-            uint8_t q[256];
-            const uint64_t first = (v == GV_ROW_INDEX ? 0 : elem0) + (uint64_t)t * G;
-            st = tahq_quantize_tile(vv, G, widths[w], meta, rounding,
-                                    v == GV_SEED_ZERO ? 0 : c->seed, first, &z, &s, q);
-            if (st != TAHQ_OK)
-                break;
-            for (uint32_t i = 0; i < G; i++)
-                vh[i] = z + (float)q[i] * s; /* §6.1, before any inverse transform */
-            const float *ref = vv;
-            if (v == GV_DECODED && flagged) {
-                tahq_hadamard_inverse(vh, G, pivot);
-                ref = tx;
-            }
-            double D[256] = {0};
-            float Df[256] = {0};
-            for (uint32_t i = 0; i < G; i++) {
-                const float d = vh[i] - ref[i];
-                D[i] = (double)d * (double)d;
-                Df[i] = d * d;
-            }
-            e64[w] = sum_squares(D, G, v);
-            e32[w] = sum_squares32(Df, G);
-        }
-        if (st != TAHQ_OK)
-            break;
-        double g = e64[0] - e64[1];
-        float gf = e32[0] - e32[1];
-        int x2 = flagged && (k & 1u);
-        if (v == GV_NO_X2 || v == GV_DECODED)
-            x2 = 0;
-        else if (v == GV_X2_ANY_K)
-            x2 = flagged;
-        else if (v == GV_X2_UNFLAGGED)
-            x2 = (int)(k & 1u);
-        if (x2) {
-            g = 2.0 * g;
-            gf = 2.0f * gf;
-        }
-        g64[t] = g;
-        g32[t] = gf;
-    }
-    if (st == TAHQ_OK) {
-        if (v == GV_F32) {
-            *sigma = (double)psum32(g32, 0, pow2_at_least(T), T);
-        } else if (v == GV_SEQ_PSUM) {
-            double s = g64[0];
-            for (uint32_t t = 1; t < T; t++)
-                s = s + g64[t];
-            *sigma = s;
-        } else {
-            *sigma = psum64(g64, 0, pow2_at_least(T), T);
-        }
-    }
-    free(g64);
-    free(g32);
-    return st;
-}
-
-/* §4.3 step 4: the word that orders as sigma. */
-static uint64_t order_word(double sigma)
-{
-    const uint64_t w = d2u(sigma);
-    return (w >> 63) ? ~w : w ^ 0x8000000000000000ull;
-}
-
-static uint64_t sigma_key(double sigma, int v)
-{
-    const uint64_t w = d2u(sigma), o = order_word(sigma);
-    switch (v) {
-    case GV_KEY_PLAIN: return w >> 32;
-    case GV_KEY_SIGNFLIP: return (w ^ 0x8000000000000000ull) >> 32;
-    case GV_KEY_F32: {
-        const uint32_t b = f2u((float)sigma);
-        return (b >> 31) ? (uint32_t)~b : b ^ 0x80000000u;
-    }
-    case GV_KEY_FULL64: return o;
-    case GV_KEY_SHIFT31: return o >> 31;
-    case GV_KEY_SHIFT33: return o >> 33;
-    case GV_KEY_LOWWORD: return o & 0xFFFFFFFFu;
-    default: return o >> 32;
-    }
-}
-
-typedef struct ranked {
-    uint64_t key, row;
-} ranked;
-
-static int tie_high;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (x->row == y->row)
-        return 0;
-    return (x->row < y->row) != tie_high ? -1 : 1;
-}
-
-/* The precision map (low[r] = 1: row r gets lo_bits) of alloc gain under
- * mistake v (GV_SPEC: the SPEC). TAHQ_OK or the status of the ranking. */
-static int gain_map(const tahq_config *c, const tahq_shape *s, const float *x, int v,
-                    uint8_t *low)
-{
-    const uint32_t G = c->tile;
-    const uint64_t C = s->channels, S = s->seq_len, rows = (uint64_t)s->batch * S;
-    const uint32_t T = (uint32_t)(C / G);
-    memset(low, 0, (size_t)rows);
-    const uint64_t low_s = tahq_low_count(S, c->hi_permille);
-    if (low_s == 0 && v != GV_ALWAYS_RANK)
-        return TAHQ_OK; /* no key is computed */
-    ranked *rk = malloc((size_t)rows * sizeof *rk);
-    if (!rk)
-        return TAHQ_ERR_BUFFER;
-    for (uint64_t r = 0; r < rows; r++) {
-        rk[r].row = r;
-        if (v == GV_ENTROPY) {
-            rk[r].key = f2u(tahq_entropy(x + r * C, T, G));
-            continue;
-        }
-        double sigma = 0;
-        const int st = token_sigma(c, x + r * C, T, r * C, v, &sigma);
-        if (st == TAHQ_ERR_RANGE && v == GV_RANGE_IGNORED) {
-            rk[r].key = UINT64_MAX;
-            continue;
-        }
-        if (st != TAHQ_OK) {
-            free(rk);
-            return st;
-        }
-        rk[r].key = sigma_key(sigma, v);
-    }
-    tie_high = v == GV_TIE_HIGH;
-    const uint64_t group = v == GV_BATCH ? rows : S, count = v == GV_BATCH ? s->batch * low_s : low_s;
-    for (uint64_t first = 0; first < rows; first += group) {
-        qsort(rk + first, (size_t)group, sizeof *rk, cmp_ranked);
-        for (uint64_t i = 0; i < count; i++)
-            low[rk[first + i].row] = 1;
-    }
-    tie_high = 0;
-    free(rk);
-    return TAHQ_OK;
 }
 
 /* ------------------------------------------------------------ checking */
@@ -419,13 +112,13 @@ static int claims_hold(const tahq_config *c, const tahq_shape *s, const float *x
 {
     const uint64_t rows = rows_of(s);
     uint8_t *m0 = malloc((size_t)rows), *m1 = malloc((size_t)rows);
-    int ok = m0 && m1 && gain_map(c, s, x, GV_SPEC, m0) == expect_st;
+    int ok = m0 && m1 && gain_spec_map(c, s, x, GV_SPEC, m0) == expect_st;
     for (size_t i = 0; ok && i < n_vars(differ); i++) {
-        const int st = gain_map(c, s, x, differ[i], m1);
+        const int st = gain_spec_map(c, s, x, differ[i], m1);
         ok = st != expect_st || (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) != 0);
     }
     for (size_t i = 0; ok && i < n_vars(equal); i++)
-        ok = gain_map(c, s, x, equal[i], m1) == expect_st &&
+        ok = gain_spec_map(c, s, x, equal[i], m1) == expect_st &&
              (expect_st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) == 0);
     free(m0);
     free(m1);
@@ -446,7 +139,7 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
     int rc = -1;
     if (!m0 || !m1 || !t0 || !t1)
         goto out;
-    int st = gain_map(c, s, x, GV_SPEC, m0);
+    int st = gain_spec_map(c, s, x, GV_SPEC, m0);
     if (st != TAHQ_OK) {
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
@@ -461,7 +154,7 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
         if (((msg[72 + r / 8] >> (r % 8)) & 1u) != m0[r]) {
             fprintf(stderr,
                     "tahq golden-gen: case %s: row %" PRIu64 ": libtahq's map and the "
-                    "transcription of SPEC 4.3 in golden_gain.c disagree\n",
+                    "transcription of SPEC 4.3 in golden/oracles/gain_spec.c disagree\n",
                     id, r);
             goto out;
         }
@@ -470,29 +163,29 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
            t0);
     for (size_t i = 0; i < n_vars(differ); i++) {
         const int v = differ[i];
-        st = gain_map(c, s, x, v, m1);
+        st = gain_spec_map(c, s, x, v, m1);
         if (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) == 0) {
             fprintf(stderr, "tahq golden-gen: case %s: %s gives the same map: the case does not "
-                            "catch it\n", id, gv_info[v].what);
+                            "catch it\n", id, gain_spec_mistakes[v].what);
             goto out;
         }
         if (st == TAHQ_OK)
             fmt_map(m1, s, t1, 4096);
         else
             snprintf(t1, 4096, "%s", tahq_status_name(st));
-        append(desc, dn, "; %s gives %s", gv_info[v].what, t1);
-        add_flag(flags, fn, gv_info[v].flag);
+        append(desc, dn, "; %s gives %s", gain_spec_mistakes[v].what, t1);
+        add_flag(flags, fn, gain_spec_mistakes[v].flag);
     }
     for (size_t i = 0; i < n_vars(equal); i++) {
         const int v = equal[i];
-        st = gain_map(c, s, x, v, m1);
+        st = gain_spec_map(c, s, x, v, m1);
         if (st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) != 0) {
             fprintf(stderr, "tahq golden-gen: case %s: %s was to give the same map\n", id,
-                    gv_info[v].what);
+                    gain_spec_mistakes[v].what);
             goto out;
         }
         append(desc, dn, "; %s%s gives the same map", i ? "" : "equivalent here: ",
-               gv_info[v].what);
+               gain_spec_mistakes[v].what);
     }
     append(desc, dn, "%s%s", ".", "");
     rc = 0;
@@ -534,7 +227,7 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
     snprintf(desc, sizeof desc, "%s Checked by golden-gen:", desc0);
     snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
     uint8_t *m = calloc((size_t)rows_of(s) + 1, 1);
-    int st = m ? gain_map(c, s, x, GV_SPEC, m) : TAHQ_ERR_BUFFER;
+    int st = m ? gain_spec_map(c, s, x, GV_SPEC, m) : TAHQ_ERR_BUFFER;
     if (st != expect) {
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
@@ -543,10 +236,10 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
         return;
     }
     for (size_t i = 0; i < n_vars(differ); i++) {
-        st = gain_map(c, s, x, differ[i], m);
+        st = gain_spec_map(c, s, x, differ[i], m);
         if (st == expect) {
             fprintf(stderr, "tahq golden-gen: case %s: %s gives %s too\n", id,
-                    gv_info[differ[i]].what, tahq_status_name(st));
+                    gain_spec_mistakes[differ[i]].what, tahq_status_name(st));
             free(m);
             golden_writer_fail(g);
             return;
@@ -554,9 +247,9 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
         char t[512];
         if (st == TAHQ_OK)
             fmt_map(m, s, t, sizeof t);
-        append(desc, sizeof desc, "%s %s", i ? ";" : "", gv_info[differ[i]].what);
+        append(desc, sizeof desc, "%s %s", i ? ";" : "", gain_spec_mistakes[differ[i]].what);
         append(desc, sizeof desc, " accepts it (map %s)%s", st == TAHQ_OK ? t : "?", "");
-        add_flag(flags, sizeof flags, gv_info[differ[i]].flag);
+        add_flag(flags, sizeof flags, gain_spec_mistakes[differ[i]].flag);
     }
     append(desc, sizeof desc, "%s%s", ".", "");
     free(m);
@@ -711,9 +404,10 @@ static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int 
     const uint32_t T = C / c->tile;
     double sa = 0, sv = 0;
     int found = 0;
-    if (token_sigma(c, a, T, 0, GV_SPEC, &sa) || token_sigma(c, a, T, C, v, &sv))
+    if (gain_spec_token_sigma(c, a, T, 0, GV_SPEC, &sa) ||
+        gain_spec_token_sigma(c, a, T, C, v, &sv))
         goto done;
-    const uint64_t ka = sigma_key(sa, GV_SPEC), kva = sigma_key(sv, v);
+    const uint64_t ka = gain_spec_key(sa, GV_SPEC), kva = gain_spec_key(sv, v);
     for (int m = 1; m <= 48 && found < want; m++)
         for (uint32_t e = 0; e < C && found < want; e++)
             for (int sign = 0; sign < 2 && found < want; sign++) {
@@ -724,9 +418,10 @@ static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int 
                 double sb = 0, svb = 0;
                 /* row 1 of a sequence: its global index is (2 found + 1) C;
                  * nearest rounding makes the codes independent of it */
-                if (token_sigma(c, b, T, C, GV_SPEC, &sb) || token_sigma(c, b, T, C, v, &svb))
+                if (gain_spec_token_sigma(c, b, T, C, GV_SPEC, &sb) ||
+                    gain_spec_token_sigma(c, b, T, C, v, &svb))
                     continue;
-                const uint64_t kb = sigma_key(sb, GV_SPEC), kvb = sigma_key(svb, v);
+                const uint64_t kb = gain_spec_key(sb, GV_SPEC), kvb = gain_spec_key(svb, v);
                 const int spec_b_low = kb < ka, v_b_low = kvb < kva;
                 if (spec_b_low != v_b_low) {
                     memcpy(out + (uint64_t)(2 * found) * C, a, C * sizeof(float));
@@ -1113,8 +808,8 @@ static void fam_keys(golden_writer *g)
             memcpy(b, a, sizeof(float) * 16);
             b[e] = u2f(f2u(a[e]) + (uint32_t)m);
             double sg = 0;
-            if (token_sigma(&c, b, 1, 0, GV_SPEC, &sg) == TAHQ_OK) {
-                cs[n].o = order_word(sg);
+            if (gain_spec_token_sigma(&c, b, 1, 0, GV_SPEC, &sg) == TAHQ_OK) {
+                cs[n].o = gain_spec_order_word(sg);
                 cs[n].sigma = sg;
                 cs[n].e = e;
                 cs[n].m = m;
@@ -1202,7 +897,7 @@ static void fam_negative_search(golden_writer *g)
         for (uint32_t i = 0; i < 8; i++)
             t[i] = golden_unif(1100, k * 8 + i);
         double sg = 0;
-        if (token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
+        if (gain_spec_token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
             continue;
         if ((found == 0 && sg > 0) || (found > 0 && sg < 0 && sg != sig[1])) {
             memcpy(x + 8 * found, t, 8 * sizeof(float));

@@ -27,9 +27,6 @@
 #include "tahq_spec.h"
 #include "util.h"
 
-/* the rows of a static table */
-#define N_ROWS(t) (sizeof t / sizeof t[0])
-
 static void put_u16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;

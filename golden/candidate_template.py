@@ -13,7 +13,7 @@ the work itself on a set of hundreds of cases.
 To use it, copy this file and replace the bodies of `my_encode` and
 `my_decode` (and, if you implement the paper-v1 profile, set
 PAPER_V1 = True and fill in the two paper-v1 functions). As shipped it calls
-python/tahq_spec.py, the project's independent Python implementation, so
+golden/oracles/tahq_spec.py, the project's independent Python implementation, so
 that it passes every format-1 case and shows what a passing run looks like.
 
 usage: candidate_template.py VECTORS OUT_DIR [--only TEXT]...
@@ -45,7 +45,7 @@ import numpy as np
 # Your implementation. Replace the bodies below.
 # ---------------------------------------------------------------------------
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracles"))
 import tahq_spec  # noqa: E402  (the stand-in implementation; drop with your own)
 
 PAPER_V1 = False

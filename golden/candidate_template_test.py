@@ -3,7 +3,7 @@
 """CTest golden_candidate_template: golden/candidate_template.py, the adapter
 template for interpreted candidates, passes golden/v4 on the batch route
 (`tahq conform --candidate DIR --profile format1`) as shipped (backed by
-python/tahq_spec.py). The controls: one flipped message byte and one
+golden/oracles/tahq_spec.py). The controls: one flipped message byte and one
 refused-input status changed to "ok" in the written folder must fail exactly
 those two cases; and a template run whose encoder raises on every case
 (--only limits it to three cases) exits 1 and leaves those cases without
@@ -83,8 +83,8 @@ def main():
     if t.count(marker) != 1:
         fail("the template's my_encode is not where this test expects it")
     t = t.replace(marker, '    raise RuntimeError("broken on purpose")\n' + marker)
-    t = t.replace('os.path.dirname(os.path.abspath(__file__)), "..", "python"',
-                  repr(os.path.join(src, "python")))
+    t = t.replace('os.path.dirname(os.path.abspath(__file__)), "oracles"',
+                  repr(os.path.join(src, "golden", "oracles")))
     with open(broken, "w") as f:
         f.write(t)
     ids = [c["id"] for c in cases if c["kind"] == "encode"][:3]

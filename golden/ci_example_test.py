@@ -78,7 +78,6 @@ def main():
     os.makedirs(os.path.join(work, "tahq", "build", "cli"))
     os.makedirs(os.path.join(work, "candidate"))
     os.symlink(os.path.join(os.path.abspath(src), "golden"), os.path.join(work, "tahq", "golden"))
-    os.symlink(os.path.join(os.path.abspath(src), "python"), os.path.join(work, "tahq", "python"))
     os.symlink(tahq, os.path.join(work, "tahq", "build", "cli", "tahq"))
     # a candidate that writes nothing, for the control
     with open(os.path.join(work, "candidate", "nothing.sh"), "w") as f:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """spec_candidate.py - write a `tahq conform --candidate DIR` folder for a
-golden set with python/tahq_spec.py, the independent Python implementation
+golden set with golden/oracles/tahq_spec.py, the independent Python implementation
 of format 1: the batch route for an interpreted candidate (golden/README.md,
 "Files"). One interpreter runs every case, where `--run` would start one
 process per encode and decode.
@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracles"))
 import tahq_spec as ts  # noqa: E402
 
 

@@ -560,12 +560,106 @@ static void test_nan_decode(void)
         }
 }
 
-static void test_pipeline(void)
+/* Every tile size of the SPEC. */
+static const uint32_t k_tiles[] = {8, 16, 32, 64, 128, 256};
+
+/* Six random bit flips of a valid message, the last three with the CRC
+ * fixed when the flip is in the payload (the payload checks must catch it,
+ * or it decodes): statuses must match the reference. */
+static void random_flips(const std::vector<uint8_t> &m, size_t count, TqRng &r, const char *what)
 {
-    const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
-    TqRng r(7);
+    const size_t len = m.size();
+    for (int c = 0; c < 6; c++) {
+        std::vector<uint8_t> bad(m);
+        size_t pos = r.below((uint32_t)len);
+        bad[pos] ^= (uint8_t)(1u << r.below(8));
+        if (c >= 3 && pos >= 72)
+            put_crc(bad.data(), len);
+        char w2[240];
+        snprintf(w2, sizeof w2, "%s corrupt %d at %zu", what, c, pos);
+        decode_status_check(bad, len, count, w2);
+    }
+}
+
+/* One to three elements set to NaN, an infinity, |x| >= 2^64 or FLT_MAX. */
+static void poke_invalid(std::vector<float> &x, TqRng &r)
+{
+    static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u,
+                                    0x7F7FFFFFu, 0xFFC00001u};
+    const size_t n = x.size();
+    for (int k = 0; k < 1 + (int)r.below(3); k++)
+        x[r.below((uint32_t)n)] = float_of(badv[r.below(7)]);
+}
+
+/* A zero-point made NaN / -0, a scale made negative and set padding bits
+ * of the flags and the map, each with the CRC fixed. */
+static void bad_payload_fields(const std::vector<uint8_t> &m, size_t count, TqRng &r)
+{
+    const size_t len = m.size();
+    tahq_layout L;
+    tahq_header h;
+    if (tahq_parse_header(m.data(), len, &h) != TAHQ_OK)
+        return;
+    L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
+    std::vector<uint8_t> bad(m);
+    uint8_t *zp = bad.data() + 72 + L.zero_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
+    if (L.meta_bytes == 2) {
+        zp[0] = 0x00, zp[1] = 0x80; /* -0 */
+    } else {
+        zp[0] = 0, zp[1] = 0, zp[2] = 0xC0, zp[3] = 0x7F; /* NaN */
+    }
+    put_crc(bad.data(), len);
+    decode_status_check(bad, len, count, "bad zero");
+    std::vector<uint8_t> bad2(m);
+    uint8_t *sp = bad2.data() + 72 + L.scale_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
+    sp[L.meta_bytes - 1] |= 0x80;
+    put_crc(bad2.data(), len);
+    decode_status_check(bad2, len, count, "negative scale");
+    if (L.n_tiles % 8) { /* a padding bit of the flags */
+        std::vector<uint8_t> bad3(m);
+        bad3[72 + L.map_bytes + L.flag_bytes - 1] |= 0x80;
+        put_crc(bad3.data(), len);
+        decode_status_check(bad3, len, count, "flag padding");
+    }
+    if (L.map_bits % 8) {
+        std::vector<uint8_t> bad4(m);
+        bad4[72 + L.map_bytes - 1] |= 0x80;
+        put_crc(bad4.data(), len);
+        decode_status_check(bad4, len, count, "map padding");
+    }
+}
+
+/* Corrupted forms of a valid message of tile size G: statuses must match
+ * the reference. */
+static void corrupt_messages(const std::vector<uint8_t> &m, size_t count, uint32_t G, TqRng &r,
+                             const char *what)
+{
+    size_t len = m.size();
+    random_flips(m, count, r, what);
+    decode_status_check(m, len - 1, count, "truncated");
+    decode_status_check(m, 71, count, "short");
+    decode_status_check(m, 3, count, "tiny");
+    decode_status_check(m, len, count + 1, "count+1");
+    decode_status_check(m, len, count - 1, "count-1");
+    {
+        std::vector<uint8_t> m2(m);
+        m2.push_back(0);
+        decode_status_check(m2, len + 1, count, "long");
+    }
+    {
+        std::vector<uint8_t> bad(m);
+        bad[70] ^= 1; /* CRC wrong and count wrong: CRC first */
+        decode_status_check(bad, len, count + G, "crc+count");
+    }
+    bad_payload_fields(m, count, r);
+}
+
+/* Random configurations, shapes and data against the reference, and every
+ * third message corrupted. */
+static void pipeline_random(TqRng &r)
+{
     const int per_g = g_quick ? 60 : 400;
-    for (uint32_t G : Gs) {
+    for (uint32_t G : k_tiles) {
         for (int i = 0; i < per_g; i++) {
             tahq_config cfg = tq_config_of((uint64_t)i, G);
             tahq_shape shape;
@@ -584,102 +678,31 @@ static void test_pipeline(void)
             std::vector<uint8_t> m = cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
             if (m.empty() || i % 3 != 0)
                 continue;
-            /* corrupted messages: statuses must match the reference */
-            size_t count = (size_t)shape.batch * shape.seq_len * shape.channels;
-            size_t len = m.size();
-            for (int c = 0; c < 6; c++) {
-                std::vector<uint8_t> bad(m);
-                size_t pos = r.below((uint32_t)len);
-                bad[pos] ^= (uint8_t)(1u << r.below(8));
-                if (c >= 3 && pos >= 72) /* fix the CRC: payload checks must catch it, or it decodes */
-                    put_crc(bad.data(), len);
-                char w2[200];
-                snprintf(w2, sizeof w2, "%s corrupt %d at %zu", what, c, pos);
-                decode_status_check(bad, len, count, w2);
-            }
-            decode_status_check(m, len - 1, count, "truncated");
-            decode_status_check(m, 71, count, "short");
-            decode_status_check(m, 3, count, "tiny");
-            decode_status_check(m, len, count + 1, "count+1");
-            decode_status_check(m, len, count - 1, "count-1");
-            {
-                std::vector<uint8_t> m2(m);
-                m2.push_back(0);
-                decode_status_check(m2, len + 1, count, "long");
-            }
-            {
-                std::vector<uint8_t> bad(m);
-                bad[70] ^= 1; /* CRC wrong and count wrong: CRC first */
-                decode_status_check(bad, len, count + G, "crc+count");
-            }
-            {
-                /* a zero-point made NaN / -0, and a scale made negative, CRC fixed */
-                tahq_layout L;
-                tahq_header h;
-                if (tahq_parse_header(m.data(), len, &h) == TAHQ_OK) {
-                    L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
-                    std::vector<uint8_t> bad(m);
-                    uint8_t *zp = bad.data() + 72 + L.zero_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
-                    if (L.meta_bytes == 2) {
-                        zp[0] = 0x00, zp[1] = 0x80; /* -0 */
-                    } else {
-                        zp[0] = 0, zp[1] = 0, zp[2] = 0xC0, zp[3] = 0x7F; /* NaN */
-                    }
-                    put_crc(bad.data(), len);
-                    decode_status_check(bad, len, count, "bad zero");
-                    std::vector<uint8_t> bad2(m);
-                    uint8_t *sp = bad2.data() + 72 + L.scale_off + L.meta_bytes * r.below((uint32_t)L.n_tiles);
-                    sp[L.meta_bytes - 1] |= 0x80;
-                    put_crc(bad2.data(), len);
-                    decode_status_check(bad2, len, count, "negative scale");
-                    if (L.n_tiles % 8) { /* a padding bit of the flags */
-                        std::vector<uint8_t> bad3(m);
-                        bad3[72 + L.map_bytes + L.flag_bytes - 1] |= 0x80;
-                        put_crc(bad3.data(), len);
-                        decode_status_check(bad3, len, count, "flag padding");
-                    }
-                    if (L.map_bits % 8) {
-                        std::vector<uint8_t> bad4(m);
-                        bad4[72 + L.map_bytes - 1] |= 0x80;
-                        put_crc(bad4.data(), len);
-                        decode_status_check(bad4, len, count, "map padding");
-                    }
-                }
-            }
+            corrupt_messages(m, (size_t)shape.batch * shape.seq_len * shape.channels, G, r, what);
         }
     }
-    /* the plain per-tile quantizer (SPEC 7.1) is a profile of the codec */
-    for (uint32_t G : Gs)
-        for (uint32_t b = 1; b <= 8; b++) {
-            tahq_config cfg;
-            tahq_config_plain(&cfg, G, b);
-            tahq_shape shape = {2, 3, G * (1u + b % 3u)};
-            std::vector<float> x((size_t)2 * 3 * shape.channels);
-            tq_fill(x.data(), 6, shape.channels, G, (int)(b % TQ_DATA_KINDS), r.next());
-            char what[64];
-            snprintf(what, sizeof what, "plain G%u b%u", G, b);
-            cross_check(cfg, shape, x.data(), b == 4, 0, what);
-        }
+}
+
+/* Inputs the encoder refuses and metadata overflows: the status must be the
+ * reference's. */
+static void pipeline_refused(TqRng &r)
+{
     /* invalid inputs: first bad element in index order decides */
     for (int i = 0; i < (g_quick ? 30 : 120); i++) {
-        uint32_t G = Gs[r.below(6)];
+        uint32_t G = k_tiles[r.below(6)];
         tahq_config cfg = tq_config_of((uint64_t)i * 5u + 1u, G);
         tahq_shape shape = {1u + r.below(2), 1u + r.below(6), G * (1u + r.below(5))};
         size_t n = (size_t)shape.batch * shape.seq_len * shape.channels;
         std::vector<float> x(n);
         tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS, r.next());
-        for (int k = 0; k < 1 + (int)r.below(3); k++) {
-            static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u,
-                                            0x7F7FFFFFu, 0xFFC00001u};
-            x[r.below((uint32_t)n)] = float_of(badv[r.below(7)]);
-        }
+        poke_invalid(x, r);
         char what[96];
         snprintf(what, sizeof what, "invalid input %d G%u alloc%d", i, G, cfg.alloc);
         cross_check(cfg, shape, x.data(), false, 0, what);
     }
     /* metadata overflow: fp16 with values beyond 65504 (and fp32 fine) */
     for (int i = 0; i < 24; i++) {
-        uint32_t G = Gs[i % 6];
+        uint32_t G = k_tiles[i % 6];
         tahq_config cfg = tq_config_of((uint64_t)i, G);
         cfg.meta = (tahq_meta)(i % 3);
         tahq_shape shape = {1, 3, G * 2};
@@ -690,27 +713,49 @@ static void test_pipeline(void)
         snprintf(what, sizeof what, "meta range %d", i);
         cross_check(cfg, shape, x.data(), false, 0, what);
     }
-    /* argument errors in the reference's order */
-    {
-        tahq_config cfg;
-        tahq_config_default(&cfg);
-        tahq_shape shape = {1, 4, 128};
-        TqHostExec ex;
-        std::vector<float> x(512, 1.0f);
-        TqEncPlan p;
-        tq_enc_plan(&cfg, &shape, &p);
-        AlignedBuf ws(p.total), out(p.bound);
-        size_t len;
-        CHECK(tq_encode_impl(ex, (tahq_config *)0, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "null cfg");
-        tahq_config bad = cfg;
-        bad.tile = 48;
-        CHECK(tq_encode_impl(ex, &bad, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_CONFIG, "config");
-        tahq_shape bs = {1, 4, 100};
-        CHECK(tq_encode_impl(ex, &cfg, &bs, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_SHAPE, "shape");
-        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total, out.p, p.bound - 1, &len) == TAHQ_ERR_BUFFER, "out small");
-        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total - 1, out.p, p.bound, &len) == TAHQ_ERR_BUFFER, "ws small");
-        CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), (void *)0, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "ws null");
-    }
+}
+
+/* argument errors in the reference's order */
+static void pipeline_argument_errors(void)
+{
+    tahq_config cfg;
+    tahq_config_default(&cfg);
+    tahq_shape shape = {1, 4, 128};
+    TqHostExec ex;
+    std::vector<float> x(512, 1.0f);
+    TqEncPlan p;
+    tq_enc_plan(&cfg, &shape, &p);
+    AlignedBuf ws(p.total), out(p.bound);
+    size_t len;
+    CHECK(tq_encode_impl(ex, (tahq_config *)0, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "null cfg");
+    tahq_config bad = cfg;
+    bad.tile = 48;
+    CHECK(tq_encode_impl(ex, &bad, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_CONFIG, "config");
+    tahq_shape bs = {1, 4, 100};
+    CHECK(tq_encode_impl(ex, &cfg, &bs, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_SHAPE, "shape");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total, out.p, p.bound - 1, &len) == TAHQ_ERR_BUFFER, "out small");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total - 1, out.p, p.bound, &len) == TAHQ_ERR_BUFFER, "ws small");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), (void *)0, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "ws null");
+}
+
+static void test_pipeline(void)
+{
+    TqRng r(7);
+    pipeline_random(r);
+    /* the plain per-tile quantizer (SPEC 7.1) is a profile of the codec */
+    for (uint32_t G : k_tiles)
+        for (uint32_t b = 1; b <= 8; b++) {
+            tahq_config cfg;
+            tahq_config_plain(&cfg, G, b);
+            tahq_shape shape = {2, 3, G * (1u + b % 3u)};
+            std::vector<float> x((size_t)2 * 3 * shape.channels);
+            tq_fill(x.data(), 6, shape.channels, G, (int)(b % TQ_DATA_KINDS), r.next());
+            char what[64];
+            snprintf(what, sizeof what, "plain G%u b%u", G, b);
+            cross_check(cfg, shape, x.data(), b == 4, 0, what);
+        }
+    pipeline_refused(r);
+    pipeline_argument_errors();
     printf("pipeline emulation: %" PRIu64 " cases, %" PRIu64 " tiles, %" PRIu64 " message bytes\n", g_cases, g_tiles,
            g_msgs_bytes);
 }
@@ -898,18 +943,49 @@ static void header_variants(const std::vector<uint8_t> &m, size_t count, const c
         }
 }
 
-/* Gain allocation through the whole pipeline: random configurations, shapes
- * and data against tahq_encode / tahq_decode byte for byte (the decode of
- * every version-3 message included), corrupted and mislabelled messages,
- * invalid inputs, and metadata overflows at the low width only. */
-static void test_gain_pipeline(void)
+/* Counts of the random gain messages, for the summary. */
+struct GainCounts {
+    uint64_t msgs, lowmsgs, flagmsgs;
+};
+
+/* Corrupted and mislabelled forms of a valid gain message (case i): the
+ * decode status must be the reference's. */
+static void gain_corrupt(const std::vector<uint8_t> &m, size_t count, int i, TqRng &r, const char *what)
 {
-    const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
-    TqRng r(11);
-    const uint64_t cases0 = g_cases;
-    uint64_t n_msgs = 0, n_lowmsgs = 0, n_flagmsgs = 0;
+    size_t len = m.size();
+    random_flips(m, count, r, what);
+    decode_status_check(m, len - 1, count, "gain truncated");
+    decode_status_check(m, len, count + 1, "gain count+1");
+    if (i % 6 == 0)
+        header_variants(m, count, what);
+    tahq_layout L;
+    tahq_header h;
+    if (tahq_parse_header(m.data(), len, &h) != TAHQ_OK)
+        return;
+    L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
+    if (L.map_bits % 8) {
+        std::vector<uint8_t> bad4(m);
+        bad4[72 + L.map_bytes - 1] |= 0x80;
+        put_crc(bad4.data(), len);
+        decode_status_check(bad4, len, count, "gain map padding");
+    }
+    /* one more low token in the first sequence: map count wrong */
+    std::vector<uint8_t> bad5(m);
+    for (uint32_t s = 0; s < h.shape.seq_len; s++)
+        if (!((bad5[72 + s / 8] >> (s % 8)) & 1u)) {
+            bad5[72 + s / 8] |= (uint8_t)(1u << (s % 8));
+            break;
+        }
+    put_crc(bad5.data(), len);
+    decode_status_check(bad5, len, count, "gain map count");
+}
+
+/* Random gain configurations, shapes and data (whole tokens equal in some:
+ * ties in the keys) against the reference; every third message corrupted. */
+static void gain_random(TqRng &r, GainCounts &n)
+{
     const int per_g = g_quick ? 40 : 240;
-    for (uint32_t G : Gs) {
+    for (uint32_t G : k_tiles) {
         for (int i = 0; i < per_g; i++) {
             tahq_config cfg = gain_config(r, G);
             tahq_shape shape;
@@ -934,71 +1010,42 @@ static void test_gain_pipeline(void)
             if (m.empty())
                 continue;
             CHECK(tahq_get_u16(m.data() + 4) == TAHQ_GAIN_VERSION && m[11] == TAHQ_ALLOC_GAIN, "%s: version", what);
-            n_msgs++;
-            n_lowmsgs += tahq_get_u64(m.data() + 40) > 0;
-            n_flagmsgs += tahq_get_u64(m.data() + 48) > 0;
-            if (i % 3 != 0)
-                continue;
-            size_t len = m.size();
-            for (int c = 0; c < 6; c++) {
-                std::vector<uint8_t> bad(m);
-                size_t pos = r.below((uint32_t)len);
-                bad[pos] ^= (uint8_t)(1u << r.below(8));
-                if (c >= 3 && pos >= 72)
-                    put_crc(bad.data(), len);
-                char w2[240];
-                snprintf(w2, sizeof w2, "%s corrupt %d at %zu", what, c, pos);
-                decode_status_check(bad, len, count, w2);
-            }
-            decode_status_check(m, len - 1, count, "gain truncated");
-            decode_status_check(m, len, count + 1, "gain count+1");
-            if (i % 6 == 0)
-                header_variants(m, count, what);
-            tahq_layout L;
-            tahq_header h;
-            if (tahq_parse_header(m.data(), len, &h) == TAHQ_OK) {
-                L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
-                if (L.map_bits % 8) {
-                    std::vector<uint8_t> bad4(m);
-                    bad4[72 + L.map_bytes - 1] |= 0x80;
-                    put_crc(bad4.data(), len);
-                    decode_status_check(bad4, len, count, "gain map padding");
-                }
-                /* one more low token in the first sequence: map count wrong */
-                std::vector<uint8_t> bad5(m);
-                for (uint32_t s = 0; s < h.shape.seq_len; s++)
-                    if (!((bad5[72 + s / 8] >> (s % 8)) & 1u)) {
-                        bad5[72 + s / 8] |= (uint8_t)(1u << (s % 8));
-                        break;
-                    }
-                put_crc(bad5.data(), len);
-                decode_status_check(bad5, len, count, "gain map count");
-            }
+            n.msgs++;
+            n.lowmsgs += tahq_get_u64(m.data() + 40) > 0;
+            n.flagmsgs += tahq_get_u64(m.data() + 48) > 0;
+            if (i % 3 == 0)
+                gain_corrupt(m, count, i, r, what);
         }
     }
-    /* an alloc-1 message relabelled as version 3, alloc 3 (same layout) */
-    {
-        tahq_config cfg = tq_config_of(1, 64);
-        cfg.alloc = TAHQ_ALLOC_TOKEN;
-        tahq_shape shape = {2, 5, 128};
-        std::vector<float> x(2 * 5 * 128);
-        tq_fill(x.data(), 10, 128, 64, TQ_DATA_LLM, 5);
-        std::vector<uint8_t> m = cross_check(cfg, shape, x.data(), false, 0, "token for relabelling");
-        if (!m.empty()) {
-            std::vector<uint8_t> g(m);
-            tahq_put_u16(g.data() + 4, TAHQ_GAIN_VERSION);
-            g[11] = TAHQ_ALLOC_GAIN;
-            put_crc(g.data(), g.size());
-            decode_status_check(g, g.size(), x.size(), "token relabelled gain");
-            header_variants(m, x.size(), "token message");
-        }
-    }
-    /* ERR_RANGE at the low width only (fp16: a tile range of 1e5 needs a
-     * scale of 1e5 at 1 bit, above 65504, and 33334 at 2 bits): the encode
-     * fails when the sequence has low tokens (the keys are computed), and
-     * succeeds when low(S) = 0, and with wider metadata. */
+}
+
+/* an alloc-1 message relabelled as version 3, alloc 3 (same layout) */
+static void gain_relabelled(void)
+{
+    tahq_config cfg = tq_config_of(1, 64);
+    cfg.alloc = TAHQ_ALLOC_TOKEN;
+    tahq_shape shape = {2, 5, 128};
+    std::vector<float> x(2 * 5 * 128);
+    tq_fill(x.data(), 10, 128, 64, TQ_DATA_LLM, 5);
+    std::vector<uint8_t> m = cross_check(cfg, shape, x.data(), false, 0, "token for relabelling");
+    if (m.empty())
+        return;
+    std::vector<uint8_t> g(m);
+    tahq_put_u16(g.data() + 4, TAHQ_GAIN_VERSION);
+    g[11] = TAHQ_ALLOC_GAIN;
+    put_crc(g.data(), g.size());
+    decode_status_check(g, g.size(), x.size(), "token relabelled gain");
+    header_variants(m, x.size(), "token message");
+}
+
+/* ERR_RANGE at the low width only (fp16: a tile range of 1e5 needs a
+ * scale of 1e5 at 1 bit, above 65504, and 33334 at 2 bits): the encode
+ * fails when the sequence has low tokens (the keys are computed), and
+ * succeeds when low(S) = 0, and with wider metadata. */
+static void gain_low_width_range(TqRng &r)
+{
     for (int i = 0; i < 72; i++) {
-        uint32_t G = Gs[i % 6];
+        uint32_t G = k_tiles[i % 6];
         tahq_config cfg = gain_config(r, G);
         cfg.lo_bits = 1;
         cfg.hi_bits = 2u + r.below(7);
@@ -1032,10 +1079,14 @@ static void test_gain_pipeline(void)
                  (int)cfg.meta, st);
         cross_check(cfg, shape, x.data(), i % 4 == 0, (size_t)(i % 3), what);
     }
-    /* invalid inputs (first bad element decides, before any overflow) and
-     * overflows at both widths */
+}
+
+/* invalid inputs (first bad element decides, before any overflow) and
+ * overflows at both widths */
+static void gain_refused(TqRng &r)
+{
     for (int i = 0; i < (g_quick ? 30 : 120); i++) {
-        uint32_t G = Gs[r.below(6)];
+        uint32_t G = k_tiles[r.below(6)];
         tahq_config cfg = gain_config(r, G);
         tahq_shape shape = {1u + r.below(2), 1u + r.below(6), G * (1u + r.below(5))};
         size_t n = (size_t)shape.batch * shape.seq_len * shape.channels;
@@ -1043,21 +1094,32 @@ static void test_gain_pipeline(void)
         tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G,
                 i % 4 == 3 ? TQ_DATA_WIDE : TQ_DATA_GAUSS, r.next());
         if (i % 2 == 0)
-            for (int k = 0; k < 1 + (int)r.below(3); k++) {
-                static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u,
-                                                0x7F7FFFFFu, 0xFFC00001u};
-                x[r.below((uint32_t)n)] = float_of(badv[r.below(7)]);
-            }
+            poke_invalid(x, r);
         else
             x[r.below((uint32_t)n)] = (i & 2) ? -1.0e19f : 7.0e4f;
         char what[96];
         snprintf(what, sizeof what, "gain invalid/range %d G%u meta%d", i, G, (int)cfg.meta);
         cross_check(cfg, shape, x.data(), false, 0, what);
     }
+}
+
+/* Gain allocation through the whole pipeline: random configurations, shapes
+ * and data against tahq_encode / tahq_decode byte for byte (the decode of
+ * every version-3 message included), corrupted and mislabelled messages,
+ * invalid inputs, and metadata overflows at the low width only. */
+static void test_gain_pipeline(void)
+{
+    TqRng r(11);
+    const uint64_t cases0 = g_cases;
+    GainCounts n = {0, 0, 0};
+    gain_random(r, n);
+    gain_relabelled();
+    gain_low_width_range(r);
+    gain_refused(r);
     printf("gain pipeline emulation: %" PRIu64 " cases against libtahq (random configurations: %" PRIu64
            " messages equal byte for byte and decoded bit for bit, %" PRIu64 " with low tokens, %" PRIu64
            " with flagged tiles; the rest statuses)\n",
-           g_cases - cases0, n_msgs, n_lowmsgs, n_flagmsgs);
+           g_cases - cases0, n.msgs, n.lowmsgs, n.flagmsgs);
 }
 
 static void test_fixpoint(void)

@@ -239,133 +239,172 @@ inline tq_status_block tq_status_init(void)
     return s;
 }
 
-template <int K, class X>
-tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, const TqEncPlan &p,
-                        const float *x, uint8_t *ws, uint8_t *out, size_t *out_len)
+/* Where one encode writes: the message's payload sections and the
+ * workspace's scratch arrays (TqEncPlan's offsets), and what the passes
+ * share of the configuration. */
+struct TqEncBufs {
+    tq_status_block *st;
+    uint8_t *payload, *map_sec, *flag_sec, *zero_sec, *scale_sec, *code_sec, *pivot_sec;
+    float *ent;
+    uint32_t *gkey; /* gain: the keys, in the entropies' place */
+    uint8_t *map8, *piv8;
+    uint64_t *chunk_lt;
+    TqEncCfg c;
+    uint32_t aligned;
+    uint64_t k_seq;
+    bool gain_pass;
+};
+
+inline TqEncBufs tq_enc_bufs(const tahq_config *cfg, const tahq_shape *shape, const TqEncPlan &p,
+                             const float *x, uint8_t *ws, uint8_t *out)
 {
-    typedef TqGeo<K> Geo;
-    tahq_status r;
-#define TQ_TRY(e)                                                                          \
-    do {                                                                                   \
-        r = (e);                                                                           \
-        if (r != TAHQ_OK)                                                                  \
-            return r;                                                                      \
-    } while (0)
-    tq_status_block *st = reinterpret_cast<tq_status_block *>(ws + p.off_st);
-    const tq_status_block init = tq_status_init();
-    TQ_TRY(ex.h2d(st, &init, sizeof init));
-    TQ_TRY(ex.memset(out, 0, TAHQ_HEADER_BYTES));
-
-    uint8_t *payload = out + TAHQ_HEADER_BYTES;
+    TqEncBufs b;
     const tahq_layout &L = p.lay;
-    uint8_t *map_sec = payload, *flag_sec = payload + L.map_bytes;
-    uint8_t *zero_sec = payload + L.zero_off, *scale_sec = payload + L.scale_off;
-    uint8_t *code_sec = payload + L.code_off, *pivot_sec = payload + L.pivot_off;
-    const TqEncCfg c = tq_enc_cfg(cfg);
-    const uint32_t aligned = ((uintptr_t)x & 15u) == 0u ? 1u : 0u;
-    float *ent = reinterpret_cast<float *>(ws + p.off_ent);
-    uint8_t *map8 = ws + p.off_map8;
-    uint64_t *chunk_lt = reinterpret_cast<uint64_t *>(ws + p.off_lt);
-    uint8_t *piv8 = ws + p.off_piv8;
-
+    b.st = reinterpret_cast<tq_status_block *>(ws + p.off_st);
+    b.payload = out + TAHQ_HEADER_BYTES;
+    b.map_sec = b.payload;
+    b.flag_sec = b.payload + L.map_bytes;
+    b.zero_sec = b.payload + L.zero_off;
+    b.scale_sec = b.payload + L.scale_off;
+    b.code_sec = b.payload + L.code_off;
+    b.pivot_sec = b.payload + L.pivot_off;
+    b.ent = reinterpret_cast<float *>(ws + p.off_ent);
+    b.gkey = reinterpret_cast<uint32_t *>(ws + p.off_ent);
+    b.map8 = ws + p.off_map8;
+    b.chunk_lt = reinterpret_cast<uint64_t *>(ws + p.off_lt);
+    b.piv8 = ws + p.off_piv8;
+    b.c = tq_enc_cfg(cfg);
+    b.aligned = ((uintptr_t)x & 15u) == 0u ? 1u : 0u;
     /* gain: the keys are needed only when a sequence has low tokens (SPEC
      * 4.3); without them the tile pass checks the input values */
-    const uint64_t k_seq = tahq_low_count(shape->seq_len, cfg->hi_permille);
-    const bool gain_pass = cfg->alloc == TAHQ_ALLOC_GAIN && k_seq > 0u;
-    uint32_t *gkey = reinterpret_cast<uint32_t *>(ws + p.off_ent);
-    if (tq_per_row(cfg->alloc)) {
-        if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
-            typename PEntropyToken<K>::Args ea;
-            ea.x = x;
-            ea.rows = p.rows;
-            ea.C = p.C;
-            ea.T = p.T;
-            ea.aligned = aligned;
-            ea.cached = p.cached;
-            ea.ent = ent;
-            ea.st = st;
-            TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
-        } else if (gain_pass) {
-            typename PGainToken<K>::Args ga;
-            ga.x = x;
-            ga.rows = p.rows;
-            ga.C = p.C;
-            ga.T = p.T;
-            ga.aligned = aligned;
-            ga.pad = 0;
-            ga.c = c;
-            ga.key = gkey;
-            ga.sigma = (double *)0;
-            ga.st = st;
-            TQ_TRY(ex.template launch<PGainToken<K> >(ga, p.rows, 8u));
-        }
-        PSelectToken::Args sa;
-        sa.ent = cfg->alloc == TAHQ_ALLOC_TOKEN ? ent : (const float *)0;
-        sa.key32 = cfg->alloc == TAHQ_ALLOC_GAIN ? gkey : (const uint32_t *)0;
-        sa.S = shape->seq_len;
-        sa.k = k_seq;
-        sa.T = p.T;
-        sa.TPC = Geo::TPC;
-        sa.pad = 0;
-        sa.map8 = map8;
-        sa.chunk_lt = chunk_lt;
-        TQ_TRY(ex.template launch<PSelectToken>(sa, shape->batch, 4u));
-        PPackBits::Args pa;
-        pa.src8 = map8;
-        pa.units = p.rows;
-        pa.map_sec = map_sec;
-        pa.flag_sec = (uint8_t *)0;
-        TQ_TRY(ex.template launch<PPackBits>(pa, (L.map_bytes + 31u) / 32u, 8u));
-    }
-    if (cfg->alloc == TAHQ_ALLOC_TILE) {
-        typename PRowTile<K>::Args ra;
-        ra.x = x;
-        ra.rows = p.rows;
-        ra.C = p.C;
-        ra.T = p.T;
-        ra.klow = tahq_low_count(p.T, cfg->hi_permille);
-        ra.rowbytes = (uint64_t)(p.G / 8u) * (ra.klow * c.lo + (p.T - ra.klow) * c.hi);
-        ra.aligned = aligned;
-        ra.cached = p.cached;
-        ra.c = c;
-        ra.ent_g = ent;
-        ra.zero_sec = zero_sec;
-        ra.scale_sec = scale_sec;
-        ra.code_sec = code_sec;
-        ra.info8 = map8;
-        ra.piv8 = piv8;
-        ra.st = st;
-        TQ_TRY(ex.template launch<PRowTile<K> >(ra, p.rows, p.wpb_row));
-        PPackBits::Args pa;
-        pa.src8 = map8;
-        pa.units = p.N;
-        pa.map_sec = map_sec;
-        pa.flag_sec = flag_sec;
-        TQ_TRY(ex.template launch<PPackBits>(pa, (L.flag_bytes + 31u) / 32u, 8u));
-    } else {
-        typename PQuantFlat<K>::Args qa;
-        qa.x = x;
-        qa.N = p.N;
-        qa.T = p.T;
-        qa.aligned = aligned;
-        qa.token = tq_per_row(cfg->alloc) ? 1u : 0u;
-        qa.validate = (cfg->alloc == TAHQ_ALLOC_TOKEN || gain_pass) ? 0u : 1u;
-        qa.pad = 0;
-        qa.c = c;
-        qa.map8 = map8;
-        qa.chunk_lt = chunk_lt;
-        qa.zero_sec = zero_sec;
-        qa.scale_sec = scale_sec;
-        qa.code_sec = code_sec;
-        qa.flag_sec = flag_sec;
-        qa.piv8 = piv8;
-        qa.st = st;
-        TQ_TRY(ex.template launch<PQuantFlat<K> >(qa, p.nchunks, 8u));
-    }
+    b.k_seq = tahq_low_count(shape->seq_len, cfg->hi_permille);
+    b.gain_pass = cfg->alloc == TAHQ_ALLOC_GAIN && b.k_seq > 0u;
+    return b;
+}
 
-    /* flags -> pivots (compacted in tile order) -> pivot section */
+#define TQ_TRY(e)                                                                          \
+    do {                                                                                   \
+        tahq_status tq_try_r_ = (e);                                                       \
+        if (tq_try_r_ != TAHQ_OK)                                                          \
+            return tq_try_r_;                                                              \
+    } while (0)
+
+/* Token and gain allocation: the per-row entropies or keys, the low tokens
+ * of each sequence, and the precision map. */
+template <int K, class X>
+tahq_status tq_enc_rank_rows(X &ex, const tahq_config *cfg, const tahq_shape *shape,
+                             const TqEncPlan &p, const float *x, const TqEncBufs &b)
+{
+    typedef TqGeo<K> Geo;
+    if (cfg->alloc == TAHQ_ALLOC_TOKEN) {
+        typename PEntropyToken<K>::Args ea;
+        ea.x = x;
+        ea.rows = p.rows;
+        ea.C = p.C;
+        ea.T = p.T;
+        ea.aligned = b.aligned;
+        ea.cached = p.cached;
+        ea.ent = b.ent;
+        ea.st = b.st;
+        TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
+    } else if (b.gain_pass) {
+        typename PGainToken<K>::Args ga;
+        ga.x = x;
+        ga.rows = p.rows;
+        ga.C = p.C;
+        ga.T = p.T;
+        ga.aligned = b.aligned;
+        ga.pad = 0;
+        ga.c = b.c;
+        ga.key = b.gkey;
+        ga.sigma = (double *)0;
+        ga.st = b.st;
+        TQ_TRY(ex.template launch<PGainToken<K> >(ga, p.rows, 8u));
+    }
+    PSelectToken::Args sa;
+    sa.ent = cfg->alloc == TAHQ_ALLOC_TOKEN ? b.ent : (const float *)0;
+    sa.key32 = cfg->alloc == TAHQ_ALLOC_GAIN ? b.gkey : (const uint32_t *)0;
+    sa.S = shape->seq_len;
+    sa.k = b.k_seq;
+    sa.T = p.T;
+    sa.TPC = Geo::TPC;
+    sa.pad = 0;
+    sa.map8 = b.map8;
+    sa.chunk_lt = b.chunk_lt;
+    TQ_TRY(ex.template launch<PSelectToken>(sa, shape->batch, 4u));
+    PPackBits::Args pa;
+    pa.src8 = b.map8;
+    pa.units = p.rows;
+    pa.map_sec = b.map_sec;
+    pa.flag_sec = (uint8_t *)0;
+    return ex.template launch<PPackBits>(pa, (p.lay.map_bytes + 31u) / 32u, 8u);
+}
+
+/* Tile allocation: each row's entropies, low tiles and quantization in one
+ * pass, then the map and the gate flags. */
+template <int K, class X>
+tahq_status tq_enc_tiles(X &ex, const tahq_config *cfg, const TqEncPlan &p, const float *x,
+                         const TqEncBufs &b)
+{
+    typename PRowTile<K>::Args ra;
+    ra.x = x;
+    ra.rows = p.rows;
+    ra.C = p.C;
+    ra.T = p.T;
+    ra.klow = tahq_low_count(p.T, cfg->hi_permille);
+    ra.rowbytes = (uint64_t)(p.G / 8u) * (ra.klow * b.c.lo + (p.T - ra.klow) * b.c.hi);
+    ra.aligned = b.aligned;
+    ra.cached = p.cached;
+    ra.c = b.c;
+    ra.ent_g = b.ent;
+    ra.zero_sec = b.zero_sec;
+    ra.scale_sec = b.scale_sec;
+    ra.code_sec = b.code_sec;
+    ra.info8 = b.map8;
+    ra.piv8 = b.piv8;
+    ra.st = b.st;
+    TQ_TRY(ex.template launch<PRowTile<K> >(ra, p.rows, p.wpb_row));
+    PPackBits::Args pa;
+    pa.src8 = b.map8;
+    pa.units = p.N;
+    pa.map_sec = b.map_sec;
+    pa.flag_sec = b.flag_sec;
+    return ex.template launch<PPackBits>(pa, (p.lay.flag_bytes + 31u) / 32u, 8u);
+}
+
+/* Every other allocation: the tiles quantized in flat chunks (token and
+ * gain at the widths of the map written before). */
+template <int K, class X>
+tahq_status tq_enc_flat(X &ex, const tahq_config *cfg, const TqEncPlan &p, const float *x,
+                        const TqEncBufs &b)
+{
+    typename PQuantFlat<K>::Args qa;
+    qa.x = x;
+    qa.N = p.N;
+    qa.T = p.T;
+    qa.aligned = b.aligned;
+    qa.token = tq_per_row(cfg->alloc) ? 1u : 0u;
+    qa.validate = (cfg->alloc == TAHQ_ALLOC_TOKEN || b.gain_pass) ? 0u : 1u;
+    qa.pad = 0;
+    qa.c = b.c;
+    qa.map8 = b.map8;
+    qa.chunk_lt = b.chunk_lt;
+    qa.zero_sec = b.zero_sec;
+    qa.scale_sec = b.scale_sec;
+    qa.code_sec = b.code_sec;
+    qa.flag_sec = b.flag_sec;
+    qa.piv8 = b.piv8;
+    qa.st = b.st;
+    return ex.template launch<PQuantFlat<K> >(qa, p.nchunks, 8u);
+}
+
+/* flags -> pivots (compacted in tile order) -> pivot section */
+template <int K, class X>
+tahq_status tq_enc_pivots(X &ex, const TqEncPlan &p, uint8_t *ws, const TqEncBufs &b)
+{
+    typedef TqGeo<K> Geo;
     TqFlagChunks fc;
-    fc.flag_sec = flag_sec;
+    fc.flag_sec = b.flag_sec;
     fc.N = p.N;
     fc.nchunks = p.nchunks;
     fc.TPC = Geo::TPC;
@@ -373,24 +412,32 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
     uint64_t *parts = reinterpret_cast<uint64_t *>(ws + p.off_parts);
     PFlagScanA::Args fa = {fc, parts};
     TQ_TRY(ex.template launch<PFlagScanA>(fa, p.nparts, 8u));
-    PFlagScanB::Args fb = {parts, p.nparts, st};
+    PFlagScanB::Args fb = {parts, p.nparts, b.st};
     TQ_TRY(ex.template launch<PFlagScanB>(fb, 1u, 1u));
-    PFlagScanC::Args fcc = {fc, parts, (uint64_t *)0, piv8, ws + p.off_compact};
+    PFlagScanC::Args fcc = {fc, parts, (uint64_t *)0, b.piv8, ws + p.off_compact};
     TQ_TRY(ex.template launch<PFlagScanC>(fcc, p.nparts, 8u));
     PPivotPack::Args pp;
     pp.compact = ws + p.off_compact;
-    pp.pivot_sec = pivot_sec;
-    pp.pivot_off = L.pivot_off;
+    pp.pivot_sec = b.pivot_sec;
+    pp.pivot_off = p.lay.pivot_off;
     pp.k = K;
     pp.pad = 0;
-    pp.st = st;
+    pp.st = b.st;
     uint64_t maxpiv = (p.N * K + 7u) / 8u;
-    TQ_TRY(ex.template launch<PPivotPack>(pp, (maxpiv + 31u) / 32u, 8u));
+    return ex.template launch<PPivotPack>(pp, (maxpiv + 31u) / 32u, 8u);
+}
 
-    TQ_TRY(tq_run_crc(ex, payload, &st->payload, ws, p.crc, st));
+/* The payload's CRC, the status of the passes, then the header (its CRC
+ * combined with the payload's) written last. */
+template <class X>
+tahq_status tq_enc_finish(X &ex, const tahq_config *cfg, const tahq_shape *shape,
+                          const TqEncPlan &p, uint8_t *ws, const TqEncBufs &b, uint8_t *out,
+                          size_t *out_len)
+{
+    TQ_TRY(tq_run_crc(ex, b.payload, &b.st->payload, ws, p.crc, b.st));
 
     tq_status_block hs;
-    TQ_TRY(ex.d2h(&hs, st, sizeof hs));
+    TQ_TRY(ex.d2h(&hs, b.st, sizeof hs));
     if (hs.bad != ~0ull)
         return (hs.bad & 1u) ? TAHQ_ERR_RANGE : TAHQ_ERR_NONFINITE;
     if (hs.range)
@@ -405,8 +452,28 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
     TQ_TRY(ex.sync());
     *out_len = (size_t)(TAHQ_HEADER_BYTES + lay.payload_bytes);
     return TAHQ_OK;
-#undef TQ_TRY
 }
+
+/* One encode at pivot width K: the passes in order, each on the device
+ * (or the host emulation) through the executor ex. */
+template <int K, class X>
+tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, const TqEncPlan &p,
+                        const float *x, uint8_t *ws, uint8_t *out, size_t *out_len)
+{
+    const TqEncBufs b = tq_enc_bufs(cfg, shape, p, x, ws, out);
+    const tq_status_block init = tq_status_init();
+    TQ_TRY(ex.h2d(b.st, &init, sizeof init));
+    TQ_TRY(ex.memset(out, 0, TAHQ_HEADER_BYTES));
+    if (tq_per_row(cfg->alloc))
+        TQ_TRY((tq_enc_rank_rows<K>(ex, cfg, shape, p, x, b)));
+    if (cfg->alloc == TAHQ_ALLOC_TILE)
+        TQ_TRY((tq_enc_tiles<K>(ex, cfg, p, x, b)));
+    else
+        TQ_TRY((tq_enc_flat<K>(ex, cfg, p, x, b)));
+    TQ_TRY(tq_enc_pivots<K>(ex, p, ws, b));
+    return tq_enc_finish(ex, cfg, shape, p, ws, b, out, out_len);
+}
+#undef TQ_TRY
 
 template <class X>
 tahq_status tq_encode_impl(X &ex, const tahq_config *cfg, const tahq_shape *shape, const float *x, void *workspace,

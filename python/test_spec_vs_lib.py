@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Gain allocation (alloc 3, ref/SPEC.md §4.3): the independent Python
-implementation (tahq_spec.py) against libtahq (through the ctypes binding)
+implementation (golden/oracles/tahq_spec.py) against libtahq (through the ctypes binding)
 on random small configurations.
 
 For each case the two encoders must agree: either both write the same
@@ -37,6 +37,7 @@ except ImportError:
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "oracles"))
 import tahq  # noqa: E402
 import tahq_spec as ts  # noqa: E402
 

@@ -10,8 +10,8 @@ Usage: check_layout.py ROOT          check the tree at ROOT (exit 0 or 1)
 
 An include is resolved as the compiler would for the project's include
 paths: next to the including file first, then in the folders the build puts
-on the path (include/, ref/, cpu/, common/, support/, golden/kit/, cli/,
-kernels/ and the other source folders). Names found nowhere in the tree (system headers, Frama-C's
+on the path (include/, ref/, cpu/, common/, support/, golden/kit/,
+golden/oracles/, cli/, kernels/ and the other source folders). Names found nowhere in the tree (system headers, Frama-C's
 __fc_integer.h, the generated tahq_version.h) are not checked.
 """
 import os
@@ -34,7 +34,7 @@ ALLOWED = {
     "cli": {"include", "common", "support", "golden"},
     "sgd_sim": {"include", "common"},
     "fuzz": {"include", "common", "support", "golden"},
-    "tests": {"include", "ref", "cpu", "support", "common"},
+    "tests": {"include", "ref", "cpu", "support", "common", "golden"},
     "golden": {"include", "ref", "support"},
     "python": {"include"},
 }
@@ -44,14 +44,21 @@ KERNELS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
 # internal.h with its ACSL and build switches.
 TESTS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
 # Of golden/, only the conformance kit's library may be included from
-# outside (its public header and the pieces the fuzzers read).
+# outside (its public header and the pieces the fuzzers read); the unit
+# tests include only the oracles (spec_ref.h).
 GOLDEN_LIBRARY = "golden/kit"
+ORACLES = "golden/oracles"
+# The oracles are independent transcriptions of the SPEC: they may include
+# include/ and each other, never the code they check (ref/, cpu/, common/,
+# kernels/) nor the kit; their Python may not import the tahq package.
+ORACLES_MAY_INCLUDE = ("include", ORACLES)
+ORACLE_PY_IMPORT_RE = re.compile(r"^\s*(?:import\s+tahq\b(?!_)|from\s+tahq\b(?!_)|import\s+ctypes\b|from\s+ctypes\b)", re.M)
 SOURCE_EXT = (".c", ".h", ".cpp", ".cu", ".cuh", ".inc")
 # Hand-written prototypes that stay until their folder is reorganized; each
 # is printed, none fails the check. None is left.
 PROTOTYPE_EXCEPTIONS = {}
-SEARCH_ORDER = ["include", "ref", "cpu", "common", "support", "golden/kit", "cli", "kernels",
-                "sgd_sim", "sgd_sim/transformer", "fuzz", "tests", "golden", "proofs"]
+SEARCH_ORDER = ["include", "ref", "cpu", "common", "support", "golden/kit", "golden/oracles", "cli",
+                "kernels", "sgd_sim", "sgd_sim/transformer", "fuzz", "tests", "golden", "proofs"]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -62,8 +69,9 @@ def source_files(root):
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if d not in ("results", "build", "wp-cache"))
             for name in sorted(filenames):
-                if name.endswith(SOURCE_EXT):
-                    yield os.path.relpath(os.path.join(dirpath, name), root)
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                if name.endswith(SOURCE_EXT) or (name.endswith(".py") and rel.startswith(ORACLES + os.sep)):
+                    yield rel
 
 
 def resolve(root, includer, name):
@@ -127,11 +135,26 @@ def check(root):
         top = path.split(os.sep)[0]
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             text = f.read()
+        if path.endswith(".py"):  # an oracle in Python
+            if ORACLE_PY_IMPORT_RE.search(text):
+                problems.append("%s imports the tahq package or ctypes: an oracle is independent "
+                                "of libtahq" % path)
+            continue
         for name in INCLUDE_RE.findall(text):
             target = resolve(root, path, name)
             if target is None:
                 continue
             ttop = target.split(os.sep)[0]
+            if path.startswith(ORACLES + os.sep):
+                if not target.startswith(tuple(d + os.sep for d in ORACLES_MAY_INCLUDE)):
+                    problems.append("%s includes %s: %s/ may include only include/ (an oracle "
+                                    "is independent of what it checks)" % (path, target, ORACLES))
+                continue
+            if top == "tests" and ttop == "golden":
+                if not target.startswith(ORACLES + os.sep):
+                    problems.append("%s includes %s: of golden/, tests/ may include only %s/"
+                                    % (path, target, ORACLES))
+                continue
             if ttop == top:
                 continue
             if ttop not in ALLOWED.get(top, set()):
@@ -145,6 +168,7 @@ def check(root):
             elif ttop == "golden" and not target.startswith(GOLDEN_LIBRARY + os.sep):
                 problems.append("%s includes %s: of golden/ only %s/ is a library"
                                 % (path, target, GOLDEN_LIBRARY))
+
         if not path.endswith((".h", ".cuh", ".inc")):
             for fn in hand_prototypes(text):
                 if path in PROTOTYPE_EXCEPTIONS:
@@ -168,6 +192,10 @@ def self_test():
         ("cli/a.c", '#include "../golden/mutation/m.h"\n', "golden/mutation/m.h", "only golden/kit/ is a library"),
         ("cpu/a.c", "int tahq_thing(int x);\nint main(void) { return 0; }\n", None, "declares tahq_thing by hand"),
         ("tests/a.c", 'extern "C" int tahq_other(void);\n', None, "declares tahq_other by hand"),
+        ("golden/oracles/a.h", '#include "../../ref/tahq_core.h"\n', "ref/tahq_core.h", "golden/oracles/ may include only include/"),
+        ("golden/oracles/a.c", '#include "../kit/k.h"\n', "golden/kit/k.h", "golden/oracles/ may include only include/"),
+        ("golden/oracles/a.py", "import numpy\nimport tahq\n", None, "imports the tahq package"),
+        ("tests/a.c", '#include "../golden/kit/k.h"\n', "golden/kit/k.h", "tests/ may include only golden/oracles/"),
     ]
     failures = 0
     for src, body, other, expect in cases:
@@ -189,6 +217,16 @@ def self_test():
                     "int v = tahq_d(1);\n")
         with open(os.path.join(root, "cpu", "ok.h"), "w", encoding="utf-8") as f:
             f.write("int tahq_d(int x);\n")
+        os.makedirs(os.path.join(root, "golden", "oracles"))
+        os.makedirs(os.path.join(root, "tests"))
+        with open(os.path.join(root, "golden", "oracles", "o.py"), "w", encoding="utf-8") as f:
+            f.write("import numpy as np\nimport tahq_spec\n")
+        with open(os.path.join(root, "golden", "oracles", "o.h"), "w", encoding="utf-8") as f:
+            f.write('#include "o2.h"\n')
+        with open(os.path.join(root, "golden", "oracles", "o2.h"), "w", encoding="utf-8") as f:
+            f.write("/* x */\n")
+        with open(os.path.join(root, "tests", "t.c"), "w", encoding="utf-8") as f:
+            f.write('#include "../golden/oracles/o.h"\n')
         problems, _ = check(root)
         print("self-test clean tree: %s" % ("no report" if not problems else "REPORTED %r" % problems))
         failures += bool(problems)

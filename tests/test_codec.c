@@ -24,6 +24,7 @@
  *     garbage gives the same bytes).
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
 
@@ -274,6 +275,150 @@ static const char *section_of(uint64_t off, const ref_msg *m, const tahq_config 
     return "codes/pivots";
 }
 
+/* The precision map (§4.2 with the §4.1 entropies or §4.3 gains) and its
+ * per-group counts; where the map differs, ref is made again on the
+ * library's map so that the remaining checks compare the rest. */
+static void check_allocation(const tahq_config *cfg, const tahq_shape *sh, const float *x,
+                             const uint8_t *out, ref_msg *ref, const char *desc) {
+    const uint64_t S = sh->seq_len, T = sh->channels / cfg->tile;
+    const uint8_t *P = out + 72;
+    uint8_t *libmap = calloc(ref->map_bits + 1, 1);
+    int same = 1;
+    for (uint64_t i = 0; i < ref->map_bits; i++) {
+        libmap[i] = (uint8_t)spec_get_bits(P, i, 1);
+        same &= libmap[i] == ref->map[i];
+    }
+    if (!CHECKF(same, "%s: precision map differs from §4.2 with §4.1 entropies / §4.3 gains",
+                desc)) {
+        n_alloc_diff++;
+        ref_free(ref);
+        ref_encode(cfg, sh, x, libmap, ref);
+    }
+    /* per-group counts (§4.2) */
+    uint64_t grp = cfg->alloc == TAHQ_ALLOC_TILE ? T : S, want = spec_low(grp, cfg->hi_permille);
+    int counts = 1;
+    for (uint64_t g0 = 0; g0 < ref->map_bits; g0 += grp) {
+        uint64_t c = 0;
+        for (uint64_t i = 0; i < grp; i++) c += libmap[g0 + i];
+        counts &= c == want;
+    }
+    CHECKF(counts, "%s: a group does not have exactly low() = %" PRIu64 " low units", desc, want);
+    free(libmap);
+}
+
+/* The tile infos against the reference's, the §8.2 size formula
+ * recomputed from them, and the low units seen through the tile bits. */
+static void check_tile_infos(const tahq_config *cfg, const tahq_shape *sh, const uint8_t *out,
+                             size_t len, const tahq_header *hp, const ref_msg *ref,
+                             tahq_tile_info *info, const char *desc) {
+    const uint32_t G = cfg->tile;
+    const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, T = sh->channels / G,
+                   N = rows * T;
+    const tahq_header h = *hp;
+    if (CHECKF(tahq_tile_infos(out, len, info, N) == TAHQ_OK, "%s: tile_infos", desc)) {
+        uint64_t nf = 0, code_bytes = 0;
+        int infos_ok = 1, bits_ok = 1;
+        for (uint64_t t = 0; t < N; t++) {
+            nf += info[t].flagged;
+            code_bytes += (uint64_t)G * info[t].bits / 8;
+            const tahq_tile_info *e = &ref->info[t];
+            infos_ok &= info[t].bits == e->bits && info[t].flagged == e->flagged &&
+                        (!e->flagged || info[t].pivot == e->pivot) &&
+                        f2u(info[t].zero) == f2u(e->zero) && f2u(info[t].scale) == f2u(e->scale);
+            bits_ok &= info[t].bits == cfg->hi_bits || info[t].bits == cfg->lo_bits;
+        }
+        CHECKF(infos_ok && bits_ok, "%s: tile infos differ from the reference", desc);
+        uint64_t mb = cfg->meta == TAHQ_META_FP32 ? 4 : 2;
+        uint64_t formula = (ref->map_bits + 7) / 8 + (N + 7) / 8 + 2 * N * mb + code_bytes +
+                           (nf * (uint64_t)spec_log2u(G) + 7) / 8;
+        CHECKF(formula == h.payload_bytes && nf == h.n_flagged,
+               "%s: §8.2 size %" PRIu64 " vs payload_bytes %" PRIu64, desc, formula,
+               h.payload_bytes);
+        /* low units seen through the tile bits (distinguishable if lo < hi) */
+        if (cfg->lo_bits < cfg->hi_bits &&
+            (cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN)) {
+            int ok = 1;
+            for (uint64_t b = 0; b < sh->batch; b++) {
+                uint64_t c = 0;
+                for (uint64_t s = 0; s < S; s++) {
+                    uint64_t r0 = (b * S + s) * T;
+                    int lowrow = info[r0].bits == cfg->lo_bits;
+                    for (uint64_t j = 0; j < T; j++) ok &= (info[r0 + j].bits == cfg->lo_bits) == lowrow;
+                    c += (uint64_t)lowrow;
+                }
+                ok &= c == spec_low(S, cfg->hi_permille);
+            }
+            CHECKF(ok, "%s: token/gain mode: not exactly low(S) low tokens per sequence", desc);
+        }
+        if (cfg->lo_bits < cfg->hi_bits && cfg->alloc == TAHQ_ALLOC_TILE) {
+            int ok = 1;
+            for (uint64_t r = 0; r < rows; r++) {
+                uint64_t c = 0;
+                for (uint64_t j = 0; j < T; j++) c += info[r * T + j].bits == cfg->lo_bits;
+                ok &= c == spec_low(T, cfg->hi_permille);
+            }
+            CHECKF(ok, "%s: tile mode: not exactly low(T) low tiles per token", desc);
+        }
+        if (cfg->alloc == TAHQ_ALLOC_NONE) {
+            int ok = 1;
+            for (uint64_t t = 0; t < N; t++) ok &= info[t].bits == cfg->hi_bits;
+            CHECKF(ok, "%s: alloc none: a tile without hi_bits", desc);
+        }
+    }
+}
+
+/* The header of the library's message against the configuration. */
+static void check_header(const tahq_config *cfg, const tahq_shape *sh, const uint8_t *out,
+                         size_t len, const ref_msg *ref, tahq_tile_info *info, const char *desc) {
+    const uint32_t G = cfg->tile;
+    const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, T = sh->channels / G;
+    tahq_header h;
+    if (CHECKF(tahq_parse_header(out, len, &h) == TAHQ_OK, "%s: parse_header", desc)) {
+        CHECK(h.version == (cfg->alloc == TAHQ_ALLOC_GAIN ? 3 : 1) && h.config.tile == G && h.config.hi_bits == cfg->hi_bits &&
+              h.config.lo_bits == cfg->lo_bits && h.config.hi_permille == cfg->hi_permille &&
+              h.config.alloc == cfg->alloc && f2u(h.config.tau) == f2u(cfg->tau) &&
+              h.config.rounding == cfg->rounding && h.config.seed == cfg->seed &&
+              h.config.meta == cfg->meta && h.shape.batch == sh->batch &&
+              h.shape.seq_len == sh->seq_len && h.shape.channels == sh->channels);
+        CHECKF(len == 72 + h.payload_bytes && t_get_le(out + 56, 8) == h.payload_bytes,
+               "%s: len %zu, payload_bytes %" PRIu64, desc, len, h.payload_bytes);
+        uint64_t want_low = cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN
+                                ? sh->batch * spec_low(S, cfg->hi_permille)
+                            : cfg->alloc == TAHQ_ALLOC_TILE ? rows * spec_low(T, cfg->hi_permille)
+                                                            : 0;
+        CHECKF(h.n_low == want_low, "%s: n_low %" PRIu64 ", want %" PRIu64, desc, h.n_low, want_low);
+        CHECK(h.crc == (uint32_t)t_get_le(out + 68, 4));
+        check_tile_infos(cfg, sh, out, len, &h, ref, info, desc);
+    }
+}
+
+/* decode: bit-exact, and the bound on every element */
+static void check_decode(const float *x, const uint8_t *out, size_t len, uint64_t n, float *dec,
+                         double *bnd, const ref_msg *ref, const char *desc) {
+    if (CHECKF(tahq_decode(out, len, dec, n) == TAHQ_OK, "%s: decode", desc)) {
+        CHECKF(memcmp(dec, ref->dec, n * sizeof(float)) == 0, "%s: decoded values differ from §6.1",
+               desc);
+        if (CHECKF(tahq_error_bound(out, len, bnd, n) == TAHQ_OK, "%s: error_bound", desc)) {
+            uint64_t bad = 0, first = 0, agree = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                double e = fabs((double)x[i] - (double)dec[i]);
+                if (!(e <= bnd[i])) {
+                    if (!bad) first = i;
+                    bad++;
+                }
+                if (bnd[i] > 0 && e / bnd[i] > worst_ratio) worst_ratio = e / bnd[i];
+                agree += fabs(bnd[i] - ref->bound[i]) <= 1e-9 * ref->bound[i];
+            }
+            n_elems += n;
+            CHECKF(bad == 0, "%s: |x - x̂| > bound on %" PRIu64 " elements (first %" PRIu64
+                   ": x %a x̂ %a bound %.3g)", desc, bad, first, (double)x[first],
+                   (double)dec[first], bnd[first]);
+            CHECKF(agree == n, "%s: error_bound differs from §6.2/§6.3 on %" PRIu64 " elements",
+                   desc, n - agree);
+        }
+    }
+}
+
 static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *x,
                      const char *what) {
     const uint32_t G = cfg->tile;
@@ -316,32 +461,7 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
     }
     n_ok_cases++;
     CHECKF(len <= cap, "%s: len %zu > bound %zu", desc, len, cap);
-    /* allocation */
-    {
-        const uint8_t *P = out + 72;
-        uint8_t *libmap = calloc(ref.map_bits + 1, 1);
-        int same = 1;
-        for (uint64_t i = 0; i < ref.map_bits; i++) {
-            libmap[i] = (uint8_t)spec_get_bits(P, i, 1);
-            same &= libmap[i] == ref.map[i];
-        }
-        if (!CHECKF(same, "%s: precision map differs from §4.2 with §4.1 entropies / §4.3 gains",
-                    desc)) {
-            n_alloc_diff++;
-            ref_free(&ref);
-            ref_encode(cfg, sh, x, libmap, &ref);
-        }
-        /* per-group counts (§4.2) */
-        uint64_t grp = cfg->alloc == TAHQ_ALLOC_TILE ? T : S, want = spec_low(grp, cfg->hi_permille);
-        int counts = 1;
-        for (uint64_t g0 = 0; g0 < ref.map_bits; g0 += grp) {
-            uint64_t c = 0;
-            for (uint64_t i = 0; i < grp; i++) c += libmap[g0 + i];
-            counts &= c == want;
-        }
-        CHECKF(counts, "%s: a group does not have exactly low() = %" PRIu64 " low units", desc, want);
-        free(libmap);
-    }
+    check_allocation(cfg, sh, x, out, &ref, desc);
     /* bytes */
     if (!CHECKF(len == ref.len && memcmp(out, ref.bytes, len) == 0,
                 "%s: message differs from the reference (len %zu vs %zu)", desc, len, ref.len)) {
@@ -351,97 +471,8 @@ static void run_case(const tahq_config *cfg, const tahq_shape *sh, const float *
                 section_of(i, &ref, cfg, N), i < len ? out[i] : 0, i < ref.len ? ref.bytes[i] : 0);
     }
     /* header */
-    tahq_header h;
-    if (CHECKF(tahq_parse_header(out, len, &h) == TAHQ_OK, "%s: parse_header", desc)) {
-        CHECK(h.version == (cfg->alloc == TAHQ_ALLOC_GAIN ? 3 : 1) && h.config.tile == G && h.config.hi_bits == cfg->hi_bits &&
-              h.config.lo_bits == cfg->lo_bits && h.config.hi_permille == cfg->hi_permille &&
-              h.config.alloc == cfg->alloc && f2u(h.config.tau) == f2u(cfg->tau) &&
-              h.config.rounding == cfg->rounding && h.config.seed == cfg->seed &&
-              h.config.meta == cfg->meta && h.shape.batch == sh->batch &&
-              h.shape.seq_len == sh->seq_len && h.shape.channels == sh->channels);
-        CHECKF(len == 72 + h.payload_bytes && t_get_le(out + 56, 8) == h.payload_bytes,
-               "%s: len %zu, payload_bytes %" PRIu64, desc, len, h.payload_bytes);
-        uint64_t want_low = cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN
-                                ? sh->batch * spec_low(S, cfg->hi_permille)
-                            : cfg->alloc == TAHQ_ALLOC_TILE ? rows * spec_low(T, cfg->hi_permille)
-                                                            : 0;
-        CHECKF(h.n_low == want_low, "%s: n_low %" PRIu64 ", want %" PRIu64, desc, h.n_low, want_low);
-        CHECK(h.crc == (uint32_t)t_get_le(out + 68, 4));
-        /* tile infos and the §8.2 size formula recomputed from them */
-        if (CHECKF(tahq_tile_infos(out, len, info, N) == TAHQ_OK, "%s: tile_infos", desc)) {
-            uint64_t nf = 0, code_bytes = 0;
-            int infos_ok = 1, bits_ok = 1;
-            for (uint64_t t = 0; t < N; t++) {
-                nf += info[t].flagged;
-                code_bytes += (uint64_t)G * info[t].bits / 8;
-                const tahq_tile_info *e = &ref.info[t];
-                infos_ok &= info[t].bits == e->bits && info[t].flagged == e->flagged &&
-                            (!e->flagged || info[t].pivot == e->pivot) &&
-                            f2u(info[t].zero) == f2u(e->zero) && f2u(info[t].scale) == f2u(e->scale);
-                bits_ok &= info[t].bits == cfg->hi_bits || info[t].bits == cfg->lo_bits;
-            }
-            CHECKF(infos_ok && bits_ok, "%s: tile infos differ from the reference", desc);
-            uint64_t mb = cfg->meta == TAHQ_META_FP32 ? 4 : 2;
-            uint64_t formula = (ref.map_bits + 7) / 8 + (N + 7) / 8 + 2 * N * mb + code_bytes +
-                               (nf * (uint64_t)spec_log2u(G) + 7) / 8;
-            CHECKF(formula == h.payload_bytes && nf == h.n_flagged,
-                   "%s: §8.2 size %" PRIu64 " vs payload_bytes %" PRIu64, desc, formula,
-                   h.payload_bytes);
-            /* low units seen through the tile bits (distinguishable if lo < hi) */
-            if (cfg->lo_bits < cfg->hi_bits &&
-                (cfg->alloc == TAHQ_ALLOC_TOKEN || cfg->alloc == TAHQ_ALLOC_GAIN)) {
-                int ok = 1;
-                for (uint64_t b = 0; b < sh->batch; b++) {
-                    uint64_t c = 0;
-                    for (uint64_t s = 0; s < S; s++) {
-                        uint64_t r0 = (b * S + s) * T;
-                        int lowrow = info[r0].bits == cfg->lo_bits;
-                        for (uint64_t j = 0; j < T; j++) ok &= (info[r0 + j].bits == cfg->lo_bits) == lowrow;
-                        c += (uint64_t)lowrow;
-                    }
-                    ok &= c == spec_low(S, cfg->hi_permille);
-                }
-                CHECKF(ok, "%s: token/gain mode: not exactly low(S) low tokens per sequence", desc);
-            }
-            if (cfg->lo_bits < cfg->hi_bits && cfg->alloc == TAHQ_ALLOC_TILE) {
-                int ok = 1;
-                for (uint64_t r = 0; r < rows; r++) {
-                    uint64_t c = 0;
-                    for (uint64_t j = 0; j < T; j++) c += info[r * T + j].bits == cfg->lo_bits;
-                    ok &= c == spec_low(T, cfg->hi_permille);
-                }
-                CHECKF(ok, "%s: tile mode: not exactly low(T) low tiles per token", desc);
-            }
-            if (cfg->alloc == TAHQ_ALLOC_NONE) {
-                int ok = 1;
-                for (uint64_t t = 0; t < N; t++) ok &= info[t].bits == cfg->hi_bits;
-                CHECKF(ok, "%s: alloc none: a tile without hi_bits", desc);
-            }
-        }
-    }
-    /* decode: bit-exact, and the bound on every element */
-    if (CHECKF(tahq_decode(out, len, dec, n) == TAHQ_OK, "%s: decode", desc)) {
-        CHECKF(memcmp(dec, ref.dec, n * sizeof(float)) == 0, "%s: decoded values differ from §6.1",
-               desc);
-        if (CHECKF(tahq_error_bound(out, len, bnd, n) == TAHQ_OK, "%s: error_bound", desc)) {
-            uint64_t bad = 0, first = 0, agree = 0;
-            for (uint64_t i = 0; i < n; i++) {
-                double e = fabs((double)x[i] - (double)dec[i]);
-                if (!(e <= bnd[i])) {
-                    if (!bad) first = i;
-                    bad++;
-                }
-                if (bnd[i] > 0 && e / bnd[i] > worst_ratio) worst_ratio = e / bnd[i];
-                agree += fabs(bnd[i] - ref.bound[i]) <= 1e-9 * ref.bound[i];
-            }
-            n_elems += n;
-            CHECKF(bad == 0, "%s: |x - x̂| > bound on %" PRIu64 " elements (first %" PRIu64
-                   ": x %a x̂ %a bound %.3g)", desc, bad, first, (double)x[first],
-                   (double)dec[first], bnd[first]);
-            CHECKF(agree == n, "%s: error_bound differs from §6.2/§6.3 on %" PRIu64 " elements",
-                   desc, n - agree);
-        }
-    }
+    check_header(cfg, sh, out, len, &ref, info, desc);
+    check_decode(x, out, len, n, dec, bnd, &ref, desc);
     /* determinism */
     memset(out2, 0x3C, cap + 16);
     memset(ws2, 0xC3, wsz + 8);

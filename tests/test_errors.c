@@ -17,6 +17,7 @@
 #include <float.h>
 
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const char *const names[TAHQ_STATUS_COUNT] = {
     "ok",         "err_null",      "err_config",  "err_shape", "err_nonfinite",
@@ -488,11 +489,22 @@ static void reseal(uint8_t *m, size_t len) {
     t_put_le(m + 68, crc, 4);
 }
 
-static void decoder_errors(tahq_alloc alloc) {
-    /* a small message: G = 16, 1 x 5 x 32 (5 rows, T = 2, N = 10 tiles), token
-     * or gain allocation r = 800 (low(5) = 1), tau = 2, fp16 metadata. Map: 5
-     * bits (3 padding bits), flags: 10 bits (6 padding bits). The two have
-     * the same layout (§8.2); the gain message carries version 3. */
+/* The message decoder_errors alters, a working copy and its layout. */
+typedef struct test_msg {
+    uint8_t *m, *w; /* the valid message, a copy to alter (16 bytes more) */
+    size_t n;       /* its length */
+    uint64_t nf;    /* flagged tiles */
+    size_t zoff, soff, poff; /* zero-points, scales, pivots */
+    tahq_alloc alloc;
+    int gain;
+} test_msg;
+
+/* a small message: G = 16, 1 x 5 x 32 (5 rows, T = 2, N = 10 tiles), token
+ * or gain allocation r = 800 (low(5) = 1), tau = 2, fp16 metadata. Map: 5
+ * bits (3 padding bits), flags: 10 bits (6 padding bits). The two have
+ * the same layout (§8.2); the gain message carries version 3. 0, or -1
+ * when it cannot be encoded. */
+static int make_test_msg(tahq_alloc alloc, test_msg *t) {
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
@@ -512,19 +524,40 @@ static void decoder_errors(tahq_alloc alloc) {
     void *ws = malloc(wsz + 8);
     /* want an odd number of flagged tiles, so that the pivot section (4 bits
      * each) has padding bits: add spikes to further tiles until it is odd */
-    for (int t = 9; t >= 5; t--) {
-        if (!CHECK(tahq_encode(&c, &sh, x, ws, wsz, m, cap, &n) == TAHQ_OK)) return;
+    for (int tt = 9; tt >= 5; tt--) {
+        if (!CHECK(tahq_encode(&c, &sh, x, ws, wsz, m, cap, &n) == TAHQ_OK)) {
+            free(m);
+            free(w);
+            free(ws);
+            return -1;
+        }
         if (t_get_le(m + 48, 8) % 2 == 1) break;
-        x[t * 16 + 5] = 30.0f;
+        x[tt * 16 + 5] = 30.0f;
     }
+    free(ws);
     const uint64_t nf = t_get_le(m + 48, 8);
     CHECKF(t_get_le(m + 4, 2) == (gain ? 3u : 1u) && m[11] == alloc, "test message: version %u alloc %u",
            (unsigned)t_get_le(m + 4, 2), m[11]);
     CHECKF(nf >= 1 && (nf * 4) % 8 != 0, "test message: want an odd number of flagged tiles (%" PRIu64 ")", nf);
     /* layout of the payload (§8.2) */
-    const size_t map_b = 1, flag_b = 2, zoff = 72 + map_b + flag_b, soff = zoff + 20, poff = n - (nf * 4 + 7) / 8;
-    dec(m, n, TAHQ_OK, "valid message");
+    const size_t map_b = 1, flag_b = 2;
+    t->m = m;
+    t->w = w;
+    t->n = n;
+    t->nf = nf;
+    t->zoff = 72 + map_b + flag_b;
+    t->soff = t->zoff + 20;
+    t->poff = n - (nf * 4 + 7) / 8;
+    t->alloc = alloc;
+    t->gain = gain;
+    return 0;
+}
 
+/* Truncation, magic and version (§8.4 step 1). */
+static void framing_errors(const test_msg *t) {
+    const uint8_t *m = t->m;
+    uint8_t *w = t->w;
+    const size_t n = t->n;
     /* every truncation: magic and version are fine, payload_bytes agrees, so
      * every prefix is TRUNCATED (§8.4) */
     for (size_t L = 0; L < n; L++) dec(m, L, TAHQ_ERR_TRUNCATED, "truncated");
@@ -546,9 +579,15 @@ static void decoder_errors(tahq_alloc alloc) {
     for (size_t L = 8; L <= n; L += 9) dec(w, L, TAHQ_ERR_VERSION, "header_bytes 64");
     t_put_le(w + 6, 73, 2);
     dec(w, n, TAHQ_ERR_VERSION, "header_bytes 73");
+}
 
-    /* header fields out of range -> HEADER (before size and CRC; checked with
-     * and without a recomputed CRC, and with the full and an over-long length) */
+/* Header fields out of range -> HEADER (before size and CRC; checked with
+ * and without a recomputed CRC, and with the full and an over-long length). */
+static void header_errors(const test_msg *t) {
+    const uint8_t *m = t->m;
+    uint8_t *w = t->w;
+    const size_t n = t->n;
+    const int gain = t->gain;
     struct {
         int off, size;
         uint64_t val;
@@ -584,7 +623,15 @@ static void decoder_errors(tahq_alloc alloc) {
         dec(w, n, TAHQ_ERR_HEADER, hb[i].what);
         dec(w, 72, TAHQ_ERR_HEADER, hb[i].what); /* header check precedes the length check */
     }
-    /* valid header fields that change the payload size -> SIZE */
+}
+
+/* Valid header fields that change the payload size -> SIZE; a valid header
+ * of the same size with the CRC not updated -> CRC; every single-bit flip
+ * some error. */
+static void size_crc_errors(const test_msg *t) {
+    const uint8_t *m = t->m;
+    uint8_t *w = t->w;
+    const size_t n = t->n;
     memcpy(w, m, n);
     w[9] = 5; /* hi_bits 4 -> 5: more code bytes */
     dec(w, n, TAHQ_ERR_SIZE, "hi_bits 5 (size changes)");
@@ -619,8 +666,15 @@ static void decoder_errors(tahq_alloc alloc) {
             flip_hist[st < TAHQ_STATUS_COUNT ? st : 0]++;
             n_flip++;
         }
+}
 
-    /* payload corruptions with a recomputed CRC -> PAYLOAD (without -> CRC) */
+/* Payload corruptions (§8.4 step 5) with a recomputed CRC -> PAYLOAD
+ * (without -> CRC), and a count that does not match. */
+static void payload_errors(const test_msg *t) {
+    const uint8_t *m = t->m;
+    uint8_t *w = t->w;
+    const size_t n = t->n, zoff = t->zoff, soff = t->soff, poff = t->poff;
+    const uint64_t nf = t->nf;
     struct {
         size_t off;
         int size;
@@ -681,9 +735,18 @@ static void decoder_errors(tahq_alloc alloc) {
     dec(m, n, -1, "count 161 for 160 elements");
     g_count = 160;
     dec(m, n, TAHQ_OK, "valid message again");
-    free(m);
-    free(w);
-    free(ws);
+}
+
+static void decoder_errors(tahq_alloc alloc) {
+    test_msg t;
+    if (make_test_msg(alloc, &t) != 0) return;
+    dec(t.m, t.n, TAHQ_OK, "valid message");
+    framing_errors(&t);
+    header_errors(&t);
+    size_crc_errors(&t);
+    payload_errors(&t);
+    free(t.m);
+    free(t.w);
 }
 
 static void status_texts(void) {

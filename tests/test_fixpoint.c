@@ -10,6 +10,7 @@
  * (encoding -g gives the mirrored codes), and the error paths.
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 /* §7.2 encode transcription */
 static tahq_status fix_spec(const float *g, uint64_t rows, uint32_t C, uint32_t b, tahq_meta meta,

@@ -36,6 +36,7 @@
 #include <float.h>
 
 #include "spec_ref.h"
+#include "tutil.h"
 
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
 
@@ -488,64 +489,78 @@ static double norm2(const float *v, uint32_t G) {
 static uint64_t c_cases, c_token_worse, c_gain_above, c_tiles_equal, c_skipped, c_differ;
 static double c_worst_p, c_worst_opt;
 
-static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const float *x, const char *what) {
-    const uint32_t G = cg->tile;
-    const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, T = sh->channels / G, N = rows * T,
-                   n = N * G;
-    char desc[256];
-    snprintf(desc, sizeof desc, "optimal %s [%ux%ux%u] G=%u hi=%u lo=%u r=%u tau=%g rnd=%d meta=%d",
-             what, sh->batch, sh->seq_len, sh->channels, G, cg->hi_bits, cg->lo_bits, cg->hi_permille,
-             (double)cg->tau, cg->rounding, cg->meta);
-    /* four encodes: gain, token, and uniform at hi and at lo (alloc none) */
-    tahq_config ct = *cg, cu[2];
-    ct.alloc = TAHQ_ALLOC_TOKEN;
-    for (int w = 0; w < 2; w++) {
-        cu[w] = *cg;
-        cu[w].alloc = TAHQ_ALLOC_NONE;
-        cu[w].hi_bits = cu[w].lo_bits = w ? cg->hi_bits : cg->lo_bits;
-    }
-    msg mg, mt, mu[2];
-    encode(cg, sh, x, &mg);
-    encode(&ct, sh, x, &mt);
-    encode(&cu[0], sh, x, &mu[0]);
-    encode(&cu[1], sh, x, &mu[1]);
-    float *yg = malloc(n * sizeof(float)), *yt = malloc(n * sizeof(float)),
-          *yu[2] = {malloc(n * sizeof(float)), malloc(n * sizeof(float))};
-    double *gt = malloc(N * sizeof(double)),
-           *tolt[2] = {malloc(N * sizeof(double)), malloc(N * sizeof(double))};
-    double *ch = malloc(N * sizeof(double)),
-           *du[2] = {malloc(N * sizeof(double)), malloc(N * sizeof(double))};
-    double *sig = malloc(rows * sizeof(double));
-    uint8_t *lg = malloc(rows), *lt = malloc(rows);
-    if (!yg || !yt || !yu[0] || !yu[1] || !gt || !tolt[0] || !tolt[1] || !ch || !du[0] || !du[1] ||
-        !sig || !lg || !lt)
+/* What optimal_case computes once and its checks read: the decoded
+ * tensors of the gain and token messages and of the uniform encodes at lo
+ * (0) and hi (1); per tile the §4.3 gain, kappa^2 times the hi error, the
+ * decoded errors and their tolerances at each width; per token sigma; the
+ * gain and token maps. */
+typedef struct opt_data {
+    uint32_t G;
+    uint64_t S, rows, T, N, n;
+    float *yg, *yt, *yu[2];
+    double *gt, *tolt[2], *ch, *du[2], *sig;
+    uint8_t *lg, *lt;
+} opt_data;
+
+static void opt_alloc(opt_data *d, const tahq_config *cg, const tahq_shape *sh) {
+    d->G = cg->tile;
+    d->S = sh->seq_len;
+    d->rows = (uint64_t)sh->batch * d->S;
+    d->T = sh->channels / d->G;
+    d->N = d->rows * d->T;
+    d->n = d->N * d->G;
+    const uint64_t n = d->n, N = d->N, rows = d->rows;
+    d->yg = malloc(n * sizeof(float));
+    d->yt = malloc(n * sizeof(float));
+    d->yu[0] = malloc(n * sizeof(float));
+    d->yu[1] = malloc(n * sizeof(float));
+    d->gt = malloc(N * sizeof(double));
+    d->tolt[0] = malloc(N * sizeof(double));
+    d->tolt[1] = malloc(N * sizeof(double));
+    d->ch = malloc(N * sizeof(double));
+    d->du[0] = malloc(N * sizeof(double));
+    d->du[1] = malloc(N * sizeof(double));
+    d->sig = malloc(rows * sizeof(double));
+    d->lg = malloc(rows);
+    d->lt = malloc(rows);
+    if (!d->yg || !d->yt || !d->yu[0] || !d->yu[1] || !d->gt || !d->tolt[0] || !d->tolt[1] ||
+        !d->ch || !d->du[0] || !d->du[1] || !d->sig || !d->lg || !d->lt)
         abort();
-    if (mu[0].st != TAHQ_OK || mu[1].st != TAHQ_OK) { /* a width overflows: not this part's subject */
-        CHECKF(mg.st == TAHQ_ERR_RANGE || mg.st == TAHQ_OK, "%s: gain status %d", desc, mg.st);
-        c_skipped++;
-        goto done;
-    }
-    if (!CHECKF(mg.st == TAHQ_OK && mt.st == TAHQ_OK, "%s: encode gain %d token %d", desc, mg.st,
-                mt.st) ||
-        !CHECKF(tahq_decode(mg.b, mg.len, yg, n) == TAHQ_OK &&
-                    tahq_decode(mt.b, mt.len, yt, n) == TAHQ_OK &&
-                    tahq_decode(mu[0].b, mu[0].len, yu[0], n) == TAHQ_OK &&
-                    tahq_decode(mu[1].b, mu[1].len, yu[1], n) == TAHQ_OK,
-                "%s: decode", desc))
-        goto done;
-    c_cases++;
-    for (uint64_t i = 0; i < rows; i++) {
-        lg[i] = (uint8_t)map_bit(&mg, i);
-        lt[i] = (uint8_t)map_bit(&mt, i);
-    }
-    /* per tile: the §4.3 values (transcription) and the decoded errors */
+}
+
+static void opt_free(opt_data *d) {
+    free(d->yg);
+    free(d->yt);
+    free(d->yu[0]);
+    free(d->yu[1]);
+    free(d->gt);
+    free(d->tolt[0]);
+    free(d->tolt[1]);
+    free(d->ch);
+    free(d->du[0]);
+    free(d->du[1]);
+    free(d->sig);
+    free(d->lg);
+    free(d->lt);
+}
+
+/* Per tile the §4.3 values (transcription) and the decoded errors; per
+ * token sigma. 0, or -1 when the transcription fails on a tile. */
+static int opt_tiles(const tahq_config *cg, const tahq_shape *sh, const float *x, opt_data *d,
+                     const char *desc) {
+    const uint32_t G = d->G;
+    const uint64_t rows = d->rows, T = d->T, N = d->N;
+    const float *yg = d->yg, *yt = d->yt;
+    const uint8_t *lg = d->lg, *lt = d->lt;
+    float *const *yu = d->yu;
+    double *gt = d->gt, *const *tolt = d->tolt, *ch = d->ch, *const *du = d->du, *sig = d->sig;
     int tiles_equal = 1;
     for (uint64_t t = 0; t < N; t++) {
         int fl;
         double e[2];
         float vh[2][256];
         tahq_status st = spec_gain_tile(cg, x + t * G, t * G, &fl, e, vh, NULL);
-        if (!CHECKF(st == TAHQ_OK, "%s: transcription of tile %" PRIu64 ": %d", desc, t, st)) goto done;
+        if (!CHECKF(st == TAHQ_OK, "%s: transcription of tile %" PRIu64 ": %d", desc, t, st)) return -1;
         const double kap2 = fl && (spec_log2u(G) & 1) ? 2.0 : 1.0;
         gt[t] = spec_tile_gain(cg, fl, e);
         ch[t] = kap2 * e[1];
@@ -567,7 +582,20 @@ static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const floa
         CHECK_QUIET(spec_token_sigma(cg, x + r * sh->channels, (uint32_t)T, r * sh->channels, &sig[r]) ==
                         TAHQ_OK,
                     "%s: sigma", desc);
+    return 0;
+}
 
+/* The gain message's decoded error: exactly the sum of the uniform encodes'
+ * tile errors at each tile's width, and within rounding of the all-high
+ * error plus the gains of the low tokens. *Eg_out gets it. */
+static void opt_check_sum(const float *x, const opt_data *d, const char *desc, double *Eg_out,
+                          double *Et_out) {
+    const uint32_t G = d->G;
+    const uint64_t rows = d->rows, T = d->T, N = d->N;
+    const float *yg = d->yg, *yt = d->yt;
+    const uint8_t *lg = d->lg;
+    const double *gt = d->gt, *ch = d->ch, *sig = d->sig;
+    double *const *tolt = d->tolt, *const *du = d->du;
     /* decoded errors of the two messages, tile by tile in tile order */
     double Eg = 0.0, Et = 0.0, Eu = 0.0;
     for (uint64_t t = 0; t < N; t++) {
@@ -610,7 +638,19 @@ static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const floa
            "%s: gain error %.17g vs all-high %.17g + low gains %.17g: |diff| %.3g > tolerance %.3g",
            desc, Eg, H, Sg, fabs(Eg - P), tolP);
     if (tolP > 0 && fabs(Eg - P) / tolP > c_worst_p) c_worst_p = fabs(Eg - P) / tolP;
+    *Eg_out = Eg;
+    *Et_out = Et;
+}
 
+/* Optimality against the token message at equal n_low, in decoded error
+ * and in sigma. */
+static void opt_check_order(const opt_data *d, double Eg, double Et, const char *desc) {
+    const uint32_t G = d->G;
+    const uint64_t rows = d->rows, T = d->T, N = d->N;
+    const uint8_t *lg = d->lg, *lt = d->lt;
+    const double *gt = d->gt, *sig = d->sig;
+    double *const *tolt = d->tolt;
+    const int lgT = spec_log2u(spec_pow2_ceil((uint32_t)T));
     /* Optimality at equal n_low. Per sequence the gain map takes the low(S)
      * smallest (key, index); keys compare the top 32 bits of σ (sign,
      * exponent, 20 fraction bits), so for a in the gain set and b not in it
@@ -654,24 +694,58 @@ static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const floa
     const double ssum = (fabs(sig_g) + fabs(sig_t)) * 2.0 * (double)rows * U64;
     CHECKF(sig_g <= sig_t + slack + ssum, "%s: Σσ of the gain-only tokens %.17g > token-only %.17g",
            desc, sig_g, sig_t);
+}
+
+static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const float *x, const char *what) {
+    opt_data d;
+    opt_alloc(&d, cg, sh);
+    const uint32_t G = d.G;
+    const uint64_t rows = d.rows, n = d.n;
+    char desc[256];
+    snprintf(desc, sizeof desc, "optimal %s [%ux%ux%u] G=%u hi=%u lo=%u r=%u tau=%g rnd=%d meta=%d",
+             what, sh->batch, sh->seq_len, sh->channels, G, cg->hi_bits, cg->lo_bits, cg->hi_permille,
+             (double)cg->tau, cg->rounding, cg->meta);
+    /* four encodes: gain, token, and uniform at hi and at lo (alloc none) */
+    tahq_config ct = *cg, cu[2];
+    ct.alloc = TAHQ_ALLOC_TOKEN;
+    for (int w = 0; w < 2; w++) {
+        cu[w] = *cg;
+        cu[w].alloc = TAHQ_ALLOC_NONE;
+        cu[w].hi_bits = cu[w].lo_bits = w ? cg->hi_bits : cg->lo_bits;
+    }
+    msg mg, mt, mu[2];
+    encode(cg, sh, x, &mg);
+    encode(&ct, sh, x, &mt);
+    encode(&cu[0], sh, x, &mu[0]);
+    encode(&cu[1], sh, x, &mu[1]);
+    double Eg = 0.0, Et = 0.0;
+    if (mu[0].st != TAHQ_OK || mu[1].st != TAHQ_OK) { /* a width overflows: not this part's subject */
+        CHECKF(mg.st == TAHQ_ERR_RANGE || mg.st == TAHQ_OK, "%s: gain status %d", desc, mg.st);
+        c_skipped++;
+        goto done;
+    }
+    if (!CHECKF(mg.st == TAHQ_OK && mt.st == TAHQ_OK, "%s: encode gain %d token %d", desc, mg.st,
+                mt.st) ||
+        !CHECKF(tahq_decode(mg.b, mg.len, d.yg, n) == TAHQ_OK &&
+                    tahq_decode(mt.b, mt.len, d.yt, n) == TAHQ_OK &&
+                    tahq_decode(mu[0].b, mu[0].len, d.yu[0], n) == TAHQ_OK &&
+                    tahq_decode(mu[1].b, mu[1].len, d.yu[1], n) == TAHQ_OK,
+                "%s: decode", desc))
+        goto done;
+    c_cases++;
+    for (uint64_t i = 0; i < rows; i++) {
+        d.lg[i] = (uint8_t)map_bit(&mg, i);
+        d.lt[i] = (uint8_t)map_bit(&mt, i);
+    }
+    if (opt_tiles(cg, sh, x, &d, desc) != 0) goto done;
+    opt_check_sum(x, &d, desc, &Eg, &Et);
+    opt_check_order(&d, Eg, Et, desc);
 done:
     msg_free(&mg);
     msg_free(&mt);
     msg_free(&mu[0]);
     msg_free(&mu[1]);
-    free(yg);
-    free(yt);
-    free(yu[0]);
-    free(yu[1]);
-    free(gt);
-    free(tolt[0]);
-    free(tolt[1]);
-    free(ch);
-    free(du[0]);
-    free(du[1]);
-    free(sig);
-    free(lg);
-    free(lt);
+    opt_free(&d);
 }
 
 static void part_optimal(int quick) {

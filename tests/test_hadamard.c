@@ -6,6 +6,7 @@
  * applied in binary64, and a transcription of the §5.2 operation order.
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 #define GMAX 256
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};

@@ -24,6 +24,7 @@
  * transcription of §2.3 in spec_ref.h (as are the tree sums and §4.1).
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 /* The transcriptions of §2.3, §2.5 and §4.1 are in spec_ref.h. */
 static float log2_spec(float x) { return spec_log2(x); }

@@ -8,6 +8,7 @@
  * transcription of §5.3.
  */
 #include "spec_ref.h"
+#include "tutil.h"
 
 #define GMAX 256
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};

@@ -2,7 +2,8 @@
 /* case_inputs.h - the building blocks of the golden cases' inputs, shared by
  * the case families of golden_gen.c and golden_gain.c: a shape, a
  * configuration, a tensor of zeros (exit on out of memory: the generator
- * cannot go on) and a uniform value from a Philox word. Integer operations
+ * cannot go on), a uniform value from a Philox word, and the row count of
+ * a case table. Integer operations
  * and exact binary32 scaling only, so the sets are the same on every
  * platform. */
 #ifndef TAHQ_GOLDEN_CASE_INPUTS_H
@@ -15,6 +16,9 @@
 #include "case_writer.h"
 #include "tahq.h"
 #include "tahq_spec.h"
+
+/* the rows of a static table of cases */
+#define N_ROWS(t) (sizeof t / sizeof t[0])
 
 static inline tahq_shape golden_shape(uint32_t b, uint32_t s, uint32_t c)
 {

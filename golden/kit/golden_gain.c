@@ -3,12 +3,11 @@
  * the gain allocation of ref/SPEC.md §4.3 (alloc 3, messages of header
  * version 3, §8.1), each named after the implementation mistake it catches.
  *
- * The claims are checked while the set is written. This file holds its own
- * transcription of SPEC §4.2 and §4.3 (gain_map below: the tile errors at
- * both widths, the binary64 sums in the orders of §2.5, the x2 of flagged
- * tiles when log2 G is odd, the key, the per-sequence ranking), written from
- * the SPEC on the §5 primitives of tahq_spec.h only (gate, transform,
- * quantization), with a switch for each mistake. For every encode case
+ * The claims are checked while the set is written, against the independent
+ * transcription of SPEC §4.2 and §4.3 in golden/oracles/gain_spec.c
+ * (gain_spec_map: the tile errors at both widths, the binary64 sums in the
+ * orders of §2.5, the x2 of flagged tiles when log2 G is odd, the key, the
+ * per-sequence ranking, with a switch for each mistake). For every encode case
  *   - the transcription's map must equal the precision map of the message
  *     libtahq writes (so the two independent readings of §4.3 agree), and
  *   - each mistake the case names must give another map, or another status
@@ -27,324 +26,18 @@
 #include "case_inputs.h"
 #include "codec_ops.h"
 #include "dist_gen.h"
+#include "gain_spec.h"
 #include "golden_common.h"
 #include "golden_gain.h"
 #include "llm_tensor.h"
 #include "message_reseal.h"
 #include "tahq_spec.h"
 
-/* ------------------------------------------------------------ the mistakes */
-
-enum {
-    GV_SPEC,          /* SPEC §4.3 */
-    GV_ENTROPY,       /* alloc token's entropy ranking (§4.2) */
-    GV_F32,           /* squares, e_b, g and sigma in binary32 */
-    GV_SEQ_TILE,      /* e_b summed left to right */
-    GV_ADJ_TILE,      /* e_b by an adjacent-pair tree (v[2j] + v[2j+1]) */
-    GV_SEQ_PSUM,      /* sigma summed left to right over the tiles */
-    GV_NO_X2,         /* no x2 for flagged tiles (log2 G odd) */
-    GV_X2_ANY_K,      /* x2 for flagged tiles whatever the parity of log2 G */
-    GV_X2_UNFLAGGED,  /* x2 for every tile when log2 G is odd */
-    GV_KEY_PLAIN,     /* key = the plain high word of sigma's bits */
-    GV_KEY_SIGNFLIP,  /* key = high word of (bits xor 2^63), also for sigma < 0 */
-    GV_KEY_F32,       /* key from the binary32 value of sigma */
-    GV_KEY_FULL64,    /* the whole 64-bit ordered word, not its high half */
-    GV_KEY_SHIFT31,   /* o >> 31 (one bit more than the SPEC's key) */
-    GV_KEY_SHIFT33,   /* o >> 33 (one bit less) */
-    GV_KEY_LOWWORD,   /* the low 32 bits of o */
-    GV_TIE_HIGH,      /* equal keys: the higher row first */
-    GV_RAW_TILE,      /* flagged tiles quantized untransformed */
-    GV_DECODED,       /* error after the inverse transform, against x (no x2) */
-    GV_NEAREST,       /* nearest-even codes in the ranking of a stochastic message */
-    GV_ROW_INDEX,     /* stochastic codes keyed by the index within the row */
-    GV_SEED_ZERO,     /* stochastic codes of seed 0, not the message's seed */
-    GV_BATCH,         /* one ranking over the whole batch (B * low(S) tokens) */
-    GV_META_FP16,     /* the ranking's metadata fp16, bf16 or fp32 whatever */
-    GV_META_BF16,     /*   the message's meta */
-    GV_META_FP32,
-    GV_RANGE_IGNORED, /* a token whose tile overflows the metadata ranked last */
-    GV_ALWAYS_RANK,   /* keys computed when low(S) = 0 */
-    GV_N
-};
-#define GV_END (-1)
-
-static const struct {
-    const char *what, *flag;
-} gv_info[GV_N] = {
-    [GV_SPEC] = {"the SPEC", ""},
-    [GV_ENTROPY] = {"the entropy ranking of alloc token", "gain_not_entropy"},
-    [GV_F32] = {"binary32 sums (squares, e_b, g and sigma)", "sum_binary64"},
-    [GV_SEQ_TILE] = {"a left-to-right sum of the squared errors of a tile", "sum_order_tile"},
-    [GV_ADJ_TILE] = {"an adjacent-pair tree over the squared errors of a tile", "sum_order_tile"},
-    [GV_SEQ_PSUM] = {"a left-to-right sum of the tile gains", "sum_order_tiles"},
-    [GV_NO_X2] = {"no x2 for flagged tiles", "x2_odd_k"},
-    [GV_X2_ANY_K] = {"x2 for flagged tiles with log2 G even too", "x2_even_k"},
-    [GV_X2_UNFLAGGED] = {"x2 for unflagged tiles too", "x2_flagged_only"},
-    [GV_KEY_PLAIN] = {"the plain high word of sigma as the key", "key_sign"},
-    [GV_KEY_SIGNFLIP] = {"the sign bit flipped for negative sigma too", "key_sign"},
-    [GV_KEY_F32] = {"a key from the binary32 value of sigma", "key_truncation"},
-    [GV_KEY_FULL64] = {"all 64 bits of the ordered word as the key", "key_truncation"},
-    [GV_KEY_SHIFT31] = {"a 33-bit key (o >> 31)", "key_truncation"},
-    [GV_KEY_SHIFT33] = {"a 31-bit key (o >> 33)", "key_high_word"},
-    [GV_KEY_LOWWORD] = {"the low 32 bits of o as the key", "key_high_word"},
-    [GV_TIE_HIGH] = {"ties to the higher row", "tie_gain"},
-    [GV_RAW_TILE] = {"flagged tiles quantized without the transform", "transformed_error"},
-    [GV_DECODED] = {"the error measured after the inverse transform (no x2)", "transformed_error"},
-    [GV_NEAREST] = {"nearest-even codes in the ranking", "stochastic_codes"},
-    [GV_ROW_INDEX] = {"stochastic codes keyed by the index within the row", "stochastic_codes"},
-    [GV_SEED_ZERO] = {"stochastic codes of seed 0", "stochastic_codes"},
-    [GV_BATCH] = {"one ranking over the whole batch", "sequence_scope"},
-    [GV_META_FP16] = {"fp16 metadata in the ranking", "meta_in_ranking"},
-    [GV_META_BF16] = {"bf16 metadata in the ranking", "meta_in_ranking"},
-    [GV_META_FP32] = {"fp32 metadata in the ranking", "meta_in_ranking"},
-    [GV_RANGE_IGNORED] = {"a token whose tile overflows the metadata ranked last instead of "
-                          "ERR_RANGE", "range_in_ranking"},
-    [GV_ALWAYS_RANK] = {"keys computed although low(S) = 0", "low_zero_no_keys"},
-};
-
-/* -------------------------------------------- SPEC §4.3, transcribed again */
-
 static uint64_t d2u(double d)
 {
     uint64_t u;
     memcpy(&u, &d, 8);
     return u;
-}
-
-/* e_b: the squares D[0..n) summed in binary64 (n a power of two), by the
- * halving tree of §2.5 or a mistaken order. D is overwritten. */
-static double sum_squares(double *D, uint32_t n, int v)
-{
-    if (v == GV_SEQ_TILE) {
-        double s = D[0];
-        for (uint32_t i = 1; i < n; i++)
-            s = s + D[i];
-        return s;
-    }
-    if (v == GV_ADJ_TILE) {
-        for (uint32_t m = n; m > 1; m /= 2)
-            for (uint32_t j = 0; j < m / 2; j++)
-                D[j] = D[2 * j] + D[2 * j + 1];
-        return D[0];
-    }
-    for (uint32_t h = n / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            D[j] = D[j] + D[j + h];
-    return D[0];
-}
-
-static float sum_squares32(float *D, uint32_t n)
-{
-    for (uint32_t h = n / 2; h >= 1; h /= 2)
-        for (uint32_t j = 0; j < h; j++)
-            D[j] = D[j] + D[j + h];
-    return D[0];
-}
-
-/* psum of §2.5 over w[first .. first+n) of T values padded with +0, n a
- * power of two: the two halves, then their sum. */
-static double psum64(const double *w, uint32_t first, uint32_t n, uint32_t T)
-{
-    if (n == 1)
-        return first < T ? w[first] : 0.0;
-    return psum64(w, first, n / 2, T) + psum64(w, first + n / 2, n / 2, T);
-}
-
-static float psum32(const float *w, uint32_t first, uint32_t n, uint32_t T)
-{
-    if (n == 1)
-        return first < T ? w[first] : 0.0f;
-    return psum32(w, first, n / 2, T) + psum32(w, first + n / 2, n / 2, T);
-}
-
-static uint32_t pow2_at_least(uint32_t T)
-{
-    uint32_t P = 1;
-    while (P < T)
-        P *= 2;
-    return P;
-}
-
-/* sigma of one token: row[T*G], its first element's global index elem0.
- * TAHQ_OK, or the status of a tile that cannot be quantized. */
-static int token_sigma(const tahq_config *c, const float *row, uint32_t T, uint64_t elem0, int v,
-                       double *sigma)
-{
-    const uint32_t G = c->tile;
-    uint32_t k = 0;
-    while ((1u << k) < G)
-        k++;
-    const uint32_t widths[2] = {c->lo_bits, c->hi_bits};
-    tahq_meta meta = c->meta;
-    if (v == GV_META_FP16)
-        meta = TAHQ_META_FP16;
-    else if (v == GV_META_BF16)
-        meta = TAHQ_META_BF16;
-    else if (v == GV_META_FP32)
-        meta = TAHQ_META_FP32;
-    const tahq_rounding rounding = v == GV_NEAREST ? TAHQ_ROUND_NEAREST_EVEN : c->rounding;
-    double *g64 = calloc((size_t)T, sizeof *g64);
-    float *g32 = calloc((size_t)T, sizeof *g32);
-    if (!g64 || !g32) {
-        free(g64);
-        free(g32);
-        return TAHQ_ERR_BUFFER;
-    }
-    int st = TAHQ_OK;
-    for (uint32_t t = 0; t < T && st == TAHQ_OK; t++) {
-        const float *tx = row + (uint64_t)t * G;
-        uint32_t pivot = 0;
-        const int flagged = tahq_gate(tx, G, c->tau, &pivot);
-        float vv[256];
-        memcpy(vv, tx, G * sizeof(float));
-        if (flagged && v != GV_RAW_TILE)
-            tahq_hadamard_forward(vv, G, pivot);
-        double e64[2] = {0, 0};
-        float e32[2] = {0, 0};
-        for (int w = 0; w < 2; w++) {
-            float z, s, vh[256];
-            uint8_t q[256];
-            const uint64_t first = (v == GV_ROW_INDEX ? 0 : elem0) + (uint64_t)t * G;
-            st = tahq_quantize_tile(vv, G, widths[w], meta, rounding,
-                                    v == GV_SEED_ZERO ? 0 : c->seed, first, &z, &s, q);
-            if (st != TAHQ_OK)
-                break;
-            for (uint32_t i = 0; i < G; i++)
-                vh[i] = z + (float)q[i] * s; /* §6.1, before any inverse transform */
-            const float *ref = vv;
-            if (v == GV_DECODED && flagged) {
-                tahq_hadamard_inverse(vh, G, pivot);
-                ref = tx;
-            }
-            double D[256] = {0};
-            float Df[256] = {0};
-            for (uint32_t i = 0; i < G; i++) {
-                const float d = vh[i] - ref[i];
-                D[i] = (double)d * (double)d;
-                Df[i] = d * d;
-            }
-            e64[w] = sum_squares(D, G, v);
-            e32[w] = sum_squares32(Df, G);
-        }
-        if (st != TAHQ_OK)
-            break;
-        double g = e64[0] - e64[1];
-        float gf = e32[0] - e32[1];
-        int x2 = flagged && (k & 1u);
-        if (v == GV_NO_X2 || v == GV_DECODED)
-            x2 = 0;
-        else if (v == GV_X2_ANY_K)
-            x2 = flagged;
-        else if (v == GV_X2_UNFLAGGED)
-            x2 = (int)(k & 1u);
-        if (x2) {
-            g = 2.0 * g;
-            gf = 2.0f * gf;
-        }
-        g64[t] = g;
-        g32[t] = gf;
-    }
-    if (st == TAHQ_OK) {
-        if (v == GV_F32) {
-            *sigma = (double)psum32(g32, 0, pow2_at_least(T), T);
-        } else if (v == GV_SEQ_PSUM) {
-            double s = g64[0];
-            for (uint32_t t = 1; t < T; t++)
-                s = s + g64[t];
-            *sigma = s;
-        } else {
-            *sigma = psum64(g64, 0, pow2_at_least(T), T);
-        }
-    }
-    free(g64);
-    free(g32);
-    return st;
-}
-
-/* §4.3 step 4: the word that orders as sigma. */
-static uint64_t order_word(double sigma)
-{
-    const uint64_t w = d2u(sigma);
-    return (w >> 63) ? ~w : w ^ 0x8000000000000000ull;
-}
-
-static uint64_t sigma_key(double sigma, int v)
-{
-    const uint64_t w = d2u(sigma), o = order_word(sigma);
-    switch (v) {
-    case GV_KEY_PLAIN: return w >> 32;
-    case GV_KEY_SIGNFLIP: return (w ^ 0x8000000000000000ull) >> 32;
-    case GV_KEY_F32: {
-        const uint32_t b = f2u((float)sigma);
-        return (b >> 31) ? (uint32_t)~b : b ^ 0x80000000u;
-    }
-    case GV_KEY_FULL64: return o;
-    case GV_KEY_SHIFT31: return o >> 31;
-    case GV_KEY_SHIFT33: return o >> 33;
-    case GV_KEY_LOWWORD: return o & 0xFFFFFFFFu;
-    default: return o >> 32;
-    }
-}
-
-typedef struct ranked {
-    uint64_t key, row;
-} ranked;
-
-static int tie_high;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (x->row == y->row)
-        return 0;
-    return (x->row < y->row) != tie_high ? -1 : 1;
-}
-
-/* The precision map (low[r] = 1: row r gets lo_bits) of alloc gain under
- * mistake v (GV_SPEC: the SPEC). TAHQ_OK or the status of the ranking. */
-static int gain_map(const tahq_config *c, const tahq_shape *s, const float *x, int v,
-                    uint8_t *low)
-{
-    const uint32_t G = c->tile;
-    const uint64_t C = s->channels, S = s->seq_len, rows = (uint64_t)s->batch * S;
-    const uint32_t T = (uint32_t)(C / G);
-    memset(low, 0, (size_t)rows);
-    const uint64_t low_s = tahq_low_count(S, c->hi_permille);
-    if (low_s == 0 && v != GV_ALWAYS_RANK)
-        return TAHQ_OK; /* no key is computed */
-    ranked *rk = malloc((size_t)rows * sizeof *rk);
-    if (!rk)
-        return TAHQ_ERR_BUFFER;
-    for (uint64_t r = 0; r < rows; r++) {
-        rk[r].row = r;
-        if (v == GV_ENTROPY) {
-            rk[r].key = f2u(tahq_entropy(x + r * C, T, G));
-            continue;
-        }
-        double sigma = 0;
-        const int st = token_sigma(c, x + r * C, T, r * C, v, &sigma);
-        if (st == TAHQ_ERR_RANGE && v == GV_RANGE_IGNORED) {
-            rk[r].key = UINT64_MAX;
-            continue;
-        }
-        if (st != TAHQ_OK) {
-            free(rk);
-            return st;
-        }
-        rk[r].key = sigma_key(sigma, v);
-    }
-    tie_high = v == GV_TIE_HIGH;
-    const uint64_t group = v == GV_BATCH ? rows : S, count = v == GV_BATCH ? s->batch * low_s : low_s;
-    for (uint64_t first = 0; first < rows; first += group) {
-        qsort(rk + first, (size_t)group, sizeof *rk, cmp_ranked);
-        for (uint64_t i = 0; i < count; i++)
-            low[rk[first + i].row] = 1;
-    }
-    tie_high = 0;
-    free(rk);
-    return TAHQ_OK;
 }
 
 /* ------------------------------------------------------------ checking */
@@ -419,13 +112,13 @@ static int claims_hold(const tahq_config *c, const tahq_shape *s, const float *x
 {
     const uint64_t rows = rows_of(s);
     uint8_t *m0 = malloc((size_t)rows), *m1 = malloc((size_t)rows);
-    int ok = m0 && m1 && gain_map(c, s, x, GV_SPEC, m0) == expect_st;
+    int ok = m0 && m1 && gain_spec_map(c, s, x, GV_SPEC, m0) == expect_st;
     for (size_t i = 0; ok && i < n_vars(differ); i++) {
-        const int st = gain_map(c, s, x, differ[i], m1);
+        const int st = gain_spec_map(c, s, x, differ[i], m1);
         ok = st != expect_st || (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) != 0);
     }
     for (size_t i = 0; ok && i < n_vars(equal); i++)
-        ok = gain_map(c, s, x, equal[i], m1) == expect_st &&
+        ok = gain_spec_map(c, s, x, equal[i], m1) == expect_st &&
              (expect_st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) == 0);
     free(m0);
     free(m1);
@@ -446,7 +139,7 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
     int rc = -1;
     if (!m0 || !m1 || !t0 || !t1)
         goto out;
-    int st = gain_map(c, s, x, GV_SPEC, m0);
+    int st = gain_spec_map(c, s, x, GV_SPEC, m0);
     if (st != TAHQ_OK) {
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
@@ -461,7 +154,7 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
         if (((msg[72 + r / 8] >> (r % 8)) & 1u) != m0[r]) {
             fprintf(stderr,
                     "tahq golden-gen: case %s: row %" PRIu64 ": libtahq's map and the "
-                    "transcription of SPEC 4.3 in golden_gain.c disagree\n",
+                    "transcription of SPEC 4.3 in golden/oracles/gain_spec.c disagree\n",
                     id, r);
             goto out;
         }
@@ -470,29 +163,29 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
            t0);
     for (size_t i = 0; i < n_vars(differ); i++) {
         const int v = differ[i];
-        st = gain_map(c, s, x, v, m1);
+        st = gain_spec_map(c, s, x, v, m1);
         if (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) == 0) {
             fprintf(stderr, "tahq golden-gen: case %s: %s gives the same map: the case does not "
-                            "catch it\n", id, gv_info[v].what);
+                            "catch it\n", id, gain_spec_mistakes[v].what);
             goto out;
         }
         if (st == TAHQ_OK)
             fmt_map(m1, s, t1, 4096);
         else
             snprintf(t1, 4096, "%s", tahq_status_name(st));
-        append(desc, dn, "; %s gives %s", gv_info[v].what, t1);
-        add_flag(flags, fn, gv_info[v].flag);
+        append(desc, dn, "; %s gives %s", gain_spec_mistakes[v].what, t1);
+        add_flag(flags, fn, gain_spec_mistakes[v].flag);
     }
     for (size_t i = 0; i < n_vars(equal); i++) {
         const int v = equal[i];
-        st = gain_map(c, s, x, v, m1);
+        st = gain_spec_map(c, s, x, v, m1);
         if (st != TAHQ_OK || memcmp(m0, m1, (size_t)rows) != 0) {
             fprintf(stderr, "tahq golden-gen: case %s: %s was to give the same map\n", id,
-                    gv_info[v].what);
+                    gain_spec_mistakes[v].what);
             goto out;
         }
         append(desc, dn, "; %s%s gives the same map", i ? "" : "equivalent here: ",
-               gv_info[v].what);
+               gain_spec_mistakes[v].what);
     }
     append(desc, dn, "%s%s", ".", "");
     rc = 0;
@@ -534,7 +227,7 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
     snprintf(desc, sizeof desc, "%s Checked by golden-gen:", desc0);
     snprintf(flags, sizeof flags, "gain%s%s", *flags0 ? "," : "", flags0);
     uint8_t *m = calloc((size_t)rows_of(s) + 1, 1);
-    int st = m ? gain_map(c, s, x, GV_SPEC, m) : TAHQ_ERR_BUFFER;
+    int st = m ? gain_spec_map(c, s, x, GV_SPEC, m) : TAHQ_ERR_BUFFER;
     if (st != expect) {
         fprintf(stderr, "tahq golden-gen: case %s: the transcription of SPEC 4.3 gives %s\n", id,
                 tahq_status_name(st));
@@ -543,10 +236,10 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
         return;
     }
     for (size_t i = 0; i < n_vars(differ); i++) {
-        st = gain_map(c, s, x, differ[i], m);
+        st = gain_spec_map(c, s, x, differ[i], m);
         if (st == expect) {
             fprintf(stderr, "tahq golden-gen: case %s: %s gives %s too\n", id,
-                    gv_info[differ[i]].what, tahq_status_name(st));
+                    gain_spec_mistakes[differ[i]].what, tahq_status_name(st));
             free(m);
             golden_writer_fail(g);
             return;
@@ -554,9 +247,9 @@ static void gain_error_case(golden_writer *g, const char *id, const char *flags0
         char t[512];
         if (st == TAHQ_OK)
             fmt_map(m, s, t, sizeof t);
-        append(desc, sizeof desc, "%s %s", i ? ";" : "", gv_info[differ[i]].what);
+        append(desc, sizeof desc, "%s %s", i ? ";" : "", gain_spec_mistakes[differ[i]].what);
         append(desc, sizeof desc, " accepts it (map %s)%s", st == TAHQ_OK ? t : "?", "");
-        add_flag(flags, sizeof flags, gv_info[differ[i]].flag);
+        add_flag(flags, sizeof flags, gain_spec_mistakes[differ[i]].flag);
     }
     append(desc, sizeof desc, "%s%s", ".", "");
     free(m);
@@ -654,50 +347,133 @@ static void seeded_case(golden_writer *g, const char *id, const char *flags, con
 
 /* ------------------------------------------------------------ families */
 
-/* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
- * gain and entropy choose different tokens. T is not a power of two, so
- * the tile gains are summed with padding (§2.5). */
-static void fam_paper(golden_writer *g)
+/* A case on an input drawn from a seed (seeded_case): one row. differ and
+ * equal list the mistakes the case must tell apart and those it states do
+ * not matter there (GV_END-terminated; NULL: none). */
+typedef struct gain_seeded {
+    const char *id, *flags, *what;
+    tahq_config cfg;
+    tahq_shape shape;
+    int kind; /* FILL_* */
+    uint64_t seed0;
+    const int *differ, *equal;
+} gain_seeded;
+
+/* alloc gain with round-half-even and seed 0, and with rounding and seed */
+#define GCFG(G, hi, lo, r, tau, m) \
+    {G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_NEAREST_EVEN, 0, TAHQ_META_##m}
+#define GCFG_R(G, hi, lo, r, tau, rd, seed, m) \
+    {G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_##rd, seed, TAHQ_META_##m}
+#define MISTAKES(...) ((const int[]){__VA_ARGS__, GV_END})
+
+static void seeded_cases(golden_writer *g, const gain_seeded *t, size_t n)
 {
-    const int differ[] = {GV_ENTROPY, GV_END};
-    tahq_config c = gcfg(64, 4, 3, 800, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = golden_shape(2, 20, 320);
-    seeded_case(g, "gain-paper-iid-2x20x320", "paper_point",
-                "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
-                "the least squared error are not those of lowest entropy; T = 5 tiles a token "
-                "(the tile gains summed with +0 padding)",
-                &c, &s, FILL_GAUSS, 5, differ, NULL);
-    s = golden_shape(2, 64, 1600);
-    seeded_case(g, "gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
-                "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
-                "C = 1600 (T = 25): gain and entropy choose different tokens",
-                &c, &s, FILL_LLM, 3, differ, NULL);
+    for (size_t i = 0; i < n; i++)
+        seeded_case(g, t[i].id, t[i].flags, t[i].what, &t[i].cfg, &t[i].shape, t[i].kind,
+                    t[i].seed0, t[i].differ, t[i].equal);
 }
 
 /* Every G: with log2 G odd (8, 32, 128) the gain of a flagged tile is
  * doubled, and leaving the x2 out changes the map; with log2 G even (16,
  * 64, 256) it is not, and a x2 there changes the map. */
-static void fam_tiles(golden_writer *g)
-{
-    static const uint32_t Gs[6] = {8, 16, 32, 64, 128, 256};
-    const int odd[] = {GV_NO_X2, GV_X2_UNFLAGGED, GV_END};
-    const int even[] = {GV_X2_ANY_K, GV_END};
-    char id[64], what[256];
-    for (int i = 0; i < 6; i++) {
-        const uint32_t G = Gs[i];
-        const int k_odd = i % 2 == 0;
-        tahq_config c = gcfg(G, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 8, 512);
-        snprintf(id, sizeof id, "gain-g%03u", (unsigned)G);
-        snprintf(what, sizeof what,
-                 "G=%u (log2 G = %d, %s): tokens with different shares of flagged tiles; %s",
-                 (unsigned)G, i + 3, k_odd ? "odd" : "even",
-                 k_odd ? "the gain of a flagged tile is doubled (SPEC 4.3 step 2)"
-                       : "no tile gain is doubled");
-        seeded_case(g, id, "sweep", what, &c, &s, FILL_MIXED, 100 + 10 * (uint64_t)i,
-                    k_odd ? odd : even, NULL);
-    }
-}
+#define TILE_ODD(id, G, k, seed0)                                                                  \
+    {id, "sweep",                                                                                  \
+     "G=" #G " (log2 G = " #k ", odd): tokens with different shares of flagged tiles; the gain "   \
+     "of a flagged tile is doubled (SPEC 4.3 step 2)",                                             \
+     GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0,                               \
+     MISTAKES(GV_NO_X2, GV_X2_UNFLAGGED), NULL}
+#define TILE_EVEN(id, G, k, seed0)                                                                 \
+    {id, "sweep",                                                                                  \
+     "G=" #G " (log2 G = " #k ", even): tokens with different shares of flagged tiles; no tile "   \
+     "gain is doubled",                                                                            \
+     GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0, MISTAKES(GV_X2_ANY_K), NULL}
+
+/* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
+ * gain and entropy choose different tokens. T is not a power of two, so
+ * the tile gains are summed with padding (§2.5). Then every G, and the
+ * transformed tile's error. */
+static const gain_seeded seeded_paper_tiles[] = {
+    {"gain-paper-iid-2x20x320", "paper_point",
+     "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
+     "the least squared error are not those of lowest entropy; T = 5 tiles a token "
+     "(the tile gains summed with +0 padding)",
+     GCFG(64, 4, 3, 800, 2.0f, FP16), {2, 20, 320}, FILL_GAUSS, 5, MISTAKES(GV_ENTROPY), NULL},
+    {"gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
+     "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
+     "C = 1600 (T = 25): gain and entropy choose different tokens",
+     GCFG(64, 4, 3, 800, 2.0f, FP16), {2, 64, 1600}, FILL_LLM, 3, MISTAKES(GV_ENTROPY), NULL},
+    TILE_ODD("gain-g008", 8, 3, 100),
+    TILE_EVEN("gain-g016", 16, 4, 110),
+    TILE_ODD("gain-g032", 32, 5, 120),
+    TILE_EVEN("gain-g064", 64, 6, 130),
+    TILE_ODD("gain-g128", 128, 7, 140),
+    TILE_EVEN("gain-g256", 256, 8, 150),
+    /* flagged tiles: the error is that of the transformed tile */
+    {"gain-transform-raw-tile", "",
+     "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
+     "measuring the error of the raw tile changes the map",
+     GCFG(32, 4, 3, 500, 2.0f, FP16), {1, 8, 256}, FILL_MIXED, 200, MISTAKES(GV_RAW_TILE), NULL},
+};
+#undef TILE_ODD
+#undef TILE_EVEN
+
+/* tau = 0 and inf; stochastic rounding (the ranking quantizes with the
+ * message's codes: seed, global element index); the three metadata types
+ * (the message's grid); the low-width share r = 0, 1, 500, 999 (S = 1000:
+ * one low token). */
+static const gain_seeded seeded_tau_to_share[] = {
+    /* tau = 0: every non-zero tile flagged, so the x2 scales every key alike */
+    {"gain-tau0", "",
+     "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
+     "then doubles every key alike and cannot change the map",
+     GCFG(32, 4, 3, 500, 0.0f, FP16), {1, 8, 256}, FILL_GAUSS, 220, MISTAKES(GV_RAW_TILE),
+     MISTAKES(GV_NO_X2)},
+    {"gain-tau-inf", "", "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
+     GCFG(64, 4, 3, 500, INFINITY, FP16), {1, 8, 256}, FILL_MIXED, 230, MISTAKES(GV_ENTROPY),
+     MISTAKES(GV_RAW_TILE, GV_NO_X2, GV_DECODED)},
+    {"gain-stochastic", "",
+     "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
+     "those of the message's stochastic codes, keyed by the global element index",
+     GCFG_R(64, 4, 3, 500, 2.0f, STOCHASTIC, 0x9E3779B97F4A7C15ull, FP16), {2, 8, 256},
+     FILL_GAUSS, 300, MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO), NULL},
+    {"gain-stochastic-seed-max", "",
+     "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
+     "ranking",
+     GCFG_R(8, 3, 2, 500, 2.0f, STOCHASTIC, UINT64_MAX, BF16), {2, 8, 64}, FILL_MIXED, 310,
+     MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO), NULL},
+    {"gain-meta-fp16", "",
+     "fp16 metadata: the ranking quantizes with the message's zero-points and scales",
+     GCFG(16, 4, 2, 500, 2.0f, FP16), {1, 16, 128}, FILL_GAUSS, 400,
+     MISTAKES(GV_META_BF16, GV_META_FP32), NULL},
+    {"gain-meta-bf16", "",
+     "bf16 metadata: the ranking quantizes with the message's zero-points and scales",
+     GCFG(16, 4, 2, 500, 2.0f, BF16), {1, 16, 128}, FILL_GAUSS, 410,
+     MISTAKES(GV_META_FP16, GV_META_FP32), NULL},
+    {"gain-meta-fp32", "",
+     "fp32 metadata: the ranking quantizes with the message's zero-points and scales",
+     GCFG(16, 4, 2, 500, 2.0f, FP32), {1, 16, 128}, FILL_GAUSS, 420,
+     MISTAKES(GV_META_FP16, GV_META_BF16), NULL},
+    {"gain-r0000", "",
+     "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
+     GCFG(32, 4, 3, 0, 2.0f, FP16), {1, 16, 128}, FILL_MIXED, 500, NULL, NULL},
+    {"gain-r0001", "", "r = 1: low(16) = 15, the one token with the largest key stays high",
+     GCFG(32, 4, 3, 1, 2.0f, FP16), {1, 16, 128}, FILL_MIXED, 510, MISTAKES(GV_ENTROPY), NULL},
+    {"gain-r0500", "", "r = 500: low(16) = 8", GCFG(32, 4, 3, 500, 2.0f, FP16), {1, 16, 128},
+     FILL_MIXED, 520, MISTAKES(GV_ENTROPY), NULL},
+    {"gain-r0999-s1000", "",
+     "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key",
+     GCFG(8, 4, 3, 999, 2.0f, FP16), {1, 1000, 8}, FILL_MIXED, 530, MISTAKES(GV_ENTROPY), NULL},
+};
+
+/* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
+ * row: the first low(S) rows are low. */
+static const gain_seeded seeded_equal_bits[] = {
+    {"gain-equal-bits", "tie_gain",
+     "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
+     "first low(S) rows are low (ties by lower row)",
+     GCFG(16, 3, 3, 500, 2.0f, FP16), {1, 8, 64}, FILL_MIXED, 700,
+     MISTAKES(GV_ENTROPY, GV_TIE_HIGH), NULL},
+};
 
 /* Near-tied token pairs: row A and A with one element moved by m ulps. Rows
  * pairs[2j], pairs[2j+1] of the result (B sequences of 2 tokens, low 1
@@ -711,9 +487,10 @@ static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int 
     const uint32_t T = C / c->tile;
     double sa = 0, sv = 0;
     int found = 0;
-    if (token_sigma(c, a, T, 0, GV_SPEC, &sa) || token_sigma(c, a, T, C, v, &sv))
+    if (gain_spec_token_sigma(c, a, T, 0, GV_SPEC, &sa) ||
+        gain_spec_token_sigma(c, a, T, C, v, &sv))
         goto done;
-    const uint64_t ka = sigma_key(sa, GV_SPEC), kva = sigma_key(sv, v);
+    const uint64_t ka = gain_spec_key(sa, GV_SPEC), kva = gain_spec_key(sv, v);
     for (int m = 1; m <= 48 && found < want; m++)
         for (uint32_t e = 0; e < C && found < want; e++)
             for (int sign = 0; sign < 2 && found < want; sign++) {
@@ -724,9 +501,10 @@ static int find_flip_pairs(const tahq_config *c, uint32_t C, uint64_t seed, int 
                 double sb = 0, svb = 0;
                 /* row 1 of a sequence: its global index is (2 found + 1) C;
                  * nearest rounding makes the codes independent of it */
-                if (token_sigma(c, b, T, C, GV_SPEC, &sb) || token_sigma(c, b, T, C, v, &svb))
+                if (gain_spec_token_sigma(c, b, T, C, GV_SPEC, &sb) ||
+                    gain_spec_token_sigma(c, b, T, C, v, &svb))
                     continue;
-                const uint64_t kb = sigma_key(sb, GV_SPEC), kvb = sigma_key(svb, v);
+                const uint64_t kb = gain_spec_key(sb, GV_SPEC), kvb = gain_spec_key(svb, v);
                 const int spec_b_low = kb < ka, v_b_low = kvb < kva;
                 if (spec_b_low != v_b_low) {
                     memcpy(out + (uint64_t)(2 * found) * C, a, C * sizeof(float));
@@ -740,132 +518,36 @@ done:
     return found;
 }
 
-/* Flagged and unflagged tiles: the error is that of the transformed tile,
- * in the transformed domain (SPEC 4.3 step 1), doubled where log2 G is odd. */
-static void fam_transform(golden_writer *g)
+/* The error is measured in the transformed domain (SPEC 4.3 step 1),
+ * doubled where log2 G is odd, not after the inverse transform: pairs of
+ * nearly tied tokens whose order the decoded-domain error reverses. */
+static void fam_decoded_domain(golden_writer *g)
 {
-    {
-        const int differ[] = {GV_RAW_TILE, GV_END};
-        tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 8, 256);
-        seeded_case(g, "gain-transform-raw-tile", "",
-                    "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
-                    "measuring the error of the raw tile changes the map",
-                    &c, &s, FILL_MIXED, 200, differ, NULL);
+    const int differ[] = {GV_DECODED, GV_END};
+    tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
+    tahq_shape s = golden_shape(2, 2, 128);
+    float *x = golden_alloc_x(&s);
+    uint64_t seed = 210;
+    for (; seed < 260; seed++)
+        if (find_flip_pairs(&c, 128, seed, GV_DECODED, 2, x) == 2 &&
+            claims_hold(&c, &s, x, TAHQ_OK, differ, NULL))
+            break;
+    if (seed == 260) {
+        fprintf(stderr, "tahq golden-gen: gain-transform-decoded-domain: no pair found\n");
+        golden_writer_fail(g);
+    } else {
+        char desc[512];
+        snprintf(desc, sizeof desc,
+                 "The error is measured in the transformed domain, doubled for log2 G odd "
+                 "(SPEC 4.3 steps 1-2), not after the inverse transform: two sequences of "
+                 "two nearly tied tokens (a token with flagged tiles, seed %" PRIu64
+                 ", and the same token with one value moved by a few ulps) whose order the "
+                 "decoded-domain error reverses.",
+                 seed);
+        gain_case(g, "gain-transform-decoded-domain", "near_tie", desc, &c, &s, x, differ,
+                  NULL);
     }
-    {
-        const int differ[] = {GV_DECODED, GV_END};
-        tahq_config c = gcfg(32, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(2, 2, 128);
-        float *x = golden_alloc_x(&s);
-        uint64_t seed = 210;
-        for (; seed < 260; seed++)
-            if (find_flip_pairs(&c, 128, seed, GV_DECODED, 2, x) == 2 &&
-                claims_hold(&c, &s, x, TAHQ_OK, differ, NULL))
-                break;
-        if (seed == 260) {
-            fprintf(stderr, "tahq golden-gen: gain-transform-decoded-domain: no pair found\n");
-            golden_writer_fail(g);
-        } else {
-            char desc[512];
-            snprintf(desc, sizeof desc,
-                     "The error is measured in the transformed domain, doubled for log2 G odd "
-                     "(SPEC 4.3 steps 1-2), not after the inverse transform: two sequences of "
-                     "two nearly tied tokens (a token with flagged tiles, seed %" PRIu64
-                     ", and the same token with one value moved by a few ulps) whose order the "
-                     "decoded-domain error reverses.",
-                     seed);
-            gain_case(g, "gain-transform-decoded-domain", "near_tie", desc, &c, &s, x, differ,
-                      NULL);
-        }
-        free(x);
-    }
-    {
-        /* tau = 0: every non-zero tile flagged, so the x2 scales every key alike */
-        const int differ[] = {GV_RAW_TILE, GV_END};
-        const int equal[] = {GV_NO_X2, GV_END};
-        tahq_config c = gcfg(32, 4, 3, 500, 0.0f, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 8, 256);
-        seeded_case(g, "gain-tau0", "",
-                    "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
-                    "then doubles every key alike and cannot change the map",
-                    &c, &s, FILL_GAUSS, 220, differ, equal);
-    }
-    {
-        const int differ[] = {GV_ENTROPY, GV_END};
-        const int equal[] = {GV_RAW_TILE, GV_NO_X2, GV_DECODED, GV_END};
-        tahq_config c = gcfg(64, 4, 3, 500, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 8, 256);
-        seeded_case(g, "gain-tau-inf", "",
-                    "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
-                    &c, &s, FILL_MIXED, 230, differ, equal);
-    }
-}
-
-/* Stochastic rounding: the ranking quantizes with the message's codes
- * (seed, global element index). */
-static void fam_stochastic(golden_writer *g)
-{
-    const int differ[] = {GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO, GV_END};
-    tahq_config c = gcfg(64, 4, 3, 500, 2.0f, TAHQ_META_FP16);
-    c.rounding = TAHQ_ROUND_STOCHASTIC;
-    c.seed = 0x9E3779B97F4A7C15ull;
-    tahq_shape s = golden_shape(2, 8, 256);
-    seeded_case(g, "gain-stochastic", "",
-                "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
-                "those of the message's stochastic codes, keyed by the global element index",
-                &c, &s, FILL_GAUSS, 300, differ, NULL);
-    c = gcfg(8, 3, 2, 500, 2.0f, TAHQ_META_BF16);
-    c.rounding = TAHQ_ROUND_STOCHASTIC;
-    c.seed = UINT64_MAX;
-    s = golden_shape(2, 8, 64);
-    seeded_case(g, "gain-stochastic-seed-max", "",
-                "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
-                "ranking",
-                &c, &s, FILL_MIXED, 310, differ, NULL);
-}
-
-/* The three metadata types: the ranking quantizes on the message's grid. */
-static void fam_meta(golden_writer *g)
-{
-    static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
-    static const char *const names[3] = {"fp16", "bf16", "fp32"};
-    static const int others[3][3] = {{GV_META_BF16, GV_META_FP32, GV_END},
-                                     {GV_META_FP16, GV_META_FP32, GV_END},
-                                     {GV_META_FP16, GV_META_BF16, GV_END}};
-    char id[64], what[256];
-    for (int m = 0; m < 3; m++) {
-        tahq_config c = gcfg(16, 4, 2, 500, 2.0f, metas[m]);
-        tahq_shape s = golden_shape(1, 16, 128);
-        snprintf(id, sizeof id, "gain-meta-%s", names[m]);
-        snprintf(what, sizeof what,
-                 "%s metadata: the ranking quantizes with the message's zero-points and scales",
-                 names[m]);
-        seeded_case(g, id, "", what, &c, &s, FILL_GAUSS, 400 + 10 * (uint64_t)m, others[m], NULL);
-    }
-}
-
-/* The low-width share: r = 0, 1, 500, 999 (S = 1000: one low token). */
-static void fam_permille(golden_writer *g)
-{
-    const int differ[] = {GV_ENTROPY, GV_END};
-    tahq_config c = gcfg(32, 4, 3, 0, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = golden_shape(1, 16, 128);
-    seeded_case(g, "gain-r0000", "",
-                "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
-                &c, &s, FILL_MIXED, 500, NULL, NULL);
-    c.hi_permille = 1;
-    seeded_case(g, "gain-r0001", "",
-                "r = 1: low(16) = 15, the one token with the largest key stays high", &c, &s,
-                FILL_MIXED, 510, differ, NULL);
-    c.hi_permille = 500;
-    seeded_case(g, "gain-r0500", "", "r = 500: low(16) = 8", &c, &s, FILL_MIXED, 520, differ,
-                NULL);
-    c = gcfg(8, 4, 3, 999, 2.0f, TAHQ_META_FP16);
-    s = golden_shape(1, 1000, 8);
-    seeded_case(g, "gain-r0999-s1000", "",
-                "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key", &c,
-                &s, FILL_MIXED, 530, differ, NULL);
+    free(x);
 }
 
 /* An input where the ranking overflows fp16 metadata at the low width: row
@@ -926,19 +608,6 @@ static void fam_low_zero(golden_writer *g)
     free(x);
 }
 
-/* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
- * row: the first low(S) rows are low. */
-static void fam_equal_bits(golden_writer *g)
-{
-    const int differ[] = {GV_ENTROPY, GV_TIE_HIGH, GV_END};
-    tahq_config c = gcfg(16, 3, 3, 500, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = golden_shape(1, 8, 64);
-    seeded_case(g, "gain-equal-bits", "tie_gain",
-                "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
-                "first low(S) rows are low (ties by lower row)",
-                &c, &s, FILL_MIXED, 700, differ, NULL);
-}
-
 /* Identical rows: equal keys, the lower row goes low. */
 static void fam_ties(golden_writer *g)
 {
@@ -974,100 +643,91 @@ static void put_tile(float *x, const float *t, float scale)
         x[i] = t[i] * scale;
 }
 
-static void fam_lattice(golden_writer *g)
+/* A case of tiles of 8 values placed in a zero tensor (3/2 bits, r = 500,
+ * tau = inf): one row. */
+typedef struct gain_lattice {
+    const char *id, *flags, *desc;
+    uint32_t G, S, C;
+    tahq_meta meta;
+    struct {
+        uint32_t row, col;
+        const float *tile; /* NULL: no tile */
+        float scale;
+    } part[4];
+    const int *differ, *equal;
+} gain_lattice;
+
+static void lattice_case(golden_writer *g, const gain_lattice *L)
 {
-    tahq_config c = gcfg(8, 3, 2, 500, INFINITY, TAHQ_META_FP16);
-    {
-        /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
-        const int differ[] = {GV_KEY_PLAIN, GV_KEY_SIGNFLIP, GV_END};
-        tahq_shape s = golden_shape(1, 3, 8);
-        float *x = golden_alloc_x(&s);
-        static const float y2[8] = {7, 14, 0, 0, 0, 21, 0, 0};
-        put_tile(x, lat_x, 1.0f);
-        put_tile(x + 8, lat_y, 1.0f);
-        put_tile(x + 16, y2, 1.0f);
-        gain_case(g, "gain-negative", "negative_gain",
-                  "Negative gains: 3/2 bits on tiles of the integer lattice with max 21 (2-bit "
-                  "scale 7, 3-bit scale 3). Row 0 (6,0,0,0,0,21,0,0): 6 is exact at 3 bits and "
-                  "1 off at 2 bits, gain +1; row 1 (7,0,0,0,0,21,0,0): exact at 2 bits, 1 off "
-                  "at 3 bits, gain -1; row 2 (7,14,0,0,0,21,0,0): gain -2. The key orders them "
-                  "as numbers (SPEC 4.3 step 4): row 2 is low.",
-                  &c, &s, x, differ, NULL);
-        free(x);
-    }
-    {
-        /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
-        const int differ[] = {GV_F32, GV_END};
-        const int equal[] = {GV_SEQ_PSUM, GV_END};
-        tahq_shape s = golden_shape(1, 2, 32);
-        float *x = golden_alloc_x(&s);
-        put_tile(x, lat_x, 1.0f);
-        put_tile(x + 8, lat_x, 0x1p-15f);
-        put_tile(x + 16, lat_y, 1.0f);
-        gain_case(g, "gain-sum-binary64-cancel", "lattice",
-                  "Sums in binary64: row 0 has tiles of gain +1, 2^-30, -1 and 0 (the lattice "
-                  "tiles of gain-negative, the second scaled by 2^-15), sigma = (1 + 2^-30) + "
-                  "(-1 + 0) = 2^-30 in binary64 and 0 in binary32; row 1 is zero (sigma = 0). "
-                  "Row 1 is low; with binary32 sums the keys tie and row 0 would be.",
-                  &c, &s, x, differ, equal);
-        free(x);
-    }
-    {
-        /* binary32 squares underflow: d = 2^-83, d^2 = 2^-166 */
-        const int differ[] = {GV_F32, GV_END};
-        tahq_config c32 = c;
-        c32.meta = TAHQ_META_FP32;
-        tahq_shape s = golden_shape(1, 2, 8);
-        float *x = golden_alloc_x(&s);
-        put_tile(x, lat_x, 0x1p-83f);
-        gain_case(g, "gain-sum-binary64-underflow", "lattice,tiny_range",
-                  "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
-                  "(fp32 metadata), its one error 2^-83 squares to 2^-166, which binary32 "
-                  "flushes to 0; row 1 is zero. Row 1 is low; with binary32 squares the keys "
-                  "tie and row 0 would be.",
-                  &c32, &s, x, differ, NULL);
-        free(x);
-    }
-    {
-        /* the order of the tile gains: (1 + t) + (-1 + t) = 0, left to right t */
-        const int differ[] = {GV_SEQ_PSUM, GV_END};
-        const int equal[] = {GV_F32, GV_END};
-        tahq_config cb = c;
-        cb.meta = TAHQ_META_BF16;
-        tahq_shape s = golden_shape(1, 2, 32);
-        float *x = golden_alloc_x(&s);
-        put_tile(x, lat_x, 1.0f);
-        put_tile(x + 8, lat_x, 0x1p-30f);
-        put_tile(x + 16, lat_y, 1.0f);
-        put_tile(x + 24, lat_x, 0x1p-30f);
-        gain_case(g, "gain-sum-order-tiles", "lattice,sum_order",
-                  "The pairwise order of the tile gains (SPEC 2.5 psum): row 0 has gains 1, "
-                  "2^-60, -1, 2^-60 (bf16 metadata), psum = (1 + 2^-60) + (-1 + 2^-60) = 0, a "
-                  "left-to-right sum 2^-60; row 1 is zero. Keys tie, row 0 is low; summed left "
-                  "to right, row 1 would be.",
-                  &cb, &s, x, differ, equal);
-        free(x);
-    }
-    {
-        /* the order within a tile: the squares of (6, e, e, e, 7, 21, 0, 0),
-         * e = 2^-27, are (1, 2^-54 x3, 0, ...) at 2 bits and (0, 2^-54 x3, 1,
-         * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
-         * and 1 + 2^-52 */
-        const int differ[] = {GV_SEQ_TILE, GV_ADJ_TILE, GV_END};
-        tahq_shape s = golden_shape(1, 2, 8);
-        float *x = golden_alloc_x(&s);
-        static const float t[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
-        put_tile(x + 8, t, 1.0f);
-        gain_case(g, "gain-sum-order-tile", "lattice,sum_order",
-                  "The halving tree over a tile's squared errors (SPEC 2.5 tsum): row 1 is "
-                  "(6, e, e, e, 7, 21, 0, 0), e = 2^-27; its squares are (1, 2^-54 x3, 0, 0, 0, "
-                  "0) at 2 bits and (0, 2^-54 x3, 1, 0, 0, 0) at 3 bits, which the tree sums "
-                  "both to 1 (gain 0) and a left-to-right sum to 1 and 1 + 2^-52 (gain "
-                  "-2^-52). Row 0 is zero: keys tie, row 0 is low.",
-                  &c, &s, x, differ, NULL);
-        free(x);
-    }
+    tahq_config c = gcfg(L->G, 3, 2, 500, INFINITY, L->meta);
+    tahq_shape s = golden_shape(1, L->S, L->C);
+    float *x = golden_alloc_x(&s);
+    for (int p = 0; p < 4; p++)
+        if (L->part[p].tile)
+            put_tile(x + (size_t)L->part[p].row * L->C + L->part[p].col, L->part[p].tile,
+                     L->part[p].scale);
+    gain_case(g, L->id, L->flags, L->desc, &c, &s, x, L->differ, L->equal);
+    free(x);
 }
+
+/* the row -2 of gain-negative; the tile whose squares the orders sum apart */
+static const float lat_y2[8] = {7, 14, 0, 0, 0, 21, 0, 0};
+static const float lat_tsum[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
+
+/* G = 8 lattice cases: negative gains, binary64 sums and squares, the §2.5
+ * orders between and within tiles. */
+static const gain_lattice lattice_cases[] = {
+    /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
+    {"gain-negative", "negative_gain",
+     "Negative gains: 3/2 bits on tiles of the integer lattice with max 21 (2-bit "
+     "scale 7, 3-bit scale 3). Row 0 (6,0,0,0,0,21,0,0): 6 is exact at 3 bits and "
+     "1 off at 2 bits, gain +1; row 1 (7,0,0,0,0,21,0,0): exact at 2 bits, 1 off "
+     "at 3 bits, gain -1; row 2 (7,14,0,0,0,21,0,0): gain -2. The key orders them "
+     "as numbers (SPEC 4.3 step 4): row 2 is low.",
+     8, 3, 8, TAHQ_META_FP16,
+     {{0, 0, lat_x, 1.0f}, {1, 0, lat_y, 1.0f}, {2, 0, lat_y2, 1.0f}, {0, 0, NULL, 0}},
+     MISTAKES(GV_KEY_PLAIN, GV_KEY_SIGNFLIP), NULL},
+    /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
+    {"gain-sum-binary64-cancel", "lattice",
+     "Sums in binary64: row 0 has tiles of gain +1, 2^-30, -1 and 0 (the lattice "
+     "tiles of gain-negative, the second scaled by 2^-15), sigma = (1 + 2^-30) + "
+     "(-1 + 0) = 2^-30 in binary64 and 0 in binary32; row 1 is zero (sigma = 0). "
+     "Row 1 is low; with binary32 sums the keys tie and row 0 would be.",
+     8, 2, 32, TAHQ_META_FP16,
+     {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-15f}, {0, 16, lat_y, 1.0f}, {0, 0, NULL, 0}},
+     MISTAKES(GV_F32), MISTAKES(GV_SEQ_PSUM)},
+    /* binary32 squares underflow: d = 2^-83, d^2 = 2^-166 */
+    {"gain-sum-binary64-underflow", "lattice,tiny_range",
+     "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
+     "(fp32 metadata), its one error 2^-83 squares to 2^-166, which binary32 "
+     "flushes to 0; row 1 is zero. Row 1 is low; with binary32 squares the keys "
+     "tie and row 0 would be.",
+     8, 2, 8, TAHQ_META_FP32,
+     {{0, 0, lat_x, 0x1p-83f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
+     MISTAKES(GV_F32), NULL},
+    /* the order of the tile gains: (1 + t) + (-1 + t) = 0, left to right t */
+    {"gain-sum-order-tiles", "lattice,sum_order",
+     "The pairwise order of the tile gains (SPEC 2.5 psum): row 0 has gains 1, "
+     "2^-60, -1, 2^-60 (bf16 metadata), psum = (1 + 2^-60) + (-1 + 2^-60) = 0, a "
+     "left-to-right sum 2^-60; row 1 is zero. Keys tie, row 0 is low; summed left "
+     "to right, row 1 would be.",
+     8, 2, 32, TAHQ_META_BF16,
+     {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-30f}, {0, 16, lat_y, 1.0f}, {0, 24, lat_x, 0x1p-30f}},
+     MISTAKES(GV_SEQ_PSUM), MISTAKES(GV_F32)},
+    /* the order within a tile: the squares of (6, e, e, e, 7, 21, 0, 0),
+     * e = 2^-27, are (1, 2^-54 x3, 0, ...) at 2 bits and (0, 2^-54 x3, 1,
+     * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
+     * and 1 + 2^-52 */
+    {"gain-sum-order-tile", "lattice,sum_order",
+     "The halving tree over a tile's squared errors (SPEC 2.5 tsum): row 1 is "
+     "(6, e, e, e, 7, 21, 0, 0), e = 2^-27; its squares are (1, 2^-54 x3, 0, 0, 0, "
+     "0) at 2 bits and (0, 2^-54 x3, 1, 0, 0, 0) at 3 bits, which the tree sums "
+     "both to 1 (gain 0) and a left-to-right sum to 1 and 1 + 2^-52 (gain "
+     "-2^-52). Row 0 is zero: keys tie, row 0 is low.",
+     8, 2, 8, TAHQ_META_FP16,
+     {{1, 0, lat_tsum, 1.0f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
+     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE), NULL},
+};
 
 /* Two tokens whose sigma share the high 32 bits (tie by row) and two whose
  * high words are adjacent, found among one token moved by a few ulps. */
@@ -1113,8 +773,8 @@ static void fam_keys(golden_writer *g)
             memcpy(b, a, sizeof(float) * 16);
             b[e] = u2f(f2u(a[e]) + (uint32_t)m);
             double sg = 0;
-            if (token_sigma(&c, b, 1, 0, GV_SPEC, &sg) == TAHQ_OK) {
-                cs[n].o = order_word(sg);
+            if (gain_spec_token_sigma(&c, b, 1, 0, GV_SPEC, &sg) == TAHQ_OK) {
+                cs[n].o = gain_spec_order_word(sg);
                 cs[n].sigma = sg;
                 cs[n].e = e;
                 cs[n].m = m;
@@ -1202,7 +862,7 @@ static void fam_negative_search(golden_writer *g)
         for (uint32_t i = 0; i < 8; i++)
             t[i] = golden_unif(1100, k * 8 + i);
         double sg = 0;
-        if (token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
+        if (gain_spec_token_sigma(&c, t, 1, 0, GV_SPEC, &sg) != TAHQ_OK)
             continue;
         if ((found == 0 && sg > 0) || (found > 0 && sg < 0 && sg != sig[1])) {
             memcpy(x + 8 * found, t, 8 * sizeof(float));
@@ -1380,23 +1040,11 @@ static void fam_messages(golden_writer *g)
 }
 
 /* golden/v4: second, independent inputs for the §2.5 orders of §4.3 (the
- * constructions of fam_lattice under another tile size, scale and metadata
- * type), as a table. Each row places up to four 8-value tiles (row, first
- * column, pattern, power-of-two scale) in a zero tensor; the generator's
- * transcription checks that each mistake of `differ` changes the map. */
-static const float sum_tile_pattern[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
-
-static const struct v4_lattice {
-    const char *id, *flags, *desc;
-    uint32_t G, S, C;
-    tahq_meta meta;
-    struct {
-        uint32_t row, col;
-        const float *tile;
-        float scale;
-    } part[4];
-    int differ[3];
-} v4_lattice[] = {
+ * constructions of lattice_cases under another tile size, scale and
+ * metadata type). Each row places up to four 8-value tiles (row, first
+ * column, pattern, power-of-two scale) in a zero tensor; the gain oracle
+ * checks that each mistake of `differ` changes the map. */
+static const gain_lattice v4_lattice[] = {
     {"bnd-gain-sum-order-tile-g016", "lattice,sum_order,boundary",
      "The halving tree over a tile's squared errors (SPEC 2.5 tsum), G = 16, fp32 metadata: "
      "row 1 is (6, e, e, e, 7, 21, 0, ..., 0) x 2^-10, e = 2^-27, whose squares at 2 and 3 "
@@ -1404,8 +1052,8 @@ static const struct v4_lattice {
      "tree to 2^-20 and 2^-20 + 2^-72 (gain -2^-72, a key below that of row 0). Row 0 is zero: keys "
      "tie, row 0 is low.",
      16, 2, 16, TAHQ_META_FP32,
-     {{1, 0, sum_tile_pattern, 0x1p-10f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
-     {GV_SEQ_TILE, GV_ADJ_TILE, GV_END}},
+     {{1, 0, lat_tsum, 0x1p-10f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
+     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE), NULL},
     {"bnd-gain-sum-order-tiles-fp32", "lattice,sum_order,boundary",
      "The pairwise order of the tile gains (SPEC 2.5 psum), fp32 metadata: row 0 has gains 1, "
      "2^-56, -1, 2^-56 (the lattice tiles of gain-negative, the second and fourth times "
@@ -1413,37 +1061,25 @@ static const struct v4_lattice {
      "zero. Keys tie, row 0 is low; summed left to right, row 1 would be.",
      8, 2, 32, TAHQ_META_FP32,
      {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-28f}, {0, 16, lat_y, 1.0f}, {0, 24, lat_x, 0x1p-28f}},
-     {GV_SEQ_PSUM, GV_END}},
+     MISTAKES(GV_SEQ_PSUM), NULL},
 };
 
 void golden_gain_v4_cases(golden_writer *g)
 {
-    for (size_t i = 0; i < sizeof v4_lattice / sizeof v4_lattice[0]; i++) {
-        const struct v4_lattice *L = &v4_lattice[i];
-        tahq_config c = gcfg(L->G, 3, 2, 500, INFINITY, L->meta);
-        tahq_shape s = golden_shape(1, L->S, L->C);
-        float *x = golden_alloc_x(&s);
-        for (int p = 0; p < 4; p++)
-            if (L->part[p].tile)
-                put_tile(x + (size_t)L->part[p].row * L->C + L->part[p].col, L->part[p].tile,
-                         L->part[p].scale);
-        gain_case(g, L->id, L->flags, L->desc, &c, &s, x, L->differ, NULL);
-        free(x);
-    }
+    for (size_t i = 0; i < N_ROWS(v4_lattice); i++)
+        lattice_case(g, &v4_lattice[i]);
 }
 
 void golden_gain_cases(golden_writer *g)
 {
-    fam_paper(g);
-    fam_tiles(g);
-    fam_transform(g);
-    fam_stochastic(g);
-    fam_meta(g);
-    fam_permille(g);
+    seeded_cases(g, seeded_paper_tiles, N_ROWS(seeded_paper_tiles));
+    fam_decoded_domain(g);
+    seeded_cases(g, seeded_tau_to_share, N_ROWS(seeded_tau_to_share));
     fam_low_zero(g);
-    fam_equal_bits(g);
+    seeded_cases(g, seeded_equal_bits, N_ROWS(seeded_equal_bits));
     fam_ties(g);
-    fam_lattice(g);
+    for (size_t i = 0; i < N_ROWS(lattice_cases); i++)
+        lattice_case(g, &lattice_cases[i]);
     fam_negative_search(g);
     fam_keys(g);
     fam_scope(g);

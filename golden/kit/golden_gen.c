@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* golden_gen.c - the golden vector sets v1, v2 and v4 (`tahq golden-gen`,
  * golden/README.md) and the order of every set's case families; the cases
- * are written by case_writer.c. Every tensor is computed from fixed seeds with
+ * are written by case_writer.c. Encode cases are tables of descriptors (or
+ * grids of axis tables) read by one interpreter, emit_case; the invalid
+ * messages are edits of three valid ones. Every tensor is computed from fixed seeds with
  * Philox4x32-10, integer operations and exact binary32 scaling, so the set
  * is byte-identical on every platform where libtahq is correct. */
 #include <inttypes.h>
@@ -35,20 +37,6 @@ static void put_u32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; ++i)
         p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i)
-        v = v << 8 | p[i];
-    return v;
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -103,672 +91,47 @@ static const char *tau_name(float tau, char *buf, size_t n)
     return buf;
 }
 
-/* ---------------------------------------------------------------- families */
+/* ---------------------------------------------------------------- kill tables */
 
-static const uint32_t tiles_all[6] = {8, 16, 32, 64, 128, 256};
-static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
-static const tahq_alloc allocs[3] = {TAHQ_ALLOC_NONE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE};
+/* Cases of golden/v2 beyond v1: each tells at least one mutant of
+ * golden/mutation/catalogue.txt apart from the reference, a mutant that no
+ * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
+ * golden/mutation/distinguish.py found, as binary32 bit patterns. */
+typedef struct mut_case {
+    const char *id, *kills, *desc;
+    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
+    uint32_t tile, hi_bits, lo_bits, hi_permille;
+    tahq_alloc alloc;
+    uint32_t tau_bits;
+    tahq_rounding rounding;
+    uint64_t seed;
+    tahq_meta meta;
+    uint32_t B, S, C;
+    const uint32_t *words;
+} mut_case;
 
-static void fam_sweep(golden_writer *g)
+/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
+struct case_kills {
+    const char *id, *kills;
+};
+
+/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
+static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
 {
-    for (int gi = 0; gi < 6; ++gi)
-        for (uint32_t b = 1; b <= 8; ++b) {
-            uint32_t G = tiles_all[gi];
-            tahq_config c = golden_config(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f,
-                                     metas[(gi + 2 * b) % 3]);
-            c.hi_permille = 600;
-            tahq_shape s = golden_shape(2, 5, 2 * G);
-            float *x = golden_alloc_x(&s);
-            fill_uniform(x, golden_count_of(&s), 1000u * G + b, 1.0f);
-            add_spikes(x, golden_count_of(&s), G, 3, 1000u * G + b, 16.0f);
-            char id[64], desc[200];
-            snprintf(id, sizeof id, "sweep-g%03u-b%u", (unsigned)G, (unsigned)b);
-            snprintf(desc, sizeof desc,
-                     "tile and bit-width sweep: G=%u, %u/%u bits, uniform values with a spike "
-                     "in every third tile",
-                     (unsigned)G, (unsigned)c.hi_bits, (unsigned)c.lo_bits);
-            golden_emit_encode(g, id, "sweep", desc, &c, &s, x);
-            free(x);
-        }
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id && strcmp(t[i].id, id) == 0)
+            return t[i].kills;
+    return NULL;
 }
 
-static void fam_alloc(golden_writer *g)
-{
-    static const uint32_t rs[7] = {0, 1, 200, 500, 800, 999, 1000};
-    for (int a = 0; a < 3; ++a)
-        for (int ri = 0; ri < 7; ++ri) {
-            tahq_config c = golden_config(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
-            c.hi_permille = rs[ri];
-            tahq_shape s = golden_shape(2, 10, 256);
-            float *x = golden_alloc_x(&s);
-            fill_rows(x, &s, 77 + (uint64_t)ri);
-            char id[64], desc[200];
-            snprintf(id, sizeof id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
-            snprintf(desc, sizeof desc,
-                     "allocation %s with hi_permille %u on rows of different entropy",
-                     cli_alloc_name(allocs[a]), (unsigned)rs[ri]);
-            golden_emit_encode(g, id, "allocation", desc, &c, &s, x);
-            free(x);
-        }
-    static const uint32_t pairs[8][2] = {{8, 1}, {8, 8}, {5, 2}, {3, 3},
-                                         {2, 1}, {7, 6}, {1, 1}, {6, 4}};
-    for (int p = 0; p < 8; ++p)
-        for (int a = 1; a < 3; ++a) {
-            tahq_config c = golden_config(16, pairs[p][0], pairs[p][1], allocs[a], 2.0f,
-                                     TAHQ_META_FP16);
-            c.hi_permille = 700;
-            tahq_shape s = golden_shape(1, 10, 128);
-            float *x = golden_alloc_x(&s);
-            fill_rows(x, &s, 500 + (uint64_t)p);
-            char id[64], desc[200];
-            snprintf(id, sizeof id, "bits-%u-%u-%s", (unsigned)pairs[p][0], (unsigned)pairs[p][1],
-                     cli_alloc_name(allocs[a]));
-            snprintf(desc, sizeof desc, "bit-width pair %u/%u with %s allocation",
-                     (unsigned)pairs[p][0], (unsigned)pairs[p][1], cli_alloc_name(allocs[a]));
-            golden_emit_encode(g, id, "bit_pair", desc, &c, &s, x);
-            free(x);
-        }
-}
+/* the generated table of golden/v2 (golden/mutation/v2_table.py --write) */
+#include "mutation_cases_v2.inc"
 
-static void fam_tau(golden_writer *g)
+/* The mutants a case of v2 not in mut_cases kills (decerr-v2-*, dec-v2-*,
+ * search-v2-*, cfgerr-v2-*; NULL: none). Every case looks itself up. */
+static const char *msg_kills(const char *id)
 {
-    static const float taus[9] = {0.0f, 0.25f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 16.0f, INFINITY};
-    static const uint32_t Gs[3] = {8, 64, 256};
-    for (int ti = 0; ti < 9; ++ti)
-        for (int gi = 0; gi < 3; ++gi) {
-            uint32_t G = Gs[gi];
-            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, taus[ti], TAHQ_META_FP16);
-            tahq_shape s = golden_shape(1, 4, 2 * G);
-            float *x = golden_alloc_x(&s);
-            uint64_t n = golden_count_of(&s);
-            fill_uniform(x, n, 31 + (uint64_t)gi, 1.0f);
-            /* spikes of magnitude 1..32: each tau flags a different set */
-            for (uint64_t t = 0; t * G < n; ++t) {
-                uint32_t w = tahq_random_word(99, t);
-                x[t * G + w % G] = (float)(1u << (t % 6)) * ((w >> 31) ? -1.0f : 1.0f);
-            }
-            char id[64], desc[200], tn[32];
-            snprintf(id, sizeof id, "tau-%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
-                     (unsigned)G);
-            snprintf(desc, sizeof desc,
-                     "outlier gate tau=%s, G=%u, tiles with spikes of magnitude 1..32",
-                     tn, (unsigned)G);
-            golden_emit_encode(g, id, "gate_tau", desc, &c, &s, x);
-            free(x);
-        }
-}
-
-/* Tiles built to sit on the gate's decision boundary (SPEC §5.1). */
-static void gate_tiles(float *x, uint32_t G, float tau)
-{
-    /* 8 tiles; base values 1/8 except where set */
-    for (uint32_t i = 0; i < 8 * G; ++i)
-        x[i] = (float)((int)(i % 7) - 3) * 0x1p-5f;
-    float m2 = 1.0f;
-    float *t0 = x, *t1 = x + G, *t2 = x + 2 * G, *t3 = x + 3 * G, *t4 = x + 4 * G,
-          *t5 = x + 5 * G, *t6 = x + 6 * G, *t7 = x + 7 * G;
-    float thr = isinf(tau) ? 2.0f : tau * m2; /* fl(tau * m2) */
-    /* t0: m1 exactly fl(tau*m2): flagged */
-    t0[1] = m2;
-    t0[G - 1] = thr;
-    /* t1: m1 one ulp below: not flagged (unless tau <= 1) */
-    t1[0] = -m2;
-    t1[3] = -nextafterf(thr, 0.0f);
-    /* t2: two equal maxima of opposite sign: pivot is the lower index */
-    t2[2] = -1.5f;
-    t2[5] = 1.5f;
-    /* t3: single non-zero value: flagged for every finite tau */
-    for (uint32_t i = 0; i < G; ++i)
-        t3[i] = 0.0f;
-    t3[G / 2] = -7.0f;
-    /* t4: all zero: never flagged */
-    for (uint32_t i = 0; i < G; ++i)
-        t4[i] = 0.0f;
-    /* t5: fl(3 * (1 + 3*2^-23)) rounds down to 3 + 2^-20: with tau = 3 the
-     * rounded product decides (real product is larger than m1) */
-    t5[0] = 1.0f + 3.0f * 0x1p-23f;
-    t5[G - 2] = 3.0f + 0x1p-20f;
-    /* t6: constant non-zero tile (m1 = m2) */
-    for (uint32_t i = 0; i < G; ++i)
-        t6[i] = 0.75f;
-    /* t7: pivot at the last position, max repeated later is impossible: max
-     * at index G-1 only */
-    t7[G - 1] = 5.0f * m2;
-    t7[0] = 1.25f;
-}
-
-static void fam_gate(golden_writer *g)
-{
-    static const float taus[5] = {0.0f, 1.0f, 2.0f, 3.0f, INFINITY};
-    static const uint32_t Gs[2] = {8, 256};
-    for (int ti = 0; ti < 5; ++ti)
-        for (int gi = 0; gi < 2; ++gi) {
-            uint32_t G = Gs[gi];
-            tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TILE, taus[ti], TAHQ_META_FP32);
-            tahq_shape s = golden_shape(1, 1, 8 * G);
-            float *x = golden_alloc_x(&s);
-            gate_tiles(x, G, taus[ti]);
-            char id[64], desc[240], tn[32];
-            snprintf(id, sizeof id, "gate-boundary-tau%s-g%03u", tau_name(taus[ti], tn, sizeof tn),
-                     (unsigned)G);
-            snprintf(desc, sizeof desc,
-                     "gate decision boundary, tau=%s: m1 = fl(tau*m2), one ulp below, equal "
-                     "maxima, single value, zero tile, rounded product, constant tile",
-                     tn);
-            golden_emit_encode(g, id, "gate_boundary,single_spike,all_zero_tile,constant_tile", desc, &c,
-                        &s, x);
-            free(x);
-        }
-}
-
-static void fam_stochastic(golden_writer *g)
-{
-    static const uint64_t seeds[5] = {0, 1, 42, UINT64_MAX, UINT64_C(0x0123456789ABCDEF)};
-    static const uint32_t bits[5] = {1, 2, 3, 4, 8};
-    for (int si = 0; si < 5; ++si)
-        for (int bi = 0; bi < 5; ++bi) {
-            uint32_t b = bits[bi];
-            tahq_config c = golden_config(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f,
-                                     TAHQ_META_FP16);
-            c.rounding = TAHQ_ROUND_STOCHASTIC;
-            c.seed = seeds[si];
-            tahq_shape s = golden_shape(1, 3, 256);
-            float *x = golden_alloc_x(&s);
-            fill_uniform(x, golden_count_of(&s), 7 + (uint64_t)bi, 1.0f);
-            add_spikes(x, golden_count_of(&s), 64, 4, 7, 8.0f);
-            char id[64], desc[200];
-            snprintf(id, sizeof id, "stoch-seed%d-b%u", si, (unsigned)b);
-            snprintf(desc, sizeof desc, "stochastic rounding, seed %" PRIu64 ", %u bits",
-                     seeds[si], (unsigned)b);
-            golden_emit_encode(g, id, "stochastic_seed", desc, &c, &s, x);
-            free(x);
-        }
-    for (int gi = 0; gi < 6; ++gi) {
-        uint32_t G = tiles_all[gi];
-        tahq_config c = golden_config(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
-        c.rounding = TAHQ_ROUND_STOCHASTIC;
-        c.seed = 1234567u + G;
-        tahq_shape s = golden_shape(2, 2, 2 * G);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, golden_count_of(&s), 17 + (uint64_t)G, 4.0f);
-        add_spikes(x, golden_count_of(&s), G, 2, 17, 64.0f);
-        char id[64], desc[200];
-        snprintf(id, sizeof id, "stoch-g%03u", (unsigned)G);
-        snprintf(desc, sizeof desc, "stochastic rounding with tile allocation, G=%u", (unsigned)G);
-        golden_emit_encode(g, id, "", desc, &c, &s, x);
-        free(x);
-    }
-}
-
-static void fam_meta(golden_writer *g)
-{
-    static const char *fams[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
-    for (int m = 0; m < 3; ++m)
-        for (int f = 0; f < 6; ++f) {
-            tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
-            tahq_shape s = golden_shape(1, 4, 128);
-            uint64_t n = golden_count_of(&s);
-            float *x = golden_alloc_x(&s);
-            fill_uniform(x, n, 300 + (uint64_t)f, 1.0f);
-            add_spikes(x, n, 32, 3, 300, 6.0f);
-            for (uint64_t i = 0; i < n; ++i) {
-                switch (f) {
-                case 1: x[i] *= 0x1p12f; break;
-                case 2: x[i] *= 0x1p-14f; break;
-                case 3: x[i] *= 0x1p-30f; break;
-                case 4: x[i] += 1000.0f; break;
-                case 5: x[i] *= 0x1p60f; break;
-                default: break;
-                }
-            }
-            char id[64], desc[200];
-            snprintf(id, sizeof id, "meta-%s-%s", cli_meta_name(metas[m]), fams[f]);
-            snprintf(desc, sizeof desc, "%s metadata, %s-magnitude values", cli_meta_name(metas[m]),
-                     fams[f]);
-            if (f == 5 && metas[m] == TAHQ_META_FP16)
-                golden_emit_encode_error(g, id, "meta_overflow", desc, &c, &s, x, TAHQ_ERR_RANGE);
-            else
-                golden_emit_encode(g, id, f == 3 ? "tiny_range" : "", desc, &c, &s, x);
-            free(x);
-        }
-}
-
-/* Edge cases 1: all-zero tensors and tiles, constant tiles, single spikes. */
-static void fam_edge_zeros_constants_spikes(golden_writer *g)
-{
-    char id[64], desc[240];
-    /* all-zero tensors */
-    for (int gi = 0; gi < 6; gi += 2) {
-        uint32_t G = tiles_all[gi];
-        tahq_config c = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 3, 2 * G);
-        float *x = golden_alloc_x(&s);
-        snprintf(id, sizeof id, "edge-all-zero-g%03u", (unsigned)G);
-        snprintf(desc, sizeof desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
-                 (unsigned)G);
-        golden_emit_encode(g, id, "all_zero_tile,tie_entropy", desc, &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 0.0f, TAHQ_META_BF16);
-        tahq_shape s = golden_shape(1, 2, 64);
-        float *x = golden_alloc_x(&s);
-        golden_emit_encode(g, "edge-all-zero-tau0", "all_zero_tile", "all-zero tensor under tau=0: an all-zero tile is never flagged", &c, &s, x);
-        free(x);
-    }
-    /* zero tiles mixed with others */
-    for (int m = 0; m < 3; ++m) {
-        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
-        if (m == 2)
-            c.rounding = TAHQ_ROUND_STOCHASTIC;
-        tahq_shape s = golden_shape(1, 4, 64);
-        uint64_t n = golden_count_of(&s);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, n, 5, 1.0f);
-        for (uint64_t i = 0; i < n; ++i)
-            if ((i / 16) % 3 == 1)
-                x[i] = 0.0f;
-        snprintf(id, sizeof id, "edge-zero-tiles-%s", cli_meta_name(metas[m]));
-        golden_emit_encode(g, id, "all_zero_tile", "every third tile is all zero", &c, &s, x);
-        free(x);
-    }
-    /* constant tiles */
-    static const struct {
-        const char *name;
-        float v;
-        tahq_meta m;
-        float tau;
-    } consts[] = {
-        {"ongrid-fp16", 1.5f, TAHQ_META_FP16, 2.0f},
-        {"offgrid-fp16", 0.1f, TAHQ_META_FP16, 2.0f},
-        {"offgrid-bf16", 0.1f, TAHQ_META_BF16, 2.0f},
-        {"fp32", 0.1f, TAHQ_META_FP32, 2.0f},
-        {"negative", -3.25f, TAHQ_META_FP16, 2.0f},
-        {"above-fp16-max", 70000.0f, TAHQ_META_FP16, 2.0f},
-        {"tau0", 0.75f, TAHQ_META_FP16, 0.0f},
-        {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
-    };
-    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; ++k) {
-        tahq_config c = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, consts[k].tau, consts[k].m);
-        tahq_shape s = golden_shape(1, 2, 96);
-        uint64_t n = golden_count_of(&s);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, n, 9, 1.0f);
-        for (uint64_t i = 0; i < n; ++i)
-            if ((i / 32) % 2 == 0)
-                x[i] = consts[k].v;
-        snprintf(id, sizeof id, "edge-constant-%s", consts[k].name);
-        snprintf(desc, sizeof desc, "constant tiles of %.9g beside random ones", (double)consts[k].v);
-        golden_emit_encode(g, id, "constant_tile", desc, &c, &s, x);
-        free(x);
-    }
-    /* single spikes */
-    static const uint32_t pos[4] = {0, 63, 17, 32};
-    for (int p = 0; p < 4; ++p)
-        for (int z = 0; z < 2; ++z) {
-            tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
-            tahq_shape s = golden_shape(1, 1, 128);
-            float *x = golden_alloc_x(&s);
-            if (!z)
-                fill_uniform(x, 128, 11, 0x1p-10f);
-            x[pos[p]] = p % 2 ? -1000.0f : 1000.0f;
-            x[64 + pos[p]] = 3.0f;
-            snprintf(id, sizeof id, "edge-spike-pos%02u-%s", (unsigned)pos[p], z ? "zero" : "noise");
-            snprintf(desc, sizeof desc,
-                     "a single spike at position %u in a tile of %s (Hadamard spreads it)",
-                     (unsigned)pos[p], z ? "zeros" : "small noise");
-            golden_emit_encode(g, id, "single_spike", desc, &c, &s, x);
-            free(x);
-        }
-    {
-        tahq_config c = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 1, 128);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, 128, 11, 0x1p-10f);
-        x[5] = 1000.0f;
-        golden_emit_encode(g, "edge-spike-ungated", "single_spike", "a spike without the gate (tau=inf): the small values quantize to the zero-point", &c, &s, x);
-        free(x);
-    }
-}
-
-/* Edge cases 2: binary32 subnormal inputs, signed zeros, ties of the codes. */
-static void fam_edge_subnormals_signs_ties(golden_writer *g)
-{
-    char id[64], desc[240];
-    /* subnormal inputs */
-    for (int m = 0; m < 3; ++m)
-        for (int f = 0; f < 3; ++f) {
-            tahq_config c = golden_config(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f,
-                                     metas[m]);
-            tahq_shape s = golden_shape(1, 4, 64);
-            uint64_t n = golden_count_of(&s);
-            float *x = golden_alloc_x(&s);
-            for (uint64_t i = 0; i < n; ++i) {
-                uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
-                uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
-                float v = u2f(mag | (w & 0x80000000u));
-                if (f == 1 && i % 5 == 0)
-                    v = golden_unif(601, i) * 0x1p-120f; /* a few normals */
-                x[i] = v;
-            }
-            static const char *fn[3] = {"all", "mixed", "smallest"};
-            snprintf(id, sizeof id, "edge-denormal-%s-%s", fn[f], cli_meta_name(metas[m]));
-            snprintf(desc, sizeof desc,
-                     "binary32 subnormal inputs (%s), %s metadata; the entropy reciprocal "
-                     "overflows to +inf",
-                     fn[f], cli_meta_name(metas[m]));
-            golden_emit_encode(g, id, "denormal", desc, &c, &s, x);
-            free(x);
-        }
-    /* signed zeros */
-    for (int m = 0; m < 3; ++m) {
-        tahq_config c = golden_config(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
-        tahq_shape s = golden_shape(1, 2, 32);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t i = 0; i < 64; ++i)
-            x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
-        for (uint32_t i = 16; i < 24; ++i)
-            x[i] = (i % 2) ? 0.5f : -0.0f; /* min is -0: z must be written as +0 */
-        for (uint32_t i = 40; i < 48; ++i)
-            x[i] = (i % 2) ? -0.25f : -0.0f; /* max is -0 */
-        snprintf(id, sizeof id, "edge-signed-zero-%s", cli_meta_name(metas[m]));
-        golden_emit_encode(g, id, "signed_zero,all_zero_tile", "tiles of -0 and +0, and tiles whose min or max is -0", &c, &s, x);
-        free(x);
-    }
-    /* round-half-even ties of the codes */
-    for (int k = 0; k < 3; ++k) {
-        uint32_t b = k == 0 ? 2 : 3;
-        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
-        tahq_shape s = golden_shape(1, 2, 16);
-        float *x = golden_alloc_x(&s);
-        float L = (float)((1u << b) - 1u);
-        for (uint32_t i = 0; i < 16; ++i)
-            x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
-        x[7] = L; /* range 0..L: z = 0, s = 1 */
-        x[8] = 0.0f;
-        x[15] = L;
-        for (uint32_t i = 9; i < 15; ++i)
-            x[i] = (float)(i - 9) + 0.5f;
-        snprintf(id, sizeof id, "edge-tie-round-b%u-%s", (unsigned)b, cli_meta_name(c.meta));
-        golden_emit_encode(g, id, "tie_round", "codes exactly halfway between two integers (ties to even)", &c, &s, x);
-        free(x);
-    }
-}
-
-/* Edge cases 3: entropy ties, inputs near 2^64, the fp16 limits and
- * fp16-subnormal scales. */
-static void fam_edge_entropy_limits(golden_writer *g)
-{
-    char id[64];
-    /* entropy ties */
-    {
-        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        c.hi_permille = 500;
-        tahq_shape s = golden_shape(2, 6, 64);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t r = 0; r < 12; ++r)
-            for (uint32_t i = 0; i < 64; ++i)
-                x[r * 64 + i] = golden_unif(1, i);
-        golden_emit_encode(g, "edge-tie-entropy-token", "tie_entropy,multi_batch", "identical tokens: equal entropies, the lower row index gets low precision", &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_FP16);
-        c.hi_permille = 500;
-        tahq_shape s = golden_shape(1, 3, 128);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t i = 0; i < 384; ++i)
-            x[i] = golden_unif(2, i % 16);
-        golden_emit_encode(g, "edge-tie-entropy-tile", "tie_entropy", "identical tiles: equal entropies, the lower tile index gets low precision", &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        c.hi_permille = 500;
-        tahq_shape s = golden_shape(1, 8, 64);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t r = 0; r < 8; ++r)
-            for (uint32_t i = 0; i < 64; ++i)
-                x[r * 64 + i] = golden_unif(3, (i + 16u * r) % 64); /* same values, rotated by tiles */
-        golden_emit_encode(g, "edge-tie-entropy-permuted", "tie_entropy", "tokens holding the same values in tile-rotated order", &c, &s, x);
-        free(x);
-    }
-    /* near the input limit 2^64 */
-    for (int m = 1; m < 3; ++m) {
-        tahq_config c = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
-        tahq_shape s = golden_shape(1, 2, 16);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, 32, 8, 0x1p40f);
-        x[0] = u2f(0x5F7FFFFFu);  /* largest float below 2^64 */
-        x[9] = -u2f(0x5F7FFFFFu);
-        x[10] = u2f(0x5F7FFFFFu);
-        snprintf(id, sizeof id, "edge-near-limit-%s", cli_meta_name(metas[m]));
-        golden_emit_encode(g, id, "input_limit,single_spike", "values of magnitude just below 2^64 (Hadamard outputs near 2^66)", &c, &s, x);
-        free(x);
-    }
-    /* fp16 range boundary */
-    for (uint32_t b = 1; b <= 4; b += 3) {
-        tahq_config c = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 1, 8);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t i = 0; i < 8; ++i)
-            x[i] = (float)i * 1000.0f;
-        x[0] = -65504.0f;
-        x[7] = 65504.0f;
-        snprintf(id, sizeof id, "edge-fp16-max-b%u", (unsigned)b);
-        if (b == 1)
-            golden_emit_encode_error(g, id, "meta_overflow", "range 131008 with L=1: the fp16 scale overflows", &c, &s, x, TAHQ_ERR_RANGE);
-        else
-            golden_emit_encode(g, id, "meta_boundary", "values at the fp16 limits +-65504", &c, &s, x);
-        free(x);
-    }
-    /* fp16 subnormal scales (a few search steps) */
-    {
-        tahq_config c = golden_config(8, 8, 8, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
-        tahq_shape s = golden_shape(1, 4, 8);
-        float *x = golden_alloc_x(&s);
-        for (uint32_t i = 0; i < 32; ++i)
-            x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
-        golden_emit_encode(g, "edge-subnormal-scale-fp16", "tiny_range,meta_boundary", "ranges whose w/L is an fp16 subnormal: the scale search takes several steps", &c, &s, x);
-        free(x);
-    }
-}
-
-/* The edge cases (edge-*), in the order of the set. */
-static void fam_edge(golden_writer *g)
-{
-    fam_edge_zeros_constants_spikes(g);
-    fam_edge_subnormals_signs_ties(g);
-    fam_edge_entropy_limits(g);
-}
-
-static void fam_llm(golden_writer *g)
-{
-    struct {
-        const char *name;
-        uint32_t G, hi, lo, r;
-        tahq_alloc a;
-        float tau;
-        tahq_rounding rd;
-        tahq_meta m;
-    } v[] = {
-        {"default", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"tile-alloc", 64, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"tau-inf", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"tau0", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"stochastic", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_FP16},
-        {"bf16", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
-        {"fp32", 64, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32},
-        {"g8", 8, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"g32", 32, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"g128", 128, 4, 3, 800, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"g256", 256, 4, 3, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"plain4", 64, 4, 4, 800, TAHQ_ALLOC_NONE, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"bits8-4", 64, 8, 4, 500, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16},
-        {"bits2-1", 64, 2, 1, 800, TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16},
-    };
-    char id[64], desc[240];
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = golden_config(v[k].G, v[k].hi, v[k].lo, v[k].a, v[k].tau, v[k].m);
-        c.hi_permille = v[k].r;
-        c.rounding = v[k].rd;
-        c.seed = 7;
-        tahq_shape s = golden_shape(1, 16, 512);
-        float *x = golden_alloc_x(&s);
-        if (llm_tensor_fill(x, 1, 16, 512, 3)) {
-            g->failed = 1;
-            free(x);
-            return;
-        }
-        snprintf(id, sizeof id, "llm-1x16x512-%s", v[k].name);
-        snprintf(desc, sizeof desc, "LLM-like activations [1,16,512] (seed 3), %s", v[k].name);
-        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
-        free(x);
-    }
-    static const uint32_t shapes[3][3] = {{2, 32, 256}, {4, 8, 128}, {3, 5, 1536}};
-    for (int k = 0; k < 3; ++k) {
-        tahq_config c;
-        tahq_config_default(&c);
-        tahq_shape s = golden_shape(shapes[k][0], shapes[k][1], shapes[k][2]);
-        float *x = golden_alloc_x(&s);
-        if (llm_tensor_fill(x, s.batch, s.seq_len, s.channels, 11 + (uint64_t)k)) {
-            g->failed = 1;
-            free(x);
-            return;
-        }
-        snprintf(id, sizeof id, "llm-%ux%ux%u-default", (unsigned)s.batch, (unsigned)s.seq_len,
-                 (unsigned)s.channels);
-        snprintf(desc, sizeof desc, "LLM-like activations [%u,%u,%u], paper operating point",
-                 (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
-        golden_emit_encode(g, id, "llm_like,massive_activation", desc, &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_config c;
-        tahq_config_default(&c);
-        tahq_shape s = golden_shape(1, 1024, 1600);
-        float *x = golden_alloc_x(&s);
-        if (llm_tensor_fill(x, 1, 1024, 1600, 1)) {
-            g->failed = 1;
-            free(x);
-            return;
-        }
-        golden_emit_encode(g, "llm-1x1024x1600-default", "llm_like,massive_activation,large",
-                    "the paper's worked size [1,1024,1600] (GPT2-XL hidden size), G=64, paper "
-                    "operating point",
-                    &c, &s, x);
-        free(x);
-    }
-}
-
-static void fam_sizes(golden_writer *g)
-{
-    struct {
-        const char *name;
-        uint32_t G, b, s, c, r;
-        tahq_alloc a;
-    } v[] = {
-        {"one-tile-g8", 8, 1, 1, 8, 800, TAHQ_ALLOC_TOKEN},
-        {"one-tile-g64", 64, 1, 1, 64, 800, TAHQ_ALLOC_TILE},
-        {"one-tile-g256", 256, 1, 1, 256, 0, TAHQ_ALLOC_TOKEN},
-        {"one-row-g8", 8, 1, 1, 1024, 800, TAHQ_ALLOC_TILE},
-        {"one-column-g8", 8, 1, 64, 8, 800, TAHQ_ALLOC_TOKEN},
-        {"seq1-r800", 64, 8, 1, 64, 800, TAHQ_ALLOC_TOKEN},
-        {"seq1-r0", 64, 8, 1, 64, 0, TAHQ_ALLOC_TOKEN},
-        {"batch16-g16", 16, 16, 3, 32, 667, TAHQ_ALLOC_TOKEN},
-    };
-    char id[64], desc[200];
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = golden_config(v[k].G, 4, 3, v[k].a, 2.0f, TAHQ_META_FP16);
-        c.hi_permille = v[k].r;
-        tahq_shape s = golden_shape(v[k].b, v[k].s, v[k].c);
-        float *x = golden_alloc_x(&s);
-        fill_rows(x, &s, 40 + (uint64_t)k);
-        add_spikes(x, golden_count_of(&s), v[k].G, 5, 40, 10.0f);
-        snprintf(id, sizeof id, "size-%s", v[k].name);
-        snprintf(desc, sizeof desc, "shape [%u,%u,%u], G=%u, %s allocation, r=%u", (unsigned)v[k].b,
-                 (unsigned)v[k].s, (unsigned)v[k].c, (unsigned)v[k].G, cli_alloc_name(v[k].a),
-                 (unsigned)v[k].r);
-        golden_emit_encode(g, id, "size", desc, &c, &s, x);
-        free(x);
-    }
-}
-
-/* Configurations drawn from fixed seeds: broad coverage of combinations. */
-static void fam_random(golden_writer *g)
-{
-    static const float taus[6] = {0.0f, 1.0f, 1.5f, 2.0f, 4.0f, INFINITY};
-    char id[64], desc[200];
-    for (uint32_t k = 0; k < 48; ++k) {
-        uint32_t w[4];
-        uint32_t ctr[4] = {k, 0, 0, 0}, key[2] = {0x60DEu, 0x1u};
-        tahq_philox4x32_10(ctr, key, w);
-        uint32_t G = tiles_all[w[0] % 6];
-        uint32_t hi = 1 + (w[0] >> 8) % 8;
-        uint32_t lo = 1 + (w[0] >> 16) % hi;
-        tahq_config c = golden_config(G, hi, lo, allocs[w[1] % 3], taus[(w[1] >> 8) % 6],
-                                 metas[(w[1] >> 16) % 3]);
-        c.hi_permille = (w[2] >> 8) % 1001;
-        c.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
-        c.seed = (uint64_t)w[3] << 32 | w[2];
-        uint32_t maxc = G >= 128 ? 2 : 4;
-        tahq_shape s = golden_shape(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
-        float *x = golden_alloc_x(&s);
-        fill_rows(x, &s, 900 + (uint64_t)k);
-        add_spikes(x, golden_count_of(&s), G, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k,
-                   (float)(1u << ((w[2] >> 4) % 8)));
-        snprintf(id, sizeof id, "random-%03u", (unsigned)k);
-        cli_config_text(&c, desc, sizeof desc);
-        golden_emit_encode(g, id, "random_config", desc, &c, &s, x);
-        free(x);
-    }
-}
-
-static void fam_encode_errors(golden_writer *g)
-{
-    tahq_config c = golden_config(16, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-    tahq_shape s = golden_shape(1, 2, 32);
-    struct {
-        const char *name;
-        int i1;
-        float v1;
-        int i2;
-        float v2;
-        int expect;
-        const char *desc;
-    } v[] = {
-        {"nan-first", 0, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at element 0"},
-        {"nan-last", 63, NAN, -1, 0, TAHQ_ERR_NONFINITE, "NaN at the last element"},
-        {"pos-inf", 20, INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "+inf in the input"},
-        {"neg-inf", 33, -INFINITY, -1, 0, TAHQ_ERR_NONFINITE, "-inf in the input"},
-        {"two-pow-64", 7, 0x1p64f, -1, 0, TAHQ_ERR_RANGE, "|x| = 2^64 (limit is |x| < 2^64)"},
-        {"neg-two-pow-64", 7, -0x1p64f, -1, 0, TAHQ_ERR_RANGE, "x = -2^64"},
-        {"range-before-nan", 3, 0x1p70f, 10, NAN, TAHQ_ERR_RANGE, "2^70 at element 3 precedes a NaN at element 10: index order"},
-        {"nan-before-range", 3, NAN, 10, 0x1p70f, TAHQ_ERR_NONFINITE, "NaN at element 3 precedes 2^70 at element 10: index order"},
-        {"max-float", 12, 0x1.fffffep127f, -1, 0, TAHQ_ERR_RANGE, "FLT_MAX in the input"},
-    };
-    char id[64];
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, 64, 3, 1.0f);
-        x[v[k].i1] = v[k].v1;
-        if (v[k].i2 >= 0)
-            x[v[k].i2] = v[k].v2;
-        snprintf(id, sizeof id, "encerr-%s", v[k].name);
-        golden_emit_encode_error(g, id, "", v[k].desc, &c, &s, x, v[k].expect);
-        free(x);
-    }
-    static const uint32_t bad[2][2] = {{64, 96}, {64, 32}};
-    for (int k = 0; k < 2; ++k) {
-        tahq_config c2 = golden_config(bad[k][0], 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
-        tahq_shape s2 = golden_shape(1, 2, bad[k][1]);
-        float *x = golden_alloc_x(&s2);
-        fill_uniform(x, golden_count_of(&s2), 3, 1.0f);
-        snprintf(id, sizeof id, "encerr-shape-c%u-g%u", (unsigned)bad[k][1], (unsigned)bad[k][0]);
-        golden_emit_encode_error(g, id, "", k ? "C smaller than G" : "C not a multiple of G", &c2, &s2, x,
-                          TAHQ_ERR_SHAPE);
-        free(x);
-    }
+    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
 }
 
 /* ---------------------------------------------------------------- invalid messages */
@@ -809,25 +172,93 @@ static void dec_err(golden_writer *g, const char *base, const char *name, const 
 {
     char id[96];
     snprintf(id, sizeof id, "decerr-%s-%s", base, name);
+    g->kills = msg_kills(id);
     golden_emit_decode_error(g, id, flags, desc, m, len, expect);
+    g->kills = NULL;
     free(m);
 }
 
-/* header byte mutation with the CRC recomputed */
-static void hdr_mut(golden_writer *g, const base_msg *b, const char *bn, const char *name, unsigned off,
-                    unsigned size, uint64_t val, int expect, const char *desc)
+/* An invalid message is a valid base message with up to three edits, the
+ * CRC recomputed or not, and a length: one row of a table, read by
+ * run_dec_cases. An edit's byte is at off from the message start, from a
+ * payload section of the base message or from its end; it writes a
+ * little-endian field of `width` bytes or xors, ors or ands one byte; the
+ * value is a constant or a header field plus the constant (mod 2^64). */
+enum edit_op { E_NONE, E_PUT, E_XOR, E_OR, E_AND };
+enum edit_anchor { AT_START, AT_MAP, AT_FLAGS, AT_CODES, AT_END };
+enum edit_from { V_CONST, V_N_LOW, V_N_TILES, V_PAYLOAD_BYTES };
+/* The message's length: the base's, the base's plus len, or len. */
+enum edit_len { LEN_SAME, LEN_PLUS, LEN_CUT };
+
+typedef struct msg_edit {
+    uint8_t op, width, at, from;
+    int off;
+    uint64_t value;
+} msg_edit;
+
+typedef struct dec_case {
+    unsigned base; /* index into the bases of run_dec_cases */
+    const char *name, *flags, *desc;
+    msg_edit e[3];
+    int reseal;
+    int len_mode;
+    long len;
+    int expect;
+} dec_case;
+
+/* clang-format off */
+/* A field of width bytes at off set to value; the same field set to a
+ * header field plus delta; one byte changed by op. */
+#define PUT(w, o, v) {E_PUT, w, AT_START, V_CONST, o, v}
+#define PUT_REL(w, o, from, delta) {E_PUT, w, AT_START, from, o, (uint64_t)(delta)}
+#define BYTE(op, at, o, v) {op, 1, at, V_CONST, o, v}
+/* clang-format on */
+
+static void apply_edit(uint8_t *m, const base_msg *b, const msg_edit *e)
 {
-    uint8_t *m = dup_msg(b, 0);
-    if (size == 1)
-        m[off] = (uint8_t)val;
-    else if (size == 2)
-        put_u16(m + off, (uint16_t)val);
-    else if (size == 4)
-        put_u32(m + off, (uint32_t)val);
-    else
-        put_u64(m + off, val);
-    message_reseal_stated(m, b->len);
-    dec_err(g, bn, name, "header_field", desc, m, b->len, expect);
+    const uint64_t at_of[5] = {0, b->L.map_off, b->L.flags_off, b->L.codes_off, b->len};
+    const uint64_t from_of[4] = {0, b->h.n_low, b->L.N, b->h.payload_bytes};
+    uint8_t *p = m + at_of[e->at] + e->off;
+    const uint64_t v = from_of[e->from] + e->value;
+    switch (e->op) {
+    case E_PUT:
+        for (unsigned q = 0; q < e->width; ++q)
+            p[q] = (uint8_t)(v >> (8 * q));
+        break;
+    case E_XOR:
+        *p ^= (uint8_t)v;
+        break;
+    case E_OR:
+        *p |= (uint8_t)v;
+        break;
+    case E_AND:
+        *p &= (uint8_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+/* The interpreter of the invalid messages: case ids are decerr-NAME-name,
+ * NAME the base's name. */
+static void run_dec_cases(golden_writer *g, const base_msg *const *bases, const char *const *names,
+                          const dec_case *t, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const dec_case *c = &t[i];
+        const base_msg *b = bases[c->base];
+        size_t len = b->len;
+        if (c->len_mode == LEN_CUT)
+            len = (size_t)c->len;
+        else if (c->len_mode == LEN_PLUS)
+            len = (size_t)((long)b->len + c->len);
+        uint8_t *m = dup_msg(b, len > b->len ? len - b->len : 0);
+        for (int k = 0; k < 3 && c->e[k].op != E_NONE; ++k)
+            apply_edit(m, b, &c->e[k]);
+        if (c->reseal)
+            message_reseal_stated(m, b->len);
+        dec_err(g, names[c->base], c->name, c->flags, c->desc, m, len, c->expect);
+    }
 }
 
 /* The three valid messages the invalid ones are made from: a (token
@@ -838,206 +269,178 @@ typedef struct dec_bases {
     const base_msg *all[3];
 } dec_bases;
 static const char *const dec_base_names[3] = {"a", "b", "c"};
+enum { BA, BB, BC };
 
-/* Header fields of base message a that the SPEC forbids (§8.4 step 2),
- * each set to one value with the CRC recomputed. */
-static const struct header_case {
-    const char *name;
-    unsigned off, size;
-    uint64_t value;
-    int expect;
-    const char *desc;
-} header_cases_a[] = {
-    {"k-2", 8, 1, 2, TAHQ_ERR_HEADER, "k = 2 (G = 4)"},
-    {"k-9", 8, 1, 9, TAHQ_ERR_HEADER, "k = 9 (G = 512)"},
-    {"k-5", 8, 1, 5, TAHQ_ERR_SIZE, "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"},
-    {"hi-bits-0", 9, 1, 0, TAHQ_ERR_HEADER, "hi_bits 0"},
-    {"hi-bits-9", 9, 1, 9, TAHQ_ERR_HEADER, "hi_bits 9"},
-    {"lo-bits-0", 10, 1, 0, TAHQ_ERR_HEADER, "lo_bits 0"},
-    {"lo-above-hi", 10, 1, 5, TAHQ_ERR_HEADER, "lo_bits 5 > hi_bits 4"},
-    {"alloc-3", 11, 1, 3, TAHQ_ERR_HEADER, "alloc 3"},
-    {"rounding-2", 12, 1, 2, TAHQ_ERR_HEADER, "rounding 2"},
-    {"meta-3", 13, 1, 3, TAHQ_ERR_HEADER, "meta 3"},
-    {"permille-1001", 14, 2, 1001, TAHQ_ERR_HEADER, "hi_permille 1001"},
-    {"tau-negative", 16, 4, 0xC0000000u, TAHQ_ERR_HEADER, "tau = -2"},
-    {"tau-neg-zero", 16, 4, 0x80000000u, TAHQ_ERR_HEADER, "tau = -0 (sign bit set)"},
-    {"tau-nan", 16, 4, 0x7FC00000u, TAHQ_ERR_HEADER, "tau = NaN"},
-    {"tau-neg-inf", 16, 4, 0xFF800000u, TAHQ_ERR_HEADER, "tau = -inf"},
-    {"batch-0", 20, 4, 0, TAHQ_ERR_HEADER, "B = 0"},
-    {"seq-0", 24, 4, 0, TAHQ_ERR_HEADER, "S = 0"},
-    {"channels-0", 28, 4, 0, TAHQ_ERR_HEADER, "C = 0"},
-    {"channels-not-multiple", 28, 4, 96, TAHQ_ERR_HEADER, "C = 96 with G = 64"},
-    {"channels-below-tile", 28, 4, 32, TAHQ_ERR_HEADER, "C = 32 < G = 64"},
+/* clang-format off */
+/* A header field set to a value the SPEC forbids, the CRC recomputed. */
+#define HDR(base, name, w, off, v, expect, desc)                                                   \
+    {base, name, "header_field", desc, {PUT(w, off, v)}, 1, LEN_SAME, 0, TAHQ_ERR_##expect}
+
+/* Framing (SPEC §8.4 step 1), header fields (step 2) and sizes (step 3),
+ * in the order of the set. */
+static const dec_case dec_cases_header[] = {
+    /* truncation, magic and version */
+    {BA, "truncated-0", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 0, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-3", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 3, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-7", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 7, TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-71", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 71,
+     TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-72", "truncated", "message cut short", {{0}}, 0, LEN_CUT, 72,
+     TAHQ_ERR_TRUNCATED},
+    {BA, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BB, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BC, "truncated-last-byte", "truncated", "the last payload byte is missing", {{0}}, 0,
+     LEN_PLUS, -1, TAHQ_ERR_TRUNCATED},
+    {BA, "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first",
+     {PUT(1, 1, 'X')}, 0, LEN_CUT, 3, TAHQ_ERR_TRUNCATED},
+    {BA, "bad-magic", "bad_magic", "magic TAHX", {PUT(1, 3, 'X')}, 0, LEN_SAME, 0,
+     TAHQ_ERR_MAGIC},
+    {BA, "lowercase-magic", "bad_magic", "magic in lower case",
+     {PUT(4, 0, 't' | 'a' << 8 | 'h' << 16 | (uint32_t)'q' << 24)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_MAGIC},
+    {BA, "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length",
+     {PUT(1, 3, 'X')}, 0, LEN_CUT, 6, TAHQ_ERR_MAGIC},
+    {BA, "version-2", "unknown_version", "version 2", {PUT(2, 4, 2)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "version-0", "unknown_version", "version 0", {PUT(2, 4, 0)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "version-2-short", "unknown_version",
+     "8 bytes of a version-2 header: version before length", {PUT(2, 4, 2)}, 0, LEN_CUT, 8,
+     TAHQ_ERR_VERSION},
+    {BA, "header-bytes-64", "unknown_version", "header_bytes 64", {PUT(2, 6, 64)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    {BA, "header-bytes-73", "unknown_version", "header_bytes 73", {PUT(2, 6, 73)}, 0, LEN_SAME, 0,
+     TAHQ_ERR_VERSION},
+    /* header fields of base a */
+    HDR(BA, "k-2", 1, 8, 2, HEADER, "k = 2 (G = 4)"),
+    HDR(BA, "k-9", 1, 8, 9, HEADER, "k = 9 (G = 512)"),
+    HDR(BA, "k-5", 1, 8, 5, SIZE,
+        "k = 5 (a legal G = 32): the header is consistent, payload_bytes no longer is"),
+    HDR(BA, "hi-bits-0", 1, 9, 0, HEADER, "hi_bits 0"),
+    HDR(BA, "hi-bits-9", 1, 9, 9, HEADER, "hi_bits 9"),
+    HDR(BA, "lo-bits-0", 1, 10, 0, HEADER, "lo_bits 0"),
+    HDR(BA, "lo-above-hi", 1, 10, 5, HEADER, "lo_bits 5 > hi_bits 4"),
+    HDR(BA, "alloc-3", 1, 11, 3, HEADER, "alloc 3"),
+    HDR(BA, "rounding-2", 1, 12, 2, HEADER, "rounding 2"),
+    HDR(BA, "meta-3", 1, 13, 3, HEADER, "meta 3"),
+    HDR(BA, "permille-1001", 2, 14, 1001, HEADER, "hi_permille 1001"),
+    HDR(BA, "tau-negative", 4, 16, 0xC0000000u, HEADER, "tau = -2"),
+    HDR(BA, "tau-neg-zero", 4, 16, 0x80000000u, HEADER, "tau = -0 (sign bit set)"),
+    HDR(BA, "tau-nan", 4, 16, 0x7FC00000u, HEADER, "tau = NaN"),
+    HDR(BA, "tau-neg-inf", 4, 16, 0xFF800000u, HEADER, "tau = -inf"),
+    HDR(BA, "batch-0", 4, 20, 0, HEADER, "B = 0"),
+    HDR(BA, "seq-0", 4, 24, 0, HEADER, "S = 0"),
+    HDR(BA, "channels-0", 4, 28, 0, HEADER, "C = 0"),
+    HDR(BA, "channels-not-multiple", 4, 28, 96, HEADER, "C = 96 with G = 64"),
+    HDR(BA, "channels-below-tile", 4, 28, 32, HEADER, "C = 32 < G = 64"),
+    {BA, "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40",
+     {PUT(4, 20, 1u << 20), PUT(4, 24, 1u << 20), PUT(4, 28, 1u << 10)}, 1, LEN_SAME, 0,
+     TAHQ_ERR_HEADER},
+    {BA, "n-low-plus-1", "header_field", "n_low one more than the allocation implies",
+     {PUT_REL(8, 40, V_N_LOW, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    HDR(BC, "n-low-1-alloc-none", 8, 40, 1, HEADER, "n_low 1 with alloc none"),
+    {BA, "n-flagged-above-tiles", "header_field", "n_flagged > number of tiles",
+     {PUT_REL(8, 48, V_N_TILES, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    HDR(BA, "reserved-1", 4, 64, 1, HEADER, "reserved field not zero"),
+    HDR(BB, "reserved-high-bit", 4, 64, 0x80000000u, HEADER, "reserved field not zero"),
+    /* sizes */
+#define SIZES(base)                                                                                \
+    {base, "payload-bytes-plus-1", "header_field", "payload_bytes one more than the fields imply", \
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, 1)}, 1, LEN_SAME, 0, TAHQ_ERR_SIZE},                         \
+    {base, "trailing-byte", "inconsistent_size", "one byte after the payload", {{0}}, 0,           \
+     LEN_PLUS, 1, TAHQ_ERR_SIZE}
+    SIZES(BA),
+    SIZES(BB),
+    SIZES(BC),
+#undef SIZES
+    {BA, "payload-bytes-minus-1", "header_field", "payload_bytes one less than the fields imply",
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, -1)}, 1, LEN_SAME, 0, TAHQ_ERR_SIZE},
 };
 
-/* Truncation, magic and version (SPEC §8.4 step 1). */
-static void dec_errors_framing(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    static const size_t cuts[5] = {0, 3, 7, 71, 72};
-    char name[64];
-    for (int k = 0; k < 5; ++k) {
-        snprintf(name, sizeof name, "truncated-%zu", cuts[k]);
-        dec_err(g, "a", name, "truncated", "message cut short", dup_msg(A, 0), cuts[k],
-                TAHQ_ERR_TRUNCATED);
-    }
-    for (int k = 0; k < 3; ++k)
-        dec_err(g, dec_base_names[k], "truncated-last-byte", "truncated", "the last payload byte is missing",
-                dup_msg(d->all[k], 0), d->all[k]->len - 1, TAHQ_ERR_TRUNCATED);
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[1] = 'X';
-        dec_err(g, "a", "short-bad-magic", "truncated", "3 bytes with a wrong magic: length is checked first", m, 3, TAHQ_ERR_TRUNCATED);
-        m = dup_msg(A, 0);
-        m[3] = 'X';
-        dec_err(g, "a", "bad-magic", "bad_magic", "magic TAHX", m, A->len, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        memcpy(m, "tahq", 4);
-        dec_err(g, "a", "lowercase-magic", "bad_magic", "magic in lower case", m, A->len, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        m[3] = 'X';
-        dec_err(g, "a", "bad-magic-short", "bad_magic", "6 bytes with a wrong magic: magic before length", m, 6, TAHQ_ERR_MAGIC);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 2);
-        dec_err(g, "a", "version-2", "unknown_version", "version 2", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 0);
-        dec_err(g, "a", "version-0", "unknown_version", "version 0", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 4, 2);
-        dec_err(g, "a", "version-2-short", "unknown_version", "8 bytes of a version-2 header: version before length", m, 8, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 6, 64);
-        dec_err(g, "a", "header-bytes-64", "unknown_version", "header_bytes 64", m, A->len, TAHQ_ERR_VERSION);
-        m = dup_msg(A, 0);
-        put_u16(m + 6, 73);
-        dec_err(g, "a", "header-bytes-73", "unknown_version", "header_bytes 73", m, A->len, TAHQ_ERR_VERSION);
-    }
-}
+/* The CRC itself (step 4), then the payload (step 5) with the CRC
+ * recomputed. */
+static const dec_case dec_cases_crc_payload[] = {
+#define CRC(base)                                                                                  \
+    {base, "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated",             \
+     {BYTE(E_XOR, AT_CODES, 0, 0x01)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},                              \
+    {base, "crc-field", "crc_mismatch", "the CRC field itself altered",                            \
+     {BYTE(E_XOR, AT_START, 68, 0x80)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC}
+    CRC(BA),
+    CRC(BB),
+    CRC(BC),
+#undef CRC
+    {BA, "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated",
+     {BYTE(E_XOR, AT_START, 32, 0x01)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},
+    {BA, "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated",
+     {BYTE(E_XOR, AT_END, -1, 0x40)}, 0, LEN_SAME, 0, TAHQ_ERR_CRC},
+    /* row 0 of a's token map: changes the per-sequence count */
+    {BA, "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence",
+     {BYTE(E_XOR, AT_MAP, 0, 0x01)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* a map bit of b's tile map in token 0 */
+    {BB, "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0",
+     {BYTE(E_XOR, AT_MAP, 0, 0x01)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* b: the map and the flags have 9 bits, bits 9..15 are padding */
+    {BB, "map-padding", "bad_padding", "a padding bit of the precision map set",
+     {BYTE(E_OR, AT_MAP, 1, 0x80)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    {BB, "flags-padding", "bad_padding", "a padding bit of the gate flags set",
+     {BYTE(E_OR, AT_FLAGS, 1, 0x40)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+    /* a: 10 map bits */
+    {BA, "map-padding", "bad_padding", "a padding bit of the token map set",
+     {BYTE(E_OR, AT_MAP, 1, 0x04)}, 1, LEN_SAME, 0, TAHQ_ERR_PAYLOAD},
+};
 
-/* Header fields (step 2), the CRC recomputed. */
-static void dec_errors_header(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    const base_msg *C = &d->msg[2];
-    for (size_t i = 0; i < sizeof header_cases_a / sizeof header_cases_a[0]; ++i) {
-        const struct header_case *h = &header_cases_a[i];
-        hdr_mut(g, A, "a", h->name, h->off, h->size, h->value, h->expect, h->desc);
-    }
-    {
-        uint8_t *m = dup_msg(A, 0);
-        put_u32(m + 20, 1u << 20);
-        put_u32(m + 24, 1u << 20);
-        put_u32(m + 28, 1u << 10);
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "elements-above-2p40", "header_field", "B*S*C = 2^50 > 2^40", m, A->len, TAHQ_ERR_HEADER);
-    }
-    hdr_mut(g, A, "a", "n-low-plus-1", 40, 8, A->h.n_low + 1, TAHQ_ERR_HEADER, "n_low one more than the allocation implies");
-    hdr_mut(g, C, "c", "n-low-1-alloc-none", 40, 8, 1, TAHQ_ERR_HEADER, "n_low 1 with alloc none");
-    hdr_mut(g, A, "a", "n-flagged-above-tiles", 48, 8, A->L.N + 1, TAHQ_ERR_HEADER, "n_flagged > number of tiles");
-    hdr_mut(g, A, "a", "reserved-1", 64, 4, 1, TAHQ_ERR_HEADER, "reserved field not zero");
-    hdr_mut(g, B, "b", "reserved-high-bit", 64, 4, 0x80000000u, TAHQ_ERR_HEADER, "reserved field not zero");
-}
+/* clang-format on */
 
-/* Sizes (step 3). */
-static void dec_errors_sizes(golden_writer *g, const dec_bases *d)
+/* n_flagged changed so that the pivot section size disagrees (b: SIZE),
+ * and within the same pivot bytes (c: PAYLOAD, the popcount): values the
+ * base messages decide. */
+static void dec_errors_n_flagged(golden_writer *g, const dec_bases *d)
 {
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    const base_msg *C = &d->msg[2];
-    for (int k = 0; k < 3; ++k) {
-        const base_msg *b = d->all[k];
-        hdr_mut(g, b, dec_base_names[k], "payload-bytes-plus-1", 56, 8, b->h.payload_bytes + 1, TAHQ_ERR_SIZE,
-                "payload_bytes one more than the fields imply");
-        uint8_t *m = dup_msg(b, 1);
-        dec_err(g, dec_base_names[k], "trailing-byte", "inconsistent_size", "one byte after the payload", m,
-                b->len + 1, TAHQ_ERR_SIZE);
+    const base_msg *B = &d->msg[BB];
+    const base_msg *C = &d->msg[BC];
+    uint64_t nf = B->h.n_flagged;
+    uint64_t want = (nf * B->L.k + 7) / 8;
+    uint64_t nf2 = nf;
+    while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
+        ++nf2;
+    if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want) {
+        const dec_case c = {BB,
+                            "n-flagged-size",
+                            "header_field",
+                            "n_flagged changed so that the pivot section size disagrees",
+                            {PUT(8, 48, nf2)},
+                            1,
+                            LEN_SAME,
+                            0,
+                            TAHQ_ERR_SIZE};
+        run_dec_cases(g, d->all, dec_base_names, &c, 1);
     }
-    hdr_mut(g, A, "a", "payload-bytes-minus-1", 56, 8, A->h.payload_bytes - 1, TAHQ_ERR_SIZE, "payload_bytes one less than the fields imply");
-    {
-        /* n_flagged changed so that the pivot section grows: SIZE */
-        uint64_t nf = B->h.n_flagged;
-        uint64_t want = (nf * B->L.k + 7) / 8;
-        uint64_t nf2 = nf;
-        while (nf2 < B->L.N && (nf2 * B->L.k + 7) / 8 == want)
-            ++nf2;
-        if (nf2 < B->L.N + 1 && (nf2 * B->L.k + 7) / 8 != want)
-            hdr_mut(g, B, "b", "n-flagged-size", 48, 8, nf2, TAHQ_ERR_SIZE, "n_flagged changed so that the pivot section size disagrees");
-        /* n_flagged changed within the same pivot bytes: PAYLOAD (popcount) */
-        uint64_t nc = C->h.n_flagged;
-        for (uint64_t d = 1; d <= nc; ++d) {
-            uint64_t n2 = nc - d;
-            if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
-                hdr_mut(g, C, "c", "n-flagged-popcount", 48, 8, n2, TAHQ_ERR_PAYLOAD, "n_flagged differs from the number of flag bits (same pivot bytes)");
-                break;
-            }
+    uint64_t nc = C->h.n_flagged;
+    for (uint64_t k = 1; k <= nc; ++k) {
+        uint64_t n2 = nc - k;
+        if ((n2 * C->L.k + 7) / 8 == (nc * C->L.k + 7) / 8) {
+            const dec_case c = {BC,
+                                "n-flagged-popcount",
+                                "header_field",
+                                "n_flagged differs from the number of flag bits (same pivot "
+                                "bytes)",
+                                {PUT(8, 48, n2)},
+                                1,
+                                LEN_SAME,
+                                0,
+                                TAHQ_ERR_PAYLOAD};
+            run_dec_cases(g, d->all, dec_base_names, &c, 1);
+            break;
         }
     }
 }
 
-/* The CRC itself (step 4). */
-static void dec_errors_crc(golden_writer *g, const dec_bases *d)
-{
-    const base_msg *A = &d->msg[0];
-    for (int k = 0; k < 3; ++k) {
-        const base_msg *b = d->all[k];
-        uint8_t *m = dup_msg(b, 0);
-        m[b->L.codes_off] ^= 0x01;
-        dec_err(g, dec_base_names[k], "crc-payload-bit", "crc_mismatch", "one code bit flipped, CRC not updated", m, b->len, TAHQ_ERR_CRC);
-        m = dup_msg(b, 0);
-        m[68] ^= 0x80;
-        dec_err(g, dec_base_names[k], "crc-field", "crc_mismatch", "the CRC field itself altered", m, b->len, TAHQ_ERR_CRC);
-    }
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[32] ^= 0x01;
-        dec_err(g, "a", "crc-seed", "crc_mismatch", "seed changed (any value is legal), CRC not updated", m, A->len, TAHQ_ERR_CRC);
-        m = dup_msg(A, 0);
-        m[A->len - 1] ^= 0x40;
-        dec_err(g, "a", "crc-last-byte", "crc_mismatch", "last payload byte changed, CRC not updated", m, A->len, TAHQ_ERR_CRC);
-    }
-}
-
-/* The payload (step 5) and the metadata values, the CRC recomputed. */
+/* Pivot padding and flag counts (step 5), where each base message has
+ * them, and the metadata values, the CRC recomputed. */
 static void dec_errors_payload(golden_writer *g, const dec_bases *d)
 {
-    const base_msg *A = &d->msg[0];
-    const base_msg *B = &d->msg[1];
-    {
-        uint8_t *m = dup_msg(A, 0);
-        m[A->L.map_off] ^= 0x01; /* row 0: changes the per-sequence count */
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "map-count", "bad_map", "precision map with one 1 too many or too few in the sequence", m, A->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* move one low bit to another row of the same sequence: still valid count;
-         * combine with a flipped flag to stay invalid is another case; here, flip
-         * a map bit of tile allocation in token 0 */
-        uint8_t *m = dup_msg(B, 0);
-        m[B->L.map_off] ^= 0x01;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "map-count", "bad_map", "tile map with a wrong count of low tiles in token 0", m, B->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* B: map has rows*T = 9 bits: bit 9..15 are padding */
-        uint8_t *m = dup_msg(B, 0);
-        m[B->L.map_off + 1] |= 0x80;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "map-padding", "bad_padding", "a padding bit of the precision map set", m, B->len, TAHQ_ERR_PAYLOAD);
-        /* flags: 9 bits */
-        m = dup_msg(B, 0);
-        m[B->L.flags_off + 1] |= 0x40;
-        message_reseal_stated(m, B->len);
-        dec_err(g, "b", "flags-padding", "bad_padding", "a padding bit of the gate flags set", m, B->len, TAHQ_ERR_PAYLOAD);
-    }
-    {
-        /* A: rows = 10 map bits */
-        uint8_t *m = dup_msg(A, 0);
-        m[A->L.map_off + 1] |= 0x04;
-        message_reseal_stated(m, A->len);
-        dec_err(g, "a", "map-padding", "bad_padding", "a padding bit of the token map set", m, A->len, TAHQ_ERR_PAYLOAD);
-    }
     for (int k = 0; k < 3; ++k) {
         const base_msg *b = d->all[k];
         uint64_t pbits = b->h.n_flagged * b->L.k;
@@ -1045,7 +448,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             uint8_t *m = dup_msg(b, 0);
             m[b->len - 1] |= (uint8_t)(0x80u);
             message_reseal_stated(m, b->len);
-            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding", "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
+            dec_err(g, dec_base_names[k], "pivot-padding", "bad_padding",
+                    "the last padding bit of the pivot section set", m, b->len, TAHQ_ERR_PAYLOAD);
         }
         /* flag bit flipped (n_flagged unchanged) */
         uint8_t *m = dup_msg(b, 0);
@@ -1054,7 +458,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             ++t;
         m[b->L.flags_off + t / 8] ^= (uint8_t)(1u << (t % 8));
         message_reseal_stated(m, b->len);
-        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags", "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
+        dec_err(g, dec_base_names[k], "flag-popcount", "bad_flags",
+                "one more flag bit than n_flagged", m, b->len, TAHQ_ERR_PAYLOAD);
     }
     /* metadata values */
     for (int k = 0; k < 3; ++k) {
@@ -1090,8 +495,8 @@ static void dec_errors_payload(golden_writer *g, const dec_bases *d)
             char dsc[160];
             snprintf(dsc, sizeof dsc, "%s (%s metadata, tile %" PRIu64 ")", mv[j].desc,
                      cli_meta_name(mt), t);
-            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point", dsc, m,
-                    b->len, TAHQ_ERR_PAYLOAD);
+            dec_err(g, dec_base_names[k], mv[j].name, mv[j].scale ? "bad_scale" : "bad_zero_point",
+                    dsc, m, b->len, TAHQ_ERR_PAYLOAD);
         }
     }
 }
@@ -1104,7 +509,8 @@ static void fam_decode_errors(golden_writer *g)
     tahq_config cb = golden_config(8, 4, 2, TAHQ_ALLOC_TILE, 2.0f, TAHQ_META_BF16);
     cb.hi_permille = 700;
     tahq_config cc = golden_config(16, 3, 3, TAHQ_ALLOC_NONE, 1.5f, TAHQ_META_FP32);
-    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24), sc = golden_shape(2, 1, 48);
+    tahq_shape sa = golden_shape(1, 10, 128), sb = golden_shape(1, 3, 24),
+               sc = golden_shape(2, 1, 48);
     if (make_base(A, &ca, &sa, 1) || make_base(B, &cb, &sb, 2) || make_base(C, &cc, &sc, 3)) {
         fprintf(stderr, "tahq golden-gen: base messages failed\n");
         g->failed = 1;
@@ -1119,10 +525,9 @@ static void fam_decode_errors(golden_writer *g)
         return;
     }
     /* in the order of the decoder's checks, SPEC §8.4 */
-    dec_errors_framing(g, &d);
-    dec_errors_header(g, &d);
-    dec_errors_sizes(g, &d);
-    dec_errors_crc(g, &d);
+    run_dec_cases(g, d.all, dec_base_names, dec_cases_header, N_ROWS(dec_cases_header));
+    dec_errors_n_flagged(g, &d);
+    run_dec_cases(g, d.all, dec_base_names, dec_cases_crc_payload, N_ROWS(dec_cases_crc_payload));
     dec_errors_payload(g, &d);
     for (int k = 0; k < 3; ++k)
         free(d.msg[k].m);
@@ -1140,140 +545,7 @@ static int mkdir_p1(const char *p)
     return -1;
 }
 
-/* ---------------------------------------------------------------- paper-v1 */
-
-static void fam_paper_v1(golden_writer *g)
-{
-    tahq_paper_v1_config def;
-    tahq_paper_v1_config_default(&def);
-    {
-        /* the hand-derived message of ref/test_paper_v1.c */
-        static const float x[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
-        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
-        tahq_shape s = golden_shape(1, 2, 8);
-        golden_emit_paper_v1(g, "paper-v1-hand", "single_spike", "two tokens whose 12-byte message is "
-                      "derived by hand in ref/test_paper_v1.c", &c, &s, x);
-    }
-    {
-        tahq_shape s = golden_shape(2, 16, 256);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        fill_rows(x, &s, 9001);
-        add_spikes(x, golden_count_of(&s), 64, 3, 9002, 50.0f);
-        golden_emit_paper_v1(g, "paper-v1-default", "", "the authors' defaults (G=64, 4/3 bits, r=0.8) "
-                      "on rows of different entropy with outliers", &def, &s, x);
-        free(x);
-    }
-    {
-        /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
-        tahq_shape s = golden_shape(2, 5, 64);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        fill_rows(x, &s, 9003);
-        golden_emit_paper_v1(g, "paper-v1-s5-r800", "allocation", "S=5 at r=0.8: the binary64 "
-                      "floor gives 0 low tokens", &def, &s, x);
-        free(x);
-    }
-    {
-        tahq_paper_v1_config c = {.tile = 32, .hi_bits = 8, .lo_bits = 2, .hi_permille = 333};
-        tahq_shape s = golden_shape(3, 7, 96);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        fill_uniform(x, golden_count_of(&s), 9004, 3.0f);
-        add_spikes(x, golden_count_of(&s), 32, 2, 9005, 20.0f);
-        golden_emit_paper_v1(g, "paper-v1-g32-8-2", "bit_pair", "G=32 (odd log2: fl(sqrt 32)), 8/2 "
-                      "bits, r=0.333", &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_paper_v1_config c = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 0};
-        tahq_shape s = golden_shape(1, 4, 512);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        fill_uniform(x, golden_count_of(&s), 9006, 0.5f);
-        add_spikes(x, golden_count_of(&s), 256, 1, 9007, 8.0f);
-        golden_emit_paper_v1(g, "paper-v1-g256-r0", "allocation", "G=256, r=0: every token low "
-                      "precision", &c, &s, x);
-        free(x);
-    }
-    {
-        tahq_paper_v1_config c = {.tile = 8, .hi_bits = 3, .lo_bits = 5, .hi_permille = 1000};
-        tahq_shape s = golden_shape(2, 3, 16);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        fill_uniform(x, golden_count_of(&s), 9008, 1.0f);
-        golden_emit_paper_v1(g, "paper-v1-g8-r1000", "allocation", "G=8, r=1: every token high "
-                      "precision; lo_bits above hi_bits is allowed", &c, &s, x);
-        free(x);
-    }
-    {
-        /* all-zero tiles (flagged), equal maxima (not flagged), constant
-         * tiles, an fp16-overflowing range (inf scale), entropy ties */
-        tahq_shape s = golden_shape(1, 6, 128);
-        float *x = golden_alloc_x(&s);
-        if (!x) { g->failed = 1; return; }
-        memset(x, 0, (size_t)golden_count_of(&s) * sizeof *x);
-        for (int c = 0; c < 64; c++) {
-            x[1 * 128 + c] = 0.375f;                 /* constant tile */
-            x[2 * 128 + c] = (c % 2) ? 1.5f : -1.5f; /* equal maxima */
-            x[2 * 128 + 64 + c] = (float)(c % 7) * 0.25f;
-            x[3 * 128 + 64 + c] = (c == 9) ? 1.0e5f : (float)c; /* one large value */
-            x[4 * 128 + c] = (float)(c % 5) - 2.0f;   /* token 4 = token 5: tie */
-            x[5 * 128 + c] = (float)(c % 5) - 2.0f;
-        }
-        x[3 * 128 + 5] = -1.0e5f; /* equal maxima, not flagged: zero point */
-        x[3 * 128 + 6] = 1.0e5f;  /* -1e5 is sent as fp16 -inf */
-        tahq_paper_v1_config c = def;
-        c.hi_permille = 500;
-        golden_emit_paper_v1(g, "paper-v1-edge", "all_zero_tile,constant_tile,tie_entropy,meta_overflow",
-                      "all-zero, constant and equal-maxima tiles, fp16 overflow of zero/scale "
-                      "(sent as inf), an entropy tie", &c, &s, x);
-        free(x);
-    }
-}
-
 /* ---------------------------------------------------------------- v2: mutation adequacy */
-
-/* Cases of golden/v2 beyond v1: each tells at least one mutant of
- * golden/mutation/catalogue.txt apart from the reference, a mutant that no
- * v1 case kills (golden/mutation/RESULTS.md). The inputs are the smallest
- * golden/mutation/distinguish.py found, as binary32 bit patterns. */
-typedef struct mut_case {
-    const char *id, *kills, *desc;
-    int paper_v1; /* 0: format 1 encode case, 1: paper_v1 case */
-    uint32_t tile, hi_bits, lo_bits, hi_permille;
-    tahq_alloc alloc;
-    uint32_t tau_bits;
-    tahq_rounding rounding;
-    uint64_t seed;
-    tahq_meta meta;
-    uint32_t B, S, C;
-    const uint32_t *words;
-} mut_case;
-
-/* A generated table's kill lists: case id -> the mutants it kills, "a,b". */
-struct case_kills {
-    const char *id, *kills;
-};
-
-/* The kill list of case `id` in table t[0..n) (NULL: none listed). */
-static const char *case_kills_find(const struct case_kills *t, size_t n, const char *id)
-{
-    for (size_t i = 0; i < n; i++)
-        if (t[i].id && strcmp(t[i].id, id) == 0)
-            return t[i].kills;
-    return NULL;
-}
-
-/* the generated table of golden/v2 (golden/mutation/v2_table.py --write) */
-#include "mutation_cases_v2.inc"
-
-/* The mutants a case built in code (fam_mutation_messages, fam_config_errors)
- * kills (NULL: none). */
-static const char *msg_kills(const char *id)
-{
-    return case_kills_find(mut_msg_kills, sizeof mut_msg_kills / sizeof mut_msg_kills[0], id);
-}
 
 /* Valid messages whose decoding meets NaN (SPEC §1 rule 6: every NaN a
  * decoder writes is 0x7FC00000). Format 1: every tile flagged (tau = 0), the
@@ -1367,6 +639,29 @@ static void fam_nan_messages(golden_writer *g)
     free(m);
 }
 
+/* clang-format off */
+/* two checks failing at once, and per-sequence map counts, on base "v2" */
+static const dec_case dec_cases_v2[] = {
+    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
+    {0, "magic-and-version", "bad_magic,unknown_version,mutation",
+     "bad magic and version 2: the magic is checked first",
+     {PUT(1, 0, 'X'), PUT(2, 4, 2)}, 0, LEN_SAME, 0, TAHQ_ERR_MAGIC},
+    /* reserved field non-zero and the CRC stale: HEADER before CRC */
+    {0, "reserved-and-crc", "header_field,crc_mismatch,mutation",
+     "reserved = 1 and a stale CRC: the header is checked before the CRC",
+     {PUT(1, 64, 1)}, 0, LEN_SAME, 0, TAHQ_ERR_HEADER},
+    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
+    {0, "size-and-truncated", "inconsistent_size,truncated,mutation",
+     "payload_bytes + 1 and the message one byte short: SIZE is checked first",
+     {PUT_REL(8, 56, V_PAYLOAD_BYTES, 1)}, 1, LEN_PLUS, -1, TAHQ_ERR_SIZE},
+    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
+    {0, "map-counts-per-sequence", "bad_map,mutation",
+     "token map with 2 and 0 low tokens in the two sequences (total 2 as required)",
+     {BYTE(E_AND, AT_START, 72, 0xF0), BYTE(E_OR, AT_START, 72, 0x03)}, 1, LEN_SAME, 0,
+     TAHQ_ERR_PAYLOAD},
+};
+/* clang-format on */
+
 /* Invalid messages that fail two §8.4 checks at once (the earlier check's
  * status is the SPEC's), and a map whose per-sequence counts are wrong while
  * its total is right. */
@@ -1381,38 +676,9 @@ static void fam_mutation_messages(golden_writer *g)
         g->failed = 1;
         return;
     }
-    uint8_t *m;
-    /* magic and version both wrong: MAGIC (§8.4 step 1 order) */
-    m = dup_msg(&A, 0);
-    m[0] = 'X';
-    put_u16(m + 4, 2);
-    g->kills = msg_kills("decerr-v2-magic-and-version");
-    dec_err(g, "v2", "magic-and-version", "bad_magic,unknown_version,mutation",
-            "bad magic and version 2: the magic is checked first", m, A.len, TAHQ_ERR_MAGIC);
-    /* reserved field non-zero and the CRC stale: HEADER before CRC */
-    m = dup_msg(&A, 0);
-    m[64] = 1;
-    g->kills = msg_kills("decerr-v2-reserved-and-crc");
-    dec_err(g, "v2", "reserved-and-crc", "header_field,crc_mismatch,mutation",
-            "reserved = 1 and a stale CRC: the header is checked before the CRC", m, A.len,
-            TAHQ_ERR_HEADER);
-    /* payload_bytes one too many and the message one byte short: SIZE before TRUNCATED */
-    m = dup_msg(&A, 0);
-    put_u64(m + 56, get_u64(m + 56) + 1);
-    message_reseal_stated(m, A.len);
-    g->kills = msg_kills("decerr-v2-size-and-truncated");
-    dec_err(g, "v2", "size-and-truncated", "inconsistent_size,truncated,mutation",
-            "payload_bytes + 1 and the message one byte short: SIZE is checked first", m,
-            A.len - 1, TAHQ_ERR_SIZE);
-    /* sequence 0 with two low tokens, sequence 1 with none (total right), CRC fixed */
-    m = dup_msg(&A, 0);
-    m[72] = (uint8_t)((m[72] & 0xF0u) | 0x03u);
-    message_reseal_stated(m, A.len);
-    g->kills = msg_kills("decerr-v2-map-counts-per-sequence");
-    dec_err(g, "v2", "map-counts-per-sequence", "bad_map,mutation",
-            "token map with 2 and 0 low tokens in the two sequences (total 2 as required)", m,
-            A.len, TAHQ_ERR_PAYLOAD);
-    g->kills = NULL;
+    const base_msg *const bases[1] = {&A};
+    static const char *const names[1] = {"v2"};
+    run_dec_cases(g, bases, names, dec_cases_v2, N_ROWS(dec_cases_v2));
     free(A.m);
     fam_nan_messages(g);
 }
@@ -1504,88 +770,1026 @@ static void fam_boundary(golden_writer *g)
     }
 }
 
+/* ---------------------------------------------------------------- encode cases as tables */
+
+/* Every encode, encode_error and paper_v1 case is a descriptor that one
+ * interpreter (emit_case) turns into its input and its files. A family is
+ * either a table of descriptors (adding a case is adding a row) or a grid:
+ * axis tables and an expand function that derives the descriptor of each
+ * point (adding a case is adding an axis value). */
+
+/* How a case's input is made on a zeroed tensor, in this order: the fill,
+ * the spikes of add_spikes (when spike_every > 0, on tiles of the case's G),
+ * the case's pattern, then single elements set (pokes). */
+enum fill_kind { FILL_ZERO, FILL_UNIFORM, FILL_ROWS, FILL_LLM };
+
+struct enc_case;
+typedef void (*pattern_fn)(float *x, uint64_t n, const struct enc_case *c);
+
+typedef struct poke {
+    uint32_t at;
+    float v;
+} poke;
+
+typedef struct enc_case {
+    const char *id, *flags, *desc;
+    int paper_v1; /* 0: format 1 (cfg); 1: the paper-v1 profile (pcfg) */
+    tahq_config cfg;
+    tahq_paper_v1_config pcfg;
+    tahq_shape shape;
+    int fill; /* enum fill_kind */
+    uint64_t seed;
+    float scale; /* FILL_UNIFORM */
+    uint32_t spike_every;
+    uint64_t spike_seed;
+    float spike_mag;
+    pattern_fn pattern;
+    uint32_t arg; /* the pattern's parameter */
+    float value;  /* the pattern's value */
+    unsigned n_pokes;
+    poke pokes[3];
+    int expect; /* TAHQ_OK: encode (or paper_v1); else encode_error with this status */
+} enc_case;
+
+/* A configuration with round-half-even and seed 0 (golden_config with
+ * hi_permille r), and one with rounding and seed given. */
+#define CFG(G, hi, lo, r, a, tau, m)                                                 \
+    {                                                                                \
+        G, hi, lo, r, TAHQ_ALLOC_##a, tau, TAHQ_ROUND_NEAREST_EVEN, 0, TAHQ_META_##m \
+    }
+#define CFG_R(G, hi, lo, r, a, tau, rd, seed, m)                                \
+    {                                                                           \
+        G, hi, lo, r, TAHQ_ALLOC_##a, tau, TAHQ_ROUND_##rd, seed, TAHQ_META_##m \
+    }
+#define UNIFORM(s, sc) .fill = FILL_UNIFORM, .seed = (s), .scale = (sc)
+#define ROWS(s) .fill = FILL_ROWS, .seed = (s)
+#define LLM(s) .fill = FILL_LLM, .seed = (s)
+#define SPIKES(every, s, mag) .spike_every = (every), .spike_seed = (s), .spike_mag = (mag)
+
+/* The id and description a grid's expand function writes. */
+typedef struct case_text {
+    char id[64], desc[240];
+} case_text;
+typedef void (*expand_fn)(unsigned i, unsigned j, enc_case *c, case_text *t);
+
+typedef struct family {
+    const enc_case *rows; /* a table of n_rows cases, or */
+    size_t n_rows;
+    expand_fn expand; /* a grid of ni x nj points, i the outer axis */
+    unsigned ni, nj;
+} family;
+#define TABLE(t)                              \
+    {                                         \
+        t, sizeof t / sizeof t[0], NULL, 0, 0 \
+    }
+#define GRID(f, ni, nj)    \
+    {                      \
+        NULL, 0, f, ni, nj \
+    }
+
+static int make_input(float *x, const enc_case *c)
+{
+    const tahq_shape *s = &c->shape;
+    const uint64_t n = golden_count_of(s);
+    switch (c->fill) {
+    case FILL_UNIFORM:
+        fill_uniform(x, n, c->seed, c->scale);
+        break;
+    case FILL_ROWS:
+        fill_rows(x, s, c->seed);
+        break;
+    case FILL_LLM:
+        if (llm_tensor_fill(x, s->batch, s->seq_len, s->channels, c->seed))
+            return -1;
+        break;
+    default:
+        break;
+    }
+    if (c->spike_every)
+        add_spikes(x, n, c->paper_v1 ? c->pcfg.tile : c->cfg.tile, c->spike_every, c->spike_seed,
+                   c->spike_mag);
+    if (c->pattern)
+        c->pattern(x, n, c);
+    for (unsigned k = 0; k < c->n_pokes; ++k)
+        x[c->pokes[k].at] = c->pokes[k].v;
+    return 0;
+}
+
+/* The interpreter: one case's input, then its files. A case listed in the
+ * v2 kill table (msg_kills) carries its kills. */
+static void emit_case(golden_writer *g, const enc_case *c)
+{
+    const char *flags = c->flags ? c->flags : "";
+    float *x = golden_alloc_x(&c->shape);
+    if (make_input(x, c) != 0) {
+        fprintf(stderr, "tahq golden-gen: case %s: no input\n", c->id);
+        golden_writer_fail(g);
+    } else if (c->paper_v1) {
+        golden_emit_paper_v1(g, c->id, flags, c->desc, &c->pcfg, &c->shape, x);
+    } else {
+        g->kills = msg_kills(c->id);
+        if (c->expect == TAHQ_OK)
+            golden_emit_encode(g, c->id, flags, c->desc, &c->cfg, &c->shape, x);
+        else
+            golden_emit_encode_error(g, c->id, flags, c->desc, &c->cfg, &c->shape, x, c->expect);
+        g->kills = NULL;
+    }
+    free(x);
+}
+
+static void run_families(golden_writer *g, const family *f, size_t n)
+{
+    for (size_t k = 0; k < n; ++k) {
+        for (size_t r = 0; r < f[k].n_rows; ++r)
+            emit_case(g, &f[k].rows[r]);
+        for (unsigned i = 0; i < f[k].ni; ++i)
+            for (unsigned j = 0; j < f[k].nj; ++j) {
+                case_text t;
+                enc_case c;
+                memset(&c, 0, sizeof c);
+                c.id = t.id;
+                c.desc = t.desc;
+                f[k].expand(i, j, &c, &t);
+                emit_case(g, &c);
+            }
+    }
+}
+
+static void set_uniform(enc_case *c, uint64_t seed, float scale)
+{
+    c->fill = FILL_UNIFORM;
+    c->seed = seed;
+    c->scale = scale;
+}
+
+static void set_spikes(enc_case *c, uint32_t every, uint64_t seed, float mag)
+{
+    c->spike_every = every;
+    c->spike_seed = seed;
+    c->spike_mag = mag;
+}
+
+/* ------------------------------------------------ sweep, allocation, gate, rounding, metadata */
+
+static const uint32_t tiles_all[6] = {8, 16, 32, 64, 128, 256};
+static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
+static const tahq_alloc allocs[3] = {TAHQ_ALLOC_NONE, TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE};
+
+/* every G (i) with every bit-width b = j + 1 */
+static void sweep_case(unsigned gi, unsigned j, enc_case *c, case_text *t)
+{
+    const uint32_t G = tiles_all[gi], b = j + 1;
+    c->cfg =
+        golden_config(G, b, b > 1 ? b - 1 : 1, allocs[(gi + b) % 3], 2.0f, metas[(gi + 2 * b) % 3]);
+    c->cfg.hi_permille = 600;
+    c->shape = golden_shape(2, 5, 2 * G);
+    set_uniform(c, 1000u * G + b, 1.0f);
+    set_spikes(c, 3, 1000u * G + b, 16.0f);
+    c->flags = "sweep";
+    snprintf(t->id, sizeof t->id, "sweep-g%03u-b%u", (unsigned)G, (unsigned)b);
+    snprintf(t->desc, sizeof t->desc,
+             "tile and bit-width sweep: G=%u, %u/%u bits, uniform values with a spike "
+             "in every third tile",
+             (unsigned)G, (unsigned)c->cfg.hi_bits, (unsigned)c->cfg.lo_bits);
+}
+
+static const uint32_t alloc_permilles[7] = {0, 1, 200, 500, 800, 999, 1000};
+
+/* every allocation (i) at every hi_permille (j) */
+static void alloc_case(unsigned a, unsigned ri, enc_case *c, case_text *t)
+{
+    c->cfg = golden_config(32, 4, 3, allocs[a], 2.0f, TAHQ_META_FP16);
+    c->cfg.hi_permille = alloc_permilles[ri];
+    c->shape = golden_shape(2, 10, 256);
+    c->fill = FILL_ROWS;
+    c->seed = 77 + (uint64_t)ri;
+    c->flags = "allocation";
+    snprintf(t->id, sizeof t->id, "alloc-%s-r%04u", cli_alloc_name(allocs[a]),
+             (unsigned)alloc_permilles[ri]);
+    snprintf(t->desc, sizeof t->desc,
+             "allocation %s with hi_permille %u on rows of different entropy",
+             cli_alloc_name(allocs[a]), (unsigned)alloc_permilles[ri]);
+}
+
+static const uint32_t bit_pairs[8][2] = {{8, 1}, {8, 8}, {5, 2}, {3, 3},
+                                         {2, 1}, {7, 6}, {1, 1}, {6, 4}};
+
+/* every hi/lo pair (i) with allocation token and tile (j) */
+static void bit_pair_case(unsigned p, unsigned j, enc_case *c, case_text *t)
+{
+    const tahq_alloc a = allocs[j + 1];
+    c->cfg = golden_config(16, bit_pairs[p][0], bit_pairs[p][1], a, 2.0f, TAHQ_META_FP16);
+    c->cfg.hi_permille = 700;
+    c->shape = golden_shape(1, 10, 128);
+    c->fill = FILL_ROWS;
+    c->seed = 500 + (uint64_t)p;
+    c->flags = "bit_pair";
+    snprintf(t->id, sizeof t->id, "bits-%u-%u-%s", (unsigned)bit_pairs[p][0],
+             (unsigned)bit_pairs[p][1], cli_alloc_name(a));
+    snprintf(t->desc, sizeof t->desc, "bit-width pair %u/%u with %s allocation",
+             (unsigned)bit_pairs[p][0], (unsigned)bit_pairs[p][1], cli_alloc_name(a));
+}
+
+/* spikes of magnitude 1..32, one per tile: each tau flags a different set */
+static void tau_spikes(float *x, uint64_t n, const enc_case *c)
+{
+    const uint32_t G = c->cfg.tile;
+    for (uint64_t t = 0; t * G < n; ++t) {
+        uint32_t w = tahq_random_word(99, t);
+        x[t * G + w % G] = (float)(1u << (t % 6)) * ((w >> 31) ? -1.0f : 1.0f);
+    }
+}
+
+static const float tau_taus[9] = {0.0f, 0.25f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 16.0f, INFINITY};
+static const uint32_t tau_tiles[3] = {8, 64, 256};
+
+/* every tau (i) at three G (j) */
+static void tau_case(unsigned ti, unsigned gi, enc_case *c, case_text *t)
+{
+    const uint32_t G = tau_tiles[gi];
+    char tn[32];
+    c->cfg = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, tau_taus[ti], TAHQ_META_FP16);
+    c->shape = golden_shape(1, 4, 2 * G);
+    set_uniform(c, 31 + (uint64_t)gi, 1.0f);
+    c->pattern = tau_spikes;
+    c->flags = "gate_tau";
+    snprintf(t->id, sizeof t->id, "tau-%s-g%03u", tau_name(tau_taus[ti], tn, sizeof tn),
+             (unsigned)G);
+    snprintf(t->desc, sizeof t->desc,
+             "outlier gate tau=%s, G=%u, tiles with spikes of magnitude 1..32", tn, (unsigned)G);
+}
+
+/* Tiles built to sit on the gate's decision boundary (SPEC §5.1). */
+static void gate_tiles(float *x, uint64_t n, const enc_case *c)
+{
+    const uint32_t G = c->cfg.tile;
+    const float tau = c->cfg.tau;
+    (void)n;
+    /* 8 tiles; base values 1/8 except where set */
+    for (uint32_t i = 0; i < 8 * G; ++i)
+        x[i] = (float)((int)(i % 7) - 3) * 0x1p-5f;
+    float m2 = 1.0f;
+    float *t0 = x, *t1 = x + G, *t2 = x + 2 * G, *t3 = x + 3 * G, *t4 = x + 4 * G, *t5 = x + 5 * G,
+          *t6 = x + 6 * G, *t7 = x + 7 * G;
+    float thr = isinf(tau) ? 2.0f : tau * m2; /* fl(tau * m2) */
+    /* t0: m1 exactly fl(tau*m2): flagged */
+    t0[1] = m2;
+    t0[G - 1] = thr;
+    /* t1: m1 one ulp below: not flagged (unless tau <= 1) */
+    t1[0] = -m2;
+    t1[3] = -nextafterf(thr, 0.0f);
+    /* t2: two equal maxima of opposite sign: pivot is the lower index */
+    t2[2] = -1.5f;
+    t2[5] = 1.5f;
+    /* t3: single non-zero value: flagged for every finite tau */
+    for (uint32_t i = 0; i < G; ++i)
+        t3[i] = 0.0f;
+    t3[G / 2] = -7.0f;
+    /* t4: all zero: never flagged */
+    for (uint32_t i = 0; i < G; ++i)
+        t4[i] = 0.0f;
+    /* t5: fl(3 * (1 + 3*2^-23)) rounds down to 3 + 2^-20: with tau = 3 the
+     * rounded product decides (real product is larger than m1) */
+    t5[0] = 1.0f + 3.0f * 0x1p-23f;
+    t5[G - 2] = 3.0f + 0x1p-20f;
+    /* t6: constant non-zero tile (m1 = m2) */
+    for (uint32_t i = 0; i < G; ++i)
+        t6[i] = 0.75f;
+    /* t7: pivot at the last position, max repeated later is impossible: max
+     * at index G-1 only */
+    t7[G - 1] = 5.0f * m2;
+    t7[0] = 1.25f;
+}
+
+static const float gate_taus[5] = {0.0f, 1.0f, 2.0f, 3.0f, INFINITY};
+static const uint32_t gate_G[2] = {8, 256};
+
+/* the gate's boundary tiles at every tau (i) and two G (j) */
+static void gate_case(unsigned ti, unsigned gi, enc_case *c, case_text *t)
+{
+    const uint32_t G = gate_G[gi];
+    char tn[32];
+    c->cfg = golden_config(G, 4, 3, TAHQ_ALLOC_TILE, gate_taus[ti], TAHQ_META_FP32);
+    c->shape = golden_shape(1, 1, 8 * G);
+    c->pattern = gate_tiles;
+    c->flags = "gate_boundary,single_spike,all_zero_tile,constant_tile";
+    snprintf(t->id, sizeof t->id, "gate-boundary-tau%s-g%03u",
+             tau_name(gate_taus[ti], tn, sizeof tn), (unsigned)G);
+    snprintf(t->desc, sizeof t->desc,
+             "gate decision boundary, tau=%s: m1 = fl(tau*m2), one ulp below, equal "
+             "maxima, single value, zero tile, rounded product, constant tile",
+             tn);
+}
+
+static const uint64_t stoch_seeds[5] = {0, 1, 42, UINT64_MAX, UINT64_C(0x0123456789ABCDEF)};
+static const uint32_t stoch_bits[5] = {1, 2, 3, 4, 8};
+
+/* stochastic rounding: every seed (i) at every bit-width (j) */
+static void stoch_seed_case(unsigned si, unsigned bi, enc_case *c, case_text *t)
+{
+    const uint32_t b = stoch_bits[bi];
+    c->cfg = golden_config(64, b, b > 1 ? b - 1 : 1, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    c->cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    c->cfg.seed = stoch_seeds[si];
+    c->shape = golden_shape(1, 3, 256);
+    set_uniform(c, 7 + (uint64_t)bi, 1.0f);
+    set_spikes(c, 4, 7, 8.0f);
+    c->flags = "stochastic_seed";
+    snprintf(t->id, sizeof t->id, "stoch-seed%u-b%u", si, (unsigned)b);
+    snprintf(t->desc, sizeof t->desc, "stochastic rounding, seed %" PRIu64 ", %u bits",
+             stoch_seeds[si], (unsigned)b);
+}
+
+/* stochastic rounding with tile allocation at every G (i) */
+static void stoch_tile_case(unsigned gi, unsigned j, enc_case *c, case_text *t)
+{
+    const uint32_t G = tiles_all[gi];
+    (void)j;
+    c->cfg = golden_config(G, 4, 2, TAHQ_ALLOC_TILE, 2.0f, metas[gi % 3]);
+    c->cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    c->cfg.seed = 1234567u + G;
+    c->shape = golden_shape(2, 2, 2 * G);
+    set_uniform(c, 17 + (uint64_t)G, 4.0f);
+    set_spikes(c, 2, 17, 64.0f);
+    snprintf(t->id, sizeof t->id, "stoch-g%03u", (unsigned)G);
+    snprintf(t->desc, sizeof t->desc, "stochastic rounding with tile allocation, G=%u",
+             (unsigned)G);
+}
+
+/* the magnitudes of the metadata cases (arg: index in meta_ranges) */
+static void meta_magnitude(float *x, uint64_t n, const enc_case *c)
+{
+    for (uint64_t i = 0; i < n; ++i) {
+        switch (c->arg) {
+        case 1:
+            x[i] *= 0x1p12f;
+            break;
+        case 2:
+            x[i] *= 0x1p-14f;
+            break;
+        case 3:
+            x[i] *= 0x1p-30f;
+            break;
+        case 4:
+            x[i] += 1000.0f;
+            break;
+        case 5:
+            x[i] *= 0x1p60f;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static const char *const meta_ranges[6] = {"unit", "large", "small", "tiny", "offset", "huge"};
+
+/* every metadata type (i) on every magnitude (j) */
+static void meta_case(unsigned m, unsigned f, enc_case *c, case_text *t)
+{
+    c->cfg = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+    c->shape = golden_shape(1, 4, 128);
+    set_uniform(c, 300 + (uint64_t)f, 1.0f);
+    set_spikes(c, 3, 300, 6.0f);
+    c->pattern = meta_magnitude;
+    c->arg = f;
+    if (f == 5 && metas[m] == TAHQ_META_FP16) {
+        c->expect = TAHQ_ERR_RANGE;
+        c->flags = "meta_overflow";
+    } else {
+        c->flags = f == 3 ? "tiny_range" : "";
+    }
+    snprintf(t->id, sizeof t->id, "meta-%s-%s", cli_meta_name(metas[m]), meta_ranges[f]);
+    snprintf(t->desc, sizeof t->desc, "%s metadata, %s-magnitude values", cli_meta_name(metas[m]),
+             meta_ranges[f]);
+}
+
+/* ------------------------------------------------ edge cases */
+
+/* all-zero tensors at G = 8, 32, 128 (i) */
+static void all_zero_case(unsigned i, unsigned j, enc_case *c, case_text *t)
+{
+    const uint32_t G = tiles_all[2 * i];
+    (void)j;
+    c->cfg = golden_config(G, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_META_FP16);
+    c->shape = golden_shape(1, 3, 2 * G);
+    c->flags = "all_zero_tile,tie_entropy";
+    snprintf(t->id, sizeof t->id, "edge-all-zero-g%03u", (unsigned)G);
+    snprintf(t->desc, sizeof t->desc, "all-zero tensor, G=%u: H=0 everywhere, s=0, nothing flagged",
+             (unsigned)G);
+}
+
+static const enc_case all_zero_tau0[] = {
+    {.id = "edge-all-zero-tau0",
+     .flags = "all_zero_tile",
+     .desc = "all-zero tensor under tau=0: an all-zero tile is never flagged",
+     .cfg = CFG(16, 4, 3, 800, TILE, 0.0f, BF16),
+     .shape = {1, 2, 64}},
+};
+
+/* every third tile all zero */
+static void zero_third_tiles(float *x, uint64_t n, const enc_case *c)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        if ((i / c->cfg.tile) % 3 == 1)
+            x[i] = 0.0f;
+}
+
+/* zero tiles among others, every metadata type (i); fp32 with stochastic rounding */
+static void zero_tiles_case(unsigned m, unsigned j, enc_case *c, case_text *t)
+{
+    (void)j;
+    c->cfg = golden_config(16, 4, 3, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+    if (m == 2)
+        c->cfg.rounding = TAHQ_ROUND_STOCHASTIC;
+    c->shape = golden_shape(1, 4, 64);
+    set_uniform(c, 5, 1.0f);
+    c->pattern = zero_third_tiles;
+    c->flags = "all_zero_tile";
+    c->desc = "every third tile is all zero";
+    snprintf(t->id, sizeof t->id, "edge-zero-tiles-%s", cli_meta_name(metas[m]));
+}
+
+/* every other tile constant (value) */
+static void constant_tiles(float *x, uint64_t n, const enc_case *c)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        if ((i / c->cfg.tile) % 2 == 0)
+            x[i] = c->value;
+}
+
+static const struct {
+    const char *name;
+    float v;
+    tahq_meta m;
+    float tau;
+} edge_constants[8] = {
+    {"ongrid-fp16", 1.5f, TAHQ_META_FP16, 2.0f},
+    {"offgrid-fp16", 0.1f, TAHQ_META_FP16, 2.0f},
+    {"offgrid-bf16", 0.1f, TAHQ_META_BF16, 2.0f},
+    {"fp32", 0.1f, TAHQ_META_FP32, 2.0f},
+    {"negative", -3.25f, TAHQ_META_FP16, 2.0f},
+    {"above-fp16-max", 70000.0f, TAHQ_META_FP16, 2.0f},
+    {"tau0", 0.75f, TAHQ_META_FP16, 0.0f},
+    {"tau0-offgrid", 0.3f, TAHQ_META_BF16, 0.0f},
+};
+
+/* constant tiles beside random ones, one row of edge_constants each (i) */
+static void constant_case(unsigned k, unsigned j, enc_case *c, case_text *t)
+{
+    (void)j;
+    c->cfg = golden_config(32, 4, 3, TAHQ_ALLOC_TOKEN, edge_constants[k].tau, edge_constants[k].m);
+    c->shape = golden_shape(1, 2, 96);
+    set_uniform(c, 9, 1.0f);
+    c->pattern = constant_tiles;
+    c->value = edge_constants[k].v;
+    c->flags = "constant_tile";
+    snprintf(t->id, sizeof t->id, "edge-constant-%s", edge_constants[k].name);
+    snprintf(t->desc, sizeof t->desc, "constant tiles of %.9g beside random ones",
+             (double)edge_constants[k].v);
+}
+
+static const uint32_t spike_positions[4] = {0, 63, 17, 32};
+
+/* a single spike at every position (i) in small noise or zeros (j) */
+static void spike_case(unsigned p, unsigned z, enc_case *c, case_text *t)
+{
+    const uint32_t pos = spike_positions[p];
+    c->cfg = golden_config(64, 4, 3, TAHQ_ALLOC_NONE, 2.0f, TAHQ_META_FP16);
+    c->shape = golden_shape(1, 1, 128);
+    if (!z)
+        set_uniform(c, 11, 0x1p-10f);
+    c->n_pokes = 2;
+    c->pokes[0] = (poke){pos, p % 2 ? -1000.0f : 1000.0f};
+    c->pokes[1] = (poke){64 + pos, 3.0f};
+    c->flags = "single_spike";
+    snprintf(t->id, sizeof t->id, "edge-spike-pos%02u-%s", (unsigned)pos, z ? "zero" : "noise");
+    snprintf(t->desc, sizeof t->desc,
+             "a single spike at position %u in a tile of %s (Hadamard spreads it)", (unsigned)pos,
+             z ? "zeros" : "small noise");
+}
+
+static const enc_case spike_ungated[] = {
+    {.id = "edge-spike-ungated",
+     .flags = "single_spike",
+     .desc = "a spike without the gate (tau=inf): the small values quantize to the zero-point",
+     .cfg = CFG(64, 4, 3, 800, NONE, INFINITY, FP16),
+     .shape = {1, 1, 128},
+     UNIFORM(11, 0x1p-10f),
+     .n_pokes = 1,
+     .pokes = {{5, 1000.0f}}},
+};
+
+/* binary32 subnormal patterns (arg 0: all, 1: a few normals among them,
+ * 2: the smallest) */
+static void subnormal_values(float *x, uint64_t n, const enc_case *c)
+{
+    const uint32_t f = c->arg;
+    for (uint64_t i = 0; i < n; ++i) {
+        uint32_t w = tahq_random_word(600 + (uint64_t)f, i);
+        uint32_t mag = f == 0 ? (w & 0x7FFFFFu) : (w & 0xFFu); /* subnormal patterns */
+        float v = u2f(mag | (w & 0x80000000u));
+        if (f == 1 && i % 5 == 0)
+            v = golden_unif(601, i) * 0x1p-120f; /* a few normals */
+        x[i] = v;
+    }
+}
+
+static const char *const subnormal_kinds[3] = {"all", "mixed", "smallest"};
+
+/* subnormal inputs under every metadata type (i), of every kind (j) */
+static void subnormal_case(unsigned m, unsigned f, enc_case *c, case_text *t)
+{
+    c->cfg = golden_config(16, 4, 3, f == 2 ? TAHQ_ALLOC_TILE : TAHQ_ALLOC_TOKEN, 2.0f, metas[m]);
+    c->shape = golden_shape(1, 4, 64);
+    c->pattern = subnormal_values;
+    c->arg = f;
+    c->flags = "denormal";
+    snprintf(t->id, sizeof t->id, "edge-denormal-%s-%s", subnormal_kinds[f],
+             cli_meta_name(metas[m]));
+    snprintf(t->desc, sizeof t->desc,
+             "binary32 subnormal inputs (%s), %s metadata; the entropy reciprocal "
+             "overflows to +inf",
+             subnormal_kinds[f], cli_meta_name(metas[m]));
+}
+
+static void signed_zeros(float *x, uint64_t n, const enc_case *c)
+{
+    (void)n;
+    (void)c;
+    for (uint32_t i = 0; i < 64; ++i)
+        x[i] = (i % 3 == 0) ? -0.0f : 0.0f;
+    for (uint32_t i = 16; i < 24; ++i)
+        x[i] = (i % 2) ? 0.5f : -0.0f; /* min is -0: z must be written as +0 */
+    for (uint32_t i = 40; i < 48; ++i)
+        x[i] = (i % 2) ? -0.25f : -0.0f; /* max is -0 */
+}
+
+/* tiles of signed zeros under every metadata type (i) */
+static void signed_zero_case(unsigned m, unsigned j, enc_case *c, case_text *t)
+{
+    (void)j;
+    c->cfg = golden_config(8, 3, 2, TAHQ_ALLOC_TILE, 2.0f, metas[m]);
+    c->shape = golden_shape(1, 2, 32);
+    c->pattern = signed_zeros;
+    c->flags = "signed_zero,all_zero_tile";
+    c->desc = "tiles of -0 and +0, and tiles whose min or max is -0";
+    snprintf(t->id, sizeof t->id, "edge-signed-zero-%s", cli_meta_name(metas[m]));
+}
+
+/* codes exactly halfway between two integers at L = 2^b - 1 */
+static void code_ties(float *x, uint64_t n, const enc_case *c)
+{
+    const float L = (float)((1u << c->cfg.hi_bits) - 1u);
+    (void)n;
+    for (uint32_t i = 0; i < 16; ++i)
+        x[i] = (float)(i % 8) * 0.5f * (i % 8 == 7 ? 0.0f : 1.0f);
+    x[7] = L; /* range 0..L: z = 0, s = 1 */
+    x[8] = 0.0f;
+    x[15] = L;
+    for (uint32_t i = 9; i < 15; ++i)
+        x[i] = (float)(i - 9) + 0.5f;
+}
+
+/* code ties at 2 bits (fp32), 3 bits (fp32) and 3 bits (fp16) (i) */
+static void code_tie_case(unsigned k, unsigned j, enc_case *c, case_text *t)
+{
+    const uint32_t b = k == 0 ? 2 : 3;
+    (void)j;
+    c->cfg =
+        golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, k == 2 ? TAHQ_META_FP16 : TAHQ_META_FP32);
+    c->shape = golden_shape(1, 2, 16);
+    c->pattern = code_ties;
+    c->flags = "tie_round";
+    c->desc = "codes exactly halfway between two integers (ties to even)";
+    snprintf(t->id, sizeof t->id, "edge-tie-round-b%u-%s", (unsigned)b, cli_meta_name(c->cfg.meta));
+}
+
+/* identical tokens of 64 values */
+static void identical_tokens(float *x, uint64_t n, const enc_case *c)
+{
+    (void)c;
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = golden_unif(1, i % 64);
+}
+
+/* identical tiles of 16 values */
+static void identical_tiles(float *x, uint64_t n, const enc_case *c)
+{
+    (void)c;
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = golden_unif(2, i % 16);
+}
+
+/* tokens of 64 values holding the same values, rotated by one tile each */
+static void rotated_tokens(float *x, uint64_t n, const enc_case *c)
+{
+    (void)c;
+    for (uint64_t r = 0; r * 64 < n; ++r)
+        for (uint32_t i = 0; i < 64; ++i)
+            x[r * 64 + i] = golden_unif(3, (i + 16u * r) % 64);
+}
+
+static const enc_case entropy_ties[] = {
+    {.id = "edge-tie-entropy-token",
+     .flags = "tie_entropy,multi_batch",
+     .desc = "identical tokens: equal entropies, the lower row index gets low precision",
+     .cfg = CFG(16, 4, 3, 500, TOKEN, 2.0f, FP16),
+     .shape = {2, 6, 64},
+     .pattern = identical_tokens},
+    {.id = "edge-tie-entropy-tile",
+     .flags = "tie_entropy",
+     .desc = "identical tiles: equal entropies, the lower tile index gets low precision",
+     .cfg = CFG(16, 4, 3, 500, TILE, 2.0f, FP16),
+     .shape = {1, 3, 128},
+     .pattern = identical_tiles},
+    {.id = "edge-tie-entropy-permuted",
+     .flags = "tie_entropy",
+     .desc = "tokens holding the same values in tile-rotated order",
+     .cfg = CFG(16, 4, 3, 500, TOKEN, 2.0f, FP16),
+     .shape = {1, 8, 64},
+     .pattern = rotated_tokens},
+};
+
+/* values just below the input limit 2^64 under bf16 and fp32 metadata (i) */
+static void near_limit_case(unsigned i, unsigned j, enc_case *c, case_text *t)
+{
+    const tahq_meta m = metas[i + 1];
+    const float below = 0x1.fffffep63f; /* the largest float below 2^64 */
+    (void)j;
+    c->cfg = golden_config(8, 4, 3, TAHQ_ALLOC_TOKEN, 2.0f, m);
+    c->shape = golden_shape(1, 2, 16);
+    set_uniform(c, 8, 0x1p40f);
+    c->n_pokes = 3;
+    c->pokes[0] = (poke){0, below};
+    c->pokes[1] = (poke){9, -below};
+    c->pokes[2] = (poke){10, below};
+    c->flags = "input_limit,single_spike";
+    c->desc = "values of magnitude just below 2^64 (Hadamard outputs near 2^66)";
+    snprintf(t->id, sizeof t->id, "edge-near-limit-%s", cli_meta_name(m));
+}
+
+static void thousands(float *x, uint64_t n, const enc_case *c)
+{
+    (void)c;
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = (float)i * 1000.0f;
+}
+
+/* values at the fp16 limits +-65504 at 1 bit (ERR_RANGE) and 4 bits (i) */
+static void fp16_max_case(unsigned i, unsigned j, enc_case *c, case_text *t)
+{
+    const uint32_t b = 1 + 3 * i;
+    (void)j;
+    c->cfg = golden_config(8, b, b, TAHQ_ALLOC_NONE, INFINITY, TAHQ_META_FP16);
+    c->shape = golden_shape(1, 1, 8);
+    c->pattern = thousands;
+    c->n_pokes = 2;
+    c->pokes[0] = (poke){0, -65504.0f};
+    c->pokes[1] = (poke){7, 65504.0f};
+    if (b == 1) {
+        c->expect = TAHQ_ERR_RANGE;
+        c->flags = "meta_overflow";
+        c->desc = "range 131008 with L=1: the fp16 scale overflows";
+    } else {
+        c->flags = "meta_boundary";
+        c->desc = "values at the fp16 limits +-65504";
+    }
+    snprintf(t->id, sizeof t->id, "edge-fp16-max-b%u", (unsigned)b);
+}
+
+/* ranges whose w/L is an fp16 subnormal */
+static void tiny_ranges(float *x, uint64_t n, const enc_case *c)
+{
+    (void)c;
+    for (uint32_t i = 0; i < n; ++i)
+        x[i] = (float)(tahq_random_word(71, i) % 1000u) * 0x1p-30f * (float)(1u + i / 8);
+}
+
+static const enc_case subnormal_scale[] = {
+    {.id = "edge-subnormal-scale-fp16",
+     .flags = "tiny_range,meta_boundary",
+     .desc = "ranges whose w/L is an fp16 subnormal: the scale search takes several steps",
+     .cfg = CFG(8, 8, 8, 800, NONE, INFINITY, FP16),
+     .shape = {1, 4, 8},
+     .pattern = tiny_ranges},
+};
+
+/* ------------------------------------------------ sizes, random configurations, LLM-like */
+
+static const enc_case sizes[] = {
+#define SIZE(name, G, b, s, c, r, a, k, desc_)                                                     \
+    {                                                                                              \
+        .id = "size-" name, .flags = "size", .desc = desc_, .cfg = CFG(G, 4, 3, r, a, 2.0f, FP16), \
+        .shape = {b, s, c}, ROWS(40 + k), SPIKES(5, 40, 10.0f)                                     \
+    }
+    SIZE("one-tile-g8", 8, 1, 1, 8, 800, TOKEN, 0, "shape [1,1,8], G=8, token allocation, r=800"),
+    SIZE("one-tile-g64", 64, 1, 1, 64, 800, TILE, 1,
+         "shape [1,1,64], G=64, tile allocation, r=800"),
+    SIZE("one-tile-g256", 256, 1, 1, 256, 0, TOKEN, 2,
+         "shape [1,1,256], G=256, token allocation, r=0"),
+    SIZE("one-row-g8", 8, 1, 1, 1024, 800, TILE, 3,
+         "shape [1,1,1024], G=8, tile allocation, r=800"),
+    SIZE("one-column-g8", 8, 1, 64, 8, 800, TOKEN, 4,
+         "shape [1,64,8], G=8, token allocation, r=800"),
+    SIZE("seq1-r800", 64, 8, 1, 64, 800, TOKEN, 5, "shape [8,1,64], G=64, token allocation, r=800"),
+    SIZE("seq1-r0", 64, 8, 1, 64, 0, TOKEN, 6, "shape [8,1,64], G=64, token allocation, r=0"),
+    SIZE("batch16-g16", 16, 16, 3, 32, 667, TOKEN, 7,
+         "shape [16,3,32], G=16, token allocation, r=667"),
+#undef SIZE
+};
+
+static const float random_taus[6] = {0.0f, 1.0f, 1.5f, 2.0f, 4.0f, INFINITY};
+
+/* configuration k (i) drawn from a fixed Philox key: combinations */
+static void random_case(unsigned k, unsigned j, enc_case *c, case_text *t)
+{
+    uint32_t w[4];
+    uint32_t ctr[4] = {k, 0, 0, 0}, key[2] = {0x60DEu, 0x1u};
+    (void)j;
+    tahq_philox4x32_10(ctr, key, w);
+    uint32_t G = tiles_all[w[0] % 6];
+    uint32_t hi = 1 + (w[0] >> 8) % 8;
+    uint32_t lo = 1 + (w[0] >> 16) % hi;
+    c->cfg = golden_config(G, hi, lo, allocs[w[1] % 3], random_taus[(w[1] >> 8) % 6],
+                           metas[(w[1] >> 16) % 3]);
+    c->cfg.hi_permille = (w[2] >> 8) % 1001;
+    c->cfg.rounding = (w[2] & 1) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN;
+    c->cfg.seed = (uint64_t)w[3] << 32 | w[2];
+    uint32_t maxc = G >= 128 ? 2 : 4;
+    c->shape = golden_shape(1 + (w[3] % 3), 1 + (w[3] >> 8) % 6, G * (1 + (w[3] >> 16) % maxc));
+    c->fill = FILL_ROWS;
+    c->seed = 900 + (uint64_t)k;
+    set_spikes(c, 1 + (w[3] >> 24) % 4, 900 + (uint64_t)k, (float)(1u << ((w[2] >> 4) % 8)));
+    c->flags = "random_config";
+    snprintf(t->id, sizeof t->id, "random-%03u", k);
+    cli_config_text(&c->cfg, t->desc, 200);
+}
+
+static const enc_case llm_cases[] = {
+#define LLM_512(name, G, hi, lo, r, a, tau, rd, m)                                  \
+    {                                                                               \
+        .id = "llm-1x16x512-" name, .flags = "llm_like,massive_activation",         \
+        .desc = "LLM-like activations [1,16,512] (seed 3), " name,                  \
+        .cfg = CFG_R(G, hi, lo, r, a, tau, rd, 7, m), .shape = {1, 16, 512}, LLM(3) \
+    }
+    LLM_512("default", 64, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("tile-alloc", 64, 4, 3, 800, TILE, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("tau-inf", 64, 4, 3, 800, TOKEN, INFINITY, NEAREST_EVEN, FP16),
+    LLM_512("tau0", 64, 4, 3, 800, TOKEN, 0.0f, NEAREST_EVEN, FP16),
+    LLM_512("stochastic", 64, 4, 3, 800, TOKEN, 2.0f, STOCHASTIC, FP16),
+    LLM_512("bf16", 64, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, BF16),
+    LLM_512("fp32", 64, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, FP32),
+    LLM_512("g8", 8, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("g32", 32, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("g128", 128, 4, 3, 800, TOKEN, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("g256", 256, 4, 3, 800, TILE, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("plain4", 64, 4, 4, 800, NONE, INFINITY, NEAREST_EVEN, FP16),
+    LLM_512("bits8-4", 64, 8, 4, 500, TOKEN, 2.0f, NEAREST_EVEN, FP16),
+    LLM_512("bits2-1", 64, 2, 1, 800, TILE, 2.0f, NEAREST_EVEN, BF16),
+#undef LLM_512
+#define LLM_DEFAULT(b, s, c, seed, flags_, desc_)                                   \
+    {                                                                               \
+        .id = "llm-" #b "x" #s "x" #c "-default", .flags = flags_, .desc = desc_,   \
+        .cfg = CFG(64, 4, 3, 800, TOKEN, 2.0f, FP16), .shape = {b, s, c}, LLM(seed) \
+    }
+    LLM_DEFAULT(2, 32, 256, 11, "llm_like,massive_activation",
+                "LLM-like activations [2,32,256], paper operating point"),
+    LLM_DEFAULT(4, 8, 128, 12, "llm_like,massive_activation",
+                "LLM-like activations [4,8,128], paper operating point"),
+    LLM_DEFAULT(3, 5, 1536, 13, "llm_like,massive_activation",
+                "LLM-like activations [3,5,1536], paper operating point"),
+    LLM_DEFAULT(1, 1024, 1600, 1, "llm_like,massive_activation,large",
+                "the paper's worked size [1,1024,1600] (GPT2-XL hidden size), G=64, paper "
+                "operating point"),
+#undef LLM_DEFAULT
+};
+
+/* ------------------------------------------------ invalid inputs and configurations */
+
+static const enc_case encode_errors[] = {
+#define ENCERR(name, expect_, desc_, n, ...)                                               \
+    {                                                                                      \
+        .id = "encerr-" name, .desc = desc_, .cfg = CFG(16, 4, 3, 800, TOKEN, 2.0f, FP16), \
+        .shape = {1, 2, 32}, UNIFORM(3, 1.0f), .n_pokes = n, .pokes = {__VA_ARGS__},       \
+        .expect = TAHQ_ERR_##expect_                                                       \
+    }
+    ENCERR("nan-first", NONFINITE, "NaN at element 0", 1, {0, NAN}),
+    ENCERR("nan-last", NONFINITE, "NaN at the last element", 1, {63, NAN}),
+    ENCERR("pos-inf", NONFINITE, "+inf in the input", 1, {20, INFINITY}),
+    ENCERR("neg-inf", NONFINITE, "-inf in the input", 1, {33, -INFINITY}),
+    ENCERR("two-pow-64", RANGE, "|x| = 2^64 (limit is |x| < 2^64)", 1, {7, 0x1p64f}),
+    ENCERR("neg-two-pow-64", RANGE, "x = -2^64", 1, {7, -0x1p64f}),
+    ENCERR("range-before-nan", RANGE, "2^70 at element 3 precedes a NaN at element 10: index order",
+           2, {3, 0x1p70f}, {10, NAN}),
+    ENCERR("nan-before-range", NONFINITE,
+           "NaN at element 3 precedes 2^70 at element 10: index order", 2, {3, NAN}, {10, 0x1p70f}),
+    ENCERR("max-float", RANGE, "FLT_MAX in the input", 1, {12, 0x1.fffffep127f}),
+#undef ENCERR
+    {.id = "encerr-shape-c96-g64",
+     .desc = "C not a multiple of G",
+     .cfg = CFG(64, 4, 3, 800, TOKEN, 2.0f, FP16),
+     .shape = {1, 2, 96},
+     UNIFORM(3, 1.0f),
+     .expect = TAHQ_ERR_SHAPE},
+    {.id = "encerr-shape-c32-g64",
+     .desc = "C smaller than G",
+     .cfg = CFG(64, 4, 3, 800, TOKEN, 2.0f, FP16),
+     .shape = {1, 2, 32},
+     UNIFORM(3, 1.0f),
+     .expect = TAHQ_ERR_SHAPE},
+};
+
+/* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
+ * smallest step a port gets wrong, and two cases that pin §9's order: a bad
+ * configuration is reported before a bad shape and before a bad input. The
+ * input is always finite and below 2^64 unless the case says otherwise. */
+static const enc_case config_errors[] = {
+#define CFGERR(name, desc_, G, hi, lo, r, tau, C, ...)                                     \
+    {                                                                                      \
+        .id = "cfgerr-v2-" name, .flags = "config_check", .desc = desc_,                   \
+        .cfg = CFG(G, hi, lo, r, TOKEN, tau, FP16), .shape = {1, 2, C}, UNIFORM(29, 1.0f), \
+        .expect = TAHQ_ERR_CONFIG, __VA_ARGS__                                             \
+    }
+    CFGERR("tile-12", "G = 12: not a power of two", 12, 4, 3, 800, 2.0f, 24),
+    CFGERR("tile-4", "G = 4: below the smallest tile (8)", 4, 4, 3, 800, 2.0f, 32),
+    CFGERR("tile-512", "G = 512: above the largest tile (256)", 512, 4, 3, 800, 2.0f, 512),
+    CFGERR("hi-bits-9", "hi_bits = 9 (at most 8)", 64, 9, 3, 800, 2.0f, 64),
+    CFGERR("lo-bits-0", "lo_bits = 0 (at least 1)", 64, 4, 0, 800, 2.0f, 64),
+    CFGERR("lo-above-hi", "lo_bits = 4 > hi_bits = 3", 64, 3, 4, 800, 2.0f, 64),
+    CFGERR("permille-1001", "hi_permille = 1001 (at most 1000)", 64, 4, 3, 1001, 2.0f, 64),
+    CFGERR("tau-negative", "tau = -1", 64, 4, 3, 800, -1.0f, 64),
+    CFGERR("tau-neg-zero", "tau = -0: the sign bit must be 0 (a test tau >= 0 accepts it)", 64, 4,
+           3, 800, -0.0f, 64),
+    CFGERR("tau-nan", "tau = NaN", 64, 4, 3, 800, NAN, 64),
+    CFGERR("before-shape", "G = 12 and C = 20 (not a multiple): the configuration is checked first",
+           12, 4, 3, 800, 2.0f, 20),
+    CFGERR("before-input", "hi_bits = 9 and a NaN input: the configuration is checked first", 64, 9,
+           3, 800, 2.0f, 64, .n_pokes = 1, .pokes = {{0, NAN}}),
+#undef CFGERR
+};
+
+/* one tile of eight values 0, w·1/8, ..., w·6/8 (binary32 products), then w;
+ * w's bits in arg */
+static void search_range(float *x, uint64_t n, const enc_case *c)
+{
+    const float w = u2f(c->arg);
+    (void)n;
+    for (int i = 0; i < 8; i++)
+        x[i] = i == 7 ? w : w * ((float)i / 8.0f);
+}
+
 /* The §5.3 scale search with 16-bit metadata (golden/mutation/equiv_check.c
  * scale-steps lists every (w, L) where it leaves its start up(fl(w ÷ L))):
  * with fp16 only from a zero start (fl(w ÷ L) = 0, w ≤ L·2^-150), with bf16
  * also where w ÷ L is a binary32 subnormal. Each case is one tile of eight
  * values from 0 to w (so z = +0 and fl(hi − z) = w), alloc none, at the
  * smallest w of its kind. */
-static void fam_scale_search(golden_writer *g)
-{
-    struct {
-        const char *name, *desc;
-        tahq_meta meta;
-        uint32_t bits, w_bits;
-    } v[] = {
-        {"bf16-l3", "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
-         TAHQ_META_BF16, 2, 0x00030001u},
-        {"bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)",
-         TAHQ_META_BF16, 8, 0x00ff0001u},
-        {"fp16-zero-start", "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start",
-         TAHQ_META_FP16, 2, 0x00000001u},
-        {"bf16-zero-start", "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
-         TAHQ_META_BF16, 8, 0x0000007fu},
-    };
-    char id[64];
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = golden_config(8, v[k].bits, v[k].bits, TAHQ_ALLOC_NONE, 2.0f, v[k].meta);
-        tahq_shape s = golden_shape(1, 1, 8);
-        float *x = golden_alloc_x(&s);
-        const float w = u2f(v[k].w_bits);
-        for (int i = 0; i < 8; i++) /* 0, w·1/8, ..., w·6/8 (binary32 products), then w */
-            x[i] = i == 7 ? w : w * ((float)i / 8.0f);
-        snprintf(id, sizeof id, "search-v2-%s", v[k].name);
-        g->kills = msg_kills(id);
-        golden_emit_encode(g, id, "scale_search", v[k].desc, &c, &s, x);
-        g->kills = NULL;
-        free(x);
+static const enc_case scale_search[] = {
+#define SEARCH(name, desc_, m, b, w_bits)                                                     \
+    {                                                                                         \
+        .id = "search-v2-" name, .flags = "scale_search", .desc = desc_,                      \
+        .cfg = CFG(8, b, b, 800, NONE, 2.0f, m), .shape = {1, 1, 8}, .pattern = search_range, \
+        .arg = w_bits                                                                         \
     }
+    SEARCH("bf16-l3",
+           "bf16, L = 3: w = 0x1.80008p-132, w / L subnormal, the search steps from up(w / L)",
+           BF16, 2, 0x00030001u),
+    SEARCH("bf16-l255", "bf16, L = 255: w = 0x1.fe0002p-126, the search steps from up(w / L)", BF16,
+           8, 0x00ff0001u),
+    SEARCH("fp16-zero-start",
+           "fp16, L = 3: w = 2^-149, fl(w / L) = 0, the search steps from a zero start", FP16, 2,
+           0x00000001u),
+    SEARCH("bf16-zero-start",
+           "bf16, L = 255: w = 0x1.fcp-143, fl(w / L) = 0, the search steps from a zero start",
+           BF16, 8, 0x0000007fu),
+#undef SEARCH
+};
+
+/* ------------------------------------------------ paper-v1 */
+
+/* the two tokens of the hand-derived message of ref/test_paper_v1.c */
+static void paper_v1_hand(float *x, uint64_t n, const enc_case *c)
+{
+    static const float v[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 0, 4, 0, 0, 0, 0};
+    (void)c;
+    for (uint64_t i = 0; i < n; ++i)
+        x[i] = v[i];
 }
 
-/* Configurations SPEC §3.3 refuses (ERR_CONFIG), each one field off by the
- * smallest step a port gets wrong, and two cases that pin §9's order: a bad
- * configuration is reported before a bad shape and before a bad input. The
- * input is always finite and below 2^64 unless the case says otherwise. */
-static void fam_config_errors(golden_writer *g)
+/* all-zero tiles (flagged), equal maxima (not flagged), constant tiles, an
+ * fp16-overflowing range (inf scale), entropy ties */
+static void paper_v1_edges(float *x, uint64_t n, const enc_case *c)
 {
-    struct {
-        const char *name, *desc;
-        uint32_t tile, hi, lo, permille, tau_bits, C;
-        int nan_input;
-    } v[] = {
-        {"tile-12", "G = 12: not a power of two", 12, 4, 3, 800, 0x40000000u, 24, 0},
-        {"tile-4", "G = 4: below the smallest tile (8)", 4, 4, 3, 800, 0x40000000u, 32, 0},
-        {"tile-512", "G = 512: above the largest tile (256)", 512, 4, 3, 800, 0x40000000u, 512, 0},
-        {"hi-bits-9", "hi_bits = 9 (at most 8)", 64, 9, 3, 800, 0x40000000u, 64, 0},
-        {"lo-bits-0", "lo_bits = 0 (at least 1)", 64, 4, 0, 800, 0x40000000u, 64, 0},
-        {"lo-above-hi", "lo_bits = 4 > hi_bits = 3", 64, 3, 4, 800, 0x40000000u, 64, 0},
-        {"permille-1001", "hi_permille = 1001 (at most 1000)", 64, 4, 3, 1001, 0x40000000u, 64, 0},
-        {"tau-negative", "tau = -1", 64, 4, 3, 800, 0xBF800000u, 64, 0},
-        {"tau-neg-zero", "tau = -0: the sign bit must be 0 (a test tau >= 0 accepts it)", 64, 4, 3,
-         800, 0x80000000u, 64, 0},
-        {"tau-nan", "tau = NaN", 64, 4, 3, 800, 0x7FC00000u, 64, 0},
-        {"before-shape", "G = 12 and C = 20 (not a multiple): the configuration is checked first",
-         12, 4, 3, 800, 0x40000000u, 20, 0},
-        {"before-input", "hi_bits = 9 and a NaN input: the configuration is checked first", 64, 9,
-         3, 800, 0x40000000u, 64, 1},
-    };
-    char id[64];
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
-        tahq_config c = golden_config(v[k].tile, v[k].hi, v[k].lo, TAHQ_ALLOC_TOKEN, u2f(v[k].tau_bits),
-                                 TAHQ_META_FP16);
-        c.hi_permille = v[k].permille;
-        tahq_shape s = golden_shape(1, 2, v[k].C);
-        float *x = golden_alloc_x(&s);
-        fill_uniform(x, golden_count_of(&s), 29, 1.0f);
-        if (v[k].nan_input)
-            x[0] = NAN;
-        snprintf(id, sizeof id, "cfgerr-v2-%s", v[k].name);
-        g->kills = msg_kills(id);
-        golden_emit_encode_error(g, id, "config_check", v[k].desc, &c, &s, x, TAHQ_ERR_CONFIG);
-        g->kills = NULL;
-        free(x);
+    (void)n;
+    (void)c;
+    for (int k = 0; k < 64; k++) {
+        x[1 * 128 + k] = 0.375f;                 /* constant tile */
+        x[2 * 128 + k] = (k % 2) ? 1.5f : -1.5f; /* equal maxima */
+        x[2 * 128 + 64 + k] = (float)(k % 7) * 0.25f;
+        x[3 * 128 + 64 + k] = (k == 9) ? 1.0e5f : (float)k; /* one large value */
+        x[4 * 128 + k] = (float)(k % 5) - 2.0f;             /* token 4 = token 5: tie */
+        x[5 * 128 + k] = (float)(k % 5) - 2.0f;
     }
+    x[3 * 128 + 5] = -1.0e5f; /* equal maxima, not flagged: zero point */
+    x[3 * 128 + 6] = 1.0e5f;  /* -1e5 is sent as fp16 -inf */
 }
+
+static const enc_case paper_v1_cases[] = {
+    {.id = "paper-v1-hand",
+     .flags = "single_spike",
+     .paper_v1 = 1,
+     .desc = "two tokens whose 12-byte message is derived by hand in ref/test_paper_v1.c",
+     .pcfg = {8, 2, 1, 500},
+     .shape = {1, 2, 8},
+     .pattern = paper_v1_hand},
+    {.id = "paper-v1-default",
+     .paper_v1 = 1,
+     .desc = "the authors' defaults (G=64, 4/3 bits, r=0.8) on rows of different entropy with "
+             "outliers",
+     .pcfg = {64, 4, 3, 800},
+     .shape = {2, 16, 256},
+     ROWS(9001),
+     SPIKES(3, 9002, 50.0f)},
+    /* S = 5, r = 0.8: floor(5 * 0.19999999999999996) = 0 low tokens */
+    {.id = "paper-v1-s5-r800",
+     .flags = "allocation",
+     .paper_v1 = 1,
+     .desc = "S=5 at r=0.8: the binary64 floor gives 0 low tokens",
+     .pcfg = {64, 4, 3, 800},
+     .shape = {2, 5, 64},
+     ROWS(9003)},
+    {.id = "paper-v1-g32-8-2",
+     .flags = "bit_pair",
+     .paper_v1 = 1,
+     .desc = "G=32 (odd log2: fl(sqrt 32)), 8/2 bits, r=0.333",
+     .pcfg = {32, 8, 2, 333},
+     .shape = {3, 7, 96},
+     UNIFORM(9004, 3.0f),
+     SPIKES(2, 9005, 20.0f)},
+    {.id = "paper-v1-g256-r0",
+     .flags = "allocation",
+     .paper_v1 = 1,
+     .desc = "G=256, r=0: every token low precision",
+     .pcfg = {256, 4, 3, 0},
+     .shape = {1, 4, 512},
+     UNIFORM(9006, 0.5f),
+     SPIKES(1, 9007, 8.0f)},
+    {.id = "paper-v1-g8-r1000",
+     .flags = "allocation",
+     .paper_v1 = 1,
+     .desc = "G=8, r=1: every token high precision; lo_bits above hi_bits is allowed",
+     .pcfg = {8, 3, 5, 1000},
+     .shape = {2, 3, 16},
+     UNIFORM(9008, 1.0f)},
+    {.id = "paper-v1-edge",
+     .flags = "all_zero_tile,constant_tile,tie_entropy,meta_overflow",
+     .paper_v1 = 1,
+     .desc = "all-zero, constant and equal-maxima tiles, fp16 overflow of zero/scale (sent as "
+             "inf), an entropy tie",
+     .pcfg = {64, 4, 3, 500},
+     .shape = {1, 6, 128},
+     .pattern = paper_v1_edges},
+};
+
+/* ------------------------------------------------ the families of each set, in order */
+
+/* golden/v1's encode and encode_error cases (its invalid messages and
+ * paper-v1 cases follow) */
+static const family v1_encode_families[] = {
+    GRID(sweep_case, 6, 8),
+    GRID(alloc_case, 3, 7),
+    GRID(bit_pair_case, 8, 2),
+    GRID(tau_case, 9, 3),
+    GRID(gate_case, 5, 2),
+    GRID(stoch_seed_case, 5, 5),
+    GRID(stoch_tile_case, 6, 1),
+    GRID(meta_case, 3, 6),
+    /* edge-* */
+    GRID(all_zero_case, 3, 1),
+    TABLE(all_zero_tau0),
+    GRID(zero_tiles_case, 3, 1),
+    GRID(constant_case, 8, 1),
+    GRID(spike_case, 4, 2),
+    TABLE(spike_ungated),
+    GRID(subnormal_case, 3, 3),
+    GRID(signed_zero_case, 3, 1),
+    GRID(code_tie_case, 3, 1),
+    TABLE(entropy_ties),
+    GRID(near_limit_case, 2, 1),
+    GRID(fp16_max_case, 2, 1),
+    TABLE(subnormal_scale),
+    /* size-*, random-*, llm-*, encerr-* */
+    TABLE(sizes),
+    GRID(random_case, 48, 1),
+    TABLE(llm_cases),
+    TABLE(encode_errors),
+};
+
+static const family v1_paper_v1_families[] = {TABLE(paper_v1_cases)};
+
+/* golden/v2's encode cases after its mutation cases */
+static const family v2_encode_families[] = {TABLE(scale_search), TABLE(config_errors)};
 
 int golden_generate(const char *dir, const char *set)
 {
@@ -1608,24 +1812,13 @@ int golden_generate(const char *dir, const char *set)
         /* golden/v3 holds the gain cases only; golden/v2 everything else */
         golden_gain_cases(&g);
     } else {
-        fam_sweep(&g);
-        fam_alloc(&g);
-        fam_tau(&g);
-        fam_gate(&g);
-        fam_stochastic(&g);
-        fam_meta(&g);
-        fam_edge(&g);
-        fam_sizes(&g);
-        fam_random(&g);
-        fam_llm(&g);
-        fam_encode_errors(&g);
+        run_families(&g, v1_encode_families, N_ROWS(v1_encode_families));
         fam_decode_errors(&g);
-        fam_paper_v1(&g);
+        run_families(&g, v1_paper_v1_families, N_ROWS(v1_paper_v1_families));
     }
     if (strcmp(g.set, "v2") == 0 || v4) {
         fam_mutation(&g);
-        fam_scale_search(&g);
-        fam_config_errors(&g);
+        run_families(&g, v2_encode_families, N_ROWS(v2_encode_families));
     }
     if (v4) {
         /* golden/v4: v2's cases, v3's (the gain allocation), then its own */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spec_ref.h - straightforward transcriptions of ref/SPEC.md for the tests,
+ * spec_ref.h - straightforward transcriptions of ref/SPEC.md for the tests
+ * (golden/oracles/README.md: an oracle, independent of ref/ on purpose),
  * written from the SPEC text, step by step and in the order it gives, without
  * looking for speed. They are the independent side of the bit-exact checks.
  *
@@ -11,12 +12,33 @@
  * Everything is static inline so that a test including this header but not
  * using a function gets no unused-function warning.
  */
-#ifndef TAHQ_TESTS_SPEC_REF_H
-#define TAHQ_TESTS_SPEC_REF_H
+#ifndef TAHQ_ORACLES_SPEC_REF_H
+#define TAHQ_ORACLES_SPEC_REF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "tahq.h"
 #include "tahq_spec.h"
-#include "tutil.h"
+
+/* ---- bit views (its own: the oracle includes include/ only) -------------- */
+static inline uint32_t spec_f2u(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float spec_u2f(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline uint64_t spec_d2u(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
 
 /* ---- §2.3 log2 ------------------------------------------------------------ */
 static const float spec_log2_c[9] = {0x1.715476p+0f,  -0x1.71547p-1f,  0x1.ec73d4p-2f,
@@ -24,15 +46,15 @@ static const float spec_log2_c[9] = {0x1.715476p+0f,  -0x1.71547p-1f,  0x1.ec73d
                                      0x1.b9b11ep-3f,  -0x1.a8cc5cp-3f, 0x1.025a2p-3f};
 
 static inline float spec_log2(float x) {
-    uint32_t w = f2u(x);
+    uint32_t w = spec_f2u(x);
     int a = 0;
     if ((w >> 23) == 0) { /* subnormal */
         x = x * 0x1p23f;
-        w = f2u(x);
+        w = spec_f2u(x);
         a = -23;
     }
     int e = (int)((w >> 23) & 0xFF) - 127 + a;
-    float m = u2f((w & 0x7FFFFFu) | 0x3F800000u);
+    float m = spec_u2f((w & 0x7FFFFFu) | 0x3F800000u);
     if ((w & 0x7FFFFFu) > 0x3504F3u) {
         m = m * 0.5f;
         e = e + 1;
@@ -91,7 +113,7 @@ static inline float spec_entropy(const float *x, uint32_t tiles, uint32_t G) {
     size_t n = (size_t)tiles * G;
     float *a = malloc(n * sizeof(float));
     if (!a) abort();
-    for (size_t k = 0; k < n; k++) a[k] = u2f(f2u(x[k]) & 0x7FFFFFFFu);
+    for (size_t k = 0; k < n; k++) a[k] = spec_u2f(spec_f2u(x[k]) & 0x7FFFFFFFu);
     float S = spec_unit_sum(a, tiles, G);
     float H;
     if (S == 0.0f) {
@@ -357,7 +379,7 @@ static inline tahq_status spec_token_sigma(const tahq_config *c, const float *ro
 }
 /* §4.3 step 4: o = w xor 2^63 (sign 0) or not w (sign 1); key = o >> 32 */
 static inline uint32_t spec_gain_key(double sigma) {
-    uint64_t w = d2u(sigma);
+    uint64_t w = spec_d2u(sigma);
     uint64_t o = (w >> 63) ? ~w : (w ^ (UINT64_C(1) << 63));
     return (uint32_t)(o >> 32);
 }

@@ -1012,7 +1012,7 @@ int cmd_alloc_study(int argc, char **argv)
     cli_option own[] = {CLI_OPT("--dist", cli_opt_nonempty, &dist_list),
                         CLI_OPT("--synth-shape", opt_synth_shape, &synth),
                         CLI_OPT("--data-seed", cli_opt_u64, &data_seed),
-                        {"--input", 1, opt_input, &io, 1},
+                        CLI_OPT_REPEAT("--input", opt_input, &io),
                         CLI_OPT("--ratios", opt_ratios, &ro),
                         CLI_OPT("--out-dir", cli_opt_nonempty, &out_dir),
                         CLI_OPT("--csv", cli_opt_nonempty, &csv_path),

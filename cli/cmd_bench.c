@@ -4,7 +4,6 @@
  * bytes measured in the same run (every repetition times memcpy, encode and
  * decode back to back, so each ratio compares numbers taken under the same
  * machine load), plus the peak memory of one round trip. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "codec_ops.h"
 #include "commands.h"
 #include "llm_tensor.h"
+#include "tahq_jobs.h"
 #include "tahq_paper_v1.h"
 #include "util.h"
 
@@ -406,6 +406,9 @@ static void *control_work(void *p)
     return NULL;
 }
 
+/* Thread t of the team runs the work of args[t]. */
+static void control_thread(void *args, int t) { control_work((control_arg *)args + t); }
+
 typedef struct control_result {
     double target_s, one_s, all_s, speedup;
 } control_result;
@@ -422,16 +425,7 @@ static control_result control_scaling(uint32_t threads, uint64_t iterations)
         double t0 = cli_now();
         control_work(&args[0]);
         double t1 = cli_now();
-        pthread_t ids[TAHQ_JOBS_MAX];
-        int started[TAHQ_JOBS_MAX];
-        for (uint32_t j = 1; j < threads; j++)
-            started[j] = pthread_create(&ids[j], NULL, control_work, &args[j]) == 0;
-        control_work(&args[0]);
-        for (uint32_t j = 1; j < threads; j++)
-            if (started[j])
-                pthread_join(ids[j], NULL);
-            else
-                control_work(&args[j]);
+        tahq_jobs_each((int)threads, control_thread, args);
         double t2 = cli_now();
         r.one_s = t1 - t0 < r.one_s ? t1 - t0 : r.one_s;
         r.all_s = t2 - t1 < r.all_s ? t2 - t1 : r.all_s;

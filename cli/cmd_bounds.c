@@ -15,7 +15,6 @@
  * number of threads. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "dist_gen.h"
 #include "npy.h"
 #include "tahq_datadir.h"
+#include "tahq_jobs.h"
 #include "util.h"
 
 #define SR_SEED UINT64_C(0x5eed)
@@ -347,7 +347,7 @@ done:
 }
 
 /* ------------------------------------------------------------------ */
-/* The sweep: a pool of threads over the points                       */
+/* The sweep: the job pool over the points                            */
 /* ------------------------------------------------------------------ */
 
 typedef struct dist_data {
@@ -363,49 +363,40 @@ typedef struct sweep {
     const dist_data *dd;
     size_t nd;
     int input_mode;
-    result *res; /* nd * cl->n */
-    size_t total, next, finished, todo, last_tenth;
-    pthread_mutex_t mu;
+    result *res;      /* nd * cl->n */
+    size_t *todo_idx; /* the points run: the first of each equal configuration */
+    size_t total, todo, last_tenth;
     double t0, last_print;
     int progress; /* 0 none, 1 terminal, 2 lines */
 } sweep;
 
-static void *worker(void *arg)
+static void run_task(void *arg, size_t task)
 {
     sweep *sw = arg;
-    for (;;) {
-        pthread_mutex_lock(&sw->mu);
-        size_t j;
-        for (;;) {
-            j = sw->next++;
-            if (j >= sw->total || sw->cl->v[j % sw->cl->n].first == j % sw->cl->n)
-                break;
-        }
-        pthread_mutex_unlock(&sw->mu);
-        if (j >= sw->total)
-            return NULL;
-        size_t d = j / sw->cl->n, c = j % sw->cl->n;
-        const dist_data *dd = &sw->dd[d];
-        run_point(&sw->cl->v[c].cfg, &dd->shape, dd->x, dd->n, sw->input_mode, &sw->res[j]);
-        pthread_mutex_lock(&sw->mu);
-        sw->finished++;
-        double now = cli_now();
-        /* a terminal gets one line rewritten twice a second, a file or pipe a
-         * line per tenth of the points */
-        size_t tenth = sw->finished * 10u / sw->todo;
-        if (sw->progress == 1 && (now - sw->last_print >= 0.5 || sw->finished == sw->todo)) {
-            sw->last_print = now;
-            fprintf(stderr, "\rtahq bounds: %zu/%zu points (%3.0f%%), %.1f s", sw->finished,
-                    sw->todo, 100.0 * (double)sw->finished / (double)sw->todo, now - sw->t0);
-            if (sw->finished == sw->todo)
-                fputc('\n', stderr);
-            fflush(stderr);
-        } else if (sw->progress == 2 && tenth != sw->last_tenth) {
-            sw->last_tenth = tenth;
-            fprintf(stderr, "tahq bounds: %zu/%zu points (%3.0f%%), %.1f s\n", sw->finished,
-                    sw->todo, 100.0 * (double)sw->finished / (double)sw->todo, now - sw->t0);
-        }
-        pthread_mutex_unlock(&sw->mu);
+    const size_t j = sw->todo_idx[task];
+    size_t d = j / sw->cl->n, c = j % sw->cl->n;
+    const dist_data *dd = &sw->dd[d];
+    run_point(&sw->cl->v[c].cfg, &dd->shape, dd->x, dd->n, sw->input_mode, &sw->res[j]);
+}
+
+/* Under the pool's lock after each point: a terminal gets one line rewritten
+ * twice a second, a file or pipe a line per tenth of the points. */
+static void task_done(void *arg, size_t finished, size_t todo)
+{
+    sweep *sw = arg;
+    double now = cli_now();
+    size_t tenth = finished * 10u / todo;
+    if (sw->progress == 1 && (now - sw->last_print >= 0.5 || finished == todo)) {
+        sw->last_print = now;
+        fprintf(stderr, "\rtahq bounds: %zu/%zu points (%3.0f%%), %.1f s", finished, todo,
+                100.0 * (double)finished / (double)todo, now - sw->t0);
+        if (finished == todo)
+            fputc('\n', stderr);
+        fflush(stderr);
+    } else if (sw->progress == 2 && tenth != sw->last_tenth) {
+        sw->last_tenth = tenth;
+        fprintf(stderr, "tahq bounds: %zu/%zu points (%3.0f%%), %.1f s\n", finished, todo,
+                100.0 * (double)finished / (double)todo, now - sw->t0);
     }
 }
 
@@ -1098,7 +1089,7 @@ static int write_json(const char *json_path, const char *csv_path, int full, uin
 }
 
 /* Run every configuration on every distribution on `jobs` threads (the
- * calling one when none starts). 0 or the exit status after a message (then
+ * calling one and jobs - 1 started, common/tahq_jobs.h). 0 or the exit status after a message (then
  * cl->v is freed). */
 static int run_sweep(sweep *sw, conf_list *cl, const dist_data *dd, size_t nd, int input_mode,
                      int full, int progress, uint32_t jobs, double t0)
@@ -1118,25 +1109,22 @@ static int run_sweep(sweep *sw, conf_list *cl, const dist_data *dd, size_t nd, i
     sw->progress = progress ? (isatty(fileno(stderr)) ? 1 : 2) : 0;
     sw->t0 = t0;
     sw->last_print = -1.0;
-    for (size_t j = 0; j < sw->total; ++j)
-        if (cl->v[j % cl->n].first == j % cl->n)
-            sw->todo++;
-    if (!sw->res) {
+    sw->todo_idx = malloc(sw->total * sizeof *sw->todo_idx);
+    if (!sw->res || !sw->todo_idx) {
+        free(sw->res);
+        free(sw->todo_idx);
+        sw->res = NULL;
+        sw->todo_idx = NULL;
         free(cl->v);
         cl->v = NULL;
         return cli_fail(EXIT_RUNTIME, "out of memory");
     }
-    pthread_mutex_init(&sw->mu, NULL);
-    pthread_t th[256];
-    uint32_t started = 0;
-    for (; started < jobs; ++started)
-        if (pthread_create(&th[started], NULL, worker, sw) != 0)
-            break;
-    if (started == 0)
-        worker(sw);
-    for (uint32_t k = 0; k < started; ++k)
-        pthread_join(th[k], NULL);
-    pthread_mutex_destroy(&sw->mu);
+    for (size_t j = 0; j < sw->total; ++j)
+        if (cl->v[j % cl->n].first == j % cl->n)
+            sw->todo_idx[sw->todo++] = j;
+    tahq_jobs_run((int)jobs, sw->todo, run_task, sw->progress ? task_done : NULL, sw);
+    free(sw->todo_idx);
+    sw->todo_idx = NULL;
     return 0;
 }
 

@@ -2,13 +2,17 @@
  * tahq_options.h - command-line options described by a table: one entry per
  * option says its name, its value, where the value goes and its help line,
  * so that the parse and the help text come from the same place and cannot
- * drift apart. The pattern of the tahq program's cli_parse (support/util.h),
- * header-only (static inline, C11 and C++) for the programs of sgd_sim/,
- * which may not include cli/.
+ * drift apart. The one option parser of the project: tahq-sim and
+ * tahq-train call it directly, the tahq command through cli_parse
+ * (support/util.h), which adds its error messages. Header-only (static
+ * inline, C11 and C++).
  *
  * Parsing: "--name VALUE" or a flag "--name"; any order, an option may be
  * given again (the last value wins). What the program prints on an error
  * is its own: tahq_options_parse only says what went wrong and where.
+ * tahq_options_parse_with takes rules: other arguments collected as
+ * positionals, and the strict rules of the tahq command ("--name=VALUE",
+ * each option once, no value that starts with "--", "-x" an option).
  *
  * Help: tahq_options_help prints each listed entry as
  *     "  " LEFT, padded to `column`, then the help text
@@ -41,6 +45,11 @@ struct tahq_option {
     const char *usage;           /* the help's left column, when not name and arg */
     const char *help;            /* NULL: not listed (an alias, or listed on the
                                     line of another option) */
+    /* strict rules only: */
+    int repeat;                  /* may be given more than once */
+    const char *omitted;         /* the value when it is left out (the option
+                                    is last or followed by a "--" argument);
+                                    NULL: a value is required */
 };
 
 typedef enum tahq_options_status {
@@ -49,8 +58,23 @@ typedef enum tahq_options_status {
     TAHQ_OPTIONS_POSITIONAL, /* an argument that does not start with "--" and is no option */
     TAHQ_OPTIONS_UNKNOWN,    /* "--" and no option of that name */
     TAHQ_OPTIONS_NO_VALUE,   /* an option that takes a value is the last argument */
-    TAHQ_OPTIONS_BAD_VALUE   /* its handler refused the value */
+    TAHQ_OPTIONS_BAD_VALUE,  /* its handler refused the value */
+    TAHQ_OPTIONS_TWICE,      /* strict: an option without `repeat` given again */
+    TAHQ_OPTIONS_FLAG_VALUE  /* strict: "--flag=VALUE" */
 } tahq_options_status;
+
+/* How a parse treats what is not an option, and how strict it is. */
+typedef struct tahq_options_rules {
+    const char **pos; /* positionals go to pos[0 .. max_pos - 1]; the one  */
+    int max_pos;      /* after them (or any, with pos NULL) is             */
+    int *npos;        /* TAHQ_OPTIONS_POSITIONAL; *npos counts them        */
+    int strict;       /* the rules of the tahq command: "--name=VALUE" too
+                         (a flag "--help" that ends the parse only on its
+                         own), each option once unless `repeat`, an argument
+                         that starts with "--" never a value, and an
+                         argument that starts with '-' an option ("-" alone
+                         a positional) */
+} tahq_options_rules;
 
 /* Where a parse stopped: the entry, argv index, argument and value. */
 typedef struct tahq_options_at {
@@ -59,49 +83,118 @@ typedef struct tahq_options_at {
     const char *arg, *val;
 } tahq_options_at;
 
-static inline const tahq_option *tahq_options_find(const tahq_option *const *tables, const char *arg)
+static inline int tahq_options_named(const char *name, const char *arg, size_t len)
 {
+    return name && strlen(name) == len && strncmp(name, arg, len) == 0;
+}
+
+/* The entry named by the first len characters of arg; with len short of the
+ * whole argument ("--name=VALUE"), never a flag that ends the parse. */
+static inline const tahq_option *tahq_options_find_n(const tahq_option *const *tables,
+                                                     const char *arg, size_t len)
+{
+    const int whole = arg[len] == '\0';
     for (size_t t = 0; tables[t]; t++)
         for (const tahq_option *o = tables[t]; o->name; o++)
-            if (strcmp(o->name, arg) == 0 || (o->alias && strcmp(o->alias, arg) == 0))
+            if ((whole || !o->stops) &&
+                (tahq_options_named(o->name, arg, len) || tahq_options_named(o->alias, arg, len)))
                 return o;
     return NULL;
 }
 
-/* Parse argv[first .. argc-1] against the tables (a NULL-terminated list);
- * at (may be NULL) says where it stopped when the result is not
- * TAHQ_OPTIONS_OK. */
-static inline tahq_options_status tahq_options_parse(const tahq_option *const *tables, int argc,
-                                                     char **argv, int first, tahq_options_at *at)
+static inline const tahq_option *tahq_options_find(const tahq_option *const *tables, const char *arg)
 {
+    return tahq_options_find_n(tables, arg, strlen(arg));
+}
+
+/* The options a strict parse has seen (the first 64 distinct ones). */
+typedef struct tahq_options_seen {
+    const tahq_option *opt[64];
+    int n;
+} tahq_options_seen;
+
+/* 1 when o was seen before; notes it otherwise. */
+static inline int tahq_options_again(tahq_options_seen *seen, const tahq_option *o)
+{
+    for (int k = 0; k < seen->n; k++)
+        if (seen->opt[k] == o)
+            return 1;
+    if (seen->n < 64)
+        seen->opt[seen->n++] = o;
+    return 0;
+}
+
+/* Parse argv[first .. argc-1] against the tables (a NULL-terminated list)
+ * under rules (NULL: no positionals, not strict); at (may be NULL) says
+ * where it stopped when the result is not TAHQ_OPTIONS_OK (arg the whole
+ * argument, "--name=VALUE" included). */
+static inline tahq_options_status tahq_options_parse_with(const tahq_option *const *tables,
+                                                          int argc, char **argv, int first,
+                                                          const tahq_options_rules *rules,
+                                                          tahq_options_at *at)
+{
+    const tahq_options_rules none = {NULL, 0, NULL, 0};
+    const tahq_options_rules *r = rules ? rules : &none;
+    tahq_options_seen seen;
+    seen.n = 0;
+    if (r->npos)
+        *r->npos = 0;
     tahq_options_at here = {NULL, 0, NULL, NULL};
     tahq_options_status st = TAHQ_OPTIONS_OK;
     for (int i = first; i < argc && st == TAHQ_OPTIONS_OK; i++) {
+        const char *a = argv[i];
+        const char *eq = r->strict ? strchr(a, '=') : NULL;
         here.index = i;
-        here.arg = argv[i];
+        here.arg = a;
         here.val = NULL;
-        here.opt = tahq_options_find(tables, argv[i]);
+        here.opt = tahq_options_find_n(tables, a, eq ? (size_t)(eq - a) : strlen(a));
         const tahq_option *o = here.opt;
-        if (!o)
-            st = strncmp(argv[i], "--", 2) == 0 ? TAHQ_OPTIONS_UNKNOWN : TAHQ_OPTIONS_POSITIONAL;
-        else if (!o->arg) {
-            if (o->dst)
-                *(int *)o->dst = 1;
-            if (o->stops)
-                st = TAHQ_OPTIONS_STOPPED;
-        } else if (i + 1 >= argc)
-            st = TAHQ_OPTIONS_NO_VALUE;
-        else {
-            here.val = argv[++i];
-            if (o->set)
-                st = o->set(o, here.val) ? TAHQ_OPTIONS_BAD_VALUE : TAHQ_OPTIONS_OK;
+        if (!o) {
+            const int option = r->strict ? a[0] == '-' && a[1] != '\0' : strncmp(a, "--", 2) == 0;
+            if (option)
+                st = TAHQ_OPTIONS_UNKNOWN;
+            else if (r->pos && *r->npos < r->max_pos)
+                r->pos[(*r->npos)++] = a;
             else
-                *(const char **)o->dst = here.val;
+                st = TAHQ_OPTIONS_POSITIONAL;
+        } else if (r->strict && !o->repeat && tahq_options_again(&seen, o))
+            st = TAHQ_OPTIONS_TWICE;
+        else if (!o->arg) {
+            if (eq)
+                st = TAHQ_OPTIONS_FLAG_VALUE;
+            else {
+                if (o->dst)
+                    *(int *)o->dst = 1;
+                if (o->stops)
+                    st = TAHQ_OPTIONS_STOPPED;
+            }
+        } else {
+            if (eq)
+                here.val = eq + 1;
+            else if (i + 1 < argc && !(r->strict && strncmp(argv[i + 1], "--", 2) == 0))
+                here.val = argv[++i];
+            else if (r->strict && o->omitted)
+                here.val = o->omitted;
+            else
+                st = TAHQ_OPTIONS_NO_VALUE;
+            if (st == TAHQ_OPTIONS_OK) {
+                if (o->set)
+                    st = o->set(o, here.val) ? TAHQ_OPTIONS_BAD_VALUE : TAHQ_OPTIONS_OK;
+                else
+                    *(const char **)o->dst = here.val;
+            }
         }
     }
     if (at)
         *at = here;
     return st;
+}
+
+/* tahq_options_parse_with without rules: no positionals, not strict. */
+static inline tahq_options_status tahq_options_parse(const tahq_option *const *tables, int argc,
+                                                     char **argv, int first, tahq_options_at *at)
+{
+    return tahq_options_parse_with(tables, argc, argv, first, NULL, at);
 }
 
 /* An integer in [lo, hi], the whole value (decimal) into *(int *)dst. */

@@ -8,7 +8,8 @@
 
 #include "tahq_parallel.h"
 
-/* fn(arg, j) for j < n on par's runner (or the built-in POSIX threads). */
+/* fn(arg, j) for j < n on par's runner (or the built-in one: a thread per
+ * job, common/tahq_jobs.h's tahq_jobs_each). */
 void tahq_cpu_run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32_t n);
 /* Start of part j of n of [0, count), rounded down to a multiple of align;
  * part 0 starts at 0, part n at count. */

@@ -26,8 +26,6 @@
  * The decode validates the payload in parts (group counts, flag counts,
  * metadata values; SPEC §8.4 step 5) and then decodes tiles in parts whose
  * code offsets and pivot indices are prefix sums of the parts before. */
-#include <pthread.h>
-
 #include "fast_encode.h"
 #include "fast_gain.h"
 #include "fast_tile.h"
@@ -35,6 +33,7 @@
 #include "internal.h"
 #include "tahq_parallel.h"
 #include "../common/tahq_crc_gf2.h"
+#include "../common/tahq_jobs.h"
 
 /* ---- job runner ------------------------------------------------------------ */
 
@@ -47,44 +46,25 @@ void tahq_parallel_threads(tahq_parallel *par, uint32_t jobs)
     par->ctx = NULL;
 }
 
-typedef struct thread_job {
+typedef struct job_call {
     tahq_job_fn fn;
     void *arg;
-    uint32_t job;
-} thread_job;
+} job_call;
 
-static void *thread_main(void *p)
+static void job_thread(void *p, int t)
 {
-    const thread_job *j = p;
-    j->fn(j->arg, j->job);
-    return NULL;
+    const job_call *c = p;
+    c->fn(c->arg, (uint32_t)t);
 }
 
-/* One POSIX thread per job but the first, which the caller runs; a job whose
- * thread cannot be started runs on the caller's thread. */
+_Static_assert(TAHQ_JOBS_MAX <= TAHQ_JOBS_THREADS_MAX, "a thread for every job");
+
+/* One thread per job (common/tahq_jobs.h): job 0 on the caller's thread, a
+ * job whose thread cannot be started on the caller's thread after it. */
 static void builtin_run(tahq_job_fn fn, void *arg, uint32_t n)
 {
-    if (n <= 1) {
-        if (n == 1)
-            fn(arg, 0);
-        return;
-    }
-    pthread_t ids[TAHQ_JOBS_MAX];
-    thread_job jobs[TAHQ_JOBS_MAX];
-    int started[TAHQ_JOBS_MAX];
-    for (uint32_t j = 1; j < n; j++) {
-        jobs[j].fn = fn;
-        jobs[j].arg = arg;
-        jobs[j].job = j;
-        started[j] = pthread_create(&ids[j], NULL, thread_main, &jobs[j]) == 0;
-    }
-    fn(arg, 0);
-    for (uint32_t j = 1; j < n; j++)
-        if (!started[j])
-            fn(arg, j);
-    for (uint32_t j = 1; j < n; j++)
-        if (started[j])
-            pthread_join(ids[j], NULL);
+    job_call c = {fn, arg};
+    tahq_jobs_each((int)n, job_thread, &c);
 }
 
 void tahq_cpu_run_jobs(const tahq_parallel *par, tahq_job_fn fn, void *arg, uint32_t n)

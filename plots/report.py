@@ -45,7 +45,7 @@ SECTIONS = [
     ("throughput", "GPipe throughput model (tahq-sim throughput)"),
     ("loss_curves", "Loss curves on the LLM-like pipeline (tahq-sim train)"),
     ("slow_links", "Measured wall-clock over shaped links, and the calibrated model (scripts/slow_links.sh)"),
-    ("reliability", "Reliability: fuzzing and hostile inputs (fuzz/results/reliability.json)"),
+    ("reliability", "Reliability: fuzzing and hostile inputs (results/fuzz/reliability.json)"),
     ("proofs", "Proof status (proofs/stats.json)"),
     ("machine", "Machine and run"),
 ]
@@ -503,7 +503,7 @@ def section_delta_trajectory(out_dir, rc, sim_ok):
             "source": "data/sim/delta_traj.csv, data/sim/delta_cross.csv"}
 
 
-SIM_TABLES_DIR = os.path.join(REPO, "sgd_sim", "results", "sim-tables")
+SIM_TABLES_DIR = os.path.join(REPO, "results", "sgd_sim", "sim-tables")
 
 
 def section_floor_range(src=SIM_TABLES_DIR):
@@ -561,7 +561,7 @@ def md_floor_range(s):
     return L
 
 
-PAIRED_DIR = os.path.join(REPO, "sgd_sim", "results", "train-paired")
+PAIRED_DIR = os.path.join(REPO, "results", "sgd_sim", "train-paired")
 
 
 def section_train_paired(out_dir, src=PAIRED_DIR):
@@ -662,8 +662,8 @@ def section_loss(out_dir, rc, sim_ok, ran):
             "source": "data/sim/train_eval.csv"}
 
 
-LINKS_DIR = os.path.join(REPO, "sgd_sim", "results", "slow-links")
-NETBOUND_DIR = os.path.join(REPO, "sgd_sim", "results", "slow-links-netbound")
+LINKS_DIR = os.path.join(REPO, "results", "sgd_sim", "slow-links")
+NETBOUND_DIR = os.path.join(REPO, "results", "sgd_sim", "slow-links-netbound")
 
 
 def netbound_part(out_dir, src=NETBOUND_DIR):
@@ -725,7 +725,7 @@ def section_slow_links(out_dir, src=LINKS_DIR):
             "source": shown(src) + "/ (committed; rerun: scripts/slow_links.sh, see its README.md)"}
 
 
-RELIABILITY_FILE = os.path.join(REPO, "fuzz", "results", "reliability.json")
+RELIABILITY_FILE = os.path.join(REPO, "results", "fuzz", "reliability.json")
 
 
 def section_reliability(path=RELIABILITY_FILE):
@@ -1186,7 +1186,7 @@ def md_section(key, title, s):
                  "allocation (every byte counted, precision map included), scored exactly from two "
                  "uniform encodes; %d real --alloc tile/token/gain encodes matched that reconstruction "
                  "bit for bit. The full study (LLM-like [1, 1024, 1536] and real tahq-train "
-                 "activations too) is in `sgd_sim/results/alloc-study/README.md`." % s["controls"])
+                 "activations too) is in `results/sgd_sim/alloc-study/README.md`." % s["controls"])
         L.append("")
         if s.get("markdown"):
             L += s["markdown"].rstrip("\n").split("\n")

@@ -15,7 +15,7 @@ usage: scripts/train_paired.sh [--seeds A-B] [--stride S] [--out DIR] [--build D
   --seeds A-B  seeds A..B (1-10: the pilot)
   --stride S   every S-th seed from A (1): two processes with --seeds A-B and
                --seeds A+1-B at --stride 2 share the cores and the runs.csv
-  --out DIR    results folder (sgd_sim/results/train-paired)
+  --out DIR    results folder (results/sgd_sim/train-paired)
   --build DIR  the CMake build holding sgd_sim/transformer/tahq-train (build)
   --quick      20 steps, 2 seeds, 16 validation windows (tests the script only)
 Setting (fixed before the pilot): methods fp32, tah (4/3 token), tah-gain
@@ -28,7 +28,7 @@ every 100 steps. About 25 s of one core per run.
 USAGE
 }
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-first=1 last=10 stride=1 out=sgd_sim/results/train-paired build=build quick=0
+first=1 last=10 stride=1 out=results/sgd_sim/train-paired build=build quick=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
   -h | --help) usage; exit 0 ;;

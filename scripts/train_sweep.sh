@@ -23,9 +23,9 @@ With --full every method uses the same fixed set of 1024 training windows per se
 (--train-windows 1024, 128 KiB of text visited 3.1 times in 400 steps:
 AQ-SGD needs repeated samples, and the others see the same data; with 256
 windows the model overfits from about 5 epochs on, see
-sgd_sim/results/train-w256-overfit/). Options after -- go to every tahq-train call. The corpus is
+results/sgd_sim/train-w256-overfit/). Options after -- go to every tahq-train call. The corpus is
 fetched with scripts/fetch_corpus.sh when BUILD/shakespeare is missing.
---full starts from the runs committed in sgd_sim/results/train-sweep/ (copied
+--full starts from the runs committed in results/sgd_sim/train-sweep/ (copied
 into DIR when missing there); copy DIR's finished run files back there to
 commit them.
 USAGE
@@ -58,9 +58,9 @@ else
   out=${out:-$build/train-quick}
 fi
 mkdir -p "$out"
-# the full sweep's committed runs (sgd_sim/results/train-sweep/) count as done:
+# the full sweep's committed runs (results/sgd_sim/train-sweep/) count as done:
 # copied in when missing, so a sweep spread over several sessions resumes
-committed=sgd_sim/results/train-sweep
+committed=results/sgd_sim/train-sweep
 if [ "$mode" = full ] && [ -d "$committed" ]; then
   for f in "$committed"/*_k4_s*.csv; do
     [ -e "$f" ] && [ ! -e "$out/$(basename "$f")" ] && cp "$f" "$out/"

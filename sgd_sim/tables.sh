@@ -23,7 +23,7 @@
 #                                         seeds 2, 3; 150 steps; ~17 min)
 #   taqsgd     tahq-train, C = 320, 256 windows  train_aqsgd_*.csv (fp32, tah, aqsgd; ~5 min)
 # Each run writes into a scratch folder, and its CSVs are copied into
-# sgd_sim/results/sim-tables only when the run succeeded; every part is
+# results/sgd_sim/sim-tables only when the run succeeded; every part is
 # deterministic (no time in its CSVs), so a rerun writes the same bytes.
 set -eu
 cd "$(dirname "$0")/.."
@@ -33,7 +33,7 @@ J=${2:-2}
 PARTS=${*:-floor range rangeq converge full delta traj train throughput ttrain taqsgd}
 SIM=$B/sgd_sim/tahq-sim
 [ -x "$SIM" ] || { echo "tables.sh: $SIM not found (build first)" >&2; exit 1; }
-D=sgd_sim/results/sim-tables
+D=results/sgd_sim/sim-tables
 W=$B/sim-tables
 mkdir -p "$D" "$W"
 export OPENBLAS_NUM_THREADS=1

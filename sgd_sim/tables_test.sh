@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # CTest sim_tables: the generated tables of sgd_sim/README.md equal what
-# sgd_sim/tables.py derives from the committed CSVs (sgd_sim/results/
+# sgd_sim/tables.py derives from the committed CSVs (results/sgd_sim/
 # sim-tables), and the current tahq-sim still writes those CSVs. Every tool
 # run here is deterministic, so its output is compared byte for byte:
 #   floor --range --quick          floor_range_quick.csv (tah3/2, 40 iterations: a
@@ -11,7 +11,7 @@
 #                                  delta_cross.csv (tables delta_traj, delta_end)
 #   train --methods tah            the tah row of train.txt (table train_llm)
 #   plots/train_paired.py          on the committed runs.csv of
-#                                  results/train-paired: its paired*.csv/.md/.dat
+#                                  results/sgd_sim/train-paired: its paired*.csv/.md/.dat
 #                                  and pilot*, and that folder's README tables
 #   throughput                     throughput.txt without its measured codec
 #                                  times (the message sizes, the model's
@@ -30,7 +30,7 @@ PY=$1
 SIM=$2
 W=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-C=$HERE/results/sim-tables
+C=$HERE/../results/sgd_sim/sim-tables
 rm -rf "$W"
 mkdir -p "$W"
 fail=0
@@ -113,7 +113,7 @@ fi
 # the paired tahq-train sweep: plots/train_paired.py on the committed
 # runs.csv writes the committed analysis, and the folder's README tables
 # are those files
-P=$HERE/results/train-paired
+P=$HERE/../results/sgd_sim/train-paired
 TP=$HERE/../plots/train_paired.py
 mkdir -p "$W/paired"
 cp "$P/runs.csv" "$W/paired/"

@@ -47,64 +47,44 @@ const char *cli_status_text(int status)
 
 int cli_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
 
-#define CLI_MAX_OPTIONS 64
+/* "--help" and "-h", which every command takes and no table lists. */
+static const cli_option help_options[] = {
+    {.name = "--help", .alias = "-h", .stops = 1},
+    CLI_END,
+};
+
+#define CLI_MAX_TABLES 16
 
 int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
               int max_pos, int *npos)
 {
-    unsigned char seen[CLI_MAX_OPTIONS] = {0};
-    *npos = 0;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (cli_is_help(a))
-            return CLI_HELP;
-        if (a[0] != '-' || a[1] == '\0') {
-            if (*npos >= max_pos)
-                return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)",
-                                cli_command());
-            pos[(*npos)++] = a;
-            continue;
-        }
-        const char *eq = strchr(a, '=');
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const cli_option *opt = NULL;
-        int k = 0;
-        for (size_t t = 0; tables[t] && !opt; ++t)
-            for (const cli_option *o = tables[t]; o->name; ++o, ++k)
-                if (strlen(o->name) == len && strncmp(o->name, a, len) == 0) {
-                    opt = o;
-                    break;
-                }
-        if (!opt)
-            return cli_fail(EXIT_USAGE, "unknown option %.*s", (int)len, a);
-        if (k < CLI_MAX_OPTIONS) {
-            if (seen[k] && !opt->repeat)
-                return cli_fail(EXIT_USAGE, "%s given twice", opt->name);
-            seen[k] = 1;
-        }
-        const char *val = NULL;
-        if (!opt->has_value) {
-            if (eq)
-                return cli_fail(EXIT_USAGE, "option %s takes no value", opt->name);
-        } else if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
-            val = argv[++i]; /* (a value starting with "--" is given as --x=--v) */
-        } else if (opt->has_value == 2) {
-            val = "-";
-        } else {
-            return cli_fail(EXIT_USAGE, "option %s needs a value", opt->name);
-        }
-        if (opt->fn) {
-            if (opt->fn(opt, val) != 0)
-                return EXIT_USAGE;
-        } else if (opt->has_value) {
-            *(const char **)opt->dst = val;
-        } else {
-            *(int *)opt->dst = 1;
-        }
+    const cli_option *all[CLI_MAX_TABLES + 2] = {help_options};
+    for (size_t t = 0; tables[t]; ++t) {
+        if (t >= CLI_MAX_TABLES)
+            return cli_fail(EXIT_RUNTIME, "more than %d option tables", CLI_MAX_TABLES);
+        all[t + 1] = tables[t];
     }
-    return 0;
+    const tahq_options_rules rules = {pos, max_pos, npos, 1};
+    tahq_options_at at;
+    switch (tahq_options_parse_with(all, argc, argv, 1, &rules, &at)) {
+    case TAHQ_OPTIONS_OK:
+        return 0;
+    case TAHQ_OPTIONS_STOPPED:
+        return CLI_HELP;
+    case TAHQ_OPTIONS_POSITIONAL:
+        return cli_fail(EXIT_USAGE, "too many arguments (see tahq %s --help)", cli_command());
+    case TAHQ_OPTIONS_UNKNOWN:
+        return cli_fail(EXIT_USAGE, "unknown option %.*s", (int)strcspn(at.arg, "="), at.arg);
+    case TAHQ_OPTIONS_TWICE:
+        return cli_fail(EXIT_USAGE, "%s given twice", at.opt->name);
+    case TAHQ_OPTIONS_FLAG_VALUE:
+        return cli_fail(EXIT_USAGE, "option %s takes no value", at.opt->name);
+    case TAHQ_OPTIONS_NO_VALUE:
+        return cli_fail(EXIT_USAGE, "option %s needs a value", at.opt->name);
+    case TAHQ_OPTIONS_BAD_VALUE: /* the handler said why */
+        break;
+    }
+    return EXIT_USAGE;
 }
 
 int cli_opt_u32_pos(const cli_option *opt, const char *val)

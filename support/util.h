@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "tahq.h"
+#include "../common/tahq_options.h"
 
 #include "tahq_version.h"
 #define TAHQ_CLI_VERSION TAHQ_VERSION_STRING
@@ -42,30 +43,28 @@ int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 const char *cli_status_text(int status);
 
 /* Command-line options: each command describes its options in tables and
- * parses its arguments in one loop (cli_parse).
+ * parses its arguments in one loop (cli_parse), the option tables of
+ * common/tahq_options.h under their strict rules.
  *
  * An option is a flag ("--json") or takes a value ("--tile 64" or
  * "--tile=64"). Without a handler, a flag sets *(int *)dst to 1 and a value
  * is kept in *(const char **)dst; a handler parses the value itself (into
  * opt->dst) and returns 0, or -1 after printing the error (cli_fail). An
- * option may be given once unless repeat is set. A table ends with an entry
- * whose name is NULL. */
-typedef struct cli_option cli_option;
-typedef int (*cli_opt_fn)(const cli_option *opt, const char *val);
-struct cli_option {
-    const char *name;
-    int has_value;
-    cli_opt_fn fn;
-    void *dst;
-    int repeat;
-};
-#define CLI_FLAG(name, dst) {(name), 0, NULL, (dst), 0}
-#define CLI_VALUE(name, dst) {(name), 1, NULL, (dst), 0}
-#define CLI_OPT(name, fn, dst) {(name), 1, (fn), (dst), 0}
+ * option may be given once unless it is a CLI_OPT_REPEAT. A table ends with
+ * CLI_END. */
+typedef tahq_option cli_option;
+typedef tahq_option_fn cli_opt_fn;
+#define CLI_FLAG(name_, dst_) {.name = (name_), .dst = (dst_)}
+#define CLI_VALUE(name_, dst_) {.name = (name_), .arg = "VALUE", .dst = (dst_)}
+#define CLI_OPT(name_, fn_, dst_) {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_)}
+/* May be given more than once (the handler collects the values). */
+#define CLI_OPT_REPEAT(name_, fn_, dst_)                                                          \
+    {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .repeat = 1}
 /* A value that may be left out ("--json" alone, last or followed by another
  * "--" option): the handler then gets "-" (standard output). */
-#define CLI_OPT_OR_STDOUT(name, fn, dst) {(name), 2, (fn), (dst), 0}
-#define CLI_END {NULL, 0, NULL, NULL, 0}
+#define CLI_OPT_OR_STDOUT(name_, fn_, dst_)                                                       \
+    {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .omitted = "-"}
+#define CLI_END {.name = NULL}
 #define CLI_HELP (-1)
 /* Parse argv[1..argc-1] against the tables (a NULL-terminated list): options
  * in any order, the other arguments into pos[0..max_pos-1] (*npos of them;

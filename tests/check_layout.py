@@ -30,7 +30,7 @@ ALLOWED = {
     "proofs": {"include", "ref"},
     "cpu": {"include", "ref", "common"},
     "kernels": {"include", "ref", "common"},
-    "support": {"include"},
+    "support": {"include", "common"},
     "cli": {"include", "common", "support", "golden"},
     "sgd_sim": {"include", "common"},
     "fuzz": {"include", "common", "support", "golden"},

@@ -323,6 +323,9 @@ static int cli_parse(train_cli *a, int argc, char **argv)
                                     : usage_error("unknown option '%s'", at.arg);
     case TAHQ_OPTIONS_NO_VALUE:
         return usage_error("option %s needs a value", at.arg);
+    case TAHQ_OPTIONS_TWICE: /* the strict rules only, not used here */
+    case TAHQ_OPTIONS_FLAG_VALUE:
+        return usage_error("bad option '%s'", at.arg);
     case TAHQ_OPTIONS_BAD_VALUE:
         if (at.opt->choices)
             return choice_error(at.arg, at.opt->choices, at.val);

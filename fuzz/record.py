@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Write fuzz/results/reliability.json, the record plots/report.py shows in
+"""Write results/fuzz/reliability.json, the record plots/report.py shows in
 its reliability section: the executions of the long fuzz runs, summed per
 harness from the stats.tsv files fuzz/run.sh appends to (one per
 FUZZ_BUILD_DIR given), and the hostile-input tests of issue 41 with their
 CTest results (ctest's LastTest log is not needed: pass --passed NAME for
 each test that passed, or --all-passed).
 
-usage: fuzz/results/record.py [--all-passed] STATS.tsv...
+usage: fuzz/record.py [--all-passed] STATS.tsv...
 """
 import argparse
 import json
@@ -84,7 +84,8 @@ def main():
     doc = {"fuzz": fuzz, "hostile_inputs": hostile,
            "notes": ["Fuzzing: clang 14, -fsanitize=fuzzer,address,undefined, 2 shared cores; "
                      "fuzz/run.sh, the corpus kept in fuzz/corpus/NAME."] + a.note}
-    with open(os.path.join(HERE, "reliability.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(HERE, "..", "results", "fuzz", "reliability.json"), "w",
+              encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
 

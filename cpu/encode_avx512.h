@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* encode_avx512.h - the 16-lane forms of the encoder's fast path (the avx512
+ * path of cpu_path.h), included once by fast_encode.c after its 8-lane
+ * forms, whose scalar steps it shares (the metadata search, the pairwise
+ * merges, the last three levels of each halving tree, the gate's decision).
+ *
+ * A tile of G >= 16 values is held in G / 16 registers of 16 lanes; each
+ * lane does the scalar operations of its element, in the order of the
+ * 8-lane form (what each step computes: fast_encode.c's head comment).
+ * Sums keep the SPEC's order: a halving tree's levels h >= 16 add whole
+ * vectors, level 8 adds the upper half of the last vector to its lower half,
+ * then the 8-lane steps; no sum is reassociated. Tiles of 8 values take the
+ * 8-lane forms. */
+#ifndef TAHQ_CPU_ENCODE_AVX512_H
+#define TAHQ_CPU_ENCODE_AVX512_H
+
+#include "regs_avx512.h"
+
+/* log2_8 on 16 lanes, the select and the halving by masks: the same
+ * operations per lane. */
+TAHQ_AVX512_INLINE __m512 log2_16(__m512 x)
+{
+    const __m512i w0 = _mm512_castps_si512(x);
+    /* x >= +0: the bits are a non-negative int32, so a signed compare */
+    const __mmask16 sub = _mm512_cmplt_epi32_mask(w0, _mm512_set1_epi32(0x00800000));
+    const __m512i w = _mm512_castps_si512(_mm512_mask_mul_ps(x, sub, x, _mm512_set1_ps(0x1p23f)));
+    __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w, 23), _mm512_set1_epi32(127));
+    e = _mm512_mask_sub_epi32(e, sub, e, _mm512_set1_epi32(23));
+    const __m512i frac = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFF));
+    const __mmask16 above = _mm512_cmpgt_epi32_mask(frac, _mm512_set1_epi32(0x3504F3));
+    __m512i mb = _mm512_or_si512(frac, _mm512_set1_epi32(0x3F800000));
+    mb = _mm512_mask_sub_epi32(mb, above, mb, _mm512_set1_epi32(0x00800000)); /* m / 2 */
+    e = _mm512_mask_add_epi32(e, above, e, _mm512_set1_epi32(1));
+    const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(mb), _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_set1_ps(tahq_log2_coeff[8]);
+    for (int i = 7; i >= 0; i--)
+        y = _mm512_add_ps(_mm512_mul_ps(y, f), _mm512_set1_ps(tahq_log2_coeff[i]));
+    return _mm512_add_ps(_mm512_cvtepi32_ps(e), _mm512_mul_ps(f, y));
+}
+
+/* SPEC §2.5 halving tree of one tile held in n 16-lane vectors (w is
+ * overwritten): levels h >= 16 add whole vectors, level 8 the halves of
+ * w[0], then tree_regs's three in-vector levels. */
+TAHQ_AVX512_INLINE float tree16_regs(__m512 *w, const uint32_t n)
+{
+#pragma GCC unroll 8
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+#pragma GCC unroll 8
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = _mm512_add_ps(w[j], w[j + h]);
+    __m256 v = _mm256_add_ps(tahq_lo8_ps(w[0]), tahq_hi8_ps(w[0]));
+    return tree_regs(&v, 1);
+}
+
+/* entropy_regs for tiles of 16n values. */
+TAHQ_AVX512_INLINE int entropy16_regs(const float *row, uint32_t T, const uint32_t n,
+                                      float *entropy)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i worst = _mm512_setzero_si512();
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
+    const float *x = row;
+    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
+        __m512 w[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++) {
+            __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag);
+            worst = _mm512_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
+            w[i] = _mm512_castsi512_ps(a);
+        }
+        pair_push(&acc, tree16_regs(w, n));
+    }
+    if (_mm512_reduce_max_epi32(worst) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
+        return 0;
+    float inverse;
+    if (entropy_total(&acc, row, T, 16u * n, entropy, &inverse))
+        return 1;
+    const __m512 inv = _mm512_set1_ps(inverse), one = _mm512_set1_ps(1.0f);
+    tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    x = row;
+    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
+        __m512 w[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++) {
+            __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag));
+            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
+            __m512 p = _mm512_min_ps(_mm512_mul_ps(a, inv), one);
+            w[i] = _mm512_mul_ps(p, log2_16(p)); /* -0 for p = +0, as the reference */
+        }
+        pair_push(&hacc, tree16_regs(w, n));
+    }
+    *entropy = 0.0f - tahq_pairwise_finish(&hacc);
+    return 1;
+}
+
+static TAHQ_AVX512_TARGET int row_entropy_avx512(const float *row, uint32_t T, uint32_t G,
+                                                 float *entropy)
+{
+    switch (G) {
+    case 16: return entropy16_regs(row, T, 1, entropy);
+    case 32: return entropy16_regs(row, T, 2, entropy);
+    case 64: return entropy16_regs(row, T, 4, entropy);
+    case 128: return entropy16_regs(row, T, 8, entropy);
+    default: return entropy16_regs(row, T, 16, entropy);
+    }
+}
+
+static TAHQ_AVX512_TARGET void log2_8_avx512(const float *x, float *y)
+{
+    _mm256_storeu_ps(y, tahq_lo8_ps(log2_16(_mm512_zextps256_ps512(_mm256_loadu_ps(x)))));
+}
+
+/* The range and gate of a tile in n 16-lane vectors: the lane-wise min, max
+ * and two largest magnitudes, merged to 8 lanes for gate_lanes; the pivot
+ * by a compare mask and a bit scan. */
+TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau, float *lo,
+                                   float *hi, uint32_t *pivot)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512 mn = u[0], mx = u[0];
+    __m512i a1 = _mm512_and_si512(_mm512_castps_si512(u[0]), mag), a2 = _mm512_setzero_si512();
+#pragma GCC unroll 16
+    for (uint32_t i = 1; i < n; i++) {
+        mn = _mm512_min_ps(mn, u[i]);
+        mx = _mm512_max_ps(mx, u[i]);
+        __m512i a = _mm512_and_si512(_mm512_castps_si512(u[i]), mag);
+        a2 = _mm512_max_epi32(a2, _mm512_min_epi32(a1, a));
+        a1 = _mm512_max_epi32(a1, a);
+    }
+    __m256i b1 = tahq_lo8_epi32(a1), b2 = tahq_lo8_epi32(a2);
+    top2_merge(&b1, &b2, tahq_hi8_epi32(a1), tahq_hi8_epi32(a2));
+    uint32_t m1_bits;
+    const int flagged = gate_lanes(_mm256_min_ps(tahq_lo8_ps(mn), tahq_hi8_ps(mn)),
+                                   _mm256_max_ps(tahq_lo8_ps(mx), tahq_hi8_ps(mx)), b1, b2, tau,
+                                   lo, hi, &m1_bits);
+    *pivot = 0;
+    if (flagged) {
+        /* the first index whose magnitude is m1: the least index of the
+         * equal lanes (masked VPMINUD). No mask goes to a general register:
+         * GCC 12 spills such a conversion as a 16-bit store and reloads it
+         * as 32 bits, the upper bits undefined. */
+        const __m512i m1v = _mm512_set1_epi32((int)m1_bits);
+        const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        __m512i first = _mm512_set1_epi32(-1);
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++) {
+            const __mmask16 eq = _mm512_cmpeq_epi32_mask(
+                _mm512_and_si512(_mm512_castps_si512(u[i]), mag), m1v);
+            first = _mm512_mask_min_epu32(first, eq, first,
+                                          _mm512_add_epi32(lane, _mm512_set1_epi32((int)(16u * i))));
+        }
+        *pivot = (uint32_t)_mm512_reduce_min_epu32(first);
+    }
+    return flagged;
+}
+
+/* forward_regs and range_regs on 16 lanes: the pivot swap on a copy (v),
+ * the transform, the product with 2^-ceil(k/2), the range. */
+TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, uint32_t pivot, float *v,
+                                       float *lo, float *hi)
+{
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++)
+        _mm512_storeu_ps(v + 16 * i, u[i]);
+    const float t = v[0];
+    v[0] = v[pivot];
+    v[pivot] = t;
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm512_loadu_ps(v + 16 * i);
+    tahq_fwht16_regs(u, n);
+    const uint32_t k = tahq_tile_log2(16u * n);
+    const __m512 f = _mm512_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
+    __m512 mn, mx;
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++) {
+        u[i] = _mm512_mul_ps(u[i], f);
+        mn = i ? _mm512_min_ps(mn, u[i]) : u[i];
+        mx = i ? _mm512_max_ps(mx, u[i]) : u[i];
+    }
+    *lo = hmin_ps(_mm256_min_ps(tahq_lo8_ps(mn), tahq_hi8_ps(mn)));
+    *hi = hmax_ps(_mm256_max_ps(tahq_lo8_ps(mx), tahq_hi8_ps(mx)));
+}
+
+/* codes_nearest_regs on 16 lanes: code8's operations, the 16 codes to bytes
+ * by VPMOVDB (each < 256), two PEXT per 16 codes. */
+TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
+                                             uint32_t bits, uint8_t *dst)
+{
+    const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
+    const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    uint8_t buf[TAHQ_TILE_MAX + 8];
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++) {
+        const __m512 t = _mm512_div_ps(_mm512_sub_ps(u[i], zv), sv);
+        const __m128i b = _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_cvtps_epi32(t), lv));
+        const uint64_t g0 = _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask);
+        const uint64_t g1 = _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask);
+        memcpy(buf + 2 * i * bits, &g0, 8); /* the next group overwrites the extra bytes */
+        memcpy(buf + (2 * i + 1) * bits, &g1, 8);
+    }
+    copy_codes(dst, buf, 2 * n * bits);
+}
+
+/* encode_regs on 16 lanes (tiles of 16n values). */
+TAHQ_AVX512_INLINE tahq_status encode16_regs(const tahq_config *c, const float *x,
+                                             const uint32_t n, uint32_t bits, uint64_t elem0,
+                                             uint8_t *dst, enc_tile *out)
+{
+    __m512 u[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm512_loadu_ps(x + 16 * i);
+    float lo, hi, v[TAHQ_TILE_MAX];
+    out->flagged = gate16_regs(u, n, c->tau, &lo, &hi, &out->pivot);
+    if (out->flagged)
+        forward16_regs(u, n, out->pivot, v, &lo, &hi);
+    float z, s;
+    const uint32_t levels = (1u << bits) - 1u;
+    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits,
+                                    &out->scale_bits);
+    if (st != TAHQ_OK)
+        return st;
+    if (s == 0.0f) {
+        memset(dst, 0, 2u * n * bits);
+    } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
+        if (out->flagged)
+#pragma GCC unroll 16
+            for (uint32_t i = 0; i < n; i++)
+                _mm512_storeu_ps(v + 16 * i, u[i]);
+        codes_stochastic(out->flagged ? v : x, 16u * n, z, s, bits, c->seed, elem0, dst);
+    } else {
+        codes16_nearest_regs(u, n, z, s, bits, dst);
+    }
+    return TAHQ_OK;
+}
+
+static TAHQ_AVX512_TARGET tahq_status encode_run_avx512(const tahq_config *c, const float *x,
+                                                        uint64_t t0, uint64_t count, uint32_t bits,
+                                                        tahq_fast_run *run)
+{
+#define ENC16(n) RUN_TILES(c, t0, count, bits, run, encode16_regs(c, x + t * G, n, bits, t * G, codes, &tile))
+    switch (c->tile) {
+    case 16: ENC16(1);
+    case 32: ENC16(2);
+    case 64: ENC16(4);
+    case 128: ENC16(8);
+    default: ENC16(16);
+    }
+#undef ENC16
+}
+
+#endif

@@ -154,20 +154,20 @@ TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau,
     return flagged;
 }
 
-/* forward_regs and range_regs on 16 lanes: the pivot swap on a copy (v),
- * the transform, the product with 2^-ceil(k/2), the range. */
-TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, uint32_t pivot, float *v,
-                                       float *lo, float *hi)
+/* forward_regs and range_regs on 16 lanes: the pivot swap in the registers
+ * (the two values from the input tile x; a masked move per vector, so no
+ * vector load waits on a narrower store), the transform, the product with
+ * 2^-ceil(k/2), the range. */
+TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, const float *x,
+                                       uint32_t pivot, float *lo, float *hi)
 {
+    const __m512 x0 = _mm512_set1_ps(x[0]), xp = _mm512_set1_ps(x[pivot]);
 #pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++)
-        _mm512_storeu_ps(v + 16 * i, u[i]);
-    const float t = v[0];
-    v[0] = v[pivot];
-    v[pivot] = t;
-#pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++)
-        u[i] = _mm512_loadu_ps(v + 16 * i);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t at = pivot / 16u == i ? 1u << (pivot % 16u) : 0u;
+        u[i] = _mm512_mask_mov_ps(u[i], _cvtu32_mask16(at), x0);
+    }
+    u[0] = _mm512_mask_mov_ps(u[0], _cvtu32_mask16(1u), xp);
     tahq_fwht16_regs(u, n);
     const uint32_t k = tahq_tile_log2(16u * n);
     const __m512 f = _mm512_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
@@ -183,56 +183,162 @@ TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, uint32_t piv
 }
 
 /* codes_nearest_regs on 16 lanes: code8's operations, the 16 codes to bytes
- * by VPMOVDB (each < 256), two PEXT per 16 codes. */
+ * by VPMOVDB (each < 256), two PEXT per 16 codes, the groups' bits gathered
+ * in a 64-bit word that is stored whenever full (tahq_bitwriter): whole
+ * 8-byte stores that no later load has to merge. */
 TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
-                                             uint32_t bits, uint8_t *dst)
+                                             const uint32_t bits, uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
     const uint64_t mask = TAHQ_BYTE_MASK(bits);
-    uint8_t buf[TAHQ_TILE_MAX + 8];
+    tahq_bitwriter w = {dst, 0, 0};
 #pragma GCC unroll 16
     for (uint32_t i = 0; i < n; i++) {
         const __m512 t = _mm512_div_ps(_mm512_sub_ps(u[i], zv), sv);
         const __m128i b = _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_cvtps_epi32(t), lv));
-        const uint64_t g0 = _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask);
-        const uint64_t g1 = _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask);
-        memcpy(buf + 2 * i * bits, &g0, 8); /* the next group overwrites the extra bytes */
-        memcpy(buf + (2 * i + 1) * bits, &g1, 8);
+        if (bits == 8) {
+            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
+            continue;
+        }
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
     }
-    copy_codes(dst, buf, 2 * n * bits);
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
 }
 
-/* encode_regs on 16 lanes (tiles of 16n values). */
-TAHQ_AVX512_INLINE tahq_status encode16_regs(const tahq_config *c, const float *x,
-                                             const uint32_t n, uint32_t bits, uint64_t elem0,
-                                             uint8_t *dst, enc_tile *out)
+/* Steps 2-3 of SPEC §5.3 for fp16 metadata (zero_scale_f16c) on 16 ranges
+ * at once, lane by lane the scalar operations: z = value(down(lo)) by
+ * VCVTPS2PH with the round-down immediate and VCVTPH2PS, the canonical +0,
+ * w = hi - z, sb = up(w / L), then sb + 1 while sb < 0x7C00 and
+ * !(w / value(sb) <= L) (lanes with w = 0: s = +0, sb = 0). Returns the
+ * lanes whose z is -inf or s +inf (TAHQ_ERR_RANGE). */
+TAHQ_AVX512_INLINE __mmask16 zero_scale16_f16(__m512 lo, __m512 hi, uint32_t levels, __m512 *z,
+                                              __m512 *s, __m512i *zb, __m512i *sb)
 {
-    __m512 u[TAHQ_TILE_MAX / 16];
-#pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++)
-        u[i] = _mm512_loadu_ps(x + 16 * i);
-    float lo, hi, v[TAHQ_TILE_MAX];
-    out->flagged = gate16_regs(u, n, c->tau, &lo, &hi, &out->pivot);
-    if (out->flagged)
-        forward16_regs(u, n, out->pivot, v, &lo, &hi);
-    float z, s;
+    const __m512 zero = _mm512_setzero_ps(), L = _mm512_set1_ps((float)levels);
+    const __m256i zh = _mm512_cvtps_ph(lo, _MM_FROUND_TO_NEG_INF);
+    __m512 zv = _mm512_cvtph_ps(zh);
+    __m512i zbits = _mm512_cvtepu16_epi32(zh);
+    __mmask16 bad = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(zv), _mm512_set1_epi32((int)0xFF800000u));
+    const __mmask16 zz = _mm512_cmp_ps_mask(zv, zero, _CMP_EQ_OQ); /* +-0: canonical +0 */
+    zv = _mm512_mask_mov_ps(zv, zz, zero);
+    zbits = _mm512_mask_mov_epi32(zbits, zz, _mm512_setzero_si512());
+    const __m512 w = _mm512_sub_ps(hi, zv);
+    const __mmask16 wnz = _mm512_cmp_ps_mask(w, zero, _CMP_NEQ_UQ); /* C's w != 0 */
+    __m512i sbits = _mm512_cvtepu16_epi32(_mm512_cvtps_ph(_mm512_div_ps(w, L), _MM_FROUND_TO_POS_INF));
+    __m512 sv;
+    for (;;) {
+        sv = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(sbits));
+        const __mmask16 more =
+            _mm512_mask_cmplt_epu32_mask(wnz, sbits, _mm512_set1_epi32(0x7C00)) &
+            _mm512_cmp_ps_mask(_mm512_div_ps(w, sv), L, _CMP_NLE_UQ); /* !(w / s <= L) */
+        if (_kortestz_mask16_u8(more, more))
+            break;
+        sbits = _mm512_mask_add_epi32(sbits, more, sbits, _mm512_set1_epi32(1));
+    }
+    sv = _mm512_maskz_mov_ps(wnz, sv);
+    sbits = _mm512_maskz_mov_epi32(wnz, sbits);
+    bad |= _mm512_mask_cmpeq_epi32_mask(wnz, _mm512_castps_si512(sv), _mm512_set1_epi32(0x7F800000));
+    *z = zv;
+    *s = sv;
+    *zb = zbits;
+    *sb = sbits;
+    return bad;
+}
+
+/* What a batch of up to 16 tiles knows after its first pass. */
+typedef struct batch16 {
+    float lo[16], hi[16], z[16], s[16];
+    uint32_t zb[16], sb[16], bad[16];
+} batch16;
+
+/* The metadata of tiles 0 .. m-1 of a batch from their ranges: 16 lanes at
+ * once for fp16, tile by tile (the reference's conversions) otherwise. */
+TAHQ_AVX512_INLINE void batch16_meta(batch16 *b, uint32_t m, tahq_meta meta, uint32_t levels)
+{
+    if (meta == TAHQ_META_FP16) {
+        /* lanes past m: the range [0, 0], harmless */
+        const __mmask16 live = (__mmask16)((1u << m) - 1u);
+        __m512 z, s;
+        __m512i zb, sb;
+        const __mmask16 bad = zero_scale16_f16(_mm512_maskz_loadu_ps(live, b->lo),
+                                               _mm512_maskz_loadu_ps(live, b->hi), levels, &z, &s,
+                                               &zb, &sb);
+        _mm512_storeu_ps(b->z, z);
+        _mm512_storeu_ps(b->s, s);
+        _mm512_storeu_si512(b->zb, zb);
+        _mm512_storeu_si512(b->sb, sb);
+        /* the lanes as 0 / 1 words: no mask goes to a general register */
+        _mm512_storeu_si512(b->bad, _mm512_maskz_set1_epi32(bad, 1));
+        return;
+    }
+    for (uint32_t j = 0; j < m; j++)
+        b->bad[j] = zero_scale_avx(meta, b->lo[j], b->hi[j], levels, &b->z[j], &b->s[j], &b->zb[j],
+                                   &b->sb[j]) != TAHQ_OK;
+}
+
+/* tahq_fast_encode_run for tiles of 16n values, in batches of 16 tiles:
+ * the range, gate and transform of each (flagged tiles kept in `moved`),
+ * the metadata of all 16 (batch16_meta), then each tile's codes and fields
+ * in order; the first tile whose metadata overflows ends the run as in
+ * RUN_TILES (its fields and those after it unwritten). */
+TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint64_t t0,
+                                     uint64_t count, const uint32_t bits, tahq_fast_run *run,
+                                     const uint32_t n)
+{
+    const uint32_t G = 16u * n, k = tahq_tile_log2(G), code_bytes = G / 8u * bits;
     const uint32_t levels = (1u << bits) - 1u;
-    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits,
-                                    &out->scale_bits);
-    if (st != TAHQ_OK)
-        return st;
-    if (s == 0.0f) {
-        memset(dst, 0, 2u * n * bits);
-    } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-        if (out->flagged)
+    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
+    uint8_t *codes = run->codes;
+    uint64_t pivot_bit = run->pivot_bit;
+    float moved[16][TAHQ_TILE_MAX];
+    for (uint64_t b0 = t0, e = t0 + count; b0 < e; b0 += 16) {
+        const uint32_t m = e - b0 < 16 ? (uint32_t)(e - b0) : 16u;
+        batch16 b;
+        enc_tile tiles[16];
+        for (uint32_t j = 0; j < m; j++) {
+            const float *xt = x + (b0 + j) * G;
+            __m512 u[TAHQ_TILE_MAX / 16];
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
-                _mm512_storeu_ps(v + 16 * i, u[i]);
-        codes_stochastic(out->flagged ? v : x, 16u * n, z, s, bits, c->seed, elem0, dst);
-    } else {
-        codes16_nearest_regs(u, n, z, s, bits, dst);
+                u[i] = _mm512_loadu_ps(xt + 16 * i);
+            tiles[j].flagged = gate16_regs(u, n, c->tau, &b.lo[j], &b.hi[j], &tiles[j].pivot);
+            if (tiles[j].flagged) {
+                forward16_regs(u, n, xt, tiles[j].pivot, &b.lo[j], &b.hi[j]);
+#pragma GCC unroll 16
+                for (uint32_t i = 0; i < n; i++)
+                    _mm512_storeu_ps(moved[j] + 16 * i, u[i]);
+            }
+        }
+        batch16_meta(&b, m, c->meta, levels);
+        for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
+            if (b.bad[j]) {
+                run->codes = codes;
+                run->pivot_bit = pivot_bit;
+                return TAHQ_ERR_RANGE;
+            }
+            const uint64_t t = b0 + j;
+            const float *v = tiles[j].flagged ? moved[j] : x + t * G;
+            tiles[j].zero_bits = b.zb[j];
+            tiles[j].scale_bits = b.sb[j];
+            if (b.s[j] == 0.0f) {
+                memset(codes, 0, code_bytes);
+            } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
+                codes_stochastic(v, G, b.z[j], b.s[j], bits, c->seed, t * G, codes);
+            } else {
+                __m512 u[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+                for (uint32_t i = 0; i < n; i++)
+                    u[i] = _mm512_loadu_ps(v + 16 * i);
+                codes16_nearest_regs(u, n, b.z[j], b.s[j], bits, codes);
+            }
+            pivot_bit = store_tile(run, t, &tiles[j], meta_bytes, k, pivot_bit);
+        }
     }
+    run->codes = codes;
+    run->pivot_bit = pivot_bit;
     return TAHQ_OK;
 }
 
@@ -240,15 +346,32 @@ static TAHQ_AVX512_TARGET tahq_status encode_run_avx512(const tahq_config *c, co
                                                         uint64_t t0, uint64_t count, uint32_t bits,
                                                         tahq_fast_run *run)
 {
-#define ENC16(n) RUN_TILES(c, t0, count, bits, run, encode16_regs(c, x + t * G, n, bits, t * G, codes, &tile))
     switch (c->tile) {
-    case 16: ENC16(1);
-    case 32: ENC16(2);
-    case 64: ENC16(4);
-    case 128: ENC16(8);
-    default: ENC16(16);
+    case 16: return run16(c, x, t0, count, bits, run, 1);
+    case 32: return run16(c, x, t0, count, bits, run, 2);
+    case 64: return run16(c, x, t0, count, bits, run, 4);
+    case 128: return run16(c, x, t0, count, bits, run, 8);
+    default: return run16(c, x, t0, count, bits, run, 16);
     }
-#undef ENC16
+}
+
+/* tahq_fast_zero_scale by batch16_meta's forms (fp16: the 16-lane search,
+ * here on one range), so that the tests reach them. */
+static TAHQ_AVX512_TARGET tahq_status zero_scale_avx512(tahq_meta meta, float lo, float hi,
+                                                        uint32_t levels, float *z, float *s,
+                                                        uint32_t *zb, uint32_t *sb)
+{
+    batch16 b;
+    b.lo[0] = lo;
+    b.hi[0] = hi;
+    batch16_meta(&b, 1, meta, levels);
+    if (b.bad[0])
+        return TAHQ_ERR_RANGE;
+    *z = b.z[0];
+    *s = b.s[0];
+    *zb = b.zb[0];
+    *sb = b.sb[0];
+    return TAHQ_OK;
 }
 
 #endif

@@ -360,6 +360,12 @@ static ENC_TARGET tahq_status zero_scale_entry_avx(tahq_meta meta, float lo, flo
     return zero_scale_avx(meta, lo, hi, levels, z, s, zb, sb);
 }
 
+/* The 16-lane forms on the avx512 path, for tiles of 16 values and more. */
+static int use_avx512(uint32_t tile)
+{
+    return tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512;
+}
+
 int tahq_fast_encode_active(void)
 {
     return tahq_fast_tile_active(); /* the same features: AVX2, BMI2, F16C */
@@ -385,15 +391,15 @@ float tahq_fast_f16_value(uint16_t h)
 tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
-    if (tahq_fast_encode_active())
+    if (use_avx512(16u)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        return zero_scale_avx512(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    }
+    if (tahq_fast_encode_active()) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX2);
         return zero_scale_entry_avx(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    }
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
-}
-
-/* The 16-lane forms on the avx512 path, for tiles of 16 values and more. */
-static int use_avx512(uint32_t tile)
-{
-    return tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512;
 }
 
 tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,

@@ -9,6 +9,7 @@
 #define TAHQ_FAST_TILE_REGS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -56,6 +57,37 @@ static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uin
                                   float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
     TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
+}
+
+/* Packed codes written as whole 64-bit words: groups of `nbits` < 64 bits
+ * (8 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
+ * which is stored (little-endian) when full; flush stores the last partial
+ * word's whole bytes (the codes of a tile fill whole bytes). */
+typedef struct tahq_bitwriter {
+    uint8_t *out;
+    uint64_t acc;
+    uint32_t have;
+} tahq_bitwriter;
+
+static inline __attribute__((always_inline)) void tahq_bitwriter_put(tahq_bitwriter *w,
+                                                                     uint64_t group,
+                                                                     uint32_t nbits)
+{
+    w->acc |= group << w->have;
+    w->have += nbits;
+    if (w->have >= 64u) {
+        memcpy(w->out, &w->acc, 8);
+        w->out += 8;
+        w->have -= 64u;
+        /* the group's bits that did not fit (none when have is 0) */
+        w->acc = w->have ? group >> (nbits - w->have) : 0;
+    }
+}
+
+static inline __attribute__((always_inline)) void tahq_bitwriter_flush(tahq_bitwriter *w)
+{
+    if (w->have)
+        memcpy(w->out, &w->acc, w->have / 8u);
 }
 
 #ifdef TAHQ_FAST_ENC_X86

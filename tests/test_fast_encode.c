@@ -44,7 +44,8 @@
  *   path-env: TAHQ_CPU_PATH (set by ctest) chose the path at the first use.
  * A second argument (scalar, avx2, avx512) runs the part on that path (exit
  * 77, SKIPPED, where the CPU lacks it) and checks afterwards that the
- * path's code ran (cpu_path_arg.h).
+ * path's code ran (cpu_path_arg.h); on avx512, meta checks the tile phase's
+ * 16-lane fp16 metadata search (one range at a time).
  * Without F16C (or in the scalar library) the fast functions are the
  * reference's and the comparisons hold trivially; the control then checks
  * nothing and says so.

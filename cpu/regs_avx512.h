@@ -59,16 +59,7 @@ TAHQ_AVX512_INLINE void tahq_fwht16_regs(__m512 *r, const uint32_t n)
         v = tahq_fwht16_stage(v, _mm512_shuffle_f32x4(v, v, 0xB1), 0xF0F0); /* h = 4 */
         r[i] = tahq_fwht16_stage(v, _mm512_shuffle_f32x4(v, v, 0x4E), 0xFF00); /* h = 8 */
     }
-#pragma GCC unroll 8
-    for (uint32_t h = 1; h < n; h *= 2) /* stage 16h */
-#pragma GCC unroll 16
-        for (uint32_t i = 0; i < n; i += 2 * h)
-#pragma GCC unroll 16
-            for (uint32_t j = i; j < i + h; j++) {
-                __m512 a = r[j], b = r[j + h];
-                r[j] = _mm512_add_ps(a, b);
-                r[j + h] = _mm512_sub_ps(a, b);
-            }
+    TAHQ_FWHT_ACROSS(r, n); /* stages 16 .. 8n */
 }
 
 /* 0x01 repeated in each byte times 2^b - 1: the b low bits of every byte. */

@@ -15,6 +15,7 @@
 #define TAHQ_CPU_ENCODE_AVX512_H
 
 #include "regs_avx512.h"
+#include "stochastic_avx512.h"
 
 /* log2_8 on 16 lanes, the select and the halving by masks: the same
  * operations per lane. */
@@ -208,6 +209,36 @@ TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, 
         tahq_bitwriter_flush(&w);
 }
 
+/* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of
+ * its first element), packed: 16 Philox blocks per 64 values
+ * (stochastic_avx512.h), two PEXT per 16 codes into tahq_bitwriter. */
+TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z,
+                                                float s, const uint32_t bits, uint64_t seed,
+                                                uint64_t elem0, uint8_t *dst)
+{
+    const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
+    const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
+    for (uint32_t i = 0; i < n; i += 4) {
+        __m512i words[4];
+        tahq_words64(elem0 + 16u * i, (uint32_t)seed, (uint32_t)(seed >> 32), words);
+#pragma GCC unroll 4
+        for (uint32_t m = 0; m < 4; m++) {
+            const __m128i b = tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv,
+                                                      words[m]);
+            if (bits == 8) {
+                _mm_storeu_si128((__m128i *)(void *)(dst + 16 * (i + m)), b);
+                continue;
+            }
+            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
+            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
+        }
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
 /* Steps 2-3 of SPEC §5.3 for fp16 metadata (zero_scale_f16c) on 16 ranges
  * at once, lane by lane the scalar operations: z = value(down(lo)) by
  * VCVTPS2PH with the round-down immediate and VCVTPH2PS, the canonical +0,
@@ -326,7 +357,10 @@ TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint6
             if (b.s[j] == 0.0f) {
                 memset(codes, 0, code_bytes);
             } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-                codes_stochastic(v, G, b.z[j], b.s[j], bits, c->seed, t * G, codes);
+                if (n >= 4)
+                    codes16_stochastic_regs(v, n, b.z[j], b.s[j], bits, c->seed, t * G, codes);
+                else
+                    codes_stochastic(v, G, b.z[j], b.s[j], bits, c->seed, t * G, codes);
             } else {
                 __m512 u[TAHQ_TILE_MAX / 16];
 #pragma GCC unroll 16

@@ -27,6 +27,7 @@
 #include "fwht_avx2.h"
 #include "regs_avx512.h"
 #include "stochastic_avx2.h"
+#include "stochastic_avx512.h"
 #endif
 
 /* ---- the path selector (cpu_path.h) ----------------------------------------- */
@@ -370,6 +371,23 @@ static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, floa
     }
 }
 
+/* codes_stochastic_avx on 16 lanes, 64 elements (16 Philox blocks) per
+ * step: tiles of 64 values and more. */
+static TAHQ_AVX512_TARGET void codes_stochastic_avx512(const float *v, uint32_t tile, float zero,
+                                                       float scale, uint32_t levels, uint64_t seed,
+                                                       uint64_t elem0, uint8_t *codes)
+{
+    const __m512 z = _mm512_set1_ps(zero), s = _mm512_set1_ps(scale);
+    const __m512i lv = _mm512_set1_epi32((int)levels);
+    for (uint32_t i = 0; i < tile; i += 64) {
+        __m512i w[4];
+        tahq_words64(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+        for (uint32_t m = 0; m < 4; m++)
+            _mm_storeu_si128((__m128i *)(void *)(codes + i + 16 * m),
+                             tahq_stochastic_codes16(_mm512_loadu_ps(v + i + 16 * m), z, s, lv, w[m]));
+    }
+}
+
 static FAST_TARGET void random_words_avx(uint64_t seed, uint64_t elem0, uint32_t tile,
                                          uint32_t *words)
 {
@@ -635,9 +653,13 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
 {
-    if (!fast_check())
+    const tahq_cpu_path p = tahq_cpu_path_get();
+    if (p == TAHQ_CPU_AVX512 && tile >= 64u)
+        codes_stochastic_avx512(v, tile, zero, scale, levels, seed, elem0, codes);
+    else if (p >= TAHQ_CPU_AVX2)
+        codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
+    else
         return 0;
-    codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
     return 1;
 }
 

@@ -8,9 +8,10 @@
  * lane does the scalar operations of its element, in the order of the
  * 8-lane form (what each step computes: fast_encode.c's head comment).
  * Sums keep the SPEC's order: a halving tree's levels h >= 16 add whole
- * vectors, level 8 adds the upper half of the last vector to its lower half,
- * then the 8-lane steps; no sum is reassociated. Tiles of 8 values take the
- * 8-lane forms. */
+ * vectors, level 8 adds the upper half of the vector to its lower half,
+ * then the 8-lane steps; no sum is reassociated. The tile phase runs in
+ * batches of 16 tiles (run16), whose fp16 metadata searches share one
+ * register. Tiles of 8 values take the 8-lane forms. */
 #ifndef TAHQ_CPU_ENCODE_AVX512_H
 #define TAHQ_CPU_ENCODE_AVX512_H
 

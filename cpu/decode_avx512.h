@@ -45,37 +45,30 @@ TAHQ_AVX512_INLINE void inverse16_store(__m512 *r, const uint32_t n, float *x, u
     x[pivot] = t;
 }
 
-/* tiles_avx for G = 16 nv: the tiles whose 8-byte loads stay inside the
- * message here, the last few by tiles_avx's tail (decode_avx, inverse_avx). */
+/* tiles_avx for G = 16 nv, on the same walk (dec_walk, fast_tile.c): the
+ * tiles whose 8-byte loads stay inside the message here, the last few by
+ * tiles_narrow. */
 TAHQ_AVX512_INLINE void tiles16(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
                                 const uint8_t **codes, uint64_t *pivot, const uint32_t nv,
                                 const tahq_meta meta)
 {
-    const uint32_t G = 16u * nv, k = d->tile_log2, step = 2u * nv * b, mb = d->meta_bytes;
     const uint64_t mask = TAHQ_BYTE_MASK(b);
-    const float factor = tahq_float_of((127u - k / 2u) << 23);
-    const uint8_t *src = *codes, *zp = d->zero + t * mb, *sp = d->scale + t * mb;
-    const uint8_t *const flags = d->flags, *const pivots = d->pivots;
-    float *dst = d->out + t * G;
-    uint64_t np = *pivot;
-    const uint64_t e = t + n, e_wide = t + wide_tiles(d, src, step, n);
-    for (; t < e_wide; t++, src += step, zp += mb, sp += mb, dst += G) {
-        const __m512 z = _mm512_set1_ps(meta_load(meta, zp)), s = _mm512_set1_ps(meta_load(meta, sp));
-        if (!((flags[t >> 3] >> (t & 7u)) & 1u)) {
+    dec_walk w = walk_begin(d, t, n, *codes, *pivot, 16u * nv, 2u * nv * b);
+    for (; w.t < w.e_wide; walk_next(&w)) {
+        const __m512 z = _mm512_set1_ps(meta_load(meta, w.zp)), s = _mm512_set1_ps(meta_load(meta, w.sp));
+        if (!walk_flagged(d, &w)) {
 #pragma GCC unroll 16
             for (uint32_t g = 0; g < nv; g++)
-                _mm512_storeu_ps(dst + 16 * g, group16(src + 2 * g * b, b, mask, z, s));
+                _mm512_storeu_ps(w.dst + 16 * g, group16(w.src + 2 * g * b, b, mask, z, s));
         } else {
             __m512 r[TAHQ_TILE_MAX / 16];
 #pragma GCC unroll 16
             for (uint32_t g = 0; g < nv; g++)
-                r[g] = group16(src + 2 * g * b, b, mask, z, s);
-            inverse16_store(r, nv, dst, pivot_at(pivots, np++, k), factor);
+                r[g] = group16(w.src + 2 * g * b, b, mask, z, s);
+            inverse16_store(r, nv, w.dst, walk_pivot(d, &w), w.factor);
         }
     }
-    *pivot = np;
-    *codes = src;
-    tiles_narrow(d, t, e, b, codes, pivot);
+    walk_end(d, &w, b, codes, pivot);
 }
 
 /* One copy per tile size, and for fp16 metadata or not (as decode_tiles_avx). */

@@ -489,6 +489,73 @@ static FAST_TARGET void tiles_narrow(const tahq_fast_dec *d, uint64_t t, uint64_
     *codes = src;
 }
 
+/* A decoder's walk over a run of tiles of G values and `step` code bytes
+ * (the 8- and 16-lane forms share it): the tile t, where its codes,
+ * metadata and output are, the next pivot's number, the end of the tiles
+ * that take 8-byte loads (e_wide) and of the run (e). */
+typedef struct dec_walk {
+    const uint8_t *src, *zp, *sp;
+    float *dst;
+    uint64_t t, e, e_wide, np;
+    float factor; /* 2^-floor(k/2) */
+    uint32_t G, k, step, mb;
+} dec_walk;
+
+static inline __attribute__((always_inline)) dec_walk walk_begin(const tahq_fast_dec *d,
+                                                                 uint64_t t, uint64_t n,
+                                                                 const uint8_t *codes,
+                                                                 uint64_t pivot, uint32_t G,
+                                                                 uint32_t step)
+{
+    dec_walk w;
+    w.G = G;
+    w.k = d->tile_log2;
+    w.step = step;
+    w.mb = d->meta_bytes;
+    w.factor = tahq_float_of((127u - w.k / 2u) << 23);
+    w.src = codes;
+    w.zp = d->zero + t * w.mb;
+    w.sp = d->scale + t * w.mb;
+    w.dst = d->out + t * G;
+    w.np = pivot;
+    w.t = t;
+    w.e = t + n;
+    w.e_wide = t + wide_tiles(d, codes, step, n);
+    return w;
+}
+
+static inline __attribute__((always_inline)) void walk_next(dec_walk *w)
+{
+    w->t++;
+    w->src += w->step;
+    w->zp += w->mb;
+    w->sp += w->mb;
+    w->dst += w->G;
+}
+
+static inline __attribute__((always_inline)) int walk_flagged(const tahq_fast_dec *d,
+                                                              const dec_walk *w)
+{
+    return (d->flags[w->t >> 3] >> (w->t & 7u)) & 1u;
+}
+
+/* The number of the current tile's pivot (then the next one's). */
+static inline __attribute__((always_inline)) uint32_t walk_pivot(const tahq_fast_dec *d,
+                                                                 dec_walk *w)
+{
+    return pivot_at(d->pivots, w->np++, w->k);
+}
+
+/* After the wide tiles: the rest by tiles_narrow, the run's cursors back. */
+static inline __attribute__((always_inline)) void walk_end(const tahq_fast_dec *d,
+                                                           const dec_walk *w, uint32_t b,
+                                                           const uint8_t **codes, uint64_t *pivot)
+{
+    *pivot = w->np;
+    *codes = w->src;
+    tiles_narrow(d, w->t, w->e, b, codes, pivot);
+}
+
 /* tahq_fast_decode_tiles for G = 8 nv (nv a power of two, a constant in each copy;
  * meta too, for fp16): a flagged tile goes from its codes through the
  * inverse transform in registers and is stored once. The tiles whose codes
@@ -498,31 +565,23 @@ static inline __attribute__((always_inline)) FAST_TARGET void
 tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
           uint64_t *pivot, const uint32_t nv, const tahq_meta meta)
 {
-    const uint32_t G = 8u * nv, k = d->tile_log2, step = nv * b, mb = d->meta_bytes;
     const uint64_t mask = TAHQ_BYTE_MASK(b);
-    const float factor = tahq_float_of((127u - k / 2u) << 23);
-    const uint8_t *src = *codes, *zp = d->zero + t * mb, *sp = d->scale + t * mb;
-    const uint8_t *const flags = d->flags, *const pivots = d->pivots;
-    float *dst = d->out + t * G;
-    uint64_t np = *pivot;
-    const uint64_t e = t + n, e_wide = t + wide_tiles(d, src, step, n);
-    for (; t < e_wide; t++, src += step, zp += mb, sp += mb, dst += G) {
-        const __m256 z = _mm256_set1_ps(meta_load(meta, zp)), s = _mm256_set1_ps(meta_load(meta, sp));
-        if (!((flags[t >> 3] >> (t & 7u)) & 1u)) {
+    dec_walk w = walk_begin(d, t, n, *codes, *pivot, 8u * nv, nv * b);
+    for (; w.t < w.e_wide; walk_next(&w)) {
+        const __m256 z = _mm256_set1_ps(meta_load(meta, w.zp)), s = _mm256_set1_ps(meta_load(meta, w.sp));
+        if (!walk_flagged(d, &w)) {
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
-                _mm256_storeu_ps(dst + 8 * g, group8(src + g * b, mask, z, s));
+                _mm256_storeu_ps(w.dst + 8 * g, group8(w.src + g * b, mask, z, s));
         } else {
             __m256 r[TAHQ_TILE_MAX / 8];
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
-                r[g] = group8(src + g * b, mask, z, s);
-            inverse_store(r, nv, dst, pivot_at(pivots, np++, k), factor);
+                r[g] = group8(w.src + g * b, mask, z, s);
+            inverse_store(r, nv, w.dst, walk_pivot(d, &w), w.factor);
         }
     }
-    *pivot = np;
-    *codes = src;
-    tiles_narrow(d, t, e, b, codes, pivot);
+    walk_end(d, &w, b, codes, pivot);
 }
 
 /* One copy per tile size, and for fp16 metadata or not. */

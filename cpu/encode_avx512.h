@@ -126,8 +126,7 @@ TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, 
     tahq_bitwriter w = {dst, 0, 0};
 #pragma GCC unroll 16
     for (uint32_t i = 0; i < n; i++) {
-        const __m512 t = _mm512_div_ps(_mm512_sub_ps(u[i], zv), sv);
-        const __m128i b = _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_cvtps_epi32(t), lv));
+        const __m128i b = _mm512_cvtepi32_epi8(code16(u[i], zv, sv, lv));
         if (bits == 8) {
             _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
             continue;

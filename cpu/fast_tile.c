@@ -388,6 +388,18 @@ static TAHQ_AVX512_TARGET void codes_stochastic_avx512(const float *v, uint32_t 
     }
 }
 
+/* random_words_avx, 64 words (16 Philox blocks) per step. */
+static TAHQ_AVX512_TARGET void random_words_avx512(uint64_t seed, uint64_t elem0, uint32_t tile,
+                                                   uint32_t *words)
+{
+    for (uint32_t i = 0; i < tile; i += 64) {
+        __m512i w[4];
+        tahq_words64(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+        for (uint32_t m = 0; m < 4; m++)
+            _mm512_storeu_si512(words + i + 16 * m, w[m]);
+    }
+}
+
 static FAST_TARGET void random_words_avx(uint64_t seed, uint64_t elem0, uint32_t tile,
                                          uint32_t *words)
 {
@@ -724,9 +736,13 @@ int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float 
 
 int tahq_fast_random_words(uint64_t seed, uint64_t elem0, uint32_t tile, uint32_t *words)
 {
-    if (!fast_check())
+    const tahq_cpu_path p = tahq_cpu_path_get();
+    if (p == TAHQ_CPU_AVX512 && tile >= 64u)
+        random_words_avx512(seed, elem0, tile, words);
+    else if (p >= TAHQ_CPU_AVX2)
+        random_words_avx(seed, elem0, tile, words);
+    else
         return 0;
-    random_words_avx(seed, elem0, tile, words);
     return 1;
 }
 

@@ -75,11 +75,10 @@ TAHQ_AVX512_INLINE void tahq_words64(uint64_t elem0, uint32_t key0, uint32_t key
     e[3] = _mm512_shuffle_i32x4(t2, t3, 0xDD);
 }
 
-/* tahq_stochastic_codes8 on 16 lanes, the codes as bytes: t = (v - z) / s,
- * f0 = trunc(t), phi = t - f0, rho = (w >> 8) * 2^-24, q = f0 + (rho < phi),
- * min(q, L). */
-TAHQ_AVX512_INLINE __m128i tahq_stochastic_codes16(__m512 v, __m512 z, __m512 s, __m512i levels,
-                                                   __m512i w)
+/* tahq_stochastic_codes8 on 16 lanes: t = (v - z) / s, f0 = trunc(t),
+ * phi = t - f0, rho = (w >> 8) * 2^-24, q = f0 + (rho < phi), min(q, L). */
+TAHQ_AVX512_INLINE __m512i tahq_stochastic_q16(__m512 v, __m512 z, __m512 s, __m512i levels,
+                                               __m512i w)
 {
     const __m512 t = _mm512_div_ps(_mm512_sub_ps(v, z), s);
     const __m512i q0 = _mm512_cvttps_epi32(t); /* 0 <= t <= L < 256 */
@@ -88,7 +87,14 @@ TAHQ_AVX512_INLINE __m128i tahq_stochastic_codes16(__m512 v, __m512 z, __m512 s,
                                      _mm512_set1_ps(0x1p-24f));
     const __mmask16 up = _mm512_cmp_ps_mask(rho, phi, _CMP_LT_OQ);
     const __m512i q = _mm512_mask_add_epi32(q0, up, q0, _mm512_set1_epi32(1));
-    return _mm512_cvtepi32_epi8(_mm512_min_epu32(q, levels));
+    return _mm512_min_epu32(q, levels);
+}
+
+/* The same codes as 16 bytes (each < 256). */
+TAHQ_AVX512_INLINE __m128i tahq_stochastic_codes16(__m512 v, __m512 z, __m512 s, __m512i levels,
+                                                   __m512i w)
+{
+    return _mm512_cvtepi32_epi8(tahq_stochastic_q16(v, z, s, levels, w));
 }
 
 #endif

@@ -12,6 +12,12 @@
 
 #include "regs_avx512.h"
 
+/* code8 on 16 lanes: min(the integer nearest (x - z) / s, L), ties to even. */
+TAHQ_AVX512_INLINE __m512i code16(__m512 x, __m512 zv, __m512 sv, __m512i lv)
+{
+    return _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_div_ps(_mm512_sub_ps(x, zv), sv)), lv);
+}
+
 /* The range and gate of a tile in n 16-lane vectors: the lane-wise min, max
  * and two largest magnitudes, merged to 8 lanes for gate_lanes; the pivot
  * by a compare mask and a bit scan. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fast_gain.c - the gain key of a token (SPEC §4.3) on the encoder's fast
- * path (cpu/fast_gain.h): the bits of ref/gain.c tahq_token_gain_key.
+ * path (cpu/fast_gain.h): the bits of ref/gain.c tahq_token_gain_key. The
+ * 8-lane form is here, the 16-lane one of the avx512 path in
+ * gain_avx512.h.
  *
  * The tile goes through the very range, gate, transform, metadata search and
  * nearest codes that the message's tile phase uses: the register helpers of

@@ -12,8 +12,10 @@
  * use is the best the CPU and build support, or the one the environment
  * variable TAHQ_CPU_PATH names (scalar, avx2, avx512; a path the CPU lacks
  * gives the best below it), read once at the first use; tahq_cpu_path_set
- * changes it (tests, the bench). A parallel encode or decode reads the path
- * once when it starts. Not public. */
+ * changes it (tests, the bench). Each fast entry reads the path when it is
+ * called (all paths give the same bytes: a change during a parallel encode
+ * changes only its speed); the parallel encoder decides at its start
+ * whether the fast paths run at all. Not public. */
 #ifndef TAHQ_CPU_PATH_H
 #define TAHQ_CPU_PATH_H
 

@@ -273,9 +273,11 @@ check_json out.txt "d['ok'] is True"
 expect_rc 0 "$T" report --input x.npy --json
 keys out.txt command,input,data_seed,shape,elements,max_abs,rms,rows,configurations,skipped,failed,seconds,ok,verdict
 check_json out.txt "d['data_seed'] is None" "all(isinstance(r['skipped'], bool) for r in d['rows'])"
-expect_rc 0 "$T" bench --mib 1 --reps 1 --json
-keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,results,scaling,roundtrip_memory
-check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', 1), ('canonical', 'nearest', 'parallel', 1), ('canonical', 'stochastic', 'reference', 1), ('canonical', 'stochastic', 'parallel', 1), ('paper-v1', 'nearest', 'reference', 1), ('paper-v1', 'nearest', 'parallel', 1)]" \
+expect_rc 0 "$T" bench --mib 1 --reps 1 --paths scalar --json
+keys out.txt command,shape,input_bytes,message_bytes,bits_per_element,config,reps,threads,memcpy_gbps,encode_gbps,decode_gbps,encode_over_memcpy,decode_over_memcpy,memcpy_s,encode_s,decode_s,date,machine,load_before,load_after,max_threads,cpu_paths,cpu_path_best,results,scaling,roundtrip_memory
+check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['cpu_path'], r['threads']) for r in d['results']] == [('canonical', 'nearest', 'reference', None, 1), ('canonical', 'nearest', 'parallel', 'scalar', 1), ('canonical', 'stochastic', 'reference', None, 1), ('canonical', 'stochastic', 'parallel', 'scalar', 1), ('paper-v1', 'nearest', 'reference', None, 1), ('paper-v1', 'nearest', 'parallel', None, 1)]" \
+  "d['cpu_paths'] == ['scalar']" \
+  "all(r['cpu_path_runs']['avx2'] == 0 and r['cpu_path_runs']['avx512'] == 0 for r in d['results'])" \
   "d['roundtrip_memory']['peak_rss_bytes'] >= d['roundtrip_memory']['input_bytes']" "d['machine']['cpu_model'] != ''"
 expect_rc 0 "$T" gen-llm j_gen.npy --seq 4 --channels 64 --seed 18446744073709551615 --json
 keys out.txt command,output,shape,seed,elements
@@ -330,12 +332,18 @@ expect_rc 0 "$T" inspect g1nearest.tahq --json
 check_json out.txt "d['version'] == 3" "d['config']['alloc'] == 'gain'"
 expect_rc 0 "$T" roundtrip xg.npy --alloc gain --threads 3 --json
 check_json out.txt "d['ok'] is True"
+# every CPU path this machine has (cpu_paths), side by side: per canonical
+# case the reference, then each path on 1 and 2 threads; each row's run
+# counters show its path's code ran and no other path's
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --json
-check_json out.txt "[(r['profile'], r['codec'], r['threads']) for r in d['results']] == [('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('canonical', 'reference', 1), ('canonical', 'parallel', 1), ('canonical', 'parallel', 2), ('paper-v1', 'reference', 1), ('paper-v1', 'parallel', 1), ('paper-v1', 'parallel', 2)]" \
+check_json out.txt "d['cpu_paths'] == ['scalar', 'avx2', 'avx512'][:['scalar', 'avx2', 'avx512'].index(d['cpu_path_best']) + 1]" \
+  "[(r['profile'], r['codec'], r['cpu_path'], r['threads']) for r in d['results']] == 2 * ([('canonical', 'reference', None, 1)] + [('canonical', 'parallel', p, t) for p in d['cpu_paths'] for t in (1, 2)]) + [('paper-v1', 'reference', None, 1), ('paper-v1', 'parallel', None, 1), ('paper-v1', 'parallel', None, 2)]" \
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
-  "[s['threads'] for s in d['scaling']] == [1, 2, 1, 2, 1, 2]" \
+  "all(all((n > 0) == (q == r['cpu_path']) for q, n in r['cpu_path_runs'].items()) for r in d['results'] if r['cpu_path'])" \
+  "[(s['cpu_path'], s['threads']) for s in d['scaling']] == 2 * [(p, t) for p in d['cpu_paths'] for t in (1, 2)] + [(None, 1), (None, 2)]" \
   "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
-expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --gain --json
+expect_rc 2 "$T" bench --paths avx3
+expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --gain --paths scalar --json
 check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results'] if r['profile'] == 'gain'] == [('gain', 'nearest', 'reference', 1), ('gain', 'nearest', 'parallel', 1), ('gain', 'nearest', 'parallel', 2), ('gain', 'stochastic', 'reference', 1), ('gain', 'stochastic', 'parallel', 1), ('gain', 'stochastic', 'parallel', 2)]" \
   "all(r['config']['alloc'] == 'gain' for r in d['results'] if r['profile'] == 'gain')" \
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')"

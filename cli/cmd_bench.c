@@ -15,6 +15,7 @@
 
 #include "codec_ops.h"
 #include "commands.h"
+#include "cpu_path.h"
 #include "llm_tensor.h"
 #include "tahq_jobs.h"
 #include "tahq_paper_v1.h"
@@ -29,7 +30,7 @@ static volatile uint32_t g_sink;
 
 static void bench_help(void)
 {
-    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--gain] [--json]\n"
+    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--paths LIST] [--gain] [--json]\n"
            "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
            "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
            "for each profile and rounding mode:\n"
@@ -42,7 +43,15 @@ static void bench_help(void)
            "thread) and 'parallel' (tahq_encode_parallel / tahq_decode_parallel,\n"
            "tahq_paper_v1_encode_parallel / _decode_parallel: the fast paths) on 1 and on T threads\n"
            "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
-           "compared with the reference's (the bench fails if they differ). With T > 1 a\n"
+           "compared with the reference's (the bench fails if they differ).\n"
+           "The canonical and gain profiles' parallel codec runs once per CPU path\n"
+           "(--paths, a comma-separated list of scalar, avx2, avx512; default every path\n"
+           "this CPU has): scalar = the reference's functions divided among threads,\n"
+           "avx2 = AVX2/BMI2/F16C, avx512 = its 16-lane forms (cpu/cpu_path.h); a listed\n"
+           "path the CPU lacks is reported and left out. Each such row names its path\n"
+           "and the runs of each path's code it counted (JSON \"cpu_path\",\n"
+           "\"cpu_path_runs\"); the reference and paper-v1 rows have \"cpu_path\": null\n"
+           "(they do not use the selector). With T > 1 a\n"
            "control times the same integer work on 1 and on T threads at once, lasting as\n"
            "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
            "allows work of that length at that moment (T on idle cores).\n"
@@ -52,7 +61,8 @@ static void bench_help(void)
            "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
            "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
            "then decode) in a child process, next to input + message + output bytes;\n"
-           "the date, uname, CPU model and load average.\n"
+           "the date, uname, CPU model and load average. The control and the round trip\n"
+           "run on the best listed path.\n"
            "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
            "canonical nearest, reference codec).\n");
 }
@@ -70,6 +80,24 @@ static int opt_reps(const cli_option *opt, const char *v)
     uint32_t *reps = opt->dst;
     if (cli_parse_u32(v, 100000u, reps) != 0 || *reps == 0)
         return cli_fail(EXIT_USAGE, "invalid value '%s' for --reps (need 1..100000)", v), -1;
+    return 0;
+}
+
+/* --paths: a bit per path named in the comma-separated list */
+static int opt_paths(const cli_option *opt, const char *v)
+{
+    unsigned *set = opt->dst;
+    *set = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        tahq_cpu_path p;
+        if (!tahq_cpu_path_parse(tok, &p))
+            return cli_fail(EXIT_USAGE, "invalid path '%s' in --paths (scalar, avx2, avx512)", tok), -1;
+        *set |= 1u << p;
+    }
+    if (*set == 0)
+        return cli_fail(EXIT_USAGE, "--paths needs at least one path"), -1;
     return 0;
 }
 
@@ -118,6 +146,13 @@ static tahq_status case_sizes(const bench_case *c, const tahq_shape *shape, uint
 static int case_has_cpu(const bench_case *c)
 {
     return c->kind == PROF_CANONICAL || c->kind == PROF_PAPER_V1;
+}
+
+/* Whether the case's parallel codec runs the path selector's code (format 1:
+ * canonical and gain; paper-v1 has its own BMI2 check). */
+static int case_uses_path(const bench_case *c)
+{
+    return c->kind == PROF_CANONICAL;
 }
 
 /* par 0: the reference codec (tahq_encode, tahq_paper_v1_encode); par 1:
@@ -462,6 +497,9 @@ typedef struct bench_row {
     const bench_case *c;
     uint32_t threads;
     int par; /* 0: reference codec, 1: tahq_encode_parallel / tahq_decode_parallel */
+    int path; /* the CPU path of a format-1 parallel row, else -1 */
+    int ref;  /* index of the case's reference row */
+    unsigned long long runs[TAHQ_CPU_PATH_COUNT]; /* runs of each path's code in the row */
     size_t len;
     double cpy_s, enc_s, dec_s; /* best of reps */
     int same_message, same_output; /* vs the reference row of the case (-1: not compared) */
@@ -489,6 +527,10 @@ static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, int par,
     row->c = c;
     row->threads = threads;
     row->par = par;
+    row->path = par && case_uses_path(c) ? (int)tahq_cpu_path_get() : -1;
+    unsigned long long runs0[TAHQ_CPU_PATH_COUNT];
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        runs0[p] = tahq_cpu_path_runs((tahq_cpu_path)p);
     row->cpy_s = row->enc_s = row->dec_s = 1e300;
     row->same_message = row->same_output = -1;
     size_t cap = 0, wsz = 0;
@@ -519,6 +561,8 @@ static int run_row(bench_ctx *k, const bench_case *c, uint32_t threads, int par,
         if (t3 - t2 < row->dec_s)
             row->dec_s = t3 - t2;
     }
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        row->runs[p] = tahq_cpu_path_runs((tahq_cpu_path)p) - runs0[p];
     return 0;
 }
 
@@ -543,6 +587,16 @@ static json_t *jrow(const bench_ctx *k, const bench_row *r)
                           "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
                           cli_jnum(r->cpy_s), "encode_s", cli_jnum(r->enc_s), "decode_s",
                           cli_jnum(r->dec_s));
+    if (o) {
+        json_object_set_new(o, "cpu_path",
+                            r->path < 0 ? json_null()
+                                        : json_string(tahq_cpu_path_name((tahq_cpu_path)r->path)));
+        json_t *runs = json_object();
+        for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+            json_object_set_new(runs, tahq_cpu_path_name((tahq_cpu_path)p),
+                                json_integer((json_int_t)r->runs[p]));
+        json_object_set_new(o, "cpu_path_runs", runs);
+    }
     if (o && r->same_message >= 0) {
         json_object_set_new(o, "message_identical_to_reference", json_boolean(r->same_message));
         json_object_set_new(o, "output_identical_to_reference", json_boolean(r->same_output));
@@ -586,64 +640,99 @@ static int max_sizes(bench_ctx *k, const bench_case *cases, int n_cases, const t
     return 0;
 }
 
-/* The parallel codec's rows against its 1-thread row and the reference,
- * appended to jscaling. */
+/* The parallel codec's rows against its 1-thread row of the same path and
+ * the reference, appended to jscaling. */
 static void append_scaling(json_t *jscaling, const bench_row *all, int n_rows)
 {
     for (int i = 0; i < n_rows; i++) {
         if (!all[i].par || all[i].threads != 1)
             continue;
-        const bench_row *ref = &all[i - 1], *a = &all[i];
-        for (int j = i; j < n_rows && all[j].c == a->c; j++) {
+        const bench_row *ref = &all[all[i].ref], *a = &all[i];
+        for (int j = i; j < n_rows && all[j].c == a->c && all[j].path == a->path; j++) {
             const bench_row *b = &all[j];
-            json_array_append_new(
-                jscaling,
-                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
-                          "rounding", a->c->rounding, "threads", (json_int_t)b->threads,
-                          "encode_speedup", cli_jnum(a->enc_s / b->enc_s), "decode_speedup",
-                          cli_jnum(a->dec_s / b->dec_s), "encode_speedup_over_reference",
-                          cli_jnum(ref->enc_s / b->enc_s), "decode_speedup_over_reference",
-                          cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
-                          cli_jnum(a->cpy_s / b->cpy_s)));
+            json_t *o = json_pack(
+                "{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile, "rounding",
+                a->c->rounding, "threads", (json_int_t)b->threads, "encode_speedup",
+                cli_jnum(a->enc_s / b->enc_s), "decode_speedup", cli_jnum(a->dec_s / b->dec_s),
+                "encode_speedup_over_reference", cli_jnum(ref->enc_s / b->enc_s),
+                "decode_speedup_over_reference", cli_jnum(ref->dec_s / b->dec_s), "memcpy_ratio",
+                cli_jnum(a->cpy_s / b->cpy_s));
+            if (o)
+                json_object_set_new(o, "cpu_path",
+                                    a->path < 0 ? json_null()
+                                                : json_string(tahq_cpu_path_name((tahq_cpu_path)a->path)));
+            json_array_append_new(jscaling, o);
         }
     }
 }
 
-/* Every case on the reference codec and, where it has one, on the parallel
- * codec on 1 and on `threads` threads, whose message and output must equal
- * the reference's. all[] gets the rows, *n_rows their count. 0 or the exit
- * status after a message. */
-static int run_rows(bench_ctx *k, const bench_case *cases, int n_cases, uint32_t threads,
-                    bench_row *all, int *n_rows)
+/* The parallel rows of case i on the current path, on 1 and on `threads`
+ * threads, each compared with the reference row `ref`. */
+static int run_par_rows(bench_ctx *k, const bench_case *c, uint32_t threads, int ref,
+                        bench_row *all, int *n_rows)
 {
-    int rc;
-    for (int i = 0; i < n_cases; i++) {
-        bench_row *one = &all[*n_rows];
+    for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
+        bench_row *par = &all[*n_rows];
+        int rc = run_row(k, c, t, 1, par);
+        if (rc != 0)
+            return rc;
+        (*n_rows)++;
+        par->ref = ref;
+        par->same_message = par->len == all[ref].len && memcmp(k->msg, k->ref_msg, par->len) == 0;
+        par->same_output = memcmp(k->y, k->ref_y, k->in_bytes) == 0;
+        if (!par->same_message || !par->same_output)
+            return cli_fail(EXIT_RUNTIME,
+                            "%s %s: the parallel codec on %u threads (%s path) gave a different %s "
+                            "than the reference",
+                            c->profile, c->rounding, (unsigned)t,
+                            par->path < 0 ? "own" : tahq_cpu_path_name((tahq_cpu_path)par->path),
+                            par->same_message ? "output" : "message");
+    }
+    return 0;
+}
+
+/* Every case on the reference codec and, where it has one, on the parallel
+ * codec on 1 and on `threads` threads, for each CPU path in `paths` (bits)
+ * where the case uses the selector, whose message and output must equal the
+ * reference's. all[] gets the rows, *n_rows their count. The path in use is
+ * `best` afterwards. 0 or the exit status after a message. */
+static int run_rows(bench_ctx *k, const bench_case *cases, int n_cases, uint32_t threads,
+                    unsigned paths, tahq_cpu_path best, bench_row *all, int *n_rows)
+{
+    int rc = 0;
+    for (int i = 0; i < n_cases && rc == 0; i++) {
+        const int ref = *n_rows;
+        bench_row *one = &all[ref];
         if ((rc = run_row(k, &cases[i], 1, 0, one)) != 0)
             return rc;
+        one->ref = ref;
         (*n_rows)++;
         if (!case_has_cpu(&cases[i]))
             continue;
         memcpy(k->ref_msg, k->msg, one->len);
         memcpy(k->ref_y, k->y, k->in_bytes);
-        for (uint32_t t = 1; t <= threads; t = t == threads ? threads + 1 : threads) {
-            bench_row *par = &all[*n_rows];
-            if ((rc = run_row(k, &cases[i], t, 1, par)) != 0)
-                return rc;
-            (*n_rows)++;
-            par->same_message = par->len == one->len && memcmp(k->msg, k->ref_msg, one->len) == 0;
-            par->same_output = memcmp(k->y, k->ref_y, k->in_bytes) == 0;
-            if (!par->same_message || !par->same_output) {
-                rc = cli_fail(EXIT_RUNTIME,
-                              "%s %s: the parallel codec on %u threads gave a different %s than "
-                              "the reference",
-                              cases[i].profile, cases[i].rounding, (unsigned)t,
-                              par->same_message ? "output" : "message");
-                return rc;
-            }
+        if (!case_uses_path(&cases[i])) {
+            rc = run_par_rows(k, &cases[i], threads, ref, all, n_rows);
+            continue;
         }
+        for (int p = 0; p < TAHQ_CPU_PATH_COUNT && rc == 0; p++)
+            if ((paths >> p) & 1u) {
+                tahq_cpu_path_set((tahq_cpu_path)p);
+                rc = run_par_rows(k, &cases[i], threads, ref, all, n_rows);
+            }
+        tahq_cpu_path_set(best);
     }
-    return 0;
+    return rc;
+}
+
+/* The row of canonical nearest's parallel codec on 1 thread and path `best`
+ * (the controls' lengths), or -1. */
+static int control_row(const bench_row *all, int n_rows, tahq_cpu_path best)
+{
+    for (int i = 0; i < n_rows; i++)
+        if (all[i].par && all[i].threads == 1 && all[i].path == (int)best)
+            return i;
+    return -1;
 }
 
 /* The text report on stdout. */
@@ -662,24 +751,27 @@ static void print_text(const char *date, const char *cpu, const tahq_shape *shap
            k->in_bytes, (double)k->in_bytes / 1048576.0, (unsigned)reps);
     printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
            "the same row\n");
-    printf("%-10s %-10s %-9s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
-           "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
+    printf("%-10s %-10s %-9s %-6s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding",
+           "codec", "path", "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode",
+           "x memcpy");
     for (int i = 0; i < n_rows; i++) {
         const bench_row *r = &all[i];
         double c2 = gbps(k->in_bytes, r->cpy_s), e2 = gbps(k->in_bytes, r->enc_s),
                d2 = gbps(k->in_bytes, r->dec_s);
-        printf("%-10s %-10s %-9s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
-               r->c->rounding, r->par ? "parallel" : "reference", (unsigned)r->threads,
-               (double)r->len * 8.0 / (double)k->n,
-               c2, e2, e2 / c2, d2, d2 / c2);
+        printf("%-10s %-10s %-9s %-6s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
+               r->c->rounding, r->par ? "parallel" : "reference",
+               r->path < 0 ? "-" : tahq_cpu_path_name((tahq_cpu_path)r->path),
+               (unsigned)r->threads, (double)r->len * 8.0 / (double)k->n, c2, e2, e2 / c2, d2,
+               d2 / c2);
     }
     for (int i = 0; i < n_rows; i++)
         if (all[i].par)
-            printf("%s %s: parallel codec on %u thread%s: encode %.3fx, decode %.3fx of the "
-                   "reference; message and output identical to it\n",
-                   all[i].c->profile, all[i].c->rounding, (unsigned)all[i].threads,
-                   all[i].threads == 1 ? "" : "s", all[i - 1 - (all[i].threads != 1)].enc_s /
-                   all[i].enc_s, all[i - 1 - (all[i].threads != 1)].dec_s / all[i].dec_s);
+            printf("%s %s: parallel codec, %s path, on %u thread%s: encode %.3fx, decode %.3fx "
+                   "of the reference; message and output identical to it\n",
+                   all[i].c->profile, all[i].c->rounding,
+                   all[i].path < 0 ? "own" : tahq_cpu_path_name((tahq_cpu_path)all[i].path),
+                   (unsigned)all[i].threads, all[i].threads == 1 ? "" : "s",
+                   all[all[i].ref].enc_s / all[i].enc_s, all[all[i].ref].dec_s / all[i].dec_s);
     if (threads > 1)
         printf("control: the same integer work on each of %u threads at once does %.3fx the "
                "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
@@ -699,8 +791,10 @@ int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5, threads = 1;
     int json = 0, npos = 0, gain = 0;
+    unsigned paths = (1u << TAHQ_CPU_PATH_COUNT) - 1u;
     const cli_option own[] = {CLI_FLAG("--json", &json), CLI_FLAG("--gain", &gain),
                               CLI_OPT("--mib", opt_mib, &mib),
+                              CLI_OPT("--paths", opt_paths, &paths),
                               CLI_OPT("--reps", opt_reps, &reps),
                               CLI_OPT("--threads", opt_threads, &threads), CLI_END};
     const cli_option *const tables[] = {own, NULL};
@@ -727,6 +821,23 @@ int cmd_bench(int argc, char **argv)
     }
     bench_case cases[BENCH_CASES_MAX];
     int n_cases = make_cases(cases, gain);
+    /* the listed paths this CPU has; the best of them for the rest */
+    const unsigned listed = paths;
+    paths &= (2u << tahq_cpu_path_best()) - 1u;
+    if (paths == 0) {
+        json_decref(load_before);
+        return cli_fail(EXIT_USAGE, "none of the --paths is available on this CPU (best: %s)",
+                        tahq_cpu_path_name(tahq_cpu_path_best()));
+    }
+    tahq_cpu_path best = TAHQ_CPU_SCALAR;
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        if ((paths >> p) & 1u)
+            best = (tahq_cpu_path)p;
+    tahq_cpu_path_set(best);
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        if (((listed & ~paths) >> p) & 1u)
+            fprintf(stderr, "tahq bench: the %s path is not available on this CPU or build; left out\n",
+                    tahq_cpu_path_name((tahq_cpu_path)p));
 
     /* before any large allocation: see child_roundtrip */
     rt_memory mem;
@@ -756,7 +867,8 @@ int cmd_bench(int argc, char **argv)
     k.x = x;
     int rc = 0;
     json_t *jrows = json_array(), *jscaling = json_array();
-    bench_row all[3 * BENCH_CASES_MAX]; /* reference, parallel on 1 and on T threads */
+    /* reference, then parallel on 1 and on T threads for each path */
+    bench_row all[(1 + 2 * TAHQ_CPU_PATH_COUNT) * BENCH_CASES_MAX];
     int n_rows = 0;
     if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) || !k.ref_msg || !k.ref_y) {
         rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
@@ -773,14 +885,15 @@ int cmd_bench(int argc, char **argv)
     if (k.ws)
         memset(k.ws, 0, k.wsz);
 
-    if ((rc = run_rows(&k, cases, n_cases, threads, all, &n_rows)) != 0)
+    if ((rc = run_rows(&k, cases, n_cases, threads, paths, best, all, &n_rows)) != 0)
         goto out;
 
     /* controls at the length of the 1-thread parallel encode and decode of
-     * canonical nearest (all[1]), and a long one */
+     * canonical nearest on the best path, and a long one */
     control_result ctl_enc = {0, 0, 0, 1}, ctl_dec = ctl_enc, ctl_long = ctl_enc;
-    if (threads > 1 && n_rows > 1 && all[1].par) {
-        const double lengths[3] = {all[1].enc_s, all[1].dec_s, 0.5};
+    const int cr = control_row(all, n_rows, best);
+    if (threads > 1 && cr >= 0) {
+        const double lengths[3] = {all[cr].enc_s, all[cr].dec_s, 0.5};
         control_result *res[3] = {&ctl_enc, &ctl_dec, &ctl_long};
         for (int c = 0; c < 3; c++) {
             *res[c] = control_scaling(threads, control_iterations(lengths[c]));
@@ -811,6 +924,13 @@ int cmd_bench(int argc, char **argv)
             load_before = NULL;
             json_object_set_new(o, "load_after", jloadavg());
             json_object_set_new(o, "max_threads", json_integer((json_int_t)threads));
+            json_t *jp = json_array();
+            for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+                if ((paths >> p) & 1u)
+                    json_array_append_new(jp, json_string(tahq_cpu_path_name((tahq_cpu_path)p)));
+            json_object_set_new(o, "cpu_paths", jp);
+            json_object_set_new(o, "cpu_path_best",
+                                json_string(tahq_cpu_path_name(tahq_cpu_path_best())));
             json_object_set_new(o, "results", jrows);
             json_object_set_new(o, "scaling", jscaling);
             json_object_set_new(o, "roundtrip_memory", jmemory(&mem, &cases[0]));

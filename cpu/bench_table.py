@@ -3,9 +3,11 @@
 """bench_table.py - the before/after table of cpu/README.md from `tahq bench --json` runs.
 
 usage: bench_table.py BEFORE.json... -- AFTER.json...
+       bench_table.py RUN.json...
 
 Each file is the JSON of one `tahq bench --json` run (for example made by
-cpu/measure.sh). For every row (profile, rounding, codec, threads) the table
+cpu/measure.sh). For every row (profile, rounding, codec, CPU path, threads;
+the path "-" where the row has none) the table
 gives min / median / max over the runs of encode and decode GB/s and of their
 ratio to the memcpy timed in the same run and row, and for the parallel
 codec the speedup of T threads over 1 thread (the bench's "scaling" entries).
@@ -25,7 +27,8 @@ def load(paths):
 
 
 def key(r):
-    return (r["profile"], r["rounding"], r.get("codec", "reference"), r["threads"])
+    return (r["profile"], r["rounding"], r.get("codec", "reference"), r.get("cpu_path") or "-",
+            r["threads"])
 
 
 def spread(values):
@@ -62,21 +65,21 @@ def print_table(title, runs):
             d.get("machine", {}).get("release", "?"), d.get("load_before"),
             d.get("load_after"), d.get("shape")))
     print()
-    print("| profile | rounding | codec | threads | memcpy GB/s | encode GB/s | encode x memcpy "
-          "| decode GB/s | decode x memcpy |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| profile | rounding | codec | path | threads | memcpy GB/s | encode GB/s "
+          "| encode x memcpy | decode GB/s | decode x memcpy |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     order, table = rows_of(runs)
     for k in order:
         t = table[k]
-        print("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
-            k[0], k[1], k[2], k[3], spread(t["cpy"]), spread(t["enc"]), spread(t["encx"]),
+        print("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            k[0], k[1], k[2], k[3], k[4], spread(t["cpy"]), spread(t["enc"]), spread(t["encx"]),
             spread(t["dec"]), spread(t["decx"])))
     scal = {}
     for d in runs:
         for s in d.get("scaling", []):
             if s["threads"] == 1:
                 continue
-            k = (s["profile"], s["rounding"], s["threads"])
+            k = (s["profile"], s["rounding"], s.get("cpu_path") or "-", s["threads"])
             scal.setdefault(k, {"enc": [], "dec": []})
             scal[k]["enc"].append(s["encode_speedup"])
             scal[k]["dec"].append(s["decode_speedup"])
@@ -95,12 +98,12 @@ def print_table(title, runs):
             print("Control (the same integer work on 1 and on %d threads at once, in the same "
                   "runs), speedup: %s." % (ctls[-1]["threads"], "; ".join(parts)))
             print()
-        print("| profile | rounding | threads | encode speedup over 1 thread | decode speedup "
-              "over 1 thread |")
-        print("|---|---|---|---|---|")
+        print("| profile | rounding | path | threads | encode speedup over 1 thread "
+              "| decode speedup over 1 thread |")
+        print("|---|---|---|---|---|---|")
         for k, v in scal.items():
-            print("| %s | %s | %d | %s | %s |" % (k[0], k[1], k[2], spread(v["enc"]),
-                                                 spread(v["dec"])))
+            print("| %s | %s | %s | %d | %s | %s |" % (k[0], k[1], k[2], k[3], spread(v["enc"]),
+                                                       spread(v["dec"])))
     mem = [d["roundtrip_memory"] for d in runs if "roundtrip_memory" in d]
     if mem:
         m = mem[-1]
@@ -115,8 +118,11 @@ def print_table(title, runs):
 
 def main(argv):
     if "--" not in argv:
-        sys.stderr.write(__doc__)
-        return 2
+        if len(argv) < 2:
+            sys.stderr.write(__doc__)
+            return 2
+        print_table("Runs", load(argv[1:]))
+        return 0
     cut = argv.index("--")
     before, after = argv[1:cut], argv[cut + 1:]
     if not before or not after:

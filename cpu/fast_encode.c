@@ -27,6 +27,7 @@
  * operation of the codec assumes. */
 #include <string.h>
 
+#include "cpu_path.h"
 #include "fast_encode.h"
 #include "fast_tile.h"
 #include "log2_coeff.h"
@@ -36,6 +37,34 @@
 #include "fast_tile_regs.h"
 
 #ifdef TAHQ_FAST_ENC_X86
+
+/* What the tile phase writes for one tile besides its codes. */
+typedef struct enc_tile {
+    uint32_t zero_bits, scale_bits, pivot;
+    int flagged;
+} enc_tile;
+
+/* The packed codes of a tile from the buffer of 8-byte group stores to the
+ * message: whole words where the length allows. */
+static inline __attribute__((always_inline)) void copy_codes(uint8_t *dst, const uint8_t *buf,
+                                                             const uint32_t nbytes)
+{
+    if (nbytes % 8u == 0) {
+        for (uint32_t i = 0; i < nbytes; i += 8)
+            memcpy(dst + i, buf + i, 8);
+    } else {
+        memcpy(dst, buf, nbytes);
+    }
+}
+
+/* The stochastic codes of a tile (fast_tile.c), packed. */
+static void codes_stochastic(const float *values, uint32_t G, float z, float s, uint32_t bits,
+                             uint64_t seed, uint64_t elem0, uint8_t *dst)
+{
+    uint8_t codes[TAHQ_TILE_MAX];
+    tahq_fast_codes_stochastic(values, G, z, s, (1u << bits) - 1u, seed, elem0, codes);
+    tahq_fast_pack_tile(dst, codes, G, bits);
+}
 
 static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
     const __m256 *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
@@ -69,19 +98,12 @@ static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
             memcpy(buf + i * bits, &g, 8);
         }
     }
-    const uint32_t nbytes = n * bits;
-    if (nbytes % 8u == 0) {
-        for (uint32_t i = 0; i < nbytes; i += 8)
-            memcpy(dst + i, buf + i, 8);
-    } else {
-        memcpy(dst, buf, nbytes);
-    }
+    copy_codes(dst, buf, n * bits);
 }
 
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bits, uint64_t elem0,
-            uint8_t *dst, uint32_t *zero_bits, uint32_t *scale_bits, int *flagged_out,
-            uint32_t *pivot)
+            uint8_t *dst, enc_tile *out)
 {
     __m256 u[TAHQ_TILE_MAX / 8];
     const uint32_t G = 8u * n;
@@ -89,30 +111,26 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
-    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, pivot);
+    out->flagged = gate_regs(u, n, c->tau, &lo, &hi, &out->pivot);
     float v[TAHQ_TILE_MAX];
-    const float *values = x;
-    if (flagged) {
-        forward_regs(u, n, *pivot, v);
+    if (out->flagged) {
+        forward_regs(u, n, out->pivot, v);
         range_regs(u, n, &lo, &hi);
-        values = v; /* written below if the stochastic codes need it */
     }
-    *flagged_out = flagged;
     const uint32_t levels = (1u << bits) - 1u;
     float z, s;
-    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, zero_bits, scale_bits);
+    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits,
+                                    &out->scale_bits);
     if (st != TAHQ_OK)
         return st;
     if (s == 0.0f) {
         memset(dst, 0, G / 8u * bits);
     } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-        uint8_t codes[TAHQ_TILE_MAX];
-        if (flagged)
+        if (out->flagged)
             #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
                 _mm256_storeu_ps(v + 8 * i, u[i]);
-        tahq_fast_codes_stochastic(values, G, z, s, levels, c->seed, elem0, codes);
-        tahq_fast_pack_tile(dst, codes, G, bits);
+        codes_stochastic(out->flagged ? v : x, G, z, s, bits, c->seed, elem0, dst);
     } else {
         codes_nearest_regs(u, n, z, s, bits, dst);
     }
@@ -174,6 +192,25 @@ static inline void pair_push(tahq_pairwise_acc *acc, float v)
     acc->sum[acc->depth++] = v;
 }
 
+/* After the first pass of a row of T tiles of G values (Σ|x| in acc): 1 with
+ * *entropy set where the total decides it (0, or below 2^-128, where the
+ * reference divides), else 0 with 1 / total in *inverse. */
+static int entropy_total(tahq_pairwise_acc *acc, const float *row, uint32_t T, uint32_t G,
+                         float *entropy, float *inverse)
+{
+    const float total = tahq_pairwise_finish(acc);
+    if (total == 0.0f) {
+        *entropy = 0.0f;
+        return 1;
+    }
+    *inverse = 1.0f / total;
+    if (tahq_bits_of(*inverse) == 0x7F800000u) { /* total < 2^-128: the reference divides */
+        *entropy = tahq_entropy(row, T, G);
+        return 1;
+    }
+    return 0;
+}
+
 /* The input check and tahq_entropy of a row of T tiles of 8n values. */
 static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const float *row,
                                                                          uint32_t T,
@@ -201,16 +238,9 @@ static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const f
         if (_mm256_cvtsi256_si32(v) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
             return 0;
     }
-    const float total = tahq_pairwise_finish(&acc);
-    if (total == 0.0f) {
-        *entropy = 0.0f;
+    float inverse;
+    if (entropy_total(&acc, row, T, 8u * n, entropy, &inverse))
         return 1;
-    }
-    const float inverse = 1.0f / total;
-    if (tahq_bits_of(inverse) == 0x7F800000u) { /* total < 2^-128: the reference divides */
-        *entropy = tahq_entropy(row, T, 8u * n);
-        return 1;
-    }
     const __m256 inv = _mm256_set1_ps(inverse), one = _mm256_set1_ps(1.0f);
     tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
     x = row;
@@ -246,57 +276,70 @@ static ENC_TARGET void log2_8_avx(const float *x, float *y)
     _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
 }
 
-/* A run of tiles of one width, one copy of the loop per tile size. */
-static inline __attribute__((always_inline)) ENC_TARGET tahq_status
-run_regs(const tahq_config *c, const float *x, uint64_t t0, uint64_t count, const uint32_t n,
-         uint32_t bits, tahq_fast_run *run)
+/* The loop of tahq_fast_encode_run around ENCODE_ONE, an expression that
+ * encodes tile t (at x + t * G) into `codes` and fills `tile` (enc_tile),
+ * then its fields: one copy per tile size and lane width. Returns. */
+#define RUN_TILES(c, t0, count, bits, run, ENCODE_ONE)                                   \
+    do {                                                                                 \
+        const uint32_t G = (c)->tile, k = tahq_tile_log2(G), code_bytes = G / 8u * (bits); \
+        const uint64_t meta_bytes = tahq_meta_bytes((c)->meta);                          \
+        uint8_t *codes = (run)->codes;                                                   \
+        uint64_t pivot_bit = (run)->pivot_bit;                                           \
+        tahq_status st = TAHQ_OK;                                                        \
+        for (uint64_t t = (t0); t < (t0) + (count); t++, codes += code_bytes) {          \
+            enc_tile tile;                                                               \
+            st = (ENCODE_ONE);                                                           \
+            if (st != TAHQ_OK)                                                           \
+                break;                                                                   \
+            pivot_bit = store_tile(run, t, &tile, meta_bytes, k, pivot_bit);             \
+        }                                                                                \
+        (run)->codes = codes;                                                            \
+        (run)->pivot_bit = pivot_bit;                                                    \
+        return st;                                                                       \
+    } while (0)
+
+/* The metadata fields of tile t, and for a flagged tile its flag bit and
+ * its pivot's k <= 8 bits at pivot_bit (the area is zeroed: ORed in);
+ * returns the next pivot bit. */
+static inline __attribute__((always_inline)) uint64_t store_tile(tahq_fast_run *run, uint64_t t,
+                                                                 const enc_tile *tile,
+                                                                 uint64_t meta_bytes, uint32_t k,
+                                                                 uint64_t pivot_bit)
 {
-    const uint32_t G = 8u * n, k = tahq_tile_log2(G), code_bytes = n * bits;
-    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
-    uint8_t *codes = run->codes;
-    uint64_t pivot_bit = run->pivot_bit;
-    tahq_status st = TAHQ_OK;
-    for (uint64_t t = t0; t < t0 + count; t++) {
-        uint32_t zb, sb, pivot;
-        int flagged;
-        st = encode_regs(c, x + t * G, n, bits, t * G, codes, &zb, &sb, &flagged, &pivot);
-        if (st != TAHQ_OK)
-            break;
-        if (meta_bytes == 4) {
-            tahq_put_u32(run->zeros + 4 * t, zb);
-            tahq_put_u32(run->scales + 4 * t, sb);
-        } else {
-            tahq_put_u16(run->zeros + 2 * t, (uint16_t)zb);
-            tahq_put_u16(run->scales + 2 * t, (uint16_t)sb);
-        }
-        codes += code_bytes;
-        if (flagged) { /* the pivot's k <= 8 bits into the zeroed pivot area */
-            const uint32_t at = (uint32_t)(pivot_bit & 7u), bits16 = pivot << at;
-            uint8_t *b = run->pivots + (pivot_bit >> 3);
-            tahq_set_bit(run->flags, t);
-            b[0] |= (uint8_t)bits16;
-            if (at + k > 8)
-                b[1] |= (uint8_t)(bits16 >> 8);
-            pivot_bit += k;
-        }
+    if (meta_bytes == 4) {
+        tahq_put_u32(run->zeros + 4 * t, tile->zero_bits);
+        tahq_put_u32(run->scales + 4 * t, tile->scale_bits);
+    } else {
+        tahq_put_u16(run->zeros + 2 * t, (uint16_t)tile->zero_bits);
+        tahq_put_u16(run->scales + 2 * t, (uint16_t)tile->scale_bits);
     }
-    run->codes = codes;
-    run->pivot_bit = pivot_bit;
-    return st;
+    if (!tile->flagged)
+        return pivot_bit;
+    const uint32_t at = (uint32_t)(pivot_bit & 7u), bits16 = tile->pivot << at;
+    uint8_t *b = run->pivots + (pivot_bit >> 3);
+    tahq_set_bit(run->flags, t);
+    b[0] |= (uint8_t)bits16;
+    if (at + k > 8)
+        b[1] |= (uint8_t)(bits16 >> 8);
+    return pivot_bit + k;
 }
 
 static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
                                              uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
+#define ENC8(n) RUN_TILES(c, t0, count, bits, run, encode_regs(c, x + t * G, n, bits, t * G, codes, &tile))
     switch (c->tile) {
-    case 8: return run_regs(c, x, t0, count, 1, bits, run);
-    case 16: return run_regs(c, x, t0, count, 2, bits, run);
-    case 32: return run_regs(c, x, t0, count, 4, bits, run);
-    case 64: return run_regs(c, x, t0, count, 8, bits, run);
-    case 128: return run_regs(c, x, t0, count, 16, bits, run);
-    default: return run_regs(c, x, t0, count, 32, bits, run);
+    case 8: ENC8(1);
+    case 16: ENC8(2);
+    case 32: ENC8(4);
+    case 64: ENC8(8);
+    case 128: ENC8(16);
+    default: ENC8(32);
     }
+#undef ENC8
 }
+
+#include "encode_avx512.h"
 
 static ENC_TARGET uint16_t down_avx(float x)
 {
@@ -315,6 +358,12 @@ static ENC_TARGET tahq_status zero_scale_entry_avx(tahq_meta meta, float lo, flo
                                                    uint32_t *zb, uint32_t *sb)
 {
     return zero_scale_avx(meta, lo, hi, levels, z, s, zb, sb);
+}
+
+/* The 16-lane forms on the avx512 path, for tiles of 16 values and more. */
+static int use_avx512(uint32_t tile)
+{
+    return tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512;
 }
 
 int tahq_fast_encode_active(void)
@@ -342,25 +391,47 @@ float tahq_fast_f16_value(uint16_t h)
 tahq_status tahq_fast_zero_scale(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
-    if (tahq_fast_encode_active())
+    if (use_avx512(16u)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        return zero_scale_avx512(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    }
+    if (tahq_fast_encode_active()) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX2);
         return zero_scale_entry_avx(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
+    }
     return zero_scale_ref(meta, lo, hi, levels, zero, scale, zero_bits, scale_bits);
 }
 
 tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
                                  uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
+    if (use_avx512(cfg->tile)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        return encode_run_avx512(cfg, x, t0, count, bits, run);
+    }
+    tahq_cpu_path_count(TAHQ_CPU_AVX2);
     return encode_run_avx(cfg, x, t0, count, bits, run);
 }
 
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
 {
+    if (use_avx512(tile)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        return row_entropy_avx512(row, tiles, tile, entropy);
+    }
+    tahq_cpu_path_count(TAHQ_CPU_AVX2);
     return row_entropy_avx(row, tiles, tile, entropy);
 }
 
 void tahq_fast_log2_8(const float *x, float *y)
 {
+    if (use_avx512(16u)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        log2_8_avx512(x, y);
+        return;
+    }
     if (tahq_fast_encode_active()) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX2);
         log2_8_avx(x, y);
         return;
     }

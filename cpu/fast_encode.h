@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* fast_encode.h - the encoder's per-tile fast path (cpu/fast_encode.c): the
  * steps of ref/codec.c's encode_tiles for one tile (range, gate, transform,
- * metadata, codes, packing) with the same bytes, chosen at run time
- * (AVX2, BMI2, F16C). Under TAHQ_SCALAR_ONLY, on other compilers and CPUs
- * tahq_fast_encode_active() is 0 and the caller keeps the reference's
- * functions. Not public. */
+ * metadata, codes, packing) with the same bytes, on the CPU path of
+ * cpu_path.h (avx2; avx512: the 16-lane forms of encode_avx512.h for tiles
+ * of 16 values and more). On the scalar path, under TAHQ_SCALAR_ONLY, on
+ * other compilers and CPUs tahq_fast_encode_active() is 0 and the caller
+ * keeps the reference's functions. Not public. */
 #ifndef TAHQ_CPU_FAST_ENCODE_H
 #define TAHQ_CPU_FAST_ENCODE_H
 
@@ -12,7 +13,7 @@
 
 #include "tahq.h"
 
-/* 1 if the fast paths below run on this CPU (AVX2, BMI2, F16C). */
+/* 1 if the fast paths below run: the avx2 or avx512 path (cpu_path.h). */
 int tahq_fast_encode_active(void);
 
 /* binary16 conversions with F16C (VCVTPS2PH's rounding immediates, VCVTPH2PS)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fast_gain.c - the gain key of a token (SPEC §4.3) on the encoder's fast
- * path (cpu/fast_gain.h): the bits of ref/gain.c tahq_token_gain_key.
+ * path (cpu/fast_gain.h): the bits of ref/gain.c tahq_token_gain_key. The
+ * 8-lane form is here, the 16-lane one of the avx512 path in
+ * gain_avx512.h.
  *
  * The tile goes through the very range, gate, transform, metadata search and
  * nearest codes that the message's tile phase uses: the register helpers of
@@ -22,6 +24,7 @@
  * not enable it; -ffp-contract=off). */
 #include <string.h>
 
+#include "cpu_path.h"
 #include "fast_encode.h"
 #include "fast_gain.h"
 #include "fast_tile.h"
@@ -32,6 +35,15 @@
 #ifdef TAHQ_FAST_ENC_X86
 
 #include "stochastic_avx2.h"
+
+/* The last two levels of SPEC §2.5's halving tree in binary64 on the 4
+ * sums of level 4: lane 0 + lane 2 (h = 2), then lane 0 + lane 1 (h = 1). */
+static inline __attribute__((always_inline)) ENC_TARGET double tree64_tail(__m256d v)
+{
+    v = _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x01)); /* h = 2 */
+    v = _mm256_add_pd(v, _mm256_permute_pd(v, 0x5));          /* h = 1 */
+    return _mm256_cvtsd_f64(v);
+}
 
 /* SPEC §2.5 halving tree in binary64 over the squares of one tile: lo[i]
  * holds elements 8i .. 8i+3, hi[i] elements 8i+4 .. 8i+7 (both overwritten). */
@@ -46,10 +58,7 @@ static inline __attribute__((always_inline)) ENC_TARGET double tree64_regs(__m25
             lo[j] = _mm256_add_pd(lo[j], lo[j + h]);
             hi[j] = _mm256_add_pd(hi[j], hi[j + h]);
         }
-    __m256d v = _mm256_add_pd(lo[0], hi[0]);                  /* h = 4 */
-    v = _mm256_add_pd(v, _mm256_permute2f128_pd(v, v, 0x01)); /* h = 2 */
-    v = _mm256_add_pd(v, _mm256_permute_pd(v, 0x5));          /* h = 1 */
-    return _mm256_cvtsd_f64(v);
+    return tree64_tail(_mm256_add_pd(lo[0], hi[0])); /* h = 4 */
 }
 
 /* e_b of SPEC §4.3 step 1 for the tile u (n vectors) quantized to z, s and
@@ -185,13 +194,22 @@ static ENC_TARGET tahq_status row_gain_avx(const tahq_config *c, const float *ro
     }
 }
 
+#include "gain_avx512.h"
+
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
                                uint64_t elem0, uint32_t *key)
 {
     if (!tahq_fast_encode_active())
         return TAHQ_ERR_CONFIG;
     double sigma;
-    const tahq_status st = row_gain_avx(cfg, row, tiles, elem0, &sigma);
+    tahq_status st;
+    if (cfg->tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        st = row_gain_avx512(cfg, row, tiles, elem0, &sigma);
+    } else {
+        tahq_cpu_path_count(TAHQ_CPU_AVX2);
+        st = row_gain_avx(cfg, row, tiles, elem0, &sigma);
+    }
     if (st != TAHQ_OK)
         return st;
     /* SPEC §4.3 step 4: sign 0 flips the sign bit, sign 1 every bit */

@@ -11,8 +11,10 @@
  * the project compiles with -ffp-contract=off). fp16 metadata is widened
  * with F16C (exact for every finite binary16, which is all a validated
  * message holds). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "cpu_path.h"
 #include "fast_tile.h"
 #include "internal.h"
 #include "../common/tahq_crc_gf2.h"
@@ -23,8 +25,80 @@
 #include <immintrin.h>
 
 #include "fwht_avx2.h"
+#include "regs_avx512.h"
 #include "stochastic_avx2.h"
+#include "stochastic_avx512.h"
 #endif
+
+/* ---- the path selector (cpu_path.h) ----------------------------------------- */
+
+static tahq_cpu_path detect_best(void);
+
+/* -1 until the first call; atomic, since the parallel codec's threads ask */
+static int path_best = -1, path_now = -1;
+static unsigned long long path_runs[TAHQ_CPU_PATH_COUNT];
+
+static const char *const path_names[TAHQ_CPU_PATH_COUNT] = {"scalar", "avx2", "avx512"};
+
+tahq_cpu_path tahq_cpu_path_best(void)
+{
+    int b = __atomic_load_n(&path_best, __ATOMIC_RELAXED);
+    if (b < 0) {
+        b = (int)detect_best();
+        __atomic_store_n(&path_best, b, __ATOMIC_RELAXED);
+    }
+    return (tahq_cpu_path)b;
+}
+
+tahq_cpu_path tahq_cpu_path_get(void)
+{
+    int p = __atomic_load_n(&path_now, __ATOMIC_RELAXED);
+    if (p < 0) { /* the first use: the best path, or a lower one by TAHQ_CPU_PATH */
+        int want = (int)tahq_cpu_path_best(), expected = -1;
+        const char *env = getenv("TAHQ_CPU_PATH");
+        tahq_cpu_path named;
+        if (env && tahq_cpu_path_parse(env, &named) && (int)named < want)
+            want = (int)named;
+        /* a concurrent tahq_cpu_path_set wins */
+        __atomic_compare_exchange_n(&path_now, &expected, want, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+        p = __atomic_load_n(&path_now, __ATOMIC_RELAXED);
+    }
+    return (tahq_cpu_path)p;
+}
+
+int tahq_cpu_path_set(tahq_cpu_path p)
+{
+    if ((int)p < 0 || p > tahq_cpu_path_best())
+        return 0;
+    __atomic_store_n(&path_now, (int)p, __ATOMIC_RELAXED);
+    return 1;
+}
+
+const char *tahq_cpu_path_name(tahq_cpu_path p)
+{
+    return (unsigned)p < TAHQ_CPU_PATH_COUNT ? path_names[p] : "?";
+}
+
+int tahq_cpu_path_parse(const char *s, tahq_cpu_path *p)
+{
+    for (int i = 0; i < TAHQ_CPU_PATH_COUNT; i++)
+        if (strcmp(s, path_names[i]) == 0) {
+            *p = (tahq_cpu_path)i;
+            return 1;
+        }
+    return 0;
+}
+
+void tahq_cpu_path_count(tahq_cpu_path p)
+{
+    __atomic_fetch_add(&path_runs[p], 1u, __ATOMIC_RELAXED);
+}
+
+unsigned long long tahq_cpu_path_runs(tahq_cpu_path p)
+{
+    return __atomic_load_n(&path_runs[p], __ATOMIC_RELAXED);
+}
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */
 
@@ -80,27 +154,29 @@ static int meta_bad_ref(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_m
 
 #define FAST_TARGET __attribute__((target("avx2,bmi2,f16c")))
 
-/* -1 until the first call; atomic, since the parallel codec's threads ask */
-static int fast_ok = -1;
-
-static int fast_check(void)
+/* The best path of this CPU. F16C from CPUID leaf 1 (ECX bit 29): clang's
+ * __builtin_cpu_supports does not know the name, and the fuzz harnesses
+ * build this file with clang; AVX2 support already implies the OS saves the
+ * YMM state, and __builtin_cpu_supports("avx512f") that it saves the ZMM
+ * state. */
+static tahq_cpu_path detect_best(void)
 {
-    int ok = __atomic_load_n(&fast_ok, __ATOMIC_RELAXED);
-    if (ok < 0) {
-        __builtin_cpu_init();
-        /* F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports
-         * does not know the name, and the fuzz harnesses build this file with
-         * clang; AVX2 support already implies the OS saves the YMM state */
-        unsigned eax, ebx, ecx = 0, edx;
-        const int f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && f16c;
-        __atomic_store_n(&fast_ok, ok, __ATOMIC_RELAXED);
-    }
-    return ok;
+    __builtin_cpu_init();
+    unsigned eax, ebx, ecx = 0, edx;
+    const int f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && f16c))
+        return TAHQ_CPU_SCALAR;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return TAHQ_CPU_AVX512;
+    return TAHQ_CPU_AVX2;
 }
 
-/* 0x01 repeated in each byte times 2^b - 1: the b low bits of every byte. */
-#define BYTE_MASK(b) (UINT64_C(0x0101010101010101) * ((1u << (b)) - 1u))
+/* the fast paths of fast_tile.c run on the avx2 and avx512 paths */
+static int fast_check(void)
+{
+    return tahq_cpu_path_get() >= TAHQ_CPU_AVX2;
+}
 
 static inline FAST_TARGET void pack_width(uint8_t *dst, const uint8_t *codes, uint32_t tile,
                                           const uint32_t b)
@@ -108,7 +184,7 @@ static inline FAST_TARGET void pack_width(uint8_t *dst, const uint8_t *codes, ui
     for (uint32_t g = 0; g < tile; g += 8, dst += b) {
         uint64_t u;
         memcpy(&u, codes + g, 8);
-        uint64_t w = _pext_u64(u, BYTE_MASK(b));
+        uint64_t w = _pext_u64(u, TAHQ_BYTE_MASK(b));
         memcpy(dst, &w, b); /* little-endian: the b low bytes */
     }
 }
@@ -133,7 +209,7 @@ static inline FAST_TARGET void decode_width(const uint8_t *src, uint32_t tile, c
     for (uint32_t g = 0; g < tile; g += 8, src += b) {
         uint64_t w = 0;
         memcpy(&w, src, b); /* only the group's b bytes: never past the message */
-        uint64_t u = b == 8 ? w : _pdep_u64(w, BYTE_MASK(b));
+        uint64_t u = b == 8 ? w : _pdep_u64(w, TAHQ_BYTE_MASK(b));
         __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)u)));
         _mm256_storeu_ps(out + g, _mm256_add_ps(z, _mm256_mul_ps(q, s)));
     }
@@ -295,6 +371,35 @@ static FAST_TARGET void codes_stochastic_avx(const float *v, uint32_t tile, floa
     }
 }
 
+/* codes_stochastic_avx on 16 lanes, 64 elements (16 Philox blocks) per
+ * step: tiles of 64 values and more. */
+static TAHQ_AVX512_TARGET void codes_stochastic_avx512(const float *v, uint32_t tile, float zero,
+                                                       float scale, uint32_t levels, uint64_t seed,
+                                                       uint64_t elem0, uint8_t *codes)
+{
+    const __m512 z = _mm512_set1_ps(zero), s = _mm512_set1_ps(scale);
+    const __m512i lv = _mm512_set1_epi32((int)levels);
+    for (uint32_t i = 0; i < tile; i += 64) {
+        __m512i w[4];
+        tahq_words64(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+        for (uint32_t m = 0; m < 4; m++)
+            _mm_storeu_si128((__m128i *)(void *)(codes + i + 16 * m),
+                             tahq_stochastic_codes16(_mm512_loadu_ps(v + i + 16 * m), z, s, lv, w[m]));
+    }
+}
+
+/* random_words_avx, 64 words (16 Philox blocks) per step. */
+static TAHQ_AVX512_TARGET void random_words_avx512(uint64_t seed, uint64_t elem0, uint32_t tile,
+                                                   uint32_t *words)
+{
+    for (uint32_t i = 0; i < tile; i += 64) {
+        __m512i w[4];
+        tahq_words64(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
+        for (uint32_t m = 0; m < 4; m++)
+            _mm512_storeu_si512(words + i + 16 * m, w[m]);
+    }
+}
+
 static FAST_TARGET void random_words_avx(uint64_t seed, uint64_t elem0, uint32_t tile,
                                          uint32_t *words)
 {
@@ -368,47 +473,127 @@ static inline __attribute__((always_inline)) FAST_TARGET float meta_load(tahq_me
     return meta_avx(meta, meta_bits_at(meta, p));
 }
 
+/* How many of the n tiles from src (step code bytes each) can take 8-byte
+ * loads of their groups without reading at or past the message's end. */
+static inline uint64_t wide_tiles(const tahq_fast_dec *d, const uint8_t *src, uint32_t step,
+                                  uint64_t n)
+{
+    const size_t room = (size_t)(d->end - src);
+    const uint64_t wide = room < (size_t)step + 8u ? 0 : (room - 8u) / step;
+    return wide < n ? wide : n;
+}
+
+/* Tiles t .. e - 1 with group-sized loads (decode_avx), then inverse_avx
+ * for the flagged ones: the last few tiles of a message. */
+static FAST_TARGET void tiles_narrow(const tahq_fast_dec *d, uint64_t t, uint64_t e, uint32_t b,
+                                     const uint8_t **codes, uint64_t *pivot)
+{
+    const uint32_t G = d->tile, k = d->tile_log2, step = G / 8u * b, mb = d->meta_bytes;
+    const float factor = tahq_float_of((127u - k / 2u) << 23);
+    const uint8_t *src = *codes;
+    for (; t < e; t++, src += step) {
+        float *dst = d->out + t * G;
+        decode_avx(src, G, b, meta_load(d->meta, d->zero + t * mb),
+                   meta_load(d->meta, d->scale + t * mb), dst);
+        if ((d->flags[t >> 3] >> (t & 7u)) & 1u)
+            inverse_avx(dst, G, pivot_at(d->pivots, (*pivot)++, k), factor);
+    }
+    *codes = src;
+}
+
+/* A decoder's walk over a run of tiles of G values and `step` code bytes
+ * (the 8- and 16-lane forms share it): the tile t, where its codes,
+ * metadata and output are, the next pivot's number, the end of the tiles
+ * that take 8-byte loads (e_wide) and of the run (e). */
+typedef struct dec_walk {
+    const uint8_t *src, *zp, *sp;
+    float *dst;
+    uint64_t t, e, e_wide, np;
+    float factor; /* 2^-floor(k/2) */
+    uint32_t G, k, step, mb;
+} dec_walk;
+
+static inline __attribute__((always_inline)) dec_walk walk_begin(const tahq_fast_dec *d,
+                                                                 uint64_t t, uint64_t n,
+                                                                 const uint8_t *codes,
+                                                                 uint64_t pivot, uint32_t G,
+                                                                 uint32_t step)
+{
+    dec_walk w;
+    w.G = G;
+    w.k = d->tile_log2;
+    w.step = step;
+    w.mb = d->meta_bytes;
+    w.factor = tahq_float_of((127u - w.k / 2u) << 23);
+    w.src = codes;
+    w.zp = d->zero + t * w.mb;
+    w.sp = d->scale + t * w.mb;
+    w.dst = d->out + t * G;
+    w.np = pivot;
+    w.t = t;
+    w.e = t + n;
+    w.e_wide = t + wide_tiles(d, codes, step, n);
+    return w;
+}
+
+static inline __attribute__((always_inline)) void walk_next(dec_walk *w)
+{
+    w->t++;
+    w->src += w->step;
+    w->zp += w->mb;
+    w->sp += w->mb;
+    w->dst += w->G;
+}
+
+static inline __attribute__((always_inline)) int walk_flagged(const tahq_fast_dec *d,
+                                                              const dec_walk *w)
+{
+    return (d->flags[w->t >> 3] >> (w->t & 7u)) & 1u;
+}
+
+/* The number of the current tile's pivot (then the next one's). */
+static inline __attribute__((always_inline)) uint32_t walk_pivot(const tahq_fast_dec *d,
+                                                                 dec_walk *w)
+{
+    return pivot_at(d->pivots, w->np++, w->k);
+}
+
+/* After the wide tiles: the rest by tiles_narrow, the run's cursors back. */
+static inline __attribute__((always_inline)) void walk_end(const tahq_fast_dec *d,
+                                                           const dec_walk *w, uint32_t b,
+                                                           const uint8_t **codes, uint64_t *pivot)
+{
+    *pivot = w->np;
+    *codes = w->src;
+    tiles_narrow(d, w->t, w->e, b, codes, pivot);
+}
+
 /* tahq_fast_decode_tiles for G = 8 nv (nv a power of two, a constant in each copy;
  * meta too, for fp16): a flagged tile goes from its codes through the
  * inverse transform in registers and is stored once. The tiles whose codes
  * end less than 8 bytes before the message's end (the last few) take the
- * group-sized loads of decode_avx. */
+ * group-sized loads of tiles_narrow. */
 static inline __attribute__((always_inline)) FAST_TARGET void
 tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint8_t **codes,
           uint64_t *pivot, const uint32_t nv, const tahq_meta meta)
 {
-    const uint32_t G = 8u * nv, k = d->tile_log2, step = nv * b, mb = d->meta_bytes;
-    const uint64_t mask = BYTE_MASK(b);
-    const float factor = tahq_float_of((127u - k / 2u) << 23);
-    const uint8_t *src = *codes, *zp = d->zero + t * mb, *sp = d->scale + t * mb;
-    const uint8_t *const flags = d->flags, *const pivots = d->pivots;
-    float *dst = d->out + t * G;
-    uint64_t np = *pivot;
-    /* tiles whose 8-byte loads stay inside the message */
-    const size_t room = (size_t)(d->end - src);
-    const uint64_t wide = room < (size_t)step + 8u ? 0 : (room - 8u) / step;
-    const uint64_t e = t + n, e_wide = t + (wide < n ? wide : n);
-    for (; t < e_wide; t++, src += step, zp += mb, sp += mb, dst += G) {
-        const __m256 z = _mm256_set1_ps(meta_load(meta, zp)), s = _mm256_set1_ps(meta_load(meta, sp));
-        if (!((flags[t >> 3] >> (t & 7u)) & 1u)) {
+    const uint64_t mask = TAHQ_BYTE_MASK(b);
+    dec_walk w = walk_begin(d, t, n, *codes, *pivot, 8u * nv, nv * b);
+    for (; w.t < w.e_wide; walk_next(&w)) {
+        const __m256 z = _mm256_set1_ps(meta_load(meta, w.zp)), s = _mm256_set1_ps(meta_load(meta, w.sp));
+        if (!walk_flagged(d, &w)) {
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
-                _mm256_storeu_ps(dst + 8 * g, group8(src + g * b, mask, z, s));
+                _mm256_storeu_ps(w.dst + 8 * g, group8(w.src + g * b, mask, z, s));
         } else {
             __m256 r[TAHQ_TILE_MAX / 8];
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
-                r[g] = group8(src + g * b, mask, z, s);
-            inverse_store(r, nv, dst, pivot_at(pivots, np++, k), factor);
+                r[g] = group8(w.src + g * b, mask, z, s);
+            inverse_store(r, nv, w.dst, walk_pivot(d, &w), w.factor);
         }
     }
-    for (; t < e; t++, src += step, zp += mb, sp += mb, dst += G) {
-        decode_avx(src, G, b, meta_load(meta, zp), meta_load(meta, sp), dst);
-        if ((flags[t >> 3] >> (t & 7u)) & 1u)
-            inverse_avx(dst, G, pivot_at(pivots, np++, k), factor);
-    }
-    *codes = src;
-    *pivot = np;
+    walk_end(d, &w, b, codes, pivot);
 }
 
 /* One copy per tile size, and for fp16 metadata or not. */
@@ -434,6 +619,8 @@ static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uin
     else
         tiles_meta(d, t, n, b, codes, pivot, d->meta);
 }
+
+#include "decode_avx512.h"
 
 /* Lanes of 32 bits (w32) or 16 bits equal. */
 static inline __attribute__((always_inline)) FAST_TARGET __m256i eq_lanes(__m256i a, __m256i b,
@@ -504,10 +691,17 @@ uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
                             const uint8_t **codes, uint64_t *pivot)
 {
-    if (fast_check())
+    const tahq_cpu_path p = tahq_cpu_path_get();
+    if (p == TAHQ_CPU_AVX512 && d->tile >= 16u) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        decode_tiles_avx512(d, t, n, b, codes, pivot);
+    } else if (p >= TAHQ_CPU_AVX2) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX2);
         decode_tiles_avx(d, t, n, b, codes, pivot);
-    else
+    } else {
+        tahq_cpu_path_count(TAHQ_CPU_SCALAR);
         decode_tiles_ref(d, t, n, b, codes, pivot);
+    }
 }
 
 int tahq_fast_meta_bad(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_meta meta)
@@ -530,17 +724,25 @@ void tahq_fast_decode_tile(const uint8_t *src, uint32_t tile, uint32_t b, float 
 int tahq_fast_codes_stochastic(const float *v, uint32_t tile, float zero, float scale,
                                uint32_t levels, uint64_t seed, uint64_t elem0, uint8_t *codes)
 {
-    if (!fast_check())
+    const tahq_cpu_path p = tahq_cpu_path_get();
+    if (p == TAHQ_CPU_AVX512 && tile >= 64u)
+        codes_stochastic_avx512(v, tile, zero, scale, levels, seed, elem0, codes);
+    else if (p >= TAHQ_CPU_AVX2)
+        codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
+    else
         return 0;
-    codes_stochastic_avx(v, tile, zero, scale, levels, seed, elem0, codes);
     return 1;
 }
 
 int tahq_fast_random_words(uint64_t seed, uint64_t elem0, uint32_t tile, uint32_t *words)
 {
-    if (!fast_check())
+    const tahq_cpu_path p = tahq_cpu_path_get();
+    if (p == TAHQ_CPU_AVX512 && tile >= 64u)
+        random_words_avx512(seed, elem0, tile, words);
+    else if (p >= TAHQ_CPU_AVX2)
+        random_words_avx(seed, elem0, tile, words);
+    else
         return 0;
-    random_words_avx(seed, elem0, tile, words);
     return 1;
 }
 
@@ -556,6 +758,11 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
 
 
 #else /* the reference functions */
+
+static tahq_cpu_path detect_best(void)
+{
+    return TAHQ_CPU_SCALAR;
+}
 
 int tahq_fast_tile_active(void)
 {
@@ -598,6 +805,7 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
 void tahq_fast_decode_tiles(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
                             const uint8_t **codes, uint64_t *pivot)
 {
+    tahq_cpu_path_count(TAHQ_CPU_SCALAR);
     decode_tiles_ref(d, t, n, b, codes, pivot);
 }
 

@@ -13,7 +13,8 @@
 
 #include "tahq.h"
 
-/* 1 if the instruction-set fast paths run on this CPU (for reports). */
+/* 1 if the instruction-set fast paths run: the avx2 or avx512 path of
+ * cpu_path.h (for reports). */
 int tahq_fast_tile_active(void);
 
 /* tahq_pack_tile: codes[0 .. tile) (each < 2^b) into tile*b/8 bytes. */

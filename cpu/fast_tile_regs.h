@@ -9,6 +9,7 @@
 #define TAHQ_FAST_TILE_REGS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -56,6 +57,37 @@ static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uin
                                   float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
     TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
+}
+
+/* Packed codes written as whole 64-bit words: groups of `nbits` < 64 bits
+ * (8 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
+ * which is stored (little-endian) when full; flush stores the last partial
+ * word's whole bytes (the codes of a tile fill whole bytes). */
+typedef struct tahq_bitwriter {
+    uint8_t *out;
+    uint64_t acc;
+    uint32_t have;
+} tahq_bitwriter;
+
+static inline __attribute__((always_inline)) void tahq_bitwriter_put(tahq_bitwriter *w,
+                                                                     uint64_t group,
+                                                                     uint32_t nbits)
+{
+    w->acc |= group << w->have;
+    w->have += nbits;
+    if (w->have >= 64u) {
+        memcpy(w->out, &w->acc, 8);
+        w->out += 8;
+        w->have -= 64u;
+        /* the group's bits that did not fit (none when have is 0) */
+        w->acc = w->have ? group >> (nbits - w->have) : 0;
+    }
+}
+
+static inline __attribute__((always_inline)) void tahq_bitwriter_flush(tahq_bitwriter *w)
+{
+    if (w->have)
+        memcpy(w->out, &w->acc, w->have / 8u);
 }
 
 #ifdef TAHQ_FAST_ENC_X86
@@ -153,6 +185,33 @@ static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __
     *hi = hmax_ps(mx);
 }
 
+/* tahq_gate_from_range from per-lane partial results: mn, mx the lane-wise
+ * min and max of the tile, a1 >= a2 per lane the two largest magnitude bits
+ * of the values that lane saw (a multiset). Sets the range and the largest
+ * magnitude's bits; returns the flag. Shared by the 8-lane gate below and
+ * the 16-lane one (encode_avx512.h), which first merges its halves. */
+static inline __attribute__((always_inline)) ENC_TARGET int
+gate_lanes(__m256 mn, __m256 mx, __m256i a1, __m256i a2, float tau, float *lo, float *hi,
+           uint32_t *m1_out)
+{
+    *lo = hmin_ps(mn);
+    *hi = hmax_ps(mx);
+    /* tahq_gate_from_range: m1 = max(|lo|, |hi|) as bits */
+    const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
+    const uint32_t m1_bits = lo_bits > hi_bits ? lo_bits : hi_bits;
+    const float m1 = tahq_float_of(m1_bits);
+    *m1_out = m1_bits;
+    if (tahq_bits_of(tau) == 0x7F800000u || !(m1 > 0.0f))
+        return 0;
+    top2_merge(&a1, &a2, swap128(a1), swap128(a2));
+    top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0x4E), _mm256_shuffle_epi32(a2, 0x4E));
+    top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0xB1), _mm256_shuffle_epi32(a2, 0xB1));
+    /* the multiset's second largest: m1 if it occurs twice, else the
+     * largest magnitude below m1 (0 if none), = m2 of the reference */
+    const float m2 = tahq_float_of((uint32_t)_mm256_cvtsi256_si32(a2));
+    return m1 >= tau * m2;
+}
+
 /* The range and tahq_gate_from_range of the n vectors of u. */
 static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m256 *u,
                                                                       const uint32_t n, float tau,
@@ -171,22 +230,8 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
         a2 = _mm256_max_epi32(a2, _mm256_min_epi32(a1, a));
         a1 = _mm256_max_epi32(a1, a);
     }
-    *lo = hmin_ps(mn);
-    *hi = hmax_ps(mx);
-    /* tahq_gate_from_range: m1 = max(|lo|, |hi|) as bits */
-    const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
-    const uint32_t m1_bits = lo_bits > hi_bits ? lo_bits : hi_bits;
-    const float m1 = tahq_float_of(m1_bits);
-    int flagged = 0;
-    if (tahq_bits_of(tau) != 0x7F800000u && m1 > 0.0f) {
-        top2_merge(&a1, &a2, swap128(a1), swap128(a2));
-        top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0x4E), _mm256_shuffle_epi32(a2, 0x4E));
-        top2_merge(&a1, &a2, _mm256_shuffle_epi32(a1, 0xB1), _mm256_shuffle_epi32(a2, 0xB1));
-        /* the multiset's second largest: m1 if it occurs twice, else the
-         * largest magnitude below m1 (0 if none), = m2 of the reference */
-        const float m2 = tahq_float_of((uint32_t)_mm256_cvtsi256_si32(a2));
-        flagged = m1 >= tau * m2;
-    }
+    uint32_t m1_bits;
+    const int flagged = gate_lanes(mn, mx, a1, a2, tau, lo, hi, &m1_bits);
     *pivot = 0;
     if (flagged) { /* first index whose magnitude is m1 */
         const __m256i m1v = _mm256_set1_epi32((int)m1_bits);

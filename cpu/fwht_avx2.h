@@ -31,25 +31,32 @@ static inline TAHQ_FWHT_TARGET __m256 tahq_fwht_stage4(__m256 v)
     return _mm256_blend_ps(_mm256_add_ps(v, p), _mm256_sub_ps(p, v), 0xF0);
 }
 
+/* The FWHT stages across the n vectors r[0 .. n) of one tile (n a power of
+ * two): vector stage h = 1 .. n/2 gives r[j] + r[j+h] and r[j] - r[j+h].
+ * GCC's vector operators (one VADDPS / VSUBPS per vector, as the
+ * intrinsics), so that the 8-lane form here and the 16-lane one
+ * (regs_avx512.h) share it; the loops unroll fully where n is a constant. */
+#define TAHQ_FWHT_ACROSS(r, n)                                                  \
+    do {                                                                        \
+        _Pragma("GCC unroll 8") for (uint32_t h_ = 1; h_ < (n); h_ *= 2)        \
+            _Pragma("GCC unroll 32") for (uint32_t i_ = 0; i_ < (n); i_ += 2 * h_) \
+                _Pragma("GCC unroll 32") for (uint32_t j_ = i_; j_ < i_ + h_; j_++) { \
+                    const __typeof__((r)[0]) a_ = (r)[j_], b_ = (r)[j_ + h_];   \
+                    (r)[j_] = a_ + b_;                                          \
+                    (r)[j_ + h_] = a_ - b_;                                     \
+                }                                                               \
+    } while (0)
+
 /* The unscaled transform of the 8n values in r[0 .. n) (n a power of two,
  * at most 32): stages h = 1, 2, 4 inside each vector, then h = 8 .. 4n
- * across vectors (r[j] + r[j+h], r[j] - r[j+h]). The loops unroll fully
- * where n is a constant, so r stays in registers. */
+ * across vectors. The loops unroll fully where n is a constant, so r stays
+ * in registers. */
 static inline TAHQ_FWHT_TARGET void tahq_fwht_regs(__m256 *r, const uint32_t n)
 {
 #pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         r[i] = tahq_fwht_stage4(tahq_fwht_stage2(tahq_fwht_stage1(r[i])));
-#pragma GCC unroll 8
-    for (uint32_t h = 1; h < n; h *= 2) /* stage 8h */
-#pragma GCC unroll 32
-        for (uint32_t i = 0; i < n; i += 2 * h)
-#pragma GCC unroll 32
-            for (uint32_t j = i; j < i + h; j++) {
-                __m256 a = r[j], b = r[j + h];
-                r[j] = _mm256_add_ps(a, b);
-                r[j + h] = _mm256_sub_ps(a, b);
-            }
+    TAHQ_FWHT_ACROSS(r, n);
 }
 
 #endif

@@ -36,7 +36,16 @@
  *       seed (stochastic) and with the gate switched off;
  *   control: the same comparison finds a deliberately wrong conversion:
  *       F16C's truncation (round toward zero) in place of round-down on the
- *       negatives, and in place of round-up on the positives.
+ *       negatives, and in place of round-up on the positives;
+ *   path-control: choosing a path (cpu/cpu_path.h) changes which code runs:
+ *       a token message encoded and decoded on each path the CPU has moves
+ *       that path's run counter only (scalar: neither fast path's), with the
+ *       reference's bytes and floats on each;
+ *   path-env: TAHQ_CPU_PATH (set by ctest) chose the path at the first use.
+ * A second argument (scalar, avx2, avx512) runs the part on that path (exit
+ * 77, SKIPPED, where the CPU lacks it) and checks afterwards that the
+ * path's code ran (cpu_path_arg.h); on avx512, meta checks the tile phase's
+ * 16-lane fp16 metadata search (one range at a time).
  * Without F16C (or in the scalar library) the fast functions are the
  * reference's and the comparisons hold trivially; the control then checks
  * nothing and says so.
@@ -46,6 +55,7 @@
 #include "tahq_spec.h"
 #include "tutil.h"
 
+#include "cpu_path_arg.h"
 #include "fast_encode.h"
 #include "fast_gain.h"
 #include "tahq_ref_api.h" /* library-internal: the reference's metadata rounding and tile quantizer */
@@ -535,17 +545,82 @@ static int part_control(void) {
     return t_finish("test_fast_encode", "control");
 }
 
-int main(int argc, char **argv) {
-    const char *part = argc > 1 ? argv[1] : "meta";
-    /* Every part but the whole-message comparison checks the fast path
-     * against the reference: without it (no AVX2/BMI2/F16C, or
-     * TAHQ_SCALAR_ONLY) it would compare the reference with itself, so it
-     * reports SKIPPED (exit 77, the tests' SKIP_RETURN_CODE), not passed. */
-    if (strcmp(part, "encode") != 0 && !tahq_fast_encode_active()) {
-        printf("SKIPPED: %s: the encoder's fast path is not active on this CPU or build "
-               "(needs AVX2, BMI2 and F16C)\n", part);
+/* A token message (G = 64) encoded and decoded on path p: the reference's
+ * bytes and floats, and the runs of each path's code in d. */
+static void path_round_trip(tahq_cpu_path p, unsigned long long d[TAHQ_CPU_PATH_COUNT]) {
+    const tahq_shape s = {2, 6, 512};
+    tahq_config c;
+    tahq_config_default(&c);
+    const uint64_t n = (uint64_t)s.batch * s.seq_len * s.channels;
+    trng r = {0xC0117201u};
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *yr = malloc(n * sizeof *yr);
+    size_t cap = 0, wsz = 0, pw = 0, len = 0, lenp = 0;
+    tahq_encode_bound(&c, &s, &cap);
+    tahq_encode_workspace_size(&c, &s, &wsz);
+    tahq_encode_parallel_workspace_size(&c, &s, 2, &pw);
+    uint8_t *m = malloc(cap), *mp = malloc(cap);
+    void *ws = malloc(wsz + 1), *pws = malloc(pw + 1);
+    if (!x || !y || !yr || !m || !mp || !ws || !pws)
+        abort();
+    for (uint64_t i = 0; i < n; i++)
+        x[i] = (float)trng_gauss(&r) * (trng_below(&r, 40) == 0 ? 300.0f : 1.0f);
+    CHECKF(tahq_encode(&c, &s, x, ws, wsz, m, cap, &len) == TAHQ_OK, "reference encode");
+    CHECKF(tahq_decode(m, len, yr, n) == TAHQ_OK, "reference decode");
+    CHECKF(tahq_cpu_path_set(p), "path %s", tahq_cpu_path_name(p));
+    unsigned long long before[TAHQ_CPU_PATH_COUNT];
+    for (int q = 0; q < TAHQ_CPU_PATH_COUNT; q++)
+        before[q] = tahq_cpu_path_runs((tahq_cpu_path)q);
+    tahq_parallel par;
+    tahq_parallel_threads(&par, 2);
+    CHECKF(tahq_encode_parallel(&c, &s, x, pws, pw, mp, cap, &lenp, &par) == TAHQ_OK &&
+              lenp == len && memcmp(mp, m, len) == 0,
+          "%s: the parallel message is the reference's", tahq_cpu_path_name(p));
+    CHECKF(tahq_decode_parallel(mp, lenp, y, n, &par) == TAHQ_OK && memcmp(y, yr, n * sizeof *y) == 0,
+          "%s: the parallel decode is the reference's", tahq_cpu_path_name(p));
+    for (int q = 0; q < TAHQ_CPU_PATH_COUNT; q++)
+        d[q] = tahq_cpu_path_runs((tahq_cpu_path)q) - before[q];
+    printf("path-control: on %s, runs of scalar %llu, avx2 %llu, avx512 %llu\n",
+           tahq_cpu_path_name(p), d[0], d[1], d[2]);
+    free(x), free(y), free(yr), free(m), free(mp), free(ws), free(pws);
+}
+
+static int part_path_control(void) {
+    const tahq_cpu_path best = tahq_cpu_path_best();
+    if (best == TAHQ_CPU_SCALAR) {
+        printf("SKIPPED: path-control: only the scalar path on this CPU or build\n");
         return 77;
     }
+    unsigned long long d[TAHQ_CPU_PATH_COUNT];
+    for (int p = 0; p <= (int)best; p++) {
+        path_round_trip((tahq_cpu_path)p, d);
+        /* the chosen path's counter moves (the scalar decoder counts too), no other */
+        for (int q = 0; q < TAHQ_CPU_PATH_COUNT; q++)
+            CHECKF((d[q] != 0) == (q == p), "on %s: %s code ran %llu times",
+                   tahq_cpu_path_name((tahq_cpu_path)p), tahq_cpu_path_name((tahq_cpu_path)q), d[q]);
+    }
+    /* control of the control: the default path is the best one */
+    CHECKF(tahq_cpu_path_set(best) && tahq_cpu_path_get() == best, "best path");
+    CHECKF(best == TAHQ_CPU_AVX512 || !tahq_cpu_path_set(TAHQ_CPU_AVX512),
+           "a path above the best is refused");
+    return t_finish("test_fast_encode", "path-control");
+}
+
+static int part_path_env(void) {
+    const char *env = getenv("TAHQ_CPU_PATH");
+    tahq_cpu_path want;
+    CHECKF(env && tahq_cpu_path_parse(env, &want), "TAHQ_CPU_PATH names a path");
+    if (t_fails)
+        return t_finish("test_fast_encode", "path-env");
+    if (want > tahq_cpu_path_best())
+        want = tahq_cpu_path_best();
+    CHECKF(tahq_cpu_path_get() == want, "path %s, want %s", tahq_cpu_path_name(tahq_cpu_path_get()),
+           tahq_cpu_path_name(want));
+    printf("path-env: TAHQ_CPU_PATH=%s, path %s (best %s)\n", env,
+           tahq_cpu_path_name(tahq_cpu_path_get()), tahq_cpu_path_name(tahq_cpu_path_best()));
+    return t_finish("test_fast_encode", "path-env");
+}
+
+static int run_part(const char *part) {
     if (!strcmp(part, "down-lo"))
         return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0, 0x7FFFFFFFu, "down-lo");
     if (!strcmp(part, "down-hi"))
@@ -569,6 +644,31 @@ int main(int argc, char **argv) {
         return part_gain();
     if (!strcmp(part, "gain-control"))
         return part_gain_control();
-    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|control|gain|gain-control\n");
+    fprintf(stderr, "usage: test_fast_encode down-lo|down-hi|up-lo|up-hi|meta|log2|entropy|encode|"
+                    "control|gain|gain-control|path-control|path-env [scalar|avx2|avx512]\n");
     return 2;
+}
+
+int main(int argc, char **argv) {
+    const char *part = argc > 1 ? argv[1] : "meta";
+    /* before any other call into the library: the first use reads TAHQ_CPU_PATH */
+    if (!strcmp(part, "path-env"))
+        return part_path_env();
+    if (!strcmp(part, "path-control"))
+        return part_path_control();
+    test_path tp;
+    const int chosen = test_path_choose(&tp, argc > 2 ? argv[2] : NULL, "test_fast_encode");
+    if (chosen != 0)
+        return chosen;
+    /* Every part but the whole-message comparison checks the fast path
+     * against the reference: without it (no AVX2/BMI2/F16C, the scalar path
+     * or TAHQ_SCALAR_ONLY) it would compare the reference with itself, so it
+     * reports SKIPPED (exit 77, the tests' SKIP_RETURN_CODE), not passed. */
+    if (strcmp(part, "encode") != 0 && !tahq_fast_encode_active()) {
+        printf("SKIPPED: %s: the encoder's fast path is not active on this CPU, build or path "
+               "(needs AVX2, BMI2 and F16C)\n", part);
+        return 77;
+    }
+    const int rc = run_part(part);
+    return rc == 0 && !test_path_ran(&tp, "test_fast_encode") ? 1 : rc;
 }

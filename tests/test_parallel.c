@@ -47,6 +47,7 @@
 
 #include "message_reseal.h" /* support/: the one re-seal of an edited message */
 
+#include "cpu_path_arg.h"
 #include "fast_tile.h"
 
 static int g_fail = 0;
@@ -786,8 +787,14 @@ static void crc_combine(void)
     CHECK(tahq_crc32c_combine(a, b, 199) != whole, "control: crc combine ignores the length");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* an argument (scalar, avx2, avx512): the CPU path of the parallel codec
+     * (cpu/cpu_path.h); 77 (skipped) where this CPU lacks it */
+    test_path tp;
+    const int chosen = test_path_choose(&tp, argc > 1 ? argv[1] : NULL, "test_parallel");
+    if (chosen != 0)
+        return chosen;
     tcase cases[24];
     int nc = 0;
     tahq_config d;
@@ -896,6 +903,8 @@ int main(void)
     uint8_t a[64] = {0}, b[64] = {0};
     b[63] = 1;
     CHECK(!same_bytes(a, b, sizeof a), "control: comparison blind");
+
+    CHECK(test_path_ran(&tp, "test_parallel"), "the chosen CPU path ran");
 
     printf("%d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* encode_avx512.h - the 16-lane forms of the encoder's fast path (the avx512
+ * path of cpu_path.h), included once by fast_encode.c after its 8-lane
+ * forms, whose scalar steps it shares (the metadata search, the pairwise
+ * merges, the last three levels of each halving tree, the gate's decision).
+ *
+ * A tile of G >= 16 values is held in G / 16 registers of 16 lanes; each
+ * lane does the scalar operations of its element, in the order of the
+ * 8-lane form (what each step computes: fast_encode.c's head comment).
+ * Sums keep the SPEC's order: a halving tree's levels h >= 16 add whole
+ * vectors, level 8 adds the upper half of the vector to its lower half,
+ * then the 8-lane steps; no sum is reassociated. The tile phase runs in
+ * batches of 16 tiles (run16), whose fp16 metadata searches share one
+ * register. Tiles of 8 values take the 8-lane forms. */
+#ifndef TAHQ_CPU_ENCODE_AVX512_H
+#define TAHQ_CPU_ENCODE_AVX512_H
+
+#include "regs_avx512.h"
+#include "stochastic_avx512.h"
+#include "tile_avx512.h"
+
+/* log2_8 on 16 lanes, the select and the halving by masks: the same
+ * operations per lane. */
+TAHQ_AVX512_INLINE __m512 log2_16(__m512 x)
+{
+    const __m512i w0 = _mm512_castps_si512(x);
+    /* x >= +0: the bits are a non-negative int32, so a signed compare */
+    const __mmask16 sub = _mm512_cmplt_epi32_mask(w0, _mm512_set1_epi32(0x00800000));
+    const __m512i w = _mm512_castps_si512(_mm512_mask_mul_ps(x, sub, x, _mm512_set1_ps(0x1p23f)));
+    __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w, 23), _mm512_set1_epi32(127));
+    e = _mm512_mask_sub_epi32(e, sub, e, _mm512_set1_epi32(23));
+    const __m512i frac = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFF));
+    const __mmask16 above = _mm512_cmpgt_epi32_mask(frac, _mm512_set1_epi32(0x3504F3));
+    __m512i mb = _mm512_or_si512(frac, _mm512_set1_epi32(0x3F800000));
+    mb = _mm512_mask_sub_epi32(mb, above, mb, _mm512_set1_epi32(0x00800000)); /* m / 2 */
+    e = _mm512_mask_add_epi32(e, above, e, _mm512_set1_epi32(1));
+    const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(mb), _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_set1_ps(tahq_log2_coeff[8]);
+    for (int i = 7; i >= 0; i--)
+        y = _mm512_add_ps(_mm512_mul_ps(y, f), _mm512_set1_ps(tahq_log2_coeff[i]));
+    return _mm512_add_ps(_mm512_cvtepi32_ps(e), _mm512_mul_ps(f, y));
+}
+
+/* SPEC §2.5 halving tree of one tile held in n 16-lane vectors (w is
+ * overwritten): levels h >= 16 add whole vectors, level 8 the halves of
+ * w[0], then tree_regs's three in-vector levels. */
+TAHQ_AVX512_INLINE float tree16_regs(__m512 *w, const uint32_t n)
+{
+#pragma GCC unroll 8
+    for (uint32_t h = n / 2; h >= 1; h /= 2)
+#pragma GCC unroll 8
+        for (uint32_t j = 0; j < h; j++)
+            w[j] = _mm512_add_ps(w[j], w[j + h]);
+    __m256 v = _mm256_add_ps(tahq_lo8_ps(w[0]), tahq_hi8_ps(w[0]));
+    return tree_regs(&v, 1);
+}
+
+/* entropy_regs for tiles of 16n values. */
+TAHQ_AVX512_INLINE int entropy16_regs(const float *row, uint32_t T, const uint32_t n,
+                                      float *entropy)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i worst = _mm512_setzero_si512();
+    tahq_pairwise_acc acc = {.count = 0, .depth = 0};
+    const float *x = row;
+    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
+        __m512 w[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++) {
+            __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag);
+            worst = _mm512_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
+            w[i] = _mm512_castsi512_ps(a);
+        }
+        pair_push(&acc, tree16_regs(w, n));
+    }
+    if (_mm512_reduce_max_epi32(worst) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
+        return 0;
+    float inverse;
+    if (entropy_total(&acc, row, T, 16u * n, entropy, &inverse))
+        return 1;
+    const __m512 inv = _mm512_set1_ps(inverse), one = _mm512_set1_ps(1.0f);
+    tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    x = row;
+    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
+        __m512 w[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++) {
+            __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag));
+            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
+            __m512 p = _mm512_min_ps(_mm512_mul_ps(a, inv), one);
+            w[i] = _mm512_mul_ps(p, log2_16(p)); /* -0 for p = +0, as the reference */
+        }
+        pair_push(&hacc, tree16_regs(w, n));
+    }
+    *entropy = 0.0f - tahq_pairwise_finish(&hacc);
+    return 1;
+}
+
+static TAHQ_AVX512_TARGET int row_entropy_avx512(const float *row, uint32_t T, uint32_t G,
+                                                 float *entropy)
+{
+    switch (G) {
+    case 16: return entropy16_regs(row, T, 1, entropy);
+    case 32: return entropy16_regs(row, T, 2, entropy);
+    case 64: return entropy16_regs(row, T, 4, entropy);
+    case 128: return entropy16_regs(row, T, 8, entropy);
+    default: return entropy16_regs(row, T, 16, entropy);
+    }
+}
+
+static TAHQ_AVX512_TARGET void log2_8_avx512(const float *x, float *y)
+{
+    _mm256_storeu_ps(y, tahq_lo8_ps(log2_16(_mm512_zextps256_ps512(_mm256_loadu_ps(x)))));
+}
+
+/* codes_nearest_regs on 16 lanes: code8's operations, the 16 codes to bytes
+ * by VPMOVDB (each < 256), two PEXT per 16 codes, the groups' bits gathered
+ * in a 64-bit word that is stored whenever full (tahq_bitwriter): whole
+ * 8-byte stores that no later load has to merge. */
+TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
+                                             const uint32_t bits, uint8_t *dst)
+{
+    const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
+    const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++) {
+        const __m128i b = _mm512_cvtepi32_epi8(code16(u[i], zv, sv, lv));
+        if (bits == 8) {
+            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
+            continue;
+        }
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
+/* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of
+ * its first element), packed: 16 Philox blocks per 64 values
+ * (stochastic_avx512.h), two PEXT per 16 codes into tahq_bitwriter. */
+TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z,
+                                                float s, const uint32_t bits, uint64_t seed,
+                                                uint64_t elem0, uint8_t *dst)
+{
+    const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
+    const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
+    for (uint32_t i = 0; i < n; i += 4) {
+        __m512i words[4];
+        tahq_words64(elem0 + 16u * i, (uint32_t)seed, (uint32_t)(seed >> 32), words);
+#pragma GCC unroll 4
+        for (uint32_t m = 0; m < 4; m++) {
+            const __m128i b = tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv,
+                                                      words[m]);
+            if (bits == 8) {
+                _mm_storeu_si128((__m128i *)(void *)(dst + 16 * (i + m)), b);
+                continue;
+            }
+            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
+            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
+        }
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
+/* tahq_fast_encode_run for tiles of 16n values, in batches of 16 tiles:
+ * the range, gate and transform of each (flagged tiles kept in `moved`),
+ * the metadata of all 16 (batch16_meta), then each tile's codes and fields
+ * in order; the first tile whose metadata overflows ends the run as in
+ * RUN_TILES (its fields and those after it unwritten). */
+TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint64_t t0,
+                                     uint64_t count, const uint32_t bits, tahq_fast_run *run,
+                                     const uint32_t n)
+{
+    const uint32_t G = 16u * n, k = tahq_tile_log2(G), code_bytes = G / 8u * bits;
+    const uint32_t levels = (1u << bits) - 1u;
+    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
+    uint8_t *codes = run->codes;
+    uint64_t pivot_bit = run->pivot_bit;
+    float moved[16][TAHQ_TILE_MAX];
+    for (uint64_t b0 = t0, e = t0 + count; b0 < e; b0 += 16) {
+        const uint32_t m = e - b0 < 16 ? (uint32_t)(e - b0) : 16u;
+        batch16 b;
+        batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved);
+        batch16_meta(&b, m, c->meta, levels);
+        for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
+            if (b.bad[j]) {
+                run->codes = codes;
+                run->pivot_bit = pivot_bit;
+                return TAHQ_ERR_RANGE;
+            }
+            const uint64_t t = b0 + j;
+            const float *v = batch16_values(&b, j, x + t * G, moved);
+            const enc_tile tile = {b.zb[j], b.sb[j], b.pivot[j], (int)b.flagged[j]};
+            if (b.s[j] == 0.0f) {
+                memset(codes, 0, code_bytes);
+            } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
+                if (n >= 4)
+                    codes16_stochastic_regs(v, n, b.z[j], b.s[j], bits, c->seed, t * G, codes);
+                else
+                    codes_stochastic(v, G, b.z[j], b.s[j], bits, c->seed, t * G, codes);
+            } else {
+                __m512 u[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+                for (uint32_t i = 0; i < n; i++)
+                    u[i] = _mm512_loadu_ps(v + 16 * i);
+                codes16_nearest_regs(u, n, b.z[j], b.s[j], bits, codes);
+            }
+            pivot_bit = store_tile(run, t, &tile, meta_bytes, k, pivot_bit);
+        }
+    }
+    run->codes = codes;
+    run->pivot_bit = pivot_bit;
+    return TAHQ_OK;
+}
+
+static TAHQ_AVX512_TARGET tahq_status encode_run_avx512(const tahq_config *c, const float *x,
+                                                        uint64_t t0, uint64_t count, uint32_t bits,
+                                                        tahq_fast_run *run)
+{
+    switch (c->tile) {
+    case 16: return run16(c, x, t0, count, bits, run, 1);
+    case 32: return run16(c, x, t0, count, bits, run, 2);
+    case 64: return run16(c, x, t0, count, bits, run, 4);
+    case 128: return run16(c, x, t0, count, bits, run, 8);
+    default: return run16(c, x, t0, count, bits, run, 16);
+    }
+}
+
+/* tahq_fast_zero_scale by batch16_meta's forms (fp16: the 16-lane search,
+ * here on one range), so that the tests reach them. */
+static TAHQ_AVX512_TARGET tahq_status zero_scale_avx512(tahq_meta meta, float lo, float hi,
+                                                        uint32_t levels, float *z, float *s,
+                                                        uint32_t *zb, uint32_t *sb)
+{
+    batch16 b;
+    b.lo[0] = lo;
+    b.hi[0] = hi;
+    batch16_meta(&b, 1, meta, levels);
+    if (b.bad[0])
+        return TAHQ_ERR_RANGE;
+    *z = b.z[0];
+    *s = b.s[0];
+    *zb = b.zb[0];
+    *sb = b.sb[0];
+    return TAHQ_OK;
+}
+
+#endif

@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../tests/lib.sh"
 P="$1"
-T_TAG="$P"
+t_tag "$P"
 T="$(abs_file "$2")"
 W="$3"
 W="$(fresh_dir "$W")"

@@ -24,7 +24,7 @@
 # 77 no clang with libFuzzer on this machine (CTest shows it as skipped).
 set -euo pipefail
 . "$(dirname "$0")/../tests/lib.sh"
-T_TAG=fuzz
+t_tag fuzz
 
 root="$(abs_dir "$(dirname "$0")/..")"
 out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"

@@ -19,7 +19,7 @@
 # unreachable, or torch missing after the numpy checks passed).
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
-T_TAG=test_pip_install.sh
+t_tag test_pip_install.sh
 src=$(abs_dir "$1")
 py=${2:-/usr/bin/python3}
 cli=${3:-}

@@ -13,7 +13,7 @@
 # do not mix).
 set -euo pipefail
 . "$(dirname "$0")/../tests/lib.sh"
-T_TAG=valgrind
+t_tag valgrind
 
 root="$(abs_dir "$(dirname "$0")/..")"
 T="${1:-$root/build/cli/tahq}"

@@ -1,10 +1,15 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=sh
 # tests/lib.sh: the helpers every shell test shares. Source it first, by a
 # path relative to the calling script, so any working folder will do:
 #   . "$(dirname "$0")/../tests/lib.sh"          (one folder deep)
 #   . "$(dirname "$0")/../../tests/lib.sh"       (two folders deep)
 # POSIX sh (dash) and bash alike. Exit codes: 0 passed, 1 failed,
 # 77 skipped (CTest's SKIP_RETURN_CODE), 2 usage.
-# T_TAG, when set, names the case in every message: "FAIL (tag): ...".
+# t_tag NAME names the case in every later message: "FAIL (NAME): ...".
+
+T_TAG=
+t_tag() { T_TAG=$1; }
 
 # fail MSG...: stop now, failed
 fail() {

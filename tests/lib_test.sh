@@ -25,7 +25,7 @@ expect() {
 expect 0 "ok" 'has f.txt beta; hasnt f.txt gamma; echo ok'
 expect 1 "FAIL: f.txt lacks 'gamma': alpha beta" 'has f.txt gamma; echo reached'
 expect 1 "FAIL: stderr has 'beta'" 'hasnt f.txt beta stderr'
-expect 1 "FAIL (case7): broken" 'T_TAG=case7; fail broken'
+expect 1 "FAIL (case7): broken" 't_tag case7; fail broken'
 expect 77 "SKIPPED: no no-such-tool-x on PATH" 'need_cmd no-such-tool-x'
 expect 77 "SKIPPED: no_such_module_x is not installed" 'need_py_module python3 no_such_module_x'
 expect 2 "usage: x.sh DIR" 'usage x.sh DIR'

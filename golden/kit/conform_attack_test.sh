@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../../tests/lib.sh"
 A="$1"
-T_TAG="$A"
+t_tag "$A"
 T="$(abs_file "$2")"
 SRC="$(abs_dir "$3")"
 W="$4"

@@ -21,17 +21,11 @@
 #    right exit status, one line naming the program, nothing written.
 # usage: alloc_study_test.sh PATH/TO/tahq WORKDIR
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
 
-T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-D="$2"
-rm -rf "$D"
-mkdir -p "$D"
+T="$(abs_file "$1")"
+D="$(fresh_dir "$2")"
 cd "$D"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # --- a run on small inputs: three synthetic distributions and a .npy -----------
 "$T" gen-llm x.npy --batch 2 --seq 16 --channels 512 --seed 3 >/dev/null
@@ -150,22 +144,22 @@ bad() {
   [ ! -e bad.out ] || fail "'$*' wrote bad.out"
   n_bad=$((n_bad + 1))
 }
-has() { grep -qF -- "$1" bad.err || fail "stderr lacks '$1': $(cat bad.err)"; }
+has_err() { has bad.err "$1" stderr; }
 
-bad 2 "$T" alloc-study --bits 3/3 --dist gauss;            has "needs LO < HI"
-bad 2 "$T" alloc-study --alloc tile --dist gauss;          has "--alloc"
+bad 2 "$T" alloc-study --bits 3/3 --dist gauss;            has_err "needs LO < HI"
+bad 2 "$T" alloc-study --alloc tile --dist gauss;          has_err "--alloc"
 "$T" gen-llm c96.npy --seq 8 --channels 96 >/dev/null
-bad 2 "$T" alloc-study --input c96.npy;                    has "multiple of G"
-bad 2 "$T" alloc-study --dist gauss --synth-shape 2x16x96; has "not a multiple of --tile"
-bad 1 "$T" alloc-study --input missing.npy;                has "missing.npy"
-bad 2 "$T" alloc-study --dist gauss --ratios 500,1001;     has "1001"
-bad 2 "$T" alloc-study --dist cauchy;                      has "cauchy"
-bad 2 "$T" alloc-study --input a,b.npy;                    has "comma"
+bad 2 "$T" alloc-study --input c96.npy;                    has_err "multiple of G"
+bad 2 "$T" alloc-study --dist gauss --synth-shape 2x16x96; has_err "not a multiple of --tile"
+bad 1 "$T" alloc-study --input missing.npy;                has_err "missing.npy"
+bad 2 "$T" alloc-study --dist gauss --ratios 500,1001;     has_err "1001"
+bad 2 "$T" alloc-study --dist cauchy;                      has_err "cauchy"
+bad 2 "$T" alloc-study --input a,b.npy;                    has_err "comma"
 # a NaN in the first element of a copy of x.npy
 cp x.npy nan.npy
 off=$(($(wc -c <x.npy) - 2 * 16 * 512 * 4))
 printf '\000\000\300\177' | dd of=nan.npy bs=1 seek="$off" conv=notrunc status=none
-bad 1 "$T" alloc-study --input nan.npy;                    has "element 0 is not finite"
+bad 1 "$T" alloc-study --input nan.npy;                    has_err "element 0 is not finite"
 
 help="$("$T" alloc-study --help)"
 case "$help" in *"usage: tahq alloc-study"*"oracle"*) ;; *) fail "--help: $help" ;; esac

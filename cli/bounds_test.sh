@@ -10,18 +10,12 @@
 # with its plots (--plots); a plot that fails exits 1 and leaves no file.
 # usage: bounds_test.sh PATH/TO/tahq WORKDIR
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
 
-T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-D="$2"
-rm -rf "$D"
-mkdir -p "$D"
+T="$(abs_file "$1")"
+SRC="$(abs_dir "$(dirname "$0")/..")"
+D="$(fresh_dir "$2")"
 cd "$D"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # check_csv FILE MIN_ROWS: the per-point checks above.
 check_csv() {

@@ -5,19 +5,14 @@
 # usage: cli_test.sh PATH/TO/tahq WORKDIR [SOURCE_ROOT]
 # (with SOURCE_ROOT, the --json output of tahq conform on golden/v1 too)
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
 
-T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+T="$(abs_file "$1")"
 D="$2"
 SRC="${3:-}"
-[ -z "$SRC" ] || SRC="$(cd "$SRC" && pwd)"
-rm -rf "$D"
-mkdir -p "$D"
+[ -z "$SRC" ] || SRC="$(abs_dir "$SRC")"
+D="$(fresh_dir "$D")"
 cd "$D"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # expect_rc WANT CMD...: run, keep stdout/stderr in out.txt/err.txt
 expect_rc() {

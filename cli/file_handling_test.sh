@@ -7,19 +7,13 @@
 # usage: file_handling_test.sh PART PATH/TO/tahq WORKDIR
 # Exit 0 passed, 1 failed, 77 skipped.
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
 P="$1"
-T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+t_tag "$P"
+T="$(abs_file "$2")"
 W="$3"
-rm -rf "$W"
-mkdir -p "$W"
-W="$(cd "$W" && pwd)"
+W="$(fresh_dir "$W")"
 cd "$W"
-
-fail() {
-  echo "FAIL ($P): $*" >&2
-  exit 1
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 1000 "$1")"; }
 
 # limit_memory KIB: cap this (sub)shell's address space, unless tahq cannot
 # start under the cap (a sanitizer build reserves terabytes of shadow
@@ -136,10 +130,7 @@ signal_tmp)
     fi
   done
   rm -f big.f32 big.bin y.npy
-  [ "$caught" -gt 0 ] || {
-    echo "SKIPPED ($P): the write was never caught in progress" >&2
-    exit 77
-  }
+  [ "$caught" -gt 0 ] || skip "the write was never caught in progress"
   echo "signal_tmp: $caught interrupted writes (SIGINT ${caught_INT:-0}, SIGTERM ${caught_TERM:-0}), no temporary file left"
   ;;
 tiles_stream)

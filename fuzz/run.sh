@@ -23,8 +23,10 @@
 # Exit status: 0 no crash, 1 a harness crashed or failed to build,
 # 77 no clang with libFuzzer on this machine (CTest shows it as skipped).
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
+t_tag fuzz
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(abs_dir "$(dirname "$0")/..")"
 out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 all=(decode header npy json roundtrip diff_decode diff_pv1)
@@ -46,10 +48,7 @@ if [ -z "$cc" ]; then
     if command -v "$c" >/dev/null 2>&1; then cc="$c"; break; fi
   done
 fi
-if [ -z "$cc" ]; then
-  echo "fuzz: no clang found; skipped" >&2
-  exit 77
-fi
+[ -n "$cc" ] || skip "no clang found"
 
 mkdir -p "$out"
 gen_include="${TAHQ_GENERATED_INCLUDE:-$root/build/include}"
@@ -65,8 +64,7 @@ flags=(-std=c11 -g -O2 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,und
 probe="$out/probe.c"
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe"
 if ! "$cc" "${flags[@]}" "$probe" -o "$out/probe" >/dev/null 2>&1; then
-  echo "fuzz: $cc cannot build libFuzzer targets (libclang-rt-14-dev missing?); skipped" >&2
-  exit 77
+  skip "$cc cannot build libFuzzer targets (libclang-rt-14-dev missing?)"
 fi
 
 ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c "$root"/ref/gain.c
@@ -102,8 +100,7 @@ for n in "${names[@]}"; do
 done
 if [ "$uses_cli" -eq 1 ]; then
   if ! pkg-config --exists jansson 2>/dev/null; then
-    echo "fuzz: jansson not found (pkg-config jansson): install libjansson-dev" >&2
-    exit 1
+    fail "jansson not found (pkg-config jansson): install libjansson-dev"
   fi
   read -r -a jansson_cflags <<<"$(pkg-config --cflags jansson)"
   read -r -a jansson_libs <<<"$(pkg-config --libs jansson)"

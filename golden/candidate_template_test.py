@@ -16,10 +16,10 @@ import shutil
 import subprocess
 import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
+from tahq_fixtures import fail  # noqa: E402
 
 
 def conform(tahq, vectors, folder, *extra):
@@ -30,11 +30,7 @@ def conform(tahq, vectors, folder, *extra):
 
 def main():
     src, tahq, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        print("SKIPPED: numpy is not installed (the template's stand-in implementation needs it)")
-        return 77
+    fx.require("candidate_template_test.py", "numpy", "the template's stand-in implementation needs it")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     vectors = os.path.join(src, "golden", "v4")

@@ -19,6 +19,11 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
+from tahq_fixtures import fail  # noqa: E402
+
 
 def steps_of(text):
     """{step name: its run block (dedented)} for the steps with a run block."""
@@ -45,18 +50,9 @@ def steps_of(text):
     return steps
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
     src, tahq, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        print("SKIPPED: numpy is not installed (golden/spec_candidate.py needs it)")
-        return 77
+    fx.require("ci_example_test.py", "numpy", "golden/spec_candidate.py needs it")
     text = open(os.path.join(src, "golden", "ci-example.yml")).read()
     steps = steps_of(text)
     install = next((b for n, b in steps.items() if n.startswith("Install")), "")

@@ -7,16 +7,12 @@
 # with a deleted plot, a deleted section, a missing heading and broken JSON.
 # usage: plots/report_test.sh PYTHON3 BUILD_DIR WORKDIR
 set -eu
+. "$(dirname "$0")/../tests/lib.sh"
 py=$1
 build=$2
 work=$3
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+here=$(abs_dir "$(dirname "$0")")
+work=$(fresh_dir "$work")
 
 # The proof section against the tree (no tool runs; a copy of the files the
 # proofs read, in $work/proofs): "ok" for a stats.json that proofs/run.sh's

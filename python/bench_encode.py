@@ -24,14 +24,12 @@ import sys
 import tempfile
 import time
 
-try:
-    import numpy as np
-except ImportError:
-    print("bench_encode.py: SKIP: numpy is not available for %s" % sys.executable)
-    sys.exit(77)
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+np = fx.require("bench_encode.py", "numpy", "install python3-numpy")
+fx.use_tree("python")
 import tahq  # noqa: E402
 
 

@@ -18,25 +18,15 @@ import struct
 import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    print("test_binding.py: SKIP: numpy is not available for %s "
-          "(install python3-numpy)" % sys.executable)
-    sys.exit(77)
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+np = fx.require("test_binding.py", "numpy", "install python3-numpy")
+
+fx.use_tree("python")
 import tahq  # noqa: E402
-
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
+from tahq_fixtures import check, verdict  # noqa: E402
 
 
 def same_f32(a, b):
@@ -172,11 +162,7 @@ def main():
     test_roundtrip(lib, args.cli, args.workdir)
     test_golden(lib, args.vectors, args.max_cases)
     test_errors(lib)
-    if failures:
-        print("test_binding.py: %d failures" % failures)
-        return 1
-    print("test_binding.py: all checks passed")
-    return 0
+    return verdict("test_binding.py")
 
 
 if __name__ == "__main__":

@@ -26,26 +26,22 @@ import argparse
 import os
 import sys
 
-sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
 
-try:
-    import torch
-    import torch.distributed as dist
-except ImportError as e:
-    print("test_distributed.py: SKIP: torch is not available for %s (%s)" % (sys.executable, e))
-    sys.exit(77)
+torch = fx.require("test_distributed.py", "torch", "install python3-torch")
+dist = fx.require("test_distributed.py", "torch.distributed")
 if not dist.is_available() or not dist.is_gloo_available():
-    print("test_distributed.py: SKIP: this torch (%s) has no torch.distributed with gloo"
-          % torch.__version__)
-    sys.exit(77)
+    fx.skip("test_distributed.py", "this torch (%s) has no torch.distributed with gloo"
+            % torch.__version__)
 
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "examples"))
+fx.use_tree("python", "python/examples")
 import tahq  # noqa: E402
 import tahq.torch as tt  # noqa: E402
 import pipeline_gloo as pipe  # noqa: E402
-from check_counter import check, verdict  # noqa: E402
+from tahq_fixtures import check, verdict  # noqa: E402
 
 STEPS = 3
 

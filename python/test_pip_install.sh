@@ -18,7 +18,9 @@
 # Exit status: 0 passed, 1 failed, 77 skipped (no venv module, PyPI
 # unreachable, or torch missing after the numpy checks passed).
 set -u
-src=$(cd "$1" && pwd)
+. "$(dirname "$0")/../tests/lib.sh"
+t_tag test_pip_install.sh
+src=$(abs_dir "$1")
 py=${2:-/usr/bin/python3}
 cli=${3:-}
 [ -x "$py" ] || py=$(command -v python3)
@@ -27,9 +29,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tahq-pip.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 venv=$work/venv
 if ! "$py" -m venv --system-site-packages "$venv" >"$work/venv.log" 2>&1; then
-    echo "test_pip_install.sh: SKIP: '$py -m venv' failed (install python3-venv):"
-    tail -3 "$work/venv.log"
-    exit 77
+    skip "'$py -m venv' failed (install python3-venv): $(tail -3 "$work/venv.log")"
 fi
 unset TAHQ_LIB PYTHONPATH
 export PYTHONNOUSERSITE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -38,16 +38,12 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 # Can the build backend be fetched?
 if ! timeout 60 "$venv/bin/pip" download --no-deps --dest "$work/probe" --timeout 15 \
         --retries 1 'scikit-build-core>=0.10' >"$work/probe.log" 2>&1; then
-    echo "test_pip_install.sh: SKIP: PyPI is unreachable (pip download scikit-build-core failed):"
-    tail -3 "$work/probe.log"
-    exit 77
+    skip "PyPI is unreachable (pip download scikit-build-core failed): $(tail -3 "$work/probe.log")"
 fi
 
 t0=$(date +%s%N)
 if ! (cd "$work" && "$venv/bin/pip" install "$src") >"$work/pip.log" 2>&1; then
-    echo "test_pip_install.sh: FAIL: pip install $src:"
-    tail -30 "$work/pip.log"
-    exit 1
+    fail "pip install $src: $(tail -30 "$work/pip.log")"
 fi
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))

@@ -26,16 +26,14 @@ import os
 import sys
 import time
 
-try:
-    import numpy as np
-except ImportError:
-    print("test_spec.py: SKIP: numpy is not available for %s "
-          "(install python3-numpy)" % sys.executable)
-    sys.exit(77)
-
 sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
+
+np = fx.require("test_spec.py", "numpy", "install python3-numpy")
+
 # the independent implementation is an oracle of golden/oracles (its README)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "oracles"))
+fx.use_tree("golden/oracles")
 import tahq_spec as ts  # noqa: E402
 
 

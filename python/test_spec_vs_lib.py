@@ -28,16 +28,13 @@ import struct
 import sys
 import time
 
-try:
-    import numpy as np
-except ImportError:
-    print("test_spec_vs_lib.py: SKIP: numpy is not available for %s "
-          "(install python3-numpy)" % sys.executable)
-    sys.exit(77)
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "oracles"))
+np = fx.require("test_spec_vs_lib.py", "numpy", "install python3-numpy")
+
+fx.use_tree("python", "golden/oracles")
 import tahq  # noqa: E402
 import tahq_spec as ts  # noqa: E402
 
@@ -180,8 +177,7 @@ def main():
     if gain:
         ok, why = lib_knows_gain(lib)
         if not ok:
-            print("test_spec_vs_lib.py: SKIP: %s; nothing was compared" % why)
-            return 77
+            fx.skip("test_spec_vs_lib.py", "%s; nothing was compared" % why)
     want_version = 3 if gain else 1
 
     rng = np.random.default_rng(args.seed)

@@ -25,23 +25,16 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError:
-    print("test_torch.py: SKIP: numpy is not available for %s (install python3-numpy)"
-          % sys.executable)
-    sys.exit(77)
-try:
-    import torch
-except ImportError:
-    print("test_torch.py: SKIP: torch is not available for %s (install python3-torch)"
-          % sys.executable)
-    sys.exit(77)
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+np = fx.require("test_torch.py", "numpy", "install python3-numpy")
+torch = fx.require("test_torch.py", "torch", "install python3-torch")
+
+fx.use_tree("python")
 import tahq  # noqa: E402
-from check_counter import check, verdict  # noqa: E402
+from tahq_fixtures import check, verdict  # noqa: E402
 import tahq.torch as tt  # noqa: E402
 
 

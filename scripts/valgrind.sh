@@ -12,19 +12,17 @@
 # The program must be a normal build (not TAHQ_SANITIZE: ASan and valgrind
 # do not mix).
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
+t_tag valgrind
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(abs_dir "$(dirname "$0")/..")"
 T="${1:-$root/build/cli/tahq}"
 W="${2:-$root/build/valgrind_work}"
 
-if ! command -v valgrind >/dev/null 2>&1; then
-  echo "valgrind: not installed; skipped" >&2
-  exit 77
-fi
-[ -x "$T" ] || { echo "valgrind: $T is not an executable (build first)" >&2; exit 1; }
-T="$(cd "$(dirname "$T")" && pwd)/$(basename "$T")"
-rm -rf "$W"
-mkdir -p "$W"
+need_cmd valgrind "valgrind is not installed"
+[ -x "$T" ] || fail "$T is not an executable (build first)"
+T="$(abs_file "$T")"
+W="$(fresh_dir "$W")"
 cd "$W"
 
 n=0
@@ -62,10 +60,10 @@ vg 0 decode xs.tahq y.f32
 vg 0 encode x.npy xp.tahq --threads 3
 vg 0 encode x.npy xsp.tahq --tile 32 --bits 4/2 --alloc tile --tau 0 --rounding stochastic \
   --seed 7 --meta bf16 --threads 2
-cmp -s x.tahq xp.tahq || { echo "valgrind: encode --threads 3 gave another message" >&2; exit 1; }
-cmp -s xs.tahq xsp.tahq || { echo "valgrind: encode --threads 2 gave another message" >&2; exit 1; }
+cmp -s x.tahq xp.tahq || fail "encode --threads 3 gave another message"
+cmp -s xs.tahq xsp.tahq || fail "encode --threads 2 gave another message"
 vg 0 decode xs.tahq yp.f32 --threads 2
-cmp -s y.f32 yp.f32 || { echo "valgrind: decode --threads 2 gave other values" >&2; exit 1; }
+cmp -s y.f32 yp.f32 || fail "decode --threads 2 gave other values"
 vg 0 inspect x.tahq --tiles
 vg 0 inspect xs.tahq --json
 vg 0 roundtrip x.npy

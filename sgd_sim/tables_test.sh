@@ -26,22 +26,20 @@
 # changed and a throughput printout with TAH's message size changed.
 #   tables_test.sh PYTHON TAHQ_SIM WORKDIR
 set -u
+. "$(dirname "$0")/../tests/lib.sh"
 PY=$1
 SIM=$2
 W=$3
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(abs_dir "$(dirname "$0")")
 C=$HERE/../results/sgd_sim/sim-tables
-rm -rf "$W"
-mkdir -p "$W"
-fail=0
-"$PY" "$HERE/tables.py" check || fail=1
+W=$(fresh_dir "$W") || exit 1
+"$PY" "$HERE/tables.py" check || fail_later "tables.py check failed"
 # control: change the first digit after the first generated-table header
 awk 'BEGIN { done = 0 } /^<!-- table / { inside = 1 }
      inside && !done && /^\| [^-]/ && NR > 0 && ++n == 2 { sub(/[0-9]/, "X"); done = 1 }
      { print }' "$HERE/README.md" >"$W/README.md"
 if "$PY" "$HERE/tables.py" check --readme "$W/README.md" >/dev/null 2>&1; then
-    echo "FAIL control: a README with a changed table digit passed the check"
-    fail=1
+    fail_later "control: a README with a changed table digit passed the check"
 else
     echo "control: a README with a changed table digit fails the check"
 fi
@@ -51,8 +49,7 @@ mkdir -p "$W/csv"
 cp "$C"/* "$W/csv/"
 awk -F, 'BEGIN { OFS = "," } $1 == "tah" && $4 == "0.1" { $7 = $7 + 0.01 } { print }' "$C/delta.csv" >"$W/csv/delta.csv"
 if "$PY" "$HERE/tables.py" check --csv "$W/csv" >/dev/null 2>&1; then
-    echo "FAIL control: a changed delta.csv value passed the check"
-    fail=1
+    fail_later "control: a changed delta.csv value passed the check"
 else
     echo "control: a changed delta.csv value fails the check"
 fi
@@ -61,9 +58,8 @@ same() { # what, produced, committed
     if cmp -s "$2" "$3"; then
         echo "$1: identical to the committed $(basename "$3")"
     else
-        echo "FAIL: $1 differs from the committed $(basename "$3") (regenerate it: sgd_sim/tables.sh, or for train-paired the commands of its README):"
+        fail_later "$1 differs from the committed $(basename "$3") (regenerate it: sgd_sim/tables.sh, or for train-paired the commands of its README):"
         diff "$2" "$3" | head -20
-        fail=1
     fi
 }
 "$SIM" floor --range --quick --jobs 1 --out "$W/q" >"$W/q.txt" 2>&1 || true
@@ -81,9 +77,8 @@ grep '^tah ' "$C/train.txt" >"$W/tr.committed.row" || true
 if [ -s "$W/tr.row" ] && cmp -s "$W/tr.row" "$W/tr.committed.row"; then
     echo "train --methods tah: the row of the committed train.txt"
 else
-    echo "FAIL: train --methods tah prints another row than the committed train.txt:"
+    fail_later "train --methods tah prints another row than the committed train.txt:"
     cat "$W/tr.row" "$W/tr.committed.row"
-    fail=1
 fi
 # throughput: everything but the measured codec times (the last two columns
 # of the message table, the 'codec cpu' table) is a function of the codec's
@@ -101,14 +96,12 @@ if [ "$(wc -l <"$W/tp.untimed")" -gt 20 ]; then
     # control: the filter must keep the message sizes (TAH's forward bytes + 1)
     sed 's/^\(tah  *\)\([0-9][0-9]*\)/\1\21/' "$C/throughput.txt" | untimed /dev/stdin >"$W/tp.altered"
     if cmp -s "$W/tp.altered" "$W/tp.untimed"; then
-        echo "FAIL control: a changed TAH message size passed the throughput comparison"
-        fail=1
+        fail_later "control: a changed TAH message size passed the throughput comparison"
     else
         echo "control: a changed TAH message size fails the throughput comparison"
     fi
 else
-    echo "FAIL: throughput printed $(wc -l <"$W/tp.untimed") untimed lines"
-    fail=1
+    fail_later "throughput printed $(wc -l <"$W/tp.untimed") untimed lines"
 fi
 # the paired tahq-train sweep: plots/train_paired.py on the committed
 # runs.csv writes the committed analysis, and the folder's README tables
@@ -135,8 +128,7 @@ narrow=$(tost_of "$W/paired/paired.csv"); wide=$(tost_of "$W/tost/wide.csv")
 if [ "$narrow" = "not shown" ] && [ "$wide" = "equivalent" ]; then
     echo "control: the TOST verdict for tah flips from 'not shown' (+-0.01) to 'equivalent' (+-0.02)"
 else
-    echo "FAIL control: TOST verdict for tah at +-0.01 '$narrow', at +-0.02 '$wide'"
-    fail=1
+    fail_later "control: TOST verdict for tah at +-0.01 '$narrow', at +-0.02 '$wide'"
 fi
-"$PY" "$HERE/tables.py" check --readme "$P/README.md" || fail=1
-exit $fail
+"$PY" "$HERE/tables.py" check --readme "$P/README.md" || fail_later "tables.py check failed"
+finish sim_tables

@@ -16,6 +16,9 @@ RULE_SINCE).
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+import tahq_fixtures as fx  # noqa: E402 (beside this file)
+
 RULE_SINCE = "6fcfa18"  # "Add ARCHITECTURE.md and a test of the include rules"
 MAX_SUBJECT = 72
 
@@ -66,12 +69,9 @@ def main(argv):
         return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
 
     if git("rev-parse", "--git-dir").returncode != 0:
-        print("check_commits: SKIPPED: not a git checkout", file=sys.stderr)
-        return 77
+        fx.skip("check_commits", "not a git checkout")
     if git("cat-file", "-e", RULE_SINCE + "^{commit}").returncode != 0:
-        print(f"check_commits: SKIPPED: {RULE_SINCE} is not in this history (shallow clone?)",
-              file=sys.stderr)
-        return 77
+        fx.skip("check_commits", f"{RULE_SINCE} is not in this history (shallow clone?)")
     log = git("log", "--format=%H%x00%B%x01", f"{RULE_SINCE}..HEAD")
     if log.returncode != 0:
         print(f"check_commits: git log failed: {log.stderr.strip()}", file=sys.stderr)

@@ -15,9 +15,9 @@
 #           infrastructure
 # usage: readme_test.sh MODE SOURCE_DIR BUILD_DIR WORK_DIR [CMAKE | PYTHON]
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 mode="$1" src="$2" build="$3" work="$4" tool="${5:-}"
 readme="$src/README.md"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # block NAME: the fenced block after <!-- example: NAME -->, without fences
 block() {
@@ -70,7 +70,7 @@ cli)
   echo "readme_cli_example: the tahq block ran on the installed program; output as printed there"
   ;;
 python)
-  "$tool" -c "import numpy" 2>/dev/null || { echo "SKIPPED: numpy is not installed"; exit 77; }
+  need_py_module "$tool" numpy
   need_block python >example.py
   PYTHONPATH="$src/python" TAHQ_LIB="$build/ref/libtahq.so" "$tool" example.py >got.txt 2>err.txt ||
     fail "the README's Python example failed: $(tail -n 5 err.txt)"

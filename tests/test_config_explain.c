@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "tahq.h"
-
-static int failures;
+#include "tutil.h"
 
 static void expect(const char *what, const tahq_config *cfg, tahq_status want_st,
                    const char *want_text)
@@ -17,11 +16,9 @@ static void expect(const char *what, const tahq_config *cfg, tahq_status want_st
     char buf[256];
     memset(buf, 'x', sizeof buf);
     tahq_status st = tahq_config_explain(cfg, buf, sizeof buf);
-    if (st != want_st || st != tahq_check_config(cfg) || strcmp(buf, want_text) != 0) {
-        fprintf(stderr, "FAIL %s: status %d (check_config %d, want %d), text '%s', want '%s'\n",
-                what, (int)st, (int)tahq_check_config(cfg), (int)want_st, buf, want_text);
-        failures++;
-    }
+    CHECKF(st == want_st && st == tahq_check_config(cfg) && strcmp(buf, want_text) == 0,
+           "%s: status %d (check_config %d, want %d), text '%s', want '%s'", what, (int)st,
+           (int)tahq_check_config(cfg), (int)want_st, buf, want_text);
 }
 
 /* the field a case sets (to a double: every field's values fit one) */
@@ -109,17 +106,10 @@ int main(void)
     /* a short buffer gets the start of the text, terminated */
     char small[6];
     c = base, c.tile = 48;
-    if (tahq_config_explain(&c, small, sizeof small) != TAHQ_ERR_CONFIG || strcmp(small, "tile:") != 0) {
-        fprintf(stderr, "FAIL short buffer: '%s'\n", small);
-        failures++;
-    }
+    CHECKF(tahq_config_explain(&c, small, sizeof small) == TAHQ_ERR_CONFIG &&
+               strcmp(small, "tile:") == 0,
+           "short buffer: '%s'", small);
     /* no buffer: the status alone */
-    if (tahq_config_explain(&c, NULL, 0) != TAHQ_ERR_CONFIG) {
-        fprintf(stderr, "FAIL NULL buffer\n");
-        failures++;
-    }
-    if (failures)
-        return 1;
-    printf("config_explain: every refused field named with its range and value\n");
-    return 0;
+    CHECKF(tahq_config_explain(&c, NULL, 0) == TAHQ_ERR_CONFIG, "NULL buffer");
+    return t_finish("config_explain", "every refused field named with its range and value");
 }

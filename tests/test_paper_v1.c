@@ -10,18 +10,7 @@
 #include "tahq.h"
 #include "tahq_paper_v1.h"
 #include "tahq_spec.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-        }                                                                 \
-    } while (0)
+#include "tutil.h"
 
 static uint8_t *encode_alloc(const tahq_paper_v1_config *cfg, const tahq_shape *sh, const float *x,
                              size_t *len)
@@ -78,43 +67,43 @@ static void test_hand_case(void)
                                      0x00, 0x00, 0x00, 0x00, 0x3C, 0x66};
     tahq_paper_v1_config cfg = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
     tahq_shape sh = {1, 2, 8};
-    CHECK(tahq_paper_v1_entropy(x + 8, 8, 8) == 0.0f, "H(token 1) = %g",
+    CHECKF(tahq_paper_v1_entropy(x + 8, 8, 8) == 0.0f, "H(token 1) = %g",
           (double)tahq_paper_v1_entropy(x + 8, 8, 8));
-    CHECK(tahq_paper_v1_entropy(x, 8, 8) > 0.0f, "H(token 0)");
+    CHECKF(tahq_paper_v1_entropy(x, 8, 8) > 0.0f, "H(token 0)");
     size_t len = 0;
     uint8_t *msg = encode_alloc(&cfg, &sh, x, &len);
-    CHECK(msg != NULL, "encode");
+    CHECKF(msg != NULL, "encode");
     if (!msg)
         return;
-    CHECK(len == sizeof want, "length %zu", len);
+    CHECKF(len == sizeof want, "length %zu", len);
     for (size_t i = 0; i < len && i < sizeof want; i++)
-        CHECK(msg[i] == want[i], "byte %zu: 0x%02x, expected 0x%02x", i, msg[i], want[i]);
+        CHECKF(msg[i] == want[i], "byte %zu: 0x%02x, expected 0x%02x", i, msg[i], want[i]);
     float y[16];
-    CHECK(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
+    CHECKF(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
     /* token 0 exact; token 1: 1.4140625 * 8 / fl(sqrt 8) at index 3 only */
     for (int i = 0; i < 8; i++)
-        CHECK(y[i] == x[i], "y[%d] = %g", i, (double)y[i]);
+        CHECKF(y[i] == x[i], "y[%d] = %g", i, (double)y[i]);
     float spike = (1.4140625f * 8.0f) / (2.0f * 0x1.6a09e6p+0f);
     for (int i = 8; i < 16; i++)
-        CHECK(y[i] == (i == 11 ? spike : 0.0f), "y[%d] = %.9g", i, (double)y[i]);
+        CHECKF(y[i] == (i == 11 ? spike : 0.0f), "y[%d] = %.9g", i, (double)y[i]);
 
     /* decoder errors */
     uint8_t bad[13];
     memcpy(bad, msg, 12);
     bad[12] = 0;
-    CHECK(tahq_paper_v1_decode(bad, 11, &cfg, &sh, y, 16) == TAHQ_ERR_TRUNCATED, "truncated");
-    CHECK(tahq_paper_v1_decode(bad, 13, &cfg, &sh, y, 16) == TAHQ_ERR_SIZE, "long");
-    CHECK(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 15) == TAHQ_ERR_BUFFER, "count");
+    CHECKF(tahq_paper_v1_decode(bad, 11, &cfg, &sh, y, 16) == TAHQ_ERR_TRUNCATED, "truncated");
+    CHECKF(tahq_paper_v1_decode(bad, 13, &cfg, &sh, y, 16) == TAHQ_ERR_SIZE, "long");
+    CHECKF(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 15) == TAHQ_ERR_BUFFER, "count");
     bad[11] = 0x67; /* padding bit */
-    CHECK(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "padding");
+    CHECKF(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "padding");
     bad[11] = 0x66 | 0x80; /* bitmap 11: two low tokens */
-    CHECK(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "bitmap");
+    CHECKF(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "bitmap");
     /* no flagged tile: 92 bits, still 12 bytes, but the old pivot bits are
      * now padding and not zero */
     bad[11] = 0x66 & ~0x20;
-    CHECK(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "flags");
+    CHECKF(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_ERR_PAYLOAD, "flags");
     bad[11] = 0x40; /* ... and with them cleared it decodes */
-    CHECK(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_OK, "no flags");
+    CHECKF(tahq_paper_v1_decode(bad, 12, &cfg, &sh, y, 16) == TAHQ_OK, "no flags");
     free(msg);
 }
 
@@ -144,17 +133,17 @@ static void test_roundtrip(uint32_t B, uint32_t S, uint32_t C, const tahq_paper_
             x[2 * C + c] = 0.75f;
     size_t len = 0;
     uint8_t *msg = encode_alloc(cfg, &sh, x, &len);
-    CHECK(msg != NULL, "encode");
+    CHECKF(msg != NULL, "encode");
     if (!msg)
         goto out;
     uint8_t *map = malloc(B * S), *flags = malloc(N), *codes = malloc(n);
     uint16_t *piv = malloc(N * 2), *zs = malloc(N * 2), *ss = malloc(N * 2);
     uint64_t nf = 0;
-    CHECK(tahq_paper_v1_unpack(msg, len, cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
+    CHECKF(tahq_paper_v1_unpack(msg, len, cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
           "unpack");
     size_t want_len = 0;
     tahq_paper_v1_message_size(cfg, &sh, nf, &want_len);
-    CHECK(len == want_len, "length %zu vs %zu", len, want_len);
+    CHECKF(len == want_len, "length %zu vs %zu", len, want_len);
     uint64_t n_low = tahq_paper_v1_low_count(S, cfg->hi_permille);
     for (uint32_t b = 0; b < B; b++) {
         float max_low = -1.0f, min_high = INFINITY;
@@ -168,12 +157,12 @@ static void test_roundtrip(uint32_t B, uint32_t S, uint32_t C, const tahq_paper_
                 min_high = H < min_high ? H : min_high;
             }
         }
-        CHECK(ones == n_low, "seq %u: %llu low tokens", b, (unsigned long long)ones);
-        CHECK(max_low <= min_high, "seq %u: allocation not by entropy", b);
+        CHECKF(ones == n_low, "seq %u: %llu low tokens", b, (unsigned long long)ones);
+        CHECKF(max_low <= min_high, "seq %u: allocation not by entropy", b);
     }
     uint64_t mismatches = 0;
     double se = 0, sx = 0;
-    CHECK(tahq_paper_v1_decode(msg, len, cfg, &sh, y, n) == TAHQ_OK, "decode");
+    CHECKF(tahq_paper_v1_decode(msg, len, cfg, &sh, y, n) == TAHQ_OK, "decode");
     for (uint64_t t = 0; t < N; t++) {
         float v[256];
         uint8_t q[256];
@@ -204,9 +193,9 @@ static void test_roundtrip(uint32_t B, uint32_t S, uint32_t C, const tahq_paper_
             sx += (double)x[t * G + i] * (double)x[t * G + i];
         }
     }
-    CHECK(mismatches == 0, "%llu field/value mismatches", (unsigned long long)mismatches);
+    CHECKF(mismatches == 0, "%llu field/value mismatches", (unsigned long long)mismatches);
     double rel = se / sx;
-    CHECK(rel < 0.05, "relative MSE %g", rel);
+    CHECKF(rel < 0.05, "relative MSE %g", rel);
     printf("roundtrip [%u,%u,%u] G=%u %u/%u r=%u: %zu bytes, %llu flagged, rel MSE %.3g\n", B, S,
            C, cfg->tile, cfg->hi_bits, cfg->lo_bits, cfg->hi_permille, len,
            (unsigned long long)nf, rel);
@@ -224,39 +213,39 @@ out:
 
 static void test_sizes(void)
 {
-    CHECK(tahq_paper_v1_low_count(1024, 800) == 204, "n_low(1024, 0.8) = %llu",
+    CHECKF(tahq_paper_v1_low_count(1024, 800) == 204, "n_low(1024, 0.8) = %llu",
           (unsigned long long)tahq_paper_v1_low_count(1024, 800));
-    CHECK(tahq_paper_v1_low_count(5, 800) == 0, "binary64 floor: S=5 gives 0 (integer rule: 1)");
-    CHECK(tahq_paper_v1_low_count(10, 0) == 10 && tahq_paper_v1_low_count(10, 1000) == 0, "ends");
+    CHECKF(tahq_paper_v1_low_count(5, 800) == 0, "binary64 floor: S=5 gives 0 (integer rule: 1)");
+    CHECKF(tahq_paper_v1_low_count(10, 0) == 10 && tahq_paper_v1_low_count(10, 1000) == 0, "ends");
     tahq_paper_v1_config cfg;
     tahq_paper_v1_config_default(&cfg);
     tahq_shape sh = {1, 1024, 1600};
     size_t fixed = 0, bound = 0;
-    CHECK(tahq_paper_v1_message_size(&cfg, &sh, 0, &fixed) == TAHQ_OK && fixed == 884128,
+    CHECKF(tahq_paper_v1_message_size(&cfg, &sh, 0, &fixed) == TAHQ_OK && fixed == 884128,
           "worked size %zu", fixed);
-    CHECK(tahq_paper_v1_encode_bound(&cfg, &sh, &bound) == TAHQ_OK &&
+    CHECKF(tahq_paper_v1_encode_bound(&cfg, &sh, &bound) == TAHQ_OK &&
               bound == (7073024u + 25600u * 6u) / 8u,
           "bound %zu", bound);
     tahq_paper_v1_config bad = cfg;
     bad.tile = 48;
-    CHECK(tahq_paper_v1_encode_bound(&bad, &sh, &bound) == TAHQ_ERR_CONFIG, "tile 48");
+    CHECKF(tahq_paper_v1_encode_bound(&bad, &sh, &bound) == TAHQ_ERR_CONFIG, "tile 48");
     tahq_shape bs = {1, 4, 100};
-    CHECK(tahq_paper_v1_encode_bound(&cfg, &bs, &bound) == TAHQ_ERR_SHAPE, "C = 100");
+    CHECKF(tahq_paper_v1_encode_bound(&cfg, &bs, &bound) == TAHQ_ERR_SHAPE, "C = 100");
     float x[64] = {0};
     x[5] = NAN;
     size_t len = 1;
     uint8_t out[64];
     uint64_t ws[2];
     tahq_shape one = {1, 1, 64};
-    CHECK(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
+    CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
               TAHQ_ERR_NONFINITE && len == 0,
           "NaN");
     x[5] = 0x1p64f;
-    CHECK(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
+    CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
               TAHQ_ERR_RANGE,
           "2^64");
     x[5] = 1.0f;
-    CHECK(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, 10, &len) == TAHQ_ERR_BUFFER,
+    CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, 10, &len) == TAHQ_ERR_BUFFER,
           "small output");
 }
 
@@ -272,22 +261,22 @@ static void test_zero_point_sign(void)
     const float x[16] = {-0.0f, 0.0f, 1, 2, 3, 4, 5, 6, 0.0f, -0.0f, 1, 2, 3, 4, 5, 6};
     size_t len = 0;
     uint8_t *msg = encode_alloc(&cfg, &sh, x, &len);
-    CHECK(msg != NULL, "encode");
+    CHECKF(msg != NULL, "encode");
     if (!msg)
         return;
     uint8_t flags[2], codes[16], map[1];
     uint16_t piv[2], zs[2], ss[2];
     uint64_t nf = 0;
-    CHECK(tahq_paper_v1_unpack(msg, len, &cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
+    CHECKF(tahq_paper_v1_unpack(msg, len, &cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
           "unpack");
-    CHECK(nf == 0 && flags[0] == 0 && flags[1] == 0, "tiles flagged");
-    CHECK(zs[0] == 0x8000u, "tile 0 zero-point 0x%04x, expected 0x8000 (-0 first)", zs[0]);
-    CHECK(zs[1] == 0x0000u, "tile 1 zero-point 0x%04x, expected 0x0000 (+0 first)", zs[1]);
-    CHECK(ss[0] == ss[1], "scales differ");
+    CHECKF(nf == 0 && flags[0] == 0 && flags[1] == 0, "tiles flagged");
+    CHECKF(zs[0] == 0x8000u, "tile 0 zero-point 0x%04x, expected 0x8000 (-0 first)", zs[0]);
+    CHECKF(zs[1] == 0x0000u, "tile 1 zero-point 0x%04x, expected 0x0000 (+0 first)", zs[1]);
+    CHECKF(ss[0] == ss[1], "scales differ");
     float y[16];
-    CHECK(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
+    CHECKF(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
     for (int i = 0; i < 8; i++)
-        CHECK(memcmp(&y[i], &y[8 + i], sizeof y[i]) == 0, "element %d decodes differently in the two tiles", i);
+        CHECKF(memcmp(&y[i], &y[8 + i], sizeof y[i]) == 0, "element %d decodes differently in the two tiles", i);
     free(msg);
 }
 
@@ -306,10 +295,5 @@ int main(void)
     test_roundtrip(1, 9, 24, &c3);
     tahq_paper_v1_config c4 = {.tile = 256, .hi_bits = 4, .lo_bits = 3, .hi_permille = 1000};
     test_roundtrip(2, 3, 512, &c4);
-    if (failures) {
-        fprintf(stderr, "test_paper_v1: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_paper_v1: all checks passed\n");
-    return 0;
+    return t_finish("test_paper_v1", "the paper-v1 profile");
 }

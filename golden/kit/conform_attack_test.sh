@@ -7,26 +7,19 @@
 # usage: conform_attack_test.sh ATTACK PATH/TO/tahq SOURCE_DIR WORKDIR [PV1_CANDIDATE]
 # Exit 0 passed, 1 failed, 77 skipped (a tool the attack needs is missing).
 set -euo pipefail
+. "$(dirname "$0")/../../tests/lib.sh"
 A="$1"
-T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-SRC="$(cd "$3" && pwd)"
+t_tag "$A"
+T="$(abs_file "$2")"
+SRC="$(abs_dir "$3")"
 W="$4"
 PV1="${5:-}"
 V="$SRC/golden/v1"
 ADAPTER="sh $SRC/golden/tahq_adapter.sh $T"
-rm -rf "$W"
-mkdir -p "$W/tmp"
-W="$(cd "$W" && pwd)"
+W="$(fresh_dir "$W")"
+mkdir "$W/tmp"
 export TMPDIR="$W/tmp"
 
-fail() {
-  echo "FAIL ($A): $*" >&2
-  exit 1
-}
-skip() {
-  echo "SKIPPED ($A): $*" >&2
-  exit 77
-}
 # shellcheck source=conform_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/conform_lib.sh"
 no_tmp_left() {

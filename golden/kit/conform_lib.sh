@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: MIT
 # conform_lib.sh - shared by conform_test.sh and conform_attack_test.sh
-# (sourced; the sourcing script defines fail and sets TMPDIR).
-
-# has FILE TEXT / hasnt FILE TEXT: FILE holds TEXT, or does not
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 3000 "$1")"; }
-hasnt() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2': $(head -c 3000 "$1")"; }
+# (sourced after tests/lib.sh, which gives fail, has and hasnt; the sourcing
+# script sets TMPDIR).
 # alive PIDFILE: prints the processes of PIDFILE that still run (zombies are dead)
 alive() {
   local p s

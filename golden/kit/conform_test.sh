@@ -9,22 +9,18 @@
 # the tie-tolerant judgement of paper_v1 cases.
 # usage: conform_test.sh PATH/TO/tahq SOURCE_DIR WORKDIR [PV1_CANDIDATE]
 set -euo pipefail
-T="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-SRC="$(cd "$2" && pwd)"
+. "$(dirname "$0")/../../tests/lib.sh"
+T="$(abs_file "$1")"
+SRC="$(abs_dir "$2")"
 W="$3"
 PV1="${4:-}"
-[ -z "$PV1" ] || PV1="$(cd "$(dirname "$PV1")" && pwd)/$(basename "$PV1")"
+[ -z "$PV1" ] || PV1="$(abs_file "$PV1")"
 V="$SRC/golden/v1"
 ADAPTER="sh $SRC/golden/tahq_adapter.sh $T"
-rm -rf "$W"
-mkdir -p "$W/tmp"
-W="$(cd "$W" && pwd)"
+W="$(fresh_dir "$W")"
+mkdir "$W/tmp"
 export TMPDIR="$W/tmp" # conform's private folders go here: checked empty below
 
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 n_checks=0
 ok() { n_checks=$((n_checks + 1)); }
 # shellcheck source=conform_lib.sh

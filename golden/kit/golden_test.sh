@@ -24,18 +24,13 @@
 #            alone, naming 0x7fc02000, and passes with --exclude-flag
 #            nan_canonical added; tahq itself passes the first selection
 set -euo pipefail
+. "$(dirname "$0")/../../tests/lib.sh"
 PART="$1"
-T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-SRC="$(cd "$3" && pwd)"
+T="$(abs_file "$2")"
+SRC="$(abs_dir "$3")"
 W="$4"
 V="$SRC/golden/v1"
-rm -rf "$W"
-mkdir -p "$W"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+W="$(fresh_dir "$W")"
 
 case "$PART" in
 regen)

@@ -7,10 +7,11 @@
 # Exit 77 (SKIPPED) without the model, or without python3/numpy for the
 # second half.
 set -u
+. "$(dirname "$0")/../../tests/lib.sh"
 BIN=$1 MODEL=$2 W=$3 PY=${4:-python3}
 mkdir -p "$W"
 "$BIN" "$MODEL" "$W/c_forward.txt"
 rc=$?
 [ $rc -eq 0 ] || exit $rc
-command -v "$PY" >/dev/null 2>&1 || { echo "SKIPPED the numpy check: no $PY"; exit 77; }
+need_cmd "$PY" "the numpy check: no $PY"
 "$PY" "$(dirname "$0")/bert_numpy_check.py" "$MODEL" "$W/c_forward.txt"

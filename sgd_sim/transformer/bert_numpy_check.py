@@ -17,15 +17,16 @@ several times the expected error and far below a wrong layer (0.01 or
 more). Exit 77 when numpy is missing.
 """
 import json
+import os
 import struct
 import sys
-
-try:
-    import numpy as np
-except ImportError:
-    print("SKIPPED: numpy not installed (python3-numpy)")
-    sys.exit(77)
 from math import erf, sqrt
+
+sys.dont_write_bytecode = True  # keep the source tree clean under CTest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+import tahq_fixtures as fx  # noqa: E402
+
+np = fx.require("bert_numpy_check.py", "numpy", "install python3-numpy")
 
 
 def load(path):

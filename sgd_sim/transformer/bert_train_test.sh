@@ -18,12 +18,10 @@
 #   bert_train_test.sh mpi TAHQ_TRAIN MODEL_DIR WORKDIR MPIRUN TAHQ_TRAIN_MPI
 # Exit 77 (SKIPPED) without the model.
 set -u
+. "$(dirname "$0")/../../tests/lib.sh"
 MODE=$1 BIN=$2 MODEL=$3 W=$4 MPIRUN=${5:-} MPIBIN=${6:-}
-[ -s "$MODEL/model.safetensors" ] || { echo "SKIPPED: no model in $MODEL (scripts/fetch_model.sh)"; exit 77; }
-rm -rf "$W"
-mkdir -p "$W"
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+[ -s "$MODEL/model.safetensors" ] || skip "no model in $MODEL (scripts/fetch_model.sh)"
+W="$(fresh_dir "$W")" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
@@ -51,11 +49,11 @@ if [ "$MODE" = mpi ]; then
         # shellcheck disable=SC2086
         "$BIN" $opts --stages "$2" --method "$3" --steps "$4" --eval-every 2 --seed "$5" \
             --out "$W/$1-single" >"$W/$1-single.log" 2>&1 ||
-            bad "$1: single-process run failed: $(tail -n 3 "$W/$1-single.log")"
+            fail_later "$1: single-process run failed: $(tail -n 3 "$W/$1-single.log")"
         # shellcheck disable=SC2086
         "$MPIRUN" --oversubscribe --mca mpi_yield_when_idle 1 -np "$2" "$MPIBIN" $opts \
             --method "$3" --steps "$4" --eval-every 2 --seed "$6" --out "$W/$1-mpi" \
-            >"$W/$1-mpi.log" 2>&1 || bad "$1: mpirun -np $2 failed: $(tail -n 5 "$W/$1-mpi.log")"
+            >"$W/$1-mpi.log" 2>&1 || fail_later "$1: mpirun -np $2 failed: $(tail -n 5 "$W/$1-mpi.log")"
         a=$(ls "$W/$1-single/"*.csv 2>/dev/null | head -n 1)
         b=$(ls "$W/$1-mpi/"*.csv 2>/dev/null | head -n 1)
         if [ -z "$a" ] || [ -z "$b" ]; then echo missing
@@ -68,11 +66,11 @@ if [ "$MODE" = mpi ]; then
         set -- $spec
         r=$(pair "$1" "$2" "$3" 2 1 1)
         echo "$1 (K = $2, $3): single process vs MPI: $r"
-        [ "$r" = identical ] || bad "$1: the MPI run's CSV is $r from the single-process one"
+        [ "$r" = identical ] || fail_later "$1: the MPI run's CSV is $r from the single-process one"
     done
     r=$(pair control 2 tah4/3 2 1 2)
     echo "control (seed 1 vs seed 2): $r"
-    [ "$r" = different ] || bad "control: different seeds compare $r (the comparison cannot fail)"
+    [ "$r" = different ] || fail_later "control: different seeds compare $r (the comparison cannot fail)"
 fi
 
 if [ "$MODE" = train ]; then
@@ -80,7 +78,7 @@ if [ "$MODE" = train ]; then
 for init in pretrained random; do
     # shellcheck disable=SC2086
     "$BIN" $opts --stages 2 --method fp32 --steps 8 --eval-every 8 --init $init \
-        --out "$W/$init" >"$W/$init.log" 2>&1 || bad "$init run failed: $(tail -n 3 "$W/$init.log")"
+        --out "$W/$init" >"$W/$init.log" 2>&1 || fail_later "$init run failed: $(tail -n 3 "$W/$init.log")"
 done
 val() { tail -n 1 "$W/$1/fp32_k2_s1.csv" | cut -d, -f4; }
 first() { sed -n 2p "$W/$1/fp32_k2_s1.csv" | cut -d, -f3; }
@@ -89,9 +87,9 @@ vp=$(val pretrained) vr=$(val random)
 echo "after 8 steps: validation masked-token loss pretrained $vp, random initialisation $vr;" \
      "pretrained training loss $(first pretrained) -> $(last pretrained)"
 awk -v p="$vp" -v r="$vr" 'BEGIN { exit !(r - p > 1) }' ||
-    bad "random initialisation is not worse than the pretrained weights by 1 nat ($vr vs $vp)"
+    fail_later "random initialisation is not worse than the pretrained weights by 1 nat ($vr vs $vp)"
 awk -v a="$(first pretrained)" -v b="$(last pretrained)" 'BEGIN { exit !(a - b > 1) }' ||
-    bad "the pretrained run's loss does not fall by 1 nat"
+    fail_later "the pretrained run's loss does not fall by 1 nat"
 
 # -tauX reaches the codec: the byte model's dumps at tau = inf flag no tile,
 # at tau = 0 every tile (the flagged_share column of act_stats.csv)
@@ -99,25 +97,21 @@ for tau in inf 0; do
     "$BIN" --train-file "$W/train.txt" --val-file "$W/val.txt" --channels 64 --heads 2 --layers 2 \
         --stages 2 --context 32 --micro 1 --batch 2 --steps 1 --eval-windows 2 --print-every 0 \
         --method "tah-tau$tau" --dump-activations "$W/tau$tau" >"$W/tau$tau.log" 2>&1 ||
-        bad "tah-tau$tau run failed: $(tail -n 3 "$W/tau$tau.log")"
+        fail_later "tah-tau$tau run failed: $(tail -n 3 "$W/tau$tau.log")"
 done
 col() { awk -F, -v name=flagged_share 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
 fi_=$(col "$W/tauinf/tah-tauinf_k2_s1/act_stats.csv") f0=$(col "$W/tau0/tah-tau0_k2_s1/act_stats.csv")
 echo "flagged-tile share at tau = inf: $fi_, at tau = 0: $f0"
-[ "$fi_" = 0.000000 ] || bad "tah-tauinf flags tiles ($fi_)"
-[ "$f0" = 1.000000 ] || bad "tah-tau0 does not flag every tile ($f0)"
+[ "$fi_" = 0.000000 ] || fail_later "tah-tauinf flags tiles ($fi_)"
+[ "$f0" = 1.000000 ] || fail_later "tah-tau0 does not flag every tile ($f0)"
 "$BIN" --method tah-tau-1 --steps 1 >/dev/null 2>&1
-[ $? -eq 2 ] || bad "a negative tau is not refused as a usage error"
+[ $? -eq 2 ] || fail_later "a negative tau is not refused as a usage error"
 
 # a missing model
 "$BIN" $opts --model-dir "$W/nowhere" --steps 1 >"$W/missing.out" 2>"$W/missing.err"
 rc=$?
-[ $rc -eq 1 ] || bad "missing model: exit status $rc, not 1"
-grep -q "fetch_model.sh" "$W/missing.err" || bad "missing model: the error does not name scripts/fetch_model.sh"
+[ $rc -eq 1 ] || fail_later "missing model: exit status $rc, not 1"
+grep -q "fetch_model.sh" "$W/missing.err" || fail_later "missing model: the error does not name scripts/fetch_model.sh"
 fi
 
-if [ $fail -ne 0 ]; then
-    echo "bert_$MODE: FAILED"
-    exit 1
-fi
-echo "bert_$MODE: all passed"
+finish "bert_$MODE"

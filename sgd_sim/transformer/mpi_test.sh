@@ -15,14 +15,12 @@
 # test-and-sleep (--mpi-wait sleep, K = 3) leaves every byte as it is.
 #   mpi_test.sh MPIRUN TAHQ_TRAIN_MPI TAHQ_TRAIN WORKDIR
 set -u
+. "$(dirname "$0")/../../tests/lib.sh"
 MPIRUN=$1
 MPIBIN=$2
 BIN=$3
 W=$4
-rm -rf "$W"
-mkdir -p "$W"
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+W="$(fresh_dir "$W")" || exit 1
 # mpirun refuses to run as root without these; --oversubscribe lets K exceed the cores
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -44,10 +42,10 @@ run_pair() { # name layers K method seed_single seed_mpi
           --print-every 0 --layers $2 --stages $3 --method $4"
     # shellcheck disable=SC2086
     "$BIN" $opts --seed "$5" --out "$W/$1-single" >"$W/$1-single.log" 2>&1 ||
-        bad "$1: single-process run failed: $(tail -n 3 "$W/$1-single.log")"
+        fail_later "$1: single-process run failed: $(tail -n 3 "$W/$1-single.log")"
     # shellcheck disable=SC2086
     "$MPIRUN" --oversubscribe -np "$3" "$MPIBIN" $opts --seed "$6" --out "$W/$1-mpi" \
-        >"$W/$1-mpi.log" 2>&1 || bad "$1: mpirun -np $3 failed: $(tail -n 5 "$W/$1-mpi.log")"
+        >"$W/$1-mpi.log" 2>&1 || fail_later "$1: mpirun -np $3 failed: $(tail -n 5 "$W/$1-mpi.log")"
 }
 
 same() { # name method-file
@@ -67,7 +65,7 @@ run_pair sleep3 3 3 "tah-sr --mpi-wait sleep" 1 1
 for n in fp32 tah sr3 aq3 untied sleep3; do
     r=$(same "$n")
     echo "$n: single process vs MPI: $r"
-    [ "$r" = identical ] || bad "$n: the MPI run's CSV is $r from the single-process one"
+    [ "$r" = identical ] || fail_later "$n: the MPI run's CSV is $r from the single-process one"
 done
 # activation dumps: each rank writes its boundary's .npy files, rank 0
 # gathers the statistics; all files as the single process writes them
@@ -76,33 +74,29 @@ dopts="--channels 64 --heads 2 --context 32 --micro 2 --batch 2 --steps 4 --laye
        --dump-every 2"
 # shellcheck disable=SC2086
 "$BIN" $dopts --dump-activations "$W/dump-single" >"$W/dump-single.log" 2>&1 ||
-    bad "dump: single-process run failed: $(tail -n 3 "$W/dump-single.log")"
+    fail_later "dump: single-process run failed: $(tail -n 3 "$W/dump-single.log")"
 # shellcheck disable=SC2086
 "$MPIRUN" --oversubscribe -np 3 "$MPIBIN" $dopts --dump-activations "$W/dump-mpi" >"$W/dump-mpi.log" 2>&1 ||
-    bad "dump: mpirun -np 3 failed: $(tail -n 5 "$W/dump-mpi.log")"
+    fail_later "dump: mpirun -np 3 failed: $(tail -n 5 "$W/dump-mpi.log")"
 n=0
 for f in "$W/dump-single/tah_k3_s1/"*; do
     n=$((n + 1))
-    cmp -s "$f" "$W/dump-mpi/tah_k3_s1/${f##*/}" || bad "dump: ${f##*/} differs between the single process and MPI"
+    cmp -s "$f" "$W/dump-mpi/tah_k3_s1/${f##*/}" || fail_later "dump: ${f##*/} differs between the single process and MPI"
 done
 echo "dump: $n files (6 .npy and the statistics) compared"
-[ "$n" -eq 7 ] || bad "dump: expected 7 files, got $n"
+[ "$n" -eq 7 ] || fail_later "dump: expected 7 files, got $n"
 
 r=$(same control)
 echo "control (seed 1 vs seed 2): $r"
-[ "$r" = different ] || bad "control: runs with different seeds compare $r (the comparison cannot fail)"
+[ "$r" = different ] || fail_later "control: runs with different seeds compare $r (the comparison cannot fail)"
 a=$(ls "$W/untied-single/"*.csv 2>/dev/null | head -n 1)
 b=$(ls "$W/tah-single/"*.csv 2>/dev/null | head -n 1)
 if [ -n "$a" ] && [ -n "$b" ] && ! cmp -s "$a" "$b"; then
     echo "untied head vs tied: different (as it must: the head learns from its own gradient)"
 else
-    bad "untied: the run with --tied-exchange none is missing or identical to the tied one"
+    fail_later "untied: the run with --tied-exchange none is missing or identical to the tied one"
 fi
-grep -q "wire bytes" "$W/tah-mpi.log" || bad "the MPI run printed no summary on rank 0"
-[ "$(grep -c '^run tah_k2_s1: loss' "$W/tah-mpi.log")" -eq 1 ] || bad "the summary was printed by more than rank 0"
+grep -q "wire bytes" "$W/tah-mpi.log" || fail_later "the MPI run printed no summary on rank 0"
+[ "$(grep -c '^run tah_k2_s1: loss' "$W/tah-mpi.log")" -eq 1 ] || fail_later "the summary was printed by more than rank 0"
 
-if [ $fail -ne 0 ]; then
-    echo "train_mpi: FAILED"
-    exit 1
-fi
-echo "train_mpi: all passed"
+finish "train_mpi"

@@ -9,12 +9,11 @@
 # the installed version. Also checks that the installed tahq program runs.
 # usage: consumer_test.sh BUILD_DIR WORK_DIR CC CMAKE [PKG_CONFIG]
 set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 build="$1" work="$2" cc="$3" cmake="$4" pkgconfig="${5:-}"
-src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+src="$(abs_dir "$(dirname "$0")")"
 
-rm -rf "$work"
-mkdir -p "$work"
+work="$(fresh_dir "$work")"
 prefix="$work/prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" ||
   fail "cmake --install failed: $(tail -n 5 "$work/install.log")"

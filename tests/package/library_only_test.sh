@@ -8,8 +8,8 @@
 # check can fail).
 # usage: library_only_test.sh SOURCE_DIR WORK_DIR CMAKE
 set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
 src="$1" work="$2" cmake="$3"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 rm -rf "$work"
 mkdir -p "$work/no-pkgconfig"

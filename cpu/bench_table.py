@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench_table.py - the before/after table of cpu/README.md from `tahq bench --json` runs.
+"""bench_table.py - the before/after tables of results/cpu/README.md from `tahq bench --json` runs.
 
 usage: bench_table.py BEFORE.json... -- AFTER.json...
        bench_table.py RUN.json...

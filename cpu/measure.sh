@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# measure.sh - the before/after measurement of cpu/README.md.
+# measure.sh - the before/after measurement of results/cpu/README.md.
 #
 # usage: cpu/measure.sh BEFORE_TAHQ AFTER_TAHQ OUTDIR [RUNS] [MIB] [THREADS]
 #

@@ -690,7 +690,7 @@ def netbound_part(out_dir, src=NETBOUND_DIR):
 
 def section_slow_links(out_dir, src=LINKS_DIR):
     """The committed slow-link measurement (scripts/slow_links.sh needs root
-    and a network namespace, and about 20 minutes: the report reads its
+    and a network namespace, and a long run: the report reads its
     results and runs nothing). "ok" when the summary and the model's points
     parse with numbers; the figures are copied into data/links/."""
     rows, why = read_csv(os.path.join(src, "summary.csv"))
@@ -1548,7 +1548,7 @@ def main():
                 delta += ["--methods", "fp32,tah,aqsgd"]
             rc_conv = R.run("convergence", conv, "converge.txt")
             rc_delta = R.run("delta", delta, "delta.txt")
-            # one SGD run per codec, about 20 s of CPU for the default eight
+            # one SGD run per codec (the default eight)
             traj = [sim, "delta", "--trajectory"] + so
             if mode == "smoke":
                 traj += ["--methods", "tah,tah-sr"]

@@ -3,25 +3,25 @@
 # Regenerate the CSVs behind the generated tables of sgd_sim/README.md with
 # the current tahq-sim, then the tables themselves (sgd_sim/tables.py).
 #   sgd_sim/tables.sh [BUILD_DIR] [JOBS] [PART ...]     (build, 2, all parts)
-# Parts (CPU time at 2.7 ms per descent iteration, 50-130 us per SGD step):
-#   floor      floor                      floor.csv (30 configurations, ~260 s)
+# Parts (their CPU times: results/sgd_sim/sim-tables/README.md):
+#   floor      floor                      floor.csv (30 configurations)
 #   range      floor --range              floor_range.csv, floor_range_summary.csv
 #                                         (10 methods; the stochastic 5/4 and 6/5
-#                                         rows carry 8x and 16x iterations, ~25 min)
+#                                         rows carry 8x and 16x iterations)
 #   rangeq     floor --range --quick      floor_range_quick.csv (the CTest's reference)
 #   converge   converge --quick           converge_verdict.csv, converge_summary.csv,
 #                                         converge_local.csv (quick methods, tah-gain
-#                                         and the schedule controls, ~10 min)
+#                                         and the schedule controls)
 #   full       converge                   converge_full_{verdict,summary,local}.csv
-#                                         (T = 2^8..2^16, the quick methods, ~35 min)
-#   delta      delta                      delta.csv (the ray table, ~1 min)
+#                                         (T = 2^8..2^16, the quick methods)
+#   delta      delta                      delta.csv (the ray table)
 #   traj       delta --trajectory         delta_traj.csv, delta_cross.csv
-#   train      train                      train.txt (its printed table, ~1 min)
+#   train      train                      train.txt (its printed table)
 #   throughput throughput                 throughput.txt (its printout: message sizes and the
-#                                         model are deterministic, codec times measured, ~2 s)
+#                                         model are deterministic, codec times measured)
 #   ttrain     tahq-train, C = 256            train_w256_*.csv (6 methods seed 1, fp32 and tah
-#                                         seeds 2, 3; 150 steps; ~17 min)
-#   taqsgd     tahq-train, C = 320, 256 windows  train_aqsgd_*.csv (fp32, tah, aqsgd; ~5 min)
+#                                         seeds 2, 3; 150 steps)
+#   taqsgd     tahq-train, C = 320, 256 windows  train_aqsgd_*.csv (fp32, tah, aqsgd)
 # Each run writes into a scratch folder, and its CSVs are copied into
 # results/sgd_sim/sim-tables only when the run succeeded; every part is
 # deterministic (no time in its CSVs), so a rerun writes the same bytes.

@@ -19,9 +19,9 @@
 # The other tables (floor_bits, floor_codec, floor_dataset, floor_range,
 # converge_*, the tahq-train tables train_*, throughput's codec times) are
 # checked against their committed files only: rerunning the tools behind
-# them takes minutes to half an hour (sgd_sim/tables.sh), or their numbers
+# them is long (results/sgd_sim/sim-tables/README.md), or their numbers
 # are times.
-# About 20 s of CPU. Controls: a README copy with one table digit changed
+# Controls: a README copy with one table digit changed
 # must fail the check, and so must a CSV directory with one delta.csv value
 # changed and a throughput printout with TAH's message size changed.
 #   tables_test.sh PYTHON TAHQ_SIM WORKDIR

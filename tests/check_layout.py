@@ -31,7 +31,7 @@ ALLOWED = {
     "cpu": {"include", "ref", "common"},
     "kernels": {"include", "ref", "common"},
     "support": {"include", "common"},
-    "cli": {"include", "common", "support", "golden"},
+    "cli": {"include", "common", "support", "golden", "cpu"},
     "sgd_sim": {"include", "common"},
     "fuzz": {"include", "common", "support", "golden"},
     "tests": {"include", "ref", "cpu", "support", "common", "golden"},
@@ -43,6 +43,9 @@ KERNELS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
 # equivalence checks) may include: the internal API and the core, not
 # internal.h with its ACSL and build switches.
 TESTS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
+# Of cpu/, cli/ may include only the path selector: `tahq bench` runs each
+# CPU path side by side (the static libtahq has its functions).
+CLI_FROM_CPU = {"cpu_path.h"}
 # Of golden/, only the conformance kit's library may be included from
 # outside (its public header and the pieces the fuzzers read); the unit
 # tests include only the oracles (spec_ref.h).
@@ -165,6 +168,9 @@ def check(root):
             elif ttop == "ref" and top in ("tests", "golden") and os.path.basename(target) not in TESTS_FROM_REF:
                 problems.append("%s includes %s: %s/ may include only %s of ref/"
                                 % (path, target, top, ", ".join(sorted(TESTS_FROM_REF))))
+            elif ttop == "cpu" and top == "cli" and os.path.basename(target) not in CLI_FROM_CPU:
+                problems.append("%s includes %s: cli/ may include only %s of cpu/"
+                                % (path, target, ", ".join(sorted(CLI_FROM_CPU))))
             elif ttop == "golden" and not target.startswith(GOLDEN_LIBRARY + os.sep):
                 problems.append("%s includes %s: of golden/ only %s/ is a library"
                                 % (path, target, GOLDEN_LIBRARY))
@@ -190,6 +196,7 @@ def self_test():
         ("golden/kit/a.c", '#include "../../cli/c.h"\n', "cli/c.h", "golden/ may not include cli/"),
         ("golden/mutation/a.c", '#include "../../ref/internal.h"\n', "ref/internal.h", "golden/ may include only"),
         ("cli/a.c", '#include "../golden/mutation/m.h"\n', "golden/mutation/m.h", "only golden/kit/ is a library"),
+        ("cli/a.c", '#include "../cpu/fast_encode.h"\n', "cpu/fast_encode.h", "cli/ may include only cpu_path.h"),
         ("cpu/a.c", "int tahq_thing(int x);\nint main(void) { return 0; }\n", None, "declares tahq_thing by hand"),
         ("tests/a.c", 'extern "C" int tahq_other(void);\n', None, "declares tahq_other by hand"),
         ("golden/oracles/a.h", '#include "../../ref/tahq_core.h"\n', "ref/tahq_core.h", "golden/oracles/ may include only include/"),

@@ -170,6 +170,26 @@ typedef struct tahq_tile_info {
 } tahq_tile_info;
 tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info, size_t n_tiles);
 
+/* Hidden from the proofs' parse (__FRAMAC__), which sees the definitions in
+ * ref/ instead: Frama-C numbers every declaration it reads, the proof cache
+ * knows goals by those numbers, and a declaration here, read before every
+ * function of ref/, would renumber them all (proofs/README.md). */
+#ifndef __FRAMAC__
+/* tahq_parse_header without the CRC: the same checks in the same order, so
+ * the same status for every message whose CRC is right; *hdr is unchanged on
+ * failure. It reads msg[0 .. min(len, TAHQ_HEADER_BYTES) - 1] only (len is
+ * the whole message's length). For sizing the buffers of tahq_decode or
+ * tahq_tile_error_bound, which check the CRC themselves, so that a message's
+ * CRC is computed once; the fields are not known to be intact until then. */
+tahq_status tahq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr);
+
+/* tahq_error_bound's bound once per tile: bound[t] >= |x_i - x̂_i| for every element i
+ * of tile t (tiles in message order, as tahq_tile_infos); n_tiles must be the
+ * message's tile count, B*S*C / tile. tahq_error_bound is this value repeated
+ * over the tile, in 1/tile of the memory. */
+tahq_status tahq_tile_error_bound(const uint8_t *msg, size_t len, double *bound, size_t n_tiles);
+#endif
+
 /* The struct layouts are part of the ABI: the Python binding (python/tahq)
  * mirrors them field by field with ctypes. Pinned here for the LP64 ABIs
  * (x86-64 and AArch64 System V: enums are 4 bytes, uint64_t 8-aligned).

@@ -845,3 +845,33 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
     }
     return TAHQ_OK;
 }
+
+/* Last in the file: Frama-C numbers declarations in reading order, and the
+ * proof cache knows goals by those numbers (tahq.h). */
+/*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires bound == \null || (\valid(bound + (0 .. n_tiles - 1)) && \separated(bound + (0 .. n_tiles - 1), msg + (0 .. len - 1)));
+  @ assigns bound[0 .. n_tiles - 1], errno; */
+tahq_status tahq_tile_error_bound(const uint8_t *msg, size_t len, double *bound, size_t n_tiles)
+{
+    if (!msg || !bound)
+        return TAHQ_ERR_NULL;
+    tahq_header h;
+    const opened_message m = open_message(msg, len, n_tiles, 1, &h);
+    if (m.st != TAHQ_OK)
+        return m.st;
+    const tahq_layout lay = m.lay;
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
+    const uint32_t G = h.config.tile;
+    const bound_consts consts = bound_constants(lay.tile_log2, G);
+    tile_cursor cur = {0, 0, 0};
+    tile_data d;
+    float v[TAHQ_TILE_MAX];
+    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
+      @ loop assigns t, cur, d, v[0 .. 255], bound[0 .. n_tiles - 1], errno;
+      @ loop variant lay.n_tiles - t; */
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        cur = cursor_next(cur, &h, lay, payload, &d);
+        bound[t] = tile_error_bound(&d, G, h.config.rounding, consts, v);
+    }
+    return TAHQ_OK;
+}

@@ -8,21 +8,13 @@
 # usage: codec_resources_test.sh PART PATH/TO/tahq WORKDIR
 # Exit 0 passed, 1 failed, 77 skipped.
 set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
 P="$1"
-T="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-W="$3"
-rm -rf "$W"
-mkdir -p "$W"
+t_tag "$P"
+T="$(abs_file "$2")"
+W="$(fresh_dir "$3")"
 cd "$W"
 
-fail() {
-  echo "FAIL ($P): $*" >&2
-  exit 1
-}
-skip() {
-  echo "SKIPPED ($P): $*" >&2
-  exit 77
-}
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 case "$P" in

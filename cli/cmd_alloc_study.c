@@ -152,7 +152,7 @@ static int uniform_encode(input *in, const tahq_config *base, uint32_t bits, int
     }
     if (st == TAHQ_OK) {
         stage = "error bound";
-        st = run_bound(msg, len, in->n, &bound);
+        st = run_tile_bound(msg, len, in->N, &bound);
     }
     if (st == TAHQ_OK) {
         stage = "tile infos";
@@ -170,7 +170,7 @@ static int uniform_encode(input *in, const tahq_config *base, uint32_t bits, int
         double se = 0.0, mr = 0.0, sb = 0.0;
         for (uint64_t i = t * G; i < (t + 1) * G; ++i) {
             double d = (double)in->x[i] - (double)in->y[w][i];
-            double a = fabs(d), b = bound[i];
+            double a = fabs(d), b = bound[t];
             se += d * d;
             sb += b * b;
             double r = b > 0.0 ? a / b : (a > 0.0 ? INFINITY : 0.0);

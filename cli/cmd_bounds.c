@@ -264,18 +264,18 @@ static void run_point(const tahq_config *cfg, const tahq_shape *shape, const flo
         r->stage = "decode (count)";
         goto done;
     }
-    if ((st = run_bound(msg, len, n, &bound)) != TAHQ_OK) {
+    if ((st = run_tile_bound(msg, len, n / cfg->tile, &bound)) != TAHQ_OK) {
         r->stage = "error_bound";
         goto done;
     }
-    compute_stats(x, y, bound, n, &r->s);
+    compute_stats(x, y, bound, cfg->tile, n, &r->s);
     if ((st = check_flagged_tiles_l2(msg, len, x, y, bound, n, &r->s)) != TAHQ_OK) {
         r->stage = "tile L2 check";
         goto done;
     }
     double sb = 0.0, sb2 = 0.0, sratio = 0.0;
     for (uint64_t i = 0; i < n; ++i) {
-        double b = bound[i];
+        double b = bound[i / cfg->tile];
         sb += b;
         sb2 += b * b;
         if (b > r->bound_max)

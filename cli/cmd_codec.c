@@ -160,12 +160,17 @@ int cmd_encode(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
-static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h)
+/* Reads a message and parses its header; with check_crc = 0 without the CRC,
+ * for a caller whose next library call checks it (a message's CRC is then
+ * computed once). */
+static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h,
+                        int check_crc)
 {
     int rc = cli_read_message(path, msg, len);
     if (rc)
         return rc;
-    tahq_status st = tahq_parse_header(*msg, *len, h);
+    tahq_status st = check_crc ? tahq_parse_header(*msg, *len, h)
+                               : tahq_parse_header_nocrc(*msg, *len, h);
     if (st != TAHQ_OK) {
         free(*msg);
         *msg = NULL;
@@ -212,13 +217,16 @@ int cmd_decode(int argc, char **argv)
     uint8_t *msg;
     size_t len;
     tahq_header h;
-    int rc = read_message(pos[0], &msg, &len, &h);
+    int rc = read_message(pos[0], &msg, &len, &h, 0);
     if (rc)
         return rc;
     float *y;
     uint64_t n;
     int st = run_decode_threads(msg, len, g_threads, &y, &n);
     free(msg);
+    if (st == TAHQ_ERR_CRC) /* the one check read_message left to the decoder */
+        return cli_fail(EXIT_RUNTIME, "%s: not a valid tahq message: %s (%s)", pos[0],
+                        tahq_strerror(st), tahq_status_name(st));
     if (st != TAHQ_OK)
         return cli_fail(EXIT_RUNTIME, "%s: decode failed: %s (%s)", pos[0], cli_status_text(st),
                         tahq_status_name(st));
@@ -248,16 +256,6 @@ int cmd_decode(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
-/* The largest element bound of tile t. */
-static double tile_bound_max(const double *bound, uint64_t t, uint32_t tile)
-{
-    double bmax = 0.0;
-    const double *b = bound + t * tile;
-    for (uint32_t k = 0; k < tile; ++k)
-        bmax = b[k] > bmax ? b[k] : bmax;
-    return bmax;
-}
-
 /* Above this many bytes of --tiles output, stderr says how much follows
  * (a large message gives millions of tiles). */
 #define TILES_SIZE_NOTE (16u << 20)
@@ -284,7 +282,7 @@ static void inspect_help(void)
 
 /* inspect --tiles: one line per tile. */
 static void print_tile_table(const tahq_tile_info *info, const double *bound, uint64_t n_tiles,
-                             uint64_t per_row, uint32_t tile)
+                             uint64_t per_row)
 {
     if (n_tiles * 96u > TILES_SIZE_NOTE)
         fprintf(stderr, "tahq inspect: --tiles: %llu lines of 96 bytes (%.1f MB) follow\n",
@@ -292,7 +290,7 @@ static void print_tile_table(const tahq_tile_info *info, const double *bound, ui
     printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
            "flagged", "pivot", "zero", "scale", "bound");
     for (uint64_t t = 0; t < n_tiles; ++t) {
-        double bmax = tile_bound_max(bound, t, tile);
+        double bmax = bound[t];
         char piv[16];
         if (info[t].flagged)
             snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);
@@ -323,7 +321,7 @@ int cmd_inspect(int argc, char **argv)
     uint8_t *msg;
     size_t len;
     tahq_header h;
-    int rc = read_message(path, &msg, &len, &h);
+    int rc = read_message(path, &msg, &len, &h, 1);
     if (rc)
         return rc;
 
@@ -347,7 +345,7 @@ int cmd_inspect(int argc, char **argv)
     }
     double *bound = NULL;
     if (tiles) {
-        int bst = run_bound(msg, len, n, &bound);
+        int bst = run_tile_bound(msg, len, n_tiles, &bound);
         if (bst != TAHQ_OK) {
             free(info);
             free(msg);
@@ -392,7 +390,7 @@ int cmd_inspect(int argc, char **argv)
                       ? 0
                       : cli_fail(EXIT_RUNTIME, "out of memory (JSON output)");
         for (uint64_t t = 0; !jrc && tiles && t < n_tiles; ++t) {
-            double bmax = tile_bound_max(bound, t, c->tile);
+            double bmax = bound[t];
             json_t *ti = json_pack(
                 "{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "tile", (json_int_t)t, "row",
                 (json_int_t)(t / per_row), "col", (json_int_t)(t % per_row), "bits",
@@ -438,7 +436,7 @@ int cmd_inspect(int argc, char **argv)
                n_tiles ? 100.0 * (double)h.n_flagged / (double)n_tiles : 0.0);
         printf("crc32c          0x%08x\n", (unsigned)h.crc);
         if (tiles)
-            print_tile_table(info, bound, n_tiles, per_row, c->tile);
+            print_tile_table(info, bound, n_tiles, per_row);
     }
     free(bound);
     free(info);
@@ -499,14 +497,14 @@ int cmd_roundtrip(int argc, char **argv)
     int st = run_decode_threads(msg, len, g_threads, &y, &n);
     if (st == TAHQ_OK && n != t.count)
         st = TAHQ_ERR_SHAPE;
+    tahq_header h; /* decoded above: the CRC is right */
     if (st == TAHQ_OK)
-        st = run_bound(msg, len, n, &bound);
-    tahq_header h;
+        st = tahq_parse_header_nocrc(msg, len, &h);
     if (st == TAHQ_OK)
-        st = tahq_parse_header(msg, len, &h);
+        st = run_tile_bound(msg, len, n / h.config.tile, &bound);
     rt_stats s;
     if (st == TAHQ_OK) {
-        compute_stats(t.data, y, bound, n, &s);
+        compute_stats(t.data, y, bound, h.config.tile, n, &s);
         st = check_flagged_tiles_l2(msg, len, t.data, y, bound, n, &s);
     }
     free(msg);

@@ -107,11 +107,11 @@ static void run_row(row *r, const tahq_shape *shape, const float *x, uint64_t n)
         goto done;
     }
     r->dec_ok = memcmp(y1, y2, (size_t)n * sizeof(float)) == 0;
-    if ((st = run_bound(m1, l1, n, &bound)) != TAHQ_OK) {
+    if ((st = run_tile_bound(m1, l1, n / h.config.tile, &bound)) != TAHQ_OK) {
         r->stage = "error_bound";
         goto done;
     }
-    compute_stats(x, y1, bound, n, &r->s);
+    compute_stats(x, y1, bound, h.config.tile, n, &r->s);
     if ((st = check_flagged_tiles_l2(m1, l1, x, y1, bound, n, &r->s)) != TAHQ_OK) {
         r->stage = "tile L2 check";
         goto done;

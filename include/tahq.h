@@ -44,19 +44,19 @@ extern "C" {
 /* §9 error codes. Values are part of the format (they appear in golden vectors). */
 typedef enum tahq_status {
     TAHQ_OK = 0,
-    TAHQ_ERR_NULL = 1,        /* a required pointer is NULL */
-    TAHQ_ERR_CONFIG = 2,      /* a configuration field is out of range */
-    TAHQ_ERR_SHAPE = 3,       /* shape invalid for the configuration or too large */
-    TAHQ_ERR_NONFINITE = 4,   /* NaN or infinity in the input tensor */
-    TAHQ_ERR_RANGE = 5,       /* |x| >= 2^64, or a zero-point/scale overflows the metadata type */
-    TAHQ_ERR_BUFFER = 6,      /* an output or workspace buffer is too small */
-    TAHQ_ERR_TRUNCATED = 7,   /* message shorter than its header or its declared length */
-    TAHQ_ERR_MAGIC = 8,       /* first four bytes are not "TAHQ" */
-    TAHQ_ERR_VERSION = 9,     /* unknown format version or header size */
-    TAHQ_ERR_HEADER = 10,     /* a header field is out of range or inconsistent */
-    TAHQ_ERR_SIZE = 11,       /* declared payload size disagrees with the fields or the length */
-    TAHQ_ERR_CRC = 12,        /* CRC-32C mismatch */
-    TAHQ_ERR_PAYLOAD = 13     /* payload inconsistent: map counts, padding bits, metadata values */
+    TAHQ_ERR_NULL = 1,      /* a required pointer is NULL */
+    TAHQ_ERR_CONFIG = 2,    /* a configuration field is out of range */
+    TAHQ_ERR_SHAPE = 3,     /* shape invalid for the configuration or too large */
+    TAHQ_ERR_NONFINITE = 4, /* NaN or infinity in the input tensor */
+    TAHQ_ERR_RANGE = 5,     /* |x| >= 2^64, or a zero-point/scale overflows the metadata type */
+    TAHQ_ERR_BUFFER = 6,    /* an output or workspace buffer is too small */
+    TAHQ_ERR_TRUNCATED = 7, /* message shorter than its header or its declared length */
+    TAHQ_ERR_MAGIC = 8,     /* first four bytes are not "TAHQ" */
+    TAHQ_ERR_VERSION = 9,   /* unknown format version or header size */
+    TAHQ_ERR_HEADER = 10,   /* a header field is out of range or inconsistent */
+    TAHQ_ERR_SIZE = 11,     /* declared payload size disagrees with the fields or the length */
+    TAHQ_ERR_CRC = 12,      /* CRC-32C mismatch */
+    TAHQ_ERR_PAYLOAD = 13   /* payload inconsistent: map counts, padding bits, metadata values */
 } tahq_status;
 
 #define TAHQ_STATUS_COUNT 14
@@ -79,22 +79,18 @@ typedef enum tahq_rounding {
     TAHQ_ROUND_STOCHASTIC = 1 /* Philox4x32-10 keyed by seed and element index */
 } tahq_rounding;
 
-typedef enum tahq_meta {
-    TAHQ_META_FP16 = 0,
-    TAHQ_META_BF16 = 1,
-    TAHQ_META_FP32 = 2
-} tahq_meta;
+typedef enum tahq_meta { TAHQ_META_FP16 = 0, TAHQ_META_BF16 = 1, TAHQ_META_FP32 = 2 } tahq_meta;
 
 typedef struct tahq_config {
-    uint32_t tile;          /* G: power of two, 8..256 */
-    uint32_t hi_bits;       /* 1..8 */
-    uint32_t lo_bits;       /* 1..hi_bits */
-    uint32_t hi_permille;   /* high-precision share r in 1/1000, 0..1000 */
+    uint32_t tile;        /* G: power of two, 8..256 */
+    uint32_t hi_bits;     /* 1..8 */
+    uint32_t lo_bits;     /* 1..hi_bits */
+    uint32_t hi_permille; /* high-precision share r in 1/1000, 0..1000 */
     tahq_alloc alloc;
-    float tau;              /* outlier gate: finite >= 0, or +INFINITY (never) */
+    float tau; /* outlier gate: finite >= 0, or +INFINITY (never) */
     tahq_rounding rounding;
-    uint64_t seed;          /* stochastic rounding key; carried in the header */
-    tahq_meta meta;         /* type of the zero-points and scales on the wire */
+    uint64_t seed;  /* stochastic rounding key; carried in the header */
+    tahq_meta meta; /* type of the zero-points and scales on the wire */
 } tahq_config;
 
 typedef struct tahq_shape {
@@ -108,10 +104,10 @@ typedef struct tahq_header {
     uint16_t version;
     tahq_config config;
     tahq_shape shape;
-    uint64_t n_low;        /* number of low-precision units (tokens or tiles) */
-    uint64_t n_flagged;    /* number of tiles with pivot swap + Hadamard */
+    uint64_t n_low;     /* number of low-precision units (tokens or tiles) */
+    uint64_t n_flagged; /* number of tiles with pivot swap + Hadamard */
     uint64_t payload_bytes;
-    uint32_t crc;          /* as stored */
+    uint32_t crc; /* as stored */
 } tahq_header;
 
 /* Paper operating point: G=64, 4/3 bits, r=0.8, token allocation, tau=2,
@@ -145,8 +141,8 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
  * that the partial output cannot be mistaken for a message. x, workspace
  * and out must not overlap. */
 tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-                        void *workspace, size_t workspace_bytes,
-                        uint8_t *out, size_t out_capacity, size_t *out_len);
+                        void *workspace, size_t workspace_bytes, uint8_t *out, size_t out_capacity,
+                        size_t *out_len);
 
 /* Parse and range-check the header; checks the length and the CRC too. */
 tahq_status tahq_parse_header(const uint8_t *msg, size_t len, tahq_header *hdr);
@@ -162,13 +158,33 @@ tahq_status tahq_error_bound(const uint8_t *msg, size_t len, double *bound, size
 
 /* Per-tile information of a message (for inspect and tests). */
 typedef struct tahq_tile_info {
-    uint32_t bits;     /* hi_bits or lo_bits */
-    uint32_t flagged;  /* 1 if pivot swap + Hadamard */
-    uint32_t pivot;    /* valid if flagged */
-    float zero;        /* decoded zero-point */
-    float scale;       /* decoded scale */
+    uint32_t bits;    /* hi_bits or lo_bits */
+    uint32_t flagged; /* 1 if pivot swap + Hadamard */
+    uint32_t pivot;   /* valid if flagged */
+    float zero;       /* decoded zero-point */
+    float scale;      /* decoded scale */
 } tahq_tile_info;
 tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info, size_t n_tiles);
+
+/* Hidden from the proofs' parse (__FRAMAC__), which sees the definitions in
+ * ref/ instead: Frama-C numbers every declaration it reads, the proof cache
+ * knows goals by those numbers, and a declaration here, read before every
+ * function of ref/, would renumber them all (proofs/README.md). */
+#ifndef __FRAMAC__
+/* tahq_parse_header without the CRC: the same checks in the same order, so
+ * the same status for every message whose CRC is right; *hdr is unchanged on
+ * failure. It reads msg[0 .. min(len, TAHQ_HEADER_BYTES) - 1] only (len is
+ * the whole message's length). For sizing the buffers of tahq_decode or
+ * tahq_tile_error_bound, which check the CRC themselves, so that a message's
+ * CRC is computed once; the fields are not known to be intact until then. */
+tahq_status tahq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr);
+
+/* tahq_error_bound's bound once per tile: bound[t] >= |x_i - x̂_i| for every element i
+ * of tile t (tiles in message order, as tahq_tile_infos); n_tiles must be the
+ * message's tile count, B*S*C / tile. tahq_error_bound is this value repeated
+ * over the tile, in 1/tile of the memory. */
+tahq_status tahq_tile_error_bound(const uint8_t *msg, size_t len, double *bound, size_t n_tiles);
+#endif
 
 /* The struct layouts are part of the ABI: the Python binding (python/tahq)
  * mirrors them field by field with ctypes. Pinned here for the LP64 ABIs

@@ -36,7 +36,8 @@ typedef struct tahq_paper_v1_config {
 #ifdef __cplusplus
 static_assert(sizeof(tahq_paper_v1_config) == 16, "tahq struct layout changed: update python/tahq");
 #else
-_Static_assert(sizeof(tahq_paper_v1_config) == 16, "tahq struct layout changed: update python/tahq");
+_Static_assert(sizeof(tahq_paper_v1_config) == 16,
+               "tahq struct layout changed: update python/tahq");
 #endif
 #endif
 

@@ -58,10 +58,9 @@ void tahq_hadamard_inverse(float *x, uint32_t tile, uint32_t pivot);
  * the metadata grid) and codes[G]. elem0 is the global index of v[0] (for
  * stochastic rounding). Returns TAHQ_ERR_RANGE on metadata overflow. */
 tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
-                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
-                               float *zero, float *scale, uint8_t *codes);
-void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
-                          float *out);
+                               tahq_rounding rounding, uint64_t seed, uint64_t elem0, float *zero,
+                               float *scale, uint8_t *codes);
+void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale, float *out);
 
 /* §8.3 LSB-first bit packing of n codes of b bits starting at bit offset
  * bitpos of buf (buf must hold ceil((bitpos + n*b)/8) bytes; bits outside the

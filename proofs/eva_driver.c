@@ -46,7 +46,10 @@ static uint64_t any_u64(uint64_t lo, uint64_t hi)
     return v >= lo && v <= hi ? v : lo;
 }
 
-static uint32_t any_u32(uint32_t lo, uint32_t hi) { return (uint32_t)any_u64(lo, hi); }
+static uint32_t any_u32(uint32_t lo, uint32_t hi)
+{
+    return (uint32_t)any_u64(lo, hi);
+}
 
 static float any_f32(float lo, float hi)
 {
@@ -93,15 +96,15 @@ static void codec(uint32_t tile, tahq_meta meta, int allocs, uint32_t batch, uin
     /* tau: any finite value >= 0, or +inf (the gate never flags) */
     tahq_config plain;
     tahq_config_plain(&plain, 8, 1);
-    cfg.tau = any_u32(0, 1) ? plain.tau
-                                                  : any_f32(0.0f, 0x1.fffffep127f);
+    cfg.tau = any_u32(0, 1) ? plain.tau : any_f32(0.0f, 0x1.fffffep127f);
     cfg.seed = any_u64(0, UINT64_MAX);
     tahq_shape shape = {batch, seq, tile * tiles_per_row};
     uint32_t n = batch * seq * tile * tiles_per_row;
     for (uint32_t i = 0; i < n; i++)
         x[i] = any_f32(-XMAX, XMAX);
     size_t len = 0;
-    tahq_status st = tahq_encode(&cfg, &shape, x, WORKSPACE, WORKSPACE_BYTES, msg, sizeof msg, &len);
+    tahq_status st =
+        tahq_encode(&cfg, &shape, x, WORKSPACE, WORKSPACE_BYTES, msg, sizeof msg, &len);
     if (st != TAHQ_OK)
         return;
     tahq_header h;
@@ -130,11 +133,26 @@ void eva_codec_g8(void)
 }
 
 /* G = 16, 32: 2 tokens of one tile; G >= 64: one tile. */
-void eva_codec_g16(void) { codec_all_meta(16, ANY_ALLOC, 1, 2, 1); }
-void eva_codec_g32(void) { codec_all_meta(32, ANY_ALLOC, 1, 2, 1); }
-void eva_codec_g64(void) { codec_all_meta(64, ANY_ALLOC, 1, 1, 1); }
-void eva_codec_g128(void) { codec_all_meta(128, ANY_ALLOC, 1, 1, 1); }
-void eva_codec_g256(void) { codec_all_meta(256, ANY_ALLOC, 1, 1, 1); }
+void eva_codec_g16(void)
+{
+    codec_all_meta(16, ANY_ALLOC, 1, 2, 1);
+}
+void eva_codec_g32(void)
+{
+    codec_all_meta(32, ANY_ALLOC, 1, 2, 1);
+}
+void eva_codec_g64(void)
+{
+    codec_all_meta(64, ANY_ALLOC, 1, 1, 1);
+}
+void eva_codec_g128(void)
+{
+    codec_all_meta(128, ANY_ALLOC, 1, 1, 1);
+}
+void eva_codec_g256(void)
+{
+    codec_all_meta(256, ANY_ALLOC, 1, 1, 1);
+}
 
 /* The paper-v1 profile (SPEC appendix A) for tile size `tile`: `batch`
  * sequences of 2 tokens of `tiles` tiles, any tensor, any code widths and any
@@ -188,8 +206,7 @@ void eva_primitives(void)
         (void)tahq_meta_round_up((tahq_meta)m, v);
         (void)tahq_meta_value((tahq_meta)m, tahq_meta_bits((tahq_meta)m, v));
     }
-    (void)tahq_random_word(any_u64(0, UINT64_MAX),
-                           any_u64(0, UINT64_MAX));
+    (void)tahq_random_word(any_u64(0, UINT64_MAX), any_u64(0, UINT64_MAX));
     (void)tahq_log2(any_f32(0x1p-149f, 0x1.fffffep127f));
     (void)tahq_strerror((int)any_u32(0, 40) - 20);
     (void)tahq_status_name((int)any_u32(0, 40) - 20);
@@ -237,8 +254,14 @@ static volatile uint32_t must_hold_sink;
 #define MUST_HOLD(c) (must_hold_sink = 1u / (uint32_t)((c) != 0))
 
 /* The 16-bit pattern h through binary32 and back. */
-static uint16_t fp16_round_trip(uint16_t h) { return tahq_f32_to_f16(tahq_f16_to_f32(h)); }
-static uint16_t bf16_round_trip(uint16_t h) { return tahq_f32_to_bf16(tahq_bf16_to_f32(h)); }
+static uint16_t fp16_round_trip(uint16_t h)
+{
+    return tahq_f32_to_f16(tahq_f16_to_f32(h));
+}
+static uint16_t bf16_round_trip(uint16_t h)
+{
+    return tahq_f32_to_bf16(tahq_bf16_to_f32(h));
+}
 
 /* Patterns first .. first+255 of a 16-bit float type with exponent field
  * `exponent`: every finite value and both infinities must come back

@@ -259,8 +259,10 @@ static inline uint64_t squeeze_group(uint64_t v, const uint32_t b)
     /*@ assert (0x00FF00FF00FF00FF << b) <= 0xFFFFFFFFFFFFFFFF &&
       @   (0x0000FFFF0000FFFF << (2 * b)) <= 0xFFFFFFFFFFFFFFFF &&
       @   (0xFFFFFFFF << (4 * b)) <= 0xFFFFFFFFFFFFFFFF; */
-    uint64_t v1 = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF)) << b;
-    uint64_t v2 = (v1 & UINT64_C(0x0000FFFF0000FFFF)) | ((v1 >> 16) & UINT64_C(0x0000FFFF0000FFFF)) << (2 * b);
+    uint64_t v1 = (v & UINT64_C(0x00FF00FF00FF00FF)) | ((v >> 8) & UINT64_C(0x00FF00FF00FF00FF))
+                                                           << b;
+    uint64_t v2 = (v1 & UINT64_C(0x0000FFFF0000FFFF)) | ((v1 >> 16) & UINT64_C(0x0000FFFF0000FFFF))
+                                                            << (2 * b);
     uint64_t high = v2 >> 32;
     /*@ assert high <= 0xFFFFFFFF; */
     uint64_t v3 = (v2 & UINT64_C(0x00000000FFFFFFFF)) | high << (4 * b);
@@ -356,7 +358,8 @@ static inline uint64_t spread_group(uint64_t w, const uint32_t b)
 static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
 {
     uint64_t v = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TAHQ_SCALAR_ONLY)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    !defined(TAHQ_SCALAR_ONLY)
     memcpy(&v, p, n);
 #else
     /*@ loop invariant 0 <= k <= n;
@@ -386,7 +389,8 @@ static inline uint64_t load_le64(const uint8_t *p, uint32_t n)
   @   (bit_test(p[q / 8], q % 8) <==> bit_test(v, q)); */
 static inline void store_le64(uint8_t *p, uint64_t v, uint32_t n)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TAHQ_SCALAR_ONLY)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    !defined(TAHQ_SCALAR_ONLY)
     memcpy(p, &v, n);
 #else
     /*@ ghost low_bits(8); */
@@ -533,14 +537,30 @@ static inline void pack_tile_width(uint8_t *dst, const uint8_t *codes, uint32_t 
 void tahq_pack_tile(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
 {
     switch (b) {
-    case 1: pack_tile_width(dst, codes, tile, 1); break;
-    case 2: pack_tile_width(dst, codes, tile, 2); break;
-    case 3: pack_tile_width(dst, codes, tile, 3); break;
-    case 4: pack_tile_width(dst, codes, tile, 4); break;
-    case 5: pack_tile_width(dst, codes, tile, 5); break;
-    case 6: pack_tile_width(dst, codes, tile, 6); break;
-    case 7: pack_tile_width(dst, codes, tile, 7); break;
-    default: pack_tile_width(dst, codes, tile, 8); break;
+    case 1:
+        pack_tile_width(dst, codes, tile, 1);
+        break;
+    case 2:
+        pack_tile_width(dst, codes, tile, 2);
+        break;
+    case 3:
+        pack_tile_width(dst, codes, tile, 3);
+        break;
+    case 4:
+        pack_tile_width(dst, codes, tile, 4);
+        break;
+    case 5:
+        pack_tile_width(dst, codes, tile, 5);
+        break;
+    case 6:
+        pack_tile_width(dst, codes, tile, 6);
+        break;
+    case 7:
+        pack_tile_width(dst, codes, tile, 7);
+        break;
+    default:
+        pack_tile_width(dst, codes, tile, 8);
+        break;
     }
 }
 
@@ -630,13 +650,29 @@ static inline void unpack_tile_width(const uint8_t *src, uint8_t *codes, uint32_
 void tahq_unpack_tile(const uint8_t *src, uint8_t *codes, uint32_t tile, uint32_t b)
 {
     switch (b) {
-    case 1: unpack_tile_width(src, codes, tile, 1); break;
-    case 2: unpack_tile_width(src, codes, tile, 2); break;
-    case 3: unpack_tile_width(src, codes, tile, 3); break;
-    case 4: unpack_tile_width(src, codes, tile, 4); break;
-    case 5: unpack_tile_width(src, codes, tile, 5); break;
-    case 6: unpack_tile_width(src, codes, tile, 6); break;
-    case 7: unpack_tile_width(src, codes, tile, 7); break;
-    default: unpack_tile_width(src, codes, tile, 8); break;
+    case 1:
+        unpack_tile_width(src, codes, tile, 1);
+        break;
+    case 2:
+        unpack_tile_width(src, codes, tile, 2);
+        break;
+    case 3:
+        unpack_tile_width(src, codes, tile, 3);
+        break;
+    case 4:
+        unpack_tile_width(src, codes, tile, 4);
+        break;
+    case 5:
+        unpack_tile_width(src, codes, tile, 5);
+        break;
+    case 6:
+        unpack_tile_width(src, codes, tile, 6);
+        break;
+    case 7:
+        unpack_tile_width(src, codes, tile, 7);
+        break;
+    default:
+        unpack_tile_width(src, codes, tile, 8);
+        break;
     }
 }

@@ -40,9 +40,12 @@ static uint64_t alloc_group_size(const tahq_config *cfg, const tahq_shape *shape
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN: return shape->seq_len;
-    case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
-    default: return 0;
+    case TAHQ_ALLOC_GAIN:
+        return shape->seq_len;
+    case TAHQ_ALLOC_TILE:
+        return shape->channels / cfg->tile;
+    default:
+        return 0;
     }
 }
 
@@ -232,10 +235,10 @@ static void invalidate_header(uint8_t *out)
   @         entropies[0 .. tahq_group(cfg, shape) - 1];
   @ ensures \result == TAHQ_OK ==> *out_len <= out_capacity; */
 static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-                                uint64_t *keys, float *entropies, uint8_t *out,
-                                size_t out_capacity, size_t *out_len)
+                                uint64_t *keys, float *entropies, uint8_t *out, size_t out_capacity,
+                                size_t *out_len)
 {
-    (void)out_capacity; /* the buffer size of the contract: at least 72 + payload */
+    (void)out_capacity;         /* the buffer size of the contract: at least 72 + payload */
     const tahq_config c = *cfg; /* by value: its facts survive the stores below */
     const uint64_t required = tahq_required_low_units(cfg, shape);
     const tahq_layout lay = tahq_layout_compute(cfg, shape, required, 0);
@@ -275,7 +278,8 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
     } else {
         n_low = tahq_allocate(cfg, shape, x, entropies, keys, map);
     }
-Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
+Allocated:
+    __attribute__((unused)); /* (the map as tahq_allocate left it) */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
     uint8_t *pivots = payload + lay.pivot_off;
@@ -325,8 +329,8 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
         }
         float z, s;
         uint32_t zero_bits, scale_bits;
-        st = tahq_quantize_tile_range(values, G, lo, hi, bits, c.meta, c.rounding, c.seed,
-                                      t * G, &z, &s, &zero_bits, &scale_bits, codes);
+        st = tahq_quantize_tile_range(values, G, lo, hi, bits, c.meta, c.rounding, c.seed, t * G,
+                                      &z, &s, &zero_bits, &scale_bits, codes);
         if (st != TAHQ_OK) {
             invalidate_header(out);
             return st;
@@ -371,8 +375,8 @@ Allocated: __attribute__((unused)); /* (the map as tahq_allocate left it) */
   @ requires \separated(out + (0 .. out_capacity - 1), out_len, cfg, shape);
   @ assigns *out_len, out[0 .. out_capacity - 1], ((uint8_t *)workspace)[0 .. workspace_bytes - 1]; */
 tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-                        void *workspace, size_t workspace_bytes, uint8_t *out,
-                        size_t out_capacity, size_t *out_len)
+                        void *workspace, size_t workspace_bytes, uint8_t *out, size_t out_capacity,
+                        size_t *out_len)
 {
     if (!cfg || !shape || !x || !out || !out_len)
         return TAHQ_ERR_NULL;
@@ -501,7 +505,8 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
     if (map_code_bytes(*cfg, lay, map) != lay.code_bytes)
         return TAHQ_ERR_PAYLOAD;
     const uint8_t *flags = payload + lay.map_bytes;
-    if (popcount_bits(flags, 0, lay.n_tiles) != h->n_flagged || !padding_is_zero(flags, lay.n_tiles))
+    if (popcount_bits(flags, 0, lay.n_tiles) != h->n_flagged ||
+        !padding_is_zero(flags, lay.n_tiles))
         return TAHQ_ERR_PAYLOAD;
     if (!padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
         return TAHQ_ERR_PAYLOAD;
@@ -525,9 +530,9 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
 
 /* Position of the tile walk over a validated message, kept by value. */
 typedef struct tile_cursor {
-    uint64_t t;          /* next tile */
-    uint64_t codes;      /* its codes' offset in the codes section */
-    uint64_t n_flagged;  /* flagged tiles before it */
+    uint64_t t;         /* next tile */
+    uint64_t codes;     /* its codes' offset in the codes section */
+    uint64_t n_flagged; /* flagged tiles before it */
 } tile_cursor;
 
 typedef struct tile_data {
@@ -774,7 +779,8 @@ static double tile_error_bound(const tile_data *d, uint32_t G, tahq_rounding rou
         for (uint32_t i = 0; i < G; i++)
             norm2 += (double)v[i] * (double)v[i];
         double x_norm = c.kappa * (sqrt(norm2) + c.root_g * (b + 0x1p-150)) / (1.0 - c.gamma);
-        e = (1.0 + c.gamma) * c.kappa * c.root_g * b + c.gamma * (2.0 + c.gamma) * x_norm + 0x1p-140;
+        e = (1.0 + c.gamma) * c.kappa * c.root_g * b + c.gamma * (2.0 + c.gamma) * x_norm +
+            0x1p-140;
     }
     return e * (1.0 + 0x1p-40); /* slack: binary64 rounding of these formulas */
 }
@@ -842,6 +848,36 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
         info[t].pivot = d.pivot;
         info[t].zero = d.zero;
         info[t].scale = d.scale;
+    }
+    return TAHQ_OK;
+}
+
+/* Last in the file: Frama-C numbers declarations in reading order, and the
+ * proof cache knows goals by those numbers (tahq.h). */
+/*@ requires msg == \null || \valid_read(msg + (0 .. len - 1));
+  @ requires bound == \null || (\valid(bound + (0 .. n_tiles - 1)) && \separated(bound + (0 .. n_tiles - 1), msg + (0 .. len - 1)));
+  @ assigns bound[0 .. n_tiles - 1], errno; */
+tahq_status tahq_tile_error_bound(const uint8_t *msg, size_t len, double *bound, size_t n_tiles)
+{
+    if (!msg || !bound)
+        return TAHQ_ERR_NULL;
+    tahq_header h;
+    const opened_message m = open_message(msg, len, n_tiles, 1, &h);
+    if (m.st != TAHQ_OK)
+        return m.st;
+    const tahq_layout lay = m.lay;
+    const uint8_t *payload = msg + TAHQ_HEADER_BYTES;
+    const uint32_t G = h.config.tile;
+    const bound_consts consts = bound_constants(lay.tile_log2, G);
+    tile_cursor cur = {0, 0, 0};
+    tile_data d;
+    float v[TAHQ_TILE_MAX];
+    /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
+      @ loop assigns t, cur, d, v[0 .. 255], bound[0 .. n_tiles - 1], errno;
+      @ loop variant lay.n_tiles - t; */
+    for (uint64_t t = 0; t < lay.n_tiles; t++) {
+        cur = cursor_next(cur, &h, lay, payload, &d);
+        bound[t] = tile_error_bound(&d, G, h.config.rounding, consts, v);
     }
     return TAHQ_OK;
 }

@@ -298,7 +298,8 @@ float tahq_entropy(const float *x, uint32_t tiles, uint32_t tile)
   @ assigns a[0 .. n - 1];
   @ ensures tahq_keys_ok(a, total, total);
   @ ensures heap_from(a, start, n) && keys_at_most(a, n, bound); */
-static void sift_down(uint64_t *a, uint64_t start, uint64_t n) /*@ ghost (uint64_t total, uint64_t bound) */
+static void sift_down(uint64_t *a, uint64_t start,
+                      uint64_t n) /*@ ghost (uint64_t total, uint64_t bound) */
 {
     uint64_t root = start;
     /*@ loop invariant start <= root < n;

@@ -186,7 +186,7 @@ float tahq_meta_round_up(tahq_meta meta, float x)
 uint32_t tahq_meta_scale_bits(tahq_meta meta, float w, uint32_t levels)
 {
     const float L = (float)levels;
-    const uint32_t inf_bits = meta == TAHQ_META_FP32 ? 0x7F800000u
+    const uint32_t inf_bits = meta == TAHQ_META_FP32   ? 0x7F800000u
                               : meta == TAHQ_META_BF16 ? 0x7F80u
                                                        : 0x7C00u;
     uint32_t sb = tahq_meta_round_up_bits(meta, w / L);

@@ -176,10 +176,9 @@ tahq_status tahq_token_gain_key(const tahq_config *cfg, const float *row, uint32
         for (uint32_t w = 0; w < 2; w++) {
             float z = 0.0f, s = 0.0f;
             uint32_t zero_bits, scale_bits;
-            const tahq_status st =
-                tahq_quantize_tile_range(v, G, lo, hi, widths[w], cfg->meta, cfg->rounding,
-                                         cfg->seed, elem0 + (uint64_t)t * G, &z, &s, &zero_bits,
-                                         &scale_bits, codes);
+            const tahq_status st = tahq_quantize_tile_range(
+                v, G, lo, hi, widths[w], cfg->meta, cfg->rounding, cfg->seed,
+                elem0 + (uint64_t)t * G, &z, &s, &zero_bits, &scale_bits, codes);
             if (st != TAHQ_OK)
                 return st;
             err[w] = tile_squared_error(v, G, z, s, codes);

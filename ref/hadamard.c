@@ -127,15 +127,15 @@ static inline void fwht_stages(float *x, uint32_t tile, uint32_t first_h)
  * each value is computed exactly as in fwht_stages. */
 
 /* One in-vector stage: v <- (v + v[p]) where upper == 0, (v[p] - v) where upper == -1. */
-#define TAHQ_STAGE_IN_VECTOR(v, partner, upper)                                   \
-    do {                                                                           \
-        tahq_v8f p_ = __builtin_shuffle((v), (partner));                           \
-        tahq_v8i sum_, diff_;                                                      \
-        tahq_v8f s_ = (v) + p_, d_ = p_ - (v);                                     \
-        memcpy(&sum_, &s_, sizeof sum_);                                           \
-        memcpy(&diff_, &d_, sizeof diff_);                                         \
-        sum_ = (sum_ & ~(upper)) | (diff_ & (upper));                              \
-        memcpy(&(v), &sum_, sizeof sum_);                                          \
+#define TAHQ_STAGE_IN_VECTOR(v, partner, upper)          \
+    do {                                                 \
+        tahq_v8f p_ = __builtin_shuffle((v), (partner)); \
+        tahq_v8i sum_, diff_;                            \
+        tahq_v8f s_ = (v) + p_, d_ = p_ - (v);           \
+        memcpy(&sum_, &s_, sizeof sum_);                 \
+        memcpy(&diff_, &d_, sizeof diff_);               \
+        sum_ = (sum_ & ~(upper)) | (diff_ & (upper));    \
+        memcpy(&(v), &sum_, sizeof sum_);                \
     } while (0)
 
 TAHQ_HOT static void fwht_low_stages(float *x, uint32_t tile)

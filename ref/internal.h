@@ -33,8 +33,8 @@
 /* Hot per-tile loops are compiled twice on x86-64 GCC/Clang (baseline and
  * AVX2) and picked at load time. AVX2 only widens the vectors: FMA is a
  * separate target feature and stays off, so results are identical. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY) && !defined(__clang__) && \
-    defined(__ELF__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY) && \
+    !defined(__clang__) && defined(__ELF__) && !defined(__SANITIZE_ADDRESS__)
 #define TAHQ_HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define TAHQ_HOT
@@ -78,8 +78,6 @@ typedef int32_t tahq_v8i __attribute__((vector_size(32)));
   @   tahq_per_row(cfg->alloc) ? s->batch * tahq_low(s->seq_len, cfg->hi_permille) :
   @   cfg->alloc == TAHQ_ALLOC_TILE ? tahq_rows(s) * tahq_low(tahq_tpr(cfg, s), cfg->hi_permille) : 0;
   @*/
-
-
 
 /*@ // The layout of SPEC §8.2 for n_low units and n_flagged tiles.
   @ logic integer tahq_low_tiles{L}(tahq_config *cfg, tahq_shape *s, integer n_low) =
@@ -152,9 +150,6 @@ typedef int32_t tahq_v8i __attribute__((vector_size(32)));
   @   len == TAHQ_HEADER_BYTES + h->payload_bytes;
   @*/
 
-
-
-
 /*@ // Bit i of a LSB-first bit string (SPEC §2.4), the number of one bits
   @ // among bits first .. first+n-1, and the sum of the code widths of tiles
   @ // 0 .. t-1 under a precision map (SPEC §4, §8.2; their codes take G/8 bytes
@@ -173,7 +168,6 @@ typedef int32_t tahq_v8i __attribute__((vector_size(32)));
   @ logic integer tahq_code_end{L}(uint8_t *map, tahq_config c, integer tpr, integer t) =
   @   c.tile / 8 * tahq_bits_sum(map, c, tpr, t);
   @*/
-
 
 /*@ requires \valid_read(buf + i / 8);
   @ assigns \nothing;

@@ -5,9 +5,9 @@
 #include "pairwise.h"
 
 /* Binary32 constants of Appendix A.1. */
-#define PV1_EPS 1e-30f               /* 0x1.4484cp-100, the authors' epsilon */
-#define PV1_LN2 0x1.62e43p-1f        /* binary32 nearest ln 2 */
-#define PV1_SQRT2 0x1.6a09e6p+0f     /* binary32 nearest sqrt 2 */
+#define PV1_EPS 1e-30f           /* 0x1.4484cp-100, the authors' epsilon */
+#define PV1_LN2 0x1.62e43p-1f    /* binary32 nearest ln 2 */
+#define PV1_SQRT2 0x1.6a09e6p+0f /* binary32 nearest sqrt 2 */
 
 /*@ // A configuration and shape that pv1_check accepts.
   @ predicate tahq_pv1_config_ok{L}(tahq_paper_v1_config *cfg) =
@@ -53,8 +53,8 @@ static tahq_status pv1_check(const tahq_paper_v1_config *cfg, const tahq_shape *
     if (!cfg || !shape)
         return TAHQ_ERR_NULL;
     if (cfg->tile < TAHQ_TILE_MIN || cfg->tile > TAHQ_TILE_MAX || tahq_tile_log2(cfg->tile) == 0u ||
-        cfg->hi_bits < 1u || cfg->hi_bits > TAHQ_BITS_MAX ||
-        cfg->lo_bits < 1u || cfg->lo_bits > TAHQ_BITS_MAX || cfg->hi_permille > 1000u)
+        cfg->hi_bits < 1u || cfg->hi_bits > TAHQ_BITS_MAX || cfg->lo_bits < 1u ||
+        cfg->lo_bits > TAHQ_BITS_MAX || cfg->hi_permille > 1000u)
         return TAHQ_ERR_CONFIG;
     tahq_config c;
     tahq_config_default(&c);
@@ -394,7 +394,7 @@ int tahq_paper_v1_gate(const float *x, uint32_t tile, uint32_t *pivot)
 static float pv1_sqrt_tile(uint32_t tile)
 {
     uint32_t k = tahq_tile_log2(tile);
-    float p = (float)(1u << (k / 2u)); /* 2^floor(k/2), exact */
+    float p = (float)(1u << (k / 2u));   /* 2^floor(k/2), exact */
     return (k & 1u) ? p * PV1_SQRT2 : p; /* exact scaling of fl(sqrt 2) */
 }
 
@@ -451,7 +451,7 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
         float t = (v[i] - lo) / s;
         if (t > L)
             t = L;
-        float r = (t + 0x1p23f) - 0x1p23f; /* ties to even */
+        float r = (t + 0x1p23f) - 0x1p23f;              /* ties to even */
         /*@ admit float_to_int: -1 < r < 4294967296; */ /* 0 <= t <= L: v >= lo, s > 0 (tested) */
         uint32_t q = (uint32_t)r;
         codes[i] = (uint8_t)(q < levels ? q : levels); /* (q <= L already; stated for the cast) */
@@ -591,9 +591,17 @@ static pv1_walk pv1_walk_next(const uint8_t *map, pv1_walk w)
   @   \result.pass_visited == 0; */
 static pv1_walk pv1_walk_start(uint64_t map_off, uint64_t S, uint64_t n_low)
 {
-    const pv1_walk w = {.S = S, .map_off = map_off, .n_low = n_low, .pass = 1, .scan = 0,
-                        .visited = 0, .pass_visited = 0, .found = 0, .low = 0,
-                        .pos = 0, .pass_rank = 0};
+    const pv1_walk w = {.S = S,
+                        .map_off = map_off,
+                        .n_low = n_low,
+                        .pass = 1,
+                        .scan = 0,
+                        .visited = 0,
+                        .pass_visited = 0,
+                        .found = 0,
+                        .low = 0,
+                        .pos = 0,
+                        .pass_rank = 0};
     return w;
 }
 
@@ -945,9 +953,9 @@ static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout 
   @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1];
   @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result == pv1_ones(msg, l->off_flags, rrow * l->T + l->T) && \result <= nf; */
-static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout *l,
-                                uint64_t nf, uint64_t orow, uint64_t rrow, uint64_t code_base,
-                                uint32_t bits, uint32_t G, uint64_t flag_rank, pv1_sink s)
+static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
+                                uint64_t orow, uint64_t rrow, uint64_t code_base, uint32_t bits,
+                                uint32_t G, uint64_t flag_rank, pv1_sink s)
 {
     /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->C); */
     /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->T); */
@@ -969,8 +977,8 @@ static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout
         const uint64_t first = t * G; /* the tile's first element in the row */
         /*@ assert first + G <= l->C; */
         /*@ ghost tahq_mul_mono(first + G, l->C, bits); */
-        flag_rank += pv1_visit_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits,
-                                    bits, G, s, to, row + first);
+        flag_rank += pv1_visit_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits, bits,
+                                    G, s, to, row + first);
     }
     return flag_rank;
 }
@@ -1024,7 +1032,7 @@ static uint64_t pv1_visit_sequence(const uint8_t *msg, size_t len, const tahq_pa
       @   s.scales[0 .. l->N - 1], s.low_map[0 .. l->B * l->S - 1];
       @ loop variant l->S - rank; */
     for (rank = 0; rank < l->S; rank++) {
-        w = pv1_walk_next(msg, w); /* found: a sequence has S tokens */
+        w = pv1_walk_next(msg, w);              /* found: a sequence has S tokens */
         const uint64_t orow = b * l->S + w.pos; /* the token's row in the tensor */
         const uint64_t rrow = b * l->S + rank;  /* its row in reordered order */
         /*@ assert orow < l->B * l->S && rrow < l->B * l->S; */
@@ -1127,8 +1135,13 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
         return st;
     pv1_layout l;
     pv1_layout_compute(cfg, shape, &l);
-    const pv1_sink s = {.out = NULL, .low_map = low_map, .flags = flags, .codes = codes,
-                        .pivots = pivots, .zeros = zeros, .scales = scales};
+    const pv1_sink s = {.out = NULL,
+                        .low_map = low_map,
+                        .flags = flags,
+                        .codes = codes,
+                        .pivots = pivots,
+                        .zeros = zeros,
+                        .scales = scales};
     /*@ assert l.B == shape->batch && l.S == shape->seq_len && l.C == shape->channels; */
     /*@ ghost pv1_same_products(l.B, l.S, shape->batch, shape->seq_len); */
     /*@ assert l.B * l.S == shape->batch * shape->seq_len; */
@@ -1167,8 +1180,13 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
         return TAHQ_ERR_NULL;
     if ((uint64_t)count != l.n_elems)
         return TAHQ_ERR_BUFFER;
-    const pv1_sink s = {.out = out, .low_map = NULL, .flags = NULL, .codes = NULL,
-                        .pivots = NULL, .zeros = NULL, .scales = NULL};
+    const pv1_sink s = {.out = out,
+                        .low_map = NULL,
+                        .flags = NULL,
+                        .codes = NULL,
+                        .pivots = NULL,
+                        .zeros = NULL,
+                        .scales = NULL};
     /*@ assert l.T * cfg->tile == l.C && l.off_hi <= l.off_zero; */
     pv1_visit(msg, len, cfg, &l, nf, s);
     return TAHQ_OK;

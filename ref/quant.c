@@ -54,9 +54,8 @@ TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *h
   @ assigns *zero, *scale, *zero_bits, *scale_bits;
   @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_RANGE;
   @ ensures \result == TAHQ_OK && meta != TAHQ_META_FP32 ==> *zero_bits <= 0xFFFF && *scale_bits <= 0xFFFF; */
-static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_meta meta,
-                                   float *zero, float *scale, uint32_t *zero_bits,
-                                   uint32_t *scale_bits)
+static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_meta meta, float *zero,
+                                   float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
 {
     uint32_t zb = tahq_meta_round_down_bits(meta, lo);
     float z = tahq_meta_value(meta, zb);
@@ -97,7 +96,7 @@ TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float
       @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float t = (v[i] - z) / s;
-        float r = (t + 0x1p23f) - 0x1p23f; /* one rounding, ties to even */
+        float r = (t + 0x1p23f) - 0x1p23f;              /* one rounding, ties to even */
         /*@ admit float_to_int: -1 < r < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
         uint32_t q = (uint32_t)r;
         codes[i] = (uint8_t)(q < levels ? q : levels);
@@ -130,8 +129,8 @@ static void codes_stochastic(const float *v, uint32_t tile, float z, float s, ui
         }
         float t = (v[i] - z) / s;
         /*@ admit float_to_int: -1 < t < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
-        float f0 = (float)(uint32_t)t; /* floor, t >= 0 */
-        float phi = t - f0;             /* exact */
+        float f0 = (float)(uint32_t)t;                  /* floor, t >= 0 */
+        float phi = t - f0;                             /* exact */
         float rho = (float)(word[idx & 3u] >> 8) * 0x1p-24f;
         /*@ admit float_to_int: -1 < f0 < 4294967296; */ /* f0 = floor(t) <= L (tested) */
         uint32_t q0 = (uint32_t)f0;
@@ -187,20 +186,20 @@ tahq_status tahq_quantize_tile_range(const float *v, uint32_t tile, float lo, fl
   @ ensures code_range: \result == TAHQ_OK ==>
   @   \forall integer i; 0 <= i < tile ==> codes[i] <= (1 << bits) - 1; */
 tahq_status tahq_quantize_tile(const float *v, uint32_t tile, uint32_t bits, tahq_meta meta,
-                               tahq_rounding rounding, uint64_t seed, uint64_t elem0,
-                               float *zero, float *scale, uint8_t *codes)
+                               tahq_rounding rounding, uint64_t seed, uint64_t elem0, float *zero,
+                               float *scale, uint8_t *codes)
 {
     float lo, hi;
     uint32_t zero_bits, scale_bits;
     tahq_tile_range(v, tile, &lo, &hi);
-    return tahq_quantize_tile_range(v, tile, lo, hi, bits, meta, rounding, seed, elem0, zero,
-                                    scale, &zero_bits, &scale_bits, codes);
+    return tahq_quantize_tile_range(v, tile, lo, hi, bits, meta, rounding, seed, elem0, zero, scale,
+                                    &zero_bits, &scale_bits, codes);
 }
 
 /*@ requires tile <= 256 && \valid_read(codes + (0 .. tile - 1)) && \valid(out + (0 .. tile - 1));
   @ assigns out[0 .. tile - 1]; */
 TAHQ_HOT void tahq_dequantize_tile(const uint8_t *codes, uint32_t tile, float zero, float scale,
-                          float *out)
+                                   float *out)
 {
     /*@ loop invariant 0 <= i <= tile;
       @ loop assigns i, out[0 .. tile - 1];

@@ -2,9 +2,9 @@
 #include "tahq.h"
 
 static const char *const status_names[TAHQ_STATUS_COUNT] = {
-    "ok", "err_null", "err_config", "err_shape", "err_nonfinite", "err_range", "err_buffer",
-    "err_truncated", "err_magic", "err_version", "err_header", "err_size", "err_crc",
-    "err_payload",
+    "ok",         "err_null",   "err_config",    "err_shape",   "err_nonfinite",
+    "err_range",  "err_buffer", "err_truncated", "err_magic",   "err_version",
+    "err_header", "err_size",   "err_crc",       "err_payload",
 };
 
 static const char *const status_texts[TAHQ_STATUS_COUNT] = {

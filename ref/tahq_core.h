@@ -114,8 +114,7 @@ TAHQ_CORE_FN uint16_t tahq_get_u16(const uint8_t *p)
   @ assigns \nothing; */
 TAHQ_CORE_FN uint32_t tahq_get_u32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 /*@ requires \valid_read(p + (0 .. 7));
   @ assigns \nothing; */
@@ -125,7 +124,6 @@ TAHQ_CORE_FN uint64_t tahq_get_u64(const uint8_t *p)
            ((uint64_t)p[3] << 24) | ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) |
            ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
 }
-
 
 /* Byte offsets of the fields of the 72-byte header (SPEC 8.1); the bytes
  * 64..67 are reserved (zero). */
@@ -183,8 +181,8 @@ TAHQ_CORE_FN uint32_t tahq_tile_log2(uint32_t tile)
 #define TAHQ_LOG2_C6 0x1.b9b11ep-3f
 #define TAHQ_LOG2_C7 (-0x1.a8cc5cp-3f)
 #define TAHQ_LOG2_C8 0x1.025a2p-3f
-#define TAHQ_LOG2_COEFFS                                                                     \
-    TAHQ_LOG2_C0, TAHQ_LOG2_C1, TAHQ_LOG2_C2, TAHQ_LOG2_C3, TAHQ_LOG2_C4, TAHQ_LOG2_C5,     \
+#define TAHQ_LOG2_COEFFS                                                                \
+    TAHQ_LOG2_C0, TAHQ_LOG2_C1, TAHQ_LOG2_C2, TAHQ_LOG2_C3, TAHQ_LOG2_C4, TAHQ_LOG2_C5, \
         TAHQ_LOG2_C6, TAHQ_LOG2_C7, TAHQ_LOG2_C8
 
 /* ---- Philox4x32-10 (SPEC 2.4) ------------------------------------------- */

@@ -108,5 +108,4 @@
   @ lemma tahq_lsl255_bytes: \forall integer k; 0 <= k <= 7 ==> (255 << (8 * k)) <= 0xFF00000000000000;
   @*/
 
-
 #endif /* TAHQ_LOGIC_H */

@@ -19,14 +19,14 @@ extern "C" {
 
 /* Derived sizes of one message (SPEC §8.2). */
 typedef struct tahq_layout {
-    uint64_t rows;        /* B*S */
+    uint64_t rows; /* B*S */
     uint64_t tiles_per_row;
     uint64_t n_tiles;
     uint64_t map_bits;
     uint64_t map_bytes;
     uint64_t flag_bytes;
-    uint64_t meta_bytes;  /* per value */
-    uint64_t zero_off;    /* payload offsets */
+    uint64_t meta_bytes; /* per value */
+    uint64_t zero_off;   /* payload offsets */
     uint64_t scale_off;
     uint64_t code_off;
     uint64_t code_bytes;

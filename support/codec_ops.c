@@ -338,8 +338,8 @@ int run_decode_threads(const uint8_t *msg, size_t len, uint32_t threads, float *
 {
     *out = NULL;
     *count = 0;
-    tahq_header h;
-    tahq_status st = tahq_parse_header(msg, len, &h);
+    tahq_header h; /* the size only: tahq_decode checks the CRC, once */
+    tahq_status st = tahq_parse_header_nocrc(msg, len, &h);
     if (st != TAHQ_OK)
         return st;
     uint64_t n = shape_count(&h.shape);
@@ -364,15 +364,15 @@ int run_decode_threads(const uint8_t *msg, size_t len, uint32_t threads, float *
     return TAHQ_OK;
 }
 
-int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound)
+int run_tile_bound(const uint8_t *msg, size_t len, uint64_t n_tiles, double **bound)
 {
     *bound = NULL;
-    if (count > SIZE_MAX / sizeof(double))
+    if (n_tiles > SIZE_MAX / sizeof(double))
         return CLI_ERR_NOMEM;
-    double *b = malloc(count ? (size_t)count * sizeof(double) : 1u);
+    double *b = malloc(n_tiles ? (size_t)n_tiles * sizeof(double) : 1u);
     if (!b)
         return CLI_ERR_NOMEM;
-    tahq_status st = tahq_error_bound(msg, len, b, (size_t)count);
+    tahq_status st = tahq_tile_error_bound(msg, len, b, (size_t)n_tiles);
     if (st != TAHQ_OK) {
         free(b);
         return st;
@@ -381,7 +381,7 @@ int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound)
     return TAHQ_OK;
 }
 
-void compute_stats(const float *x, const float *y, const double *bound, uint64_t n,
+void compute_stats(const float *x, const float *y, const double *bound, uint32_t tile, uint64_t n,
                    rt_stats *s)
 {
     memset(s, 0, sizeof *s);
@@ -394,7 +394,7 @@ void compute_stats(const float *x, const float *y, const double *bound, uint64_t
         if (e > s->max_abs_err || e != e)
             s->max_abs_err = e;
         if (bound) {
-            double b = bound[i];
+            double b = bound[i / tile];
             double ratio;
             if (e == 0.0)
                 ratio = 0.0;
@@ -428,8 +428,8 @@ int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const
     s->n_tiles_over_l2 = 0;
     s->max_l2_over_bound = 0.0;
     s->first_tile_over_l2 = 0;
-    tahq_header h;
-    tahq_status st = tahq_parse_header(msg, len, &h);
+    tahq_header h; /* the sizes only: tahq_tile_infos checks the CRC */
+    tahq_status st = tahq_parse_header_nocrc(msg, len, &h);
     if (st != TAHQ_OK)
         return st;
     uint64_t G = h.config.tile, n_tiles = n / G;
@@ -453,7 +453,7 @@ int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const
             double e = (double)x[i] - (double)y[i];
             sq += e * e;
         }
-        double l2 = sqrt(sq), E = bound[t * G];
+        double l2 = sqrt(sq), E = bound[t];
         double ratio = l2 == 0.0 ? 0.0 : (E > 0.0 ? l2 / E : INFINITY);
         s->n_flagged_checked++;
         if (ratio > s->max_l2_over_bound || ratio != ratio)

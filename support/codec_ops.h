@@ -66,8 +66,10 @@ int run_decode_threads(const uint8_t *msg, size_t len, uint32_t threads, float *
                        uint64_t *count);
 /* --threads N (1..TAHQ_JOBS_MAX) into the uint32_t at opt->dst. */
 int opt_threads(const cli_option *opt, const char *v);
-/* Error bounds into a malloc'd double array. */
-int run_bound(const uint8_t *msg, size_t len, uint64_t count, double **bound);
+/* The SPEC §6 error bound of each tile (tahq_tile_error_bound) into a
+ * malloc'd array of n_tiles doubles: element i's bound is bound[i / tile].
+ * One double per tile, not per element: 1/tile of the memory. */
+int run_tile_bound(const uint8_t *msg, size_t len, uint64_t n_tiles, double **bound);
 
 typedef struct rt_stats {
     uint64_t count;
@@ -86,14 +88,15 @@ typedef struct rt_stats {
     uint64_t first_tile_over_l2;  /* index of the first such tile */
 } rt_stats;
 
-/* Statistics in double; bound may be NULL (then the bound fields are 0). */
-void compute_stats(const float *x, const float *y, const double *bound, uint64_t n,
+/* Statistics in double; bound holds one value per tile of `tile` elements
+ * (run_tile_bound) and may be NULL (then the bound fields are 0). */
+void compute_stats(const float *x, const float *y, const double *bound, uint32_t tile, uint64_t n,
                    rt_stats *s);
 /* The SPEC §6.3 bound of a flagged tile is on the tile's Euclidean error,
- * ||x - x̂||_2 <= E; tahq_error_bound repeats E on every element, and the
- * per-element check |x_i - x̂_i| <= E of compute_stats is weaker (an error
+ * ||x - x̂||_2 <= E; the per-element check |x_i - x̂_i| <= E of
+ * compute_stats is weaker (an error
  * several times too large can pass it). This checks the L2 form on every
- * flagged tile of msg (x, y, bound as given to compute_stats) and fills
+ * flagged tile of msg (x, y, the per-tile bound as given to compute_stats) and fills
  * the L2 fields of s. Returns TAHQ_OK or a status (tahq_tile_infos's, or
  * CLI_ERR_NOMEM). */
 int check_flagged_tiles_l2(const uint8_t *msg, size_t len, const float *x, const float *y,

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codec_ops.h"
 #include "tahq.h"
@@ -42,7 +43,7 @@ static uint8_t *encode(const tahq_config *cfg, const tahq_shape *sh, const float
 int main(void)
 {
     static float x[N], y[N], y2[N];
-    static double bound[N];
+    static double bound[N / 64], elem_bound[N];
     trng r = {7};
     for (int i = 0; i < N; ++i)
         x[i] = (float)(trng_unit(&r) * 2.0 - 1.0);
@@ -55,10 +56,20 @@ int main(void)
     if (!CHECK(msg != NULL))
         return t_finish("test_tile_l2", "encode");
     CHECK(tahq_decode(msg, len, y, N) == TAHQ_OK);
-    CHECK(tahq_error_bound(msg, len, bound, N) == TAHQ_OK);
+    CHECK(tahq_tile_error_bound(msg, len, bound, N / 64) == TAHQ_OK);
+    /* tahq_error_bound is the tile's bound repeated on each element, bit for bit */
+    CHECK(tahq_error_bound(msg, len, elem_bound, N) == TAHQ_OK);
+    int same = 1;
+    for (int i = 0; i < N; ++i)
+        same &= memcmp(&elem_bound[i], &bound[i / 64], sizeof(double)) == 0;
+    CHECKF(same, "tahq_tile_error_bound differs from tahq_error_bound");
+    CHECK(tahq_tile_error_bound(msg, len, bound, N / 64 - 1) == TAHQ_ERR_BUFFER);
+    CHECK(tahq_tile_error_bound(msg, len, bound, N / 64 + 1) == TAHQ_ERR_BUFFER);
+    CHECK(tahq_tile_error_bound(msg, len, bound, N) == TAHQ_ERR_BUFFER);
+    CHECK(tahq_tile_error_bound(msg, len, NULL, N / 64) == TAHQ_ERR_NULL);
 
     rt_stats s;
-    compute_stats(x, y, bound, N, &s);
+    compute_stats(x, y, bound, 64, N, &s);
     CHECK(check_flagged_tiles_l2(msg, len, x, y, bound, N, &s) == TAHQ_OK);
     CHECKF(s.n_flagged_checked == N / 64, "%llu flagged tiles checked",
            (unsigned long long)s.n_flagged_checked);
@@ -72,7 +83,7 @@ int main(void)
 
     for (int i = 0; i < N; ++i)
         y2[i] = x[i] + 2.0f * (y[i] - x[i]);
-    compute_stats(x, y2, bound, N, &s);
+    compute_stats(x, y2, bound, 64, N, &s);
     CHECK(check_flagged_tiles_l2(msg, len, x, y2, bound, N, &s) == TAHQ_OK);
     printf("doubled errors: max |e|/E %.4f (%llu elements over), max ||e||_2/E %.4f (%llu tiles "
            "over)\n",
@@ -88,8 +99,8 @@ int main(void)
     msg = encode(&cfg, &sh, x, &len);
     if (CHECK(msg != NULL)) {
         CHECK(tahq_decode(msg, len, y, N) == TAHQ_OK);
-        CHECK(tahq_error_bound(msg, len, bound, N) == TAHQ_OK);
-        compute_stats(x, y, bound, N, &s);
+        CHECK(tahq_tile_error_bound(msg, len, bound, N / 64) == TAHQ_OK);
+        compute_stats(x, y, bound, 64, N, &s);
         CHECK(check_flagged_tiles_l2(msg, len, x, y, bound, N, &s) == TAHQ_OK);
         CHECK(s.n_flagged_checked == 0 && s.n_tiles_over_l2 == 0);
         free(msg);

@@ -348,7 +348,8 @@ static void tol_message(check *k, const gcase *g, const float *x, const uint8_t 
     double *bd = NULL;
     uint64_t cnt;
     int s1 = run_decode(got, glen, &y, &cnt);
-    int s2 = s1 == TAHQ_OK ? run_bound(got, glen, n, &bd) : s1;
+    const uint32_t G = hg.config.tile;
+    int s2 = s1 == TAHQ_OK ? run_tile_bound(got, glen, n / G, &bd) : s1;
     if (s1 != TAHQ_OK || s2 != TAHQ_OK) {
         snprintf(k->tol_detail, sizeof k->tol_detail, "candidate message does not decode: %s",
                  s1 != TAHQ_OK ? tahq_status_name(s1) : tahq_status_name(s2));
@@ -358,7 +359,7 @@ static void tol_message(check *k, const gcase *g, const float *x, const uint8_t 
     }
     uint64_t over = 0, first_over = n;
     for (uint64_t i = 0; i < n; ++i)
-        if (!(fabs((double)x[i] - (double)y[i]) <= bd[i])) {
+        if (!(fabs((double)x[i] - (double)y[i]) <= bd[i / G])) {
             if (first_over == n)
                 first_over = i;
             ++over;
@@ -384,7 +385,7 @@ static void tol_message(check *k, const gcase *g, const float *x, const uint8_t 
     if (over && len > 0 && (size_t)len < sizeof k->tol_detail)
         snprintf(k->tol_detail + len, sizeof k->tol_detail - (size_t)len,
                  "; first at element %" PRIu64 ": |%.9g - %.9g| > %.3g", first_over,
-                 (double)x[first_over], (double)y[first_over], bd[first_over]);
+                 (double)x[first_over], (double)y[first_over], bd[first_over / G]);
     free(y);
     free(bd);
 }
@@ -401,14 +402,15 @@ static void tol_decoded(check *k, const gcase *g, const float *x, const float *y
         return;
     }
     double *bd = NULL;
-    if (run_bound(msg, mlen, n, &bd) != TAHQ_OK) {
+    const uint32_t G = g->cfg.tile;
+    if (run_tile_bound(msg, mlen, n / G, &bd) != TAHQ_OK) {
         snprintf(k->tol_detail, sizeof k->tol_detail, "bound of the expected message failed");
         return;
     }
     uint64_t over = 0, diff = 0, first_over = n;
     for (uint64_t i = 0; i < n; ++i) {
         diff += f2u(yexp[i]) != f2u(got->data[i]);
-        if (!(fabs((double)x[i] - (double)got->data[i]) <= bd[i])) {
+        if (!(fabs((double)x[i] - (double)got->data[i]) <= bd[i / G])) {
             if (first_over == n)
                 first_over = i;
             ++over;

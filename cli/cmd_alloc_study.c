@@ -98,19 +98,19 @@ typedef struct input {
     const char *descr;
     tahq_shape shape;
     float *x;
-    uint64_t n, rows, T, N;   /* elements, tokens, tiles per token, tiles */
+    uint64_t n, rows, T, N; /* elements, tokens, tiles per token, tiles */
     /* per tile, [0] = hi_bits, [1] = lo_bits */
-    double *e[2];    /* sum of squared errors */
-    double *rb[2];   /* max |error| / bound */
-    double *b2[2];   /* sum of bound^2 */
-    float *y[2];     /* decoded tensors */
-    size_t len[2];   /* message lengths */
-    float *ent;      /* SPEC 4.1 entropy of each tile */
-    double *range;   /* max - min of each tile */
-    float *tok_ent;  /* entropy of each token */
+    double *e[2];   /* sum of squared errors */
+    double *rb[2];  /* max |error| / bound */
+    double *b2[2];  /* sum of bound^2 */
+    float *y[2];    /* decoded tensors */
+    size_t len[2];  /* message lengths */
+    float *ent;     /* SPEC 4.1 entropy of each tile */
+    double *range;  /* max - min of each tile */
+    float *tok_ent; /* entropy of each token */
     double *tok_range;
-    double *xx_tok;  /* sum x^2 of each token */
-    double xx;       /* sum x^2 */
+    double *xx_tok; /* sum x^2 of each token */
+    double xx;      /* sum x^2 */
     uint64_t n_flagged, gate_mismatch;
 } input;
 
@@ -161,8 +161,8 @@ static int uniform_encode(input *in, const tahq_config *base, uint32_t bits, int
     free(msg);
     if (st != TAHQ_OK) {
         free(bound);
-        return cli_fail(EXIT_RUNTIME, "%s: %u-bit uniform %s: %s", in->name, (unsigned)bits,
-                        stage, cli_status_text(st));
+        return cli_fail(EXIT_RUNTIME, "%s: %u-bit uniform %s: %s", in->name, (unsigned)bits, stage,
+                        cli_status_text(st));
     }
     in->len[w] = len;
     const uint32_t G = base->tile;
@@ -189,10 +189,11 @@ static int uniform_encode(input *in, const tahq_config *base, uint32_t bits, int
 static int input_check(const input *in, const tahq_config *cfg)
 {
     if (tahq_check_shape(cfg, &in->shape) != TAHQ_OK)
-        return cli_fail(EXIT_USAGE, "%s: shape [%u, %u, %u] does not fit tile G = %u (C must be a "
-                        "multiple of G)", in->name, (unsigned)in->shape.batch,
-                        (unsigned)in->shape.seq_len, (unsigned)in->shape.channels,
-                        (unsigned)cfg->tile);
+        return cli_fail(EXIT_USAGE,
+                        "%s: shape [%u, %u, %u] does not fit tile G = %u (C must be a "
+                        "multiple of G)",
+                        in->name, (unsigned)in->shape.batch, (unsigned)in->shape.seq_len,
+                        (unsigned)in->shape.channels, (unsigned)cfg->tile);
     for (uint64_t i = 0; i < in->n; ++i)
         if (!isfinite(in->x[i]))
             return cli_fail(EXIT_RUNTIME, "%s: element %llu is not finite", in->name,
@@ -301,9 +302,12 @@ static double unit_score(const input *in, int pol, int unit, uint64_t u)
     uint64_t per = unit == U_TILE ? 1 : in->T, t0 = u * per;
     double s = 0.0;
     switch (pol) {
-    case P_ENTROPY: return unit == U_TILE ? in->ent[u] : in->tok_ent[u];
-    case P_INV_ENTROPY: return -(double)(unit == U_TILE ? in->ent[u] : in->tok_ent[u]);
-    case P_RANGE: return unit == U_TILE ? in->range[u] : in->tok_range[u];
+    case P_ENTROPY:
+        return unit == U_TILE ? in->ent[u] : in->tok_ent[u];
+    case P_INV_ENTROPY:
+        return -(double)(unit == U_TILE ? in->ent[u] : in->tok_ent[u]);
+    case P_RANGE:
+        return unit == U_TILE ? in->range[u] : in->tok_range[u];
     case P_BOUND:
         for (uint64_t t = t0; t < t0 + per; ++t)
             s += in->b2[1][t] - in->b2[0][t];
@@ -313,19 +317,26 @@ static double unit_score(const input *in, int pol, int unit, uint64_t u)
         for (uint64_t t = t0; t < t0 + per; ++t)
             s += in->e[1][t] - in->e[0][t];
         return pol == P_GAIN ? s : -s;
-    default: return (double)tahq_random_word(RANDOM_SEED, u);
+    default:
+        return (double)tahq_random_word(RANDOM_SEED, u);
     }
 }
 
-static uint64_t n_units(const input *in, int unit) { return unit == U_TILE ? in->N : in->rows; }
+static uint64_t n_units(const input *in, int unit)
+{
+    return unit == U_TILE ? in->N : in->rows;
+}
 
 /* units per group of a scope; 0 if the combination does not exist */
 static uint64_t group_size(const input *in, int unit, int scope)
 {
     switch (scope) {
-    case S_TOKEN: return unit == U_TILE ? in->T : 0;
-    case S_SEQ: return (uint64_t)in->shape.seq_len * (unit == U_TILE ? in->T : 1);
-    default: return n_units(in, unit);
+    case S_TOKEN:
+        return unit == U_TILE ? in->T : 0;
+    case S_SEQ:
+        return (uint64_t)in->shape.seq_len * (unit == U_TILE ? in->T : 1);
+    default:
+        return n_units(in, unit);
     }
 }
 
@@ -340,8 +351,8 @@ static uint64_t select_low(const input *in, int pol, int unit, int scope, int sp
     uint64_t per = unit == U_TILE ? 1 : in->T, total = 0;
     memset(low, 0, (size_t)in->N);
     for (uint64_t g = 0; g < ng; ++g) {
-        uint64_t k = spec_r >= 0 ? tahq_low_count(gs, (uint32_t)spec_r)
-                                 : L / ng + (g < L % ng ? 1u : 0u);
+        uint64_t k =
+            spec_r >= 0 ? tahq_low_count(gs, (uint32_t)spec_r) : L / ng + (g < L % ng ? 1u : 0u);
         if (k == 0)
             continue;
         for (uint64_t j = 0; j < gs; ++j) {
@@ -391,7 +402,10 @@ static void evaluate(const input *in, const uint8_t *low, metrics *m)
     m->max_ratio = mr;
 }
 
-static uint64_t ceil8(uint64_t b) { return (b + 7u) / 8u; }
+static uint64_t ceil8(uint64_t b)
+{
+    return (b + 7u) / 8u;
+}
 
 /* Message bytes with a map of map_bits and lt low tiles: the all-high
  * message (no map) plus the map, less G (hi - lo) / 8 bytes per low tile
@@ -402,7 +416,10 @@ static uint64_t msg_bytes(const input *in, const tahq_config *c, uint64_t map_bi
            lt * ((uint64_t)c->tile * (c->hi_bits - c->lo_bits) / 8u);
 }
 
-static uint64_t map_bits_of(const input *in, int unit) { return unit == U_TILE ? in->N : in->rows; }
+static uint64_t map_bits_of(const input *in, int unit)
+{
+    return unit == U_TILE ? in->N : in->rows;
+}
 
 /* Fewest low units of a granularity that fit the budget; UINT64_MAX if
  * even all units low do not. */
@@ -474,8 +491,8 @@ static int run_control(const input *in, const tahq_config *base, tahq_alloc a, u
         free(info);
         free(neg);
         free(y);
-        return cli_fail(EXIT_RUNTIME, "%s: --alloc %s encode (%s): %s", in->name, ct->alloc,
-                        stage, cli_status_text(st));
+        return cli_fail(EXIT_RUNTIME, "%s: --alloc %s encode (%s): %s", in->name, ct->alloc, stage,
+                        cli_status_text(st));
     }
     select_low(in, inv, unit, scope, (int)base->hi_permille, 0, neg, keys);
     uint64_t nl = select_low(in, pol, unit, scope, (int)base->hi_permille, 0, low, keys);
@@ -522,9 +539,9 @@ static int run_control(const input *in, const tahq_config *base, tahq_alloc a, u
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
-#define CSV_HEADER                                                                              \
-    "input,batch,seq_len,channels,G,hi_bits,lo_bits,tau,meta,budget_r,budget_bytes,policy,"    \
-    "label,unit,scope,low_units,low_tiles,low_tile_frac,bytes,bits_per_elem,rel_mse,"          \
+#define CSV_HEADER                                                                          \
+    "input,batch,seq_len,channels,G,hi_bits,lo_bits,tau,meta,budget_r,budget_bytes,policy," \
+    "label,unit,scope,low_units,low_tiles,low_tile_frac,bytes,bits_per_elem,rel_mse,"       \
     "tok_rel_mse_mean,tok_rel_mse_max,max_err_over_bound,gap_to_oracle\n"
 
 static const char *row_label(int pol, int unit, int scope)
@@ -567,8 +584,9 @@ static void csv_rows(FILE *f, const input *in, const tahq_config *c, uint32_t r,
                 (unsigned long long)w->m.low_tiles);
         cli_csv_number(f, (double)w->m.low_tiles / (double)in->N);
         fprintf(f, ",%llu,", (unsigned long long)w->m.bytes);
-        const double v[] = {w->m.bpe, w->m.rel_mse, w->m.tok_mean, w->m.tok_max, w->m.max_ratio,
-                            oracle > 0.0 ? w->m.rel_mse / oracle - 1.0 : 0.0};
+        const double v[] = {w->m.bpe,       w->m.rel_mse,
+                            w->m.tok_mean,  w->m.tok_max,
+                            w->m.max_ratio, oracle > 0.0 ? w->m.rel_mse / oracle - 1.0 : 0.0};
         for (size_t i = 0; i < 6; ++i) {
             if (i)
                 fputc(',', f);
@@ -593,8 +611,11 @@ static int opt_input(const cli_option *opt, const char *v)
     if (!*v)
         return cli_fail(EXIT_USAGE, "--input needs a file name"), -1;
     if (strpbrk(v, ",\"\n\r"))
-        return cli_fail(EXIT_USAGE, "--input %s: a comma, quote or newline in the path would "
-                        "break the CSV; rename or link the file", v), -1;
+        return cli_fail(EXIT_USAGE,
+                        "--input %s: a comma, quote or newline in the path would "
+                        "break the CSV; rename or link the file",
+                        v),
+               -1;
     if (io->n == MAX_INPUTS)
         return cli_fail(EXIT_USAGE, "more than %d --input files", MAX_INPUTS), -1;
     io->path[io->n++] = v;
@@ -611,7 +632,8 @@ static int opt_ratios(const cli_option *opt, const char *v)
     ratios_opt *ro = opt->dst;
     char buf[512];
     if (strlen(v) >= sizeof buf || !*v)
-        return cli_fail(EXIT_USAGE, "invalid --ratios '%s' (comma list of permille 0..1000)", v), -1;
+        return cli_fail(EXIT_USAGE, "invalid --ratios '%s' (comma list of permille 0..1000)", v),
+               -1;
     strcpy(buf, v);
     ro->n = 0;
     char *save = NULL;
@@ -633,8 +655,8 @@ static int opt_synth_shape(const cli_option *opt, const char *v)
     char tail;
     if (sscanf(v, "%ux%ux%u%c", &b, &q, &c, &tail) != 3 || !b || !q || !c ||
         (uint64_t)b * q * c > (UINT64_C(1) << 32))
-        return cli_fail(EXIT_USAGE, "invalid --synth-shape '%s' (BxSxC, at most 2^32 elements)",
-                        v), -1;
+        return cli_fail(EXIT_USAGE, "invalid --synth-shape '%s' (BxSxC, at most 2^32 elements)", v),
+               -1;
     s->batch = b;
     s->seq_len = q;
     s->channels = c;
@@ -643,58 +665,56 @@ static int opt_synth_shape(const cli_option *opt, const char *v)
 
 static void study_help(void)
 {
-    printf(
-        "usage: tahq alloc-study [--dist LIST] [--synth-shape BxSxC] [--data-seed N]\n"
-        "                        [--input X.npy]... [--batch B] [--seq S]\n"
-        "                        [--tile G] [--bits HI/LO] [--ratio R] [--ratios LIST]\n"
-        "                        [--tau T] [--meta M] [--out-dir DIR] [--csv FILE]\n"
-        "Which tiles should get the low bit width? Compares precision-allocation\n"
-        "policies at equal message size (every byte counted: header, precision map,\n"
-        "flags, zero-points, scales, codes, pivots) against the exact optimum.\n"
-        "Each input is encoded twice with libtahq (all tiles at HI bits, all at LO);\n"
-        "since a tile's gate, zero-point and scale do not depend on other tiles'\n"
-        "widths, any allocation's error follows exactly from those two encodes.\n"
-        "Control, on every input: real --alloc tile, --alloc token and --alloc gain\n"
-        "encodes at --ratio must match the study's reconstruction of entropy/tile/token,\n"
-        "entropy/token/sequence and gain/token/sequence (precision map, decoded\n"
-        "values bit for bit, message length, relative MSE), and the inverse\n"
-        "selections (highest entropy, largest gain) must not; otherwise\n"
-        "'CONTROL FAIL' and exit 1.\n"
-        "Policies (lower score -> LO bits; ties: lower index first):\n");
+    printf("usage: tahq alloc-study [--dist LIST] [--synth-shape BxSxC] [--data-seed N]\n"
+           "                        [--input X.npy]... [--batch B] [--seq S]\n"
+           "                        [--tile G] [--bits HI/LO] [--ratio R] [--ratios LIST]\n"
+           "                        [--tau T] [--meta M] [--out-dir DIR] [--csv FILE]\n"
+           "Which tiles should get the low bit width? Compares precision-allocation\n"
+           "policies at equal message size (every byte counted: header, precision map,\n"
+           "flags, zero-points, scales, codes, pivots) against the exact optimum.\n"
+           "Each input is encoded twice with libtahq (all tiles at HI bits, all at LO);\n"
+           "since a tile's gate, zero-point and scale do not depend on other tiles'\n"
+           "widths, any allocation's error follows exactly from those two encodes.\n"
+           "Control, on every input: real --alloc tile, --alloc token and --alloc gain\n"
+           "encodes at --ratio must match the study's reconstruction of entropy/tile/token,\n"
+           "entropy/token/sequence and gain/token/sequence (precision map, decoded\n"
+           "values bit for bit, message length, relative MSE), and the inverse\n"
+           "selections (highest entropy, largest gain) must not; otherwise\n"
+           "'CONTROL FAIL' and exit 1.\n"
+           "Policies (lower score -> LO bits; ties: lower index first):\n");
     for (int p = 0; p < P_COUNT; ++p)
         printf("  %-12s %s\n", pol_names[p], pol_descr[p]);
-    printf(
-        "  oracle       the exact optimum at the budget: the smallest gains over the\n"
-        "               whole tensor, best of tile and token granularity\n"
-        "Each policy ranks tiles (one map bit per tile) within a token, a sequence or\n"
-        "the micro-batch, or tokens (one map bit per row) within a sequence or the\n"
-        "micro-batch. spec-tile = entropy/tile/token (SPEC alloc tile), spec-token =\n"
-        "entropy/token/sequence (SPEC alloc token); gain/token/sequence is SPEC alloc\n"
-        "gain (the control checks it; not labelled). Budget at share R: the size of the\n"
-        "SPEC token message; each policy gets the fewest low units that fit it,\n"
-        "spread evenly over the scope's groups. Metrics: relative MSE, mean and max\n"
-        "per-token relative MSE, max |error|/bound (SPEC 6), gap to the oracle. Any\n"
-        "policy below the oracle prints 'ORACLE BEATEN', any error above its bound\n"
-        "'BOUND VIOLATION'; both exit 1.\n"
-        "  --dist LIST       synthetic inputs, comma list of gauss,laplace,student-t,llm\n"
-        "                    (all four unless --input is given)\n"
-        "  --synth-shape S   their shape BxSxC (2x64x1024)\n"
-        "  --data-seed N     their seed (1)\n"
-        "  --input X         a float32 .npy tensor [B, S, C] (repeatable, up to %d);\n"
-        "                    --batch/--seq regroup its rows\n"
-        "  --tile G          tile size (64)       --bits HI/LO   widths (4/3)\n"
-        "  --ratio R         high share of the main budget and of the control (800)\n"
-        "  --ratios LIST     the budgets, permille (0,100,...,1000 and R)\n"
-        "  --tau T, --meta M gate threshold (2) and metadata type (fp16)\n"
-        "  --rounding M, --seed N  nearest (default) or stochastic rounding, its key\n"
-        "  --shape ROWSxC|BxSxC  the shape of a raw float32 (.f32) --input\n"
-        "  --out-dir DIR     output directory (build/alloc_study)\n"
-        "  --csv FILE        one row per input, budget, policy, unit and scope\n"
-        "                    (DIR/alloc_study.csv); DIR/alloc_control.csv has the controls\n"
-        "  --json            the summary as one JSON object on standard output (every\n"
-        "                    policy at the --ratio budget, per input) in place of the text\n"
-        "Exit status: 0 ok, 1 a failed check or runtime error, 2 usage error.\n",
-        MAX_INPUTS);
+    printf("  oracle       the exact optimum at the budget: the smallest gains over the\n"
+           "               whole tensor, best of tile and token granularity\n"
+           "Each policy ranks tiles (one map bit per tile) within a token, a sequence or\n"
+           "the micro-batch, or tokens (one map bit per row) within a sequence or the\n"
+           "micro-batch. spec-tile = entropy/tile/token (SPEC alloc tile), spec-token =\n"
+           "entropy/token/sequence (SPEC alloc token); gain/token/sequence is SPEC alloc\n"
+           "gain (the control checks it; not labelled). Budget at share R: the size of the\n"
+           "SPEC token message; each policy gets the fewest low units that fit it,\n"
+           "spread evenly over the scope's groups. Metrics: relative MSE, mean and max\n"
+           "per-token relative MSE, max |error|/bound (SPEC 6), gap to the oracle. Any\n"
+           "policy below the oracle prints 'ORACLE BEATEN', any error above its bound\n"
+           "'BOUND VIOLATION'; both exit 1.\n"
+           "  --dist LIST       synthetic inputs, comma list of gauss,laplace,student-t,llm\n"
+           "                    (all four unless --input is given)\n"
+           "  --synth-shape S   their shape BxSxC (2x64x1024)\n"
+           "  --data-seed N     their seed (1)\n"
+           "  --input X         a float32 .npy tensor [B, S, C] (repeatable, up to %d);\n"
+           "                    --batch/--seq regroup its rows\n"
+           "  --tile G          tile size (64)       --bits HI/LO   widths (4/3)\n"
+           "  --ratio R         high share of the main budget and of the control (800)\n"
+           "  --ratios LIST     the budgets, permille (0,100,...,1000 and R)\n"
+           "  --tau T, --meta M gate threshold (2) and metadata type (fp16)\n"
+           "  --rounding M, --seed N  nearest (default) or stochastic rounding, its key\n"
+           "  --shape ROWSxC|BxSxC  the shape of a raw float32 (.f32) --input\n"
+           "  --out-dir DIR     output directory (build/alloc_study)\n"
+           "  --csv FILE        one row per input, budget, policy, unit and scope\n"
+           "                    (DIR/alloc_study.csv); DIR/alloc_control.csv has the controls\n"
+           "  --json            the summary as one JSON object on standard output (every\n"
+           "                    policy at the --ratio budget, per input) in place of the text\n"
+           "Exit status: 0 ok, 1 a failed check or runtime error, 2 usage error.\n",
+           MAX_INPUTS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -714,9 +734,9 @@ static int study_input(FILE *csv, const input *in, const tahq_config *cfg, const
     }
     for (int k = 0; k < ro->n; ++k) {
         uint32_t r = ro->v[k];
-        uint64_t budget = msg_bytes(in, cfg, in->rows,
-                                    (uint64_t)in->shape.batch *
-                                        tahq_low_count(in->shape.seq_len, r) * in->T);
+        uint64_t budget =
+            msg_bytes(in, cfg, in->rows,
+                      (uint64_t)in->shape.batch * tahq_low_count(in->shape.seq_len, r) * in->T);
         row rows[P_COUNT * 5 + 1];
         size_t nr = 0;
         uint64_t L[U_COUNT];
@@ -771,10 +791,11 @@ static int study_input(FILE *csv, const input *in, const tahq_config *cfg, const
             if (w->m.bytes > budget) {
                 /* cannot happen by construction (units_for_budget); a failure if it does */
                 (*n_beaten)++;
-                fprintf(stderr, "tahq alloc-study: FAIL: %s, r=%u: %s/%s/%s takes %llu bytes, "
-                        "over the budget %llu\n", in->name, (unsigned)r,
-                        w->pol == P_COUNT ? "oracle" : pol_names[w->pol], unit_names[w->unit],
-                        scope_names[w->scope], (unsigned long long)w->m.bytes,
+                fprintf(stderr,
+                        "tahq alloc-study: FAIL: %s, r=%u: %s/%s/%s takes %llu bytes, "
+                        "over the budget %llu\n",
+                        in->name, (unsigned)r, w->pol == P_COUNT ? "oracle" : pol_names[w->pol],
+                        unit_names[w->unit], scope_names[w->scope], (unsigned long long)w->m.bytes,
                         (unsigned long long)budget);
             }
             if (w->m.max_ratio > 1.0) {
@@ -843,16 +864,16 @@ static void print_summary(const input *in, const row *rows)
         printf("    best non-gain policy: %s/%s/%s %.4e (+%.1f%%), %s both SPEC policies\n",
                pol_names[best->pol], unit_names[best->unit], scope_names[best->scope],
                best->m.rel_mse, 100.0 * (best->m.rel_mse / orc - 1.0),
-               best->m.rel_mse < st->m.rel_mse && best->m.rel_mse < sk->m.rel_mse ? "beats"
-                                                                                   : "does not beat");
+               best->m.rel_mse < st->m.rel_mse && best->m.rel_mse < sk->m.rel_mse
+                   ? "beats"
+                   : "does not beat");
 }
 
 /* --json: the summary as one JSON object (every policy at the main budget,
  * per input), in place of the text. */
-static json_t *summary_json(const input *ins, int ni, row (*rows)[N_ROWS],
-                            const tahq_config *cfg, int n_budgets, uint64_t n_ctl_fail,
-                            uint64_t n_beaten, uint64_t n_over, const char *csv_path,
-                            const char *ctl_path)
+static json_t *summary_json(const input *ins, int ni, row (*rows)[N_ROWS], const tahq_config *cfg,
+                            int n_budgets, uint64_t n_ctl_fail, uint64_t n_beaten, uint64_t n_over,
+                            const char *csv_path, const char *ctl_path)
 {
     json_t *jins = json_array();
     for (int k = 0; k < ni && jins; ++k) {
@@ -868,17 +889,17 @@ static json_t *summary_json(const input *ins, int ni, row (*rows)[N_ROWS],
                           oracle ? "oracle" : pol_names[w->pol], "label",
                           oracle ? "oracle" : row_label(w->pol, w->unit, w->scope), "unit",
                           unit_names[w->unit], "scope",
-                          oracle ? "micro-batch" : scope_names[w->scope], "reachable",
-                          w->reachable, "bytes", cli_ju64(w->m.bytes), "bits_per_element",
-                          cli_jnum(w->m.bpe), "rel_mse", cli_jnum(w->m.rel_mse),
-                          "gap_to_oracle", cli_jnum(w->m.rel_mse / orc - 1.0), "token_rel_mse_mean",
+                          oracle ? "micro-batch" : scope_names[w->scope], "reachable", w->reachable,
+                          "bytes", cli_ju64(w->m.bytes), "bits_per_element", cli_jnum(w->m.bpe),
+                          "rel_mse", cli_jnum(w->m.rel_mse), "gap_to_oracle",
+                          cli_jnum(w->m.rel_mse / orc - 1.0), "token_rel_mse_mean",
                           cli_jnum(w->m.tok_mean), "token_rel_mse_max", cli_jnum(w->m.tok_max),
                           "max_error_over_bound", cli_jnum(w->m.max_ratio)));
         }
-        json_array_append_new(
-            jins, json_pack("{s:s, s:o, s:o, s:o}", "name", in->name, "shape", cli_jshape(&in->shape),
-                            "flagged_share", cli_jnum((double)in->n_flagged / (double)in->N),
-                            "at_main_budget", jrows));
+        json_array_append_new(jins, json_pack("{s:s, s:o, s:o, s:o}", "name", in->name, "shape",
+                                              cli_jshape(&in->shape), "flagged_share",
+                                              cli_jnum((double)in->n_flagged / (double)in->N),
+                                              "at_main_budget", jrows));
     }
     return json_pack("{s:s, s:o, s:i, s:b, s:b, s:b, s:o, s:o, s:o, s:b}", "command", "alloc-study",
                      "config", cli_jconfig(cfg), "budgets", n_budgets, "control_exact",
@@ -939,7 +960,8 @@ static int write_controls(const char *ctl_path, input *ins, int ni, const tahq_c
     cli_out co;
     if ((rc = cli_out_open(&co, ctl_path)) != 0)
         return rc;
-    fputs("input,batch,seq_len,channels,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_elems_differ,"
+    fputs("input,batch,seq_len,channels,alloc,r,study_bytes,real_bytes,map_tiles_differ,decoded_"
+          "elems_differ,"
           "gate_mismatch,study_rel_mse,real_rel_mse,inverse_map_tiles_differ,ok\n",
           co.f);
     for (int k = 0; k < ni; ++k) {
@@ -977,11 +999,9 @@ static int write_controls(const char *ctl_path, input *ins, int ni, const tahq_c
                         "elements differ, gate mismatch %llu, bytes %llu vs %llu, relMSE "
                         "%.17g vs %.17g, inverse differs in %llu tiles\n",
                         in->name, ct.alloc, (unsigned)cfg->hi_permille,
-                        (unsigned long long)ct.map_differs,
-                        (unsigned long long)ct.elems_differ,
-                        (unsigned long long)in->gate_mismatch,
-                        (unsigned long long)ct.study_bytes, (unsigned long long)ct.real_bytes,
-                        ct.study_rel_mse, ct.real_rel_mse,
+                        (unsigned long long)ct.map_differs, (unsigned long long)ct.elems_differ,
+                        (unsigned long long)in->gate_mismatch, (unsigned long long)ct.study_bytes,
+                        (unsigned long long)ct.real_bytes, ct.study_rel_mse, ct.real_rel_mse,
                         (unsigned long long)ct.neg_map_differs);
             }
         }
@@ -1036,8 +1056,8 @@ int cmd_alloc_study(int argc, char **argv)
     if (o.cfg.alloc != TAHQ_ALLOC_TOKEN)
         return cli_fail(EXIT_USAGE, "--alloc: the study compares allocations itself; leave it out");
     if (o.cfg.lo_bits >= o.cfg.hi_bits)
-        return cli_fail(EXIT_USAGE, "--bits %u/%u: the study needs LO < HI", (unsigned)o.cfg.hi_bits,
-                        (unsigned)o.cfg.lo_bits);
+        return cli_fail(EXIT_USAGE, "--bits %u/%u: the study needs LO < HI",
+                        (unsigned)o.cfg.hi_bits, (unsigned)o.cfg.lo_bits);
     int rc = enc_opts_check(&o);
     if (rc)
         return rc;
@@ -1051,7 +1071,8 @@ int cmd_alloc_study(int argc, char **argv)
         have_main |= ro.v[k] == o.cfg.hi_permille;
     if (!have_main) {
         if (ro.n == MAX_RATIOS)
-            return cli_fail(EXIT_USAGE, "--ratios: no room for --ratio %u", (unsigned)o.cfg.hi_permille);
+            return cli_fail(EXIT_USAGE, "--ratios: no room for --ratio %u",
+                            (unsigned)o.cfg.hi_permille);
         ro.v[ro.n++] = o.cfg.hi_permille;
     }
     int use[DIST_COUNT];

@@ -30,41 +30,42 @@ static volatile uint32_t g_sink;
 
 static void bench_help(void)
 {
-    printf("usage: tahq bench [--mib N] [--reps R] [--threads T] [--paths LIST] [--gain] [--json]\n"
-           "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
-           "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
-           "for each profile and rounding mode:\n"
-           "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
-           "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
-           "  gain nearest          with --gain: the paper point in gain allocation\n"
-           "                        (alloc 3, SPEC 4.3), and gain stochastic\n"
-           "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
-           "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
-           "thread) and 'parallel' (tahq_encode_parallel / tahq_decode_parallel,\n"
-           "tahq_paper_v1_encode_parallel / _decode_parallel: the fast paths) on 1 and on T threads\n"
-           "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
-           "compared with the reference's (the bench fails if they differ).\n"
-           "The canonical and gain profiles' parallel codec runs once per CPU path\n"
-           "(--paths, a comma-separated list of scalar, avx2, avx512; default every path\n"
-           "this CPU has): scalar = the reference's functions divided among threads,\n"
-           "avx2 = AVX2/BMI2/F16C, avx512 = its 16-lane forms (cpu/cpu_path.h); a listed\n"
-           "path the CPU lacks is reported and left out. Each such row names its path\n"
-           "and the runs of each path's code it counted (JSON \"cpu_path\",\n"
-           "\"cpu_path_runs\"); the reference and paper-v1 rows have \"cpu_path\": null\n"
-           "(they do not use the selector). With T > 1 a\n"
-           "control times the same integer work on 1 and on T threads at once, lasting as\n"
-           "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
-           "allows work of that length at that moment (T on idle cores).\n"
-           "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
-           "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
-           "and each ratio is against the memcpy of the same row.\n"
-           "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
-           "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
-           "then decode) in a child process, next to input + message + output bytes;\n"
-           "the date, uname, CPU model and load average. The control and the round trip\n"
-           "run on the best listed path.\n"
-           "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
-           "canonical nearest, reference codec).\n");
+    printf(
+        "usage: tahq bench [--mib N] [--reps R] [--threads T] [--paths LIST] [--gain] [--json]\n"
+        "Throughput of encode and decode on an LLM-like float32 tensor of N MiB\n"
+        "(default 64; [N/8, 1024, 2048] if N is a multiple of 8, else [1, 128*N, 2048]),\n"
+        "for each profile and rounding mode:\n"
+        "  canonical nearest     the paper operating point (G=64 4/3 r=800 token tau=2 fp16)\n"
+        "  canonical stochastic  the same with stochastic rounding (seed 0)\n"
+        "  gain nearest          with --gain: the paper point in gain allocation\n"
+        "                        (alloc 3, SPEC 4.3), and gain stochastic\n"
+        "  paper-v1 nearest      the authors' format (SPEC Appendix A; nearest only)\n"
+        "and each codec: 'reference' (tahq_encode / tahq_decode, tahq_paper_v1_*; one\n"
+        "thread) and 'parallel' (tahq_encode_parallel / tahq_decode_parallel,\n"
+        "tahq_paper_v1_encode_parallel / _decode_parallel: the fast paths) on 1 and on T threads\n"
+        "(--threads, 1..256, default 1); the parallel codec's message and output are\n"
+        "compared with the reference's (the bench fails if they differ).\n"
+        "The canonical and gain profiles' parallel codec runs once per CPU path\n"
+        "(--paths, a comma-separated list of scalar, avx2, avx512; default every path\n"
+        "this CPU has): scalar = the reference's functions divided among threads,\n"
+        "avx2 = AVX2/BMI2/F16C, avx512 = its 16-lane forms (cpu/cpu_path.h); a listed\n"
+        "path the CPU lacks is reported and left out. Each such row names its path\n"
+        "and the runs of each path's code it counted (JSON \"cpu_path\",\n"
+        "\"cpu_path_runs\"); the reference and paper-v1 rows have \"cpu_path\": null\n"
+        "(they do not use the selector). With T > 1 a\n"
+        "control times the same integer work on 1 and on T threads at once, lasting as\n"
+        "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
+        "allows work of that length at that moment (T on idle cores).\n"
+        "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
+        "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
+        "and each ratio is against the memcpy of the same row.\n"
+        "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
+        "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
+        "then decode) in a child process, next to input + message + output bytes;\n"
+        "the date, uname, CPU model and load average. The control and the round trip\n"
+        "run on the best listed path.\n"
+        "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
+        "canonical nearest, reference codec).\n");
 }
 
 static int opt_mib(const cli_option *opt, const char *v)
@@ -90,10 +91,12 @@ static int opt_paths(const cli_option *opt, const char *v)
     *set = 0;
     char buf[64];
     snprintf(buf, sizeof buf, "%s", v);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
         tahq_cpu_path p;
         if (!tahq_cpu_path_parse(tok, &p))
-            return cli_fail(EXIT_USAGE, "invalid path '%s' in --paths (scalar, avx2, avx512)", tok), -1;
+            return cli_fail(EXIT_USAGE, "invalid path '%s' in --paths (scalar, avx2, avx512)", tok),
+                   -1;
         *set |= 1u << p;
     }
     if (*set == 0)
@@ -109,8 +112,8 @@ typedef struct bench_case {
     const char *profile;
     const char *rounding;
     bench_profile kind;
-    tahq_config cfg;              /* canonical */
-    tahq_paper_v1_config pv1;     /* paper-v1 */
+    tahq_config cfg;          /* canonical */
+    tahq_paper_v1_config pv1; /* paper-v1 */
 } bench_case;
 
 typedef struct bench_bufs {
@@ -158,8 +161,8 @@ static int case_uses_path(const bench_case *c)
 /* par 0: the reference codec (tahq_encode, tahq_paper_v1_encode); par 1:
  * tahq_encode_parallel / tahq_paper_v1_encode_parallel on `threads` threads
  * (their fast paths). */
-static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads,
-                               int par, size_t *len)
+static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_t threads, int par,
+                               size_t *len)
 {
     tahq_parallel p;
     tahq_parallel_threads(&p, threads);
@@ -177,8 +180,8 @@ static tahq_status case_encode(const bench_case *c, const bench_bufs *b, uint32_
     return tahq_encode(&c->cfg, b->shape, b->x, b->ws, b->wsz, b->msg, b->cap, len);
 }
 
-static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads,
-                               int par, size_t len, size_t n)
+static tahq_status case_decode(const bench_case *c, const bench_bufs *b, uint32_t threads, int par,
+                               size_t len, size_t n)
 {
     if (c->kind == PROF_PAPER_V1) {
         tahq_parallel p;
@@ -290,8 +293,7 @@ static json_t *jmachine(void)
     cpu_model(cpu, sizeof cpu);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (uname(&u) != 0)
-        return json_pack("{s:o, s:I}", "cpu_model", cli_jstr(cpu), "online_cpus",
-                         (json_int_t)ncpu);
+        return json_pack("{s:o, s:I}", "cpu_model", cli_jstr(cpu), "online_cpus", (json_int_t)ncpu);
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "sysname", cli_jstr(u.sysname),
                      "nodename", cli_jstr(u.nodename), "release", cli_jstr(u.release), "version",
                      cli_jstr(u.version), "machine", cli_jstr(u.machine), "cpu_model",
@@ -329,8 +331,7 @@ static uint64_t maxrss_bytes(void)
  * set and ru_maxrss (which only grows) starts from the bare program: fill the
  * tensor, encode it, decode it. The parent forks before it allocates the
  * tensors of the throughput runs. */
-static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape,
-                            uint32_t threads)
+static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape, uint32_t threads)
 {
     rt_memory m;
     memset(&m, 0, sizeof m);
@@ -346,8 +347,8 @@ static void child_roundtrip(int fd, const bench_case *c, const tahq_shape *shape
     if (case_sizes(c, shape, threads, par, &cap, &wsz) != TAHQ_OK)
         goto done;
     x = malloc(in_bytes);
-    if (!x || llm_tensor_fill(x, shape->batch, shape->seq_len, shape->channels,
-                              LLM_DEFAULT_SEED) != 0)
+    if (!x ||
+        llm_tensor_fill(x, shape->batch, shape->seq_len, shape->channels, LLM_DEFAULT_SEED) != 0)
         goto done;
     m.rss_after_fill = maxrss_bytes();
     msg = malloc(cap);
@@ -376,8 +377,8 @@ done:
     (void)w;
 }
 
-static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape,
-                                    uint32_t threads, rt_memory *m)
+static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape, uint32_t threads,
+                                    rt_memory *m)
 {
     memset(m, 0, sizeof *m);
     int fds[2];
@@ -442,7 +443,10 @@ static void *control_work(void *p)
 }
 
 /* Thread t of the team runs the work of args[t]. */
-static void control_thread(void *args, int t) { control_work((control_arg *)args + t); }
+static void control_thread(void *args, int t)
+{
+    control_work((control_arg *)args + t);
+}
 
 typedef struct control_result {
     double target_s, one_s, all_s, speedup;
@@ -496,12 +500,12 @@ static json_t *jcontrol(const control_result *c)
 typedef struct bench_row {
     const bench_case *c;
     uint32_t threads;
-    int par; /* 0: reference codec, 1: tahq_encode_parallel / tahq_decode_parallel */
+    int par;  /* 0: reference codec, 1: tahq_encode_parallel / tahq_decode_parallel */
     int path; /* the CPU path of a format-1 parallel row, else -1 */
     int ref;  /* index of the case's reference row */
     unsigned long long runs[TAHQ_CPU_PATH_COUNT]; /* runs of each path's code in the row */
     size_t len;
-    double cpy_s, enc_s, dec_s; /* best of reps */
+    double cpy_s, enc_s, dec_s;    /* best of reps */
     int same_message, same_output; /* vs the reference row of the case (-1: not compared) */
 } bench_row;
 
@@ -579,14 +583,12 @@ static json_t *jrow(const bench_ctx *k, const bench_row *r)
                           "s:o}",
                           "profile", r->c->profile, "rounding", r->c->rounding, "codec",
                           r->par ? "parallel" : "reference", "config", case_jconfig(r->c),
-                          "threads", (json_int_t)r->threads,
-                          "message_bytes", (json_int_t)r->len, "bits_per_element",
-                          cli_jnum((double)r->len * 8.0 / (double)k->n), "memcpy_gbps",
-                          cli_jnum(cpy), "encode_gbps", cli_jnum(enc), "decode_gbps",
+                          "threads", (json_int_t)r->threads, "message_bytes", (json_int_t)r->len,
+                          "bits_per_element", cli_jnum((double)r->len * 8.0 / (double)k->n),
+                          "memcpy_gbps", cli_jnum(cpy), "encode_gbps", cli_jnum(enc), "decode_gbps",
                           cli_jnum(dec), "encode_over_memcpy", cli_jnum(enc / cpy),
-                          "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
-                          cli_jnum(r->cpy_s), "encode_s", cli_jnum(r->enc_s), "decode_s",
-                          cli_jnum(r->dec_s));
+                          "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s", cli_jnum(r->cpy_s),
+                          "encode_s", cli_jnum(r->enc_s), "decode_s", cli_jnum(r->dec_s));
     if (o) {
         json_object_set_new(o, "cpu_path",
                             r->path < 0 ? json_null()
@@ -607,17 +609,16 @@ static json_t *jrow(const bench_ctx *k, const bench_row *r)
 static json_t *jmemory(const rt_memory *m, const bench_case *c)
 {
     uint64_t sum = m->input_bytes + m->message_bytes + m->output_bytes;
-    return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                     "profile", c->profile, "rounding", c->rounding, "threads",
-                     (json_int_t)m->threads, "input_bytes", cli_ju64(m->input_bytes),
-                     "message_bytes", cli_ju64(m->message_bytes), "message_capacity_bytes",
-                     cli_ju64(m->message_capacity), "output_bytes", cli_ju64(m->output_bytes),
-                     "input_message_output_bytes", cli_ju64(sum), "rss_start_bytes",
-                     cli_ju64(m->rss_start), "rss_after_fill_bytes", cli_ju64(m->rss_after_fill),
-                     "peak_rss_bytes", cli_ju64(m->rss_peak), "peak_over_input_message_output",
-                     cli_jnum((double)m->rss_peak / (double)sum),
-                     "peak_minus_start_over_input_message_output",
-                     cli_jnum((double)(m->rss_peak - m->rss_start) / (double)sum));
+    return json_pack(
+        "{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "profile", c->profile,
+        "rounding", c->rounding, "threads", (json_int_t)m->threads, "input_bytes",
+        cli_ju64(m->input_bytes), "message_bytes", cli_ju64(m->message_bytes),
+        "message_capacity_bytes", cli_ju64(m->message_capacity), "output_bytes",
+        cli_ju64(m->output_bytes), "input_message_output_bytes", cli_ju64(sum), "rss_start_bytes",
+        cli_ju64(m->rss_start), "rss_after_fill_bytes", cli_ju64(m->rss_after_fill),
+        "peak_rss_bytes", cli_ju64(m->rss_peak), "peak_over_input_message_output",
+        cli_jnum((double)m->rss_peak / (double)sum), "peak_minus_start_over_input_message_output",
+        cli_jnum((double)(m->rss_peak - m->rss_start) / (double)sum));
 }
 
 /* The largest message and workspace of every case and thread count, into
@@ -659,8 +660,9 @@ static void append_scaling(json_t *jscaling, const bench_row *all, int n_rows)
                 cli_jnum(a->cpy_s / b->cpy_s));
             if (o)
                 json_object_set_new(o, "cpu_path",
-                                    a->path < 0 ? json_null()
-                                                : json_string(tahq_cpu_path_name((tahq_cpu_path)a->path)));
+                                    a->path < 0
+                                        ? json_null()
+                                        : json_string(tahq_cpu_path_name((tahq_cpu_path)a->path)));
             json_array_append_new(jscaling, o);
         }
     }
@@ -744,25 +746,22 @@ static void print_text(const char *date, const char *cpu, const tahq_shape *shap
 {
     double l[3];
     load_average(l);
-    printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1],
-           l[2]);
+    printf("tahq bench %s on %s; load average %.2f %.2f %.2f\n", date, cpu, l[0], l[1], l[2]);
     printf("LLM-like tensor [%u, %u, %u], %zu bytes float32 (%.1f MiB); best of %u\n",
-           (unsigned)shape->batch, (unsigned)shape->seq_len, (unsigned)shape->channels,
-           k->in_bytes, (double)k->in_bytes / 1048576.0, (unsigned)reps);
+           (unsigned)shape->batch, (unsigned)shape->seq_len, (unsigned)shape->channels, k->in_bytes,
+           (double)k->in_bytes / 1048576.0, (unsigned)reps);
     printf("GB/s = 10^9 bytes of float32 per second; x memcpy = against the memcpy of "
            "the same row\n");
-    printf("%-10s %-10s %-9s %-6s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding",
-           "codec", "path", "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode",
-           "x memcpy");
+    printf("%-10s %-10s %-9s %-6s %3s %9s %9s %9s %8s %9s %8s\n", "profile", "rounding", "codec",
+           "path", "thr", "msg bits", "memcpy", "encode", "x memcpy", "decode", "x memcpy");
     for (int i = 0; i < n_rows; i++) {
         const bench_row *r = &all[i];
         double c2 = gbps(k->in_bytes, r->cpy_s), e2 = gbps(k->in_bytes, r->enc_s),
                d2 = gbps(k->in_bytes, r->dec_s);
         printf("%-10s %-10s %-9s %-6s %3u %9.4f %9.3f %9.3f %8.4f %9.3f %8.4f\n", r->c->profile,
                r->c->rounding, r->par ? "parallel" : "reference",
-               r->path < 0 ? "-" : tahq_cpu_path_name((tahq_cpu_path)r->path),
-               (unsigned)r->threads, (double)r->len * 8.0 / (double)k->n, c2, e2, e2 / c2, d2,
-               d2 / c2);
+               r->path < 0 ? "-" : tahq_cpu_path_name((tahq_cpu_path)r->path), (unsigned)r->threads,
+               (double)r->len * 8.0 / (double)k->n, c2, e2, e2 / c2, d2, d2 / c2);
     }
     for (int i = 0; i < n_rows; i++)
         if (all[i].par)
@@ -780,11 +779,12 @@ static void print_text(const char *date, const char *cpu, const tahq_shape *shap
                (unsigned)threads, ctl_enc->speedup, ctl_enc->target_s * 1e3, ctl_dec->speedup,
                ctl_dec->target_s * 1e3, ctl_long->speedup, ctl_long->target_s * 1e3);
     uint64_t sum = mem->input_bytes + mem->message_bytes + mem->output_bytes;
-    printf("round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
-           "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
-           (unsigned)mem->threads, mem->threads == 1 ? "" : "s",
-           (double)mem->rss_peak / 1048576.0, (double)sum / 1048576.0,
-           (double)mem->rss_peak / (double)sum, (double)mem->rss_start / 1048576.0);
+    printf(
+        "round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
+        "message + output %.1f MiB; peak / that %.3f (program alone at start %.1f MiB)\n",
+        (unsigned)mem->threads, mem->threads == 1 ? "" : "s", (double)mem->rss_peak / 1048576.0,
+        (double)sum / 1048576.0, (double)mem->rss_peak / (double)sum,
+        (double)mem->rss_start / 1048576.0);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -792,11 +792,13 @@ int cmd_bench(int argc, char **argv)
     uint32_t mib = 64, reps = 5, threads = 1;
     int json = 0, npos = 0, gain = 0;
     unsigned paths = (1u << TAHQ_CPU_PATH_COUNT) - 1u;
-    const cli_option own[] = {CLI_FLAG("--json", &json), CLI_FLAG("--gain", &gain),
+    const cli_option own[] = {CLI_FLAG("--json", &json),
+                              CLI_FLAG("--gain", &gain),
                               CLI_OPT("--mib", opt_mib, &mib),
                               CLI_OPT("--paths", opt_paths, &paths),
                               CLI_OPT("--reps", opt_reps, &reps),
-                              CLI_OPT("--threads", opt_threads, &threads), CLI_END};
+                              CLI_OPT("--threads", opt_threads, &threads),
+                              CLI_END};
     const cli_option *const tables[] = {own, NULL};
     int prc = cli_parse(argc, argv, tables, NULL, 0, &npos);
     if (prc == CLI_HELP)
@@ -836,7 +838,8 @@ int cmd_bench(int argc, char **argv)
     tahq_cpu_path_set(best);
     for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
         if (((listed & ~paths) >> p) & 1u)
-            fprintf(stderr, "tahq bench: the %s path is not available on this CPU or build; left out\n",
+            fprintf(stderr,
+                    "tahq bench: the %s path is not available on this CPU or build; left out\n",
                     tahq_cpu_path_name((tahq_cpu_path)p));
 
     /* before any large allocation: see child_roundtrip */
@@ -910,8 +913,8 @@ int cmd_bench(int argc, char **argv)
     if (json) {
         json_t *o = json_pack(
             "{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-            "command", "bench", "shape", cli_jshape(&shape), "input_bytes",
-            (json_int_t)k.in_bytes, "message_bytes", (json_int_t)d->len, "bits_per_element",
+            "command", "bench", "shape", cli_jshape(&shape), "input_bytes", (json_int_t)k.in_bytes,
+            "message_bytes", (json_int_t)d->len, "bits_per_element",
             cli_jnum((double)d->len * 8.0 / (double)k.n), "config", cli_jconfig(&cases[0].cfg),
             "reps", (json_int_t)reps, "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy),
             "encode_gbps", cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
@@ -945,8 +948,8 @@ int cmd_bench(int argc, char **argv)
         }
         rc = cli_json_print(stdout, o);
     } else {
-        print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl_enc, &ctl_dec,
-                   &ctl_long, &mem);
+        print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl_enc, &ctl_dec, &ctl_long,
+                   &mem);
     }
 out:
     json_decref(load_before);

@@ -41,7 +41,7 @@
 typedef struct bconf {
     const char *set; /* which part of the sweep added it */
     tahq_config cfg;
-    size_t first;    /* index of the first identical configuration */
+    size_t first; /* index of the first identical configuration */
 } bconf;
 
 typedef struct conf_list {
@@ -59,8 +59,8 @@ static int same_cfg(const tahq_config *a, const tahq_config *b)
            a->rounding == b->rounding && a->seed == b->seed && a->meta == b->meta;
 }
 
-static int add_conf(conf_list *l, const char *set, uint32_t G, uint32_t hi, uint32_t lo,
-                    uint32_t r, tahq_alloc alloc, float tau, tahq_rounding rnd, tahq_meta meta)
+static int add_conf(conf_list *l, const char *set, uint32_t G, uint32_t hi, uint32_t lo, uint32_t r,
+                    tahq_alloc alloc, float tau, tahq_rounding rnd, tahq_meta meta)
 {
     if (l->n == l->cap) {
         size_t nc = l->cap ? 2 * l->cap : 256;
@@ -97,8 +97,8 @@ static const uint32_t tiles[] = {16, 32, 64, 128, 256};
 
 /* The bit-pair grid: G x (hi, lo) with 2 <= hi <= 8, 1 <= lo <= hi;
  * r in {500, 800} when lo < hi, r = 1000 when lo = hi (r is moot there). */
-static int add_grid(conf_list *l, const char *set, tahq_alloc alloc, float tau,
-                    tahq_rounding rnd, tahq_meta meta)
+static int add_grid(conf_list *l, const char *set, tahq_alloc alloc, float tau, tahq_rounding rnd,
+                    tahq_meta meta)
 {
     static const uint32_t ratios[] = {500, 800};
     for (size_t g = 0; g < N_TILES; ++g)
@@ -142,20 +142,14 @@ static int build_configs(conf_list *l, int full)
     if (!full)
         return 0;
     /* 4. --full: the grid again under each other gate, allocation, rounding, meta */
-    if (add_grid(l, "grid-tile", TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN,
-                 TAHQ_META_FP16) ||
-        add_grid(l, "grid-none", TAHQ_ALLOC_NONE, 2.0f, TAHQ_ROUND_NEAREST_EVEN,
-                 TAHQ_META_FP16) ||
-        add_grid(l, "grid-tau0", TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN,
-                 TAHQ_META_FP16) ||
+    if (add_grid(l, "grid-tile", TAHQ_ALLOC_TILE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16) ||
+        add_grid(l, "grid-none", TAHQ_ALLOC_NONE, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16) ||
+        add_grid(l, "grid-tau0", TAHQ_ALLOC_TOKEN, 0.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16) ||
         add_grid(l, "grid-tauinf", TAHQ_ALLOC_TOKEN, INFINITY, TAHQ_ROUND_NEAREST_EVEN,
                  TAHQ_META_FP16) ||
-        add_grid(l, "grid-sr", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC,
-                 TAHQ_META_FP16) ||
-        add_grid(l, "grid-bf16", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN,
-                 TAHQ_META_BF16) ||
-        add_grid(l, "grid-fp32", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN,
-                 TAHQ_META_FP32))
+        add_grid(l, "grid-sr", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_FP16) ||
+        add_grid(l, "grid-bf16", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_BF16) ||
+        add_grid(l, "grid-fp32", TAHQ_ALLOC_TOKEN, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32))
         return -1;
     return 0;
 }
@@ -166,8 +160,8 @@ static int build_configs(conf_list *l, int full)
 
 typedef struct result {
     int done;
-    int skipped;      /* shape does not fit the configuration */
-    int status;       /* library status (TAHQ_OK if none) */
+    int skipped; /* shape does not fit the configuration */
+    int status;  /* library status (TAHQ_OK if none) */
     const char *stage;
     size_t bytes;
     uint64_t payload_hdr, payload_formula, n_low_formula;
@@ -184,9 +178,15 @@ typedef struct result {
     int ok;
 } result;
 
-static uint64_t ceil8(uint64_t bits) { return (bits + 7u) / 8u; }
+static uint64_t ceil8(uint64_t bits)
+{
+    return (bits + 7u) / 8u;
+}
 
-static uint64_t low_units(uint64_t n, uint32_t r) { return n * (1000u - r) / 1000u; }
+static uint64_t low_units(uint64_t n, uint32_t r)
+{
+    return n * (1000u - r) / 1000u;
+}
 
 /* SPEC §8.2 payload size from the parsed header (independent of the library). */
 static void size_formula(const tahq_header *h, uint64_t *payload, uint64_t *n_low)
@@ -199,7 +199,9 @@ static void size_formula(const tahq_header *h, uint64_t *payload, uint64_t *n_lo
         k++;
     uint64_t mb = c->meta == TAHQ_META_FP32 ? 4u : 2u;
     switch (c->alloc) {
-    case TAHQ_ALLOC_NONE: *n_low = 0; break;
+    case TAHQ_ALLOC_NONE:
+        *n_low = 0;
+        break;
     case TAHQ_ALLOC_TOKEN:
     case TAHQ_ALLOC_GAIN:
         *n_low = (uint64_t)h->shape.batch * low_units(h->shape.seq_len, c->hi_permille);
@@ -218,8 +220,8 @@ static void size_formula(const tahq_header *h, uint64_t *payload, uint64_t *n_lo
                ceil8(h->n_flagged * k);
 }
 
-static void run_point(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-                      uint64_t n, int input_mode, result *r)
+static void run_point(const tahq_config *cfg, const tahq_shape *shape, const float *x, uint64_t n,
+                      int input_mode, result *r)
 {
     memset(r, 0, sizeof *r);
     r->done = 1;
@@ -404,7 +406,10 @@ static void task_done(void *arg, size_t finished, size_t todo)
 /* Analysis                                                            */
 /* ------------------------------------------------------------------ */
 
-static int usable(const result *r) { return r->done && !r->skipped && r->status == TAHQ_OK; }
+static int usable(const result *r)
+{
+    return r->done && !r->skipped && r->status == TAHQ_OK;
+}
 
 static void mark_front(const conf_list *cl, result *res)
 {
@@ -484,10 +489,10 @@ static double interp_curve(const conf_list *cl, const result *res, tahq_alloc a,
 }
 
 typedef struct dist_findings {
-    long paper;               /* index of the paper point */
-    long best;                /* lowest rel_mse at bits <= the paper's */
-    long tau[3];              /* tau 0, 2, inf (token, nearest, fp16) */
-    long alloc[3];            /* none, token, tile at r=800 */
+    long paper;    /* index of the paper point */
+    long best;     /* lowest rel_mse at bits <= the paper's */
+    long tau[3];   /* tau 0, 2, inf (token, nearest, fp16) */
+    long alloc[3]; /* none, token, tile at r=800 */
     long sr, bf16, fp32;
     double tile_at_token_budget; /* tile curve rel_mse at the paper's bits */
     double token_at_tile_budget; /* token curve rel_mse at tile r=800 bits */
@@ -524,8 +529,7 @@ static void analyse(const conf_list *cl, const result *res, dist_findings *f)
         f->token_at_tile_budget = interp_curve(cl, res, TAHQ_ALLOC_TOKEN, res[f->alloc[2]].bpe);
     for (size_t i = 0; i < cl->n; ++i) {
         const tahq_config *c = &cl->v[i].cfg;
-        if (strcmp(cl->v[i].set, "ratio") != 0 || c->alloc != TAHQ_ALLOC_TOKEN ||
-            !usable(&res[i]))
+        if (strcmp(cl->v[i].set, "ratio") != 0 || c->alloc != TAHQ_ALLOC_TOKEN || !usable(&res[i]))
             continue;
         double t = interp_curve(cl, res, TAHQ_ALLOC_TILE, res[i].bpe);
         if (isnan(t))
@@ -557,11 +561,12 @@ static const char *status_str(const result *r)
     return tahq_status_name(r->status);
 }
 
-#define CSV_HEADER                                                                            \
-    "index,set,dist,G,hi_bits,lo_bits,hi_permille,alloc,tau,rounding,meta,status,elements,"  \
-    "batch,seq_len,channels,bytes,payload_bytes,bits_per_elem,bits_per_elem_formula,size_ok,n_low,n_flagged,"      \
-    "flagged_frac,rel_mse,sqnr_db,max_abs_err,max_err_over_bound,n_over_bound,bound_mean,"  \
-    "bound_max,rel_mse_bound,mean_err_over_bound,on_front,sr_elems,sr_mean,sr_var,"         \
+#define CSV_HEADER                                                                              \
+    "index,set,dist,G,hi_bits,lo_bits,hi_permille,alloc,tau,rounding,meta,status,elements,"     \
+    "batch,seq_len,channels,bytes,payload_bytes,bits_per_elem,bits_per_elem_formula,size_ok,n_" \
+    "low,n_flagged,"                                                                            \
+    "flagged_frac,rel_mse,sqnr_db,max_abs_err,max_err_over_bound,n_over_bound,bound_mean,"      \
+    "bound_max,rel_mse_bound,mean_err_over_bound,on_front,sr_elems,sr_mean,sr_var,"             \
     "sr_pred_var,sr_bias_z,sr_var_z,ok\n"
 
 static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, const result *r)
@@ -572,11 +577,10 @@ static void csv_row(FILE *f, size_t idx, const bconf *b, const dist_data *dd, co
     char tau[32];
     tau_str(c->tau, tau, sizeof tau);
     fprintf(f, "%zu,%s,%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%llu,%u,%u,%u,", idx, b->set, dist,
-            (unsigned)c->tile, (unsigned)c->hi_bits, (unsigned)c->lo_bits,
-            (unsigned)c->hi_permille, cli_alloc_name(c->alloc), tau,
-            cli_rounding_name(c->rounding), cli_meta_name(c->meta), status_str(r),
-            (unsigned long long)n, (unsigned)dd->shape.batch, (unsigned)dd->shape.seq_len,
-            (unsigned)dd->shape.channels);
+            (unsigned)c->tile, (unsigned)c->hi_bits, (unsigned)c->lo_bits, (unsigned)c->hi_permille,
+            cli_alloc_name(c->alloc), tau, cli_rounding_name(c->rounding), cli_meta_name(c->meta),
+            status_str(r), (unsigned long long)n, (unsigned)dd->shape.batch,
+            (unsigned)dd->shape.seq_len, (unsigned)dd->shape.channels);
     if (!usable(r)) {
         fprintf(f, ",,,,,,,,,,,,,,,,,,,,,,,,%d\n", r->ok);
         return;
@@ -631,8 +635,8 @@ static json_t *json_cfg_point(const conf_list *cl, const result *res, long i)
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "config", cli_jstr(txt),
                      "bits_per_element", cli_jnum(r->bpe), "rel_mse", cli_jnum(r->s.rel_mse),
                      "sqnr_db", cli_jnum(r->s.sqnr_db), "max_err_over_bound",
-                     cli_jnum(r->s.max_err_over_bound), "rel_mse_bound",
-                     cli_jnum(r->rel_mse_bound), "flagged_fraction",
+                     cli_jnum(r->s.max_err_over_bound), "rel_mse_bound", cli_jnum(r->rel_mse_bound),
+                     "flagged_fraction",
                      cli_jnum(r->n_tiles ? (double)r->n_flagged / (double)r->n_tiles : 0.0),
                      "on_pareto_front", r->on_front);
 }
@@ -650,21 +654,21 @@ static json_t *json_findings(const conf_list *cl, const result *res, const dist_
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:{s:o, s:o, s:o}, "
         "s:{s:o, s:o, s:o, s:i, s:i, s:b}, s:o}",
-        "paper_operating_point", json_cfg_point(cl, res, fd->paper),
-        "best_at_or_below_paper_bits", json_cfg_point(cl, res, fd->best),
-        "best_over_paper_rel_mse", cli_jnum(ratio_of(res, fd->best, fd->paper)),
-        "tau_ablation", "0", json_cfg_point(cl, res, fd->tau[0]), "2",
-        json_cfg_point(cl, res, fd->tau[1]), "inf", json_cfg_point(cl, res, fd->tau[2]),
-        "tau_inf_over_tau2_rel_mse", cli_jnum(ratio_of(res, fd->tau[2], fd->tau[1])),
-        "tau0_over_tau2_rel_mse", cli_jnum(ratio_of(res, fd->tau[0], fd->tau[1])),
-        "alloc_same_ratio", "none", json_cfg_point(cl, res, fd->alloc[0]), "token",
-        json_cfg_point(cl, res, fd->alloc[1]), "tile", json_cfg_point(cl, res, fd->alloc[2]),
-        "alloc_equal_budget", "tile_rel_mse_at_paper_bits", cli_jnum(fd->tile_at_token_budget),
+        "paper_operating_point", json_cfg_point(cl, res, fd->paper), "best_at_or_below_paper_bits",
+        json_cfg_point(cl, res, fd->best), "best_over_paper_rel_mse",
+        cli_jnum(ratio_of(res, fd->best, fd->paper)), "tau_ablation", "0",
+        json_cfg_point(cl, res, fd->tau[0]), "2", json_cfg_point(cl, res, fd->tau[1]), "inf",
+        json_cfg_point(cl, res, fd->tau[2]), "tau_inf_over_tau2_rel_mse",
+        cli_jnum(ratio_of(res, fd->tau[2], fd->tau[1])), "tau0_over_tau2_rel_mse",
+        cli_jnum(ratio_of(res, fd->tau[0], fd->tau[1])), "alloc_same_ratio", "none",
+        json_cfg_point(cl, res, fd->alloc[0]), "token", json_cfg_point(cl, res, fd->alloc[1]),
+        "tile", json_cfg_point(cl, res, fd->alloc[2]), "alloc_equal_budget",
+        "tile_rel_mse_at_paper_bits", cli_jnum(fd->tile_at_token_budget),
         "tile_over_token_at_paper_bits", cli_jnum(fd->tile_at_token_budget / pr),
-        "token_rel_mse_at_tile_r800_bits", cli_jnum(fd->token_at_tile_budget),
-        "budgets_compared", fd->budgets, "budgets_where_tile_is_better", fd->tile_better,
-        "tile_reduces_error", fd->budgets && 2 * fd->tile_better > fd->budgets,
-        "stochastic_rounding", json_cfg_point(cl, res, fd->sr));
+        "token_rel_mse_at_tile_r800_bits", cli_jnum(fd->token_at_tile_budget), "budgets_compared",
+        fd->budgets, "budgets_where_tile_is_better", fd->tile_better, "tile_reduces_error",
+        fd->budgets && 2 * fd->tile_better > fd->budgets, "stochastic_rounding",
+        json_cfg_point(cl, res, fd->sr));
     if (o && fd->sr >= 0 && usable(&res[fd->sr])) {
         const result *r = &res[fd->sr];
         if (json_object_set_new(
@@ -676,11 +680,11 @@ static json_t *json_findings(const conf_list *cl, const result *res, const dist_
                           "variance_bound", 0.25, "variance_z", cli_jnum(r->sr_var_z))))
             json_decref(o), o = NULL;
     }
-    if (o && json_object_set_new(o, "meta",
-                                 json_pack("{s:o, s:o, s:o}", "fp16",
-                                           json_cfg_point(cl, res, fd->paper), "bf16",
-                                           json_cfg_point(cl, res, fd->bf16), "fp32",
-                                           json_cfg_point(cl, res, fd->fp32))))
+    if (o &&
+        json_object_set_new(o, "meta",
+                            json_pack("{s:o, s:o, s:o}", "fp16", json_cfg_point(cl, res, fd->paper),
+                                      "bf16", json_cfg_point(cl, res, fd->bf16), "fp32",
+                                      json_cfg_point(cl, res, fd->fp32))))
         json_decref(o), o = NULL;
     return o;
 }
@@ -703,8 +707,7 @@ static void print_findings(FILE *f, const char *dist, const conf_list *cl, const
         char txt[160];
         cli_config_text(&cl->v[fd->best].cfg, txt, sizeof txt);
         fprintf(f, "    best at <= its bits: %s: %.4f bits/elem, relMSE %.4e (x%.3f)\n", txt,
-                res[fd->best].bpe, res[fd->best].s.rel_mse,
-                res[fd->best].s.rel_mse / p->s.rel_mse);
+                res[fd->best].bpe, res[fd->best].s.rel_mse, res[fd->best].s.rel_mse / p->s.rel_mse);
     }
     fprintf(f, "  gate ablation (relMSE, bits/elem, flagged tiles):");
     static const char *const tn[3] = {"0", "2", "inf"};
@@ -742,8 +745,8 @@ static void print_findings(FILE *f, const char *dist, const conf_list *cl, const
     }
     if (fd->bf16 >= 0 && fd->fp32 >= 0 && usable(&res[fd->bf16]) && usable(&res[fd->fp32]))
         fprintf(f, "  metadata: fp16 %.4f b/e %.4e; bf16 %.4f b/e %.4e; fp32 %.4f b/e %.4e\n",
-                p->bpe, p->s.rel_mse, res[fd->bf16].bpe, res[fd->bf16].s.rel_mse,
-                res[fd->fp32].bpe, res[fd->fp32].s.rel_mse);
+                p->bpe, p->s.rel_mse, res[fd->bf16].bpe, res[fd->bf16].s.rel_mse, res[fd->fp32].bpe,
+                res[fd->fp32].s.rel_mse);
 }
 
 /* Pareto fronts (one per distribution), sorted by bits/element. */
@@ -805,44 +808,44 @@ static int safe_for_shell(const char *s)
 static void bounds_help(void)
 {
     char plots_script[3 * 4096 + 16];
-    const int plots_found = tahq_data_path("plots/bounds.sh", plots_script, sizeof plots_script) == 0;
+    const int plots_found =
+        tahq_data_path("plots/bounds.sh", plots_script, sizeof plots_script) == 0;
     if (plots_found)
         *strrchr(plots_script, '/') = '\0'; /* the folder of bounds.sh */
-    printf(
-        "usage: tahq bounds [--quick | --full] [--jobs N] [--dist LIST] [--input X.npy\n"
-        "                   [--shape ROWSxC|BxSxC] [--batch B] [--seq S]] [--data-seed N]\n"
-        "                   [--out-dir DIR] [--csv FILE] [--json [FILE]] [--plots]\n"
-        "                   [--plots-dir DIR] [--no-progress]\n"
-        "Error per bit budget. Encodes each input under a sweep of configurations and\n"
-        "measures bits/element (the whole message: header, map, flags, zero-points,\n"
-        "scales, codes, pivots; checked against the SPEC section 8.2 size formula),\n"
-        "relative MSE, SQNR, max |error| and max |error|/bound (SPEC section 6 bound\n"
-        "from tahq_error_bound), and summaries of the bound; for stochastic rounding\n"
-        "the bias and variance of the error against SPEC section 5.4. Any element\n"
-        "above its bound prints 'BOUND VIOLATION' on stderr and exits 1.\n"
-        "Sweep: the paper point G=64 4/3 r=800 under tau {2,0,inf} x alloc {token,\n"
-        "tile,none} x rounding x meta {fp16,bf16,fp32}; r = 0..1000 for token and tile\n"
-        "allocation; G {16..256} x (hi,lo) from (2,1) to (8,8) x r {500,800} (r=1000\n"
-        "when lo=hi). --full repeats the grid for tile/no allocation, tau 0/inf,\n"
-        "stochastic rounding, bf16 and fp32 metadata, on larger tensors.\n"
-        "  --quick          [2, 64, 1024] tensors (default)\n"
-        "  --full           [4, 128, 1024] tensors and the larger sweep\n"
-        "  --jobs N         worker threads (2)\n"
-        "  --dist LIST      comma-separated subset of gauss,laplace,student-t,llm\n"
-        "                   (all; none by default with --input)\n"
-        "  --input X        also sweep the tensor in X (.npy, or raw float32 with --shape)\n"
-        "  --data-seed N    seed of the synthetic tensors (1)\n"
-        "  --out-dir DIR    output directory (build/bounds)\n"
-        "  --csv FILE       CSV output, one row per point (DIR/bounds.csv)\n"
-        "  --json [FILE]    JSON output with the findings (DIR/bounds.json); --json alone\n"
-        "                   or --json - writes it to standard output and the summary to\n"
-        "                   standard error\n"
-        "  --plots          render the gnuplot scripts (plots/bounds.sh) into DIR; a\n"
-        "                   plot that fails exits 1 and leaves no file\n"
-        "  --plots-dir DIR  where the gnuplot scripts are (share/tahq/plots next to the\n"
-        "                   program's bin/, or $TAHQ_DATA_DIR/plots; here: %s)\n"
-        "Also writes DIR/bounds_front.csv (Pareto fronts, bits/element vs relMSE).\n",
-        plots_found ? plots_script : "not found");
+    printf("usage: tahq bounds [--quick | --full] [--jobs N] [--dist LIST] [--input X.npy\n"
+           "                   [--shape ROWSxC|BxSxC] [--batch B] [--seq S]] [--data-seed N]\n"
+           "                   [--out-dir DIR] [--csv FILE] [--json [FILE]] [--plots]\n"
+           "                   [--plots-dir DIR] [--no-progress]\n"
+           "Error per bit budget. Encodes each input under a sweep of configurations and\n"
+           "measures bits/element (the whole message: header, map, flags, zero-points,\n"
+           "scales, codes, pivots; checked against the SPEC section 8.2 size formula),\n"
+           "relative MSE, SQNR, max |error| and max |error|/bound (SPEC section 6 bound\n"
+           "from tahq_error_bound), and summaries of the bound; for stochastic rounding\n"
+           "the bias and variance of the error against SPEC section 5.4. Any element\n"
+           "above its bound prints 'BOUND VIOLATION' on stderr and exits 1.\n"
+           "Sweep: the paper point G=64 4/3 r=800 under tau {2,0,inf} x alloc {token,\n"
+           "tile,none} x rounding x meta {fp16,bf16,fp32}; r = 0..1000 for token and tile\n"
+           "allocation; G {16..256} x (hi,lo) from (2,1) to (8,8) x r {500,800} (r=1000\n"
+           "when lo=hi). --full repeats the grid for tile/no allocation, tau 0/inf,\n"
+           "stochastic rounding, bf16 and fp32 metadata, on larger tensors.\n"
+           "  --quick          [2, 64, 1024] tensors (default)\n"
+           "  --full           [4, 128, 1024] tensors and the larger sweep\n"
+           "  --jobs N         worker threads (2)\n"
+           "  --dist LIST      comma-separated subset of gauss,laplace,student-t,llm\n"
+           "                   (all; none by default with --input)\n"
+           "  --input X        also sweep the tensor in X (.npy, or raw float32 with --shape)\n"
+           "  --data-seed N    seed of the synthetic tensors (1)\n"
+           "  --out-dir DIR    output directory (build/bounds)\n"
+           "  --csv FILE       CSV output, one row per point (DIR/bounds.csv)\n"
+           "  --json [FILE]    JSON output with the findings (DIR/bounds.json); --json alone\n"
+           "                   or --json - writes it to standard output and the summary to\n"
+           "                   standard error\n"
+           "  --plots          render the gnuplot scripts (plots/bounds.sh) into DIR; a\n"
+           "                   plot that fails exits 1 and leaves no file\n"
+           "  --plots-dir DIR  where the gnuplot scripts are (share/tahq/plots next to the\n"
+           "                   program's bin/, or $TAHQ_DATA_DIR/plots; here: %s)\n"
+           "Also writes DIR/bounds_front.csv (Pareto fronts, bits/element vs relMSE).\n",
+           plots_found ? plots_script : "not found");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1008,28 +1011,26 @@ static int write_json(const char *json_path, const char *csv_path, int full, uin
      * reads the input's name and shape from its line */
     int bad = cli_json_put(f, "",
                            json_pack("{s:s, s:s, s:o, s:o}", "command", "bounds", "mode",
-                                     full ? "full" : "quick", "data_seed",
-                                     cli_ju64(data_seed), "csv", cli_jstr(csv_path)),
+                                     full ? "full" : "quick", "data_seed", cli_ju64(data_seed),
+                                     "csv", cli_jstr(csv_path)),
                            0, 1);
     if (!bad)
         fputs(", \"distributions\": [", f);
     for (size_t d = 0; !bad && d < nd; ++d)
-        bad = cli_json_put(f, d ? ",\n  " : "\n  ",
-                           json_pack("{s:o, s:o, s:[I, I, I], s:I, s:o, s:o}", "name",
-                                     cli_jstr(dd[d].name), "description",
-                                     cli_jstr(dd[d].descr), "shape",
-                                     (json_int_t)dd[d].shape.batch,
-                                     (json_int_t)dd[d].shape.seq_len,
-                                     (json_int_t)dd[d].shape.channels, "elements",
-                                     (json_int_t)dd[d].n, "max_abs",
-                                     cli_jnum(dd[d].max_abs), "rms", cli_jnum(dd[d].rms)),
-                           0, 0);
+        bad = cli_json_put(
+            f, d ? ",\n  " : "\n  ",
+            json_pack("{s:o, s:o, s:[I, I, I], s:I, s:o, s:o}", "name", cli_jstr(dd[d].name),
+                      "description", cli_jstr(dd[d].descr), "shape", (json_int_t)dd[d].shape.batch,
+                      (json_int_t)dd[d].shape.seq_len, (json_int_t)dd[d].shape.channels, "elements",
+                      (json_int_t)dd[d].n, "max_abs", cli_jnum(dd[d].max_abs), "rms",
+                      cli_jnum(dd[d].rms)),
+            0, 0);
     if (!bad)
         fputs("\n], \"findings\": {", f);
     for (size_t d = 0; !bad && d < nd; ++d) {
         json_t *one = json_object();
-        if (one && json_object_set_new(one, dd[d].name,
-                                       json_findings(cl, sw->res + d * cl->n, &fnd[d])))
+        if (one &&
+            json_object_set_new(one, dd[d].name, json_findings(cl, sw->res + d * cl->n, &fnd[d])))
             json_decref(one), one = NULL;
         bad = cli_json_put(f, d ? ",\n  " : "\n  ", one, 1, 1);
     }
@@ -1038,30 +1039,28 @@ static int write_json(const char *json_path, const char *csv_path, int full, uin
     for (size_t j = 0; !bad && j < sw->total; ++j) {
         const result *r = &sw->res[j];
         const bconf *b = &cl->v[j % cl->n];
-        json_t *pt = json_pack("{s:I, s:s, s:o, s:o, s:s}", "index", (json_int_t)j, "set",
-                               b->set, "dist", cli_jstr(dd[j / cl->n].name), "config",
-                               cli_jconfig(&b->cfg), "status", status_str(r));
+        json_t *pt = json_pack("{s:I, s:s, s:o, s:o, s:s}", "index", (json_int_t)j, "set", b->set,
+                               "dist", cli_jstr(dd[j / cl->n].name), "config", cli_jconfig(&b->cfg),
+                               "status", status_str(r));
         if (pt && usable(r) &&
             json_merge(
-                pt, json_pack("{s:I, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
-                              "s:o, s:b}",
-                              "bytes", (json_int_t)r->bytes, "bits_per_element",
-                              cli_jnum(r->bpe), "size_ok", r->size_ok, "n_low",
-                              (json_int_t)r->n_low, "n_flagged", (json_int_t)r->n_flagged,
-                              "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db",
-                              cli_jnum(r->s.sqnr_db), "max_abs_err",
-                              cli_jnum(r->s.max_abs_err), "max_err_over_bound",
-                              cli_jnum(r->s.max_err_over_bound), "n_over_bound",
-                              (json_int_t)r->s.n_over_bound, "bound_mean",
-                              cli_jnum(r->bound_mean), "bound_max", cli_jnum(r->bound_max),
-                              "rel_mse_bound", cli_jnum(r->rel_mse_bound),
-                              "on_pareto_front", r->on_front)))
+                pt,
+                json_pack("{s:I, s:o, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
+                          "s:o, s:b}",
+                          "bytes", (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe),
+                          "size_ok", r->size_ok, "n_low", (json_int_t)r->n_low, "n_flagged",
+                          (json_int_t)r->n_flagged, "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db",
+                          cli_jnum(r->s.sqnr_db), "max_abs_err", cli_jnum(r->s.max_abs_err),
+                          "max_err_over_bound", cli_jnum(r->s.max_err_over_bound), "n_over_bound",
+                          (json_int_t)r->s.n_over_bound, "bound_mean", cli_jnum(r->bound_mean),
+                          "bound_max", cli_jnum(r->bound_max), "rel_mse_bound",
+                          cli_jnum(r->rel_mse_bound), "on_pareto_front", r->on_front)))
             json_decref(pt), pt = NULL;
         if (pt && usable(r) && b->cfg.rounding == TAHQ_ROUND_STOCHASTIC &&
-            json_merge(pt, json_pack("{s:o, s:o, s:o, s:o}", "sr_mean",
-                                     cli_jnum(r->sr_mean), "sr_var", cli_jnum(r->sr_var),
-                                     "sr_pred_var", cli_jnum(r->sr_pred_var), "sr_bias_z",
-                                     cli_jnum(r->sr_bias_z))))
+            json_merge(pt,
+                       json_pack("{s:o, s:o, s:o, s:o}", "sr_mean", cli_jnum(r->sr_mean), "sr_var",
+                                 cli_jnum(r->sr_var), "sr_pred_var", cli_jnum(r->sr_pred_var),
+                                 "sr_bias_z", cli_jnum(r->sr_bias_z))))
             json_decref(pt), pt = NULL;
         if (pt && json_object_set_new(pt, "ok", json_boolean(r->ok)))
             json_decref(pt), pt = NULL;
@@ -1136,8 +1135,7 @@ static void print_summary(int full, size_t nd, const dist_data *dd, const conf_l
 {
     printf("tahq bounds (%s): %zu distributions x %zu configurations, %zu points run "
            "(%zu skipped: C not a multiple of G, %zu unencodable), %u threads, %.1f s\n",
-           full ? "full" : "quick", nd, cl->n, t->n_points, t->n_skip, t->n_range, jobs,
-           t_sweep);
+           full ? "full" : "quick", nd, cl->n, t->n_points, t->n_skip, t->n_range, jobs, t_sweep);
     for (size_t d = 0; d < nd; ++d)
         printf("  %-9s [%u, %u, %u] max|x| %.4g rms %.4g: %s\n", dd[d].name,
                (unsigned)dd[d].shape.batch, (unsigned)dd[d].shape.seq_len,
@@ -1167,8 +1165,8 @@ static int run_plots(const char *plots_dir, const char *out_dir, const char *csv
         return EXIT_RUNTIME;
     } else {
         fflush(stdout);
-        int n = snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir,
-                         csv_path);
+        int n =
+            snprintf(cmd, sizeof cmd, "sh '%s/bounds.sh' '%s' '%s'", plots_dir, out_dir, csv_path);
         int prc = (n < 0 || (size_t)n >= sizeof cmd) ? -1 : system(cmd);
         if (prc != 0) {
             if (prc == -1)
@@ -1237,8 +1235,10 @@ int cmd_bounds(int argc, char **argv)
     char plots_buf[3 * 4096 + 16];
     if (want_plots && !plots_dir) {
         if (tahq_data_path("plots/bounds.sh", plots_buf, sizeof plots_buf) != 0)
-            return cli_fail(EXIT_RUNTIME, "--plots: plots/bounds.sh not found (tried %s); give "
-                                          "--plots-dir DIR or set TAHQ_DATA_DIR", plots_buf);
+            return cli_fail(EXIT_RUNTIME,
+                            "--plots: plots/bounds.sh not found (tried %s); give "
+                            "--plots-dir DIR or set TAHQ_DATA_DIR",
+                            plots_buf);
         *strrchr(plots_buf, '/') = '\0'; /* the folder of bounds.sh */
         plots_dir = plots_buf;
     }
@@ -1266,8 +1266,7 @@ int cmd_bounds(int argc, char **argv)
         goto out;
     /* created only once the inputs are good: a failed command leaves nothing */
     if (cli_mkdir_p(out_dir) != 0) {
-        rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir,
-                      strerror(errno));
+        rc = cli_fail(EXIT_RUNTIME, "%s: cannot create directory: %s", out_dir, strerror(errno));
         goto out;
     }
 

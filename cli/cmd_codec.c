@@ -138,12 +138,12 @@ int cmd_encode(int argc, char **argv)
     double bpe = (double)len * 8.0 / (double)n;
     if (json) {
         int jrc = cli_json_print(
-            stdout, json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I}", "command",
-                              "encode", "input", cli_jstr(pos[0]), "output", cli_jstr(pos[1]),
-                              "shape", cli_jshape(&shape), "config", cli_jconfig(&o.cfg),
-                              "elements", (json_int_t)n, "bytes", (json_int_t)len,
-                              "bits_per_element", cli_jnum(bpe), "n_low", (json_int_t)h.n_low,
-                              "n_flagged", (json_int_t)h.n_flagged));
+            stdout,
+            json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:I}", "command", "encode",
+                      "input", cli_jstr(pos[0]), "output", cli_jstr(pos[1]), "shape",
+                      cli_jshape(&shape), "config", cli_jconfig(&o.cfg), "elements", (json_int_t)n,
+                      "bytes", (json_int_t)len, "bits_per_element", cli_jnum(bpe), "n_low",
+                      (json_int_t)h.n_low, "n_flagged", (json_int_t)h.n_flagged));
         if (jrc)
             return jrc;
     } else {
@@ -163,14 +163,13 @@ int cmd_encode(int argc, char **argv)
 /* Reads a message and parses its header; with check_crc = 0 without the CRC,
  * for a caller whose next library call checks it (a message's CRC is then
  * computed once). */
-static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h,
-                        int check_crc)
+static int read_message(const char *path, uint8_t **msg, size_t *len, tahq_header *h, int check_crc)
 {
     int rc = cli_read_message(path, msg, len);
     if (rc)
         return rc;
-    tahq_status st = check_crc ? tahq_parse_header(*msg, *len, h)
-                               : tahq_parse_header_nocrc(*msg, *len, h);
+    tahq_status st =
+        check_crc ? tahq_parse_header(*msg, *len, h) : tahq_parse_header_nocrc(*msg, *len, h);
     if (st != TAHQ_OK) {
         free(*msg);
         *msg = NULL;
@@ -206,8 +205,9 @@ int cmd_decode(int argc, char **argv)
         return paper_v1_decode(&o, pos, npos, json, g_threads);
     /* a message carries its configuration and shape */
     if (o.first_given)
-        return cli_fail(EXIT_USAGE, "%s applies only with --profile paper-v1 (see tahq decode "
-                                    "--help)",
+        return cli_fail(EXIT_USAGE,
+                        "%s applies only with --profile paper-v1 (see tahq decode "
+                        "--help)",
                         o.first_given);
     if (npos != 2)
         return cli_fail(EXIT_USAGE, "need IN.tahq and OUT (see tahq decode --help)");
@@ -239,11 +239,11 @@ int cmd_decode(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        int jrc = cli_json_print(
-            stdout, json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", "command", "decode", "input",
-                              cli_jstr(pos[0]), "output", cli_jstr(pos[1]), "shape",
-                              cli_jshape(&h.shape), "elements", (json_int_t)n, "bytes",
-                              (json_int_t)len));
+        int jrc =
+            cli_json_print(stdout, json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", "command", "decode",
+                                             "input", cli_jstr(pos[0]), "output", cli_jstr(pos[1]),
+                                             "shape", cli_jshape(&h.shape), "elements",
+                                             (json_int_t)n, "bytes", (json_int_t)len));
         if (jrc)
             return jrc;
     } else {
@@ -287,8 +287,8 @@ static void print_tile_table(const tahq_tile_info *info, const double *bound, ui
     if (n_tiles * 96u > TILES_SIZE_NOTE)
         fprintf(stderr, "tahq inspect: --tiles: %llu lines of 96 bytes (%.1f MB) follow\n",
                 (unsigned long long)n_tiles, (double)n_tiles * 96.0 / 1e6);
-    printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits",
-           "flagged", "pivot", "zero", "scale", "bound");
+    printf("%8s %8s %5s %4s %7s %5s %15s %15s %15s\n", "tile", "row", "col", "bits", "flagged",
+           "pivot", "zero", "scale", "bound");
     for (uint64_t t = 0; t < n_tiles; ++t) {
         double bmax = bound[t];
         char piv[16];
@@ -296,10 +296,9 @@ static void print_tile_table(const tahq_tile_info *info, const double *bound, ui
             snprintf(piv, sizeof piv, "%u", (unsigned)info[t].pivot);
         else
             snprintf(piv, sizeof piv, "-");
-        printf("%8llu %8llu %5llu %4u %7s %5s %15.9g %15.9g %15.9g\n",
-               (unsigned long long)t, (unsigned long long)(t / per_row),
-               (unsigned long long)(t % per_row), (unsigned)info[t].bits,
-               info[t].flagged ? "yes" : "no", piv, (double)info[t].zero,
+        printf("%8llu %8llu %5llu %4u %7s %5s %15.9g %15.9g %15.9g\n", (unsigned long long)t,
+               (unsigned long long)(t / per_row), (unsigned long long)(t % per_row),
+               (unsigned)info[t].bits, info[t].flagged ? "yes" : "no", piv, (double)info[t].zero,
                (double)info[t].scale, bmax);
     }
 }
@@ -355,7 +354,7 @@ int cmd_inspect(int argc, char **argv)
     }
 
     /* units of the precision split */
-    const char *unit = cli_alloc_per_row(c->alloc) ? "token"
+    const char *unit = cli_alloc_per_row(c->alloc)   ? "token"
                        : c->alloc == TAHQ_ALLOC_TILE ? "tile"
                                                      : "none";
     uint64_t n_units = cli_alloc_per_row(c->alloc) ? rows : n_tiles;
@@ -365,8 +364,8 @@ int cmd_inspect(int argc, char **argv)
         flagged += info[t].flagged ? 1u : 0u;
         low_tiles += (info[t].bits == c->lo_bits && c->lo_bits != c->hi_bits) ? 1u : 0u;
     }
-    int consistent = flagged == h.n_flagged &&
-                     (c->lo_bits == c->hi_bits || low_tiles == low_tiles_hdr);
+    int consistent =
+        flagged == h.n_flagged && (c->lo_bits == c->hi_bits || low_tiles == low_tiles_hdr);
     if (c->lo_bits == c->hi_bits)
         low_tiles = low_tiles_hdr;
     double bpe = (double)len * 8.0 / (double)n;
@@ -375,14 +374,13 @@ int cmd_inspect(int argc, char **argv)
         json_t *out = json_pack(
             "{s:s, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:s, s:I, s:I, s:I, s:I, "
             "s:I, s:I}",
-            "command", "inspect", "file", cli_jstr(path), "bytes", (json_int_t)len,
-            "header_bytes", (json_int_t)TAHQ_HEADER_BYTES, "payload_bytes",
-            (json_int_t)h.payload_bytes, "version", (json_int_t)h.version, "config",
-            cli_jconfig(c), "shape", cli_jshape(&h.shape), "elements", (json_int_t)n, "tiles",
-            (json_int_t)n_tiles, "bits_per_element", cli_jnum(bpe), "unit", unit, "units",
-            (json_int_t)n_units, "n_low", (json_int_t)h.n_low, "low_tiles",
-            (json_int_t)low_tiles, "high_tiles", (json_int_t)(n_tiles - low_tiles), "n_flagged",
-            (json_int_t)h.n_flagged, "crc32c", (json_int_t)h.crc);
+            "command", "inspect", "file", cli_jstr(path), "bytes", (json_int_t)len, "header_bytes",
+            (json_int_t)TAHQ_HEADER_BYTES, "payload_bytes", (json_int_t)h.payload_bytes, "version",
+            (json_int_t)h.version, "config", cli_jconfig(c), "shape", cli_jshape(&h.shape),
+            "elements", (json_int_t)n, "tiles", (json_int_t)n_tiles, "bits_per_element",
+            cli_jnum(bpe), "unit", unit, "units", (json_int_t)n_units, "n_low", (json_int_t)h.n_low,
+            "low_tiles", (json_int_t)low_tiles, "high_tiles", (json_int_t)(n_tiles - low_tiles),
+            "n_flagged", (json_int_t)h.n_flagged, "crc32c", (json_int_t)h.crc);
         /* the tiles are streamed, one record built, printed and released
          * at a time: no document of every tile is held in memory */
         /* cli_json_put releases what it prints */
@@ -418,8 +416,8 @@ int cmd_inspect(int argc, char **argv)
         char txt[160];
         cli_config_text(c, txt, sizeof txt);
         printf("file            %s\n", path);
-        printf("message bytes   %zu (header %u, payload %llu)\n", len,
-               (unsigned)TAHQ_HEADER_BYTES, (unsigned long long)h.payload_bytes);
+        printf("message bytes   %zu (header %u, payload %llu)\n", len, (unsigned)TAHQ_HEADER_BYTES,
+               (unsigned long long)h.payload_bytes);
         printf("format version  %u\n", (unsigned)h.version);
         printf("config          %s seed=%llu\n", txt, (unsigned long long)c->seed);
         printf("shape           B=%u S=%u C=%u (%llu elements, %llu tiles of %u)\n",
@@ -428,10 +426,9 @@ int cmd_inspect(int argc, char **argv)
         printf("bits/element    %.4f (all message bytes counted)\n", bpe);
         printf("precision       alloc %s: %llu of %llu units low (%u bits), %llu high "
                "(%u bits); tiles: %llu low, %llu high\n",
-               unit, (unsigned long long)h.n_low, (unsigned long long)n_units,
-               (unsigned)c->lo_bits, (unsigned long long)(n_units - h.n_low),
-               (unsigned)c->hi_bits, (unsigned long long)low_tiles,
-               (unsigned long long)(n_tiles - low_tiles));
+               unit, (unsigned long long)h.n_low, (unsigned long long)n_units, (unsigned)c->lo_bits,
+               (unsigned long long)(n_units - h.n_low), (unsigned)c->hi_bits,
+               (unsigned long long)low_tiles, (unsigned long long)(n_tiles - low_tiles));
         printf("flagged tiles   %llu (%.2f%%)\n", (unsigned long long)h.n_flagged,
                n_tiles ? 100.0 * (double)h.n_flagged / (double)n_tiles : 0.0);
         printf("crc32c          0x%08x\n", (unsigned)h.crc);
@@ -464,7 +461,6 @@ static void roundtrip_help(void)
     printf("  --threads N              encode and decode over N threads (1..%u; default 1);\n"
            "                           the output is the same for every N\n",
            (unsigned)TAHQ_JOBS_MAX);
-
 }
 
 int cmd_roundtrip(int argc, char **argv)
@@ -525,12 +521,11 @@ int cmd_roundtrip(int argc, char **argv)
             json_pack("{s:s, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I, "
                       "s:I, s:I, s:b}",
                       "command", "roundtrip", "input", cli_jstr(pos[0]), "shape",
-                      cli_jshape(&shape), "config", cli_jconfig(&o.cfg), "elements",
-                      (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
-                      cli_jnum(bpe), "rel_mse", cli_jnum(s.rel_mse), "sqnr_db",
-                      cli_jnum(s.sqnr_db), "max_abs_err", cli_jnum(s.max_abs_err),
-                      "max_err_over_bound", cli_jnum(s.max_err_over_bound), "n_over_bound",
-                      (json_int_t)s.n_over_bound, "max_tile_l2_over_bound",
+                      cli_jshape(&shape), "config", cli_jconfig(&o.cfg), "elements", (json_int_t)n,
+                      "bytes", (json_int_t)len, "bits_per_element", cli_jnum(bpe), "rel_mse",
+                      cli_jnum(s.rel_mse), "sqnr_db", cli_jnum(s.sqnr_db), "max_abs_err",
+                      cli_jnum(s.max_abs_err), "max_err_over_bound", cli_jnum(s.max_err_over_bound),
+                      "n_over_bound", (json_int_t)s.n_over_bound, "max_tile_l2_over_bound",
                       cli_jnum(s.max_l2_over_bound), "n_tiles_over_l2_bound",
                       (json_int_t)s.n_tiles_over_l2, "n_low", (json_int_t)h.n_low, "n_flagged",
                       (json_int_t)h.n_flagged, "ok", !(s.n_over_bound || s.n_tiles_over_l2)));
@@ -539,9 +534,8 @@ int cmd_roundtrip(int argc, char **argv)
     } else {
         char txt[160];
         cli_config_text(&o.cfg, txt, sizeof txt);
-        printf("input           %s [%u, %u, %u] (%llu elements)\n", pos[0],
-               (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
-               (unsigned long long)n);
+        printf("input           %s [%u, %u, %u] (%llu elements)\n", pos[0], (unsigned)shape.batch,
+               (unsigned)shape.seq_len, (unsigned)shape.channels, (unsigned long long)n);
         printf("config          %s seed=%llu\n", txt, (unsigned long long)o.cfg.seed);
         printf("message bytes   %zu (%.4f bits/element)\n", len, bpe);
         printf("relative MSE    %.6e\n", s.rel_mse);
@@ -559,10 +553,9 @@ int cmd_roundtrip(int argc, char **argv)
                         (unsigned long long)s.n_over_bound, (unsigned long long)s.first_over,
                         s.first_over_err, s.first_over_bound);
     if (s.n_tiles_over_l2)
-        return cli_fail(EXIT_RUNTIME,
-                        "FAIL: %llu flagged tiles exceed their L2 error bound (first: tile %llu)",
-                        (unsigned long long)s.n_tiles_over_l2,
-                        (unsigned long long)s.first_tile_over_l2);
+        return cli_fail(
+            EXIT_RUNTIME, "FAIL: %llu flagged tiles exceed their L2 error bound (first: tile %llu)",
+            (unsigned long long)s.n_tiles_over_l2, (unsigned long long)s.first_tile_over_l2);
     if (!json)
         printf("ok: every element within its error bound, every flagged tile within its L2 "
                "bound\n");

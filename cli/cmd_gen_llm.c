@@ -31,7 +31,8 @@ int cmd_gen_llm(int argc, char **argv)
                               CLI_OPT("--batch", cli_opt_u32_pos, &B),
                               CLI_OPT("--seq", cli_opt_u32_pos, &S),
                               CLI_OPT("--channels", cli_opt_u32_pos, &C),
-                              CLI_OPT("--seed", cli_opt_u64, &seed), CLI_END};
+                              CLI_OPT("--seed", cli_opt_u64, &seed),
+                              CLI_END};
     const cli_option *const tables[] = {own, NULL};
     int prc = cli_parse(argc, argv, tables, &out, 1, &npos);
     if (prc == CLI_HELP)
@@ -45,8 +46,8 @@ int cmd_gen_llm(int argc, char **argv)
         return EXIT_USAGE;
     uint64_t n = (uint64_t)B * S;
     if (n > TAHQ_MAX_ELEMENTS / C)
-        return cli_fail(EXIT_USAGE, "[%u, %u, %u] exceeds 2^40 elements", (unsigned)B,
-                        (unsigned)S, (unsigned)C);
+        return cli_fail(EXIT_USAGE, "[%u, %u, %u] exceeds 2^40 elements", (unsigned)B, (unsigned)S,
+                        (unsigned)C);
     n *= C;
     if (n > SIZE_MAX / sizeof(float))
         return cli_fail(EXIT_RUNTIME, "tensor too large for this machine");
@@ -61,11 +62,10 @@ int cmd_gen_llm(int argc, char **argv)
     if (rc)
         return rc;
     if (json) {
-        return cli_json_print(
-            stdout, json_pack("{s:s, s:o, s:[I, I, I], s:o, s:I}", "command", "gen-llm",
-                              "output", cli_jstr(out), "shape", (json_int_t)B, (json_int_t)S,
-                              (json_int_t)C, "seed", cli_ju64(seed), "elements",
-                              (json_int_t)n));
+        return cli_json_print(stdout, json_pack("{s:s, s:o, s:[I, I, I], s:o, s:I}", "command",
+                                                "gen-llm", "output", cli_jstr(out), "shape",
+                                                (json_int_t)B, (json_int_t)S, (json_int_t)C, "seed",
+                                                cli_ju64(seed), "elements", (json_int_t)n));
     } else {
         printf("%s: LLM-like tensor [%u, %u, %u], seed %llu, %llu elements\n", out, (unsigned)B,
                (unsigned)S, (unsigned)C, (unsigned long long)seed, (unsigned long long)n);

@@ -30,8 +30,8 @@ static int to_paper_cfg(const enc_opts *o, tahq_paper_v1_config *p)
     tahq_config d;
     tahq_config_default(&d);
     const tahq_config *c = &o->cfg;
-    if (c->alloc != d.alloc || c->rounding != d.rounding || c->meta != d.meta || c->seed != d.seed ||
-        memcmp(&c->tau, &d.tau, sizeof d.tau) != 0)
+    if (c->alloc != d.alloc || c->rounding != d.rounding || c->meta != d.meta ||
+        c->seed != d.seed || memcmp(&c->tau, &d.tau, sizeof d.tau) != 0)
         return cli_fail(EXIT_USAGE,
                         "--profile paper-v1 fixes alloc token, tau 2, nearest rounding, fp16 "
                         "metadata (only --tile, --bits and --ratio apply)");
@@ -98,9 +98,9 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, 
     }
     tahq_parallel par;
     tahq_parallel_threads(&par, threads);
-    st = threads > 1 ? tahq_paper_v1_encode_parallel(&pc, &shape, t.data, ws, wsz, msg, cap, &len,
-                                                     &par)
-                     : tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
+    st = threads > 1
+             ? tahq_paper_v1_encode_parallel(&pc, &shape, t.data, ws, wsz, msg, cap, &len, &par)
+             : tahq_paper_v1_encode(&pc, &shape, t.data, ws, wsz, msg, cap, &len);
     free(ws);
     npy_free(&t);
     if (st != TAHQ_OK) {
@@ -118,18 +118,17 @@ int paper_v1_encode(const enc_opts *opts, const char **pos, int npos, int json, 
     if (json) {
         return cli_json_print(
             stdout,
-            json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}",
-                      "command", "encode", "profile", "paper-v1", "input", cli_jstr(pos[0]),
-                      "output", cli_jstr(pos[1]), "shape", cli_jshape(&shape), "config", "tile",
+            json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:o}", "command",
+                      "encode", "profile", "paper-v1", "input", cli_jstr(pos[0]), "output",
+                      cli_jstr(pos[1]), "shape", cli_jshape(&shape), "config", "tile",
                       (json_int_t)pc.tile, "hi_bits", (json_int_t)pc.hi_bits, "lo_bits",
-                      (json_int_t)pc.lo_bits, "hi_permille", (json_int_t)pc.hi_permille,
-                      "elements", (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
+                      (json_int_t)pc.lo_bits, "hi_permille", (json_int_t)pc.hi_permille, "elements",
+                      (json_int_t)n, "bytes", (json_int_t)len, "bits_per_element",
                       cli_jnum((double)len * 8.0 / (double)n)));
     } else {
-        printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element (%s)\n",
-               pos[0], pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len,
-               (unsigned)shape.channels, (unsigned long long)n, len,
-               (double)len * 8.0 / (double)n, txt);
+        printf("%s -> %s: [%u, %u, %u] %llu elements, %zu bytes, %.4f bits/element (%s)\n", pos[0],
+               pos[1], (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels,
+               (unsigned long long)n, len, (double)len * 8.0 / (double)n, txt);
     }
     return 0;
 }
@@ -211,11 +210,10 @@ int paper_v1_decode(const enc_opts *opts, const char **pos, int npos, int json, 
             stdout, json_pack("{s:s, s:s, s:o, s:o, s:[I, I, I], s:I, s:I}", "command", "decode",
                               "profile", "paper-v1", "input", cli_jstr(pos[0]), "output",
                               cli_jstr(pos[1]), "shape", (json_int_t)B, (json_int_t)S,
-                              (json_int_t)C, "elements", (json_int_t)n, "bytes",
-                              (json_int_t)len));
+                              (json_int_t)C, "elements", (json_int_t)n, "bytes", (json_int_t)len));
     } else {
-        printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes (paper-v1)\n", pos[0],
-               pos[1], (unsigned)B, (unsigned)S, (unsigned)C, (unsigned long long)n, len);
+        printf("%s -> %s: [%u, %u, %u] %llu elements from %zu bytes (paper-v1)\n", pos[0], pos[1],
+               (unsigned)B, (unsigned)S, (unsigned)C, (unsigned long long)n, len);
     }
     return 0;
 }

@@ -22,8 +22,8 @@
 typedef struct row {
     const char *name;
     tahq_config cfg;
-    int skipped;      /* shape does not fit the configuration */
-    int status;       /* first failing library status, TAHQ_OK if none */
+    int skipped;       /* shape does not fit the configuration */
+    int status;        /* first failing library status, TAHQ_OK if none */
     const char *stage; /* where status happened */
     size_t bytes;
     double bpe;
@@ -157,8 +157,8 @@ static json_t *json_rows(const row *rows)
         const row *r = &rows[i];
         json_t *jr;
         if (r->skipped) {
-            jr = json_pack("{s:s, s:o, s:b}", "name", r->name, "config",
-                           cli_jconfig(&r->cfg), "skipped", 1);
+            jr = json_pack("{s:s, s:o, s:b}", "name", r->name, "config", cli_jconfig(&r->cfg),
+                           "skipped", 1);
         } else {
             char crc[16];
             snprintf(crc, sizeof crc, "%08x", (unsigned)r->crc);
@@ -166,16 +166,14 @@ static json_t *json_rows(const row *rows)
                 "{s:s, s:o, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, "
                 "s:s, s:b, s:b, s:b}",
                 "name", r->name, "config", cli_jconfig(&r->cfg), "skipped", 0, "status",
-                r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status),
-                "bytes", (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe),
-                "rel_mse", cli_jnum(r->s.rel_mse), "sqnr_db", cli_jnum(r->s.sqnr_db),
-                "max_abs_err", cli_jnum(r->s.max_abs_err), "max_err_over_bound",
-                cli_jnum(r->s.max_err_over_bound), "max_tile_l2_over_bound",
-                cli_jnum(r->s.max_l2_over_bound), "n_tiles_over_l2_bound",
-                (json_int_t)r->s.n_tiles_over_l2, "n_over_bound",
-                (json_int_t)r->s.n_over_bound, "n_low", (json_int_t)r->n_low, "n_flagged",
-                (json_int_t)r->n_flagged, "crc32c", crc, "deterministic", r->det_ok,
-                "decode_stable", r->dec_ok, "ok", r->ok);
+                r->status == CLI_ERR_NOMEM ? "out_of_memory" : tahq_status_name(r->status), "bytes",
+                (json_int_t)r->bytes, "bits_per_element", cli_jnum(r->bpe), "rel_mse",
+                cli_jnum(r->s.rel_mse), "sqnr_db", cli_jnum(r->s.sqnr_db), "max_abs_err",
+                cli_jnum(r->s.max_abs_err), "max_err_over_bound", cli_jnum(r->s.max_err_over_bound),
+                "max_tile_l2_over_bound", cli_jnum(r->s.max_l2_over_bound), "n_tiles_over_l2_bound",
+                (json_int_t)r->s.n_tiles_over_l2, "n_over_bound", (json_int_t)r->s.n_over_bound,
+                "n_low", (json_int_t)r->n_low, "n_flagged", (json_int_t)r->n_flagged, "crc32c", crc,
+                "deterministic", r->det_ok, "decode_stable", r->dec_ok, "ok", r->ok);
         }
         if (!jr || json_array_append_new(jrows, jr)) {
             json_decref(jrows);
@@ -203,9 +201,8 @@ static void print_rows(const row *rows, const tahq_shape *shape)
             continue;
         }
         printf("%-11s %-44s %9zu %7.4f %10.4e %7.2f %10.4g %10.6f %7llu %08x %4s %4s  %s\n",
-               r->name, txt, r->bytes, r->bpe, r->s.rel_mse, r->s.sqnr_db,
-               r->s.max_abs_err, r->s.max_err_over_bound, (unsigned long long)r->n_flagged,
-               (unsigned)r->crc,
+               r->name, txt, r->bytes, r->bpe, r->s.rel_mse, r->s.sqnr_db, r->s.max_abs_err,
+               r->s.max_err_over_bound, (unsigned long long)r->n_flagged, (unsigned)r->crc,
                r->det_ok ? "ok" : "FAIL", r->dec_ok ? "ok" : "FAIL", r->ok ? "ok" : "FAIL");
         if (r->s.n_over_bound)
             printf("    FAIL: %llu elements exceed their bound (first: element %llu, "
@@ -258,8 +255,8 @@ int cmd_report(int argc, char **argv)
         t.dims[2] = shape.channels;
         t.count = shape_count(&shape);
         t.data = malloc((size_t)t.count * sizeof(float));
-        if (!t.data || llm_tensor_fill(t.data, shape.batch, shape.seq_len, shape.channels,
-                                       data_seed) != 0) {
+        if (!t.data ||
+            llm_tensor_fill(t.data, shape.batch, shape.seq_len, shape.channels, data_seed) != 0) {
             free(t.data);
             return cli_fail(EXIT_RUNTIME, "out of memory");
         }
@@ -310,8 +307,8 @@ int cmd_report(int argc, char **argv)
                  (unsigned)shape.batch, (unsigned)shape.seq_len, (unsigned)shape.channels);
     } else {
         snprintf(verdict, sizeof verdict,
-                 "report: FAIL: %d of %d configurations failed (see the rows marked FAIL)",
-                 n_fail, n_run);
+                 "report: FAIL: %d of %d configurations failed (see the rows marked FAIL)", n_fail,
+                 n_run);
     }
     int ok = n_fail == 0 && n_run > 0;
 
@@ -322,12 +319,11 @@ int cmd_report(int argc, char **argv)
             json_pack("{s:s, s:o, s:o, s:[I, I, I], s:I, s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:b, "
                       "s:o}",
                       "command", "report", "input", cli_jstr(src), "data_seed",
-                      input ? json_null() : cli_ju64(data_seed), "shape",
-                      (json_int_t)shape.batch, (json_int_t)shape.seq_len,
-                      (json_int_t)shape.channels, "elements", (json_int_t)n, "max_abs",
-                      cli_jnum(maxabs), "rms", cli_jnum(rms), "rows", jrows, "configurations",
-                      n_run, "skipped", n_skip, "failed", n_fail, "seconds", cli_jnum(elapsed),
-                      "ok", ok, "verdict", cli_jstr(verdict)));
+                      input ? json_null() : cli_ju64(data_seed), "shape", (json_int_t)shape.batch,
+                      (json_int_t)shape.seq_len, (json_int_t)shape.channels, "elements",
+                      (json_int_t)n, "max_abs", cli_jnum(maxabs), "rms", cli_jnum(rms), "rows",
+                      jrows, "configurations", n_run, "skipped", n_skip, "failed", n_fail,
+                      "seconds", cli_jnum(elapsed), "ok", ok, "verdict", cli_jstr(verdict)));
         if (jrc)
             return jrc;
     } else {
@@ -344,9 +340,9 @@ int cmd_report(int argc, char **argv)
                "encode twice -> same bytes (det); decode twice -> same values (dec)\n");
         printf("crc32c: the CRC-32C of each message, a fingerprint of its bytes for comparing "
                "builds and platforms\n\n");
-        printf("%-11s %-44s %9s %7s %10s %7s %10s %10s %7s %8s %4s %4s  %s\n", "name",
-               "config", "bytes", "bits/el", "relMSE", "SQNR dB", "max|err|", "err/bound",
-               "flagged", "crc32c", "det", "dec", "result");
+        printf("%-11s %-44s %9s %7s %10s %7s %10s %10s %7s %8s %4s %4s  %s\n", "name", "config",
+               "bytes", "bits/el", "relMSE", "SQNR dB", "max|err|", "err/bound", "flagged",
+               "crc32c", "det", "dec", "result");
         print_rows(rows, &shape);
         printf("\n(%.2f s)\n", elapsed);
         printf("%s\n", verdict);

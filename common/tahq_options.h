@@ -39,15 +39,15 @@ struct tahq_option {
     tahq_option_fn set; /* NULL: a flag sets *(int *)dst to 1, a value is kept
                            in *(const char **)dst */
     void *dst;
-    double lo, hi;               /* tahq_option_int, tahq_option_double: the range */
-    const char *const *choices;  /* tahq_option_choice: the names, NULL-terminated */
-    int stops;                   /* a flag that ends the parse (--help, --version) */
-    const char *usage;           /* the help's left column, when not name and arg */
-    const char *help;            /* NULL: not listed (an alias, or listed on the
+    double lo, hi;              /* tahq_option_int, tahq_option_double: the range */
+    const char *const *choices; /* tahq_option_choice: the names, NULL-terminated */
+    int stops;                  /* a flag that ends the parse (--help, --version) */
+    const char *usage;          /* the help's left column, when not name and arg */
+    const char *help;           /* NULL: not listed (an alias, or listed on the
                                     line of another option) */
     /* strict rules only: */
-    int repeat;                  /* may be given more than once */
-    const char *omitted;         /* the value when it is left out (the option
+    int repeat;          /* may be given more than once */
+    const char *omitted; /* the value when it is left out (the option
                                     is last or followed by a "--" argument);
                                     NULL: a value is required */
 };
@@ -102,7 +102,8 @@ static inline const tahq_option *tahq_options_find_n(const tahq_option *const *t
     return NULL;
 }
 
-static inline const tahq_option *tahq_options_find(const tahq_option *const *tables, const char *arg)
+static inline const tahq_option *tahq_options_find(const tahq_option *const *tables,
+                                                   const char *arg)
 {
     return tahq_options_find_n(tables, arg, strlen(arg));
 }

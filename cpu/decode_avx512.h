@@ -21,7 +21,8 @@ TAHQ_AVX512_INLINE __m512 group16(const uint8_t *src, const uint32_t b, uint64_t
     uint64_t w0, w1;
     memcpy(&w0, src, 8);
     memcpy(&w1, src + b, 8);
-    const __m128i u = _mm_set_epi64x((long long)_pdep_u64(w1, mask), (long long)_pdep_u64(w0, mask));
+    const __m128i u =
+        _mm_set_epi64x((long long)_pdep_u64(w1, mask), (long long)_pdep_u64(w0, mask));
     const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(u));
     return _mm512_add_ps(z, _mm512_mul_ps(q, s));
 }
@@ -55,7 +56,8 @@ TAHQ_AVX512_INLINE void tiles16(const tahq_fast_dec *d, uint64_t t, uint64_t n, 
     const uint64_t mask = TAHQ_BYTE_MASK(b);
     dec_walk w = walk_begin(d, t, n, *codes, *pivot, 16u * nv, 2u * nv * b);
     for (; w.t < w.e_wide; walk_next(&w)) {
-        const __m512 z = _mm512_set1_ps(meta_load(meta, w.zp)), s = _mm512_set1_ps(meta_load(meta, w.sp));
+        const __m512 z = _mm512_set1_ps(meta_load(meta, w.zp)),
+                     s = _mm512_set1_ps(meta_load(meta, w.sp));
         if (!walk_flagged(d, &w)) {
 #pragma GCC unroll 16
             for (uint32_t g = 0; g < nv; g++)
@@ -76,11 +78,21 @@ TAHQ_AVX512_INLINE void tiles16_meta(const tahq_fast_dec *d, uint64_t t, uint64_
                                      const uint8_t **codes, uint64_t *pivot, const tahq_meta meta)
 {
     switch (d->tile) {
-    case 16: tiles16(d, t, n, b, codes, pivot, 1, meta); break;
-    case 32: tiles16(d, t, n, b, codes, pivot, 2, meta); break;
-    case 64: tiles16(d, t, n, b, codes, pivot, 4, meta); break;
-    case 128: tiles16(d, t, n, b, codes, pivot, 8, meta); break;
-    default: tiles16(d, t, n, b, codes, pivot, 16, meta); break;
+    case 16:
+        tiles16(d, t, n, b, codes, pivot, 1, meta);
+        break;
+    case 32:
+        tiles16(d, t, n, b, codes, pivot, 2, meta);
+        break;
+    case 64:
+        tiles16(d, t, n, b, codes, pivot, 4, meta);
+        break;
+    case 128:
+        tiles16(d, t, n, b, codes, pivot, 8, meta);
+        break;
+    default:
+        tiles16(d, t, n, b, codes, pivot, 16, meta);
+        break;
     }
 }
 

@@ -100,11 +100,16 @@ static TAHQ_AVX512_TARGET int row_entropy_avx512(const float *row, uint32_t T, u
                                                  float *entropy)
 {
     switch (G) {
-    case 16: return entropy16_regs(row, T, 1, entropy);
-    case 32: return entropy16_regs(row, T, 2, entropy);
-    case 64: return entropy16_regs(row, T, 4, entropy);
-    case 128: return entropy16_regs(row, T, 8, entropy);
-    default: return entropy16_regs(row, T, 16, entropy);
+    case 16:
+        return entropy16_regs(row, T, 1, entropy);
+    case 32:
+        return entropy16_regs(row, T, 2, entropy);
+    case 64:
+        return entropy16_regs(row, T, 4, entropy);
+    case 128:
+        return entropy16_regs(row, T, 8, entropy);
+    default:
+        return entropy16_regs(row, T, 16, entropy);
     }
 }
 
@@ -141,9 +146,9 @@ TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, 
 /* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of
  * its first element), packed: 16 Philox blocks per 64 values
  * (stochastic_avx512.h), two PEXT per 16 codes into tahq_bitwriter. */
-TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z,
-                                                float s, const uint32_t bits, uint64_t seed,
-                                                uint64_t elem0, uint8_t *dst)
+TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z, float s,
+                                                const uint32_t bits, uint64_t seed, uint64_t elem0,
+                                                uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
@@ -154,8 +159,8 @@ TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n
         tahq_words64(elem0 + 16u * i, (uint32_t)seed, (uint32_t)(seed >> 32), words);
 #pragma GCC unroll 4
         for (uint32_t m = 0; m < 4; m++) {
-            const __m128i b = tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv,
-                                                      words[m]);
+            const __m128i b =
+                tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv, words[m]);
             if (bits == 8) {
                 _mm_storeu_si128((__m128i *)(void *)(dst + 16 * (i + m)), b);
                 continue;
@@ -224,11 +229,16 @@ static TAHQ_AVX512_TARGET tahq_status encode_run_avx512(const tahq_config *c, co
                                                         tahq_fast_run *run)
 {
     switch (c->tile) {
-    case 16: return run16(c, x, t0, count, bits, run, 1);
-    case 32: return run16(c, x, t0, count, bits, run, 2);
-    case 64: return run16(c, x, t0, count, bits, run, 4);
-    case 128: return run16(c, x, t0, count, bits, run, 8);
-    default: return run16(c, x, t0, count, bits, run, 16);
+    case 16:
+        return run16(c, x, t0, count, bits, run, 1);
+    case 32:
+        return run16(c, x, t0, count, bits, run, 2);
+    case 64:
+        return run16(c, x, t0, count, bits, run, 4);
+    case 128:
+        return run16(c, x, t0, count, bits, run, 8);
+    default:
+        return run16(c, x, t0, count, bits, run, 16);
     }
 }
 

@@ -66,8 +66,8 @@ static void codes_stochastic(const float *values, uint32_t G, float z, float s, 
     tahq_fast_pack_tile(dst, codes, G, bits);
 }
 
-static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
-    const __m256 *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
+static inline __attribute__((always_inline)) ENC_TARGET void
+codes_nearest_regs(const __m256 *u, const uint32_t n, float z, float s, uint32_t bits, uint8_t *dst)
 {
     const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
     const __m256i lv = _mm256_set1_epi32((int)((1u << bits) - 1u));
@@ -76,10 +76,11 @@ static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
     if (n >= 4) {
         /* 4 vectors at a time: 32 codes to bytes in 3 packs and a permute */
         const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-        #pragma GCC unroll 32
+#pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i += 4) {
             __m256i p01 = _mm256_packus_epi32(code8(u[i], zv, sv, lv), code8(u[i + 1], zv, sv, lv));
-            __m256i p23 = _mm256_packus_epi32(code8(u[i + 2], zv, sv, lv), code8(u[i + 3], zv, sv, lv));
+            __m256i p23 =
+                _mm256_packus_epi32(code8(u[i + 2], zv, sv, lv), code8(u[i + 3], zv, sv, lv));
             __m256i b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
             __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
             uint64_t w[4] = {(uint64_t)_mm_cvtsi128_si64(lo), (uint64_t)_mm_extract_epi64(lo, 1),
@@ -90,10 +91,11 @@ static inline __attribute__((always_inline)) ENC_TARGET void codes_nearest_regs(
             }
         }
     } else {
-        #pragma GCC unroll 32
+#pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i++) {
             __m256i q = code8(u[i], zv, sv, lv);
-            __m128i q16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            __m128i q16 =
+                _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
             uint64_t g = _pext_u64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16)), mask);
             memcpy(buf + i * bits, &g, 8);
         }
@@ -107,7 +109,7 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
 {
     __m256 u[TAHQ_TILE_MAX / 8];
     const uint32_t G = 8u * n;
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
@@ -119,15 +121,15 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
     }
     const uint32_t levels = (1u << bits) - 1u;
     float z, s;
-    tahq_status st = zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits,
-                                    &out->scale_bits);
+    tahq_status st =
+        zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits, &out->scale_bits);
     if (st != TAHQ_OK)
         return st;
     if (s == 0.0f) {
         memset(dst, 0, G / 8u * bits);
     } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
         if (out->flagged)
-            #pragma GCC unroll 32
+#pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
                 _mm256_storeu_ps(v + 8 * i, u[i]);
         codes_stochastic(out->flagged ? v : x, G, z, s, bits, c->seed, elem0, dst);
@@ -138,7 +140,6 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
 }
 
 /* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
-
 
 /* ref/entropy.c log2_core on 8 lanes of x >= +0 (finite): the subnormal
  * select, the exponent and the fraction halved above sqrt(2), f = m - 1,
@@ -212,10 +213,8 @@ static int entropy_total(tahq_pairwise_acc *acc, const float *row, uint32_t T, u
 }
 
 /* The input check and tahq_entropy of a row of T tiles of 8n values. */
-static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const float *row,
-                                                                         uint32_t T,
-                                                                         const uint32_t n,
-                                                                         float *entropy)
+static inline __attribute__((always_inline)) ENC_TARGET int
+entropy_regs(const float *row, uint32_t T, const uint32_t n, float *entropy)
 {
     const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
     __m256i worst = _mm256_setzero_si256();
@@ -225,7 +224,8 @@ static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const f
         __m256 w[TAHQ_TILE_MAX / 8];
 #pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i++) {
-            __m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)(x + 8 * i)), mag);
+            __m256i a = _mm256_and_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(x + 8 * i)), mag);
             worst = _mm256_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
             w[i] = _mm256_castsi256_ps(a);
         }
@@ -262,12 +262,18 @@ static inline __attribute__((always_inline)) ENC_TARGET int entropy_regs(const f
 static ENC_TARGET int row_entropy_avx(const float *row, uint32_t T, uint32_t G, float *entropy)
 {
     switch (G) {
-    case 8: return entropy_regs(row, T, 1, entropy);
-    case 16: return entropy_regs(row, T, 2, entropy);
-    case 32: return entropy_regs(row, T, 4, entropy);
-    case 64: return entropy_regs(row, T, 8, entropy);
-    case 128: return entropy_regs(row, T, 16, entropy);
-    default: return entropy_regs(row, T, 32, entropy);
+    case 8:
+        return entropy_regs(row, T, 1, entropy);
+    case 16:
+        return entropy_regs(row, T, 2, entropy);
+    case 32:
+        return entropy_regs(row, T, 4, entropy);
+    case 64:
+        return entropy_regs(row, T, 8, entropy);
+    case 128:
+        return entropy_regs(row, T, 16, entropy);
+    default:
+        return entropy_regs(row, T, 32, entropy);
     }
 }
 
@@ -279,23 +285,23 @@ static ENC_TARGET void log2_8_avx(const float *x, float *y)
 /* The loop of tahq_fast_encode_run around ENCODE_ONE, an expression that
  * encodes tile t (at x + t * G) into `codes` and fills `tile` (enc_tile),
  * then its fields: one copy per tile size and lane width. Returns. */
-#define RUN_TILES(c, t0, count, bits, run, ENCODE_ONE)                                   \
-    do {                                                                                 \
+#define RUN_TILES(c, t0, count, bits, run, ENCODE_ONE)                                     \
+    do {                                                                                   \
         const uint32_t G = (c)->tile, k = tahq_tile_log2(G), code_bytes = G / 8u * (bits); \
-        const uint64_t meta_bytes = tahq_meta_bytes((c)->meta);                          \
-        uint8_t *codes = (run)->codes;                                                   \
-        uint64_t pivot_bit = (run)->pivot_bit;                                           \
-        tahq_status st = TAHQ_OK;                                                        \
-        for (uint64_t t = (t0); t < (t0) + (count); t++, codes += code_bytes) {          \
-            enc_tile tile;                                                               \
-            st = (ENCODE_ONE);                                                           \
-            if (st != TAHQ_OK)                                                           \
-                break;                                                                   \
-            pivot_bit = store_tile(run, t, &tile, meta_bytes, k, pivot_bit);             \
-        }                                                                                \
-        (run)->codes = codes;                                                            \
-        (run)->pivot_bit = pivot_bit;                                                    \
-        return st;                                                                       \
+        const uint64_t meta_bytes = tahq_meta_bytes((c)->meta);                            \
+        uint8_t *codes = (run)->codes;                                                     \
+        uint64_t pivot_bit = (run)->pivot_bit;                                             \
+        tahq_status st = TAHQ_OK;                                                          \
+        for (uint64_t t = (t0); t < (t0) + (count); t++, codes += code_bytes) {            \
+            enc_tile tile;                                                                 \
+            st = (ENCODE_ONE);                                                             \
+            if (st != TAHQ_OK)                                                             \
+                break;                                                                     \
+            pivot_bit = store_tile(run, t, &tile, meta_bytes, k, pivot_bit);               \
+        }                                                                                  \
+        (run)->codes = codes;                                                              \
+        (run)->pivot_bit = pivot_bit;                                                      \
+        return st;                                                                         \
     } while (0)
 
 /* The metadata fields of tile t, and for a flagged tile its flag bit and
@@ -327,14 +333,21 @@ static inline __attribute__((always_inline)) uint64_t store_tile(tahq_fast_run *
 static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
                                              uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
-#define ENC8(n) RUN_TILES(c, t0, count, bits, run, encode_regs(c, x + t * G, n, bits, t * G, codes, &tile))
+#define ENC8(n) \
+    RUN_TILES(c, t0, count, bits, run, encode_regs(c, x + t * G, n, bits, t * G, codes, &tile))
     switch (c->tile) {
-    case 8: ENC8(1);
-    case 16: ENC8(2);
-    case 32: ENC8(4);
-    case 64: ENC8(8);
-    case 128: ENC8(16);
-    default: ENC8(32);
+    case 8:
+        ENC8(1);
+    case 16:
+        ENC8(2);
+    case 32:
+        ENC8(4);
+    case 64:
+        ENC8(8);
+    case 128:
+        ENC8(16);
+    default:
+        ENC8(32);
     }
 #undef ENC8
 }

@@ -47,9 +47,8 @@ static inline __attribute__((always_inline)) ENC_TARGET double tree64_tail(__m25
 
 /* SPEC §2.5 halving tree in binary64 over the squares of one tile: lo[i]
  * holds elements 8i .. 8i+3, hi[i] elements 8i+4 .. 8i+7 (both overwritten). */
-static inline __attribute__((always_inline)) ENC_TARGET double tree64_regs(__m256d *lo,
-                                                                          __m256d *hi,
-                                                                          const uint32_t n)
+static inline __attribute__((always_inline)) ENC_TARGET double tree64_regs(__m256d *lo, __m256d *hi,
+                                                                           const uint32_t n)
 {
 #pragma GCC unroll 8
     for (uint32_t h = n / 2; h >= 1; h /= 2)
@@ -63,8 +62,8 @@ static inline __attribute__((always_inline)) ENC_TARGET double tree64_regs(__m25
 
 /* e_b of SPEC §4.3 step 1 for the tile u (n vectors) quantized to z, s and
  * the codes q (as floats, exact: q <= 255). */
-static inline __attribute__((always_inline)) ENC_TARGET double width_error_regs(
-    const __m256 *u, const __m256 *q, const uint32_t n, float z, float s)
+static inline __attribute__((always_inline)) ENC_TARGET double
+width_error_regs(const __m256 *u, const __m256 *q, const uint32_t n, float z, float s)
 {
     const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
     __m256d lo[TAHQ_TILE_MAX / 8], hi[TAHQ_TILE_MAX / 8];
@@ -83,8 +82,7 @@ static inline __attribute__((always_inline)) ENC_TARGET double width_error_regs(
 /* The gain g of SPEC §4.3 steps 1-2 of the tile at x (8n values; its first
  * element has index elem0), or the metadata overflow of either width. */
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
-tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0,
-               double *gain)
+tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0, double *gain)
 {
     const uint32_t G = 8u * n;
     __m256 u[TAHQ_TILE_MAX / 8];
@@ -126,7 +124,8 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
                 q[i] = _mm256_cvtepi32_ps(tahq_stochastic_codes8(
-                    u[i], zv, sv, lv, _mm256_loadu_si256((const __m256i *)(const void *)(words + 8 * i))));
+                    u[i], zv, sv, lv,
+                    _mm256_loadu_si256((const __m256i *)(const void *)(words + 8 * i))));
         } else {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
@@ -165,8 +164,8 @@ static inline double gain_finish(const gain_acc *acc)
 }
 
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
-row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t n,
-              uint64_t elem0, double *sigma)
+row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t n, uint64_t elem0,
+              double *sigma)
 {
     gain_acc acc = {.count = 0, .depth = 0};
     for (uint32_t t = 0; t < T; t++) {
@@ -185,12 +184,18 @@ static ENC_TARGET tahq_status row_gain_avx(const tahq_config *c, const float *ro
                                            uint64_t elem0, double *sigma)
 {
     switch (c->tile) {
-    case 8: return row_gain_regs(c, row, T, 1, elem0, sigma);
-    case 16: return row_gain_regs(c, row, T, 2, elem0, sigma);
-    case 32: return row_gain_regs(c, row, T, 4, elem0, sigma);
-    case 64: return row_gain_regs(c, row, T, 8, elem0, sigma);
-    case 128: return row_gain_regs(c, row, T, 16, elem0, sigma);
-    default: return row_gain_regs(c, row, T, 32, elem0, sigma);
+    case 8:
+        return row_gain_regs(c, row, T, 1, elem0, sigma);
+    case 16:
+        return row_gain_regs(c, row, T, 2, elem0, sigma);
+    case 32:
+        return row_gain_regs(c, row, T, 4, elem0, sigma);
+    case 64:
+        return row_gain_regs(c, row, T, 8, elem0, sigma);
+    case 128:
+        return row_gain_regs(c, row, T, 16, elem0, sigma);
+    default:
+        return row_gain_regs(c, row, T, 32, elem0, sigma);
     }
 }
 

@@ -117,9 +117,9 @@ static void decode_tiles_ref(const tahq_fast_dec *d, uint64_t t, uint64_t n, uin
         float *dst = d->out + t * G;
         uint8_t q[TAHQ_TILE_MAX];
         tahq_unpack_tile(src, q, G, b);
-        tahq_dequantize_tile(q, G, tahq_meta_value(d->meta, meta_bits_at(d->meta, d->zero + t * d->meta_bytes)),
-                             tahq_meta_value(d->meta, meta_bits_at(d->meta, d->scale + t * d->meta_bytes)),
-                             dst);
+        tahq_dequantize_tile(
+            q, G, tahq_meta_value(d->meta, meta_bits_at(d->meta, d->zero + t * d->meta_bytes)),
+            tahq_meta_value(d->meta, meta_bits_at(d->meta, d->scale + t * d->meta_bytes)), dst);
         if (tahq_get_bit(d->flags, t)) {
             uint8_t p;
             tahq_unpack_bits(d->pivots, *pivot * k, &p, 1, k);
@@ -192,14 +192,30 @@ static inline FAST_TARGET void pack_width(uint8_t *dst, const uint8_t *codes, ui
 static FAST_TARGET void pack_avx(uint8_t *dst, const uint8_t *codes, uint32_t tile, uint32_t b)
 {
     switch (b) {
-    case 1: pack_width(dst, codes, tile, 1); break;
-    case 2: pack_width(dst, codes, tile, 2); break;
-    case 3: pack_width(dst, codes, tile, 3); break;
-    case 4: pack_width(dst, codes, tile, 4); break;
-    case 5: pack_width(dst, codes, tile, 5); break;
-    case 6: pack_width(dst, codes, tile, 6); break;
-    case 7: pack_width(dst, codes, tile, 7); break;
-    default: memcpy(dst, codes, tile); break; /* 8 bits: the bytes themselves */
+    case 1:
+        pack_width(dst, codes, tile, 1);
+        break;
+    case 2:
+        pack_width(dst, codes, tile, 2);
+        break;
+    case 3:
+        pack_width(dst, codes, tile, 3);
+        break;
+    case 4:
+        pack_width(dst, codes, tile, 4);
+        break;
+    case 5:
+        pack_width(dst, codes, tile, 5);
+        break;
+    case 6:
+        pack_width(dst, codes, tile, 6);
+        break;
+    case 7:
+        pack_width(dst, codes, tile, 7);
+        break;
+    default:
+        memcpy(dst, codes, tile);
+        break; /* 8 bits: the bytes themselves */
     }
 }
 
@@ -251,21 +267,36 @@ inverse_regs(float *x, const uint32_t n, uint32_t pivot, float factor)
 static FAST_TARGET void inverse_avx(float *x, uint32_t G, uint32_t pivot, float factor)
 {
     switch (G) {
-    case 8: inverse_regs(x, 1, pivot, factor); break;
-    case 16: inverse_regs(x, 2, pivot, factor); break;
-    case 32: inverse_regs(x, 4, pivot, factor); break;
-    case 64: inverse_regs(x, 8, pivot, factor); break;
-    case 128: inverse_regs(x, 16, pivot, factor); break;
-    default: inverse_regs(x, 32, pivot, factor); break;
+    case 8:
+        inverse_regs(x, 1, pivot, factor);
+        break;
+    case 16:
+        inverse_regs(x, 2, pivot, factor);
+        break;
+    case 32:
+        inverse_regs(x, 4, pivot, factor);
+        break;
+    case 64:
+        inverse_regs(x, 8, pivot, factor);
+        break;
+    case 128:
+        inverse_regs(x, 16, pivot, factor);
+        break;
+    default:
+        inverse_regs(x, 32, pivot, factor);
+        break;
     }
 }
 
 static inline FAST_TARGET float meta_avx(tahq_meta meta, uint32_t bits)
 {
     switch (meta) {
-    case TAHQ_META_FP32: return tahq_float_of(bits);
-    case TAHQ_META_BF16: return tahq_float_of(bits << 16);
-    default: return _cvtsh_ss((unsigned short)bits);
+    case TAHQ_META_FP32:
+        return tahq_float_of(bits);
+    case TAHQ_META_BF16:
+        return tahq_float_of(bits << 16);
+    default:
+        return _cvtsh_ss((unsigned short)bits);
     }
 }
 
@@ -274,14 +305,30 @@ static FAST_TARGET void decode_avx(const uint8_t *src, uint32_t tile, uint32_t b
 {
     const __m256 z = _mm256_set1_ps(zero), s = _mm256_set1_ps(scale);
     switch (b) {
-    case 1: decode_width(src, tile, 1, z, s, out); break;
-    case 2: decode_width(src, tile, 2, z, s, out); break;
-    case 3: decode_width(src, tile, 3, z, s, out); break;
-    case 4: decode_width(src, tile, 4, z, s, out); break;
-    case 5: decode_width(src, tile, 5, z, s, out); break;
-    case 6: decode_width(src, tile, 6, z, s, out); break;
-    case 7: decode_width(src, tile, 7, z, s, out); break;
-    default: decode_width(src, tile, 8, z, s, out); break;
+    case 1:
+        decode_width(src, tile, 1, z, s, out);
+        break;
+    case 2:
+        decode_width(src, tile, 2, z, s, out);
+        break;
+    case 3:
+        decode_width(src, tile, 3, z, s, out);
+        break;
+    case 4:
+        decode_width(src, tile, 4, z, s, out);
+        break;
+    case 5:
+        decode_width(src, tile, 5, z, s, out);
+        break;
+    case 6:
+        decode_width(src, tile, 6, z, s, out);
+        break;
+    case 7:
+        decode_width(src, tile, 7, z, s, out);
+        break;
+    default:
+        decode_width(src, tile, 8, z, s, out);
+        break;
     }
 }
 
@@ -301,7 +348,8 @@ static inline FAST_TARGET void philox8(uint64_t block0, uint32_t key0, uint32_t 
     __m256i carry = _mm256_cmpgt_epi32(_mm256_xor_si256(lo0, bias), _mm256_xor_si256(c0, bias));
     __m256i c1 = _mm256_sub_epi32(_mm256_set1_epi32((int)(uint32_t)(block0 >> 32)), carry);
     __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
-    const __m256i m0 = _mm256_set1_epi32((int)TAHQ_PHILOX_M0), m1 = _mm256_set1_epi32((int)TAHQ_PHILOX_M1);
+    const __m256i m0 = _mm256_set1_epi32((int)TAHQ_PHILOX_M0),
+                  m1 = _mm256_set1_epi32((int)TAHQ_PHILOX_M1);
     uint32_t k0 = key0, k1 = key1;
     for (int round = 0; round < 10; round++) {
         __m256i p0e = _mm256_mul_epu32(c0, m0);
@@ -383,8 +431,9 @@ static TAHQ_AVX512_TARGET void codes_stochastic_avx512(const float *v, uint32_t 
         __m512i w[4];
         tahq_words64(elem0 + i, (uint32_t)seed, (uint32_t)(seed >> 32), w);
         for (uint32_t m = 0; m < 4; m++)
-            _mm_storeu_si128((__m128i *)(void *)(codes + i + 16 * m),
-                             tahq_stochastic_codes16(_mm512_loadu_ps(v + i + 16 * m), z, s, lv, w[m]));
+            _mm_storeu_si128(
+                (__m128i *)(void *)(codes + i + 16 * m),
+                tahq_stochastic_codes16(_mm512_loadu_ps(v + i + 16 * m), z, s, lv, w[m]));
     }
 }
 
@@ -513,9 +562,8 @@ typedef struct dec_walk {
     uint32_t G, k, step, mb;
 } dec_walk;
 
-static inline __attribute__((always_inline)) dec_walk walk_begin(const tahq_fast_dec *d,
-                                                                 uint64_t t, uint64_t n,
-                                                                 const uint8_t *codes,
+static inline __attribute__((always_inline)) dec_walk walk_begin(const tahq_fast_dec *d, uint64_t t,
+                                                                 uint64_t n, const uint8_t *codes,
                                                                  uint64_t pivot, uint32_t G,
                                                                  uint32_t step)
 {
@@ -580,7 +628,8 @@ tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uint
     const uint64_t mask = TAHQ_BYTE_MASK(b);
     dec_walk w = walk_begin(d, t, n, *codes, *pivot, 8u * nv, nv * b);
     for (; w.t < w.e_wide; walk_next(&w)) {
-        const __m256 z = _mm256_set1_ps(meta_load(meta, w.zp)), s = _mm256_set1_ps(meta_load(meta, w.sp));
+        const __m256 z = _mm256_set1_ps(meta_load(meta, w.zp)),
+                     s = _mm256_set1_ps(meta_load(meta, w.sp));
         if (!walk_flagged(d, &w)) {
 #pragma GCC unroll 32
             for (uint32_t g = 0; g < nv; g++)
@@ -602,17 +651,29 @@ tiles_meta(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b, const uin
            uint64_t *pivot, const tahq_meta meta)
 {
     switch (d->tile) {
-    case 8: tiles_avx(d, t, n, b, codes, pivot, 1, meta); break;
-    case 16: tiles_avx(d, t, n, b, codes, pivot, 2, meta); break;
-    case 32: tiles_avx(d, t, n, b, codes, pivot, 4, meta); break;
-    case 64: tiles_avx(d, t, n, b, codes, pivot, 8, meta); break;
-    case 128: tiles_avx(d, t, n, b, codes, pivot, 16, meta); break;
-    default: tiles_avx(d, t, n, b, codes, pivot, 32, meta); break;
+    case 8:
+        tiles_avx(d, t, n, b, codes, pivot, 1, meta);
+        break;
+    case 16:
+        tiles_avx(d, t, n, b, codes, pivot, 2, meta);
+        break;
+    case 32:
+        tiles_avx(d, t, n, b, codes, pivot, 4, meta);
+        break;
+    case 64:
+        tiles_avx(d, t, n, b, codes, pivot, 8, meta);
+        break;
+    case 128:
+        tiles_avx(d, t, n, b, codes, pivot, 16, meta);
+        break;
+    default:
+        tiles_avx(d, t, n, b, codes, pivot, 32, meta);
+        break;
     }
 }
 
-static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n,
-                                         uint32_t b, const uint8_t **codes, uint64_t *pivot)
+static FAST_TARGET void decode_tiles_avx(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
+                                         const uint8_t **codes, uint64_t *pivot)
 {
     if (d->meta == TAHQ_META_FP16)
         tiles_meta(d, t, n, b, codes, pivot, TAHQ_META_FP16);
@@ -638,7 +699,8 @@ static FAST_TARGET int meta_bad_avx(const uint8_t *zp, const uint8_t *sp, uint64
     const uint32_t mb = w32 ? 4u : 2u, per = 32u / mb;
     const __m256i expo = w32 ? _mm256_set1_epi32(0x7F800000)
                              : _mm256_set1_epi16(meta == TAHQ_META_BF16 ? 0x7F80 : 0x7C00);
-    const __m256i sign = w32 ? _mm256_set1_epi32((int)0x80000000u) : _mm256_set1_epi16((short)0x8000);
+    const __m256i sign =
+        w32 ? _mm256_set1_epi32((int)0x80000000u) : _mm256_set1_epi16((short)0x8000);
     __m256i bad = _mm256_setzero_si256();
     uint64_t i = 0;
     for (; i + per <= n; i += per) {
@@ -755,7 +817,6 @@ void tahq_fast_canonical_nans(float *x, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         x[i] = tahq_canonical_nan(x[i]);
 }
-
 
 #else /* the reference functions */
 

@@ -23,38 +23,39 @@
 /* Steps 2-3 of SPEC §5.3 exactly as ref/quant.c tile_zero_scale writes them,
  * with the metadata primitives DOWN(x), VALUE(bits) and SCALE_BITS(w, L)
  * supplied by the includer. */
-#define TAHQ_ZERO_SCALE_BODY(DOWN, VALUE, SCALE_BITS)                                \
-    do {                                                                         \
-        uint32_t zb = (DOWN);                                                    \
-        float z = VALUE(zb);                                                     \
-        if (tahq_bits_of(z) == 0xFF800000u)                                      \
-            return TAHQ_ERR_RANGE;                                               \
-        if (z == 0.0f) { /* canonical +0 */                                      \
-            z = 0.0f;                                                            \
-            zb = 0;                                                              \
-        }                                                                        \
-        float w = hi - z;                                                        \
-        float s = 0.0f;                                                          \
-        uint32_t sb = 0;                                                         \
-        if (w != 0.0f) {                                                         \
-            sb = SCALE_BITS(w, levels);                                          \
-            s = VALUE(sb);                                                       \
-            if (tahq_bits_of(s) == 0x7F800000u)                                  \
-                return TAHQ_ERR_RANGE;                                           \
-        }                                                                        \
-        *zero = z;                                                               \
-        *scale = s;                                                              \
-        *zero_bits = zb;                                                         \
-        *scale_bits = sb;                                                        \
-        return TAHQ_OK;                                                          \
+#define TAHQ_ZERO_SCALE_BODY(DOWN, VALUE, SCALE_BITS) \
+    do {                                              \
+        uint32_t zb = (DOWN);                         \
+        float z = VALUE(zb);                          \
+        if (tahq_bits_of(z) == 0xFF800000u)           \
+            return TAHQ_ERR_RANGE;                    \
+        if (z == 0.0f) { /* canonical +0 */           \
+            z = 0.0f;                                 \
+            zb = 0;                                   \
+        }                                             \
+        float w = hi - z;                             \
+        float s = 0.0f;                               \
+        uint32_t sb = 0;                              \
+        if (w != 0.0f) {                              \
+            sb = SCALE_BITS(w, levels);               \
+            s = VALUE(sb);                            \
+            if (tahq_bits_of(s) == 0x7F800000u)       \
+                return TAHQ_ERR_RANGE;                \
+        }                                             \
+        *zero = z;                                    \
+        *scale = s;                                   \
+        *zero_bits = zb;                              \
+        *scale_bits = sb;                             \
+        return TAHQ_OK;                               \
     } while (0)
 
 #define REF_VALUE(b) tahq_meta_value(meta, (b))
 #define REF_SCALE_BITS(w, L) tahq_meta_scale_bits(meta, (w), (L))
 
 /* the reference's primitives (any metadata type) */
-static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uint32_t levels, float *zero,
-                                  float *scale, uint32_t *zero_bits, uint32_t *scale_bits)
+static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uint32_t levels,
+                                         float *zero, float *scale, uint32_t *zero_bits,
+                                         uint32_t *scale_bits)
 {
     TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
 }
@@ -70,8 +71,7 @@ typedef struct tahq_bitwriter {
 } tahq_bitwriter;
 
 static inline __attribute__((always_inline)) void tahq_bitwriter_put(tahq_bitwriter *w,
-                                                                     uint64_t group,
-                                                                     uint32_t nbits)
+                                                                     uint64_t group, uint32_t nbits)
 {
     w->acc |= group << w->have;
     w->have += nbits;
@@ -119,9 +119,9 @@ static inline ENC_TARGET uint32_t f16_scale_bits(float w, uint32_t levels)
     return sb;
 }
 
-static inline ENC_TARGET tahq_status zero_scale_f16c(float lo, float hi, uint32_t levels, float *zero,
-                                              float *scale, uint32_t *zero_bits,
-                                              uint32_t *scale_bits)
+static inline ENC_TARGET tahq_status zero_scale_f16c(float lo, float hi, uint32_t levels,
+                                                     float *zero, float *scale, uint32_t *zero_bits,
+                                                     uint32_t *scale_bits)
 {
     TAHQ_ZERO_SCALE_BODY(f16_down(lo), f16_value, f16_scale_bits);
 }
@@ -171,12 +171,11 @@ static inline ENC_TARGET void top2_merge(__m256i *a1, __m256i *a2, __m256i b1, _
  * a zero hi gives w = fl(+-0 - z), the same value for both signs unless
  * z = +0, where w = +-0 and s = +0 either way (step 3); the gate uses
  * magnitudes only. */
-static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __m256 *u,
-                                                                        const uint32_t n,
-                                                                        float *lo, float *hi)
+static inline __attribute__((always_inline)) ENC_TARGET void
+range_regs(const __m256 *u, const uint32_t n, float *lo, float *hi)
 {
     __m256 mn = u[0], mx = u[0];
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 1; i < n; i++) {
         mn = _mm256_min_ps(mn, u[i]);
         mx = _mm256_max_ps(mx, u[i]);
@@ -190,14 +189,16 @@ static inline __attribute__((always_inline)) ENC_TARGET void range_regs(const __
  * of the values that lane saw (a multiset). Sets the range and the largest
  * magnitude's bits; returns the flag. Shared by the 8-lane gate below and
  * the 16-lane one (encode_avx512.h), which first merges its halves. */
-static inline __attribute__((always_inline)) ENC_TARGET int
-gate_lanes(__m256 mn, __m256 mx, __m256i a1, __m256i a2, float tau, float *lo, float *hi,
-           uint32_t *m1_out)
+static inline __attribute__((always_inline)) ENC_TARGET int gate_lanes(__m256 mn, __m256 mx,
+                                                                       __m256i a1, __m256i a2,
+                                                                       float tau, float *lo,
+                                                                       float *hi, uint32_t *m1_out)
 {
     *lo = hmin_ps(mn);
     *hi = hmax_ps(mx);
     /* tahq_gate_from_range: m1 = max(|lo|, |hi|) as bits */
-    const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu, hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
+    const uint32_t lo_bits = tahq_bits_of(*lo) & 0x7FFFFFFFu,
+                   hi_bits = tahq_bits_of(*hi) & 0x7FFFFFFFu;
     const uint32_t m1_bits = lo_bits > hi_bits ? lo_bits : hi_bits;
     const float m1 = tahq_float_of(m1_bits);
     *m1_out = m1_bits;
@@ -213,15 +214,13 @@ gate_lanes(__m256 mn, __m256 mx, __m256i a1, __m256i a2, float tau, float *lo, f
 }
 
 /* The range and tahq_gate_from_range of the n vectors of u. */
-static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m256 *u,
-                                                                      const uint32_t n, float tau,
-                                                                      float *lo, float *hi,
-                                                                      uint32_t *pivot)
+static inline __attribute__((always_inline)) ENC_TARGET int
+gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, uint32_t *pivot)
 {
     const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
     __m256 mn = u[0], mx = u[0];
     __m256i a1 = _mm256_and_si256(_mm256_castps_si256(u[0]), mag), a2 = _mm256_setzero_si256();
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 1; i < n; i++) {
         mn = _mm256_min_ps(mn, u[i]);
         mx = _mm256_max_ps(mx, u[i]);
@@ -235,7 +234,7 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
     *pivot = 0;
     if (flagged) { /* first index whose magnitude is m1 */
         const __m256i m1v = _mm256_set1_epi32((int)m1_bits);
-        #pragma GCC unroll 32
+#pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i++) {
             __m256i eq = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(u[i]), mag), m1v);
             uint32_t lanes = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(eq));
@@ -253,24 +252,22 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_regs(const __m2
  * the others v[i-h] - v[i]: the scalar butterfly's operands and order),
  * stages h >= 8 across vectors (fwht_avx2.h), then the product with
  * 2^-ceil(k/2). */
-static inline __attribute__((always_inline)) ENC_TARGET void forward_regs(__m256 *u,
-                                                                          const uint32_t n,
-                                                                          uint32_t pivot,
-                                                                          float *v)
+static inline __attribute__((always_inline)) ENC_TARGET void
+forward_regs(__m256 *u, const uint32_t n, uint32_t pivot, float *v)
 {
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         _mm256_storeu_ps(v + 8 * i, u[i]);
     const float t = v[0];
     v[0] = v[pivot];
     v[pivot] = t;
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(v + 8 * i);
     tahq_fwht_regs(u, n);
     const uint32_t k = tahq_tile_log2(8u * n);
     const __m256 f = _mm256_set1_ps(tahq_float_of((127u - (k + 1u) / 2u) << 23));
-    #pragma GCC unroll 32
+#pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_mul_ps(u[i], f);
 }

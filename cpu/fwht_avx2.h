@@ -36,15 +36,16 @@ static inline TAHQ_FWHT_TARGET __m256 tahq_fwht_stage4(__m256 v)
  * GCC's vector operators (one VADDPS / VSUBPS per vector, as the
  * intrinsics), so that the 8-lane form here and the 16-lane one
  * (regs_avx512.h) share it; the loops unroll fully where n is a constant. */
-#define TAHQ_FWHT_ACROSS(r, n)                                                  \
-    do {                                                                        \
-        _Pragma("GCC unroll 8") for (uint32_t h_ = 1; h_ < (n); h_ *= 2)        \
-            _Pragma("GCC unroll 32") for (uint32_t i_ = 0; i_ < (n); i_ += 2 * h_) \
-                _Pragma("GCC unroll 32") for (uint32_t j_ = i_; j_ < i_ + h_; j_++) { \
-                    const __typeof__((r)[0]) a_ = (r)[j_], b_ = (r)[j_ + h_];   \
-                    (r)[j_] = a_ + b_;                                          \
-                    (r)[j_ + h_] = a_ - b_;                                     \
-                }                                                               \
+#define TAHQ_FWHT_ACROSS(r, n)                                                      \
+    do {                                                                            \
+        _Pragma("GCC unroll 8") for (uint32_t h_ = 1; h_ < (n); h_ *= 2)            \
+            _Pragma("GCC unroll 32") for (uint32_t i_ = 0; i_ < (n); i_ += 2 * h_)  \
+                _Pragma("GCC unroll 32") for (uint32_t j_ = i_; j_ < i_ + h_; j_++) \
+        {                                                                           \
+            const __typeof__((r)[0]) a_ = (r)[j_], b_ = (r)[j_ + h_];               \
+            (r)[j_] = a_ + b_;                                                      \
+            (r)[j_ + h_] = a_ - b_;                                                 \
+        }                                                                           \
     } while (0)
 
 /* The unscaled transform of the 8n values in r[0 .. n) (n a power of two,

@@ -33,7 +33,8 @@ TAHQ_AVX512_INLINE double width_error16(const __m512 *u, const __m512 *q, const 
     for (uint32_t i = 0; i < n; i++) {
         const __m512 decoded = _mm512_add_ps(zv, _mm512_mul_ps(q[i], sv));
         const __m512 d = _mm512_sub_ps(decoded, u[i]);
-        const __m512d d_lo = _mm512_cvtps_pd(tahq_lo8_ps(d)), d_hi = _mm512_cvtps_pd(tahq_hi8_ps(d));
+        const __m512d d_lo = _mm512_cvtps_pd(tahq_lo8_ps(d)),
+                      d_hi = _mm512_cvtps_pd(tahq_hi8_ps(d));
         lo[i] = _mm512_mul_pd(d_lo, d_lo); /* elements 16i .. 16i+7 */
         hi[i] = _mm512_mul_pd(d_hi, d_hi); /* elements 16i+8 .. 16i+15 */
     }
@@ -45,8 +46,8 @@ TAHQ_AVX512_INLINE double width_error16(const __m512 *u, const __m512 *q, const 
             hi[j] = _mm512_add_pd(hi[j], hi[j + h]);
         }
     const __m512d v = _mm512_add_pd(lo[0], hi[0]); /* h = 8 */
-    return tree64_tail(_mm256_add_pd(_mm512_castpd512_pd256(v),
-                                     _mm512_extractf64x4_pd(v, 1))); /* h = 4 */
+    return tree64_tail(
+        _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1))); /* h = 4 */
 }
 
 /* The gain g of SPEC §4.3 steps 1-2 of a tile whose range, gate and
@@ -87,8 +88,7 @@ TAHQ_AVX512_INLINE double tile_gain16(const tahq_config *c, const batch16 b[2], 
         } else if (stochastic) {
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm512_cvtepi32_ps(
-                    tahq_stochastic_q16(u[i], zv, sv, lv, words[i]));
+                q[i] = _mm512_cvtepi32_ps(tahq_stochastic_q16(u[i], zv, sv, lv, words[i]));
         } else {
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
@@ -122,8 +122,9 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
             if (b[0].bad[j] || b[1].bad[j])
                 return TAHQ_ERR_RANGE;
         for (uint32_t j = 0; j < m; j++)
-            gain_push(&acc, tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved),
-                                        n, elem0 + (uint64_t)(t0 + j) * G));
+            gain_push(&acc,
+                      tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved), n,
+                                  elem0 + (uint64_t)(t0 + j) * G));
     }
     *sigma = gain_finish(&acc);
     return TAHQ_OK;
@@ -133,11 +134,16 @@ static TAHQ_AVX512_TARGET tahq_status row_gain_avx512(const tahq_config *c, cons
                                                       uint32_t T, uint64_t elem0, double *sigma)
 {
     switch (c->tile) {
-    case 16: return row_gain16(c, row, T, 1, elem0, sigma);
-    case 32: return row_gain16(c, row, T, 2, elem0, sigma);
-    case 64: return row_gain16(c, row, T, 4, elem0, sigma);
-    case 128: return row_gain16(c, row, T, 8, elem0, sigma);
-    default: return row_gain16(c, row, T, 16, elem0, sigma);
+    case 16:
+        return row_gain16(c, row, T, 1, elem0, sigma);
+    case 32:
+        return row_gain16(c, row, T, 2, elem0, sigma);
+    case 64:
+        return row_gain16(c, row, T, 4, elem0, sigma);
+    case 128:
+        return row_gain16(c, row, T, 8, elem0, sigma);
+    default:
+        return row_gain16(c, row, T, 16, elem0, sigma);
     }
 }
 

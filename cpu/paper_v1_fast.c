@@ -302,7 +302,7 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
     }
     float lo = from_order_key(kmin);
     const float hi = from_order_key(kmax); /* its zero sign does not matter: hi - lo */
-    if (kmin == -1) /* a -0 is least: the first zero decides */
+    if (kmin == -1)                        /* a -0 is least: the first zero decides */
         for (uint32_t i = 0; i < G; i++)
             if (v[i] == 0.0f) {
                 lo = v[i];
@@ -457,10 +457,10 @@ typedef struct pv1f_enc {
     uint32_t jobs;
     const float *x;
     uint8_t *out;
-    uint64_t *keys;       /* per row: bits of its entropy << 32 | position */
-    uint64_t *order;      /* per reordered row: its row in the tensor */
-    uint64_t *row_flags;  /* per row: its flagged tiles */
-    uint16_t *gate;       /* per tile (tensor order): flag << 8 | pivot */
+    uint64_t *keys;      /* per row: bits of its entropy << 32 | position */
+    uint64_t *order;     /* per reordered row: its row in the tensor */
+    uint64_t *row_flags; /* per row: its flagged tiles */
+    uint16_t *gate;      /* per tile (tensor order): flag << 8 | pivot */
     tahq_status st[TAHQ_JOBS_MAX];
 } pv1f_enc;
 
@@ -607,8 +607,7 @@ tahq_status tahq_paper_v1_encode_parallel(const tahq_paper_v1_config *cfg, const
         tahq_cpu_run_jobs(par, enc_sort_job, e, jobs); /* parts past B are empty */
         for (uint64_t b = 0; b < l->B; b++)
             for (uint64_t i = 0; i < l->n_low; i++)
-                or_bits(out, l->off_map + b * l->S + (e->keys[b * l->S + i] & 0xFFFFFFFFu), 1u,
-                        1u);
+                or_bits(out, l->off_map + b * l->S + (e->keys[b * l->S + i] & 0xFFFFFFFFu), 1u, 1u);
     }
     /* the reordered order (low tokens, then high, each by position) */
     uint64_t R = 0, n_flagged = 0;
@@ -704,7 +703,8 @@ static void dec_tiles_job(void *arg, uint32_t j)
             unpack_msb(codes, src, G, bits);
             dequantize(codes, G, tahq_f16_to_f32(hz), tahq_f16_to_f32(hs), v);
             if (flagged) {
-                const uint32_t piv = bits_at(msg, l->off_piv + (d->nf - 1u - flag_rank) * l->k, l->k);
+                const uint32_t piv =
+                    bits_at(msg, l->off_piv + (d->nf - 1u - flag_rank) * l->k, l->k);
                 flag_rank++;
                 tahq_fwht(v, G);
                 divide_tile(v, G, r);

@@ -134,8 +134,8 @@ static uint64_t low_tiles(const tahq_config *cfg, const tahq_layout *lay, const 
 }
 
 /* Code width of tile t (SPEC §4). */
-static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay,
-                                 const uint8_t *map, uint64_t t)
+static inline uint32_t tile_bits(const tahq_config *cfg, const tahq_layout *lay, const uint8_t *map,
+                                 uint64_t t)
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
@@ -178,9 +178,15 @@ static inline uint32_t bits_walk_next(bits_walk *w)
     uint32_t low;
     switch (w->alloc) {
     case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN: low = tahq_get_bit(w->map, w->row); break;
-    case TAHQ_ALLOC_TILE: low = tahq_get_bit(w->map, w->t); break;
-    default: low = 0; break;
+    case TAHQ_ALLOC_GAIN:
+        low = tahq_get_bit(w->map, w->row);
+        break;
+    case TAHQ_ALLOC_TILE:
+        low = tahq_get_bit(w->map, w->t);
+        break;
+    default:
+        low = 0;
+        break;
     }
     w->t++;
     if (++w->col == w->per_row) {
@@ -195,8 +201,7 @@ static uint64_t code_offset(const tahq_config *cfg, const tahq_layout *lay, cons
                             uint64_t t0)
 {
     uint64_t lows = low_tiles(cfg, lay, map, 0, t0);
-    return cfg->tile / 8u *
-           (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
+    return cfg->tile / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
 }
 
 /* Units ranked together: S tokens (token and gain modes) or T tiles (tile
@@ -205,9 +210,12 @@ static uint64_t group_size(const tahq_config *cfg, const tahq_shape *shape)
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN: return shape->seq_len;
-    case TAHQ_ALLOC_TILE: return shape->channels / cfg->tile;
-    default: return 0;
+    case TAHQ_ALLOC_GAIN:
+        return shape->seq_len;
+    case TAHQ_ALLOC_TILE:
+        return shape->channels / cfg->tile;
+    default:
+        return 0;
     }
 }
 
@@ -218,9 +226,12 @@ static uint64_t rank_units(const tahq_config *cfg, const tahq_shape *shape)
     const uint64_t rows = (uint64_t)shape->batch * shape->seq_len;
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN: return rows;
-    case TAHQ_ALLOC_TILE: return rows * (shape->channels / cfg->tile);
-    default: return 0;
+    case TAHQ_ALLOC_GAIN:
+        return rows;
+    case TAHQ_ALLOC_TILE:
+        return rows * (shape->channels / cfg->tile);
+    default:
+        return 0;
     }
 }
 
@@ -235,7 +246,8 @@ typedef struct crc_ctx {
 static void crc_job(void *arg, uint32_t j)
 {
     crc_ctx *c = arg;
-    uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
+    uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64),
+             b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
     c->crc[j] = tahq_fast_crc32c(0, c->data + a, (size_t)(b - a));
 }
 
@@ -259,7 +271,8 @@ static uint32_t crc_join(const crc_ctx *c, uint32_t crc_so_far)
 {
     uint32_t crc = crc_so_far;
     for (uint32_t j = 0; j < c->jobs; j++) {
-        uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64), b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
+        uint64_t a = tahq_cpu_part_start(c->n, c->jobs, j, 64),
+                 b = tahq_cpu_part_start(c->n, c->jobs, j + 1, 64);
         crc = tahq_gf2_crc32c_combine(crc, c->crc[j], b - a);
     }
     return crc;
@@ -309,9 +322,9 @@ typedef struct enc_ctx {
     tahq_layout lay;
     uint32_t jobs;
     uint64_t group;
-    int ranked;       /* group > 0 and low(group) > 0: phases A (ranks) and B run */
-    uint64_t *keys;   /* group keys per job */
-    uint32_t *rank;   /* per unit: the bits of its entropy (>= +0), or its gain key */
+    int ranked;     /* group > 0 and low(group) > 0: phases A (ranks) and B run */
+    uint64_t *keys; /* group keys per job */
+    uint32_t *rank; /* per unit: the bits of its entropy (>= +0), or its gain key */
     uint8_t *payload;
     /* phase A */
     uint64_t bad_index[TAHQ_JOBS_MAX];
@@ -361,7 +374,8 @@ static void enc_rows_job(void *arg, uint32_t j)
     enc_ctx *e = arg;
     const uint64_t rows = e->lay.rows, C = e->shape.channels;
     const uint32_t G = e->c.tile, T = (uint32_t)e->lay.tiles_per_row;
-    const uint64_t r0 = tahq_cpu_part_start(rows, e->jobs, j, 1), r1 = tahq_cpu_part_start(rows, e->jobs, j + 1, 1);
+    const uint64_t r0 = tahq_cpu_part_start(rows, e->jobs, j, 1),
+                   r1 = tahq_cpu_part_start(rows, e->jobs, j + 1, 1);
     e->bad_status[j] = TAHQ_OK;
     e->bad_index[j] = UINT64_MAX;
     e->gain_status[j] = TAHQ_OK;
@@ -404,7 +418,8 @@ static void enc_rows_job(void *arg, uint32_t j)
                     e->rank[r] = key;
             }
             break;
-        default: break;
+        default:
+            break;
         }
     }
 }
@@ -467,9 +482,9 @@ static tahq_status enc_tile_ref(const enc_ctx *e, const float *tile_x, uint32_t 
     *flagged_out = flagged;
     float z, s;
     const int fast_sr = c->rounding == TAHQ_ROUND_STOCHASTIC && e->fast_stochastic;
-    tahq_status st = tahq_quantize_tile_range(
-        values, G, lo, hi, bits, c->meta, fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
-        c->seed, elem0, &z, &s, zero_bits, scale_bits, codes);
+    tahq_status st = tahq_quantize_tile_range(values, G, lo, hi, bits, c->meta,
+                                              fast_sr ? TAHQ_ROUND_NEAREST_EVEN : c->rounding,
+                                              c->seed, elem0, &z, &s, zero_bits, scale_bits, codes);
     if (st != TAHQ_OK)
         return st;
     if (fast_sr && s != 0.0f)
@@ -498,8 +513,8 @@ static void enc_tiles_job(void *arg, uint32_t j)
     uint64_t n_flagged = 0;
     e->tile_status[j] = TAHQ_OK;
     if (e->fast_encode) { /* runs of tiles of one width: a row's (token, gain), all (none) */
-        tahq_fast_run run = {codes_out, payload + lay->zero_off, payload + lay->scale_off, flags,
-                             pivots, t0 * k};
+        tahq_fast_run run = {
+            codes_out, payload + lay->zero_off, payload + lay->scale_off, flags, pivots, t0 * k};
         const uint64_t T = lay->tiles_per_row;
         for (uint64_t t = t0; t < t1;) {
             uint64_t count = t1 - t;
@@ -507,7 +522,8 @@ static void enc_tiles_job(void *arg, uint32_t j)
                 count = 1;
             else if (tahq_per_row(c->alloc) && T - t % T < count)
                 count = T - t % T;
-            tahq_status st = tahq_fast_encode_run(c, e->x, t, count, tile_bits(c, lay, map, t), &run);
+            tahq_status st =
+                tahq_fast_encode_run(c, e->x, t, count, tile_bits(c, lay, map, t), &run);
             if (st != TAHQ_OK) {
                 e->tile_status[j] = st;
                 break;
@@ -523,8 +539,8 @@ static void enc_tiles_job(void *arg, uint32_t j)
         const uint32_t bits = bits_walk_next(&walk);
         uint32_t pivot, zero_bits, scale_bits;
         int flagged;
-        tahq_status st = enc_tile_ref(e, tile_x, bits, t * G, codes_out, &zero_bits,
-                                      &scale_bits, &flagged, &pivot);
+        tahq_status st = enc_tile_ref(e, tile_x, bits, t * G, codes_out, &zero_bits, &scale_bits,
+                                      &flagged, &pivot);
         if (st != TAHQ_OK) {
             e->tile_status[j] = st;
             break;
@@ -655,7 +671,8 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     /* E: header and CRC */
     const uint64_t payload_bytes = lay->pivot_off + used;
     tahq_header_write(out, cfg, shape, required, n_flagged, payload_bytes);
-    uint32_t crc = crc_parallel(par, jobs, tahq_crc32c(0, out, TAHQ_HDR_CRC), payload, payload_bytes);
+    uint32_t crc =
+        crc_parallel(par, jobs, tahq_crc32c(0, out, TAHQ_HDR_CRC), payload, payload_bytes);
     tahq_put_u32(out + TAHQ_HDR_CRC, crc);
     *out_len = (size_t)(TAHQ_HEADER_BYTES + payload_bytes);
     return TAHQ_OK;
@@ -706,9 +723,9 @@ static void dec_check_job(void *arg, uint32_t j)
     /* ref/codec.c tests fl(v - v) == 0 on the widened values, i.e. v finite:
      * here the exponent field is tested directly (all ones = inf or NaN) */
     if (!bad)
-        bad = tahq_fast_meta_bad(payload + lay->zero_off + t0 * lay->meta_bytes,
-                                 payload + lay->scale_off + t0 * lay->meta_bytes, t1 - t0,
-                                 cfg->meta);
+        bad =
+            tahq_fast_meta_bad(payload + lay->zero_off + t0 * lay->meta_bytes,
+                               payload + lay->scale_off + t0 * lay->meta_bytes, t1 - t0, cfg->meta);
     d->bad[j] = bad;
 }
 
@@ -751,7 +768,8 @@ static void dec_tiles_job(void *arg, uint32_t j)
             n = m;
             break;
         }
-        default: break;
+        default:
+            break;
         }
         tahq_fast_decode_tiles(&d->fd, t, n, low ? cfg->lo_bits : cfg->hi_bits, &codes_in,
                                &n_flagged);
@@ -803,8 +821,9 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
     if (cfg->alloc != TAHQ_ALLOC_NONE && !padding_is_zero(payload, lay->map_bits))
         bad = 1;
     /* the codes section holds exactly the codes the map implies */
-    if (cfg->tile / 8u * (lay->n_tiles * cfg->hi_bits -
-                          lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits)) != lay->code_bytes)
+    if (cfg->tile / 8u *
+            (lay->n_tiles * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits)) !=
+        lay->code_bytes)
         bad = 1;
     if (flagged != d->h.n_flagged || !padding_is_zero(payload + lay->map_bytes, lay->n_tiles))
         bad = 1;

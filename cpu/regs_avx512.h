@@ -54,9 +54,9 @@ TAHQ_AVX512_INLINE void tahq_fwht16_regs(__m512 *r, const uint32_t n)
 #pragma GCC unroll 16
     for (uint32_t i = 0; i < n; i++) {
         __m512 v = r[i];
-        v = tahq_fwht16_stage(v, _mm512_permute_ps(v, 0xB1), 0xAAAA);       /* h = 1 */
-        v = tahq_fwht16_stage(v, _mm512_permute_ps(v, 0x4E), 0xCCCC);       /* h = 2 */
-        v = tahq_fwht16_stage(v, _mm512_shuffle_f32x4(v, v, 0xB1), 0xF0F0); /* h = 4 */
+        v = tahq_fwht16_stage(v, _mm512_permute_ps(v, 0xB1), 0xAAAA);          /* h = 1 */
+        v = tahq_fwht16_stage(v, _mm512_permute_ps(v, 0x4E), 0xCCCC);          /* h = 2 */
+        v = tahq_fwht16_stage(v, _mm512_shuffle_f32x4(v, v, 0xB1), 0xF0F0);    /* h = 4 */
         r[i] = tahq_fwht16_stage(v, _mm512_shuffle_f32x4(v, v, 0x4E), 0xFF00); /* h = 8 */
     }
     TAHQ_FWHT_ACROSS(r, n); /* stages 16 .. 8n */

@@ -19,7 +19,8 @@
  * VPMULUDQ on the even lanes and on the odd lanes shifted down. */
 TAHQ_AVX512_INLINE void tahq_mulhilo16(__m512i a, __m512i m, __m512i *hi, __m512i *lo)
 {
-    const __m512i even = _mm512_mul_epu32(a, m), odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+    const __m512i even = _mm512_mul_epu32(a, m),
+                  odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
     *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
     *lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
 }
@@ -36,7 +37,8 @@ TAHQ_AVX512_INLINE void tahq_philox16(uint64_t block0, uint32_t key0, uint32_t k
     const __m512i hi0 = _mm512_set1_epi32((int)(uint32_t)(block0 >> 32));
     __m512i c1 = _mm512_mask_add_epi32(hi0, carry, hi0, _mm512_set1_epi32(1));
     __m512i c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
-    const __m512i m0 = _mm512_set1_epi32((int)TAHQ_PHILOX_M0), m1 = _mm512_set1_epi32((int)TAHQ_PHILOX_M1);
+    const __m512i m0 = _mm512_set1_epi32((int)TAHQ_PHILOX_M0),
+                  m1 = _mm512_set1_epi32((int)TAHQ_PHILOX_M1);
     uint32_t k0 = key0, k1 = key1;
     for (int round = 0; round < 10; round++) {
         __m512i h0, l0, h1, l1;
@@ -83,8 +85,8 @@ TAHQ_AVX512_INLINE __m512i tahq_stochastic_q16(__m512 v, __m512 z, __m512 s, __m
     const __m512 t = _mm512_div_ps(_mm512_sub_ps(v, z), s);
     const __m512i q0 = _mm512_cvttps_epi32(t); /* 0 <= t <= L < 256 */
     const __m512 phi = _mm512_sub_ps(t, _mm512_cvtepi32_ps(q0));
-    const __m512 rho = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w, 8)),
-                                     _mm512_set1_ps(0x1p-24f));
+    const __m512 rho =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w, 8)), _mm512_set1_ps(0x1p-24f));
     const __mmask16 up = _mm512_cmp_ps_mask(rho, phi, _CMP_LT_OQ);
     const __m512i q = _mm512_mask_add_epi32(q0, up, q0, _mm512_set1_epi32(1));
     return _mm512_min_epu32(q, levels);

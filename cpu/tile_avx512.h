@@ -38,9 +38,9 @@ TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau,
     __m256i b1 = tahq_lo8_epi32(a1), b2 = tahq_lo8_epi32(a2);
     top2_merge(&b1, &b2, tahq_hi8_epi32(a1), tahq_hi8_epi32(a2));
     uint32_t m1_bits;
-    const int flagged = gate_lanes(_mm256_min_ps(tahq_lo8_ps(mn), tahq_hi8_ps(mn)),
-                                   _mm256_max_ps(tahq_lo8_ps(mx), tahq_hi8_ps(mx)), b1, b2, tau,
-                                   lo, hi, &m1_bits);
+    const int flagged =
+        gate_lanes(_mm256_min_ps(tahq_lo8_ps(mn), tahq_hi8_ps(mn)),
+                   _mm256_max_ps(tahq_lo8_ps(mx), tahq_hi8_ps(mx)), b1, b2, tau, lo, hi, &m1_bits);
     *pivot = 0;
     if (flagged) {
         /* the first index whose magnitude is m1: the least index of the
@@ -48,14 +48,15 @@ TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau,
          * GCC 12 spills such a conversion as a 16-bit store and reloads it
          * as 32 bits, the upper bits undefined. */
         const __m512i m1v = _mm512_set1_epi32((int)m1_bits);
-        const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        const __m512i lane =
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         __m512i first = _mm512_set1_epi32(-1);
 #pragma GCC unroll 16
         for (uint32_t i = 0; i < n; i++) {
-            const __mmask16 eq = _mm512_cmpeq_epi32_mask(
-                _mm512_and_si512(_mm512_castps_si512(u[i]), mag), m1v);
-            first = _mm512_mask_min_epu32(first, eq, first,
-                                          _mm512_add_epi32(lane, _mm512_set1_epi32((int)(16u * i))));
+            const __mmask16 eq =
+                _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(u[i]), mag), m1v);
+            first = _mm512_mask_min_epu32(
+                first, eq, first, _mm512_add_epi32(lane, _mm512_set1_epi32((int)(16u * i))));
         }
         *pivot = (uint32_t)_mm512_reduce_min_epu32(first);
     }
@@ -66,8 +67,8 @@ TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau,
  * (the two values from the input tile x; a masked move per vector, so no
  * vector load waits on a narrower store), the transform, the product with
  * 2^-ceil(k/2), the range. */
-TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, const float *x,
-                                       uint32_t pivot, float *lo, float *hi)
+TAHQ_AVX512_INLINE void forward16_regs(__m512 *u, const uint32_t n, const float *x, uint32_t pivot,
+                                       float *lo, float *hi)
 {
     const __m512 x0 = _mm512_set1_ps(x[0]), xp = _mm512_set1_ps(x[pivot]);
 #pragma GCC unroll 16
@@ -103,13 +104,15 @@ TAHQ_AVX512_INLINE __mmask16 zero_scale16_f16(__m512 lo, __m512 hi, uint32_t lev
     const __m256i zh = _mm512_cvtps_ph(lo, _MM_FROUND_TO_NEG_INF);
     __m512 zv = _mm512_cvtph_ps(zh);
     __m512i zbits = _mm512_cvtepu16_epi32(zh);
-    __mmask16 bad = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(zv), _mm512_set1_epi32((int)0xFF800000u));
+    __mmask16 bad =
+        _mm512_cmpeq_epi32_mask(_mm512_castps_si512(zv), _mm512_set1_epi32((int)0xFF800000u));
     const __mmask16 zz = _mm512_cmp_ps_mask(zv, zero, _CMP_EQ_OQ); /* +-0: canonical +0 */
     zv = _mm512_mask_mov_ps(zv, zz, zero);
     zbits = _mm512_mask_mov_epi32(zbits, zz, _mm512_setzero_si512());
     const __m512 w = _mm512_sub_ps(hi, zv);
     const __mmask16 wnz = _mm512_cmp_ps_mask(w, zero, _CMP_NEQ_UQ); /* C's w != 0 */
-    __m512i sbits = _mm512_cvtepu16_epi32(_mm512_cvtps_ph(_mm512_div_ps(w, L), _MM_FROUND_TO_POS_INF));
+    __m512i sbits =
+        _mm512_cvtepu16_epi32(_mm512_cvtps_ph(_mm512_div_ps(w, L), _MM_FROUND_TO_POS_INF));
     __m512 sv;
     for (;;) {
         sv = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(sbits));
@@ -122,7 +125,8 @@ TAHQ_AVX512_INLINE __mmask16 zero_scale16_f16(__m512 lo, __m512 hi, uint32_t lev
     }
     sv = _mm512_maskz_mov_ps(wnz, sv);
     sbits = _mm512_maskz_mov_epi32(wnz, sbits);
-    bad |= _mm512_mask_cmpeq_epi32_mask(wnz, _mm512_castps_si512(sv), _mm512_set1_epi32(0x7F800000));
+    bad |=
+        _mm512_mask_cmpeq_epi32_mask(wnz, _mm512_castps_si512(sv), _mm512_set1_epi32(0x7F800000));
     *z = zv;
     *s = sv;
     *zb = zbits;
@@ -176,9 +180,9 @@ TAHQ_AVX512_INLINE void batch16_meta(batch16 *b, uint32_t m, tahq_meta meta, uin
         const __mmask16 live = (__mmask16)((1u << m) - 1u);
         __m512 z, s;
         __m512i zb, sb;
-        const __mmask16 bad = zero_scale16_f16(_mm512_maskz_loadu_ps(live, b->lo),
-                                               _mm512_maskz_loadu_ps(live, b->hi), levels, &z, &s,
-                                               &zb, &sb);
+        const __mmask16 bad =
+            zero_scale16_f16(_mm512_maskz_loadu_ps(live, b->lo), _mm512_maskz_loadu_ps(live, b->hi),
+                             levels, &z, &s, &zb, &sb);
         _mm512_storeu_ps(b->z, z);
         _mm512_storeu_ps(b->s, s);
         _mm512_storeu_si512(b->zb, zb);

@@ -31,10 +31,17 @@ static void diff_run_in_thread(void *ctx, tahq_job_fn fn, void *arg, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t j = i;
         switch (o->how) {
-        case 1: j = n - 1u - i; break;
-        case 2: j = i < n / 2u ? 2u * i + 1u : 2u * (i - n / 2u); break;
-        case 3: j = (i + n / 2u) % n; break;
-        default: break;
+        case 1:
+            j = n - 1u - i;
+            break;
+        case 2:
+            j = i < n / 2u ? 2u * i + 1u : 2u * (i - n / 2u);
+            break;
+        case 3:
+            j = (i + n / 2u) % n;
+            break;
+        default:
+            break;
         }
         fn(arg, j);
     }

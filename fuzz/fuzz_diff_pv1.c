@@ -85,8 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     size_t lr = 0, lp = 0;
     tahq_status sr = tahq_paper_v1_encode(&cfg, &shape, x, wr, ws_ref, mr, cap, &lr);
-    tahq_status sp =
-        tahq_paper_v1_encode_parallel(&cfg, &shape, x, wp, ws_par, mp, cap, &lp, &par);
+    tahq_status sp = tahq_paper_v1_encode_parallel(&cfg, &shape, x, wp, ws_par, mp, cap, &lp, &par);
     if (sr != sp || lr != lp || (sr == TAHQ_OK && memcmp(mr, mp, lr) != 0))
         abort();
     if (sr == TAHQ_OK) {

@@ -35,7 +35,8 @@ static size_t walk(const json_t *n, int depth)
             abort();
         const char *k;
         json_t *m;
-        json_object_foreach((json_t *)n, k, m) {
+        json_object_foreach((json_t *)n, k, m)
+        {
             if (!k || !m)
                 abort();
             seen += walk(m, depth + 1);
@@ -43,7 +44,8 @@ static size_t walk(const json_t *n, int depth)
     } else if (json_is_array(n)) {
         size_t i;
         json_t *m;
-        json_array_foreach(n, i, m) {
+        json_array_foreach(n, i, m)
+        {
             if (!m)
                 abort();
             seen += walk(m, depth + 1);

@@ -37,13 +37,13 @@
 
 #include "tahq_cuda.h"
 
-#define CU(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
+#define CU(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                       \
-        }                                                                                  \
+            exit(1);                                                                            \
+        }                                                                                       \
     } while (0)
 
 __device__ __forceinline__ uint32_t mix32(uint64_t x)
@@ -62,11 +62,12 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x)
 __global__ void gen_llm(float *x, uint64_t rows, uint32_t C, uint64_t seed)
 {
     uint64_t n = rows * C;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
         uint64_t r = i / C;
         uint32_t c = (uint32_t)(i % C);
-        uint32_t h0 = mix32(i * 4 + seed), h1 = mix32(i * 4 + 1 + seed), h2 = mix32(i * 4 + 2 + seed),
-                 h3 = mix32(i * 4 + 3 + seed);
+        uint32_t h0 = mix32(i * 4 + seed), h1 = mix32(i * 4 + 1 + seed),
+                 h2 = mix32(i * 4 + 2 + seed), h3 = mix32(i * 4 + 3 + seed);
         int32_t s = (int32_t)((h0 >> 10) + (h1 >> 10) + (h2 >> 10) + (h3 >> 10)) - 0x7FFFFE;
         float v = __int2float_rn(s) * 0x1p-22f * 0.5f;
         if (c % 97u == 13u)
@@ -120,7 +121,8 @@ static double run_copy(void *p)
 static double run_encode(void *p)
 {
     Ctx *c = (Ctx *)p;
-    c->st = tahq_cuda_encode(c->cfg, &c->shape, c->x, c->ws, c->wsb, c->msg, c->bound, &c->len, c->s);
+    c->st =
+        tahq_cuda_encode(c->cfg, &c->shape, c->x, c->ws, c->wsb, c->msg, c->bound, &c->len, c->s);
     return 0;
 }
 static double run_decode(void *p)
@@ -153,13 +155,15 @@ int main(int argc, char **argv)
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
-        printf("SKIP: no usable GPU (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+        printf("SKIP: no usable GPU (%s)\n",
+               e != cudaSuccess ? cudaGetErrorString(e) : "no device");
         return 77;
     }
     cudaDeviceProp prop;
     CU(cudaGetDeviceProperties(&prop, 0));
     if (prop.major < 9) {
-        printf("SKIP: %s has compute capability %d.%d; the kernels are built for 9.0\n", prop.name, prop.major, prop.minor);
+        printf("SKIP: %s has compute capability %d.%d; the kernels are built for 9.0\n", prop.name,
+               prop.major, prop.minor);
         return 77;
     }
     if (reps < 1)
@@ -172,8 +176,9 @@ int main(int argc, char **argv)
     }
     const size_t count = (size_t)B * S * C;
     const double F = (double)count * 4.0;
-    printf("device: %s (%d SMs, L2 %.0f MB); tensor [%u, %u, %u] float32 = %.3f GiB; best of %d\n", prop.name,
-           prop.multiProcessorCount, prop.l2CacheSize / 1e6, B, S, C, F / (1u << 30), reps);
+    printf("device: %s (%d SMs, L2 %.0f MB); tensor [%u, %u, %u] float32 = %.3f GiB; best of %d\n",
+           prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, B, S, C, F / (1u << 30),
+           reps);
 
     cudaStream_t s;
     CU(cudaStreamCreate(&s));
@@ -209,8 +214,9 @@ int main(int argc, char **argv)
                 {"G=64 4/3 r=800 gain", 64, TAHQ_ALLOC_GAIN},
                 {"G=64 4/3 r=800 tile", 64, TAHQ_ALLOC_TILE},
                 {"G=64 4-bit no allocation", 64, TAHQ_ALLOC_NONE}};
-    printf("\n%-30s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s\n", "configuration", "bits/el", "enc ms", "in GB/s",
-           "moved", "t_cp/t", "mv/copy", "dec ms", "outGB/s", "moved", "t_cp/t", "mv/copy");
+    printf("\n%-30s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s\n", "configuration", "bits/el",
+           "enc ms", "in GB/s", "moved", "t_cp/t", "mv/copy", "dec ms", "outGB/s", "moved",
+           "t_cp/t", "mv/copy");
     int rc = 0;
     for (const Cfg &k : cfgs) {
         tahq_config cfg;
@@ -231,7 +237,8 @@ int main(int argc, char **argv)
         CU(cudaMalloc(&ctx.ws, ctx.wsb));
         run_encode(&ctx); /* warm-up (module load, first touch) */
         if (ctx.st != TAHQ_OK) {
-            printf("%-30s encode failed: %d (%s)\n", k.name, (int)ctx.st, cudaGetErrorString(tahq_cuda_last_error()));
+            printf("%-30s encode failed: %d (%s)\n", k.name, (int)ctx.st,
+                   cudaGetErrorString(tahq_cuda_last_error()));
             rc = 1;
             CU(cudaFree(ctx.msg));
             CU(cudaFree(ctx.ws));
@@ -247,7 +254,9 @@ int main(int argc, char **argv)
             rc = 1;
         }
         const double M = (double)ctx.len;
-        CU(tahq_cuda_decode_workspace_size(ctx.len, count, &ctx.dwsb) == TAHQ_OK ? cudaSuccess : cudaErrorUnknown);
+        CU(tahq_cuda_decode_workspace_size(ctx.len, count, &ctx.dwsb) == TAHQ_OK
+               ? cudaSuccess
+               : cudaErrorUnknown);
         CU(cudaMalloc(&ctx.dws, ctx.dwsb));
         run_decode(&ctx);
         float t_dec;
@@ -261,10 +270,10 @@ int main(int argc, char **argv)
         const double enc_moved = passes * F + 2.0 * M;
         const double dec_moved = 2.0 * M + F;
         const double te = t_enc * 1e-3, td = t_dec * 1e-3;
-        printf("%-30s %8.3f %8.3f %8.0f %8.0f %8.2f %8.2f | %8.3f %8.0f %8.0f %8.2f %8.2f\n", k.name,
-               M * 8.0 / (double)count, t_enc, F / te / 1e9, enc_moved / te / 1e9, t_copy / t_enc,
-               enc_moved / te / 1e9 / copy_bw, t_dec, F / td / 1e9, dec_moved / td / 1e9, t_copy / t_dec,
-               dec_moved / td / 1e9 / copy_bw);
+        printf("%-30s %8.3f %8.3f %8.0f %8.0f %8.2f %8.2f | %8.3f %8.0f %8.0f %8.2f %8.2f\n",
+               k.name, M * 8.0 / (double)count, t_enc, F / te / 1e9, enc_moved / te / 1e9,
+               t_copy / t_enc, enc_moved / te / 1e9 / copy_bw, t_dec, F / td / 1e9,
+               dec_moved / td / 1e9, t_copy / t_dec, dec_moved / td / 1e9 / copy_bw);
         CU(cudaFree(ctx.msg));
         CU(cudaFree(ctx.ws));
         CU(cudaFree(ctx.dws));

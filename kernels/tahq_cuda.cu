@@ -12,10 +12,14 @@
 
 static thread_local cudaError_t tq_last_error = cudaSuccess;
 
-extern "C" cudaError_t tahq_cuda_last_error(void) { return tq_last_error; }
+extern "C" cudaError_t tahq_cuda_last_error(void)
+{
+    return tq_last_error;
+}
 
 template <class P>
-__global__ void __launch_bounds__(256) tq_kernel(const typename P::Args a, uint64_t nwarps, uint32_t smem_warp)
+__global__ void __launch_bounds__(256)
+    tq_kernel(const typename P::Args a, uint64_t nwarps, uint32_t smem_warp)
 {
     extern __shared__ __align__(16) uint8_t tq_smem[];
     if (P::kBlockSmem > 0) {
@@ -37,7 +41,10 @@ struct TqDevExec {
         tq_last_error = e;
         return TAHQ_CUDA_ERR_RUNTIME;
     }
-    tahq_status check(cudaError_t e) { return e == cudaSuccess ? TAHQ_OK : fail(e); }
+    tahq_status check(cudaError_t e)
+    {
+        return e == cudaSuccess ? TAHQ_OK : fail(e);
+    }
 
     template <class P> tahq_status launch(const typename P::Args &a, uint64_t nwarps, uint32_t wpb)
     {
@@ -51,14 +58,18 @@ struct TqDevExec {
         if (blocks > 0x7FFFFFFFull)
             return fail(cudaErrorInvalidConfiguration);
         if (smem > 48u * 1024u) {
-            cudaError_t e = cudaFuncSetAttribute(tq_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            cudaError_t e = cudaFuncSetAttribute(
+                tq_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
             if (e != cudaSuccess)
                 return fail(e);
         }
         tq_kernel<P><<<(unsigned)blocks, wpb * 32u, smem, stream>>>(a, nwarps, (uint32_t)sw);
         return check(cudaGetLastError());
     }
-    tahq_status memset(void *p, int v, size_t n) { return check(cudaMemsetAsync(p, v, n, stream)); }
+    tahq_status memset(void *p, int v, size_t n)
+    {
+        return check(cudaMemsetAsync(p, v, n, stream));
+    }
     /* from a host buffer that may go out of scope after the call: pageable
      * copies are staged before cudaMemcpyAsync returns */
     tahq_status h2d(void *d, const void *h, size_t n)
@@ -70,16 +81,20 @@ struct TqDevExec {
         tahq_status r = check(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, stream));
         return r == TAHQ_OK ? sync() : r;
     }
-    tahq_status sync() { return check(cudaStreamSynchronize(stream)); }
+    tahq_status sync()
+    {
+        return check(cudaStreamSynchronize(stream));
+    }
 };
 
-extern "C" tahq_status tahq_cuda_encode_bound(const tahq_config *cfg, const tahq_shape *shape, size_t *bytes)
+extern "C" tahq_status tahq_cuda_encode_bound(const tahq_config *cfg, const tahq_shape *shape,
+                                              size_t *bytes)
 {
     return tahq_encode_bound(cfg, shape, bytes);
 }
 
-extern "C" tahq_status tahq_cuda_encode_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
-                                                       size_t *bytes)
+extern "C" tahq_status tahq_cuda_encode_workspace_size(const tahq_config *cfg,
+                                                       const tahq_shape *shape, size_t *bytes)
 {
     if (!bytes)
         return TAHQ_ERR_NULL;
@@ -91,12 +106,14 @@ extern "C" tahq_status tahq_cuda_encode_workspace_size(const tahq_config *cfg, c
     return TAHQ_OK;
 }
 
-extern "C" tahq_status tahq_cuda_encode(const tahq_config *cfg, const tahq_shape *shape, const float *d_x,
-                                        void *d_workspace, size_t workspace_bytes, uint8_t *d_out,
-                                        size_t out_capacity, size_t *out_len, cudaStream_t stream)
+extern "C" tahq_status tahq_cuda_encode(const tahq_config *cfg, const tahq_shape *shape,
+                                        const float *d_x, void *d_workspace, size_t workspace_bytes,
+                                        uint8_t *d_out, size_t out_capacity, size_t *out_len,
+                                        cudaStream_t stream)
 {
     TqDevExec ex = {stream};
-    return tq_encode_impl(ex, cfg, shape, d_x, d_workspace, workspace_bytes, d_out, out_capacity, out_len);
+    return tq_encode_impl(ex, cfg, shape, d_x, d_workspace, workspace_bytes, d_out, out_capacity,
+                          out_len);
 }
 
 extern "C" tahq_status tahq_cuda_decode_workspace_size(size_t len, size_t count, size_t *bytes)
@@ -109,8 +126,9 @@ extern "C" tahq_status tahq_cuda_decode_workspace_size(size_t len, size_t count,
     return TAHQ_OK;
 }
 
-extern "C" tahq_status tahq_cuda_decode(const uint8_t *d_msg, size_t len, float *d_out, size_t count,
-                                        void *d_workspace, size_t workspace_bytes, cudaStream_t stream)
+extern "C" tahq_status tahq_cuda_decode(const uint8_t *d_msg, size_t len, float *d_out,
+                                        size_t count, void *d_workspace, size_t workspace_bytes,
+                                        cudaStream_t stream)
 {
     TqDevExec ex = {stream};
     return tq_decode_impl(ex, d_msg, len, d_out, count, d_workspace, workspace_bytes);
@@ -124,18 +142,22 @@ extern "C" tahq_status tahq_cuda_fixpoint_workspace_size(uint32_t channels, size
     return TAHQ_OK;
 }
 
-extern "C" tahq_status tahq_cuda_fixpoint_encode(const float *d_g, uint64_t rows, uint32_t channels, uint32_t bits,
-                                                 tahq_meta meta, uint8_t *d_codes, float *d_steps, void *d_workspace,
+extern "C" tahq_status tahq_cuda_fixpoint_encode(const float *d_g, uint64_t rows, uint32_t channels,
+                                                 uint32_t bits, tahq_meta meta, uint8_t *d_codes,
+                                                 float *d_steps, void *d_workspace,
                                                  size_t workspace_bytes, cudaStream_t stream)
 {
     TqDevExec ex = {stream};
-    return tq_fix_encode_impl(ex, d_g, rows, channels, bits, meta, d_codes, d_steps, d_workspace, workspace_bytes);
+    return tq_fix_encode_impl(ex, d_g, rows, channels, bits, meta, d_codes, d_steps, d_workspace,
+                              workspace_bytes);
 }
 
-extern "C" tahq_status tahq_cuda_fixpoint_decode(const uint8_t *d_codes, const float *d_steps, uint64_t rows,
-                                                 uint32_t channels, uint32_t bits, float *d_out, void *d_workspace,
+extern "C" tahq_status tahq_cuda_fixpoint_decode(const uint8_t *d_codes, const float *d_steps,
+                                                 uint64_t rows, uint32_t channels, uint32_t bits,
+                                                 float *d_out, void *d_workspace,
                                                  size_t workspace_bytes, cudaStream_t stream)
 {
     TqDevExec ex = {stream};
-    return tq_fix_decode_impl(ex, d_codes, d_steps, rows, channels, bits, d_out, d_workspace, workspace_bytes);
+    return tq_fix_decode_impl(ex, d_codes, d_steps, rows, channels, bits, d_out, d_workspace,
+                              workspace_bytes);
 }

@@ -81,9 +81,9 @@ tahq_status tahq_cuda_fixpoint_encode(const float *d_g, uint64_t rows, uint32_t 
                                       uint32_t bits, tahq_meta meta, uint8_t *d_codes,
                                       float *d_steps, void *d_workspace, size_t workspace_bytes,
                                       cudaStream_t stream);
-tahq_status tahq_cuda_fixpoint_decode(const uint8_t *d_codes, const float *d_steps,
-                                      uint64_t rows, uint32_t channels, uint32_t bits,
-                                      float *d_out, void *d_workspace, size_t workspace_bytes,
+tahq_status tahq_cuda_fixpoint_decode(const uint8_t *d_codes, const float *d_steps, uint64_t rows,
+                                      uint32_t channels, uint32_t bits, float *d_out,
+                                      void *d_workspace, size_t workspace_bytes,
                                       cudaStream_t stream);
 
 #ifdef __cplusplus

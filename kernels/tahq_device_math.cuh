@@ -160,7 +160,10 @@ TQ_HD uint16_t tq_f32_to_bf16(float x)
     return (uint16_t)(w >> 16);
 }
 
-TQ_HD float tq_bf16_to_f32(uint16_t h) { return tq_float((uint32_t)h << 16); }
+TQ_HD float tq_bf16_to_f32(uint16_t h)
+{
+    return tq_float((uint32_t)h << 16);
+}
 
 TQ_HD uint16_t tq_pattern16_next_down(uint16_t h)
 {
@@ -180,18 +183,24 @@ TQ_HD uint16_t tq_pattern16_next_up(uint16_t h)
 TQ_HD uint32_t tq_meta_bits(uint32_t meta, float v)
 {
     switch (meta) {
-    case TAHQ_META_FP16: return tq_f32_to_f16(v);
-    case TAHQ_META_BF16: return tq_f32_to_bf16(v);
-    default: return tq_bits(v);
+    case TAHQ_META_FP16:
+        return tq_f32_to_f16(v);
+    case TAHQ_META_BF16:
+        return tq_f32_to_bf16(v);
+    default:
+        return tq_bits(v);
     }
 }
 
 TQ_HD float tq_meta_value(uint32_t meta, uint32_t bits)
 {
     switch (meta) {
-    case TAHQ_META_FP16: return tq_f16_to_f32((uint16_t)bits);
-    case TAHQ_META_BF16: return tq_bf16_to_f32((uint16_t)bits);
-    default: return tq_float(bits);
+    case TAHQ_META_FP16:
+        return tq_f16_to_f32((uint16_t)bits);
+    case TAHQ_META_BF16:
+        return tq_bf16_to_f32((uint16_t)bits);
+    default:
+        return tq_float(bits);
     }
 }
 
@@ -219,7 +228,9 @@ TQ_HD uint32_t tq_meta_round_up_bits(uint32_t meta, float x)
 TQ_HD uint32_t tq_meta_scale_bits(uint32_t meta, float w, uint32_t levels)
 {
     const float L = (float)levels;
-    const uint32_t inf_bits = meta == TAHQ_META_FP32 ? 0x7F800000u : meta == TAHQ_META_BF16 ? 0x7F80u : 0x7C00u;
+    const uint32_t inf_bits = meta == TAHQ_META_FP32   ? 0x7F800000u
+                              : meta == TAHQ_META_BF16 ? 0x7F80u
+                                                       : 0x7C00u;
     uint32_t sb = tq_meta_round_up_bits(meta, w / L);
     while (sb < inf_bits && !(w / tq_meta_value(meta, sb) <= L))
         sb++;

@@ -39,32 +39,33 @@
 #include "tahq_cuda.h"
 #include "tq_testdata.h"
 
-#define CU(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
+#define CU(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                       \
-        }                                                                                  \
+            exit(1);                                                                            \
+        }                                                                                       \
     } while (0)
 
 static uint64_t g_checks, g_fails;
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        g_checks++;                                                                        \
-        if (!(cond)) {                                                                     \
-            g_fails++;                                                                     \
-            if (g_fails <= 40) {                                                           \
-                fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);         \
-                fprintf(stderr, __VA_ARGS__);                                              \
-                fprintf(stderr, "\n");                                                     \
-            }                                                                              \
-        }                                                                                  \
+#define CHECK(cond, ...)                                                           \
+    do {                                                                           \
+        g_checks++;                                                                \
+        if (!(cond)) {                                                             \
+            g_fails++;                                                             \
+            if (g_fails <= 40) {                                                   \
+                fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
+                fprintf(stderr, __VA_ARGS__);                                      \
+                fprintf(stderr, "\n");                                             \
+            }                                                                      \
+        }                                                                          \
     } while (0)
 
 static double now_s(void)
 {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 static uint32_t bits_of(float x)
@@ -89,7 +90,8 @@ static int gpu_available(void)
     cudaDeviceProp p;
     CU(cudaGetDeviceProperties(&p, 0));
     if (p.major < 9) {
-        printf("SKIP: device 0 (%s) has compute capability %d.%d; the kernels are built for 9.0 (sm_90 + compute_90)\n",
+        printf("SKIP: device 0 (%s) has compute capability %d.%d; the kernels are built for 9.0 "
+               "(sm_90 + compute_90)\n",
                p.name, p.major, p.minor);
         return 0;
     }
@@ -130,8 +132,8 @@ struct Case {
     tahq_shape shape;
     std::vector<float> x;
     tahq_status st_ref = TAHQ_OK;
-    std::vector<uint8_t> msg;   /* reference message */
-    std::vector<float> dec;     /* tahq_decode of it */
+    std::vector<uint8_t> msg; /* reference message */
+    std::vector<float> dec;   /* tahq_decode of it */
     char what[200];
 };
 
@@ -163,8 +165,8 @@ static uint64_t g_tiles, g_msg_bytes, g_float_bytes, g_runs;
 /* GPU encode vs reference bytes, GPU decode of the reference message vs
  * reference floats. x_off (floats), out_off, msg_off (bytes) shift the device
  * pointers off their 256-byte alignment. */
-static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_off = 0, size_t msg_off = 0,
-                      size_t dec_off = 0)
+static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_off = 0,
+                      size_t msg_off = 0, size_t dec_off = 0)
 {
     g_runs++;
     const size_t n = c.x.size();
@@ -173,7 +175,8 @@ static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_of
     size_t bound = 0, wsb = 0;
     tahq_status sb = tahq_cuda_encode_bound(&c.cfg, &c.shape, &bound);
     CHECK(sb == TAHQ_OK, "%s: bound", c.what);
-    CHECK(tahq_cuda_encode_workspace_size(&c.cfg, &c.shape, &wsb) == TAHQ_OK, "%s: ws size", c.what);
+    CHECK(tahq_cuda_encode_workspace_size(&c.cfg, &c.shape, &wsb) == TAHQ_OK, "%s: ws size",
+          c.what);
     uint8_t *dout = (uint8_t *)d_out.get(bound + out_off) + out_off;
     void *dws = d_ws.get(wsb);
     const uint8_t pat = poison ? 0x5A : 0xCD;
@@ -182,7 +185,8 @@ static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_of
     size_t len = 777;
     tahq_status st = tahq_cuda_encode(&c.cfg, &c.shape, dx, dws, wsb, dout, bound, &len, g_stream);
     CU(cudaGetLastError());
-    CHECK(st != TAHQ_CUDA_ERR_RUNTIME, "%s: CUDA error %s", c.what, cudaGetErrorString(tahq_cuda_last_error()));
+    CHECK(st != TAHQ_CUDA_ERR_RUNTIME, "%s: CUDA error %s", c.what,
+          cudaGetErrorString(tahq_cuda_last_error()));
     CHECK(st == c.st_ref, "%s: encode status %d vs reference %d", c.what, (int)st, (int)c.st_ref);
     if (st != TAHQ_OK || c.st_ref != TAHQ_OK) {
         CHECK(len == 0, "%s: out_len %zu on error", c.what, len);
@@ -203,8 +207,8 @@ static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_of
         size_t i = 0;
         while (got[i] == c.msg[i])
             i++;
-        CHECK(false, "%s: message differs at byte %zu of %zu (gpu %02x ref %02x, poison %02x)", c.what, i, len,
-              got[i], c.msg[i], pat);
+        CHECK(false, "%s: message differs at byte %zu of %zu (gpu %02x ref %02x, poison %02x)",
+              c.what, i, len, got[i], c.msg[i], pat);
     } else {
         g_checks++;
     }
@@ -229,8 +233,8 @@ static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_of
         size_t i = 0;
         while (bits_of(dec[i]) == bits_of(c.dec[i]))
             i++;
-        CHECK(false, "%s: decoded value %zu differs (gpu %08x ref %08x)", c.what, i, bits_of(dec[i]),
-              bits_of(c.dec[i]));
+        CHECK(false, "%s: decoded value %zu differs (gpu %08x ref %08x)", c.what, i,
+              bits_of(dec[i]), bits_of(c.dec[i]));
     } else {
         g_checks++;
     }
@@ -238,7 +242,8 @@ static void gpu_check(const Case &c, int poison, size_t x_off = 0, size_t out_of
 }
 
 /* Fill and run the reference for cases[] on all host cores. */
-static void prepare_parallel(std::vector<Case> &cases, const std::vector<int> &kinds, const std::vector<uint64_t> &seeds)
+static void prepare_parallel(std::vector<Case> &cases, const std::vector<int> &kinds,
+                             const std::vector<uint64_t> &seeds)
 {
     unsigned nt = std::thread::hardware_concurrency();
     if (nt < 1)
@@ -297,7 +302,9 @@ static void suite_families(void)
                 c.shape.seq_len = S;
                 c.shape.channels = G * T;
                 int kind = (int)(i % TQ_DATA_KINDS);
-                snprintf(c.what, sizeof c.what, "G%u alloc%d sub%" PRIu64 " %ux%ux%u %s hi%u lo%u r%u tau%08x rnd%d meta%d",
+                snprintf(c.what, sizeof c.what,
+                         "G%u alloc%d sub%" PRIu64
+                         " %ux%ux%u %s hi%u lo%u r%u tau%08x rnd%d meta%d",
                          G, alloc, i, B, S, G * T, tq_data_name(kind), c.cfg.hi_bits, c.cfg.lo_bits,
                          c.cfg.hi_permille, bits_of(c.cfg.tau), c.cfg.rounding, c.cfg.meta);
                 tiles += (uint64_t)B * S * T;
@@ -318,14 +325,18 @@ static void suite_families(void)
             double t2 = now_s();
             printf("family G=%-3u alloc=%s: %zu sub-tensors, %" PRIu64 " tiles compared, %" PRIu64
                    " encode errors matched; cpu %.1f s, gpu %.1f s\n",
-                   G, alloc == 0 ? "none " : alloc == 1 ? "token" : alloc == 2 ? "tile " : "gain ", cases.size(),
-                   compared, errors, t1 - t0,
-                   t2 - t1);
+                   G,
+                   alloc == 0   ? "none "
+                   : alloc == 1 ? "token"
+                   : alloc == 2 ? "tile "
+                                : "gain ",
+                   cases.size(), compared, errors, t1 - t0, t2 - t1);
             CHECK(compared >= target / 2, "family G%u alloc%d: too few tiles compared", G, alloc);
         }
 }
 
-static Case make_case(const tahq_config &cfg, uint32_t B, uint32_t S, uint32_t C, int kind, uint64_t seed, const char *what)
+static Case make_case(const tahq_config &cfg, uint32_t B, uint32_t S, uint32_t C, int kind,
+                      uint64_t seed, const char *what)
 {
     Case c;
     c.cfg = cfg;
@@ -334,7 +345,8 @@ static Case make_case(const tahq_config &cfg, uint32_t B, uint32_t S, uint32_t C
     c.shape.channels = C;
     c.x.resize((size_t)B * S * C);
     tq_fill(c.x.data(), (uint64_t)B * S, C, cfg.tile, kind, seed);
-    snprintf(c.what, sizeof c.what, "%s (G%u %ux%ux%u %s alloc%d)", what, cfg.tile, B, S, C, tq_data_name(kind), cfg.alloc);
+    snprintf(c.what, sizeof c.what, "%s (G%u %ux%ux%u %s alloc%d)", what, cfg.tile, B, S, C,
+             tq_data_name(kind), cfg.alloc);
     return c;
 }
 
@@ -353,9 +365,12 @@ static void suite_edges(void)
             cs.push_back(make_case(cfg, 1, 1, G, TQ_DATA_GAUSS, r.next(), "single tile"));
             cs.push_back(make_case(cfg, 3, 13, G * 3, TQ_DATA_LLM, r.next(), "S=13, T=3"));
             cs.push_back(make_case(cfg, 2, 1, G * 5, TQ_DATA_SPARSE, r.next(), "S=1"));
-            cs.push_back(make_case(cfg, 1, 20000, G, TQ_DATA_TIES, r.next(), "20000 one-tile rows"));
-            cs.push_back(make_case(cfg, 1, 3, 65536, TQ_DATA_LLM, r.next(), "C=65536 (rows not cached)"));
-            cs.push_back(make_case(cfg, 1, 5, 12288, TQ_DATA_GAUSS, r.next(), "C=12288 (largest cached row)"));
+            cs.push_back(
+                make_case(cfg, 1, 20000, G, TQ_DATA_TIES, r.next(), "20000 one-tile rows"));
+            cs.push_back(
+                make_case(cfg, 1, 3, 65536, TQ_DATA_LLM, r.next(), "C=65536 (rows not cached)"));
+            cs.push_back(make_case(cfg, 1, 5, 12288, TQ_DATA_GAUSS, r.next(),
+                                   "C=12288 (largest cached row)"));
             cs.push_back(make_case(cfg, 1, 2, 16384 + G, TQ_DATA_WIDE, r.next(), "C=16384+G"));
             cs.push_back(make_case(cfg, 2, 33, G * 7, TQ_DATA_DENORM, r.next(), "denormals"));
             cs.push_back(make_case(cfg, 2, 17, G * 9, TQ_DATA_CONST, r.next(), "constant tiles"));
@@ -367,7 +382,8 @@ static void suite_edges(void)
                 cs.push_back(z);
             }
             {
-                Case k = make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(), "all 0.1 (off the fp16 grid)");
+                Case k = make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(),
+                                   "all 0.1 (off the fp16 grid)");
                 for (auto &v : k.x)
                     v = 0.1f;
                 cs.push_back(k);
@@ -375,7 +391,8 @@ static void suite_edges(void)
             {
                 tahq_config c2 = cfg;
                 c2.meta = TAHQ_META_FP16;
-                Case o = make_case(c2, 1, 4, G * 4, TQ_DATA_GAUSS, r.next(), "fp16 overflow (RANGE)");
+                Case o =
+                    make_case(c2, 1, 4, G * 4, TQ_DATA_GAUSS, r.next(), "fp16 overflow (RANGE)");
                 o.x[o.x.size() / 2] = 1.0e5f;
                 cs.push_back(o);
                 c2.meta = TAHQ_META_FP32;
@@ -385,7 +402,8 @@ static void suite_edges(void)
                 cs.push_back(o2);
             }
             {
-                static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u};
+                static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u,
+                                                0xDF800000u};
                 for (int b = 0; b < 5; b++) {
                     Case e = make_case(cfg, 2, 6, G * 3, TQ_DATA_GAUSS, r.next(), "invalid input");
                     e.x[r.below((uint32_t)e.x.size())] = tq_f_of(badv[b]);
@@ -394,7 +412,8 @@ static void suite_edges(void)
                 }
             }
             {
-                static const uint32_t taus[] = {0x00000000u, 0x00000001u, 0x7F7FFFFFu, 0x7F800000u, 0x3F800000u};
+                static const uint32_t taus[] = {0x00000000u, 0x00000001u, 0x7F7FFFFFu, 0x7F800000u,
+                                                0x3F800000u};
                 for (uint32_t t : taus) {
                     tahq_config c3 = cfg;
                     c3.tau = tq_f_of(t);
@@ -408,10 +427,12 @@ static void suite_edges(void)
                 c4.hi_bits = 8;
                 c4.lo_bits = 1;
                 c4.hi_permille = 0;
-                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_HALFWAY, r.next(), "stochastic, r=0, 8/1 bits"));
+                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_HALFWAY, r.next(),
+                                       "stochastic, r=0, 8/1 bits"));
                 c4.hi_permille = 1000;
                 c4.meta = TAHQ_META_BF16;
-                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_DENORM, r.next(), "stochastic, r=1000, bf16"));
+                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_DENORM, r.next(),
+                                       "stochastic, r=1000, bf16"));
             }
             if (alloc == TAHQ_ALLOC_GAIN) {
                 /* SPEC 4.3: a tile whose scale overflows fp16 at lo_bits only
@@ -425,8 +446,10 @@ static void suite_edges(void)
                 c5.hi_bits = 3;
                 const uint32_t seqs[] = {8, 4, 1000};
                 for (uint32_t S : seqs) {
-                    Case o = make_case(c5, 2, S, G * 3, TQ_DATA_GAUSS, r.next(), "fp16 overflow at lo_bits only");
-                    const size_t t = (size_t)S * 3 + (size_t)r.below(S * 3); /* a tile of sequence 1 */
+                    Case o = make_case(c5, 2, S, G * 3, TQ_DATA_GAUSS, r.next(),
+                                       "fp16 overflow at lo_bits only");
+                    const size_t t =
+                        (size_t)S * 3 + (size_t)r.below(S * 3); /* a tile of sequence 1 */
                     for (uint32_t j = 0; j < G; j++)
                         o.x[t * G + j] = (float)r.below(100000u);
                     o.x[t * G] = 100000.0f;
@@ -435,19 +458,22 @@ static void suite_edges(void)
                 }
                 tahq_config c6 = cfg;
                 c6.lo_bits = c6.hi_bits; /* equal widths: every gain +0, ties by row */
-                cs.push_back(make_case(c6, 2, 50, G * 6, TQ_DATA_LLM, r.next(), "gain, equal widths"));
+                cs.push_back(
+                    make_case(c6, 2, 50, G * 6, TQ_DATA_LLM, r.next(), "gain, equal widths"));
             }
             if (alloc == 0)
                 for (uint32_t b = 1; b <= 8; b++) { /* SPEC 7.1: the plain per-tile quantizer */
                     tahq_config cp;
                     tahq_config_plain(&cp, G, b);
-                    cs.push_back(make_case(cp, 4, 100, G * 8, (int)(b % TQ_DATA_KINDS), r.next(), "plain profile"));
+                    cs.push_back(make_case(cp, 4, 100, G * 8, (int)(b % TQ_DATA_KINDS), r.next(),
+                                           "plain profile"));
                 }
             for (auto &c : cs) {
                 cpu_reference(c);
                 int k = n++;
                 /* unaligned device pointers on some runs */
-                gpu_check(c, k & 1, (size_t)(k % 3 == 1), (size_t)(k % 16), (size_t)(k % 7), (size_t)(k % 5 == 2));
+                gpu_check(c, k & 1, (size_t)(k % 3 == 1), (size_t)(k % 16), (size_t)(k % 7),
+                          (size_t)(k % 5 == 2));
             }
         }
     /* argument errors (nothing is touched) */
@@ -461,21 +487,38 @@ static void suite_edges(void)
         float *dx = (float *)d_x.get(1024 * 4);
         uint8_t *dout = (uint8_t *)d_out.get(bound);
         void *dws = d_ws.get(wsb);
-        CHECK(tahq_cuda_encode(nullptr, &shape, dx, dws, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_NULL, "null cfg");
-        CHECK(tahq_cuda_encode(&cfg, &shape, nullptr, dws, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_NULL, "null x");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb, dout, bound - 1, &len, g_stream) == TAHQ_ERR_BUFFER, "small out");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb - 1, dout, bound, &len, g_stream) == TAHQ_ERR_BUFFER, "small ws");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, nullptr, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_NULL, "null ws");
+        CHECK(tahq_cuda_encode(nullptr, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_NULL,
+              "null cfg");
+        CHECK(tahq_cuda_encode(&cfg, &shape, nullptr, dws, wsb, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_NULL,
+              "null x");
+        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb, dout, bound - 1, &len, g_stream) ==
+                  TAHQ_ERR_BUFFER,
+              "small out");
+        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb - 1, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_BUFFER,
+              "small ws");
+        CHECK(tahq_cuda_encode(&cfg, &shape, dx, nullptr, wsb, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_NULL,
+              "null ws");
         tahq_config bad = cfg;
         bad.lo_bits = 5;
-        CHECK(tahq_cuda_encode(&bad, &shape, dx, dws, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_CONFIG, "config");
+        CHECK(tahq_cuda_encode(&bad, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_CONFIG,
+              "config");
         tahq_shape bs = {0, 4, 256};
-        CHECK(tahq_cuda_encode(&cfg, &bs, dx, dws, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_SHAPE, "shape");
-        CHECK(tahq_cuda_decode(nullptr, 100, (float *)dx, 1024, dws, wsb, g_stream) == TAHQ_ERR_NULL, "decode null");
+        CHECK(tahq_cuda_encode(&cfg, &bs, dx, dws, wsb, dout, bound, &len, g_stream) ==
+                  TAHQ_ERR_SHAPE,
+              "shape");
+        CHECK(tahq_cuda_decode(nullptr, 100, (float *)dx, 1024, dws, wsb, g_stream) ==
+                  TAHQ_ERR_NULL,
+              "decode null");
     }
 }
 
-static void decode_status(const std::vector<uint8_t> &m, size_t len, size_t count, const char *what, size_t off)
+static void decode_status(const std::vector<uint8_t> &m, size_t len, size_t count, const char *what,
+                          size_t off)
 {
     std::vector<float> a(count + 1, tq_f_of(0x7FC00001u));
     tahq_status sr = tahq_decode(m.data(), len, a.data(), count);
@@ -519,8 +562,8 @@ static void suite_corrupt(void)
             tahq_config cfg = tq_config_of((uint64_t)i, G);
             if (i >= 12)
                 cfg.alloc = TAHQ_ALLOC_GAIN;
-            Case c = make_case(cfg, 1u + r.below(3), 1u + r.below(30), G * (1u + r.below(12)), (int)r.below(5), r.next(),
-                               "corrupt base");
+            Case c = make_case(cfg, 1u + r.below(3), 1u + r.below(30), G * (1u + r.below(12)),
+                               (int)r.below(5), r.next(), "corrupt base");
             cpu_reference(c);
             if (c.st_ref != TAHQ_OK)
                 continue;
@@ -533,7 +576,8 @@ static void suite_corrupt(void)
                 bad[pos] ^= (uint8_t)(1u << r.below(8));
                 if (j >= 5 && pos >= 72)
                     put_crc(bad.data(), len);
-                snprintf(w, sizeof w, "%s: flip byte %zu%s", c.what, pos, j >= 5 ? " (crc fixed)" : "");
+                snprintf(w, sizeof w, "%s: flip byte %zu%s", c.what, pos,
+                         j >= 5 ? " (crc fixed)" : "");
                 decode_status(bad, len, count, w, (size_t)(k++ % 9));
             }
             decode_status(m, len, count, "valid", 0);
@@ -555,7 +599,8 @@ static void suite_corrupt(void)
                 static const struct {
                     uint16_t version;
                     int alloc; /* -1: unchanged */
-                } hv[] = {{1, -1}, {2, -1}, {3, -1}, {4, -1}, {1, 3}, {3, 1}, {3, 0}, {3, 2}, {3, 4}, {2, 3}};
+                } hv[] = {{1, -1}, {2, -1}, {3, -1}, {4, -1}, {1, 3},
+                          {3, 1},  {3, 0},  {3, 2},  {3, 4},  {2, 3}};
                 for (size_t j = 0; j < sizeof hv / sizeof hv[0]; j++)
                     for (int fix = 0; fix < 2; fix++) {
                         std::vector<uint8_t> b(m);
@@ -565,8 +610,8 @@ static void suite_corrupt(void)
                             b[11] = (uint8_t)hv[j].alloc;
                         if (fix)
                             put_crc(b.data(), len);
-                        snprintf(w, sizeof w, "%s: version %u alloc %d%s", c.what, hv[j].version, hv[j].alloc,
-                                 fix ? " (crc fixed)" : "");
+                        snprintf(w, sizeof w, "%s: version %u alloc %d%s", c.what, hv[j].version,
+                                 hv[j].alloc, fix ? " (crc fixed)" : "");
                         decode_status(b, len, count, w, (size_t)(k++ % 9));
                     }
             }
@@ -575,9 +620,11 @@ static void suite_corrupt(void)
                 continue;
             const uint64_t N = (uint64_t)h.shape.batch * h.shape.seq_len * (h.shape.channels / G);
             const uint64_t mb = h.config.meta == TAHQ_META_FP32 ? 4 : 2;
-            const bool per_row = h.config.alloc == TAHQ_ALLOC_TOKEN || h.config.alloc == TAHQ_ALLOC_GAIN;
+            const bool per_row =
+                h.config.alloc == TAHQ_ALLOC_TOKEN || h.config.alloc == TAHQ_ALLOC_GAIN;
             const uint64_t map_bits = per_row ? (uint64_t)h.shape.batch * h.shape.seq_len
-                                      : h.config.alloc == TAHQ_ALLOC_TILE ? N : 0;
+                                      : h.config.alloc == TAHQ_ALLOC_TILE ? N
+                                                                          : 0;
             const uint64_t map_bytes = (map_bits + 7) / 8, flag_bytes = (N + 7) / 8;
             const uint64_t zero_off = 72 + map_bytes + flag_bytes, scale_off = zero_off + N * mb;
             {
@@ -649,7 +696,8 @@ static void suite_fixpoint(void)
         tahq_meta meta = (tahq_meta)r.below(3);
         std::vector<float> g(rows * C);
         int kind = (int)r.below(TQ_DATA_KINDS);
-        tq_fill(g.data(), rows, C, 1, kind == TQ_DATA_CONST || kind == TQ_DATA_HALFWAY ? TQ_DATA_GAUSS : kind, r.next());
+        tq_fill(g.data(), rows, C, 1,
+                kind == TQ_DATA_CONST || kind == TQ_DATA_HALFWAY ? TQ_DATA_GAUSS : kind, r.next());
         if (i % 10 == 9)
             g[r.below((uint32_t)g.size())] = tq_f_of(r.below(2) ? 0x7FC00000u : 0x5F900000u);
         std::vector<uint8_t> cr(rows * C), cg(rows * C);
@@ -664,7 +712,8 @@ static void suite_fixpoint(void)
         CU(cudaMemcpy(d_g, g.data(), g.size() * 4, cudaMemcpyHostToDevice));
         CU(cudaMemset(d_c, 0xCC, cr.size()));
         CU(cudaMemset(d_s, 0xCC, C * 4));
-        tahq_status b = tahq_cuda_fixpoint_encode(d_g, rows, C, bits, meta, d_c, d_s, d_w, wsb, g_stream);
+        tahq_status b =
+            tahq_cuda_fixpoint_encode(d_g, rows, C, bits, meta, d_c, d_s, d_w, wsb, g_stream);
         CHECK(a == b, "fixpoint %d encode status %d vs %d", i, (int)b, (int)a);
         if (a != TAHQ_OK || b != TAHQ_OK)
             continue;
@@ -686,7 +735,8 @@ static void suite_fixpoint(void)
         CHECK(a == b, "fixpoint %d decode status %d vs %d", i, (int)b, (int)a);
         CU(cudaMemcpy(dgot.data(), d_o, dr.size() * 4, cudaMemcpyDeviceToHost));
         if (a == TAHQ_OK)
-            CHECK(memcmp(dr.data(), dgot.data(), dr.size() * 4) == 0, "fixpoint %d decoded values", i);
+            CHECK(memcmp(dr.data(), dgot.data(), dr.size() * 4) == 0, "fixpoint %d decoded values",
+                  i);
         else {
             bool untouched = true;
             for (float v : dgot)
@@ -729,9 +779,11 @@ int main(int argc, char **argv)
     }
     CU(cudaStreamSynchronize(g_stream));
     CU(cudaGetLastError());
-    printf("test_cuda_codec %s: %" PRIu64 " checks, %" PRIu64 " failures; %" PRIu64 " GPU runs, %" PRIu64
+    printf("test_cuda_codec %s: %" PRIu64 " checks, %" PRIu64 " failures; %" PRIu64
+           " GPU runs, %" PRIu64
            " tiles, %.1f MB of messages and %.1f MB of decoded floats compared; %.1f s\n",
-           suite, g_checks, g_fails, g_runs, g_tiles, g_msg_bytes / 1e6, g_float_bytes / 1e6, now_s() - t0);
+           suite, g_checks, g_fails, g_runs, g_tiles, g_msg_bytes / 1e6, g_float_bytes / 1e6,
+           now_s() - t0);
     CU(cudaStreamDestroy(g_stream));
     return g_fails ? 1 : 0;
 }

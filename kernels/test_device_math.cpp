@@ -35,17 +35,17 @@
  * ref/tahq_ref_api.h (through tq_pipeline.cuh). */
 
 static uint64_t g_checks, g_fails;
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        g_checks++;                                                                        \
-        if (!(cond)) {                                                                     \
-            g_fails++;                                                                     \
-            if (g_fails <= 30) {                                                           \
-                fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);         \
-                fprintf(stderr, __VA_ARGS__);                                              \
-                fprintf(stderr, "\n");                                                     \
-            }                                                                              \
-        }                                                                                  \
+#define CHECK(cond, ...)                                                           \
+    do {                                                                           \
+        g_checks++;                                                                \
+        if (!(cond)) {                                                             \
+            g_fails++;                                                             \
+            if (g_fails <= 30) {                                                   \
+                fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
+                fprintf(stderr, __VA_ARGS__);                                      \
+                fprintf(stderr, "\n");                                             \
+            }                                                                      \
+        }                                                                          \
     } while (0)
 
 static uint32_t bits_of(float x)
@@ -92,7 +92,7 @@ static float tq_meta_round_up(uint32_t meta, float x)
  * From the tile's min lo and max hi: z = down(lo) (+0 if zero), s = +0 if
  * w = fl(hi - z) = 0, else the search above. *range is set on overflow. */
 static void tq_zero_scale(uint32_t meta, float lo, float hi, uint32_t levels, float *zero,
-                         float *scale, uint32_t *range)
+                          float *scale, uint32_t *range)
 {
     float z = tq_meta_value(meta, tq_meta_round_down_bits(meta, lo));
     uint32_t bad = tq_bits(z) == 0xFF800000u ? 1u : 0u;
@@ -135,8 +135,10 @@ static void test_scalar(void)
 {
     /* binary16 / bfloat16, every 16-bit pattern back to float */
     for (uint32_t h = 0; h < 65536u; h++) {
-        CHECK(bits_of(tq_f16_to_f32((uint16_t)h)) == bits_of(tahq_f16_to_f32((uint16_t)h)), "f16 %04x", h);
-        CHECK(bits_of(tq_bf16_to_f32((uint16_t)h)) == bits_of(tahq_bf16_to_f32((uint16_t)h)), "bf16 %04x", h);
+        CHECK(bits_of(tq_f16_to_f32((uint16_t)h)) == bits_of(tahq_f16_to_f32((uint16_t)h)),
+              "f16 %04x", h);
+        CHECK(bits_of(tq_bf16_to_f32((uint16_t)h)) == bits_of(tahq_bf16_to_f32((uint16_t)h)),
+              "bf16 %04x", h);
     }
     /* float -> 16 bits and metadata rounding on a dense sample of patterns */
     const uint32_t stride = g_quick ? 4093u : 509u;
@@ -146,7 +148,8 @@ static void test_scalar(void)
         CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "f32->f16 %08x", (uint32_t)w);
         CHECK(tq_f32_to_bf16(x) == tahq_f32_to_bf16(x), "f32->bf16 %08x", (uint32_t)w);
         for (uint32_t m = 0; m < 3u; m++) {
-            CHECK(bits_of(tq_meta_round_down(m, x)) == bits_of(tahq_meta_round_down((tahq_meta)m, x)),
+            CHECK(bits_of(tq_meta_round_down(m, x)) ==
+                      bits_of(tahq_meta_round_down((tahq_meta)m, x)),
                   "down %u %08x", m, (uint32_t)w);
             CHECK(bits_of(tq_meta_round_up(m, x)) == bits_of(tahq_meta_round_up((tahq_meta)m, x)),
                   "up %u %08x", m, (uint32_t)w);
@@ -163,9 +166,11 @@ static void test_scalar(void)
                 float x = float_of(w);
                 CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "edge f16 %08x", w);
                 for (uint32_t m = 0; m < 3u; m++) {
-                    CHECK(bits_of(tq_meta_round_down(m, x)) == bits_of(tahq_meta_round_down((tahq_meta)m, x)),
+                    CHECK(bits_of(tq_meta_round_down(m, x)) ==
+                              bits_of(tahq_meta_round_down((tahq_meta)m, x)),
                           "edge down %u %08x", m, w);
-                    CHECK(bits_of(tq_meta_round_up(m, x)) == bits_of(tahq_meta_round_up((tahq_meta)m, x)),
+                    CHECK(bits_of(tq_meta_round_up(m, x)) ==
+                              bits_of(tahq_meta_round_up((tahq_meta)m, x)),
                           "edge up %u %08x", m, w);
                 }
             }
@@ -195,30 +200,36 @@ static void test_scalar(void)
         }
         CHECK(tahq_gf2_mulmod(tahq_gf2_xinv(), 0x40000000u) == 0x80000000u, "x * x^-1 = 1");
         for (uint64_t m = 0; m < 40; m++)
-            CHECK(tahq_gf2_mulmod(tahq_gf2_xpow(m * 77u + 3u), tahq_gf2_xpow_inv(m * 77u + 3u)) == 0x80000000u,
+            CHECK(tahq_gf2_mulmod(tahq_gf2_xpow(m * 77u + 3u), tahq_gf2_xpow_inv(m * 77u + 3u)) ==
+                      0x80000000u,
                   "x^n x^-n %" PRIu64, m);
         for (int i = 0; i < 300; i++) {
             size_t a = r.below(2048), b = r.below(2048);
             /* raw(s, A || B) = raw(s, A) * x^(8|B|) ^ raw(0, B) */
             uint32_t s = r.u32();
             uint32_t whole = tahq_gf2_crc_raw_bytes(s, buf.data(), a + b);
-            uint32_t comb = tahq_gf2_mulmod(tahq_gf2_crc_raw_bytes(s, buf.data(), a), tahq_gf2_xpow(8u * b)) ^
-                            tahq_gf2_crc_raw_bytes(0, buf.data() + a, b);
+            uint32_t comb =
+                tahq_gf2_mulmod(tahq_gf2_crc_raw_bytes(s, buf.data(), a), tahq_gf2_xpow(8u * b)) ^
+                tahq_gf2_crc_raw_bytes(0, buf.data() + a, b);
             CHECK(whole == comb, "combine %zu %zu", a, b);
             /* leading zeros change nothing; trailing zeros are undone by x^-8m */
             std::vector<uint8_t> z(a + b + 16, 0);
             memcpy(z.data() + a, buf.data(), b);
-            CHECK(tahq_gf2_crc_raw_bytes(0, z.data(), a + b) == tahq_gf2_crc_raw_bytes(0, buf.data(), b), "lead zeros");
+            CHECK(tahq_gf2_crc_raw_bytes(0, z.data(), a + b) ==
+                      tahq_gf2_crc_raw_bytes(0, buf.data(), b),
+                  "lead zeros");
             uint32_t m = r.below(16);
             std::vector<uint8_t> t(b + m, 0);
             memcpy(t.data(), buf.data(), b);
-            CHECK(tahq_gf2_mulmod(tahq_gf2_crc_raw_bytes(0, t.data(), b + m), tahq_gf2_xpow_inv(8u * m)) ==
+            CHECK(tahq_gf2_mulmod(tahq_gf2_crc_raw_bytes(0, t.data(), b + m),
+                                  tahq_gf2_xpow_inv(8u * m)) ==
                       tahq_gf2_crc_raw_bytes(0, buf.data(), b),
                   "trail zeros %u", m);
         }
         for (uint32_t v = 0; v < 256u; v++) {
             uint8_t byte = (uint8_t)v;
-            CHECK(tahq_gf2_crc_table_entry(v) == tahq_gf2_crc_raw_bytes(0, &byte, 1), "table %u", v);
+            CHECK(tahq_gf2_crc_table_entry(v) == tahq_gf2_crc_raw_bytes(0, &byte, 1), "table %u",
+                  v);
         }
     }
 
@@ -236,8 +247,8 @@ static void test_scalar(void)
             tq_fill(v, 1, G, G, (int)r.below(TQ_DATA_KINDS), r.next());
             float zr, sr;
             uint8_t cr[256];
-            tahq_status st = tahq_quantize_tile(v, G, bits, (tahq_meta)meta, (tahq_rounding)rounding, seed, elem0,
-                                                &zr, &sr, cr);
+            tahq_status st = tahq_quantize_tile(v, G, bits, (tahq_meta)meta,
+                                                (tahq_rounding)rounding, seed, elem0, &zr, &sr, cr);
             float lo = v[0], hi = v[0];
             for (uint32_t i = 1; i < G; i++) {
                 lo = tq_order_key(v[i]) < tq_order_key(lo) ? v[i] : lo;
@@ -249,17 +260,21 @@ static void test_scalar(void)
             CHECK((st == TAHQ_ERR_RANGE) == (range != 0u), "range %d", it);
             if (st != TAHQ_OK)
                 continue;
-            CHECK(bits_of(z) == bits_of(zr) && bits_of(s) == bits_of(sr), "z/s tile %d G%u b%u meta%u lo %a hi %a z %a/%a s %a/%a", it, G, bits, meta, lo, hi, z, zr, s, sr);
+            CHECK(bits_of(z) == bits_of(zr) && bits_of(s) == bits_of(sr),
+                  "z/s tile %d G%u b%u meta%u lo %a hi %a z %a/%a s %a/%a", it, G, bits, meta, lo,
+                  hi, z, zr, s, sr);
             for (uint32_t i = 0; i < G; i++) {
                 uint32_t q = 0;
                 if (s != 0.0f)
-                    q = rounding ? tq_code_stochastic(v[i], z, s, (1u << bits) - 1u, tahq_random_word(seed, elem0 + i))
+                    q = rounding ? tq_code_stochastic(v[i], z, s, (1u << bits) - 1u,
+                                                      tahq_random_word(seed, elem0 + i))
                                  : tq_code_nearest(v[i], z, s, (1u << bits) - 1u);
                 CHECK(q == cr[i], "code tile %d i %u", it, i);
             }
         }
     }
-    printf("scalar primitives: %" PRIu64 " dense samples, %" PRIu64 " checks so far\n", n, g_checks);
+    printf("scalar primitives: %" PRIu64 " dense samples, %" PRIu64 " checks so far\n", n,
+           g_checks);
 }
 
 /* ======================================================================== 2 */
@@ -298,7 +313,8 @@ template <int K> static void test_tile_ops(void)
                 float ref = tahq_tree_sum(&buf[ti * G], G);
                 CHECK(bits_of(sum.v[ti * LPT]) == bits_of(ref), "K%d tsum", K);
                 float eref = tahq_entropy(&buf[ti * G], 1, G);
-                CHECK(bits_of(ent.v[ti * LPT]) == bits_of(eref), "K%d entropy %g %g", K, ent.v[ti * LPT], eref);
+                CHECK(bits_of(ent.v[ti * LPT]) == bits_of(eref), "K%d entropy %g %g", K,
+                      ent.v[ti * LPT], eref);
             }
         }
         /* gate */
@@ -354,13 +370,15 @@ template <int K> static void test_tile_ops(void)
         U cw[2];
         B range;
         uint64_t tile0 = r.below(1u << 16);
-        T::quantize(w, B(true), bits, u64(lane / U(LPT)) + HostW::U64((uint64_t)tile0), lane, c, z, sc, cw, range);
+        T::quantize(w, B(true), bits, u64(lane / U(LPT)) + HostW::U64((uint64_t)tile0), lane, c, z,
+                    sc, cw, range);
         for (uint32_t ti = 0; ti < TPW; ti++) {
             uint32_t b = bits.v[ti * LPT];
             float zr, sr;
             uint8_t codes[256];
-            tahq_status st = tahq_quantize_tile(&ref[ti * G], G, b, (tahq_meta)c.meta, (tahq_rounding)c.rounding,
-                                                c.seed, (tile0 + ti) * G, &zr, &sr, codes);
+            tahq_status st =
+                tahq_quantize_tile(&ref[ti * G], G, b, (tahq_meta)c.meta, (tahq_rounding)c.rounding,
+                                   c.seed, (tile0 + ti) * G, &zr, &sr, codes);
             CHECK((st == TAHQ_ERR_RANGE) == range.v[ti * LPT], "K%d range", K);
             if (st != TAHQ_OK)
                 continue;
@@ -383,9 +401,12 @@ struct AlignedBuf {
     std::vector<uint8_t> raw;
     uint8_t *p;
     size_t n;
-    explicit AlignedBuf(size_t bytes, size_t align = 256, size_t offset = 0) : raw(bytes + align + offset + 16), n(bytes)
+    explicit AlignedBuf(size_t bytes, size_t align = 256, size_t offset = 0)
+        : raw(bytes + align + offset + 16), n(bytes)
     {
-        p = reinterpret_cast<uint8_t *>(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1)) + offset;
+        p = reinterpret_cast<uint8_t *>(((uintptr_t)raw.data() + align - 1) &
+                                        ~(uintptr_t)(align - 1)) +
+            offset;
     }
 };
 
@@ -401,8 +422,9 @@ static uint64_t g_cases, g_msgs_bytes, g_tiles;
 /* Encode x with the reference and the emulated GPU pipeline; compare. Then
  * decode the reference message both ways; compare. Returns the reference
  * message (empty on an encode error). */
-static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape &shape, const float *x,
-                                        bool poison_twice, size_t out_offset, const char *what)
+static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape &shape,
+                                        const float *x, bool poison_twice, size_t out_offset,
+                                        const char *what)
 {
     g_cases++;
     size_t bound = 0, wsref = 0;
@@ -414,7 +436,8 @@ static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape
     std::vector<uint64_t> wr(wsref / 8 + 1);
     std::vector<uint8_t> ref(bound);
     size_t len_ref = 0;
-    tahq_status st_ref = tahq_encode(&cfg, &shape, x, wr.data(), wsref, ref.data(), bound, &len_ref);
+    tahq_status st_ref =
+        tahq_encode(&cfg, &shape, x, wr.data(), wsref, ref.data(), bound, &len_ref);
 
     TqEncPlan plan;
     CHECK(tq_enc_plan(&cfg, &shape, &plan) == TAHQ_OK, "%s: plan", what);
@@ -444,7 +467,8 @@ static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape
             size_t i = 0;
             while (out.p[i] == ref[i])
                 i++;
-            CHECK(false, "%s: message differs at byte %zu of %zu (gpu %02x ref %02x)", what, i, len, out.p[i], ref[i]);
+            CHECK(false, "%s: message differs at byte %zu of %zu (gpu %02x ref %02x)", what, i, len,
+                  out.p[i], ref[i]);
         } else {
             g_checks++;
         }
@@ -467,14 +491,16 @@ static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape
         AlignedBuf outf(count * 4, 256, pass ? 4 : 0); /* also an unaligned output */
         memset(outf.p, pass ? 0x7F : 0xFF, count * 4);
         TqHostExec ex;
-        tahq_status st = tq_decode_impl(ex, msg.p, len_ref, reinterpret_cast<float *>(outf.p), count, dws.p, dp.total);
+        tahq_status st = tq_decode_impl(ex, msg.p, len_ref, reinterpret_cast<float *>(outf.p),
+                                        count, dws.p, dp.total);
         CHECK(st == TAHQ_OK, "%s: decode status %d", what, st);
         if (memcmp(outf.p, dref.data(), count * 4) != 0) {
             size_t i = 0;
             const float *o = reinterpret_cast<const float *>(outf.p);
             while (bits_of(o[i]) == bits_of(dref[i]))
                 i++;
-            CHECK(false, "%s: decoded float %zu differs (%08x vs %08x)", what, i, bits_of(o[i]), bits_of(dref[i]));
+            CHECK(false, "%s: decoded float %zu differs (%08x vs %08x)", what, i, bits_of(o[i]),
+                  bits_of(dref[i]));
         } else {
             g_checks++;
         }
@@ -483,7 +509,8 @@ static std::vector<uint8_t> cross_check(const tahq_config &cfg, const tahq_shape
 }
 
 /* decode status of a (possibly corrupted) message, emulated vs reference */
-static void decode_status_check(const std::vector<uint8_t> &m, size_t len, size_t count, const char *what)
+static void decode_status_check(const std::vector<uint8_t> &m, size_t len, size_t count,
+                                const char *what)
 {
     std::vector<float> a(count + 1), b(count + 1);
     for (size_t i = 0; i <= count; i++)
@@ -530,7 +557,8 @@ static void test_nan_decode(void)
             tahq_encode_workspace_size(&cfg, &shape, &wsz);
             std::vector<uint64_t> ws(wsz / 8 + 1);
             std::vector<uint8_t> m(bound);
-            CHECK(tahq_encode(&cfg, &shape, x.data(), ws.data(), wsz, m.data(), bound, &len) == TAHQ_OK,
+            CHECK(tahq_encode(&cfg, &shape, x.data(), ws.data(), wsz, m.data(), bound, &len) ==
+                      TAHQ_OK,
                   "nan G%u: encode", G);
             tahq_header h;
             if (tahq_parse_header(m.data(), len, &h) != TAHQ_OK)
@@ -548,7 +576,8 @@ static void test_nan_decode(void)
                 snprintf(what, sizeof what, "nan G%u meta%d tile %u", G, (int)meta, t);
                 decode_status_check(bad, len, count, what); /* the bytes of libtahq's decode */
                 std::vector<float> y(count);
-                CHECK(tahq_decode(bad.data(), len, y.data(), count) == TAHQ_OK, "%s: ref decode", what);
+                CHECK(tahq_decode(bad.data(), len, y.data(), count) == TAHQ_OK, "%s: ref decode",
+                      what);
                 size_t nans = 0;
                 for (size_t i = 0; i < count; i++)
                     if (y[i] != y[i]) {
@@ -584,8 +613,8 @@ static void random_flips(const std::vector<uint8_t> &m, size_t count, TqRng &r, 
 /* One to three elements set to NaN, an infinity, |x| >= 2^64 or FLT_MAX. */
 static void poke_invalid(std::vector<float> &x, TqRng &r)
 {
-    static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u, 0xDF800000u,
-                                    0x7F7FFFFFu, 0xFFC00001u};
+    static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u,
+                                    0xDF800000u, 0x7F7FFFFFu, 0xFFC00001u};
     const size_t n = x.size();
     for (int k = 0; k < 1 + (int)r.below(3); k++)
         x[r.below((uint32_t)n)] = float_of(badv[r.below(7)]);
@@ -670,12 +699,16 @@ static void pipeline_random(TqRng &r)
             std::vector<float> x((size_t)shape.batch * shape.seq_len * shape.channels + 8);
             int kind = (int)r.below(TQ_DATA_KINDS);
             size_t xoff = (i % 11 == 0) ? 1 : 0; /* an input that is not 16-byte aligned */
-            tq_fill(x.data() + xoff, (uint64_t)shape.batch * shape.seq_len, shape.channels, G, kind, r.next());
+            tq_fill(x.data() + xoff, (uint64_t)shape.batch * shape.seq_len, shape.channels, G, kind,
+                    r.next());
             char what[160];
-            snprintf(what, sizeof what, "G%u cfg%d %ux%ux%u %s hi%u lo%u r%u alloc%d tau%08x rnd%d meta%d", G, i,
-                     shape.batch, shape.seq_len, shape.channels, tq_data_name(kind), cfg.hi_bits, cfg.lo_bits,
-                     cfg.hi_permille, cfg.alloc, bits_of(cfg.tau), cfg.rounding, cfg.meta);
-            std::vector<uint8_t> m = cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
+            snprintf(what, sizeof what,
+                     "G%u cfg%d %ux%ux%u %s hi%u lo%u r%u alloc%d tau%08x rnd%d meta%d", G, i,
+                     shape.batch, shape.seq_len, shape.channels, tq_data_name(kind), cfg.hi_bits,
+                     cfg.lo_bits, cfg.hi_permille, cfg.alloc, bits_of(cfg.tau), cfg.rounding,
+                     cfg.meta);
+            std::vector<uint8_t> m =
+                cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
             if (m.empty() || i % 3 != 0)
                 continue;
             corrupt_messages(m, (size_t)shape.batch * shape.seq_len * shape.channels, G, r, what);
@@ -694,7 +727,8 @@ static void pipeline_refused(TqRng &r)
         tahq_shape shape = {1u + r.below(2), 1u + r.below(6), G * (1u + r.below(5))};
         size_t n = (size_t)shape.batch * shape.seq_len * shape.channels;
         std::vector<float> x(n);
-        tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS, r.next());
+        tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS,
+                r.next());
         poke_invalid(x, r);
         char what[96];
         snprintf(what, sizeof what, "invalid input %d G%u alloc%d", i, G, cfg.alloc);
@@ -727,15 +761,27 @@ static void pipeline_argument_errors(void)
     tq_enc_plan(&cfg, &shape, &p);
     AlignedBuf ws(p.total), out(p.bound);
     size_t len;
-    CHECK(tq_encode_impl(ex, (tahq_config *)0, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "null cfg");
+    CHECK(tq_encode_impl(ex, (tahq_config *)0, &shape, x.data(), ws.p, p.total, out.p, p.bound,
+                         &len) == TAHQ_ERR_NULL,
+          "null cfg");
     tahq_config bad = cfg;
     bad.tile = 48;
-    CHECK(tq_encode_impl(ex, &bad, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_CONFIG, "config");
+    CHECK(tq_encode_impl(ex, &bad, &shape, x.data(), ws.p, p.total, out.p, p.bound, &len) ==
+              TAHQ_ERR_CONFIG,
+          "config");
     tahq_shape bs = {1, 4, 100};
-    CHECK(tq_encode_impl(ex, &cfg, &bs, x.data(), ws.p, p.total, out.p, p.bound, &len) == TAHQ_ERR_SHAPE, "shape");
-    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total, out.p, p.bound - 1, &len) == TAHQ_ERR_BUFFER, "out small");
-    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total - 1, out.p, p.bound, &len) == TAHQ_ERR_BUFFER, "ws small");
-    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), (void *)0, p.total, out.p, p.bound, &len) == TAHQ_ERR_NULL, "ws null");
+    CHECK(tq_encode_impl(ex, &cfg, &bs, x.data(), ws.p, p.total, out.p, p.bound, &len) ==
+              TAHQ_ERR_SHAPE,
+          "shape");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total, out.p, p.bound - 1, &len) ==
+              TAHQ_ERR_BUFFER,
+          "out small");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), ws.p, p.total - 1, out.p, p.bound, &len) ==
+              TAHQ_ERR_BUFFER,
+          "ws small");
+    CHECK(tq_encode_impl(ex, &cfg, &shape, x.data(), (void *)0, p.total, out.p, p.bound, &len) ==
+              TAHQ_ERR_NULL,
+          "ws null");
 }
 
 static void test_pipeline(void)
@@ -756,8 +802,8 @@ static void test_pipeline(void)
         }
     pipeline_refused(r);
     pipeline_argument_errors();
-    printf("pipeline emulation: %" PRIu64 " cases, %" PRIu64 " tiles, %" PRIu64 " message bytes\n", g_cases, g_tiles,
-           g_msgs_bytes);
+    printf("pipeline emulation: %" PRIu64 " cases, %" PRIu64 " tiles, %" PRIu64 " message bytes\n",
+           g_cases, g_tiles, g_msgs_bytes);
 }
 
 /* ======================================================================== gain */
@@ -773,8 +819,8 @@ static tahq_config gain_config(TqRng &r, uint32_t G)
     c.lo_bits = r.below(5) == 0 ? c.hi_bits : 1u + r.below(c.hi_bits);
     static const uint32_t permille[] = {0, 1, 500, 800, 999, 1000, 333, 875, 100};
     c.hi_permille = permille[r.below(9)];
-    static const uint32_t taus[] = {0x40000000u /*2*/, 0x7F800000u /*inf*/, 0x00000000u /*0*/,
-                                    0x3FC00000u /*1.5*/, 0x3F800000u /*1*/, 0x41200000u /*10*/,
+    static const uint32_t taus[] = {0x40000000u /*2*/,      0x7F800000u /*inf*/, 0x00000000u /*0*/,
+                                    0x3FC00000u /*1.5*/,    0x3F800000u /*1*/,   0x41200000u /*10*/,
                                     0x00000001u /*2^-149*/, 0x7F7FFFFFu /*max*/};
     c.tau = float_of(taus[r.below(8)]);
     c.rounding = (tahq_rounding)r.below(2);
@@ -798,8 +844,8 @@ static double psum64(const double *w, uint32_t n, uint32_t P)
 /* SPEC 4.3 steps 1-3 written from the SPEC text with libtahq's public
  * primitives: the full binary64 sum of a token (its key is checked against
  * tahq_token_gain_key, the sum against the gain program's). */
-static tahq_status spec_gain_sigma(const tahq_config &cfg, const float *row, uint32_t T, uint64_t elem0,
-                                   double *sigma)
+static tahq_status spec_gain_sigma(const tahq_config &cfg, const float *row, uint32_t T,
+                                   uint64_t elem0, double *sigma)
 {
     const uint32_t G = cfg.tile;
     std::vector<double> gains(T);
@@ -875,8 +921,9 @@ template <int K> static void test_gain_keys(void)
             tahq_status s2 = spec_gain_sigma(cfg, xp + row * C, T, row * C, &sref[row]);
             CHECK(s2 == st, "gain: SPEC text status %d vs ref %d", s2, st);
             if (st == TAHQ_OK && s2 == TAHQ_OK)
-                CHECK(tq_gain_key(sref[row]) == kref[row], "gain: key of the SPEC-text sum %08x vs ref %08x",
-                      tq_gain_key(sref[row]), kref[row]);
+                CHECK(tq_gain_key(sref[row]) == kref[row],
+                      "gain: key of the SPEC-text sum %08x vs ref %08x", tq_gain_key(sref[row]),
+                      kref[row]);
         }
         tq_status_block sb = tq_status_init();
         typename PGainToken<K>::Args a;
@@ -891,23 +938,26 @@ template <int K> static void test_gain_keys(void)
         a.sigma = sgot.data();
         a.st = &sb;
         TqHostExec ex;
-        ex.launch<PGainToken<K> >(a, rows, 8u);
+        ex.launch<PGainToken<K>>(a, rows, 8u);
         CHECK(sb.bad == ~0ull, "K%d gain: input flagged bad", K);
-        CHECK((sb.range != 0u) == any_range, "K%d gain it %d: range %u vs ref %d (%s meta%d hi%u lo%u)", K, it,
-              sb.range, (int)any_range, tq_data_name(kind), (int)cfg.meta, cfg.hi_bits, cfg.lo_bits);
+        CHECK((sb.range != 0u) == any_range,
+              "K%d gain it %d: range %u vs ref %d (%s meta%d hi%u lo%u)", K, it, sb.range,
+              (int)any_range, tq_data_name(kind), (int)cfg.meta, cfg.hi_bits, cfg.lo_bits);
         for (uint64_t row = 0; row < rows; row++) {
             if (!ok[row]) {
                 g_gain_range_rows++;
                 continue;
             }
-            CHECK(kgot[row] == kref[row], "K%d gain it %d row %" PRIu64 ": key %08x vs ref %08x (%s T%u hi%u lo%u "
-                  "tau%08x rnd%d meta%d)", K, it, row, kgot[row], kref[row], tq_data_name(kind), T, cfg.hi_bits,
-                  cfg.lo_bits, bits_of(cfg.tau), (int)cfg.rounding, (int)cfg.meta);
+            CHECK(kgot[row] == kref[row],
+                  "K%d gain it %d row %" PRIu64 ": key %08x vs ref %08x (%s T%u hi%u lo%u "
+                  "tau%08x rnd%d meta%d)",
+                  K, it, row, kgot[row], kref[row], tq_data_name(kind), T, cfg.hi_bits, cfg.lo_bits,
+                  bits_of(cfg.tau), (int)cfg.rounding, (int)cfg.meta);
             uint64_t b1, b2;
             memcpy(&b1, &sgot[row], 8);
             memcpy(&b2, &sref[row], 8);
-            CHECK(b1 == b2, "K%d gain it %d row %" PRIu64 ": sum %a vs SPEC text %a", K, it, row, sgot[row],
-                  sref[row]);
+            CHECK(b1 == b2, "K%d gain it %d row %" PRIu64 ": sum %a vs SPEC text %a", K, it, row,
+                  sgot[row], sref[row]);
             g_gain_keys++;
             g_gain_neg += kref[row] < 0x80000000u;
         }
@@ -922,8 +972,8 @@ static void header_variants(const std::vector<uint8_t> &m, size_t count, const c
     struct {
         uint16_t version;
         int alloc; /* -1: unchanged */
-    } v[] = {{1, -1}, {2, -1}, {3, -1}, {0, -1}, {4, -1}, {0x0103, -1}, {3, 1}, {3, 0}, {3, 2}, {1, 3},
-             {3, 3}, {1, 1}, {3, 4}, {1, 4}, {2, 3}};
+    } v[] = {{1, -1}, {2, -1}, {3, -1}, {0, -1}, {4, -1}, {0x0103, -1}, {3, 1}, {3, 0},
+             {3, 2},  {1, 3},  {3, 3},  {1, 1},  {3, 4},  {1, 4},       {2, 3}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         for (int fix = 0; fix < 2; fix++) {
             std::vector<uint8_t> bad(m);
@@ -950,7 +1000,8 @@ struct GainCounts {
 
 /* Corrupted and mislabelled forms of a valid gain message (case i): the
  * decode status must be the reference's. */
-static void gain_corrupt(const std::vector<uint8_t> &m, size_t count, int i, TqRng &r, const char *what)
+static void gain_corrupt(const std::vector<uint8_t> &m, size_t count, int i, TqRng &r,
+                         const char *what)
 {
     size_t len = m.size();
     random_flips(m, count, r, what);
@@ -997,19 +1048,24 @@ static void gain_random(TqRng &r, GainCounts &n)
             std::vector<float> x(count + 8);
             int kind = (int)r.below(TQ_DATA_KINDS);
             size_t xoff = (i % 11 == 0) ? 1 : 0;
-            tq_fill(x.data() + xoff, (uint64_t)shape.batch * shape.seq_len, shape.channels, G, kind, r.next());
+            tq_fill(x.data() + xoff, (uint64_t)shape.batch * shape.seq_len, shape.channels, G, kind,
+                    r.next());
             if (i % 13 == 5) /* whole tokens equal: ties in the keys */
                 for (size_t row = 1; row < (size_t)shape.batch * shape.seq_len; row += 2)
-                    memcpy(x.data() + xoff + row * shape.channels, x.data() + xoff + (row - 1) * shape.channels,
+                    memcpy(x.data() + xoff + row * shape.channels,
+                           x.data() + xoff + (row - 1) * shape.channels,
                            (size_t)shape.channels * 4);
             char what[200];
-            snprintf(what, sizeof what, "gain G%u case%d %ux%ux%u %s hi%u lo%u r%u tau%08x rnd%d meta%d", G, i,
-                     shape.batch, shape.seq_len, shape.channels, tq_data_name(kind), cfg.hi_bits, cfg.lo_bits,
-                     cfg.hi_permille, bits_of(cfg.tau), cfg.rounding, cfg.meta);
-            std::vector<uint8_t> m = cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
+            snprintf(what, sizeof what,
+                     "gain G%u case%d %ux%ux%u %s hi%u lo%u r%u tau%08x rnd%d meta%d", G, i,
+                     shape.batch, shape.seq_len, shape.channels, tq_data_name(kind), cfg.hi_bits,
+                     cfg.lo_bits, cfg.hi_permille, bits_of(cfg.tau), cfg.rounding, cfg.meta);
+            std::vector<uint8_t> m =
+                cross_check(cfg, shape, x.data() + xoff, i % 4 == 0, (size_t)(i % 3), what);
             if (m.empty())
                 continue;
-            CHECK(tahq_get_u16(m.data() + 4) == TAHQ_GAIN_VERSION && m[11] == TAHQ_ALLOC_GAIN, "%s: version", what);
+            CHECK(tahq_get_u16(m.data() + 4) == TAHQ_GAIN_VERSION && m[11] == TAHQ_ALLOC_GAIN,
+                  "%s: version", what);
             n.msgs++;
             n.lowmsgs += tahq_get_u64(m.data() + 40) > 0;
             n.flagmsgs += tahq_get_u64(m.data() + 48) > 0;
@@ -1054,10 +1110,12 @@ static void gain_low_width_range(TqRng &r)
         cfg.hi_permille = perm[(i / 18) % 4];
         if (i % 2)
             cfg.tau = float_of(0x7F800000u);
-        tahq_shape shape = {1u + r.below(3), (i % 3 == 0) ? 4u : 1u + r.below(12), G * (1u + r.below(4))};
+        tahq_shape shape = {1u + r.below(3), (i % 3 == 0) ? 4u : 1u + r.below(12),
+                            G * (1u + r.below(4))};
         size_t count = (size_t)shape.batch * shape.seq_len * shape.channels;
         std::vector<float> x(count);
-        tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS, r.next());
+        tq_fill(x.data(), (uint64_t)shape.batch * shape.seq_len, shape.channels, G, TQ_DATA_GAUSS,
+                r.next());
         /* one tile of the last sequence: values in [0, 1e5] */
         size_t t = (size_t)(shape.batch - 1) * shape.seq_len * (shape.channels / G) +
                    r.below(shape.seq_len * (shape.channels / G));
@@ -1070,13 +1128,14 @@ static void gain_low_width_range(TqRng &r)
         tahq_encode_workspace_size(&cfg, &shape, &wsz);
         std::vector<uint64_t> wsr(wsz / 8 + 1);
         std::vector<uint8_t> out(bound);
-        tahq_status st = tahq_encode(&cfg, &shape, x.data(), wsr.data(), wsz, out.data(), bound, &len);
+        tahq_status st =
+            tahq_encode(&cfg, &shape, x.data(), wsr.data(), wsz, out.data(), bound, &len);
         const bool lowtok = tahq_low_count(shape.seq_len, cfg.hi_permille) > 0;
         if (cfg.meta == TAHQ_META_FP16 && cfg.tau == float_of(0x7F800000u))
             CHECK((st == TAHQ_ERR_RANGE) == lowtok, "low-width range %d: ref status %d", i, st);
         char what[96];
-        snprintf(what, sizeof what, "gain low-width range %d G%u r%u meta%d status %d", i, G, cfg.hi_permille,
-                 (int)cfg.meta, st);
+        snprintf(what, sizeof what, "gain low-width range %d G%u r%u meta%d status %d", i, G,
+                 cfg.hi_permille, (int)cfg.meta, st);
         cross_check(cfg, shape, x.data(), i % 4 == 0, (size_t)(i % 3), what);
     }
 }
@@ -1116,9 +1175,10 @@ static void test_gain_pipeline(void)
     gain_relabelled();
     gain_low_width_range(r);
     gain_refused(r);
-    printf("gain pipeline emulation: %" PRIu64 " cases against libtahq (random configurations: %" PRIu64
-           " messages equal byte for byte and decoded bit for bit, %" PRIu64 " with low tokens, %" PRIu64
-           " with flagged tiles; the rest statuses)\n",
+    printf("gain pipeline emulation: %" PRIu64
+           " cases against libtahq (random configurations: %" PRIu64
+           " messages equal byte for byte and decoded bit for bit, %" PRIu64
+           " with low tokens, %" PRIu64 " with flagged tiles; the rest statuses)\n",
            g_cases - cases0, n.msgs, n.lowmsgs, n.flagmsgs);
 }
 
@@ -1132,7 +1192,8 @@ static void test_fixpoint(void)
         tahq_meta meta = (tahq_meta)r.below(3);
         std::vector<float> g(rows * C);
         int kind = (int)r.below(TQ_DATA_KINDS);
-        tq_fill(g.data(), rows, C, 1, kind == TQ_DATA_CONST || kind == TQ_DATA_HALFWAY ? TQ_DATA_GAUSS : kind, r.next());
+        tq_fill(g.data(), rows, C, 1,
+                kind == TQ_DATA_CONST || kind == TQ_DATA_HALFWAY ? TQ_DATA_GAUSS : kind, r.next());
         if (i % 10 == 9)
             g[r.below((uint32_t)g.size())] = float_of(r.below(2) ? 0x7FC00000u : 0x5F900000u);
         std::vector<uint8_t> cr(rows * C), cg(rows * C, 0xCC);
@@ -1140,7 +1201,8 @@ static void test_fixpoint(void)
         tahq_status a = tahq_fixpoint_encode(g.data(), rows, C, bits, meta, cr.data(), sr.data());
         AlignedBuf ws(tq_fix_ws_bytes(C));
         TqHostExec ex;
-        tahq_status b = tq_fix_encode_impl(ex, g.data(), rows, C, bits, meta, cg.data(), sg.data(), ws.p, ws.n);
+        tahq_status b =
+            tq_fix_encode_impl(ex, g.data(), rows, C, bits, meta, cg.data(), sg.data(), ws.p, ws.n);
         CHECK(a == b, "fixpoint %d status %d vs %d", i, b, a);
         if (a != TAHQ_OK || b != TAHQ_OK)
             continue;
@@ -1180,14 +1242,16 @@ int main(int argc, char **argv)
     test_gain_keys<6>();
     test_gain_keys<7>();
     test_gain_keys<8>();
-    printf("gain keys: %" PRIu64 " token keys equal to tahq_token_gain_key and binary64 sums equal to the SPEC "
-           "text's (%" PRIu64 " negative gains, %" PRIu64 " flagged tiles), %" PRIu64 " rows with ERR_RANGE\n",
+    printf("gain keys: %" PRIu64
+           " token keys equal to tahq_token_gain_key and binary64 sums equal to the SPEC "
+           "text's (%" PRIu64 " negative gains, %" PRIu64 " flagged tiles), %" PRIu64
+           " rows with ERR_RANGE\n",
            g_gain_keys, g_gain_neg, g_gain_flagged, g_gain_range_rows);
     test_nan_decode();
     test_pipeline();
     test_gain_pipeline();
     test_fixpoint();
-    printf("test_device_math: %" PRIu64 " checks, %" PRIu64 " failures, %.1f s\n", g_checks, g_fails,
-           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    printf("test_device_math: %" PRIu64 " checks, %" PRIu64 " failures, %.1f s\n", g_checks,
+           g_fails, (double)(clock() - t0) / CLOCKS_PER_SEC);
     return g_fails ? 1 : 0;
 }

@@ -50,7 +50,10 @@ struct TqHostExec {
         memcpy(h, d, n);
         return TAHQ_OK;
     }
-    tahq_status sync() { return TAHQ_OK; }
+    tahq_status sync()
+    {
+        return TAHQ_OK;
+    }
 };
 
 #endif

@@ -35,14 +35,17 @@ inline bool tq_per_row(uint32_t alloc)
 #define TQ_CRC_MAX_LEVELS 12
 
 struct TqCrcPlan {
-    uint64_t nseg;                          /* segments for the largest payload */
-    uint64_t count[TQ_CRC_MAX_LEVELS + 2];  /* count[L]: values after level L (count[0] = nseg) */
-    uint32_t nlevels;                       /* level programs to launch (>= 1) */
-    size_t off[TQ_CRC_MAX_LEVELS + 2];      /* workspace offset of the values of level L >= 1 */
+    uint64_t nseg;                         /* segments for the largest payload */
+    uint64_t count[TQ_CRC_MAX_LEVELS + 2]; /* count[L]: values after level L (count[0] = nseg) */
+    uint32_t nlevels;                      /* level programs to launch (>= 1) */
+    size_t off[TQ_CRC_MAX_LEVELS + 2];     /* workspace offset of the values of level L >= 1 */
     size_t bytes;
 };
 
-inline size_t tq_align256(size_t x) { return (x + 255u) & ~(size_t)255u; }
+inline size_t tq_align256(size_t x)
+{
+    return (x + 255u) & ~(size_t)255u;
+}
 
 /* Workspaces may have any alignment: the plans add this much and the code
  * rounds the pointer up to 256 bytes (as ref/ does for its 8-byte keys). */
@@ -119,8 +122,8 @@ tahq_status tq_run_crc(X &ex, const uint8_t *payload, const unsigned long long *
 struct TqEncPlan {
     uint32_t K, G;
     uint64_t rows, C, T, N, n_low, nchunks, nparts, bound;
-    tahq_layout lay;     /* with n_flagged = 0 */
-    uint64_t pmax;     /* payload bytes with every tile flagged */
+    tahq_layout lay; /* with n_flagged = 0 */
+    uint64_t pmax;   /* payload bytes with every tile flagged */
     uint32_t cached, wpb_row;
     size_t off_st, off_ent, off_map8, off_lt, off_piv8, off_compact, off_parts;
     TqCrcPlan crc;
@@ -138,12 +141,18 @@ template <int K> inline size_t tq_row_smem(uint64_t C, uint64_t T, bool token, b
 inline size_t tq_row_smem_k(uint32_t K, uint64_t C, uint64_t T, bool token, bool cached)
 {
     switch (K) {
-    case 3: return tq_row_smem<3>(C, T, token, cached);
-    case 4: return tq_row_smem<4>(C, T, token, cached);
-    case 5: return tq_row_smem<5>(C, T, token, cached);
-    case 6: return tq_row_smem<6>(C, T, token, cached);
-    case 7: return tq_row_smem<7>(C, T, token, cached);
-    default: return tq_row_smem<8>(C, T, token, cached);
+    case 3:
+        return tq_row_smem<3>(C, T, token, cached);
+    case 4:
+        return tq_row_smem<4>(C, T, token, cached);
+    case 5:
+        return tq_row_smem<5>(C, T, token, cached);
+    case 6:
+        return tq_row_smem<6>(C, T, token, cached);
+    case 7:
+        return tq_row_smem<7>(C, T, token, cached);
+    default:
+        return tq_row_smem<8>(C, T, token, cached);
     }
 }
 
@@ -212,7 +221,10 @@ inline tahq_status tq_enc_plan(const tahq_config *cfg, const tahq_shape *shape, 
     return TAHQ_OK;
 }
 
-inline size_t tq_encode_workspace_bytes(const TqEncPlan &p) { return p.total; }
+inline size_t tq_encode_workspace_bytes(const TqEncPlan &p)
+{
+    return p.total;
+}
 
 /* ---- encoder --------------------------------------------------------------------------- */
 
@@ -282,11 +294,11 @@ inline TqEncBufs tq_enc_bufs(const tahq_config *cfg, const tahq_shape *shape, co
     return b;
 }
 
-#define TQ_TRY(e)                                                                          \
-    do {                                                                                   \
-        tahq_status tq_try_r_ = (e);                                                       \
-        if (tq_try_r_ != TAHQ_OK)                                                          \
-            return tq_try_r_;                                                              \
+#define TQ_TRY(e)                    \
+    do {                             \
+        tahq_status tq_try_r_ = (e); \
+        if (tq_try_r_ != TAHQ_OK)    \
+            return tq_try_r_;        \
     } while (0)
 
 /* Token and gain allocation: the per-row entropies or keys, the low tokens
@@ -306,7 +318,7 @@ tahq_status tq_enc_rank_rows(X &ex, const tahq_config *cfg, const tahq_shape *sh
         ea.cached = p.cached;
         ea.ent = b.ent;
         ea.st = b.st;
-        TQ_TRY(ex.template launch<PEntropyToken<K> >(ea, p.rows, p.wpb_row));
+        TQ_TRY(ex.template launch<PEntropyToken<K>>(ea, p.rows, p.wpb_row));
     } else if (b.gain_pass) {
         typename PGainToken<K>::Args ga;
         ga.x = x;
@@ -319,7 +331,7 @@ tahq_status tq_enc_rank_rows(X &ex, const tahq_config *cfg, const tahq_shape *sh
         ga.key = b.gkey;
         ga.sigma = (double *)0;
         ga.st = b.st;
-        TQ_TRY(ex.template launch<PGainToken<K> >(ga, p.rows, 8u));
+        TQ_TRY(ex.template launch<PGainToken<K>>(ga, p.rows, 8u));
     }
     PSelectToken::Args sa;
     sa.ent = cfg->alloc == TAHQ_ALLOC_TOKEN ? b.ent : (const float *)0;
@@ -363,7 +375,7 @@ tahq_status tq_enc_tiles(X &ex, const tahq_config *cfg, const TqEncPlan &p, cons
     ra.info8 = b.map8;
     ra.piv8 = b.piv8;
     ra.st = b.st;
-    TQ_TRY(ex.template launch<PRowTile<K> >(ra, p.rows, p.wpb_row));
+    TQ_TRY(ex.template launch<PRowTile<K>>(ra, p.rows, p.wpb_row));
     PPackBits::Args pa;
     pa.src8 = b.map8;
     pa.units = p.N;
@@ -395,7 +407,7 @@ tahq_status tq_enc_flat(X &ex, const tahq_config *cfg, const TqEncPlan &p, const
     qa.flag_sec = b.flag_sec;
     qa.piv8 = b.piv8;
     qa.st = b.st;
-    return ex.template launch<PQuantFlat<K> >(qa, p.nchunks, 8u);
+    return ex.template launch<PQuantFlat<K>>(qa, p.nchunks, 8u);
 }
 
 /* flags -> pivots (compacted in tile order) -> pivot section */
@@ -476,8 +488,9 @@ tahq_status tq_encode_k(X &ex, const tahq_config *cfg, const tahq_shape *shape, 
 #undef TQ_TRY
 
 template <class X>
-tahq_status tq_encode_impl(X &ex, const tahq_config *cfg, const tahq_shape *shape, const float *x, void *workspace,
-                           size_t workspace_bytes, uint8_t *out, size_t out_capacity, size_t *out_len)
+tahq_status tq_encode_impl(X &ex, const tahq_config *cfg, const tahq_shape *shape, const float *x,
+                           void *workspace, size_t workspace_bytes, uint8_t *out,
+                           size_t out_capacity, size_t *out_len)
 {
     if (!cfg || !shape || !x || !out || !out_len)
         return TAHQ_ERR_NULL;
@@ -495,12 +508,24 @@ tahq_status tq_encode_impl(X &ex, const tahq_config *cfg, const tahq_shape *shap
     uint8_t *ws = tq_ws_align(workspace);
     tahq_status r;
     switch (p.K) {
-    case 3: r = tq_encode_k<3>(ex, cfg, shape, p, x, ws, out, out_len); break;
-    case 4: r = tq_encode_k<4>(ex, cfg, shape, p, x, ws, out, out_len); break;
-    case 5: r = tq_encode_k<5>(ex, cfg, shape, p, x, ws, out, out_len); break;
-    case 6: r = tq_encode_k<6>(ex, cfg, shape, p, x, ws, out, out_len); break;
-    case 7: r = tq_encode_k<7>(ex, cfg, shape, p, x, ws, out, out_len); break;
-    default: r = tq_encode_k<8>(ex, cfg, shape, p, x, ws, out, out_len); break;
+    case 3:
+        r = tq_encode_k<3>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
+    case 4:
+        r = tq_encode_k<4>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
+    case 5:
+        r = tq_encode_k<5>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
+    case 6:
+        r = tq_encode_k<6>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
+    case 7:
+        r = tq_encode_k<7>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
+    default:
+        r = tq_encode_k<8>(ex, cfg, shape, p, x, ws, out, out_len);
+        break;
     }
     if (r != TAHQ_OK) {
         *out_len = 0;
@@ -537,16 +562,17 @@ inline void tq_dec_plan(size_t len, size_t count, TqDecPlan *p)
 }
 
 template <int K, class X>
-tahq_status tq_decode_k(X &ex, const tahq_header &h, const tahq_layout &L, const uint8_t *msg, size_t len,
-                        float *out, size_t count, uint8_t *ws, const TqDecPlan &p, const uint8_t *hdr)
+tahq_status tq_decode_k(X &ex, const tahq_header &h, const tahq_layout &L, const uint8_t *msg,
+                        size_t len, float *out, size_t count, uint8_t *ws, const TqDecPlan &p,
+                        const uint8_t *hdr)
 {
     typedef TqGeo<K> Geo;
     tahq_status r;
-#define TQ_TRY(e)                                                                          \
-    do {                                                                                   \
-        r = (e);                                                                           \
-        if (r != TAHQ_OK)                                                                  \
-            return r;                                                                      \
+#define TQ_TRY(e)         \
+    do {                  \
+        r = (e);          \
+        if (r != TAHQ_OK) \
+            return r;     \
     } while (0)
     const tahq_config &cfg = h.config;
     const uint64_t N = L.n_tiles;
@@ -655,15 +681,15 @@ tahq_status tq_decode_k(X &ex, const tahq_header &h, const tahq_layout &L, const
     da.flagoff = flagoff;
     da.out = out;
     da.st = st;
-    TQ_TRY(ex.template launch<PDecode<K> >(da, nchunks, 8u));
+    TQ_TRY(ex.template launch<PDecode<K>>(da, nchunks, 8u));
     TQ_TRY(ex.d2h(&hs, st, sizeof hs));
     return (tahq_status)hs.status;
 #undef TQ_TRY
 }
 
 template <class X>
-tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, size_t count, void *workspace,
-                           size_t workspace_bytes)
+tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, size_t count,
+                           void *workspace, size_t workspace_bytes)
 {
     if (!msg || !out)
         return TAHQ_ERR_NULL;
@@ -689,12 +715,24 @@ tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, si
     tahq_layout L = tahq_layout_compute(&h.config, &h.shape, h.n_low, h.n_flagged);
     uint8_t *ws = tq_ws_align(workspace);
     switch (L.tile_log2) {
-    case 3: r = tq_decode_k<3>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
-    case 4: r = tq_decode_k<4>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
-    case 5: r = tq_decode_k<5>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
-    case 6: r = tq_decode_k<6>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
-    case 7: r = tq_decode_k<7>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
-    default: r = tq_decode_k<8>(ex, h, L, msg, len, out, count, ws, p, hdr); break;
+    case 3:
+        r = tq_decode_k<3>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
+    case 4:
+        r = tq_decode_k<4>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
+    case 5:
+        r = tq_decode_k<5>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
+    case 6:
+        r = tq_decode_k<6>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
+    case 7:
+        r = tq_decode_k<7>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
+    default:
+        r = tq_decode_k<8>(ex, h, L, msg, len, out, count, ws, p, hdr);
+        break;
     }
     return r;
 }
@@ -703,13 +741,14 @@ tahq_status tq_decode_impl(X &ex, const uint8_t *msg, size_t len, float *out, si
 
 inline size_t tq_fix_ws_bytes(uint64_t channels)
 {
-    return 256u + tq_align256((size_t)channels * 4u) + tq_align256((size_t)channels * 4u) + TQ_WS_SLACK;
+    return 256u + tq_align256((size_t)channels * 4u) + tq_align256((size_t)channels * 4u) +
+           TQ_WS_SLACK;
 }
 
 template <class X>
-tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t channels, uint32_t bits,
-                               tahq_meta meta, uint8_t *codes, float *steps, void *workspace,
-                               size_t workspace_bytes)
+tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t channels,
+                               uint32_t bits, tahq_meta meta, uint8_t *codes, float *steps,
+                               void *workspace, size_t workspace_bytes)
 {
     if (!g || !codes || !steps)
         return TAHQ_ERR_NULL;
@@ -726,11 +765,11 @@ tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t ch
     unsigned int *colmax = reinterpret_cast<unsigned int *>(ws + 256);
     float *steps_ws = reinterpret_cast<float *>(ws + 256 + tq_align256((size_t)channels * 4u));
     tahq_status r;
-#define TQ_TRY(e)                                                                          \
-    do {                                                                                   \
-        r = (e);                                                                           \
-        if (r != TAHQ_OK)                                                                  \
-            return r;                                                                      \
+#define TQ_TRY(e)         \
+    do {                  \
+        r = (e);          \
+        if (r != TAHQ_OK) \
+            return r;     \
     } while (0)
     const tq_status_block init = tq_status_init();
     TQ_TRY(ex.h2d(st, &init, sizeof init));
@@ -741,8 +780,8 @@ tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t ch
     PFixSteps::Args sa = {colmax, steps_ws, channels, (1u << (bits - 1)) - 1u, (uint32_t)meta, st};
     TQ_TRY(ex.template launch<PFixSteps>(sa, ncb, 8u));
     const uint64_t n = rows * channels;
-    PFixCodes::Args xa = {g, steps_ws, steps, codes, n, channels, ncb, (1u << (bits - 1)) - 1u,
-                          1u << (bits - 1), st};
+    PFixCodes::Args xa = {
+        g, steps_ws, steps, codes, n, channels, ncb, (1u << (bits - 1)) - 1u, 1u << (bits - 1), st};
     TQ_TRY(ex.template launch<PFixCodes>(xa, ncb + rows * ((channels + 127u) / 128u), 8u));
     tq_status_block hs;
     TQ_TRY(ex.d2h(&hs, st, sizeof hs));
@@ -755,8 +794,9 @@ tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t ch
 }
 
 template <class X>
-tahq_status tq_fix_decode_impl(X &ex, const uint8_t *codes, const float *steps, uint64_t rows, uint32_t channels,
-                               uint32_t bits, float *out, void *workspace, size_t workspace_bytes)
+tahq_status tq_fix_decode_impl(X &ex, const uint8_t *codes, const float *steps, uint64_t rows,
+                               uint32_t channels, uint32_t bits, float *out, void *workspace,
+                               size_t workspace_bytes)
 {
     if (!codes || !steps || !out)
         return TAHQ_ERR_NULL;
@@ -770,11 +810,11 @@ tahq_status tq_fix_decode_impl(X &ex, const uint8_t *codes, const float *steps, 
         return TAHQ_ERR_BUFFER;
     tq_status_block *st = reinterpret_cast<tq_status_block *>(tq_ws_align(workspace));
     tahq_status r;
-#define TQ_TRY(e)                                                                          \
-    do {                                                                                   \
-        r = (e);                                                                           \
-        if (r != TAHQ_OK)                                                                  \
-            return r;                                                                      \
+#define TQ_TRY(e)         \
+    do {                  \
+        r = (e);          \
+        if (r != TAHQ_OK) \
+            return r;     \
     } while (0)
     const tq_status_block init = tq_status_init();
     TQ_TRY(ex.h2d(st, &init, sizeof init));

@@ -51,22 +51,25 @@
 
 template <int K> struct TqGeo {
     static constexpr uint32_t G = 1u << K;
-    static constexpr uint32_t V = G >= 256u ? 8u : 4u;  /* values per lane */
-    static constexpr uint32_t LPT = G / V;              /* lanes per tile */
-    static constexpr uint32_t TPW = 32u / LPT;          /* tiles per warp-step */
-    static constexpr uint32_t WS = 32u * V;             /* floats per warp-step */
-    static constexpr uint32_t CH = G <= 64u ? 512u : 8u * G; /* floats per chunk */
-    static constexpr uint32_t NS = CH / WS;             /* warp-steps per chunk */
-    static constexpr uint32_t TPC = CH / G;             /* tiles per chunk */
+    static constexpr uint32_t V = G >= 256u ? 8u : 4u;           /* values per lane */
+    static constexpr uint32_t LPT = G / V;                       /* lanes per tile */
+    static constexpr uint32_t TPW = 32u / LPT;                   /* tiles per warp-step */
+    static constexpr uint32_t WS = 32u * V;                      /* floats per warp-step */
+    static constexpr uint32_t CH = G <= 64u ? 512u : 8u * G;     /* floats per chunk */
+    static constexpr uint32_t NS = CH / WS;                      /* warp-steps per chunk */
+    static constexpr uint32_t TPC = CH / G;                      /* tiles per chunk */
     static constexpr uint32_t PF = NS * V <= 32u ? NS : 32u / V; /* steps loaded at once */
-    static constexpr uint32_t PFE = 32u / V; /* steps loaded at once by the row sweeps */
-    static constexpr uint32_t FWD_EXP = (K + 1) / 2;    /* forward scale 2^-ceil(k/2) */
-    static constexpr uint32_t INV_EXP = K / 2;          /* inverse scale 2^-floor(k/2) */
+    static constexpr uint32_t PFE = 32u / V;         /* steps loaded at once by the row sweeps */
+    static constexpr uint32_t FWD_EXP = (K + 1) / 2; /* forward scale 2^-ceil(k/2) */
+    static constexpr uint32_t INV_EXP = K / 2;       /* inverse scale 2^-floor(k/2) */
     static_assert(TPC % 8u == 0u && TPC <= 64u, "chunk must own whole flag bytes");
 };
 
 /* Floats per chunk for a tile size (host side). */
-inline uint32_t tq_chunk_floats(uint32_t G) { return G <= 64u ? 512u : 8u * G; }
+inline uint32_t tq_chunk_floats(uint32_t G)
+{
+    return G <= 64u ? 512u : 8u * G;
+}
 
 /* Uniform configuration of the tile coder. */
 struct TqEncCfg {
@@ -111,16 +114,28 @@ struct FnEntropyP {
     }
 };
 struct FnMetaBits {
-    TQ_HD uint32_t operator()(uint32_t meta, float v) const { return tq_meta_bits(meta, v); }
+    TQ_HD uint32_t operator()(uint32_t meta, float v) const
+    {
+        return tq_meta_bits(meta, v);
+    }
 };
 struct FnMetaValue {
-    TQ_HD float operator()(uint32_t meta, uint32_t b) const { return tq_meta_value(meta, b); }
+    TQ_HD float operator()(uint32_t meta, uint32_t b) const
+    {
+        return tq_meta_value(meta, b);
+    }
 };
 struct FnMulmod {
-    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const { return tahq_gf2_mulmod(a, b); }
+    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const
+    {
+        return tahq_gf2_mulmod(a, b);
+    }
 };
 struct FnMulhi {
-    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const { return tq_mulhi(a, b); }
+    TQ_HD uint32_t operator()(uint32_t a, uint32_t b) const
+    {
+        return tq_mulhi(a, b);
+    }
 };
 struct FnFixStep { /* SPEC 7.2 step h from the channel max m */
     TQ_HD float operator()(uint32_t meta, float m, uint32_t levels) const
@@ -393,7 +408,8 @@ template <int K, class W> struct TileOps {
     /* float offset of (lane, slot s) inside a warp-step */
     static TQ_PROG U step_off(U lane, uint32_t s)
     {
-        return V == 4u ? lane * U(4u) + U(s) : (s < 4u ? lane * U(4u) + U(s) : lane * U(4u) + U(124u + s));
+        return V == 4u ? lane * U(4u) + U(s)
+                       : (s < 4u ? lane * U(4u) + U(s) : lane * U(4u) + U(124u + s));
     }
     /* element index inside the tile of (lane, slot s) */
     static TQ_PROG U elem(U lane, uint32_t s)
@@ -436,13 +452,13 @@ template <int K, class W> struct TileOps {
     {
         if constexpr (V == 8u)
             TQ_UNROLL
-            for (uint32_t s = 0; s < 4u; s++)
-                x[s] = x[s] + x[s + 4u]; /* h = 128 */
+        for (uint32_t s = 0; s < 4u; s++)
+            x[s] = x[s] + x[s + 4u]; /* h = 128 */
         TQ_UNROLL
         for (unsigned d = LPT / 2u; d >= 1u; d >>= 1) /* h = 4d */
             TQ_UNROLL
-            for (uint32_t s = 0; s < 4u; s++)
-                x[s] = x[s] + W::shfl_down(x[s], d, LPT);
+        for (uint32_t s = 0; s < 4u; s++)
+            x[s] = x[s] + W::shfl_down(x[s], d, LPT);
         F a = x[0] + x[2]; /* h = 2 */
         F b = x[1] + x[3];
         return a + b; /* h = 1 */
@@ -517,11 +533,11 @@ template <int K, class W> struct TileOps {
         TQ_UNROLL
         for (uint32_t p = 0; p < V; p += 4u) /* h = 2 */
             TQ_UNROLL
-            for (uint32_t j = 0; j < 2u; j++) {
-                F a = v[p + j], b = v[p + j + 2u];
-                v[p + j] = a + b;
-                v[p + j + 2u] = a - b;
-            }
+        for (uint32_t j = 0; j < 2u; j++) {
+            F a = v[p + j], b = v[p + j + 2u];
+            v[p + j] = a + b;
+            v[p + j + 2u] = a - b;
+        }
         TQ_UNROLL
         for (unsigned d = 1u; d < LPT; d <<= 1) { /* h = 4d, across lanes */
             B upper = (gl & U(d)) != U(0u);
@@ -533,11 +549,11 @@ template <int K, class W> struct TileOps {
         }
         if constexpr (V == 8u) /* h = 128 */
             TQ_UNROLL
-            for (uint32_t s = 0; s < 4u; s++) {
-                F a = v[s], b = v[s + 4u];
-                v[s] = a + b;
-                v[s + 4u] = a - b;
-            }
+        for (uint32_t s = 0; s < 4u; s++) {
+            F a = v[s], b = v[s + 4u];
+            v[s] = a + b;
+            v[s + 4u] = a - b;
+        }
     }
 
     static TQ_PROG void forward(F *v, U d, B flagged, U lane, U gl, U gbase)
@@ -640,7 +656,8 @@ template <int K, class W> struct TileOps {
 
     /* SPEC 5.3 step 4: the codes q[slot] of the (transformed) values against
      * z and sc. */
-    static TQ_PROG void codes_q(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c, U *q)
+    static TQ_PROG void codes_q(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c,
+                                U *q)
     {
         U L = (U(1u) << bits) - U(1u);
         B zero_scale = sc == F(0.0f);
@@ -676,7 +693,8 @@ template <int K, class W> struct TileOps {
     }
 
     /* the codes of codes_q packed per lane: slots 0-3 in cw[0], 4-7 in cw[1] */
-    static TQ_PROG void codes(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c, U *cw)
+    static TQ_PROG void codes(const F *v, F z, F sc, U bits, U64 tile, U lane, const TqEncCfg &c,
+                              U *cw)
     {
         U q[V];
         codes_q(v, z, sc, bits, tile, lane, c, q);
@@ -714,13 +732,13 @@ template <int K, class W> struct TileOps {
     {
         if constexpr (V == 8u)
             TQ_UNROLL
-            for (uint32_t s = 0; s < 4u; s++)
-                x[s] = vdadd(x[s], x[s + 4u]); /* h = 128 */
+        for (uint32_t s = 0; s < 4u; s++)
+            x[s] = vdadd(x[s], x[s + 4u]); /* h = 128 */
         TQ_UNROLL
         for (unsigned d = LPT / 2u; d >= 1u; d >>= 1) /* h = 4d */
             TQ_UNROLL
-            for (uint32_t s = 0; s < 4u; s++)
-                x[s] = vdadd(x[s], W::shfl_down(x[s], d, LPT));
+        for (uint32_t s = 0; s < 4u; s++)
+            x[s] = vdadd(x[s], W::shfl_down(x[s], d, LPT));
         D a = vdadd(x[0], x[2]); /* h = 2 */
         D b = vdadd(x[1], x[3]);
         return vdadd(a, b); /* h = 1 */
@@ -749,7 +767,8 @@ template <int K, class W> struct TileOps {
      * g = e_lo - e_hi, doubled for a flagged tile when log2 G is odd. Returns
      * g in the group's first lane (+0 for tiles that are not valid); range
      * collects tiles whose zero-point or scale overflows at either width. */
-    static TQ_PROG D tile_gain(F *v, B valid, U64 tile, U lane, U gl, U gbase, const TqEncCfg &c, B &range)
+    static TQ_PROG D tile_gain(F *v, B valid, U64 tile, U lane, U gl, U gbase, const TqEncCfg &c,
+                               B &range)
     {
         B fl;
         U d;
@@ -766,7 +785,8 @@ template <int K, class W> struct TileOps {
             const U L = (U(1u) << bits) - U(1u);
             F z = W::apply(FnZero(), c.meta, lo);
             F sc = W::apply(FnScale(), c.meta, hi, z, L);
-            range = range || (valid && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u))));
+            range =
+                range || (valid && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u))));
             U q[V];
             codes_q(v, z, sc, bits, tile, lane, c, q);
             err[w] = squared_error(v, z, sc, q);
@@ -799,8 +819,8 @@ template <int K, class W> struct TileOps {
     }
 
     /* Read the codes of a step back from a code stage (decoder). */
-    static TQ_PROG void unstage_codes(const uint8_t *cst, uint32_t ca, B valid, U bits, U toff, U lane,
-                                      U *q)
+    static TQ_PROG void unstage_codes(const uint8_t *cst, uint32_t ca, B valid, U bits, U toff,
+                                      U lane, U *q)
     {
         U gl = lane & U(LPT - 1u);
         B odd = (lane & U(1u)) != U(0u);
@@ -852,23 +872,23 @@ template <int K, class W> struct TileOps {
     {
         TQ_UNROLL
         for (uint32_t h = 0; h < V / 4u; h++)
-            W::ld4f(src, u64(step_off(lane, 4u * h)) + U64(base), m, aligned, v[4u * h], v[4u * h + 1u],
-                    v[4u * h + 2u], v[4u * h + 3u]);
+            W::ld4f(src, u64(step_off(lane, 4u * h)) + U64(base), m, aligned, v[4u * h],
+                    v[4u * h + 1u], v[4u * h + 2u], v[4u * h + 3u]);
     }
     static TQ_PROG void store_step(float *dst, uint64_t base, B m, bool aligned, const F *v, U lane)
     {
         TQ_UNROLL
         for (uint32_t h = 0; h < V / 4u; h++)
-            W::st4f(dst, u64(step_off(lane, 4u * h)) + U64(base), v[4u * h], v[4u * h + 1u], v[4u * h + 2u],
-                    v[4u * h + 3u], m, aligned);
+            W::st4f(dst, u64(step_off(lane, 4u * h)) + U64(base), v[4u * h], v[4u * h + 1u],
+                    v[4u * h + 2u], v[4u * h + 3u], m, aligned);
     }
 };
 
 /* Shared-memory layout of the chunk coder of one warp (all 16-aligned). */
 template <int K> struct TqStageLayout {
     typedef TqGeo<K> Geo;
-    static constexpr uint32_t TOFF = 0;                                  /* 64 x u32 */
-    static constexpr uint32_t CODES = 256;                               /* CH + 32 */
+    static constexpr uint32_t TOFF = 0;                                       /* 64 x u32 */
+    static constexpr uint32_t CODES = 256;                                    /* CH + 32 */
     static constexpr uint32_t ZEROS = CODES + ((Geo::CH + 32u + 15u) & ~15u); /* TPC*4 + 32 */
     static constexpr uint32_t SCALES = ZEROS + ((Geo::TPC * 4u + 32u + 15u) & ~15u);
     static constexpr uint32_t KMIN = SCALES + ((Geo::TPC * 4u + 32u + 15u) & ~15u); /* 64 x i32 */
@@ -913,11 +933,11 @@ template <int K> struct ChunkEncoder {
      * the codes. Bad inputs and metadata overflows accumulate into bad_acc /
      * range_acc. */
     template <class W>
-    static TQ_PROG void run(const float *src, bool aligned, uint64_t fbase, uint64_t tfirst, uint32_t nt,
-                            uint64_t code_start, const TqEncCfg &c, uint64_t lowmask, bool validate,
-                            uint8_t *zero_sec, uint8_t *scale_sec, uint8_t *code_sec, uint8_t *flag_sec,
-                            uint8_t *info8, uint8_t *piv8, uint8_t *sw, typename W::U64 &bad_acc,
-                            typename W::B &range_acc)
+    static TQ_PROG void run(const float *src, bool aligned, uint64_t fbase, uint64_t tfirst,
+                            uint32_t nt, uint64_t code_start, const TqEncCfg &c, uint64_t lowmask,
+                            bool validate, uint8_t *zero_sec, uint8_t *scale_sec, uint8_t *code_sec,
+                            uint8_t *flag_sec, uint8_t *info8, uint8_t *piv8, uint8_t *sw,
+                            typename W::U64 &bad_acc, typename W::B &range_acc)
     {
         typedef TileOps<K, W> T;
         typedef typename W::F F;
@@ -963,7 +983,8 @@ template <int K> struct ChunkEncoder {
             TQ_UNROLL
             for (uint32_t p = 0; p < PF; p++) {
                 U tic = U((sb + p) * TPW) + ti;
-                T::load_step(src, fbase + (uint64_t)(sb + p) * WS, tic < U(nt), aligned, v[p], lane);
+                T::load_step(src, fbase + (uint64_t)(sb + p) * WS, tic < U(nt), aligned, v[p],
+                             lane);
             }
             /* gate, transform, range */
             TQ_UNROLL
@@ -1003,11 +1024,13 @@ template <int K> struct ChunkEncoder {
                 U L = (U(1u) << bits) - U(1u);
                 F z = W::apply(FnZero(), c.meta, lo);
                 F sc = W::apply(FnScale(), c.meta, hi, z, L);
-                range_acc = range_acc || (m && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u))));
+                range_acc = range_acc ||
+                            (m && ((fbits(z) == U(0xFF800000u)) || (fbits(sc) == U(0x7F800000u))));
                 W::st(zf, u64(j), z, m);
                 W::st(sf, u64(j), sc, m);
                 T::stage_meta(zst, U(za) + j * U(c.mb), W::apply(FnMetaBits(), c.meta, z), c.mb, m);
-                T::stage_meta(sst, U(sa) + j * U(c.mb), W::apply(FnMetaBits(), c.meta, sc), c.mb, m);
+                T::stage_meta(sst, U(sa) + j * U(c.mb), W::apply(FnMetaBits(), c.meta, sc), c.mb,
+                              m);
             }
             W::sync();
             /* codes */
@@ -1054,8 +1077,14 @@ template <int K> struct ChunkEncoder {
 
 /* SPEC 2.5 psum as a binary counter (ref/entropy.c tahq_pairwise_acc; in
  * binary64, ref/gain.c gain_pairwise), on warp-uniform values. */
-TQ_HD float tq_pw_add(float a, float b) { return a + b; }
-TQ_HD double tq_pw_add(double a, double b) { return tq_dadd(a, b); }
+TQ_HD float tq_pw_add(float a, float b)
+{
+    return a + b;
+}
+TQ_HD double tq_pw_add(double a, double b)
+{
+    return tq_dadd(a, b);
+}
 
 template <class T> struct TqPairwise {
     T sum[64];
@@ -1098,7 +1127,10 @@ template <int K> struct PEntropyToken {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &a) { return a.cached ? (size_t)a.C * 4u : 16u; }
+    static size_t smem_warp(const Args &a)
+    {
+        return a.cached ? (size_t)a.C * 4u : 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
     typedef TqPairwise<float> Pairwise;
@@ -1173,7 +1205,8 @@ template <int K> struct PEntropyToken {
                     F h[V];
                     TQ_UNROLL
                     for (uint32_t s = 0; s < V; s++)
-                        h[s] = W::apply(FnEntropyP(), ffloat(fbits(v[p][s]) & U(0x7FFFFFFFu)), inv, total);
+                        h[s] = W::apply(FnEntropyP(), ffloat(fbits(v[p][s]) & U(0x7FFFFFFFu)), inv,
+                                        total);
                     F x = T::tsum(h);
                     TQ_UNROLL
                     for (unsigned d = LPT; d < 32u; d <<= 1)
@@ -1213,7 +1246,10 @@ template <int K> struct PGainToken {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t r, uint8_t *, uint8_t *)
@@ -1273,7 +1309,10 @@ struct PSelectToken {
         uint64_t *chunk_lt;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 1024u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 1024u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t g, uint8_t *sw, uint8_t *)
@@ -1305,7 +1344,10 @@ struct PPackBits {
         uint8_t *flag_sec;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -1345,7 +1387,10 @@ template <int K> struct PQuantFlat {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return TqStageLayout<K>::END; }
+    static size_t smem_warp(const Args &)
+    {
+        return TqStageLayout<K>::END;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t ck, uint8_t *sw, uint8_t *)
@@ -1358,7 +1403,8 @@ template <int K> struct PQuantFlat {
         const uint32_t nt = (uint32_t)(a.N - t0 < TPC ? a.N - t0 : TPC);
         uint64_t code_start;
         if (a.token)
-            code_start = (G / 8u) * ((uint64_t)a.c.hi * t0 - (uint64_t)(a.c.hi - a.c.lo) * a.chunk_lt[ck]);
+            code_start =
+                (G / 8u) * ((uint64_t)a.c.hi * t0 - (uint64_t)(a.c.hi - a.c.lo) * a.chunk_lt[ck]);
         else
             code_start = (uint64_t)(G / 8u) * a.c.hi * t0;
         uint64_t lowmask = 0;
@@ -1367,16 +1413,17 @@ template <int K> struct PQuantFlat {
             const uint64_t row0 = t0 / a.T, rem0 = t0 - row0 * a.T;
             auto bit_of = [&](U j, B m) -> B {
                 U64 rel = U64(rem0) + u64(j);
-                U64 drow = a.T >= 64u ? u64(b2u(rel >= U64(a.T))) : u64(lo32(rel) / U((uint32_t)a.T));
+                U64 drow =
+                    a.T >= 64u ? u64(b2u(rel >= U64(a.T))) : u64(lo32(rel) / U((uint32_t)a.T));
                 return W::ld8(a.map8, U64(row0) + drow, m) != U(0u);
             };
             lowmask = chunk_mask<W>(nt, bit_of);
         }
         U64 bad = U64(~(uint64_t)0);
         B range = B(false);
-        ChunkEncoder<K>::template run<W>(a.x, a.aligned != 0, t0 * G, t0, nt, code_start, a.c, lowmask,
-                                         a.validate != 0u, a.zero_sec, a.scale_sec, a.code_sec, a.flag_sec,
-                                         (uint8_t *)0, a.piv8, sw, bad, range);
+        ChunkEncoder<K>::template run<W>(
+            a.x, a.aligned != 0, t0 * G, t0, nt, code_start, a.c, lowmask, a.validate != 0u,
+            a.zero_sec, a.scale_sec, a.code_sec, a.flag_sec, (uint8_t *)0, a.piv8, sw, bad, range);
         const U lane = W::lane();
         uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);
         if (wb != ~(uint64_t)0)
@@ -1404,7 +1451,10 @@ template <int K> struct PRowTile {
     static const uint32_t kBlockSmem = 0;
     static constexpr uint32_t HIST = SL::END;
     static constexpr uint32_t EOFF = HIST + 1024u;
-    static TQ_HD size_t e_bytes(const Args &a) { return ((size_t)a.T * 4u + 15u) & ~(size_t)15u; }
+    static TQ_HD size_t e_bytes(const Args &a)
+    {
+        return ((size_t)a.T * 4u + 15u) & ~(size_t)15u;
+    }
     static size_t smem_warp(const Args &a)
     {
         return EOFF + (a.cached ? e_bytes(a) + (size_t)a.C * 4u : 0u);
@@ -1418,7 +1468,8 @@ template <int K> struct PRowTile {
         typedef typename W::U U;
         typedef typename W::U64 U64;
         typedef typename W::B B;
-        const uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS, TPC = Geo::TPC;
+        const uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS,
+                       TPC = Geo::TPC;
         const U lane = W::lane();
         const U gl = lane & U(LPT - 1u);
         const U gbase = lane - gl;
@@ -1471,15 +1522,18 @@ template <int K> struct PRowTile {
             const uint64_t lowmask = chunk_mask<W>(nt, bit_of);
             const uint32_t nlow = tq_popc64(lowmask);
             uint64_t code_start =
-                r * a.rowbytes + (uint64_t)(G / 8u) * ((uint64_t)a.c.hi * tr - (uint64_t)(a.c.hi - a.c.lo) * lt_run);
+                r * a.rowbytes +
+                (uint64_t)(G / 8u) * ((uint64_t)a.c.hi * tr - (uint64_t)(a.c.hi - a.c.lo) * lt_run);
             if (a.cached)
-                ChunkEncoder<K>::template run<W>(cache, true, tr * G, r * a.T + tr, nt, code_start, a.c, lowmask,
-                                                 false, a.zero_sec, a.scale_sec, a.code_sec, (uint8_t *)0,
-                                                 a.info8, a.piv8, sw, bad2, range);
+                ChunkEncoder<K>::template run<W>(cache, true, tr * G, r * a.T + tr, nt, code_start,
+                                                 a.c, lowmask, false, a.zero_sec, a.scale_sec,
+                                                 a.code_sec, (uint8_t *)0, a.info8, a.piv8, sw,
+                                                 bad2, range);
             else
-                ChunkEncoder<K>::template run<W>(a.x, a.aligned != 0, base + tr * G, r * a.T + tr, nt,
-                                                 code_start, a.c, lowmask, false, a.zero_sec, a.scale_sec,
-                                                 a.code_sec, (uint8_t *)0, a.info8, a.piv8, sw, bad2, range);
+                ChunkEncoder<K>::template run<W>(a.x, a.aligned != 0, base + tr * G, r * a.T + tr,
+                                                 nt, code_start, a.c, lowmask, false, a.zero_sec,
+                                                 a.scale_sec, a.code_sec, (uint8_t *)0, a.info8,
+                                                 a.piv8, sw, bad2, range);
             lt_run += nlow;
         }
         uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);
@@ -1526,7 +1580,10 @@ struct PFlagScanA {
         uint64_t *parts;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -1550,7 +1607,10 @@ struct PFlagScanB {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t, uint8_t *, uint8_t *)
     {
@@ -1579,7 +1639,10 @@ struct PFlagScanC {
         uint8_t *compact;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -1600,7 +1663,8 @@ struct PFlagScanC {
                 U64 rank = off;
                 U64 t0 = c * U64((uint64_t)a.f.TPC);
                 for (uint32_t j = 0; j < a.f.TPC; j++) {
-                    B set = m && (((fw >> U64((uint64_t)j)) & U64((uint64_t)1)) != U64((uint64_t)0));
+                    B set =
+                        m && (((fw >> U64((uint64_t)j)) & U64((uint64_t)1)) != U64((uint64_t)0));
                     U p = W::ld8(a.piv8, t0 + U64((uint64_t)j), set);
                     W::st8(a.compact, rank, p, set);
                     rank = rank + u64(b2u(set));
@@ -1622,7 +1686,10 @@ struct PPivotPack {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -1633,7 +1700,8 @@ struct PPivotPack {
         const uint64_t nb = (nf * a.k + 7u) / 8u;
         const U lane = W::lane();
         if (w == 0)
-            W::st(&a.st->payload, U64((uint64_t)0), (unsigned long long)(a.pivot_off + nb), lane == U(0u));
+            W::st(&a.st->payload, U64((uint64_t)0), (unsigned long long)(a.pivot_off + nb),
+                  lane == U(0u));
         U64 j = u64(lane) + U64(w * 32u);
         B m = j < U64(nb);
         U64 jb = j * U64((uint64_t)8);
@@ -1667,11 +1735,12 @@ struct PPivotPack {
 #define TQ_CRC_SEG 256u
 
 struct TqCrcGeom {
-    const uint8_t *s;             /* first payload byte */
+    const uint8_t *s;               /* first payload byte */
     const unsigned long long *plen; /* payload bytes (device) */
 };
 
-TQ_HD void tq_crc_counts(const uint8_t *s, uint64_t P, uint64_t *vlen, uint64_t *nseg, uint32_t *trail)
+TQ_HD void tq_crc_counts(const uint8_t *s, uint64_t P, uint64_t *vlen, uint64_t *nseg,
+                         uint32_t *trail)
 {
     uintptr_t a = (uintptr_t)s, e = a + (uintptr_t)P;
     uintptr_t s16 = a & ~(uintptr_t)15, e16 = (e + 15u) & ~(uintptr_t)15;
@@ -1696,14 +1765,18 @@ struct PCrcSeg {
     };
     static const uint32_t kBlockSmem = 256u * 32u * 4u; /* one table column per bank */
     static const uint32_t kStride = TQ_CRC_SEG + 4u;
-    static size_t smem_warp(const Args &) { return 32u * kStride; }
+    static size_t smem_warp(const Args &)
+    {
+        return 32u * kStride;
+    }
     static TQ_PROG void block_init(uint8_t *sb, uint32_t tid, uint32_t nthr)
     {
         uint32_t *tab = reinterpret_cast<uint32_t *>(sb);
         for (uint32_t i = tid; i < 256u * 32u; i += nthr)
             tab[i] = tahq_gf2_crc_table_entry(i >> 5);
     }
-    template <class W> static TQ_PROGNI void run(const Args &a, uint64_t g, uint8_t *sw, uint8_t *sb)
+    template <class W>
+    static TQ_PROGNI void run(const Args &a, uint64_t g, uint8_t *sw, uint8_t *sb)
     {
         typedef typename W::U U;
         typedef typename W::U64 U64;
@@ -1734,7 +1807,8 @@ struct PCrcSeg {
             B full = nonneg && (rel >= U64(lo_ok)) && (rel + U64((uint64_t)16) <= U64(hi_ok));
             U x0, x1, x2, x3;
             W::ld16(s16, rel, full, x0, x1, x2, x3);
-            B part = nonneg && !full && (rel + U64((uint64_t)16) > U64(lo_ok)) && (rel < U64(hi_ok));
+            B part =
+                nonneg && !full && (rel + U64((uint64_t)16) > U64(lo_ok)) && (rel < U64(hi_ok));
             if (W::any(part)) {
                 U wv[4] = {U(0u), U(0u), U(0u), U(0u)};
                 TQ_UNROLL
@@ -1788,7 +1862,10 @@ struct PCrcLevel {
         uint32_t xinv[16]; /* x^(-8m), m = 0..15 */
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t g, uint8_t *, uint8_t *)
     {
@@ -1845,7 +1922,10 @@ struct PDecValidate {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -1862,7 +1942,8 @@ struct PDecValidate {
                 U byte = W::ld8(map, u >> U64((uint64_t)3), m);
                 return ((byte >> lo32(u & U64((uint64_t)7))) & U(1u)) != U(0u);
             };
-            uint64_t cnt = group_scan<W>(w, a.group_n, a.klow, a.tpu, a.TPC, bit, (uint8_t *)0, a.chunk_lt);
+            uint64_t cnt =
+                group_scan<W>(w, a.group_n, a.klow, a.tpu, a.TPC, bit, (uint8_t *)0, a.chunk_lt);
             bad = cnt != a.klow;
         } else if (w < a.ngroups + a.nmeta) {
             const uint64_t mw = w - a.ngroups;
@@ -1873,8 +1954,13 @@ struct PDecValidate {
                 B m = t < U64(a.L.N);
                 U zb = U(0u), sb = U(0u);
                 for (uint32_t j = 0; j < a.mb; j++) {
-                    zb = zb | (W::ld8(a.pl + a.L.zero_off, t * U64((uint64_t)a.mb) + U64((uint64_t)j), m) << U(8u * j));
-                    sb = sb | (W::ld8(a.pl + a.L.scale_off, t * U64((uint64_t)a.mb) + U64((uint64_t)j), m) << U(8u * j));
+                    zb = zb |
+                         (W::ld8(a.pl + a.L.zero_off, t * U64((uint64_t)a.mb) + U64((uint64_t)j), m)
+                          << U(8u * j));
+                    sb =
+                        sb |
+                        (W::ld8(a.pl + a.L.scale_off, t * U64((uint64_t)a.mb) + U64((uint64_t)j), m)
+                         << U(8u * j));
                 }
                 F z = W::apply(FnMetaValue(), a.meta, zb);
                 F s = W::apply(FnMetaValue(), a.meta, sb);
@@ -1898,7 +1984,8 @@ struct PDecValidate {
         } else {
             /* padding of the map, the flags and the pivots (SPEC 8.2) */
             const uint8_t *pl = a.pl;
-            if (a.alloc != 0u && (a.L.map_bits & 7u) && (pl[a.L.map_bytes - 1u] >> (a.L.map_bits & 7u)) != 0)
+            if (a.alloc != 0u && (a.L.map_bits & 7u) &&
+                (pl[a.L.map_bytes - 1u] >> (a.L.map_bits & 7u)) != 0)
                 bad = true;
             if ((a.L.N & 7u) && (pl[a.L.flag_off + (a.L.N + 7u) / 8u - 1u] >> (a.L.N & 7u)) != 0)
                 bad = true;
@@ -1919,7 +2006,10 @@ struct PDecFinalize {
         uint64_t n_flagged;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t, uint8_t *, uint8_t *)
     {
@@ -1948,7 +2038,10 @@ template <int K> struct PDecode {
         const tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return SL::END; }
+    static size_t smem_warp(const Args &)
+    {
+        return SL::END;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
 
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t ck, uint8_t *sw, uint8_t *)
@@ -1960,8 +2053,8 @@ template <int K> struct PDecode {
         typedef typename W::B B;
         if (a.st->status != 0u)
             return;
-        const uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS, NS = Geo::NS,
-                       PF = Geo::PF, TPC = Geo::TPC;
+        const uint32_t G = Geo::G, V = Geo::V, LPT = Geo::LPT, TPW = Geo::TPW, WS = Geo::WS,
+                       NS = Geo::NS, PF = Geo::PF, TPC = Geo::TPC;
         uint32_t *toff = reinterpret_cast<uint32_t *>(sw + SL::TOFF);
         uint8_t *cst = sw + SL::CODES;
         uint8_t *zst = sw + SL::ZEROS;
@@ -1980,7 +2073,8 @@ template <int K> struct PDecode {
             const uint64_t row0 = t0 / a.L.T, rem0 = t0 - row0 * a.L.T;
             auto bit_of = [&](U j, B m) -> B {
                 U64 rel = U64(rem0) + u64(j);
-                U64 drow = a.L.T >= 64u ? u64(b2u(rel >= U64(a.L.T))) : u64(lo32(rel) / U((uint32_t)a.L.T));
+                U64 drow = a.L.T >= 64u ? u64(b2u(rel >= U64(a.L.T)))
+                                        : u64(lo32(rel) / U((uint32_t)a.L.T));
                 U64 unit = U64(row0) + drow;
                 U byte = W::ld8(map, unit >> U64((uint64_t)3), m);
                 return ((byte >> lo32(unit & U64((uint64_t)7))) & U(1u)) != U(0u);
@@ -1999,7 +2093,8 @@ template <int K> struct PDecode {
         U bb = sel(jb < U(nt), sel(mask_bit<W>(lowmask, jb), U(a.lo), U(a.hi)) * U(G / 8u), U(0u));
         uint32_t ncode = chunk_offsets<W>(ba, bb, TPC, toff);
         const uint64_t lt = a.alloc == 0u ? 0u : a.chunk_lt[ck];
-        const uint64_t code_start = (uint64_t)(G / 8u) * ((uint64_t)a.hi * t0 - (uint64_t)(a.hi - a.lo) * lt);
+        const uint64_t code_start =
+            (uint64_t)(G / 8u) * ((uint64_t)a.hi * t0 - (uint64_t)(a.hi - a.lo) * lt);
         const uint8_t *scode = a.pl + a.L.code_off + code_start;
         const uint8_t *szero = a.pl + a.L.zero_off + t0 * a.mb;
         const uint8_t *sscale = a.pl + a.L.scale_off + t0 * a.mb;
@@ -2022,8 +2117,14 @@ template <int K> struct PDecode {
                 break;
             U j = lane + U(32u * h);
             B m = j < U(nt);
-            W::st(zf, u64(j), W::apply(FnMetaValue(), a.meta, T::unstage_meta(zst, U(za) + j * U(a.mb), a.mb, m)), m);
-            W::st(sf, u64(j), W::apply(FnMetaValue(), a.meta, T::unstage_meta(sst, U(sa) + j * U(a.mb), a.mb, m)), m);
+            W::st(
+                zf, u64(j),
+                W::apply(FnMetaValue(), a.meta, T::unstage_meta(zst, U(za) + j * U(a.mb), a.mb, m)),
+                m);
+            W::st(
+                sf, u64(j),
+                W::apply(FnMetaValue(), a.meta, T::unstage_meta(sst, U(sa) + j * U(a.mb), a.mb, m)),
+                m);
         }
         W::sync();
         for (uint32_t sb = 0; sb < NS; sb += PF) {
@@ -2053,7 +2154,8 @@ template <int K> struct PDecode {
                     U sh = lo32(pos & U64((uint64_t)7));
                     U64 byte = pos >> U64((uint64_t)3);
                     U w16 = W::ld8(piv, byte, flagged) |
-                            (W::ld8(piv, byte + U64((uint64_t)1), flagged && (sh + U(a.k) > U(8u))) << U(8u));
+                            (W::ld8(piv, byte + U64((uint64_t)1), flagged && (sh + U(a.k) > U(8u)))
+                             << U(8u));
                     U d = (w16 >> sh) & U(G - 1u);
                     T::inverse(v, d, flagged, lane, gl, gbase);
                 }
@@ -2077,7 +2179,10 @@ struct PFixColMax {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -2098,7 +2203,8 @@ struct PFixColMax {
             U ab = fbits(v) & U(0x7FFFFFFFu);
             mx = vmaxu(mx, ab);
             B b = m && (ab >= U(0x5F800000u));
-            bad = vminu64(bad, sel(b, (i << U64((uint64_t)1)) | u64(b2u(ab < U(0x7F800000u))), U64(~(uint64_t)0)));
+            bad = vminu64(bad, sel(b, (i << U64((uint64_t)1)) | u64(b2u(ab < U(0x7F800000u))),
+                                   U64(~(uint64_t)0)));
         }
         W::atomic_max_u32(a.colmax, c, mx, m);
         uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);
@@ -2116,7 +2222,10 @@ struct PFixSteps {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -2147,7 +2256,10 @@ struct PFixCodes {
         const tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -2196,7 +2308,10 @@ struct PFixDecValidate {
         tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {
@@ -2237,7 +2352,10 @@ struct PFixDecode {
         const tq_status_block *st;
     };
     static const uint32_t kBlockSmem = 0;
-    static size_t smem_warp(const Args &) { return 16u; }
+    static size_t smem_warp(const Args &)
+    {
+        return 16u;
+    }
     static TQ_PROG void block_init(uint8_t *, uint32_t, uint32_t) {}
     template <class W> static TQ_PROGNI void run(const Args &a, uint64_t w, uint8_t *, uint8_t *)
     {

@@ -32,18 +32,54 @@
 
 /* ---- scalar overloads (device lanes, and uniform values anywhere) ------------- */
 
-template <class T> TQ_HD T sel(bool c, T a, T b) { return c ? a : b; }
-TQ_HD uint32_t fbits(float x) { return tq_bits(x); }
-TQ_HD float ffloat(uint32_t w) { return tq_float(w); }
-TQ_HD float u2f(uint32_t u) { return (float)u; }
-TQ_HD float i2f(int32_t i) { return (float)i; }
-TQ_HD uint32_t f2u(float f) { return (uint32_t)f; }
-TQ_HD int32_t f2i(float f) { return (int32_t)f; }
-TQ_HD uint32_t vmaxu(uint32_t a, uint32_t b) { return a > b ? a : b; }
-TQ_HD uint32_t vminu(uint32_t a, uint32_t b) { return a < b ? a : b; }
-TQ_HD int32_t vmaxi(int32_t a, int32_t b) { return a > b ? a : b; }
-TQ_HD int32_t vmini(int32_t a, int32_t b) { return a < b ? a : b; }
-TQ_HD uint64_t vminu64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+template <class T> TQ_HD T sel(bool c, T a, T b)
+{
+    return c ? a : b;
+}
+TQ_HD uint32_t fbits(float x)
+{
+    return tq_bits(x);
+}
+TQ_HD float ffloat(uint32_t w)
+{
+    return tq_float(w);
+}
+TQ_HD float u2f(uint32_t u)
+{
+    return (float)u;
+}
+TQ_HD float i2f(int32_t i)
+{
+    return (float)i;
+}
+TQ_HD uint32_t f2u(float f)
+{
+    return (uint32_t)f;
+}
+TQ_HD int32_t f2i(float f)
+{
+    return (int32_t)f;
+}
+TQ_HD uint32_t vmaxu(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+TQ_HD uint32_t vminu(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+TQ_HD int32_t vmaxi(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
+TQ_HD int32_t vmini(int32_t a, int32_t b)
+{
+    return a < b ? a : b;
+}
+TQ_HD uint64_t vminu64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
 TQ_HD uint32_t tq_popc32(uint32_t x)
 {
 #if defined(__CUDA_ARCH__)
@@ -60,8 +96,14 @@ TQ_HD uint32_t tq_popc64(uint64_t x)
     return (uint32_t)__builtin_popcountll(x);
 #endif
 }
-TQ_HD uint32_t popc(uint32_t x) { return tq_popc32(x); }
-TQ_HD uint32_t popc64(uint64_t x) { return tq_popc64(x); }
+TQ_HD uint32_t popc(uint32_t x)
+{
+    return tq_popc32(x);
+}
+TQ_HD uint32_t popc64(uint64_t x)
+{
+    return tq_popc64(x);
+}
 TQ_HD uint32_t tq_ctz32(uint32_t x)
 {
 #if defined(__CUDA_ARCH__)
@@ -70,15 +112,42 @@ TQ_HD uint32_t tq_ctz32(uint32_t x)
     return (uint32_t)__builtin_ctz(x);
 #endif
 }
-TQ_HD uint32_t lo32(uint64_t x) { return (uint32_t)x; }
-TQ_HD uint64_t u64(uint32_t x) { return (uint64_t)x; }
-TQ_HD int32_t as_i32(uint32_t x) { return (int32_t)x; }
-TQ_HD uint32_t as_u32(int32_t x) { return (uint32_t)x; }
-TQ_HD uint32_t b2u(bool b) { return b ? 1u : 0u; }
-TQ_HD double f2d(float x) { return (double)x; } /* exact */
-TQ_HD double vdadd(double a, double b) { return tq_dadd(a, b); }
-TQ_HD double vdsub(double a, double b) { return tq_dsub(a, b); }
-TQ_HD double vdmul(double a, double b) { return tq_dmul(a, b); }
+TQ_HD uint32_t lo32(uint64_t x)
+{
+    return (uint32_t)x;
+}
+TQ_HD uint64_t u64(uint32_t x)
+{
+    return (uint64_t)x;
+}
+TQ_HD int32_t as_i32(uint32_t x)
+{
+    return (int32_t)x;
+}
+TQ_HD uint32_t as_u32(int32_t x)
+{
+    return (uint32_t)x;
+}
+TQ_HD uint32_t b2u(bool b)
+{
+    return b ? 1u : 0u;
+}
+TQ_HD double f2d(float x)
+{
+    return (double)x;
+} /* exact */
+TQ_HD double vdadd(double a, double b)
+{
+    return tq_dadd(a, b);
+}
+TQ_HD double vdsub(double a, double b)
+{
+    return tq_dsub(a, b);
+}
+TQ_HD double vdmul(double a, double b)
+{
+    return tq_dmul(a, b);
+}
 
 /* identity alias: makes a parameter a non-deduced context */
 template <class T> struct tq_id {
@@ -111,8 +180,14 @@ struct DevW {
     typedef uint64_t U64;
     typedef bool B;
 
-    static __device__ __forceinline__ U lane() { return threadIdx.x & 31u; }
-    static __device__ __forceinline__ void sync() { __syncwarp(); }
+    static __device__ __forceinline__ U lane()
+    {
+        return threadIdx.x & 31u;
+    }
+    static __device__ __forceinline__ void sync()
+    {
+        __syncwarp();
+    }
 
     template <class T> static __device__ __forceinline__ T shfl(T x, U src)
     {
@@ -122,11 +197,13 @@ struct DevW {
     {
         return __shfl_xor_sync(TQ_FULL, x, (int)m);
     }
-    template <class T> static __device__ __forceinline__ T shfl_down(T x, unsigned d, unsigned width = 32)
+    template <class T>
+    static __device__ __forceinline__ T shfl_down(T x, unsigned d, unsigned width = 32)
     {
         return __shfl_down_sync(TQ_FULL, x, d, (int)width);
     }
-    template <class T> static __device__ __forceinline__ T shfl_up(T x, unsigned d, unsigned width = 32)
+    template <class T>
+    static __device__ __forceinline__ T shfl_up(T x, unsigned d, unsigned width = 32)
     {
         return __shfl_up_sync(TQ_FULL, x, d, (int)width);
     }
@@ -139,11 +216,17 @@ struct DevW {
     {
         return __shfl_sync(TQ_FULL, x, (int)src);
     }
-    static __device__ __forceinline__ uint32_t ballot(bool b) { return __ballot_sync(TQ_FULL, b); }
-    static __device__ __forceinline__ bool any(bool b) { return __any_sync(TQ_FULL, b) != 0; }
+    static __device__ __forceinline__ uint32_t ballot(bool b)
+    {
+        return __ballot_sync(TQ_FULL, b);
+    }
+    static __device__ __forceinline__ bool any(bool b)
+    {
+        return __any_sync(TQ_FULL, b) != 0;
+    }
 
-    template <class Fn, class... A> static __device__ __forceinline__ auto apply(Fn f, const A &...a)
-        -> decltype(f(a...))
+    template <class Fn, class... A>
+    static __device__ __forceinline__ auto apply(Fn f, const A &...a) -> decltype(f(a...))
     {
         return f(a...);
     }
@@ -153,19 +236,24 @@ struct DevW {
     {
         return m ? p[i] : T(0);
     }
-    template <class T> static __device__ __forceinline__ void st(T *p, U64 i, typename tq_id<T>::type v, bool m)
+    template <class T>
+    static __device__ __forceinline__ void st(T *p, U64 i, typename tq_id<T>::type v, bool m)
     {
         if (m)
             p[i] = v;
     }
-    static __device__ __forceinline__ U ld8(const uint8_t *p, U64 i, bool m) { return m ? (U)p[i] : 0u; }
+    static __device__ __forceinline__ U ld8(const uint8_t *p, U64 i, bool m)
+    {
+        return m ? (U)p[i] : 0u;
+    }
     static __device__ __forceinline__ void st8(uint8_t *p, U64 i, U v, bool m)
     {
         if (m)
             p[i] = (uint8_t)v;
     }
     /* 16 bytes at p + i (16-byte aligned) */
-    static __device__ __forceinline__ void ld16(const uint8_t *p, U64 i, bool m, U &a, U &b, U &c, U &d)
+    static __device__ __forceinline__ void ld16(const uint8_t *p, U64 i, bool m, U &a, U &b, U &c,
+                                                U &d)
     {
         uint4 q = make_uint4(0u, 0u, 0u, 0u);
         if (m)
@@ -181,8 +269,8 @@ struct DevW {
             *reinterpret_cast<uint4 *>(p + i) = make_uint4(a, b, c, d);
     }
     /* 4 floats at p + i (i a multiple of 4); one 16-byte access when aligned */
-    static __device__ __forceinline__ void ld4f(const float *p, U64 i, bool m, bool aligned, F &a, F &b,
-                                                F &c, F &d)
+    static __device__ __forceinline__ void ld4f(const float *p, U64 i, bool m, bool aligned, F &a,
+                                                F &b, F &c, F &d)
     {
         a = b = c = d = 0.0f;
         if (m) {
@@ -200,7 +288,8 @@ struct DevW {
             }
         }
     }
-    static __device__ __forceinline__ void st4f(float *p, U64 i, F a, F b, F c, F d, bool m, bool aligned)
+    static __device__ __forceinline__ void st4f(float *p, U64 i, F a, F b, F c, F d, bool m,
+                                                bool aligned)
     {
         if (m) {
             if (aligned) {
@@ -267,8 +356,14 @@ template <> struct LV<bool> {
         for (int i = 0; i < 32; i++)
             v[i] = s;
     }
-    bool &operator[](int i) { return v[i]; }
-    const bool &operator[](int i) const { return v[i]; }
+    bool &operator[](int i)
+    {
+        return v[i];
+    }
+    const bool &operator[](int i) const
+    {
+        return v[i];
+    }
     friend LV operator&&(const LV &a, const LV &b)
     {
         LV r;
@@ -323,16 +418,22 @@ template <class T> struct LV {
         for (int i = 0; i < 32; i++)
             v[i] = static_cast<T>(o.v[i]);
     }
-    T &operator[](int i) { return v[i]; }
-    const T &operator[](int i) const { return v[i]; }
+    T &operator[](int i)
+    {
+        return v[i];
+    }
+    const T &operator[](int i) const
+    {
+        return v[i];
+    }
 
-#define TQ_LV_BIN(op)                                                                      \
-    friend LV operator op(const LV &a, const LV &b)                                        \
-    {                                                                                      \
-        LV r;                                                                              \
-        for (int i = 0; i < 32; i++)                                                       \
-            r.v[i] = static_cast<T>(a.v[i] op b.v[i]);                                     \
-        return r;                                                                          \
+#define TQ_LV_BIN(op)                                  \
+    friend LV operator op(const LV &a, const LV &b)    \
+    {                                                  \
+        LV r;                                          \
+        for (int i = 0; i < 32; i++)                   \
+            r.v[i] = static_cast<T>(a.v[i] op b.v[i]); \
+        return r;                                      \
     }
     TQ_LV_BIN(+)
     TQ_LV_BIN(-)
@@ -378,13 +479,13 @@ template <class T> struct LV {
             r.v[i] = static_cast<T>(-v[i]);
         return r;
     }
-#define TQ_LV_CMP(op)                                                                      \
-    friend LV<bool> operator op(const LV &a, const LV &b)                                  \
-    {                                                                                      \
-        LV<bool> r;                                                                        \
-        for (int i = 0; i < 32; i++)                                                       \
-            r.v[i] = a.v[i] op b.v[i];                                                     \
-        return r;                                                                          \
+#define TQ_LV_CMP(op)                                     \
+    friend LV<bool> operator op(const LV &a, const LV &b) \
+    {                                                     \
+        LV<bool> r;                                       \
+        for (int i = 0; i < 32; i++)                      \
+            r.v[i] = a.v[i] op b.v[i];                    \
+        return r;                                         \
     }
     TQ_LV_CMP(<)
     TQ_LV_CMP(<=)
@@ -393,11 +494,26 @@ template <class T> struct LV {
     TQ_LV_CMP(==)
     TQ_LV_CMP(!=)
 #undef TQ_LV_CMP
-    LV &operator+=(const LV &b) { return *this = *this + b; }
-    LV &operator-=(const LV &b) { return *this = *this - b; }
-    LV &operator|=(const LV &b) { return *this = *this | b; }
-    LV &operator&=(const LV &b) { return *this = *this & b; }
-    LV &operator^=(const LV &b) { return *this = *this ^ b; }
+    LV &operator+=(const LV &b)
+    {
+        return *this = *this + b;
+    }
+    LV &operator-=(const LV &b)
+    {
+        return *this = *this - b;
+    }
+    LV &operator|=(const LV &b)
+    {
+        return *this = *this | b;
+    }
+    LV &operator&=(const LV &b)
+    {
+        return *this = *this & b;
+    }
+    LV &operator^=(const LV &b)
+    {
+        return *this = *this ^ b;
+    }
 };
 
 template <class T> inline LV<T> sel(const LV<bool> &c, const LV<T> &a, const LV<T> &b)
@@ -408,15 +524,15 @@ template <class T> inline LV<T> sel(const LV<bool> &c, const LV<T> &a, const LV<
     return r;
 }
 
-#define TQ_LV_UNARY(name, TIN, TOUT, expr)                                                 \
-    inline LV<TOUT> name(const LV<TIN> &a)                                                 \
-    {                                                                                      \
-        LV<TOUT> r;                                                                        \
-        for (int i = 0; i < 32; i++) {                                                     \
-            TIN x = a.v[i];                                                                \
-            r.v[i] = (expr);                                                               \
-        }                                                                                  \
-        return r;                                                                          \
+#define TQ_LV_UNARY(name, TIN, TOUT, expr) \
+    inline LV<TOUT> name(const LV<TIN> &a) \
+    {                                      \
+        LV<TOUT> r;                        \
+        for (int i = 0; i < 32; i++) {     \
+            TIN x = a.v[i];                \
+            r.v[i] = (expr);               \
+        }                                  \
+        return r;                          \
     }
 TQ_LV_UNARY(fbits, float, uint32_t, tq_bits(x))
 TQ_LV_UNARY(ffloat, uint32_t, float, tq_float(x))
@@ -428,7 +544,9 @@ TQ_LV_UNARY(i2f, int32_t, float, (float)x)
 TQ_LV_UNARY(f2u, float, uint32_t,
             (x != x || x <= 0.0f) ? 0u : (x >= 4294967296.0f ? 0xFFFFFFFFu : (uint32_t)x))
 TQ_LV_UNARY(f2i, float, int32_t,
-            (x != x) ? 0 : (x <= -2147483648.0f ? INT32_MIN : (x >= 2147483648.0f ? INT32_MAX : (int32_t)x)))
+            (x != x)
+                ? 0
+                : (x <= -2147483648.0f ? INT32_MIN : (x >= 2147483648.0f ? INT32_MAX : (int32_t)x)))
 TQ_LV_UNARY(popc, uint32_t, uint32_t, (uint32_t)__builtin_popcount(x))
 TQ_LV_UNARY(popc64, uint64_t, uint32_t, (uint32_t)__builtin_popcountll(x))
 TQ_LV_UNARY(lo32, uint64_t, uint32_t, (uint32_t)x)
@@ -439,15 +557,15 @@ TQ_LV_UNARY(b2u, bool, uint32_t, x ? 1u : 0u)
 TQ_LV_UNARY(f2d, float, double, (double)x)
 #undef TQ_LV_UNARY
 
-#define TQ_LV_BINARY(name, T, expr)                                                        \
-    inline LV<T> name(const LV<T> &a, const LV<T> &b)                                      \
-    {                                                                                      \
-        LV<T> r;                                                                           \
-        for (int i = 0; i < 32; i++) {                                                     \
-            T x = a.v[i], y = b.v[i];                                                      \
-            r.v[i] = (expr);                                                               \
-        }                                                                                  \
-        return r;                                                                          \
+#define TQ_LV_BINARY(name, T, expr)                   \
+    inline LV<T> name(const LV<T> &a, const LV<T> &b) \
+    {                                                 \
+        LV<T> r;                                      \
+        for (int i = 0; i < 32; i++) {                \
+            T x = a.v[i], y = b.v[i];                 \
+            r.v[i] = (expr);                          \
+        }                                             \
+        return r;                                     \
     }
 TQ_LV_BINARY(vmaxu, uint32_t, x > y ? x : y)
 TQ_LV_BINARY(vminu, uint32_t, x < y ? x : y)
@@ -504,7 +622,10 @@ struct HostW {
             r.v[i] = ((unsigned)i % width) >= d ? x.v[i - (int)d] : x.v[i];
         return r;
     }
-    template <class T> static T bcast(const LV<T> &x, unsigned src) { return x.v[src & 31u]; }
+    template <class T> static T bcast(const LV<T> &x, unsigned src)
+    {
+        return x.v[src & 31u];
+    }
     static uint32_t ballot(const B &b)
     {
         uint32_t m = 0;
@@ -512,11 +633,21 @@ struct HostW {
             m |= (uint32_t)b.v[i] << i;
         return m;
     }
-    static bool any(const B &b) { return ballot(b) != 0u; }
+    static bool any(const B &b)
+    {
+        return ballot(b) != 0u;
+    }
 
-    template <class T> static const T &lane_of(const LV<T> &x, int i) { return x.v[i]; }
-    template <class T> static const T &lane_of(const T &x, int) { return x; }
-    template <class Fn, class... A> static auto apply(Fn f, const A &...a) -> LV<decltype(f(lane_of(a, 0)...))>
+    template <class T> static const T &lane_of(const LV<T> &x, int i)
+    {
+        return x.v[i];
+    }
+    template <class T> static const T &lane_of(const T &x, int)
+    {
+        return x;
+    }
+    template <class Fn, class... A>
+    static auto apply(Fn f, const A &...a) -> LV<decltype(f(lane_of(a, 0)...))>
     {
         LV<decltype(f(lane_of(a, 0)...))> r;
         for (int i = 0; i < 32; i++)
@@ -531,7 +662,8 @@ struct HostW {
             r.v[l] = m.v[l] ? p[i.v[l]] : T(0);
         return r;
     }
-    template <class T> static void st(T *p, const U64 &i, const typename tq_id<LV<T> >::type &v, const B &m)
+    template <class T>
+    static void st(T *p, const U64 &i, const typename tq_id<LV<T>>::type &v, const B &m)
     {
         for (int l = 0; l < 32; l++)
             if (m.v[l])
@@ -565,7 +697,8 @@ struct HostW {
             d.v[l] = q[3];
         }
     }
-    static void st16(uint8_t *p, const U64 &i, const U &a, const U &b, const U &c, const U &d, const B &m)
+    static void st16(uint8_t *p, const U64 &i, const U &a, const U &b, const U &c, const U &d,
+                     const B &m)
     {
         for (int l = 0; l < 32; l++)
             if (m.v[l]) {
@@ -590,8 +723,8 @@ struct HostW {
             d.v[l] = q[3];
         }
     }
-    static void st4f(float *p, const U64 &i, const F &a, const F &b, const F &c, const F &d, const B &m,
-                     bool aligned)
+    static void st4f(float *p, const U64 &i, const F &a, const F &b, const F &c, const F &d,
+                     const B &m, bool aligned)
     {
         for (int l = 0; l < 32; l++)
             if (m.v[l]) {

@@ -24,12 +24,24 @@ struct TqRng {
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         return z ^ (z >> 31);
     }
-    uint32_t u32() { return (uint32_t)(next() >> 32); }
-    uint32_t below(uint32_t n) { return (uint32_t)(((next() >> 32) * (uint64_t)n) >> 32); }
+    uint32_t u32()
+    {
+        return (uint32_t)(next() >> 32);
+    }
+    uint32_t below(uint32_t n)
+    {
+        return (uint32_t)(((next() >> 32) * (uint64_t)n) >> 32);
+    }
     /* uniform in [-1, 1) with 24 random bits */
-    float unit() { return (float)((int32_t)(u32() >> 8) - (1 << 23)) * 0x1p-23f; }
+    float unit()
+    {
+        return (float)((int32_t)(u32() >> 8) - (1 << 23)) * 0x1p-23f;
+    }
     /* roughly Gaussian (Irwin-Hall of 4) */
-    float gauss() { return (unit() + unit() + unit() + unit()) * 0.8660254f; }
+    float gauss()
+    {
+        return (unit() + unit() + unit() + unit()) * 0.8660254f;
+    }
 };
 
 static inline float tq_f_of(uint32_t w)
@@ -41,20 +53,21 @@ static inline float tq_f_of(uint32_t w)
 
 /* Kinds of test tensor. */
 enum {
-    TQ_DATA_GAUSS = 0,   /* N(0, s) with a per-call scale */
-    TQ_DATA_LLM,         /* outlier channels and massive tokens */
-    TQ_DATA_TIES,        /* values from a tiny set: ties everywhere */
-    TQ_DATA_SPARSE,      /* mostly zeros (+0 and -0), single spikes */
-    TQ_DATA_CONST,       /* constant tiles, some on the metadata grid */
-    TQ_DATA_DENORM,      /* subnormals and tiny normals */
-    TQ_DATA_WIDE,        /* magnitudes from 2^-140 to 2^63 */
-    TQ_DATA_HALFWAY,     /* values placed on code midpoints (rounding ties) */
+    TQ_DATA_GAUSS = 0, /* N(0, s) with a per-call scale */
+    TQ_DATA_LLM,       /* outlier channels and massive tokens */
+    TQ_DATA_TIES,      /* values from a tiny set: ties everywhere */
+    TQ_DATA_SPARSE,    /* mostly zeros (+0 and -0), single spikes */
+    TQ_DATA_CONST,     /* constant tiles, some on the metadata grid */
+    TQ_DATA_DENORM,    /* subnormals and tiny normals */
+    TQ_DATA_WIDE,      /* magnitudes from 2^-140 to 2^63 */
+    TQ_DATA_HALFWAY,   /* values placed on code midpoints (rounding ties) */
     TQ_DATA_KINDS
 };
 
 static inline const char *tq_data_name(int kind)
 {
-    static const char *n[] = {"gauss", "llm", "ties", "sparse", "const", "denorm", "wide", "halfway"};
+    static const char *n[] = {"gauss", "llm",    "ties", "sparse",
+                              "const", "denorm", "wide", "halfway"};
     return kind >= 0 && kind < TQ_DATA_KINDS ? n[kind] : "?";
 }
 
@@ -100,7 +113,11 @@ static inline void tq_fill(float *x, uint64_t rows, uint32_t C, uint32_t G, int 
     case TQ_DATA_CONST: {
         for (uint64_t t = 0; t < n / G; t++) {
             uint32_t c = r.below(5);
-            float v = c == 0 ? 0.0f : c == 1 ? 1.5f : c == 2 ? -3.0f : c == 3 ? r.unit() * 7.0f : -0.0f;
+            float v = c == 0   ? 0.0f
+                      : c == 1 ? 1.5f
+                      : c == 2 ? -3.0f
+                      : c == 3 ? r.unit() * 7.0f
+                               : -0.0f;
             for (uint32_t i = 0; i < G; i++)
                 x[t * G + i] = v;
             if (r.below(4) == 0) /* one spike in a constant tile */
@@ -119,11 +136,11 @@ static inline void tq_fill(float *x, uint64_t rows, uint32_t C, uint32_t G, int 
                 for (uint32_t i = c0; i < c0 + G && i < C; i++) {
                     uint32_t w = r.u32();
                     uint32_t c = r.below(4);
-                    uint32_t bits = tmode == 0   ? (w & 0x3FFu)
-                                    : c == 0     ? (w & 0x007FFFFFu)
-                                    : c == 1     ? ((w & 0x00FFFFFFu) + 0x00800000u)
-                                    : c == 2     ? (w & 0x0000FFFFu)
-                                                 : ((w & 0x03FFFFFFu));
+                    uint32_t bits = tmode == 0 ? (w & 0x3FFu)
+                                    : c == 0   ? (w & 0x007FFFFFu)
+                                    : c == 1   ? ((w & 0x00FFFFFFu) + 0x00800000u)
+                                    : c == 2   ? (w & 0x0000FFFFu)
+                                               : ((w & 0x03FFFFFFu));
                     x[row * C + i] = tq_f_of(bits | (w & 0x80000000u));
                 }
             }
@@ -161,8 +178,8 @@ static inline tahq_config tq_config_of(uint64_t i, uint32_t G)
     static const uint32_t permille[] = {0, 1, 500, 800, 999, 1000, 333, 875};
     c.hi_permille = permille[r.below(8)];
     c.alloc = (tahq_alloc)(i % 3u);
-    static const uint32_t taus[] = {0x40000000u /*2*/, 0x7F800000u /*inf*/, 0x00000000u /*0*/,
-                                    0x3FC00000u /*1.5*/, 0x3F800000u /*1*/, 0x41200000u /*10*/};
+    static const uint32_t taus[] = {0x40000000u /*2*/,   0x7F800000u /*inf*/, 0x00000000u /*0*/,
+                                    0x3FC00000u /*1.5*/, 0x3F800000u /*1*/,   0x41200000u /*10*/};
     c.tau = tq_f_of(taus[(i / 3u) % 6u]);
     c.rounding = (tahq_rounding)((i / 18u) % 2u);
     c.meta = (tahq_meta)((i / 36u) % 3u);

@@ -181,7 +181,8 @@ static int run_file_read(const char *path, run_file *rf)
             continue;
         memcpy(r->name, line, (size_t)(comma - line));
         r->name[comma - line] = '\0';
-        if (sscanf(comma + 1, "%u,%llu,%lf,%lf,%lf,%lf", &r->T, &sd, &r->eta, &r->avg, &r->min, &r->gap) != 6 ||
+        if (sscanf(comma + 1, "%u,%llu,%lf,%lf,%lf,%lf", &r->T, &sd, &r->eta, &r->avg, &r->min,
+                   &r->gap) != 6 ||
             sd < 1 || sd > 1000)
             continue;
         r->seed = (int)sd;
@@ -196,11 +197,12 @@ static int run_file_read(const char *path, run_file *rf)
  * after a message. */
 static int conv_parse_methods(converge *c, const char *list)
 {
-    c->nm = sim_split_methods(list,
-                              c->o->quick ? "fp32,tah,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6"
-                                          : "fp32,fp16,tah,tah-gain,plain4,aqsgd,tah3/2,tah3/2-gain,bias2,fp32@0.75,"
-                                            "fp32@0.4,fp32@0.35,fp32@0.6",
-                              c->names, CONV_MAX_METHODS);
+    c->nm = sim_split_methods(
+        list,
+        c->o->quick ? "fp32,tah,tah3/2,bias2,fp32@0.75,fp32@0.4,fp32@0.35,fp32@0.6"
+                    : "fp32,fp16,tah,tah-gain,plain4,aqsgd,tah3/2,tah3/2-gain,bias2,fp32@0.75,"
+                      "fp32@0.4,fp32@0.35,fp32@0.6",
+        c->names, CONV_MAX_METHODS);
     for (int i = 0; i < c->nm; i++) {
         conv_method *cm = &c->cms[i];
         char codec[48];
@@ -215,7 +217,8 @@ static int conv_parse_methods(converge *c, const char *list)
             char *end = NULL;
             cm->sched = strtod(at + 1, &end);
             if (!end || *end || !(cm->sched > 0 && cm->sched < 1)) {
-                fprintf(stderr, "tahq-sim: %s: the schedule exponent after @ must be in (0, 1)\n", c->names[i]);
+                fprintf(stderr, "tahq-sim: %s: the schedule exponent after @ must be in (0, 1)\n",
+                        c->names[i]);
                 return 2;
             }
         }
@@ -244,7 +247,8 @@ static int conv_horizons(converge *c, const run_file *rf)
             smax = rf->recs[k].seed > smax ? rf->recs[k].seed : smax;
         }
         if (rf->n == 0 || (tmin & (tmin - 1)) || (tmax & (tmax - 1))) {
-            fprintf(stderr, "tahq-sim: %s: no runs, or horizons that are not powers of 2\n", c->o->runs);
+            fprintf(stderr, "tahq-sim: %s: no runs, or horizons that are not powers of 2\n",
+                    c->o->runs);
             return 1;
         }
         for (c->lo2 = 0; (1u << c->lo2) < tmin; c->lo2++)
@@ -270,8 +274,8 @@ static void conv_print_setup(const converge *c, const sim_opts *base)
     printf("converge: L = %.6g, mu = %.6g, f* = %.6g, f(w0) - f* = %.6g\n", p->L, p->mu, p->fstar,
            p->Stt / 2 - p->fstar);
     if (c->o->adamw)
-        printf("converge: AdamW beta1=%g beta2=%g eps=%g weight_decay=%g (decoupled)\n", base->beta1,
-               base->beta2, base->eps, base->weight_decay);
+        printf("converge: AdamW beta1=%g beta2=%g eps=%g weight_decay=%g (decoupled)\n",
+               base->beta1, base->beta2, base->eps, base->weight_decay);
     else
         printf("converge: SGD, eta = c (T/T_tune)^-s / sqrt(T_tune) (s = 1/2: c/sqrt(T); METHOD@s "
                "for another s), T = 2^%d..2^%d, %d seeds\n",
@@ -287,7 +291,8 @@ enum { TUNE_GRID = 7, TUNE_SEEDS = 3 };
 
 /* Method mi's c: the grid point with the least mean |grad f|^2 over
  * TUNE_SEEDS runs of T_tune steps (rows of converge_tuning.csv into ft). */
-static void conv_tune_method(converge *c, int mi, const sim_opts *base, const double *grid, FILE *ft)
+static void conv_tune_method(converge *c, int mi, const sim_opts *base, const double *grid,
+                             FILE *ft)
 {
     const sim_problem *p = &c->p;
     const int ng = TUNE_GRID, ntune = TUNE_SEEDS;
@@ -314,16 +319,17 @@ static void conv_tune_method(converge *c, int mi, const sim_opts *base, const do
             s += tk[gi * ntune + j].avg;
         s /= ntune;
         if (ft)
-            fprintf(ft, "%s,%.6g,%.6g,%u,%.6g,%s\n", c->names[mi], grid[gi], grid[gi] / p->L, c->Ttune, s,
-                    c->o->adamw ? "adamw" : "sgd");
+            fprintf(ft, "%s,%.6g,%.6g,%u,%.6g,%s\n", c->names[mi], grid[gi], grid[gi] / p->L,
+                    c->Ttune, s, c->o->adamw ? "adamw" : "sgd");
         if (s < best) {
             best = s;
             bi = gi;
         }
     }
     c->cbest[mi] = grid[bi] / p->L;
-    printf("converge: %-10s tuned c = %.4g (gamma = c L = %.4g; grid %s, T=%u, %d seeds)\n", c->names[mi],
-           c->cbest[mi], grid[bi], c->o->adamw ? "c = 2^-7..2^-1" : "gamma = 0.25..16 x2", c->Ttune, ntune);
+    printf("converge: %-10s tuned c = %.4g (gamma = c L = %.4g; grid %s, T=%u, %d seeds)\n",
+           c->names[mi], c->cbest[mi], grid[bi],
+           c->o->adamw ? "c = 2^-7..2^-1" : "gamma = 0.25..16 x2", c->Ttune, ntune);
 }
 
 /* Every method's c: tuned at T_tune (where every schedule has
@@ -331,12 +337,14 @@ static void conv_tune_method(converge *c, int mi, const sim_opts *base, const do
 static void conv_tune(converge *c, const sim_opts *base, const run_file *rf)
 {
     static const double grid_sgd[TUNE_GRID] = {0.25, 0.5, 1, 2, 4, 8, 16};
-    static const double grid_adamw[TUNE_GRID] = {1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.5};
+    static const double grid_adamw[TUNE_GRID] = {1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 16,
+                                                 1.0 / 8,   0.25,     0.5};
     double grid[TUNE_GRID];
     for (int i = 0; i < TUNE_GRID; i++)
         grid[i] = c->o->adamw ? grid_adamw[i] * c->p.L : grid_sgd[i]; /* as gamma = c L */
-    FILE *ft = rf ? NULL : sim_open_csv(c->o, "converge_tuning.csv",
-                                        "method,gamma,c,T,mean_avg_grad2,optimizer");
+    FILE *ft =
+        rf ? NULL
+           : sim_open_csv(c->o, "converge_tuning.csv", "method,gamma,c,T,mean_avg_grad2,optimizer");
     for (int mi = 0; mi < c->nm; mi++) {
         /* a schedule variant (METHOD@s) of a codec tuned already: every
          * schedule has the same eta at T_tune, so the same tuning */
@@ -357,8 +365,9 @@ static void conv_tune(converge *c, const sim_opts *base, const run_file *rf)
             printf("converge: %-10s c = %.4g (from %s)\n", c->names[mi], c->cbest[mi], c->o->runs);
         } else if (same >= 0) {
             c->cbest[mi] = c->cbest[same];
-            printf("converge: %-10s tuned c = %.4g (as %s: the schedules have the same eta at T=%u)\n",
-                   c->names[mi], c->cbest[mi], c->names[same], c->Ttune);
+            printf(
+                "converge: %-10s tuned c = %.4g (as %s: the schedules have the same eta at T=%u)\n",
+                c->names[mi], c->cbest[mi], c->names[same], c->Ttune);
         } else {
             conv_tune_method(c, mi, base, grid, ft);
         }
@@ -431,19 +440,23 @@ static void conv_direct_floors(converge *c)
 
 static void conv_open_outputs(converge *c)
 {
-    c->fr = sim_open_csv(c->o, "converge_runs.csv", "method,T,seed,eta,avg_grad2,min_grad2,final_gap");
-    c->fs = sim_open_csv(c->o, "converge_summary.csv",
-                         "method,T,eta,mean_avg,sd_avg,mean_min,sd_min,mean_gap,ratio_avg_vs_fp32,ratio_min_vs_fp32,"
-                         "ci_lo_avg,ci_hi_avg");
+    c->fr =
+        sim_open_csv(c->o, "converge_runs.csv", "method,T,seed,eta,avg_grad2,min_grad2,final_gap");
+    c->fs = sim_open_csv(
+        c->o, "converge_summary.csv",
+        "method,T,eta,mean_avg,sd_avg,mean_min,sd_min,mean_gap,ratio_avg_vs_fp32,ratio_min_vs_fp32,"
+        "ci_lo_avg,ci_hi_avg");
     c->ff = sim_open_csv(c->o, "converge_fit.csv",
                          "method,quantity,slope,ci_lo,ci_hi,c,gamma,ln_intercept,optimizer");
-    c->fmod = sim_open_csv(c->o, "converge_model.csv",
-                           "method,model,T_min,T_max,beta,beta_lo,beta_hi,a,a_lo,a_hi,a2,a2_lo,a2_hi,a3,a3_lo,a3_hi,"
-                           "b,b_lo,b_hi,wrss,dof,beta_at_bound");
+    c->fmod = sim_open_csv(
+        c->o, "converge_model.csv",
+        "method,model,T_min,T_max,beta,beta_lo,beta_hi,a,a_lo,a_hi,a2,a2_lo,a2_hi,a3,a3_lo,a3_hi,"
+        "b,b_lo,b_hi,wrss,dof,beta_at_bound");
     c->floc = sim_open_csv(c->o, "converge_local.csv", "method,T_lo,T_hi,slope,ci_lo,ci_hi");
-    c->fv = sim_open_csv(c->o, "converge_verdict.csv",
-                         "method,schedule,rate,beta,beta_lo,beta_hi,floor,b,b_lo,b_hi,b_gd,b_gd_lo,b_gd_hi,"
-                         "gd_agrees,verdict,paper_claim,E_Tmax");
+    c->fv = sim_open_csv(
+        c->o, "converge_verdict.csv",
+        "method,schedule,rate,beta,beta_lo,beta_hi,floor,b,b_lo,b_hi,b_gd,b_gd_lo,b_gd_hi,"
+        "gd_agrees,verdict,paper_claim,E_Tmax");
 }
 
 static void conv_close_outputs(converge *c)
@@ -462,8 +475,8 @@ typedef struct conv_fp32 {
 /* Method mi's runs (converge_runs.csv), and per horizon its seed means
  * (stdout, converge_summary.csv); avg and mn get its values per horizon
  * and seed. */
-static void conv_report_horizons(converge *c, const conv_task *tasks, int mi, double *avg, double *mn,
-                                 conv_fp32 *fp)
+static void conv_report_horizons(converge *c, const conv_task *tasks, int mi, double *avg,
+                                 double *mn, conv_fp32 *fp)
 {
     const int nT = c->nT, ns = c->ns;
     const char *name = c->names[mi];
@@ -473,8 +486,8 @@ static void conv_report_horizons(converge *c, const conv_task *tasks, int mi, do
             avg[i * ns + s] = t->avg;
             mn[i * ns + s] = t->min;
             if (c->fr)
-                fprintf(c->fr, "%s,%u,%llu,%.6g,%.8g,%.8g,%.8g\n", name, t->T, (unsigned long long)t->seed, t->eta,
-                        t->avg, t->min, t->gap);
+                fprintf(c->fr, "%s,%u,%llu,%.6g,%.8g,%.8g,%.8g\n", name, t->T,
+                        (unsigned long long)t->seed, t->eta, t->avg, t->min, t->gap);
         }
     for (int i = 0; i < nT; i++) {
         double ma = gsl_stats_mean(avg + i * ns, 1, ns), sa = gsl_stats_sd(avg + i * ns, 1, ns);
@@ -488,14 +501,15 @@ static void conv_report_horizons(converge *c, const conv_task *tasks, int mi, do
             fp->avg[i] = ma;
             fp->min[i] = mm;
         }
-        double ra = fp->avg[i] > 0 ? ma / fp->avg[i] : NAN, rm = fp->min[i] > 0 ? mm / fp->min[i] : NAN;
+        double ra = fp->avg[i] > 0 ? ma / fp->avg[i] : NAN,
+               rm = fp->min[i] > 0 ? mm / fp->min[i] : NAN;
         /* 95% CI of the seed mean: Student t with ns - 1 degrees of freedom */
         double hw = gsl_cdf_tdist_Qinv(0.025, ns - 1) * sa / sqrt((double)ns);
         const double eta = conv_eta(&c->cms[mi], c->cbest[mi], c->Ts[i], c->Ttune);
         printf("%-10s %6u %11.4g %11.4g %11.4g %9.3f %9.3f\n", name, c->Ts[i], eta, ma, mm, ra, rm);
         if (c->fs)
-            fprintf(c->fs, "%s,%u,%.6g,%.8g,%.6g,%.8g,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g\n", name, c->Ts[i], eta, ma, sa,
-                    mm, sm, gap, ra, rm, ma - hw, ma + hw);
+            fprintf(c->fs, "%s,%u,%.6g,%.8g,%.6g,%.8g,%.6g,%.6g,%.6g,%.6g,%.8g,%.8g\n", name,
+                    c->Ts[i], eta, ma, sa, mm, sm, gap, ra, rm, ma - hw, ma + hw);
     }
 }
 
@@ -507,12 +521,14 @@ static void conv_report_slopes(const converge *c, int mi, const double *avg, con
     for (int q = 0; q < 2; q++) {
         double sl, ic, clo, chi;
         fit_slope(q ? mn : avg, c->nT, c->ns, c->Ts, 77 + (uint64_t)mi, &sl, &ic, &clo, &chi);
-        printf("%-10s slope of %s |grad f|^2 vs T (one power law over 2^%d..2^%d): %.3f, 95%% bootstrap CI "
+        printf("%-10s slope of %s |grad f|^2 vs T (one power law over 2^%d..2^%d): %.3f, 95%% "
+               "bootstrap CI "
                "[%.3f, %.3f]\n",
                name, q ? "min" : "avg", c->lo2, c->hi2, sl, clo, chi);
         if (c->ff)
-            fprintf(c->ff, "%s,%s,%.5f,%.5f,%.5f,%.6g,%.4g,%.6g,%s\n", name, q ? "min" : "avg", sl, clo, chi,
-                    c->cbest[mi], c->cbest[mi] * c->p.L, ic, c->o->adamw ? "adamw" : "sgd");
+            fprintf(c->ff, "%s,%s,%.5f,%.5f,%.5f,%.6g,%.4g,%.6g,%s\n", name, q ? "min" : "avg", sl,
+                    clo, chi, c->cbest[mi], c->cbest[mi] * c->p.L, ic,
+                    c->o->adamw ? "adamw" : "sgd");
     }
     sim_fit_ci loc[CONV_MAX_T];
     if (sim_local_slopes(c->Td, avg, c->nT, c->ns, 1000, 500 + (uint64_t)mi, loc) == 0) {
@@ -520,8 +536,8 @@ static void conv_report_slopes(const converge *c, int mi, const double *avg, con
         for (int i = 0; i + 1 < c->nT; i++) {
             printf(" %.3f", loc[i].est);
             if (c->floc)
-                fprintf(c->floc, "%s,%u,%u,%.5f,%.5f,%.5f\n", name, c->Ts[i], c->Ts[i + 1], loc[i].est, loc[i].lo,
-                        loc[i].hi);
+                fprintf(c->floc, "%s,%u,%u,%.5f,%.5f,%.5f\n", name, c->Ts[i], c->Ts[i + 1],
+                        loc[i].est, loc[i].lo, loc[i].hi);
         }
         printf("\n");
     }
@@ -546,20 +562,23 @@ static void conv_report_models(converge *c, int mi, const double *avg)
     for (size_t k = 0; k < sizeof mods / sizeof mods[0] && c->fmod; k++) {
         const sim_fit_result *r = mods[k].r;
         fprintf(c->fmod,
-                "%s,%s,%u,%u,%.5f,%.5f,%.5f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%d,"
+                "%s,%s,%u,%u,%.5f,%.5f,%.5f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+                "%.6g,%.4g,%d,"
                 "%d\n",
-                name, mods[k].name, c->Ts[mods[k].first], c->Ts[c->nT - 1], r->beta.est, r->beta.lo, r->beta.hi,
-                r->a.est, r->a.lo, r->a.hi, r->a2.est, r->a2.lo, r->a2.hi, r->a3.est, r->a3.lo, r->a3.hi, r->b.est,
-                r->b.lo, r->b.hi, r->rss, r->dof, r->at_bound);
+                name, mods[k].name, c->Ts[mods[k].first], c->Ts[c->nT - 1], r->beta.est, r->beta.lo,
+                r->beta.hi, r->a.est, r->a.lo, r->a.hi, r->a2.est, r->a2.lo, r->a2.hi, r->a3.est,
+                r->a3.lo, r->a3.hi, r->b.est, r->b.lo, r->b.hi, r->rss, r->dof, r->at_bound);
     }
-    printf("%-10s fit a T^-1/2 + a2/T + a3 T^-3/2 + b: a = %.4g, a2 = %.4g, a3 = %.4g, b = %.4g [%.4g, %.4g]; "
+    printf("%-10s fit a T^-1/2 + a2/T + a3 T^-3/2 + b: a = %.4g, a2 = %.4g, a3 = %.4g, b = %.4g "
+           "[%.4g, %.4g]; "
            "a T^-beta + a2/T + b: beta = %.3f [%.3f, %.3f], b = %.4g [%.4g, %.4g]\n",
-           name, v->fix2.a.est, v->fix2.a2.est, v->fix2.a3.est, v->fix2.b.est, v->fix2.b.lo, v->fix2.b.hi,
-           v->free2.beta.est, v->free2.beta.lo, v->free2.beta.hi, v->free2.b.est, v->free2.b.lo, v->free2.b.hi);
+           name, v->fix2.a.est, v->fix2.a2.est, v->fix2.a3.est, v->fix2.b.est, v->fix2.b.lo,
+           v->fix2.b.hi, v->free2.beta.est, v->free2.beta.lo, v->free2.beta.hi, v->free2.b.est,
+           v->free2.b.lo, v->free2.b.hi);
     printf("%-10s first-order forms (not the verdict): a T^-1/2 + b: b = %.4g [%.4g, %.4g]; "
            "a T^-beta + b: beta = %.3f [%.3f, %.3f], b = %.4g [%.4g, %.4g]\n",
-           name, v->fix1.b.est, v->fix1.b.lo, v->fix1.b.hi, v->free1.beta.est, v->free1.beta.lo, v->free1.beta.hi,
-           v->free1.b.est, v->free1.b.lo, v->free1.b.hi);
+           name, v->fix1.b.est, v->fix1.b.lo, v->fix1.b.hi, v->free1.beta.est, v->free1.beta.lo,
+           v->free1.beta.hi, v->free1.b.est, v->free1.b.lo, v->free1.b.hi);
 }
 
 /* Every method's tables and fits (the runs of tasks), then the verdicts;
@@ -573,8 +592,8 @@ static int conv_report(converge *c, const conv_task *tasks)
     memset(&fp, 0, sizeof fp);
     int fail = 1;
     if (avg && mn) {
-        printf("\n%-10s %6s %11s %11s %11s %9s %9s\n", "method", "T", "eta", "avg|g|^2", "min|g|^2", "ratio_avg",
-               "ratio_min");
+        printf("\n%-10s %6s %11s %11s %11s %9s %9s\n", "method", "T", "eta", "avg|g|^2", "min|g|^2",
+               "ratio_avg", "ratio_min");
         for (int mi = 0; mi < c->nm; mi++) {
             conv_report_horizons(c, tasks, mi, avg, mn, &fp);
             conv_report_slopes(c, mi, avg, mn);
@@ -598,8 +617,12 @@ static int conv_run(converge *c, run_file *rf)
     int rc = conv_parse_methods(c, o->methods ? o->methods : rf ? rf->methods : NULL);
     if (rc || conv_horizons(c, rf))
         return rc ? rc : 1;
-    const sim_opts base = {.micro = 2, .batch = 1, .adamw = o->adamw, .beta1 = o->beta1,
-                           .beta2 = o->beta2, .eps = o->eps,
+    const sim_opts base = {.micro = 2,
+                           .batch = 1,
+                           .adamw = o->adamw,
+                           .beta1 = o->beta1,
+                           .beta2 = o->beta2,
+                           .eps = o->eps,
                            .weight_decay = o->weight_decay >= 0 ? o->weight_decay : 0.0};
     c->Ttune = o->quick ? 1024 : 4096;
     conv_print_setup(c, &base);
@@ -638,21 +661,31 @@ const sim_command sim_cmd_converge = {
     "converge",
     "SGD on the smooth problem: |grad f|^2 vs T, fitted rate and floor with CIs,\n"
     "the floor measured directly by full-batch descent, and the controls",
-    "usage: tahq-sim converge [--quick] [--methods LIST] [--seeds N] [--stages K] [--jobs N] [--out DIR]\n"
+    "usage: tahq-sim converge [--quick] [--methods LIST] [--seeds N] [--stages K] [--jobs N] "
+    "[--out DIR]\n"
     "                        [--optimizer sgd|adamw ...]\n"
-    "SGD with eta = c/sqrt(T) (METHOD@s: eta ~ T^-s) on the smooth problem, T = 2^8..2^16 (--quick:\n"
-    "2^8..2^14), c tuned once per method. Per method: the mean over t < T of |grad f(w_t)|^2 per T and\n"
-    "seed, local slopes per octave, the fits a T^-beta + a2/T + b (the rate beta) and a T^-beta + ... + b\n"
-    "with beta = 1/2, 0.35, 0.65 and free (the floor b) with bootstrap CIs; a rate verdict worded by what\n"
+    "SGD with eta = c/sqrt(T) (METHOD@s: eta ~ T^-s) on the smooth problem, T = 2^8..2^16 "
+    "(--quick:\n"
+    "2^8..2^14), c tuned once per method. Per method: the mean over t < T of |grad f(w_t)|^2 per T "
+    "and\n"
+    "seed, local slopes per octave, the fits a T^-beta + a2/T + b (the rate beta) and a T^-beta + "
+    "... + b\n"
+    "with beta = 1/2, 0.35, 0.65 and free (the floor b) with bootstrap CIs; a rate verdict worded "
+    "by what\n"
     "the horizons resolve (band: exponent not resolved from any in [0.35, 0.65]; different; not\n"
-    "resolved), a floor verdict, b measured directly by full-batch gradient descent with the codec\n"
-    "(outside the fitted interval: FAIL), and the paper's claim (O(1/sqrt T) to a stationary point:\n"
+    "resolved), a floor verdict, b measured directly by full-batch gradient descent with the "
+    "codec\n"
+    "(outside the fitted interval: FAIL), and the paper's claim (O(1/sqrt T) to a stationary "
+    "point:\n"
     "reproduced to the resolution / not reproduced / not determined). Controls (checked whenever\n"
     "present, FAIL otherwise): fp32 in the band without a floor, claim reproduced; fp32@0.75 a\n"
-    "different rate; fp32@s, s in [0.35, 0.65], never a different rate; tah3/2 and biasP with a floor,\n"
+    "different rate; fp32@s, s in [0.35, 0.65], never a different rate; tah3/2 and biasP with a "
+    "floor,\n"
     "claim not reproduced; biasP's direct floor equal to its analytic value. Writes\n"
-    "converge_{tuning,runs,summary,fit,model,local,verdict}.csv. Default methods: fp32 fp16 tah tah-gain\n"
-    "plain4 aqsgd tah3/2 tah3/2-gain bias2 fp32@0.75 fp32@0.4 fp32@0.35 fp32@0.6 (--quick: fp32 tah\n"
+    "converge_{tuning,runs,summary,fit,model,local,verdict}.csv. Default methods: fp32 fp16 tah "
+    "tah-gain\n"
+    "plain4 aqsgd tah3/2 tah3/2-gain bias2 fp32@0.75 fp32@0.4 fp32@0.35 fp32@0.6 (--quick: fp32 "
+    "tah\n"
     "tah3/2 bias2 fp32@0.75 fp32@0.4 fp32@0.35 fp32@0.6).\n",
     cmd_converge,
 };

@@ -12,7 +12,6 @@
 #include "cmd_shared.h"
 #include "sim.h"
 
-
 /* ======================================================================== */
 /* delta along SGD's trajectory                                             */
 /* ======================================================================== */
@@ -47,12 +46,14 @@ static void dtraj_run(void *ctx, size_t task)
     dtraj_task *d = (dtraj_task *)ctx + task;
     const sim_problem *p = d->p;
     size_t np = p->n_params;
-    int sr = (d->m.fwd == SIM_FWD_TAH || d->m.fwd == SIM_FWD_PLAIN) && d->m.fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
+    int sr = (d->m.fwd == SIM_FWD_TAH || d->m.fwd == SIM_FWD_PLAIN) &&
+             d->m.fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
     int K = sr ? DTRAJ_KEYS : 1;
     sim_opts so = {.micro = 2, .batch = 1, .eta = 4.0 / p->L / sqrt((double)DTRAJ_T), .seed = 1};
     sim_opts mo = {.micro = 2, .batch = 1, .eta = 0, .seed = 5};
     sim_run *r = sim_run_new(p, &d->m, &so), *meas = sim_run_new(p, &d->m, &mo);
-    double *gf = malloc(sizeof(double) * np), *e = malloc(sizeof(double) * np * K), *sum = malloc(sizeof(double) * np);
+    double *gf = malloc(sizeof(double) * np), *e = malloc(sizeof(double) * np * K),
+           *sum = malloc(sizeof(double) * np);
     float *gs = malloc(sizeof(float) * np);
     d->failed = 1;
     if (!r || !meas || !gf || !e || !sum || !gs)
@@ -71,7 +72,9 @@ static void dtraj_run(void *ctx, size_t task)
                 for (uint32_t q = 0; q < nsteps; q++) {
                     ids[0] = 2 * q;
                     ids[1] = 2 * q + 1;
-                    if (sim_run_grad(meas, ids, sim_mix64(((uint64_t)t << 20) ^ ((uint64_t)k * 7919 + q)), gs, NULL))
+                    if (sim_run_grad(meas, ids,
+                                     sim_mix64(((uint64_t)t << 20) ^ ((uint64_t)k * 7919 + q)), gs,
+                                     NULL))
                         goto done;
                     for (size_t i = 0; i < np; i++)
                         ek[i] += gs[i];
@@ -157,47 +160,58 @@ static int cmd_delta_traj(const sim_cli *o)
     if (sim_problem_smooth(&p, (uint32_t)o->K, 1))
         return 1;
     char names[16][48];
-    int nm = sim_split_methods(o->methods, "tah,tah-gain,tah-sr,tah3/2,tah3/2-gain,tah3/2-sr,tah-tile-g16,plain4,fp32+bwd-fix6,fp16",
-                           names, 16);
+    int nm = sim_split_methods(
+        o->methods,
+        "tah,tah-gain,tah-sr,tah3/2,tah3/2-gain,tah3/2-sr,tah-tile-g16,plain4,fp32+bwd-fix6,fp16",
+        names, 16);
     dtraj_task *d = calloc(nm, sizeof *d);
     if (!d)
         return 1;
     for (int i = 0; i < nm; i++) {
         if (sim_method_parse(names[i], &d[i].m) || d[i].m.fwd == SIM_FWD_AQSGD) {
-            fprintf(stderr, "tahq-sim: %s: unknown method (AQ-SGD is stateful: not measured here)\n", names[i]);
+            fprintf(stderr,
+                    "tahq-sim: %s: unknown method (AQ-SGD is stateful: not measured here)\n",
+                    names[i]);
             free(d);
             return 2;
         }
         d[i].p = &p;
         memcpy(d[i].name, names[i], sizeof d[i].name);
     }
-    printf("delta along SGD's trajectory: smooth problem, eta = (4/L)/sqrt(T), T = %d, seed 1; at t = 0, 2^6..2^14 "
-           "the expectation over the data set (x %d keys, unbiased U-statistic, for stochastic rounding)\n",
+    printf("delta along SGD's trajectory: smooth problem, eta = (4/L)/sqrt(T), T = %d, seed 1; at "
+           "t = 0, 2^6..2^14 "
+           "the expectation over the data set (x %d keys, unbiased U-statistic, for stochastic "
+           "rounding)\n",
            DTRAJ_T, DTRAJ_KEYS);
     sim_jobs_run(o->jobs, (size_t)nm, dtraj_run, d, "delta trajectory");
-    FILE *f = sim_open_csv(o, "delta_traj.csv", "method,t,grad2,delta,delta_lo,delta_hi,delta_plugin");
-    printf("%-14s %6s %11s %9s %21s %9s\n", "method", "t", "|grad f|^2", "delta", "95% CI", "plug-in");
+    FILE *f =
+        sim_open_csv(o, "delta_traj.csv", "method,t,grad2,delta,delta_lo,delta_hi,delta_plugin");
+    printf("%-14s %6s %11s %9s %21s %9s\n", "method", "t", "|grad f|^2", "delta", "95% CI",
+           "plug-in");
     for (int i = 0; i < nm; i++) {
         if (d[i].failed) {
             printf("%-14s codec error\n", d[i].name);
             continue;
         }
         for (int j = 0; j < d[i].npts; j++) {
-            printf("%-14s %6.0f %11.4g %9.4f [%9.4f, %9.4f] %9.4f\n", d[i].name, d[i].t[j], d[i].g2[j], d[i].delta[j],
-                   d[i].lo[j], d[i].hi[j], d[i].plugin[j]);
+            printf("%-14s %6.0f %11.4g %9.4f [%9.4f, %9.4f] %9.4f\n", d[i].name, d[i].t[j],
+                   d[i].g2[j], d[i].delta[j], d[i].lo[j], d[i].hi[j], d[i].plugin[j]);
             if (f)
-                fprintf(f, "%s,%.0f,%.8g,%.8g,%.8g,%.8g,%.8g\n", d[i].name, d[i].t[j], d[i].g2[j], d[i].delta[j],
-                        d[i].lo[j], d[i].hi[j], d[i].plugin[j]);
+                fprintf(f, "%s,%.0f,%.8g,%.8g,%.8g,%.8g,%.8g\n", d[i].name, d[i].t[j], d[i].g2[j],
+                        d[i].delta[j], d[i].lo[j], d[i].hi[j], d[i].plugin[j]);
         }
     }
-    printf("\n|grad f|^2 at which delta first falls below 0.9 and below 0 along the run (interpolated):\n");
-    FILE *fc = sim_open_csv(o, "delta_cross.csv", "method,grad2_at_delta_0.9,grad2_at_delta_0,grad2_end");
+    printf("\n|grad f|^2 at which delta first falls below 0.9 and below 0 along the run "
+           "(interpolated):\n");
+    FILE *fc =
+        sim_open_csv(o, "delta_cross.csv", "method,grad2_at_delta_0.9,grad2_at_delta_0,grad2_end");
     for (int i = 0; i < nm; i++) {
         if (d[i].failed)
             continue;
         double c9 = dtraj_cross(&d[i], 0.9), c0 = dtraj_cross(&d[i], 0.0);
-        printf("  %-14s delta = 0.9 at %-10.4g delta = 0 at %-10.4g (|grad f|^2 at the end: %.4g)\n", d[i].name, c9, c0,
-               d[i].g2[d[i].npts - 1]);
+        printf(
+            "  %-14s delta = 0.9 at %-10.4g delta = 0 at %-10.4g (|grad f|^2 at the end: %.4g)\n",
+            d[i].name, c9, c0, d[i].g2[d[i].npts - 1]);
         if (fc)
             fprintf(fc, "%s,%.6g,%.6g,%.6g\n", d[i].name, c9, c0, d[i].g2[d[i].npts - 1]);
     }
@@ -221,8 +235,10 @@ int cmd_delta(const sim_cli *o)
     const char *def =
         "fp32,fp16+bwd-none,tah2/1+bwd-none,tah3/2+bwd-none,tah4/3+bwd-none,tah5/4+bwd-none,"
         "tah6/5+bwd-none,tah8/7+bwd-none,tah2/1-sr+bwd-none,tah3/2-sr+bwd-none,tah4/3-sr+bwd-none,"
-        "tah6/5-sr+bwd-none,tah4/3-tile-g16+bwd-none,plain2+bwd-none,plain3+bwd-none,plain4+bwd-none,"
-        "plain6+bwd-none,plain8+bwd-none,tah,tah-gain,tah-sr,tah3/2-gain,plain4,fp32+bwd-fix6,fp32+bwd-fix4,aqsgd";
+        "tah6/5-sr+bwd-none,tah4/"
+        "3-tile-g16+bwd-none,plain2+bwd-none,plain3+bwd-none,plain4+bwd-none,"
+        "plain6+bwd-none,plain8+bwd-none,tah,tah-gain,tah-sr,tah3/"
+        "2-gain,plain4,fp32+bwd-fix6,fp32+bwd-fix4,aqsgd";
     char names[32][48];
     int nm = sim_split_methods(o->methods, def, names, 32);
     static const double alphas[] = {1.0, 0.1, 0.01};
@@ -231,12 +247,14 @@ int cmd_delta(const sim_cli *o)
     size_t np = p.n_params;
     uint32_t per_step = 2; /* micro 2 x batch 1 */
     uint32_t nsteps = p.n_seq / per_step;
-    FILE *f = sim_open_csv(o, "delta.csv",
-                           "method,fwd_bits_per_elem,bwd_bits_per_elem,alpha,grad2,rel_bias2,delta,sigma2,sigma2_rel,"
-                           "low_units_per_msg");
-    printf("delta: smooth problem, w = (1 - alpha) w*, E[g_hat] over the data set (%u mini-batches) "
-           "x %d stochastic-rounding keys\n",
-           nsteps, reps_sr);
+    FILE *f = sim_open_csv(
+        o, "delta.csv",
+        "method,fwd_bits_per_elem,bwd_bits_per_elem,alpha,grad2,rel_bias2,delta,sigma2,sigma2_rel,"
+        "low_units_per_msg");
+    printf(
+        "delta: smooth problem, w = (1 - alpha) w*, E[g_hat] over the data set (%u mini-batches) "
+        "x %d stochastic-rounding keys\n",
+        nsteps, reps_sr);
     printf("%-20s %7s %7s %6s %11s %10s %10s %10s\n", "method", "fwd_b/e", "bwd_b/e", "alpha",
            "|grad|^2", "delta", "sigma^2", "sig2/|g|^2");
     double *gf = malloc(sizeof(double) * np), *gm = malloc(sizeof(double) * np);
@@ -298,14 +316,17 @@ int cmd_delta(const sim_cli *o)
             double sigma2 = sumsq / (double)cnt - gmn2; /* E|g - Eg|^2 */
             sim_traffic t1;
             sim_run_traffic(r, &t1);
-            double fb = 8.0 * (double)(t1.fwd_bytes - t0.fwd_bytes) / (double)(t1.fwd_elems - t0.fwd_elems);
-            double bb = 8.0 * (double)(t1.bwd_bytes - t0.bwd_bytes) / (double)(t1.bwd_elems - t0.bwd_elems);
+            double fb =
+                8.0 * (double)(t1.fwd_bytes - t0.fwd_bytes) / (double)(t1.fwd_elems - t0.fwd_elems);
+            double bb =
+                8.0 * (double)(t1.bwd_bytes - t0.bwd_bytes) / (double)(t1.bwd_elems - t0.bwd_elems);
             double delta = 1.0 - bias / gn;
-            printf("%-20s %7.3f %7.3f %6.2f %11.4g %10.6f %10.4g %10.4g\n", names[mi], fb, bb, alphas[ai],
-                   gn, delta, sigma2, sigma2 / gn);
+            printf("%-20s %7.3f %7.3f %6.2f %11.4g %10.6f %10.4g %10.4g\n", names[mi], fb, bb,
+                   alphas[ai], gn, delta, sigma2, sigma2 / gn);
             if (f)
-                fprintf(f, "%s,%.4f,%.4f,%g,%.8g,%.8g,%.8g,%.8g,%.8g,%llu\n", names[mi], fb, bb, alphas[ai], gn,
-                        bias / gn, delta, sigma2, sigma2 / gn, (unsigned long long)low_units);
+                fprintf(f, "%s,%.4f,%.4f,%g,%.8g,%.8g,%.8g,%.8g,%.8g,%llu\n", names[mi], fb, bb,
+                        alphas[ai], gn, bias / gn, delta, sigma2, sigma2 / gn,
+                        (unsigned long long)low_units);
             sim_run_free(r);
         }
         fprintf(stderr, "delta: %d/%d methods\n", mi + 1, nm);

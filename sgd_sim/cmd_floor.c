@@ -33,16 +33,35 @@ typedef struct floor_cfg {
 int cmd_floor(const sim_cli *o)
 {
     static const floor_cfg all[] = {
-        {"bits", "tah2/1", 64, 4},       {"bits", "tah3/2", 64, 4},       {"bits", "tah4/3", 64, 4},
-        {"bits", "tah5/4", 64, 4},       {"bits", "tah6/5", 64, 4},       {"bits", "tah8/7", 64, 4},
-        {"bits", "tah2/1-sr", 64, 4},    {"bits", "tah3/2-sr", 64, 4},    {"bits", "tah4/3-sr", 64, 4},
-        {"bits", "tah5/4-sr", 64, 4},    {"bits", "tah6/5-sr", 64, 4},    {"bits", "tah8/7-sr", 64, 4},
-        {"codec", "fp32", 64, 4},        {"codec", "fp16", 64, 4},        {"codec", "tah", 64, 4},
-        {"codec", "tah-tile-g16", 64, 4}, {"codec", "tah-tile", 64, 4},    {"codec", "plain4", 64, 4},
-        {"codec", "aqsgd", 64, 4},       {"backward", "tah+bwd-none", 64, 4}, {"backward", "fp32+bwd-fix4", 64, 4},
-        {"backward", "fp32+bwd-fix6", 64, 4}, {"backward", "fp32+bwd-fix8", 64, 4},
-        {"backward", "tah+bwd-tah", 64, 4}, {"stages", "tah", 64, 2},    {"stages", "tah", 64, 8},
-        {"dataset", "tah", 256, 4},      {"dataset", "tah-sr", 256, 4},  {"dataset", "tah", 1024, 4},
+        {"bits", "tah2/1", 64, 4},
+        {"bits", "tah3/2", 64, 4},
+        {"bits", "tah4/3", 64, 4},
+        {"bits", "tah5/4", 64, 4},
+        {"bits", "tah6/5", 64, 4},
+        {"bits", "tah8/7", 64, 4},
+        {"bits", "tah2/1-sr", 64, 4},
+        {"bits", "tah3/2-sr", 64, 4},
+        {"bits", "tah4/3-sr", 64, 4},
+        {"bits", "tah5/4-sr", 64, 4},
+        {"bits", "tah6/5-sr", 64, 4},
+        {"bits", "tah8/7-sr", 64, 4},
+        {"codec", "fp32", 64, 4},
+        {"codec", "fp16", 64, 4},
+        {"codec", "tah", 64, 4},
+        {"codec", "tah-tile-g16", 64, 4},
+        {"codec", "tah-tile", 64, 4},
+        {"codec", "plain4", 64, 4},
+        {"codec", "aqsgd", 64, 4},
+        {"backward", "tah+bwd-none", 64, 4},
+        {"backward", "fp32+bwd-fix4", 64, 4},
+        {"backward", "fp32+bwd-fix6", 64, 4},
+        {"backward", "fp32+bwd-fix8", 64, 4},
+        {"backward", "tah+bwd-tah", 64, 4},
+        {"stages", "tah", 64, 2},
+        {"stages", "tah", 64, 8},
+        {"dataset", "tah", 256, 4},
+        {"dataset", "tah-sr", 256, 4},
+        {"dataset", "tah", 1024, 4},
         {"dataset", "tah-sr", 1024, 4},
     };
     const size_t nall = sizeof all / sizeof all[0];
@@ -79,17 +98,22 @@ int cmd_floor(const sim_cli *o)
         t[i].m = &ms[i];
         t[i].iters = FLOOR_ITERS;
     }
-    printf("floor: smooth problem, full-batch gradient descent with the codec from w* (eta = 1/L then 1/(2L),\n"
-           "       %d iterations each); b = |grad f(w_bar)|^2 at the second phase's Polyak average w_bar,\n"
-           "       range over both phases of |grad f(w_bar)|^2 and the mean of |grad f(w_t)|^2 (second halves)\n",
+    printf("floor: smooth problem, full-batch gradient descent with the codec from w* (eta = 1/L "
+           "then 1/(2L),\n"
+           "       %d iterations each); b = |grad f(w_bar)|^2 at the second phase's Polyak average "
+           "w_bar,\n"
+           "       range over both phases of |grad f(w_bar)|^2 and the mean of |grad f(w_t)|^2 "
+           "(second halves)\n",
            FLOOR_ITERS);
     double t0 = sim_now();
     int last = 0;
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     /* rows are written as their batch finishes (the large data sets last) */
-    FILE *f = sim_open_csv(o, "floor.csv",
-                           "study,method,n_seq,K,hi_bits,lo_bits,rounding,b_gd,b_lo,b_hi,grad0_2,low_units_per_msg");
-    printf("%-9s %-16s %6s %2s %11s %24s %s\n", "study", "method", "n_seq", "K", "b (GD)", "range", "note");
+    FILE *f = sim_open_csv(
+        o, "floor.csv",
+        "study,method,n_seq,K,hi_bits,lo_bits,rounding,b_gd,b_lo,b_hi,grad0_2,low_units_per_msg");
+    printf("%-9s %-16s %6s %2s %11s %24s %s\n", "study", "method", "n_seq", "K", "b (GD)", "range",
+           "note");
     for (size_t i0 = 0; i0 < n; i0 += (size_t)jobs) {
         size_t k = n - i0 < (size_t)jobs ? n - i0 : (size_t)jobs;
         gd_all(t + i0, (int)k, jobs);
@@ -105,16 +129,19 @@ int cmd_floor(const sim_cli *o)
             int hb = ms[i].fwd == SIM_FWD_TAH || ms[i].fwd == SIM_FWD_PLAIN;
             const char *note = units > 0 && low == 0 ? "0 low units: not an allocation result" : "";
             if (t[i].failed)
-                printf("%-9s %-16s %6u %2u  codec error\n", all[i].study, all[i].method, p->n_seq, p->K);
+                printf("%-9s %-16s %6u %2u  codec error\n", all[i].study, all[i].method, p->n_seq,
+                       p->K);
             else
-                printf("%-9s %-16s %6u %2u %11.4g   [%10.4g, %10.4g] %s\n", all[i].study, all[i].method, p->n_seq, p->K,
-                       t[i].b, t[i].lo, t[i].hi, note);
+                printf("%-9s %-16s %6u %2u %11.4g   [%10.4g, %10.4g] %s\n", all[i].study,
+                       all[i].method, p->n_seq, p->K, t[i].b, t[i].lo, t[i].hi, note);
             if (f)
-                fprintf(f, "%s,%s,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%llu\n", all[i].study, all[i].method, p->n_seq,
-                        p->K, hb ? ms[i].fwd_cfg.hi_bits : 0, hb ? ms[i].fwd_cfg.lo_bits : 0,
-                        hb && ms[i].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest",
-                        t[i].failed ? NAN : t[i].b, t[i].failed ? NAN : t[i].lo, t[i].failed ? NAN : t[i].hi, g0,
-                        (unsigned long long)low);
+                fprintf(f, "%s,%s,%u,%u,%u,%u,%s,%.6g,%.6g,%.6g,%.6g,%llu\n", all[i].study,
+                        all[i].method, p->n_seq, p->K, hb ? ms[i].fwd_cfg.hi_bits : 0,
+                        hb ? ms[i].fwd_cfg.lo_bits : 0,
+                        hb && ms[i].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic"
+                                                                              : "nearest",
+                        t[i].failed ? NAN : t[i].b, t[i].failed ? NAN : t[i].lo,
+                        t[i].failed ? NAN : t[i].hi, g0, (unsigned long long)low);
         }
         if (f)
             fflush(f);
@@ -165,9 +192,9 @@ enum { RANGE_ITERS0 = 600, RANGE_ITERS_QUICK = 40, RANGE_BATCHES = 8 };
 typedef struct range_task {
     const sim_problem *p;
     const sim_method *m;
-    int f64;                /* 1: the update w -= eta g in binary64 */
-    int base_iters;         /* iterations at 1/L (x2 at 1/(4L), x8 at 1/(32L)) */
-    double b[3], infl[3];   /* per step: debiased floor, inflation estimate */
+    int f64;              /* 1: the update w -= eta g in binary64 */
+    int base_iters;       /* iterations at 1/L (x2 at 1/(4L), x8 at 1/(32L)) */
+    double b[3], infl[3]; /* per step: debiased floor, inflation estimate */
     int iters[3];
     int failed;
 } range_task;
@@ -257,8 +284,8 @@ done:
 /* One method's rows of floor_range.csv and floor_range_summary.csv and its
  * lines on stdout, from its binary32 and binary64 runs x[0], x[1]; 1 when
  * a run failed or (not --quick) the estimate's own error is not below 5%. */
-static int range_report(const sim_cli *o, const sim_problem *p, const char *name, const sim_method *m,
-                        const range_task *x, FILE *f, FILE *fs)
+static int range_report(const sim_cli *o, const sim_problem *p, const char *name,
+                        const sim_method *m, const range_task *x, FILE *f, FILE *fs)
 {
     int fail = 0;
     double lo = INFINITY, hi = -INFINITY, emax = 0;
@@ -280,8 +307,8 @@ static int range_report(const sim_cli *o, const sim_problem *p, const char *name
                         range_steps[ph], t->iters[ph], t->b[ph], t->infl[ph], rel);
         }
         emax = fmax(emax, e);
-        printf("%-14s %-8s %10s %12.4g %12.4g %12.4g %11.2g%%\n", name, prec ? "binary64" : "binary32",
-               "1..1/32", t->b[0], t->b[1], t->b[2], 100 * e);
+        printf("%-14s %-8s %10s %12.4g %12.4g %12.4g %11.2g%%\n", name,
+               prec ? "binary64" : "binary32", "1..1/32", t->b[0], t->b[1], t->b[2], 100 * e);
     }
     /* bytes per element of a [1, S, C] message: the floor beside its cost */
     const size_t n = (size_t)p->S * p->C;
@@ -291,12 +318,15 @@ static int range_report(const sim_cli *o, const sim_problem *p, const char *name
     size_t bytes = xx && yy ? sim_fwd_roundtrip(m, 1, p->S, p->C, xx, xx, yy, 1) : 0;
     free(xx);
     free(yy);
-    printf("%-14s range %.4g .. %.4g (%.0f%% of the low end), estimate error <= %.2g%%, %.3f bytes/element\n",
+    printf("%-14s range %.4g .. %.4g (%.0f%% of the low end), estimate error <= %.2g%%, %.3f "
+           "bytes/element\n",
            name, lo, hi, 100 * (hi - lo) / lo, 100 * emax, (double)bytes / ((double)p->S * p->C));
     if (fs)
-        fprintf(fs, "%s,%.6g,%.6g,%.4g,%.5f\n", name, lo, hi, emax, (double)bytes / ((double)p->S * p->C));
+        fprintf(fs, "%s,%.6g,%.6g,%.4g,%.5f\n", name, lo, hi, emax,
+                (double)bytes / ((double)p->S * p->C));
     if (!o->quick && !(emax < 0.05)) {
-        printf("FAIL: %s: the floor estimate's own error %.2g%% is not below 5%%\n", name, 100 * emax);
+        printf("FAIL: %s: the floor estimate's own error %.2g%% is not below 5%%\n", name,
+               100 * emax);
         fail = 1;
     }
     return fail;
@@ -305,8 +335,10 @@ static int range_report(const sim_cli *o, const sim_problem *p, const char *name
 int cmd_floor_range(const sim_cli *o)
 {
     char names[16][48];
-    int nm = sim_split_methods(o->methods, o->quick ? "tah3/2" :
-                               "tah3/2,tah3/2-gain,tah,tah-gain,tah5/4,tah6/5,tah-sr,tah-gain-sr,tah5/4-sr,tah6/5-sr",
+    int nm = sim_split_methods(o->methods,
+                               o->quick ? "tah3/2"
+                                        : "tah3/2,tah3/2-gain,tah,tah-gain,tah5/4,tah6/"
+                                          "5,tah-sr,tah-gain-sr,tah5/4-sr,tah6/5-sr",
                                names, 16);
     sim_problem p;
     if (sim_problem_smooth(&p, (uint32_t)o->K, 1))
@@ -341,24 +373,29 @@ int cmd_floor_range(const sim_cli *o)
         x[i].p = &p;
         x[i].m = &ms[i / 2];
         x[i].f64 = i % 2;
-        const int sr = ms[i / 2].fwd == SIM_FWD_TAH && ms[i / 2].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
+        const int sr =
+            ms[i / 2].fwd == SIM_FWD_TAH && ms[i / 2].fwd_cfg.rounding == TAHQ_ROUND_STOCHASTIC;
         const int hi = (int)ms[i / 2].fwd_cfg.hi_bits;
         x[i].base_iters = o->quick ? RANGE_ITERS_QUICK
                           : sr     ? (4 << (hi > 4 ? hi - 4 : 0)) * RANGE_ITERS0
                                    : RANGE_ITERS0;
     }
-    printf("floor --range: smooth problem K=%u, full-batch descent with the codec, steps 1/L, 1/(4L), 1/(32L)\n"
-           "  (continuation), binary32 and binary64 updates; b = |grad f(w_bar)|^2 at the Polyak average,\n"
-           "  minus the batch-means estimate of its noise (stochastic rounding); err = that estimate / b\n",
+    printf("floor --range: smooth problem K=%u, full-batch descent with the codec, steps 1/L, "
+           "1/(4L), 1/(32L)\n"
+           "  (continuation), binary32 and binary64 updates; b = |grad f(w_bar)|^2 at the Polyak "
+           "average,\n"
+           "  minus the batch-means estimate of its noise (stochastic rounding); err = that "
+           "estimate / b\n",
            p.K);
     double t0 = sim_now();
     sim_jobs_run(o->jobs, n, range_run, x, NULL);
     sim_progress_line("floor --range", n, n, sim_now() - t0, 1);
     FILE *f = sim_open_csv(o, "floor_range.csv",
                            "method,update,step_over_1_over_L,iters,b,noise_estimate,rel_error");
-    FILE *fs = sim_open_csv(o, "floor_range_summary.csv", "method,b_min,b_max,max_rel_error,bytes_per_elem");
-    printf("%-14s %-8s %10s %12s %12s %12s %12s\n", "method", "update", "step L", "b (1/L)", "b (1/4L)", "b (1/32L)",
-           "max err");
+    FILE *fs = sim_open_csv(o, "floor_range_summary.csv",
+                            "method,b_min,b_max,max_rel_error,bytes_per_elem");
+    printf("%-14s %-8s %10s %12s %12s %12s %12s\n", "method", "update", "step L", "b (1/L)",
+           "b (1/4L)", "b (1/32L)", "max err");
     int fail = 0;
     for (int mi = 0; mi < nm; mi++)
         fail |= range_report(o, &p, names[mi], &ms[mi], &x[2 * mi], f, fs);
@@ -379,15 +416,20 @@ const sim_command sim_cmd_floor = {
     "the bias floor |grad f(w_b)|^2 by full-batch descent: bits, rounding, codec,\n"
     "backward codec, data-set size, stages",
     "usage: tahq-sim floor [--quick] [--range [--methods LIST]] [--jobs N] [--out DIR]\n"
-    "The floor b = |grad f(w_b)|^2 that SGD's average tends to, measured by full-batch gradient descent\n"
-    "with the codec (no sampling noise), per configuration: TAH hi/lo bits 2/1..8/7 with nearest and\n"
+    "The floor b = |grad f(w_b)|^2 that SGD's average tends to, measured by full-batch gradient "
+    "descent\n"
+    "with the codec (no sampling noise), per configuration: TAH hi/lo bits 2/1..8/7 with nearest "
+    "and\n"
     "stochastic rounding, codec, backward codec, data-set size (64, 256, 1024 sequences), stages\n"
     "(2, 4, 8). --quick: the bits study only. Writes floor.csv.\n"
     "--range: per method the floor over the steps 1/L, 1/(4L), 1/(32L) (SGD's effective step) and\n"
-    "binary32 and binary64 updates, with the stochastic-rounding estimate's own error (must be < 5%;\n"
-    "stochastic rounding runs 4 x 2^(hi-4) times the iterations); default methods tah3/2 tah3/2-gain\n"
+    "binary32 and binary64 updates, with the stochastic-rounding estimate's own error (must be < "
+    "5%;\n"
+    "stochastic rounding runs 4 x 2^(hi-4) times the iterations); default methods tah3/2 "
+    "tah3/2-gain\n"
     "tah tah-gain tah5/4 tah6/5 tah-sr tah-gain-sr tah5/4-sr tah6/5-sr\n"
-    "(--quick: tah3/2 with 40 iterations at 1/L, a regression check, not an estimate). Writes floor_range.csv, "
+    "(--quick: tah3/2 with 40 iterations at 1/L, a regression check, not an estimate). Writes "
+    "floor_range.csv, "
     "floor_range_summary.csv.\n",
     floor_main,
 };

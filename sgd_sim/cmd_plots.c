@@ -13,8 +13,10 @@ int cmd_plots(const sim_cli *o)
 {
     char script[3 * 4096 + 16];
     if (tahq_data_path("plots/sim.sh", script, sizeof script) != 0) {
-        fprintf(stderr, "tahq-sim: plots/sim.sh not found (tried %s); set TAHQ_DATA_DIR to the "
-                        "folder that holds plots/\n", script);
+        fprintf(stderr,
+                "tahq-sim: plots/sim.sh not found (tried %s); set TAHQ_DATA_DIR to the "
+                "folder that holds plots/\n",
+                script);
         return 1;
     }
     fflush(stdout);

@@ -32,7 +32,8 @@ void sim_progress(const char *label, size_t done, size_t n, double elapsed, int 
             bar[i] = i < k ? '#' : '.';
         bar[30] = '\0';
         double eta = done > 0 ? elapsed * (double)(n - done) / (double)done : 0;
-        fprintf(stderr, "\r%s [%s] %zu/%zu, %.0f s, ETA %.0f s ", label, bar, done, n, elapsed, eta);
+        fprintf(stderr, "\r%s [%s] %zu/%zu, %.0f s, ETA %.0f s ", label, bar, done, n, elapsed,
+                eta);
         if (done == n)
             fputc('\n', stderr);
     } else {
@@ -41,7 +42,8 @@ void sim_progress(const char *label, size_t done, size_t n, double elapsed, int 
             if (done == n && *last >= 10)
                 return;
             *last = done == n ? 10 : tenth;
-            fprintf(stderr, "%s: %zu/%zu (%d%%), %.0f s\n", label, done, n, (int)(done * 100 / n), elapsed);
+            fprintf(stderr, "%s: %zu/%zu (%d%%), %.0f s\n", label, done, n, (int)(done * 100 / n),
+                    elapsed);
         }
     }
     fflush(stderr);
@@ -115,13 +117,14 @@ int sim_split_methods(const char *list, const char *def, char names[][48], int m
     return n;
 }
 
-int sim_note_no_low_units(const char *cmd, const char *name, const sim_method *m, uint32_t B, uint32_t S,
-                          uint32_t C)
+int sim_note_no_low_units(const char *cmd, const char *name, const sim_method *m, uint32_t B,
+                          uint32_t S, uint32_t C)
 {
     uint64_t units = 0, low = sim_method_low_units(m, B, S, C, &units);
     if (units == 0 || low > 0)
         return 0;
-    printf("%s: %s: its %s allocation gives 0 low units per message of [%u, %u, %u] (%llu %s, all at %u "
+    printf("%s: %s: its %s allocation gives 0 low units per message of [%u, %u, %u] (%llu %s, all "
+           "at %u "
            "bits): NOT a %s-allocation result (use -g16 or smaller tiles, or C >= 5 G)\n",
            cmd, name, m->fwd_cfg.alloc == TAHQ_ALLOC_TILE ? "tile" : "token", B, S, C,
            (unsigned long long)units, m->fwd_cfg.alloc == TAHQ_ALLOC_TILE ? "tiles" : "tokens",

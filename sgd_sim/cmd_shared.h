@@ -12,21 +12,22 @@
 #include "sim.h"
 
 typedef struct sim_cli {
-    const char *out;     /* output folder */
+    const char *out; /* output folder */
     int quick;
-    int trajectory;      /* delta: along SGD's trajectory */
-    int range;           /* floor: over steps and update precisions */
+    int trajectory; /* delta: along SGD's trajectory */
+    int range;      /* floor: over steps and update precisions */
     int jobs;
-    int seeds;           /* 0 = default */
+    int seeds; /* 0 = default */
     int K;
-    int adamw;           /* --optimizer adamw */
+    int adamw; /* --optimizer adamw */
     double beta1, beta2, eps;
     double weight_decay; /* < 0: the command's default */
     double lr;           /* train: step size, 0 = default */
     int steps;           /* train: 0 = default */
     const char *methods; /* comma list, NULL = default */
     const char *runs;    /* converge: analyse this converge_runs.csv instead of running */
-    const char *calibrate; /* throughput: calibrate against this measurement (plots/links.py calib) */
+    const char
+        *calibrate; /* throughput: calibrate against this measurement (plots/links.py calib) */
 } sim_cli;
 
 /* A command: its name, its line in the program's help (a '\n' continues it
@@ -63,7 +64,8 @@ void sim_progress_line(const char *label, size_t done, size_t n, double elapsed,
 
 /* fn(ctx, i) for every i < n on `jobs` threads of the job pool
  * (common/tahq_jobs.h); with a label, progress on stderr as tasks finish. */
-void sim_jobs_run(int jobs, size_t n, void (*fn)(void *ctx, size_t i), void *ctx, const char *label);
+void sim_jobs_run(int jobs, size_t n, void (*fn)(void *ctx, size_t i), void *ctx,
+                  const char *label);
 
 /* OUT/name opened for writing (OUT created when missing), or NULL after a
  * message. */

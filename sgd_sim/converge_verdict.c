@@ -64,7 +64,8 @@
  * 0, none shown when it contains 0. The direct floor (full-batch descent)
  * must lie in the union: a fitted floor that it contradicts fails the run. */
 
-void conv_analyse(const double *Td, const double *vals, int nT, int ns, uint64_t seed, conv_verdict *v)
+void conv_analyse(const double *Td, const double *vals, int nT, int ns, uint64_t seed,
+                  conv_verdict *v)
 {
     /* below 5 seeds no verdict is drawn (conv_verdicts), and the CIs are
      * only indicative: 40 resamples then, 1000 otherwise */
@@ -92,7 +93,7 @@ void conv_analyse(const double *Td, const double *vals, int nT, int ns, uint64_t
     else
         v->rate = 0;
     if (v->rate >= 0) {
-        const sim_fit_result *all[] = {&v->fix2, &v->fix2d, &v->slow, &v->slowd,
+        const sim_fit_result *all[] = {&v->fix2, &v->fix2d, &v->slow,  &v->slowd,
                                        &v->fast, &v->fastd, &v->free2, &v->free2d};
         v->b = v->fix2.b.est;
         v->b_lo = INFINITY;
@@ -118,25 +119,29 @@ static void verdict_text(const conv_verdict *v, uint32_t Tmin, uint32_t Tmax, ch
     char rate[220], flo[200];
     if (v->rate == 1)
         snprintf(rate, sizeof rate,
-                 "decay exponent not resolved from any in [%.2f, %.2f] over T = %u..%u (beta = %.3f [%.3f, %.3f])",
+                 "decay exponent not resolved from any in [%.2f, %.2f] over T = %u..%u (beta = "
+                 "%.3f [%.3f, %.3f])",
                  RES_LO, RES_HI, Tmin, Tmax, v->free2.beta.est, v->beta_lo, v->beta_hi);
     else if (v->rate == -1)
-        snprintf(rate, sizeof rate, "rate T^(-%.3f) [%.3f, %.3f] over T = %u..%u: NOT T^(-1/2)", v->free2.beta.est,
-                 v->beta_lo, v->beta_hi, Tmin, Tmax);
+        snprintf(rate, sizeof rate, "rate T^(-%.3f) [%.3f, %.3f] over T = %u..%u: NOT T^(-1/2)",
+                 v->free2.beta.est, v->beta_lo, v->beta_hi, Tmin, Tmax);
     else
-        snprintf(rate, sizeof rate, "rate not resolved (beta = %.3f [%.3f, %.3f] crosses %.3f or %.3f)",
+        snprintf(rate, sizeof rate,
+                 "rate not resolved (beta = %.3f [%.3f, %.3f] crosses %.3f or %.3f)",
                  v->free2.beta.est, v->beta_lo, v->beta_hi, 0.5 - RATE_TOL, 0.5 + RATE_TOL);
     if (v->floor == 1)
         snprintf(flo, sizeof flo,
-                 v->floor_direct ? "with a floor (measured directly, inside the fitted b = %.4g [%.4g, %.4g], "
-                                   "which alone does not exclude 0)"
-                                 : "with a floor b = %.4g [%.4g, %.4g]",
+                 v->floor_direct
+                     ? "with a floor (measured directly, inside the fitted b = %.4g [%.4g, %.4g], "
+                       "which alone does not exclude 0)"
+                     : "with a floor b = %.4g [%.4g, %.4g]",
                  v->b, v->b_lo, v->b_hi);
     else if (v->floor == 0)
-        snprintf(flo, sizeof flo, "no floor shown (b = %.3g [%.3g, %.3g] contains 0)", v->b, v->b_lo, v->b_hi);
+        snprintf(flo, sizeof flo, "no floor shown (b = %.3g [%.3g, %.3g] contains 0)", v->b,
+                 v->b_lo, v->b_hi);
     else
-        snprintf(flo, sizeof flo, "b = %.3g [%.3g, %.3g] below 0: the model does not fit a floor", v->b, v->b_lo,
-                 v->b_hi);
+        snprintf(flo, sizeof flo, "b = %.3g [%.3g, %.3g] below 0: the model does not fit a floor",
+                 v->b, v->b_lo, v->b_hi);
     snprintf(buf, n, "%s, %s", rate, flo);
 }
 
@@ -155,8 +160,10 @@ static int direct_floor_text(const converge *c, int mi, char *gdtext, size_t n)
     int agree = -1;
     gdtext[0] = '\0';
     if (!c->o->adamw && !gd->failed && v->floor == -1) {
-        snprintf(gdtext, n, "; direct floor (full-batch GD, Polyak) %.4g [%.4g, %.4g]: no fitted "
-                 "floor to compare", gd->b, gd->lo, gd->hi);
+        snprintf(gdtext, n,
+                 "; direct floor (full-batch GD, Polyak) %.4g [%.4g, %.4g]: no fitted "
+                 "floor to compare",
+                 gd->b, gd->lo, gd->hi);
     } else if (!c->o->adamw && !gd->failed) {
         agree = gd->hi >= v->b_lo && gd->lo <= v->b_hi;
         snprintf(gdtext, n, "; direct floor (full-batch GD, Polyak) %.4g [%.4g, %.4g]: %s", gd->b,
@@ -194,23 +201,28 @@ static const char *paper_claim(const converge *c, int mi, int verdict_ok)
     return "not determined";
 }
 
-static void write_verdict_row(const converge *c, int mi, int verdict_ok, int agree, const char *text,
-                              const char *claim)
+static void write_verdict_row(const converge *c, int mi, int verdict_ok, int agree,
+                              const char *text, const char *claim)
 {
     const conv_verdict *v = &c->vs[mi];
     const gd_task *gd = &c->gd[mi];
     const int adamw = c->o->adamw;
-    fprintf(c->fv, "%s,%.4g,%s,%.5f,%.5f,%.5f,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\",%s,%.6g\n", c->names[mi],
-            c->cms[mi].sched,
-            !verdict_ok ? "not determined" : v->rate == 1 ? "band" : v->rate == -1 ? "different" : "not resolved",
+    fprintf(c->fv, "%s,%.4g,%s,%.5f,%.5f,%.5f,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\",%s,%.6g\n",
+            c->names[mi], c->cms[mi].sched,
+            !verdict_ok     ? "not determined"
+            : v->rate == 1  ? "band"
+            : v->rate == -1 ? "different"
+                            : "not resolved",
             v->free2.beta.est, v->beta_lo, v->beta_hi,
             !verdict_ok     ? "not determined"
             : v->floor == 1 ? (v->floor_direct ? "floor (direct)" : "floor")
             : v->floor == 0 ? "none"
                             : "negative",
-            v->b, v->b_lo, v->b_hi,
-            adamw ? NAN : gd->b, adamw ? NAN : gd->lo, adamw ? NAN : gd->hi,
-            agree < 0 ? "n/a" : agree ? "yes" : "no", text, claim, c->e_last[mi]);
+            v->b, v->b_lo, v->b_hi, adamw ? NAN : gd->b, adamw ? NAN : gd->lo, adamw ? NAN : gd->hi,
+            agree < 0 ? "n/a"
+            : agree   ? "yes"
+                      : "no",
+            text, claim, c->e_last[mi]);
 }
 
 /* the biasP (scale) codec's stationary point is w* / g^(K-1) (every
@@ -233,7 +245,8 @@ static int check_bias_floor(const converge *c, int mi, double g0)
     double s = pow((double)m->bias_scale, -(double)(c->p.K - 1));
     double want = (1 - s) * (1 - s) * g0;
     double rel = fabs(gd->b - want) / want;
-    printf("  %-10s control: analytic floor (1 - g^-(K-1))^2 |grad f(0)|^2 = %.6g, GD %.6g (rel. error "
+    printf("  %-10s control: analytic floor (1 - g^-(K-1))^2 |grad f(0)|^2 = %.6g, GD %.6g (rel. "
+           "error "
            "%.2g, tolerance 1e-3)\n",
            name, want, gd->b, rel);
     if (!(rel <= 1e-3)) {
@@ -267,15 +280,17 @@ static int check_controls(const converge *c, int mi, int agree, const char *clai
      * must not be called a different rate (the verdict's wording says it
      * is not resolved there) */
     if (is_fp32 && sched >= RES_LO && sched <= RES_HI && v->rate == -1) {
-        printf("FAIL: %s (eta ~ T^-%.2f, inside [%.2f, %.2f]) must not be reported as a different rate\n",
+        printf("FAIL: %s (eta ~ T^-%.2f, inside [%.2f, %.2f]) must not be reported as a different "
+               "rate\n",
                name, sched, RES_LO, RES_HI);
         fail = 1;
     }
     /* any method: a fitted floor interval that the direct floor lies
      * outside of is a wrong verdict */
     if (agree == 0) {
-        printf("FAIL: %s: the direct floor %.4g [%.4g, %.4g] contradicts the fitted b [%.4g, %.4g]\n",
-               name, gd->b, gd->lo, gd->hi, v->b_lo, v->b_hi);
+        printf(
+            "FAIL: %s: the direct floor %.4g [%.4g, %.4g] contradicts the fitted b [%.4g, %.4g]\n",
+            name, gd->b, gd->lo, gd->hi, v->b_lo, v->b_hi);
         fail = 1;
     }
     if (fabs(sched - 0.5) >= 0.25 && strcmp(claim, "not reproduced") != 0) {
@@ -331,10 +346,11 @@ static int verdict_one(converge *c, int mi, int verdict_ok, double g0)
     const char *claim = paper_claim(c, mi, verdict_ok);
     char claim_text[400];
     snprintf(claim_text, sizeof claim_text,
-             "O(1/sqrt T) to a stationary point: %s (floor b = %.3g [%.3g, %.3g]; direct floor %.3g = %.1f%% "
+             "O(1/sqrt T) to a stationary point: %s (floor b = %.3g [%.3g, %.3g]; direct floor "
+             "%.3g = %.1f%% "
              "of E(%u) = %.3g; delta along the trajectory: tahq-sim delta --trajectory)",
-             claim, v->b, v->b_lo, v->b_hi, gd_ok ? gd->b : NAN, gd_ok ? 100 * gd->b / e_last : NAN, Tmax,
-             e_last);
+             claim, v->b, v->b_lo, v->b_hi, gd_ok ? gd->b : NAN, gd_ok ? 100 * gd->b / e_last : NAN,
+             Tmax, e_last);
     printf("  %-10s paper's claim: %s\n", "", claim_text);
     if (c->fv)
         write_verdict_row(c, mi, verdict_ok, agree, text, claim);
@@ -349,7 +365,8 @@ static int verdict_one(converge *c, int mi, int verdict_ok, double g0)
 
 int conv_verdicts(converge *c)
 {
-    printf("\nconvergence verdict (mean over t < T of |grad f(w_t)|^2; model a T^-beta + a2/T + b):\n");
+    printf("\nconvergence verdict (mean over t < T of |grad f(w_t)|^2; model a T^-beta + a2/T + "
+           "b):\n");
     double *gtmp = malloc(sizeof(double) * c->p.n_params);
     float *w0 = calloc(c->p.n_params, sizeof(float));
     const double g0 = gtmp && w0 ? sim_smooth_grad(&c->p, w0, gtmp) : NAN; /* |grad f(0)|^2 */
@@ -361,7 +378,8 @@ int conv_verdicts(converge *c)
      * control) is drawn from fewer seeds. */
     const int verdict_ok = c->ns >= 5;
     if (!verdict_ok)
-        printf("  (%d seeds: below the 5 the bootstrap CIs need, so the verdicts are not drawn and the controls "
+        printf("  (%d seeds: below the 5 the bootstrap CIs need, so the verdicts are not drawn and "
+               "the controls "
                "not checked)\n",
                c->ns);
     int fail = 0;

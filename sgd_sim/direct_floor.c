@@ -27,8 +27,8 @@
  * expected gradient is piecewise smooth and descent can cycle; the spread
  * of the four numbers shows how much. */
 
-int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all, float *gs,
-                        double *gm)
+int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all,
+                        float *gs, double *gm)
 {
     const size_t np = p->n_params;
     uint32_t ids[2];

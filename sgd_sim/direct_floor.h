@@ -16,7 +16,7 @@ typedef struct gd_task {
     const sim_problem *p;
     const sim_method *m;
     int iters;             /* per phase; 0: GD_ITERS */
-    double b, lo, hi;  /* b_GD and its interval */
+    double b, lo, hi;      /* b_GD and its interval */
     double p1, a1, p2, a2; /* Polyak and mean-of-|grad|^2, phases 1 and 2 */
     int failed;
 } gd_task;
@@ -24,8 +24,8 @@ typedef struct gd_task {
 /* The expected compressed gradient at w, summed (not averaged) over the
  * data set's n_seq/2 mini-batches of 2 sequences, into gm; stochastic
  * rounding keyed by the iteration it_all. 0 on success. */
-int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all, float *gs,
-                        double *gm);
+int full_batch_grad_sum(sim_run *r, const sim_problem *p, const float *w, uint64_t it_all,
+                        float *gs, double *gm);
 
 /* t[0 .. n-1] on `jobs` threads. */
 void gd_all(gd_task *t, int n, int jobs);

@@ -124,12 +124,13 @@ static int fit_one(const double *T, const double *y, int n, double beta, int ord
             if (best < flo && best < fhi) {
                 gsl_function F = {.function = profile_rss, .params = &d};
                 gsl_min_fminimizer *mz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-                if (mz && gsl_min_fminimizer_set_with_values(mz, &F, bopt, best, bopt - h, flo, bopt + h,
-                                                             fhi) == GSL_SUCCESS) {
+                if (mz && gsl_min_fminimizer_set_with_values(mz, &F, bopt, best, bopt - h, flo,
+                                                             bopt + h, fhi) == GSL_SUCCESS) {
                     for (int it = 0; it < 100; it++) {
                         if (gsl_min_fminimizer_iterate(mz) != GSL_SUCCESS)
                             break;
-                        double lo = gsl_min_fminimizer_x_lower(mz), hi = gsl_min_fminimizer_x_upper(mz);
+                        double lo = gsl_min_fminimizer_x_lower(mz),
+                               hi = gsl_min_fminimizer_x_upper(mz);
                         if (gsl_min_test_interval(lo, hi, 1e-9, 0.0) == GSL_SUCCESS)
                             break;
                     }
@@ -150,8 +151,8 @@ static int fit_one(const double *T, const double *y, int n, double beta, int ord
     return isfinite(*rss) ? 0 : 1;
 }
 
-int sim_fit_power_floor(const double *T, const double *y, int n, double beta, int order, double *coef,
-                        double *rss)
+int sim_fit_power_floor(const double *T, const double *y, int n, double beta, int order,
+                        double *coef, double *rss)
 {
     return fit_one(T, y, n, beta, order, coef, rss, NULL);
 }
@@ -169,7 +170,8 @@ static void resample_means(const double *vals, int n, int ns, gsl_rng *rng, doub
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int j = 0; j < ns; j++)
-            s += vals[(size_t)i * ns + (rng ? gsl_rng_uniform_int(rng, (unsigned long)ns) : (unsigned long)j)];
+            s += vals[(size_t)i * ns +
+                      (rng ? gsl_rng_uniform_int(rng, (unsigned long)ns) : (unsigned long)j)];
         y[i] = s / ns;
     }
 }

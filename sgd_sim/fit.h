@@ -24,8 +24,8 @@ extern "C" {
  * beta <= 0: free, by a grid over [BETA_MIN, BETA_MAX] then Brent's method
  * on the profile residual (gsl_min). Needs more points than parameters.
  * coef = {a, a2, b, beta, a3}. Returns 0 on success. */
-int sim_fit_power_floor(const double *T, const double *y, int n, double beta, int order, double *coef,
-                        double *rss);
+int sim_fit_power_floor(const double *T, const double *y, int n, double beta, int order,
+                        double *coef, double *rss);
 
 typedef struct sim_fit_ci {
     double est, lo, hi; /* estimate on the seed means, 95% percentile-bootstrap CI */

@@ -87,13 +87,40 @@ double lk_step(const lk_params *p, int mode)
 /* ---------------------------------------------------------------- input */
 
 enum {
-    C_LINK, C_METHOD, C_PHASE, C_N, C_STEP, C_STEPMIN, C_STEPMAX, C_M, C_TOK, C_LAT, C_WIRE, C_BF,
-    C_BB, C_TAIL, C_CF0, C_CF1, C_CB0, C_CB1, C_EF0, C_DB0, C_DF1, C_EB1, C_UPD0, C_UPD1, C_NCOL
+    C_LINK,
+    C_METHOD,
+    C_PHASE,
+    C_N,
+    C_STEP,
+    C_STEPMIN,
+    C_STEPMAX,
+    C_M,
+    C_TOK,
+    C_LAT,
+    C_WIRE,
+    C_BF,
+    C_BB,
+    C_TAIL,
+    C_CF0,
+    C_CF1,
+    C_CB0,
+    C_CB1,
+    C_EF0,
+    C_DB0,
+    C_DF1,
+    C_EB1,
+    C_UPD0,
+    C_UPD1,
+    C_NCOL
 };
-static const char *const col_names[C_NCOL] = {
-    "link_mbps", "method", "phase", "n", "step_s", "step_s_min", "step_s_max", "M", "tokens_per_step",
-    "lat_s", "wire", "bf", "bb", "tail_bytes", "cf0", "cf1", "cb0", "cb1", "ef0", "db0", "df1", "eb1",
-    "upd0", "upd1"};
+static const char *const col_names[C_NCOL] = {"link_mbps",  "method",     "phase",
+                                              "n",          "step_s",     "step_s_min",
+                                              "step_s_max", "M",          "tokens_per_step",
+                                              "lat_s",      "wire",       "bf",
+                                              "bb",         "tail_bytes", "cf0",
+                                              "cf1",        "cb0",        "cb1",
+                                              "ef0",        "db0",        "df1",
+                                              "eb1",        "upd0",       "upd1"};
 
 /* optional columns (K > 2): the stage count and the further stages' times,
  * named as the K = 2 ones (cfK: stage K's forward compute per micro-batch,
@@ -151,8 +178,8 @@ static int read_measured(const char *path, mrow **out, int *nrow)
             if (!strcmp(fld[j], col_names[c]))
                 idx[c] = j;
         if (idx[c] < 0) {
-            fprintf(stderr, "tahq-sim: %s has no column %s (plots/links.py calib writes it)\n", path,
-                    col_names[c]);
+            fprintf(stderr, "tahq-sim: %s has no column %s (plots/links.py calib writes it)\n",
+                    path, col_names[c]);
             fclose(f);
             return 2;
         }
@@ -179,7 +206,8 @@ static int read_measured(const char *path, mrow **out, int *nrow)
             continue;
         int k = split_csv(line, fld, 128);
         if (k != nf) {
-            fprintf(stderr, "tahq-sim: %s line %d: %d fields, the header has %d\n", path, lineno, k, nf);
+            fprintf(stderr, "tahq-sim: %s line %d: %d fields, the header has %d\n", path, lineno, k,
+                    nf);
             free(rows);
             fclose(f);
             return 2;
@@ -211,8 +239,8 @@ static int read_measured(const char *path, mrow **out, int *nrow)
             char *end;
             long K = strtol(fld[kidx], &end, 10);
             if (end == fld[kidx] || *end || K < 2 || K > X_MAXK) {
-                fprintf(stderr, "tahq-sim: %s line %d: K must be 2..%d, not '%s'\n", path, lineno, X_MAXK,
-                        fld[kidx]);
+                fprintf(stderr, "tahq-sim: %s line %d: K must be 2..%d, not '%s'\n", path, lineno,
+                        X_MAXK, fld[kidx]);
                 free(rows);
                 fclose(f);
                 return 2;
@@ -227,8 +255,8 @@ static int read_measured(const char *path, mrow **out, int *nrow)
                 char *end;
                 double x = strtod(fld[xidx[a][k]], &end);
                 if (end == fld[xidx[a][k]] || *end || !isfinite(x) || x < 0) {
-                    fprintf(stderr, "tahq-sim: %s line %d: bad %s%d '%s'\n", path, lineno, x_prefix[a], k,
-                            fld[xidx[a][k]]);
+                    fprintf(stderr, "tahq-sim: %s line %d: bad %s%d '%s'\n", path, lineno,
+                            x_prefix[a], k, fld[xidx[a][k]]);
                     free(rows);
                     fclose(f);
                     return 2;
@@ -240,13 +268,15 @@ static int read_measured(const char *path, mrow **out, int *nrow)
                 for (int k = 0; k < r->K; k++)
                     if (xidx[a][k] < 0 && !((a == X_EF || a == X_DB) && k == r->K - 1) &&
                         !((a == X_DF || a == X_EB) && k == 0)) {
-                        fprintf(stderr, "tahq-sim: %s: K = %d needs column %s%d\n", path, r->K, x_prefix[a], k);
+                        fprintf(stderr, "tahq-sim: %s: K = %d needs column %s%d\n", path, r->K,
+                                x_prefix[a], k);
                         free(rows);
                         fclose(f);
                         return 2;
                     }
         if (r->v[C_LINK] <= 0 || r->v[C_STEP] <= 0 || r->v[C_M] < 1 || r->v[C_M] > 4096) {
-            fprintf(stderr, "tahq-sim: %s line %d: link, step_s and M must be positive\n", path, lineno);
+            fprintf(stderr, "tahq-sim: %s line %d: link, step_s and M must be positive\n", path,
+                    lineno);
             free(rows);
             fclose(f);
             return 2;
@@ -278,7 +308,8 @@ static double median_of(double *v, int n)
 }
 
 /* a group's parameters: the medians over its links of every time and size */
-static void group_params(const mrow *rows, int n, const char *method, const char *phase, lk_params *p)
+static void group_params(const mrow *rows, int n, const char *method, const char *phase,
+                         lk_params *p)
 {
     double v[C_NCOL][64], xv[X_N][X_MAXK][64];
     int k = 0, K = 2;
@@ -333,9 +364,9 @@ static FILE *out_file(const char *dir, const char *name)
 #define GPT_M 32
 #define GPT_LAYERS 48
 #define GPT_PARAMS 1.5e9
-#define GPT_FLOPS 40e12      /* ASSUMED sustained GPU rate, FLOP/s */
-#define GPT_CODEC 0.25e-3    /* ASSUMED GPU time of one encode or one decode, s */
-#define GPT_CACHE_BW 25e9    /* ASSUMED host<->GPU bandwidth of AQ-SGD's cache, bytes/s */
+#define GPT_FLOPS 40e12            /* ASSUMED sustained GPU rate, FLOP/s */
+#define GPT_CODEC 0.25e-3          /* ASSUMED GPU time of one encode or one decode, s */
+#define GPT_CACHE_BW 25e9          /* ASSUMED host<->GPU bandwidth of AQ-SGD's cache, bytes/s */
 #define GPT_WIRE (1514.0 / 1448.0) /* Ethernet MTU 1500: 66 header bytes per 1448 payload */
 
 static void gpt_params(lk_params *p, unsigned S, double bf, double bb, int codec_f, int codec_b,
@@ -377,7 +408,8 @@ typedef struct gpt_sizes {
     unsigned S, C;
 } gpt_sizes;
 
-static double gpt_step(const gpt_sizes *g, const char *m, int first, double bw, double lat, double codec, int mode)
+static double gpt_step(const gpt_sizes *g, const char *m, int first, double bw, double lat,
+                       double codec, int mode)
 {
     const unsigned S = g->S, C = g->C;
     int i = find_method(g->nm, g->names, m), i32 = find_method(g->nm, g->names, "fp32");
@@ -408,7 +440,8 @@ static void calib_group(const mrow *rows, int n, calib_groups *cg)
     cg->ng = 0;
     for (int i = 0; i < n; i++) {
         int g = 0;
-        while (g < cg->ng && (strcmp(cg->gm[g], rows[i].method) || strcmp(cg->gp[g], rows[i].phase)))
+        while (g < cg->ng &&
+               (strcmp(cg->gm[g], rows[i].method) || strcmp(cg->gp[g], rows[i].phase)))
             g++;
         if (g == cg->ng && cg->ng < 32) {
             snprintf(cg->gm[cg->ng], sizeof cg->gm[cg->ng], "%s", rows[i].method);
@@ -432,7 +465,8 @@ static int calib_group_of(const calib_groups *cg, const char *method, const char
 /* 1. model vs measurement at every measured point (links_model_points.csv
  * and stdout); returns the kind of send that fits best (LK_OVERLAP,
  * LK_BLOCKING, LK_PROTOCOL), or -1 when the file cannot be written. */
-static int calib_points(const char *measured, const char *outdir, const mrow *rows, int n, const calib_groups *cg)
+static int calib_points(const char *measured, const char *outdir, const mrow *rows, int n,
+                        const calib_groups *cg)
 {
     FILE *fp = out_file(outdir, "links_model_points.csv");
     if (!fp)
@@ -442,21 +476,24 @@ static int calib_points(const char *measured, const char *outdir, const mrow *ro
     double ss[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
     double absr[3][256];
     int nr = 0;
-    printf("calibration: %s, %d points; per (method, phase) the medians over the links of the measured\n"
+    printf("calibration: %s, %d points; per (method, phase) the medians over the links of the "
+           "measured\n"
            "compute, codec and update times and message bytes; the link rate from the row\n",
            measured, n);
-    printf("%7s %-9s %-6s %10s %10s %10s %10s %8s %8s %8s\n", "Mbit/s", "method", "phase", "measured",
-           "overlap", "blocking", "protocol", "r_ovl", "r_blk", "r_prot");
+    printf("%7s %-9s %-6s %10s %10s %10s %10s %8s %8s %8s\n", "Mbit/s", "method", "phase",
+           "measured", "overlap", "blocking", "protocol", "r_ovl", "r_blk", "r_prot");
     for (int i = 0; i < n; i++) {
         lk_params p = cg->gpar[calib_group_of(cg, rows[i].method, rows[i].phase)];
         p.bw = rows[i].v[C_LINK] * 1e6;
-        double mo = lk_step(&p, 0), mb = lk_step(&p, 1), mp = lk_step(&p, 2), me = rows[i].v[C_STEP];
+        double mo = lk_step(&p, 0), mb = lk_step(&p, 1), mp = lk_step(&p, 2),
+               me = rows[i].v[C_STEP];
         double r0 = mo / me - 1, r1 = mb / me - 1, r2 = mp / me - 1;
-        fprintf(fp, "%.0f,%s,%s,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f\n", rows[i].v[C_LINK],
-                rows[i].method, rows[i].phase, rows[i].v[C_N], me, rows[i].v[C_STEPMIN], rows[i].v[C_STEPMAX],
-                mo, mb, mp, r0, r1, r2);
-        printf("%7.0f %-9s %-6s %10.4f %10.4f %10.4f %10.4f %+7.1f%% %+7.1f%% %+7.1f%%\n", rows[i].v[C_LINK],
-               rows[i].method, rows[i].phase, me, mo, mb, mp, 100 * r0, 100 * r1, 100 * r2);
+        fprintf(fp, "%.0f,%s,%s,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f\n",
+                rows[i].v[C_LINK], rows[i].method, rows[i].phase, rows[i].v[C_N], me,
+                rows[i].v[C_STEPMIN], rows[i].v[C_STEPMAX], mo, mb, mp, r0, r1, r2);
+        printf("%7.0f %-9s %-6s %10.4f %10.4f %10.4f %10.4f %+7.1f%% %+7.1f%% %+7.1f%%\n",
+               rows[i].v[C_LINK], rows[i].method, rows[i].phase, me, mo, mb, mp, 100 * r0, 100 * r1,
+               100 * r2);
         double r[3] = {r0, r1, r2};
         for (int j = 0; j < 3; j++) {
             ss[j] += r[j] * r[j];
@@ -472,7 +509,8 @@ static int calib_points(const char *measured, const char *outdir, const mrow *ro
     double rms[3];
     for (int j = 0; j < 3; j++) {
         rms[j] = sqrt(ss[j] / n);
-        printf("residuals (model/measured - 1), %s sends: RMS %.1f%%, median |r| %.1f%%, max |r| %.1f%%\n",
+        printf("residuals (model/measured - 1), %s sends: RMS %.1f%%, median |r| %.1f%%, max |r| "
+               "%.1f%%\n",
                mode_name[j], 100 * rms[j], 100 * median_of(absr[j], nr), 100 * mx[j]);
     }
     const int best = rms[1] < rms[0] ? (rms[2] < rms[1] ? 2 : 1) : (rms[2] < rms[0] ? 2 : 0);
@@ -482,13 +520,16 @@ static int calib_points(const char *measured, const char *outdir, const mrow *ro
 
 /* 2. model curves over bandwidth, this machine's parameters
  * (links_model_curve.csv) */
-static void calib_curves(const char *outdir, const mrow *rows, int n, const calib_groups *cg, int best)
+static void calib_curves(const char *outdir, const mrow *rows, int n, const calib_groups *cg,
+                         int best)
 {
     FILE *fc = out_file(outdir, "links_model_curve.csv");
     const int g32 = calib_group_of(cg, "fp32", "steady");
     if (fc) {
-        fprintf(fc, "bw_mbps,method,phase,model_overlap_s,model_blocking_s,model_protocol_s,tokens_per_s,"
-                    "speedup_vs_fp32\n");
+        fprintf(
+            fc,
+            "bw_mbps,method,phase,model_overlap_s,model_blocking_s,model_protocol_s,tokens_per_s,"
+            "speedup_vs_fp32\n");
         for (int b = 0; b <= 86; b++) {
             double mbps = pow(10.0, b / 20.0); /* 1 Mbit/s .. 20 Gbit/s */
             double base = 0;
@@ -506,8 +547,8 @@ static void calib_curves(const char *outdir, const mrow *rows, int n, const cali
                 for (int i = 0; i < n; i++)
                     if (!strcmp(rows[i].method, cg->gm[g]))
                         tok = rows[i].v[C_TOK];
-                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.6f,%.2f,%.4f\n", mbps, cg->gm[g], cg->gp[g], so, sb, sp, tok / s,
-                        base > 0 ? base / s : NAN);
+                fprintf(fc, "%.3f,%s,%s,%.6f,%.6f,%.6f,%.2f,%.4f\n", mbps, cg->gm[g], cg->gp[g], so,
+                        sb, sp, tok / s, base > 0 ? base / s : NAN);
             }
         }
         fclose(fc);
@@ -520,8 +561,8 @@ static void calib_curves(const char *outdir, const mrow *rows, int n, const cali
 static void calib_epochs(const char *outdir, const calib_groups *cg, const gpt_sizes *g, int best)
 {
     FILE *fe = out_file(outdir, "links_epochs.csv");
-    const int ga = calib_group_of(cg, "aqsgd", "steady"), gaf = calib_group_of(cg, "aqsgd", "first"),
-              gt = calib_group_of(cg, "tah", "steady");
+    const int ga = calib_group_of(cg, "aqsgd", "steady"),
+              gaf = calib_group_of(cg, "aqsgd", "first"), gt = calib_group_of(cg, "tah", "steady");
     if (fe) {
         fprintf(fe, "setting,bw_mbps,epochs,aqsgd_over_tah\n");
         for (int b = 0; b < 3; b++)
@@ -529,7 +570,8 @@ static void calib_epochs(const char *outdir, const calib_groups *cg, const gpt_s
                 if (ga >= 0 && gaf >= 0 && gt >= 0) {
                     lk_params pa = cg->gpar[ga], pf = cg->gpar[gaf], pt = cg->gpar[gt];
                     pa.bw = pf.bw = pt.bw = ebw[b] * 1e6;
-                    double r = (lk_step(&pf, best) + (E - 1) * lk_step(&pa, best)) / (E * lk_step(&pt, best));
+                    double r = (lk_step(&pf, best) + (E - 1) * lk_step(&pa, best)) /
+                               (E * lk_step(&pt, best));
                     fprintf(fe, "machine,%.0f,%d,%.4f\n", ebw[b], E, r);
                 }
                 double t = gpt_step(g, "tah", 0, ebw[b] * 1e6, 1e-3, GPT_CODEC, 0);
@@ -560,8 +602,8 @@ static void projection_modes(const char *outdir, const gpt_sizes *g)
                         continue;
                     for (int first = 0; first <= !strcmp(pmm[i], "aqsgd"); first++) {
                         double st = gpt_step(g, pmm[i], first, bw, 1e-3, GPT_CODEC, mode);
-                        fprintf(fpb, "%s,%.3f,%s,%s,%.6f,%.4f\n", mode ? "blocking" : "overlap", mbps, pmm[i],
-                                first ? "first" : "steady", st, s32 / st);
+                        fprintf(fpb, "%s,%.3f,%s,%s,%.6f,%.4f\n", mode ? "blocking" : "overlap",
+                                mbps, pmm[i], first ? "first" : "steady", st, s32 / st);
                     }
                 }
             }
@@ -578,24 +620,35 @@ static void projection_assumptions(FILE *const outs[2], const gpt_sizes *g)
         FILE *f = outs[o];
         if (!f)
             continue;
-        fprintf(f, "\nprojection to the paper's setting (the event model, overlapped sends):\n"
-                   "  GPT2-XL shape: %.1fB parameters, %d layers, C=%u; K=%d stages, M=%d micro-batches of\n"
-                   "  [1, %u, %u] per step (GPipe)\n"
-                   "  compute per stage and micro-batch: forward %.1f ms, backward %.1f ms (2*N*tokens FLOP\n"
-                   "  forward, twice that backward, N/K parameters per stage, at %.0f TFLOP/s sustained: ASSUMED)\n"
-                   "  codec: %.2f ms per encode and per decode on the GPU (ASSUMED: no GPU run of kernels/ exists\n"
-                   "  yet; the sensitivity rows use 0 and 1 ms); fp32 has none\n"
-                   "  message bytes: measured here by `throughput` on LLM-like [1, %u, %u] values (fwd per method,\n"
-                   "  bwd fixpoint 6-bit for the compressed methods, fp32 for fp32)\n"
-                   "  AQ-SGD: first epoch sends fp32 forward; its cache (binary16, %.2f MB per sample and side of a\n"
-                   "  boundary) lives in host memory: %.2f ms per micro-batch and side to read and write it at\n"
-                   "  %.0f GB/s (ASSUMED host<->GPU rate), %.2f ms to write it in the first epoch\n"
-                   "  link: one full-duplex link per boundary, Ethernet MTU 1500 (x%.4f wire bytes), latency\n"
-                   "  per message as listed; no tied-embedding exchange and no optimizer time (as the closed-form\n"
-                   "  model)\n",
-                GPT_PARAMS / 1e9, GPT_LAYERS, C, GPT_K, GPT_M, S, C, fwd_ms, 2 * fwd_ms, GPT_FLOPS / 1e12,
-                1e3 * GPT_CODEC, S, C, 2.0 * S * C / 1e6, 1e3 * 2.0 * S * C * 2 / GPT_CACHE_BW,
-                GPT_CACHE_BW / 1e9, 1e3 * 2.0 * S * C / GPT_CACHE_BW, GPT_WIRE);
+        fprintf(f,
+                "\nprojection to the paper's setting (the event model, overlapped sends):\n"
+                "  GPT2-XL shape: %.1fB parameters, %d layers, C=%u; K=%d stages, M=%d "
+                "micro-batches of\n"
+                "  [1, %u, %u] per step (GPipe)\n"
+                "  compute per stage and micro-batch: forward %.1f ms, backward %.1f ms "
+                "(2*N*tokens FLOP\n"
+                "  forward, twice that backward, N/K parameters per stage, at %.0f TFLOP/s "
+                "sustained: ASSUMED)\n"
+                "  codec: %.2f ms per encode and per decode on the GPU (ASSUMED: no GPU run of "
+                "kernels/ exists\n"
+                "  yet; the sensitivity rows use 0 and 1 ms); fp32 has none\n"
+                "  message bytes: measured here by `throughput` on LLM-like [1, %u, %u] values "
+                "(fwd per method,\n"
+                "  bwd fixpoint 6-bit for the compressed methods, fp32 for fp32)\n"
+                "  AQ-SGD: first epoch sends fp32 forward; its cache (binary16, %.2f MB per sample "
+                "and side of a\n"
+                "  boundary) lives in host memory: %.2f ms per micro-batch and side to read and "
+                "write it at\n"
+                "  %.0f GB/s (ASSUMED host<->GPU rate), %.2f ms to write it in the first epoch\n"
+                "  link: one full-duplex link per boundary, Ethernet MTU 1500 (x%.4f wire bytes), "
+                "latency\n"
+                "  per message as listed; no tied-embedding exchange and no optimizer time (as the "
+                "closed-form\n"
+                "  model)\n",
+                GPT_PARAMS / 1e9, GPT_LAYERS, C, GPT_K, GPT_M, S, C, fwd_ms, 2 * fwd_ms,
+                GPT_FLOPS / 1e12, 1e3 * GPT_CODEC, S, C, 2.0 * S * C / 1e6,
+                1e3 * 2.0 * S * C * 2 / GPT_CACHE_BW, GPT_CACHE_BW / 1e9,
+                1e3 * 2.0 * S * C / GPT_CACHE_BW, GPT_WIRE);
     }
 }
 
@@ -615,8 +668,9 @@ static void projection_csv(FILE *fj, const gpt_sizes *g, const char *const pm[6]
                 for (int i = 0; i < 6; i++)
                     for (int first = 0; first <= !strcmp(pm[i], "aqsgd"); first++) {
                         double st = gpt_step(g, pm[i], first, bw, lats[li], codecs[ci], 0);
-                        fprintf(fj, "%.1f,%.2f,%.3f,%s,%s,%.6f,%.1f,%.4f\n", 1e3 * lats[li], 1e3 * codecs[ci],
-                                mbps, pm[i], first ? "first" : "steady", st, (double)GPT_M * S / st, s32 / st);
+                        fprintf(fj, "%.1f,%.2f,%.3f,%s,%s,%.6f,%.1f,%.4f\n", 1e3 * lats[li],
+                                1e3 * codecs[ci], mbps, pm[i], first ? "first" : "steady", st,
+                                (double)GPT_M * S / st, s32 / st);
                     }
             }
 }
@@ -629,14 +683,17 @@ static void projection_tah(FILE *const outs[2], const gpt_sizes *g)
      * grid, 1 Mbit/s .. 100 Gbit/s), and at three link rates */
     for (int o = 0; o < 2; o++)
         if (outs[o])
-            fprintf(outs[o], "\nTAH over fp32 (steady state):\n%7s %8s | %6s %9s | %-26s | %7s %7s %7s %7s\n",
-                    "lat ms", "codec ms", "max", "at Mbit/s", ">= 4.3x at link rates", "10 Gb/s", "1 Gb/s",
-                    "500 Mb/s", "100 Mb/s");
+            fprintf(
+                outs[o],
+                "\nTAH over fp32 (steady state):\n%7s %8s | %6s %9s | %-26s | %7s %7s %7s %7s\n",
+                "lat ms", "codec ms", "max", "at Mbit/s", ">= 4.3x at link rates", "10 Gb/s",
+                "1 Gb/s", "500 Mb/s", "100 Mb/s");
     for (int li = 0; li < 3; li++)
         for (int ci = 0; ci < 3; ci++) {
             double best_s = 0, best_bw = 0, lo = -1, hi = -1;
             for (int b = 0; b <= 500; b++) {
-                double mbps = pow(10.0, 5.0 * b / 500.0), bw = mbps * 1e6; /* 1 Mbit/s .. 100 Gbit/s */
+                double mbps = pow(10.0, 5.0 * b / 500.0),
+                       bw = mbps * 1e6; /* 1 Mbit/s .. 100 Gbit/s */
                 double sp = gpt_step(g, "fp32", 0, bw, lats[li], codecs[ci], 0) /
                             gpt_step(g, "tah", 0, bw, lats[li], codecs[ci], 0);
                 if (sp > best_s)
@@ -659,16 +716,20 @@ static void projection_tah(FILE *const outs[2], const gpt_sizes *g)
                         gpt_step(g, "tah", 0, atbw[b], lats[li], codecs[ci], 0);
             for (int o = 0; o < 2; o++)
                 if (outs[o])
-                    fprintf(outs[o], "%7.1f %8.2f | %5.2fx %9.0f | %-26s | %6.2fx %6.2fx %7.2fx %7.2fx\n",
-                            1e3 * lats[li], 1e3 * codecs[ci], best_s, best_bw, cond, at[0], at[1], at[2], at[3]);
+                    fprintf(outs[o],
+                            "%7.1f %8.2f | %5.2fx %9.0f | %-26s | %6.2fx %6.2fx %7.2fx %7.2fx\n",
+                            1e3 * lats[li], 1e3 * codecs[ci], best_s, best_bw, cond, at[0], at[1],
+                            at[2], at[3]);
         }
     double at[4];
     for (int b = 0; b < 4; b++)
-        at[b] = gpt_step(g, "fp32", 0, atbw[b], 1e-3, GPT_CODEC, 1) / gpt_step(g, "tah", 0, atbw[b], 1e-3, GPT_CODEC, 1);
+        at[b] = gpt_step(g, "fp32", 0, atbw[b], 1e-3, GPT_CODEC, 1) /
+                gpt_step(g, "tah", 0, atbw[b], 1e-3, GPT_CODEC, 1);
     for (int o = 0; o < 2; o++)
         if (outs[o])
-            fprintf(outs[o], "with blocking (rendezvous) sends instead, lat 1 ms, codec %.2f ms: "
-                             "%.2fx, %.2fx, %.2fx, %.2fx at 10 Gb/s, 1 Gb/s, 500 Mb/s, 100 Mb/s\n",
+            fprintf(outs[o],
+                    "with blocking (rendezvous) sends instead, lat 1 ms, codec %.2f ms: "
+                    "%.2fx, %.2fx, %.2fx, %.2fx at 10 Gb/s, 1 Gb/s, 500 Mb/s, 100 Mb/s\n",
                     1e3 * GPT_CODEC, at[0], at[1], at[2], at[3]);
 }
 
@@ -679,9 +740,12 @@ static void projection_aqsgd(FILE *const outs[2], const gpt_sizes *g)
      * precision, over TAH's step; E* where it falls to 1.33 */
     for (int o = 0; o < 2; o++)
         if (outs[o])
-            fprintf(outs[o], "\nAQ-SGD (mean over E epochs, the first in fp32) over TAH:\n%7s %8s %9s | %6s %6s %6s %6s "
-                             "%6s %6s | %s\n",
-                    "lat ms", "codec ms", "Mbit/s", "E=1", "E=2", "E=5", "E=10", "E=20", "E=inf", "1.33x at E");
+            fprintf(outs[o],
+                    "\nAQ-SGD (mean over E epochs, the first in fp32) over TAH:\n%7s %8s %9s | %6s "
+                    "%6s %6s %6s "
+                    "%6s %6s | %s\n",
+                    "lat ms", "codec ms", "Mbit/s", "E=1", "E=2", "E=5", "E=10", "E=20", "E=inf",
+                    "1.33x at E");
     for (int li = 0; li < 3; li++)
         for (int ci = 0; ci < 3; ci++)
             for (int b = 0; b < 3; b++) {
@@ -695,7 +759,8 @@ static void projection_aqsgd(FILE *const outs[2], const gpt_sizes *g)
                 for (int o = 0; o < 2; o++) {
                     if (!outs[o])
                         continue;
-                    fprintf(outs[o], "%7.1f %8.2f %9.0f |", 1e3 * lats[li], 1e3 * codecs[ci], ebw[b]);
+                    fprintf(outs[o], "%7.1f %8.2f %9.0f |", 1e3 * lats[li], 1e3 * codecs[ci],
+                            ebw[b]);
                     for (int e = 0; e < 5; e++)
                         fprintf(outs[o], " %6.2f", (af + (Es[e] - 1) * a) / (Es[e] * t));
                     fprintf(outs[o], " %6.2f | %.1f\n", a / t, es);

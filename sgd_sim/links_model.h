@@ -28,15 +28,17 @@
 typedef struct lk_params {
     int K, M;
     double cf[LK_MAXK], cb[LK_MAXK]; /* compute per micro-batch, forward / backward, s */
-    double ef[LK_MAXK], df[LK_MAXK]; /* encode (stage k, to k+1) / decode (stage k, from k-1), forward */
-    double eb[LK_MAXK], db[LK_MAXK]; /* encode (stage k, to k-1) / decode (stage k, from k+1), backward */
-    double upd[LK_MAXK];             /* update after the step */
-    double bf, bb;                   /* message bytes per micro-batch, forward / backward */
-    double tail_bytes;               /* exchanged between stage 0 and K-1 after the backward */
-    double lat;                      /* one-way latency per message, s */
-    double bw;                       /* bits per second */
-    double wire;                     /* bytes on the wire per payload byte (packet headers) */
-    double eager;                    /* LK_PROTOCOL: largest payload sent eagerly */
+    double ef[LK_MAXK],
+        df[LK_MAXK]; /* encode (stage k, to k+1) / decode (stage k, from k-1), forward */
+    double eb[LK_MAXK],
+        db[LK_MAXK];     /* encode (stage k, to k-1) / decode (stage k, from k+1), backward */
+    double upd[LK_MAXK]; /* update after the step */
+    double bf, bb;       /* message bytes per micro-batch, forward / backward */
+    double tail_bytes;   /* exchanged between stage 0 and K-1 after the backward */
+    double lat;          /* one-way latency per message, s */
+    double bw;           /* bits per second */
+    double wire;         /* bytes on the wire per payload byte (packet headers) */
+    double eager;        /* LK_PROTOCOL: largest payload sent eagerly */
 } lk_params;
 
 enum { LK_OVERLAP = 0, LK_BLOCKING = 1, LK_PROTOCOL = 2 };

@@ -44,31 +44,72 @@ static void option_table(sim_cli *o, tahq_option t[32])
 {
     const tahq_option table[] = {
         {.name = "--out", .arg = "DIR", .dst = &o->out, .help = "output folder (build-sim/sim)"},
-        {.name = "--quick", .dst = &o->quick,
+        {.name = "--quick",
+         .dst = &o->quick,
          .help = "small sweep (converge: T = 2^8..2^14 and the controls, asserts the verdicts)"},
-        {.name = "--jobs", .arg = "N", .set = option_atoi, .dst = &o->jobs, .help = "worker threads (2)"},
-        {.name = "--seeds", .arg = "N", .set = option_atoi, .dst = &o->seeds, .help = "seeds per T (10)"},
-        {.name = "--stages", .arg = "K", .set = option_atoi, .dst = &o->K, .help = "pipeline stages, 2..8 (4)"},
-        {.name = "--methods", .arg = "LIST", .dst = &o->methods,
-         .help = "comma list: fp32 fp16 tah tahH/L tah-tile tah-gain tah-sr tah-gN plainB aqsgd biasP,\n"
+        {.name = "--jobs",
+         .arg = "N",
+         .set = option_atoi,
+         .dst = &o->jobs,
+         .help = "worker threads (2)"},
+        {.name = "--seeds",
+         .arg = "N",
+         .set = option_atoi,
+         .dst = &o->seeds,
+         .help = "seeds per T (10)"},
+        {.name = "--stages",
+         .arg = "K",
+         .set = option_atoi,
+         .dst = &o->K,
+         .help = "pipeline stages, 2..8 (4)"},
+        {.name = "--methods",
+         .arg = "LIST",
+         .dst = &o->methods,
+         .help = "comma list: fp32 fp16 tah tahH/L tah-tile tah-gain tah-sr tah-gN plainB aqsgd "
+                 "biasP,\n"
                  "each optionally +bwd-none, +bwd-fixB or +bwd-tah; converge also METHOD@s\n"
                  "(step eta ~ T^-s instead of T^-1/2)"},
-        {.name = "--runs", .arg = "FILE", .dst = &o->runs,
+        {.name = "--runs",
+         .arg = "FILE",
+         .dst = &o->runs,
          .help = "converge: analyse the runs of an earlier sweep (its converge_runs.csv)\n"
                  "instead of running them (with --quick if that sweep was quick: T_tune)"},
-        {.name = "--steps", .arg = "N", .set = option_atoi, .dst = &o->steps, .help = "train: steps"},
-        {.name = "--optimizer", .arg = "O", .set = tahq_option_choice, .dst = &o->adamw, .choices = optimizers,
+        {.name = "--steps",
+         .arg = "N",
+         .set = option_atoi,
+         .dst = &o->steps,
+         .help = "train: steps"},
+        {.name = "--optimizer",
+         .arg = "O",
+         .set = tahq_option_choice,
+         .dst = &o->adamw,
+         .choices = optimizers,
          .help = "sgd (default) or adamw, for converge and train (--adamw = adamw)"},
         {.name = "--adamw", .dst = &o->adamw},
-        {.name = "--lr", .arg = "X", .set = option_nonnegative, .dst = &o->lr,
+        {.name = "--lr",
+         .arg = "X",
+         .set = option_nonnegative,
+         .dst = &o->lr,
          .help = "train: step size (SGD 0.02, AdamW 0.001)"},
-        {.name = "--beta1", .arg = "X", .set = option_nonnegative, .dst = &o->beta1,
+        {.name = "--beta1",
+         .arg = "X",
+         .set = option_nonnegative,
+         .dst = &o->beta1,
          .help = "AdamW first-moment decay (0.9)"},
-        {.name = "--beta2", .arg = "X", .set = option_nonnegative, .dst = &o->beta2,
+        {.name = "--beta2",
+         .arg = "X",
+         .set = option_nonnegative,
+         .dst = &o->beta2,
          .help = "AdamW second-moment decay (0.999)"},
-        {.name = "--eps", .arg = "X", .set = option_nonnegative, .dst = &o->eps,
+        {.name = "--eps",
+         .arg = "X",
+         .set = option_nonnegative,
+         .dst = &o->eps,
          .help = "AdamW denominator epsilon (1e-8)"},
-        {.name = "--weight-decay", .arg = "X", .set = option_nonnegative, .dst = &o->weight_decay,
+        {.name = "--weight-decay",
+         .arg = "X",
+         .set = option_nonnegative,
+         .dst = &o->weight_decay,
          .help = "AdamW decoupled weight decay (train 0.01; converge 0, since\n"
                  "decay moves the stationary point away from w*)"},
         {.name = "--trajectory", .dst = &o->trajectory},
@@ -114,12 +155,13 @@ static int run_all(const sim_cli *o)
 static const sim_command sim_cmd_all = {
     "all",
     "converge, delta, floor, train, throughput, plots",
-    "usage: tahq-sim all [options]\nconverge, delta, floor, train, throughput, then plots, into --out.\n",
+    "usage: tahq-sim all [options]\nconverge, delta, floor, train, throughput, then plots, into "
+    "--out.\n",
     run_all,
 };
 
 static const sim_command *const commands[] = {
-    &sim_cmd_converge, &sim_cmd_delta, &sim_cmd_floor, &sim_cmd_train,
+    &sim_cmd_converge,   &sim_cmd_delta, &sim_cmd_floor, &sim_cmd_train,
     &sim_cmd_throughput, &sim_cmd_plots, &sim_cmd_all,
 };
 
@@ -197,8 +239,13 @@ int main(int argc, char **argv)
             options_help(stdout);
             return 0;
         }
-    sim_cli o = {.out = "build-sim/sim", .jobs = 2, .K = 4, .beta1 = SIM_ADAMW_BETA1,
-                 .beta2 = SIM_ADAMW_BETA2, .eps = SIM_ADAMW_EPS, .weight_decay = -1};
+    sim_cli o = {.out = "build-sim/sim",
+                 .jobs = 2,
+                 .K = 4,
+                 .beta1 = SIM_ADAMW_BETA1,
+                 .beta2 = SIM_ADAMW_BETA2,
+                 .eps = SIM_ADAMW_EPS,
+                 .weight_decay = -1};
     const int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;

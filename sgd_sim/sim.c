@@ -89,8 +89,8 @@ int sim_method_parse(const char *spec, sim_method *m)
             } else if (strncmp(s, "-sr", 3) == 0) {
                 m->fwd_cfg.rounding = TAHQ_ROUND_STOCHASTIC;
                 s += 3;
-            } else if (strncmp(s, "-g", 2) == 0 && sscanf(s + 2, "%u%n", &a, &n) == 1 && a >= TAHQ_TILE_MIN &&
-                       a <= TAHQ_TILE_MAX && (a & (a - 1)) == 0) {
+            } else if (strncmp(s, "-g", 2) == 0 && sscanf(s + 2, "%u%n", &a, &n) == 1 &&
+                       a >= TAHQ_TILE_MIN && a <= TAHQ_TILE_MAX && (a & (a - 1)) == 0) {
                 m->fwd_cfg.tile = a;
                 s += 2 + n;
             } else {
@@ -209,8 +209,8 @@ static size_t tah_roundtrip(codec_buf *cb, const tahq_config *cfg0, uint32_t B, 
     return len;
 }
 
-static size_t fix_roundtrip(codec_buf *cb, uint32_t bits, uint64_t rows, uint32_t C,
-                            const float *g, float *y)
+static size_t fix_roundtrip(codec_buf *cb, uint32_t bits, uint64_t rows, uint32_t C, const float *g,
+                            float *y)
 {
     if (rows == 0)
         return 0;
@@ -304,7 +304,8 @@ static size_t fwd_apply(const sim_method *m, codec_buf *cb, uint32_t B, uint32_t
     return 0;
 }
 
-uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C, uint64_t *units)
+uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C,
+                              uint64_t *units)
 {
     if (units)
         *units = 0;
@@ -716,8 +717,8 @@ static void stage_range(const sim_problem *p, uint32_t k, size_t *lo, size_t *hi
 
 sim_run *sim_run_new(const sim_problem *p, const sim_method *m, const sim_opts *o)
 {
-    if (o->adamw && !(o->beta1 >= 0 && o->beta1 < 1 && o->beta2 >= 0 && o->beta2 < 1 && o->eps > 0 &&
-                      o->weight_decay >= 0))
+    if (o->adamw && !(o->beta1 >= 0 && o->beta1 < 1 && o->beta2 >= 0 && o->beta2 < 1 &&
+                      o->eps > 0 && o->weight_decay >= 0))
         return NULL;
     sim_run *r = calloc(1, sizeof *r);
     if (!r)
@@ -970,9 +971,9 @@ int sim_run_grad(sim_run *r, const uint32_t *ids, uint64_t key, float *grad, dou
                         r->aq_seen_ptr[b] = r->aq_seen + slot;
                     }
                 }
-                size_t nb = fwd_apply(&r->m, &r->cb, B, p->S, C, out, r->ain[(size_t)(k + 1) * M + m],
-                                      msg_key(key, k, m, 0), r->aq_cache_ptr, r->aq_seen_ptr,
-                                      &r->tr.full_sends);
+                size_t nb = fwd_apply(&r->m, &r->cb, B, p->S, C, out,
+                                      r->ain[(size_t)(k + 1) * M + m], msg_key(key, k, m, 0),
+                                      r->aq_cache_ptr, r->aq_seen_ptr, &r->tr.full_sends);
                 if (!nb)
                     return 1;
                 r->tr.fwd_bytes += nb;
@@ -992,20 +993,21 @@ int sim_run_grad(sim_run *r, const uint32_t *ids, uint64_t key, float *grad, dou
         for (uint32_t i = 0; i < r->R; i++) {
             size_t row = (size_t)mid[i / p->S] * p->S + i % p->S;
             for (uint32_t o = 0; o < c; o++)
-                r->pred[i * c + o] = p->mask[row]
-                                         ? (float)(((double)r->pred[i * c + o] - p->Y[row * c + o]) * inv)
-                                         : 0.0f;
+                r->pred[i * c + o] =
+                    p->mask[row] ? (float)(((double)r->pred[i * c + o] - p->Y[row * c + o]) * inv)
+                                 : 0.0f;
         }
         if (p->kind == SIM_SMOOTH) {
             memset(r->g, 0, sizeof(float) * r->R * C);
             for (uint32_t i = 0; i < r->R; i++)
                 memcpy(r->g + (size_t)i * C + p->d, r->pred + (size_t)i * c, sizeof(float) * c);
         } else {
-            float *Wo = r->w + (size_t)K * 2u * C * p->d, *gWo = r->grad + (size_t)K * 2u * C * p->d;
-            sim_sgemm(1, 0, (int)C, (int)c, (int)r->R, 1.0f, r->lastout[m], (int)C, r->pred, (int)c, 1.0f,
-                      gWo, (int)c);
-            sim_sgemm(0, 1, (int)r->R, (int)C, (int)c, 1.0f, r->pred, (int)c, Wo, (int)c, 0.0f, r->g,
-                      (int)C);
+            float *Wo = r->w + (size_t)K * 2u * C * p->d,
+                  *gWo = r->grad + (size_t)K * 2u * C * p->d;
+            sim_sgemm(1, 0, (int)C, (int)c, (int)r->R, 1.0f, r->lastout[m], (int)C, r->pred, (int)c,
+                      1.0f, gWo, (int)c);
+            sim_sgemm(0, 1, (int)r->R, (int)C, (int)c, 1.0f, r->pred, (int)c, Wo, (int)c, 0.0f,
+                      r->g, (int)C);
         }
         for (uint32_t k = K; k-- > 0;) {
             stage_backward(r, k, r->ain[(size_t)k * M + m], r->hid[(size_t)k * M + m], r->g, r->g2);

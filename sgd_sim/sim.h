@@ -35,9 +35,9 @@ void sim_dgemm(int trans_a, int trans_b, int m, int n, int k, double alpha, cons
 typedef enum sim_fwd_kind {
     SIM_FWD_NONE = 0, /* fp32 */
     SIM_FWD_FP16,
-    SIM_FWD_TAH,   /* tahq_encode / tahq_decode with cfg */
-    SIM_FWD_PLAIN, /* tahq_config_plain(tile, bits) */
-    SIM_FWD_AQSGD, /* delta vs per-sample fp16 cache, fixpoint aq_bits */
+    SIM_FWD_TAH,       /* tahq_encode / tahq_decode with cfg */
+    SIM_FWD_PLAIN,     /* tahq_config_plain(tile, bits) */
+    SIM_FWD_AQSGD,     /* delta vs per-sample fp16 cache, fixpoint aq_bits */
     SIM_FWD_SCALE_BIAS /* control (biasP): y = bias_scale * x in binary32, a deliberately
                         * biased codec; not TAH-Quant's gain allocation (tah-gain) */
 } sim_fwd_kind;
@@ -77,27 +77,28 @@ int sim_method_parse(const char *spec, sim_method *m);
  * (and for a TAH configuration whose allocation has none, e.g. tile
  * allocation with C/G = 2 tiles per token at r = 0.8). *units gets the
  * number of allocation units per message (0 without an allocation). */
-uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C, uint64_t *units);
+uint64_t sim_method_low_units(const sim_method *m, uint32_t B, uint32_t S, uint32_t C,
+                              uint64_t *units);
 
 /* ---------------- problems ----------------------------------------------- */
 typedef enum sim_kind { SIM_SMOOTH = 0, SIM_MLP = 1 } sim_kind;
 
 typedef struct sim_problem {
     sim_kind kind;
-    uint32_t K;       /* stages */
-    uint32_t S;       /* tokens per sequence */
-    uint32_t C;       /* activation channels (multiple of 64) */
-    uint32_t n_seq;   /* data set size in sequences */
-    uint32_t n_out;   /* target width */
-    uint32_t d;       /* smooth: feature channels (C = d + n_out); mlp: hidden width */
-    float *X;         /* [n_seq*S, C] stage-0 input */
-    float *Y;         /* [n_seq*S, n_out] targets */
-    uint8_t *mask;    /* [n_seq*S] 1 = row in the loss */
+    uint32_t K;     /* stages */
+    uint32_t S;     /* tokens per sequence */
+    uint32_t C;     /* activation channels (multiple of 64) */
+    uint32_t n_seq; /* data set size in sequences */
+    uint32_t n_out; /* target width */
+    uint32_t d;     /* smooth: feature channels (C = d + n_out); mlp: hidden width */
+    float *X;       /* [n_seq*S, C] stage-0 input */
+    float *Y;       /* [n_seq*S, n_out] targets */
+    uint8_t *mask;  /* [n_seq*S] 1 = row in the loss */
     size_t n_params;
     /* smooth problem: f(W) = 1/(2N) sum ||x W - t||^2 over the N rows */
     double *Sxx, *Sxt; /* [d*d], [d*n_out] */
     double Stt, L, mu, fstar;
-    double *Wstar;    /* [d*n_out] */
+    double *Wstar; /* [d*n_out] */
 } sim_problem;
 
 /* Smooth problem: deep pipeline of K linear stages on [x | y]; stage k adds
@@ -124,16 +125,16 @@ double sim_smooth_grad(const sim_problem *p, const float *w, double *g); /* retu
 #define SIM_ADAMW_WEIGHT_DECAY 0.01
 
 typedef struct sim_opts {
-    uint32_t micro;     /* M micro-batches per step */
-    uint32_t batch;     /* B sequences per micro-batch */
-    double eta;         /* step size */
-    int adamw;          /* 0 = SGD: w -= eta g */
+    uint32_t micro; /* M micro-batches per step */
+    uint32_t batch; /* B sequences per micro-batch */
+    double eta;     /* step size */
+    int adamw;      /* 0 = SGD: w -= eta g */
     /* AdamW (adamw = 1), with decoupled weight decay:
      *   m = beta1 m + (1 - beta1) g,  v = beta2 v + (1 - beta2) g^2   (stored as float)
      *   w -= eta ((m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) + weight_decay w)
      * beta1, beta2 in [0, 1), eps > 0; sim_run_new rejects anything else. */
     double beta1, beta2, eps, weight_decay;
-    double clip;        /* per-stage gradient-norm clip, <= 0: none */
+    double clip; /* per-stage gradient-norm clip, <= 0: none */
     uint64_t seed;
 } sim_opts;
 
@@ -158,8 +159,8 @@ typedef struct sim_traffic {
     uint64_t fwd_bytes, bwd_bytes; /* summed over boundaries and messages */
     uint64_t fwd_msgs, bwd_msgs;
     uint64_t fwd_elems, bwd_elems;
-    uint64_t cache_bytes;          /* AQ-SGD: sender + receiver caches, all boundaries */
-    uint64_t full_sends;           /* AQ-SGD first-time full-precision sends */
+    uint64_t cache_bytes; /* AQ-SGD: sender + receiver caches, all boundaries */
+    uint64_t full_sends;  /* AQ-SGD first-time full-precision sends */
 } sim_traffic;
 void sim_run_traffic(const sim_run *r, sim_traffic *t);
 

@@ -48,9 +48,16 @@ int main(void)
     }
     sim_method m;
     sim_method_parse("fp32", &m);
-    sim_opts o = {.micro = 2, .batch = 1, .eta = 0.05, .adamw = 1, .beta1 = SIM_ADAMW_BETA1,
-                  .beta2 = SIM_ADAMW_BETA2, .eps = SIM_ADAMW_EPS,
-                  .weight_decay = SIM_ADAMW_WEIGHT_DECAY, .clip = 0, .seed = 1};
+    sim_opts o = {.micro = 2,
+                  .batch = 1,
+                  .eta = 0.05,
+                  .adamw = 1,
+                  .beta1 = SIM_ADAMW_BETA1,
+                  .beta2 = SIM_ADAMW_BETA2,
+                  .eps = SIM_ADAMW_EPS,
+                  .weight_decay = SIM_ADAMW_WEIGHT_DECAY,
+                  .clip = 0,
+                  .seed = 1};
     size_t n = p.n_params;
     float *w0 = malloc(sizeof(float) * n), *g1 = malloc(sizeof(float) * n);
     float *g2 = malloc(sizeof(float) * n);
@@ -100,7 +107,8 @@ int main(void)
             }
         }
     }
-    printf("adamw: %zu parameters, two steps, largest |w - w_exact| / tolerance = %.3f\n", n, worst);
+    printf("adamw: %zu parameters, two steps, largest |w - w_exact| / tolerance = %.3f\n", n,
+           worst);
     printf("adamw: the wrong variants differ beyond the tolerance at %zu (no bias correction) and "
            "%zu (coupled decay) of %zu parameters\n",
            wrong_caught[NO_BIAS_CORRECTION], wrong_caught[COUPLED_DECAY], n);

@@ -54,7 +54,8 @@ int main(void)
     /* the second-order free fit misses the third-order term: beta moves,
      * by less than converge's RATE_TOL = 1/8 here */
     sim_fit_power_floor(T, y, N, 0.0, 2, c, &rss);
-    expect(fabs(c[3] - 0.5) < 0.125, "second-order free fit of third-order data: |beta - 1/2| < 1/8", c[3], 0.5);
+    expect(fabs(c[3] - 0.5) < 0.125,
+           "second-order free fit of third-order data: |beta - 1/2| < 1/8", c[3], 0.5);
     /* a slower rate without a floor */
     for (int i = 0; i < N; i++)
         y[i] = 5.0 * pow(T[i], -0.25);
@@ -69,14 +70,16 @@ int main(void)
     double vals[N * NS];
     for (int i = 0; i < N; i++)
         for (int s = 0; s < NS; s++)
-            vals[i * NS + s] = (80.0 / sqrt(T[i]) + 300.0 / T[i] + 0.2) * (1 + gsl_ran_gaussian(rng, 0.02));
+            vals[i * NS + s] =
+                (80.0 / sqrt(T[i]) + 300.0 / T[i] + 0.2) * (1 + gsl_ran_gaussian(rng, 0.02));
     gsl_rng_free(rng);
     sim_fit_result r;
     sim_fit_bootstrap(T, vals, N, NS, 0.5, 2, 1000, 3, &r);
     expect(r.b.lo <= 0.2 && 0.2 <= r.b.hi, "bootstrap CI of b covers 0.2 (lo)", r.b.lo, 0.2);
     printf("     b = %.4g [%.4g, %.4g]\n", r.b.est, r.b.lo, r.b.hi);
     sim_fit_bootstrap(T, vals, N, NS, 0.0, 2, 1000, 4, &r);
-    expect(r.beta.lo <= 0.5 && 0.5 <= r.beta.hi, "bootstrap CI of beta covers 0.5 (lo)", r.beta.lo, 0.5);
+    expect(r.beta.lo <= 0.5 && 0.5 <= r.beta.hi, "bootstrap CI of beta covers 0.5 (lo)", r.beta.lo,
+           0.5);
     printf("     beta = %.4g [%.4g, %.4g]\n", r.beta.est, r.beta.lo, r.beta.hi);
     sim_fit_ci loc[N - 1];
     for (int i = 0; i < N; i++)

@@ -168,12 +168,15 @@ static int opt_shape(const cli_option *opt, const char *v)
 
 void enc_config_options(enc_opts *o, cli_option t[ENC_CONFIG_OPTIONS + 1])
 {
-    const cli_option v[ENC_CONFIG_OPTIONS + 1] = {
-        CLI_OPT("--tile", opt_tile, o),         CLI_OPT("--bits", opt_bits, o),
-        CLI_OPT("--ratio", opt_ratio, o),       CLI_OPT("--alloc", opt_alloc, o),
-        CLI_OPT("--tau", opt_tau, o),           CLI_OPT("--rounding", opt_rounding, o),
-        CLI_OPT("--seed", opt_seed, o),         CLI_OPT("--meta", opt_meta, o),
-        CLI_END};
+    const cli_option v[ENC_CONFIG_OPTIONS + 1] = {CLI_OPT("--tile", opt_tile, o),
+                                                  CLI_OPT("--bits", opt_bits, o),
+                                                  CLI_OPT("--ratio", opt_ratio, o),
+                                                  CLI_OPT("--alloc", opt_alloc, o),
+                                                  CLI_OPT("--tau", opt_tau, o),
+                                                  CLI_OPT("--rounding", opt_rounding, o),
+                                                  CLI_OPT("--seed", opt_seed, o),
+                                                  CLI_OPT("--meta", opt_meta, o),
+                                                  CLI_END};
     memcpy(t, v, sizeof v);
 }
 
@@ -190,9 +193,9 @@ static const char *option_of_field(const char *why)
 {
     static const struct {
         const char *field, *option;
-    } map[] = {{"tile:", "--tile"},       {"hi_bits:", "--bits"},   {"lo_bits:", "--bits"},
-               {"hi_permille:", "--ratio"}, {"alloc:", "--alloc"}, {"rounding:", "--rounding"},
-               {"meta:", "--meta"},       {"tau:", "--tau"}};
+    } map[] = {{"tile:", "--tile"},         {"hi_bits:", "--bits"}, {"lo_bits:", "--bits"},
+               {"hi_permille:", "--ratio"}, {"alloc:", "--alloc"},  {"rounding:", "--rounding"},
+               {"meta:", "--meta"},         {"tau:", "--tau"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strncmp(why, map[i].field, strlen(map[i].field)) == 0)
             return map[i].option;
@@ -226,8 +229,10 @@ int tensor_out_raw(const char *path)
         return 0;
     if (cli_has_suffix(path, ".f32"))
         return 1;
-    cli_fail(EXIT_USAGE, "%s: unknown output type; give a name ending in .npy (float32 "
-                         "[B, S, C]) or .f32 (raw little-endian float32)", path);
+    cli_fail(EXIT_USAGE,
+             "%s: unknown output type; give a name ending in .npy (float32 "
+             "[B, S, C]) or .f32 (raw little-endian float32)",
+             path);
     return -1;
 }
 
@@ -281,8 +286,8 @@ int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *s
     return 0;
 }
 
-int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-               uint8_t **msg, size_t *len)
+int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x, uint8_t **msg,
+               size_t *len)
 {
     return run_encode_threads(cfg, shape, x, 1, msg, len);
 }

@@ -17,8 +17,8 @@
 
 typedef struct enc_opts {
     tahq_config cfg;
-    uint32_t batch, seq; /* 0 = not given */
-    const char *shape_text; /* --shape for raw .f32 input, NULL if not given */
+    uint32_t batch, seq;     /* 0 = not given */
+    const char *shape_text;  /* --shape for raw .f32 input, NULL if not given */
     const char *first_given; /* the first of these options given, or NULL */
 } enc_opts;
 
@@ -53,8 +53,8 @@ int load_input(const char *path, const enc_opts *o, npy_tensor *t, tahq_shape *s
 
 /* Encode into a malloc'd message (size from tahq_encode_bound, workspace
  * from tahq_encode_workspace_size). Returns a tahq_status or CLI_ERR_NOMEM. */
-int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x,
-               uint8_t **msg, size_t *len);
+int run_encode(const tahq_config *cfg, const tahq_shape *shape, const float *x, uint8_t **msg,
+               size_t *len);
 /* The same with the work split into `threads` parts on as many threads
  * (tahq_encode_parallel; the same message bytes); threads <= 1: tahq_encode. */
 int run_encode_threads(const tahq_config *cfg, const tahq_shape *shape, const float *x,
@@ -74,8 +74,8 @@ int run_tile_bound(const uint8_t *msg, size_t len, uint64_t n_tiles, double **bo
 typedef struct rt_stats {
     uint64_t count;
     double sum_sq_x, sum_sq_err;
-    double rel_mse;       /* sum (x - y)^2 / sum x^2 */
-    double sqnr_db;       /* -10 log10(rel_mse); +inf if rel_mse == 0 */
+    double rel_mse; /* sum (x - y)^2 / sum x^2 */
+    double sqnr_db; /* -10 log10(rel_mse); +inf if rel_mse == 0 */
     double max_abs_err;
     double max_err_over_bound; /* max |x - y| / bound (0/0 counts as 0) */
     uint64_t n_over_bound;     /* elements with |x - y| > bound */
@@ -83,9 +83,9 @@ typedef struct rt_stats {
     double first_over_err, first_over_bound;
     /* flagged tiles, checked in L2 by check_flagged_tiles_l2 */
     uint64_t n_flagged_checked;
-    uint64_t n_tiles_over_l2;     /* flagged tiles with ||x - y||_2 > E */
-    double max_l2_over_bound;     /* max ||x - y||_2 / E over flagged tiles */
-    uint64_t first_tile_over_l2;  /* index of the first such tile */
+    uint64_t n_tiles_over_l2;    /* flagged tiles with ||x - y||_2 > E */
+    double max_l2_over_bound;    /* max ||x - y||_2 / E over flagged tiles */
+    uint64_t first_tile_over_l2; /* index of the first such tile */
 } rt_stats;
 
 /* Statistics in double; bound holds one value per tile of `tile` elements

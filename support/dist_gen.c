@@ -15,13 +15,18 @@
 
 static const char *const names[DIST_COUNT] = {"gauss", "laplace", "student-t", "llm"};
 static const char *const descr[DIST_COUNT] = {
-    "standard normal, i.i.d.",
-    "Laplace, unit variance, i.i.d.",
+    "standard normal, i.i.d.", "Laplace, unit variance, i.i.d.",
     "Student-t nu=3 (heavy tails), i.i.d.",
     "LLM-like: outlier channels, massive-activation tokens (llm_tensor.c)"};
 
-const char *dist_name(dist_kind d) { return (unsigned)d < DIST_COUNT ? names[d] : "?"; }
-const char *dist_description(dist_kind d) { return (unsigned)d < DIST_COUNT ? descr[d] : "?"; }
+const char *dist_name(dist_kind d)
+{
+    return (unsigned)d < DIST_COUNT ? names[d] : "?";
+}
+const char *dist_description(dist_kind d)
+{
+    return (unsigned)d < DIST_COUNT ? descr[d] : "?";
+}
 
 int dist_parse(const char *name)
 {
@@ -46,7 +51,10 @@ static float usym(uint32_t w)
 }
 
 /* Uniform on (0, 1): an odd integer below 2^24 times 2^-24 (exact). */
-static float uopen(uint32_t w) { return (float)(2u * (w >> 9) + 1u) * 0x1p-24f; }
+static float uopen(uint32_t w)
+{
+    return (float)(2u * (w >> 9) + 1u) * 0x1p-24f;
+}
 
 #define LN2F 0.693147182f
 
@@ -87,8 +95,7 @@ static float student_t3(uint64_t seed, uint64_t idx)
     return z / sqrtf(chi / 3.0f);
 }
 
-int dist_fill(dist_kind d, float *x, uint32_t batch, uint32_t seq, uint32_t channels,
-              uint64_t seed)
+int dist_fill(dist_kind d, float *x, uint32_t batch, uint32_t seq, uint32_t channels, uint64_t seed)
 {
     uint64_t n = (uint64_t)batch * seq * channels;
     switch (d) {
@@ -123,8 +130,8 @@ int dist_parse_list(const char *list, int use[DIST_COUNT])
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int d = dist_parse(tok);
         if (d < 0)
-            return cli_fail(EXIT_USAGE, "unknown distribution '%s' (gauss, laplace, student-t, llm)",
-                            tok);
+            return cli_fail(EXIT_USAGE,
+                            "unknown distribution '%s' (gauss, laplace, student-t, llm)", tok);
         use[d] = 1;
     }
     return 0;

@@ -7,12 +7,12 @@
 #include "tahq_spec.h"
 
 /* Philox streams (counter word 2) and domain tag (counter word 3). */
-#define STREAM_ELEM 0u    /* idx = row * C + c: base value, spike */
-#define STREAM_CHANNEL 1u /* idx = c: channel scale and bias */
-#define STREAM_TOKEN 2u   /* idx = row: token type */
-#define STREAM_SEQ 3u     /* idx = b: delimiter position */
-#define STREAM_PICK 4u    /* idx = k: choice of outlier / massive channels */
-#define STREAM_MASSIVE 5u /* idx = row * C + c: massive values */
+#define STREAM_ELEM 0u         /* idx = row * C + c: base value, spike */
+#define STREAM_CHANNEL 1u      /* idx = c: channel scale and bias */
+#define STREAM_TOKEN 2u        /* idx = row: token type */
+#define STREAM_SEQ 3u          /* idx = b: delimiter position */
+#define STREAM_PICK 4u         /* idx = k: choice of outlier / massive channels */
+#define STREAM_MASSIVE 5u      /* idx = row * C + c: massive values */
 #define DOMAIN_TAG 0x4c4c4d31u /* "LLM1" */
 
 enum { KIND_NORMAL = 0, KIND_OUTLIER = 1, KIND_MASSIVE = 2 };
@@ -36,8 +36,8 @@ static float gauss(const uint32_t w[4])
 typedef struct chan {
     float scale; /* base standard deviation of the channel */
     float bias;
-    float mag;   /* outlier magnitude (signed) */
-    float sign;  /* +-1 */
+    float mag;  /* outlier magnitude (signed) */
+    float sign; /* +-1 */
     int kind;
 } chan;
 
@@ -51,8 +51,8 @@ int llm_tensor_fill(float *x, uint32_t batch, uint32_t seq, uint32_t channels, u
     uint32_t w[4];
     for (uint32_t c = 0; c < channels; ++c) {
         block(seed, STREAM_CHANNEL, c, w);
-        ch[c].scale = (float)(32u + w[0] % 33u) * 0x1p-7f;             /* 0.25 .. 0.5 */
-        ch[c].bias = (float)((int32_t)(w[1] % 129u) - 64) * 0x1p-8f;  /* -0.25 .. 0.25 */
+        ch[c].scale = (float)(32u + w[0] % 33u) * 0x1p-7f;           /* 0.25 .. 0.5 */
+        ch[c].bias = (float)((int32_t)(w[1] % 129u) - 64) * 0x1p-8f; /* -0.25 .. 0.25 */
         ch[c].sign = (w[2] & 1u) ? -1.0f : 1.0f;
         ch[c].mag = 0.0f;
         ch[c].kind = KIND_NORMAL;

@@ -158,8 +158,7 @@ static int check_dims(npy_tensor *t, char *err, size_t errlen)
     return 0;
 }
 
-static int parse_header_dict(const char *hdr, size_t hlen, npy_tensor *t, char *err,
-                             size_t errlen)
+static int parse_header_dict(const char *hdr, size_t hlen, npy_tensor *t, char *err, size_t errlen)
 {
     hparse h = {hdr, hdr + hlen, err, errlen};
     int have_descr = 0, have_fortran = 0, have_shape = 0;
@@ -295,8 +294,7 @@ int npy_parse(const uint8_t *buf, size_t len, npy_tensor *t, char *err, size_t e
     size_t off = pre + hlen;
     uint64_t need = t->count * 4u;
     if ((uint64_t)(len - off) != need) {
-        snprintf(err, errlen,
-                 "data size mismatch: shape needs %llu bytes of data, file has %llu",
+        snprintf(err, errlen, "data size mismatch: shape needs %llu bytes of data, file has %llu",
                  (unsigned long long)need, (unsigned long long)(len - off));
         t->count = 0;
         return -1;
@@ -552,8 +550,8 @@ int npy_write(const char *path, uint32_t ndim, const uint64_t *dims, const float
     snprintf(shape + sl, sizeof shape - sl, ndim == 1 ? ",)" : ")");
 
     char hdr[256];
-    int hl = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }",
-                      shape);
+    int hl =
+        snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shape);
     size_t total = 10u + (size_t)hl + 1u; /* +1 for the final newline */
     size_t padded = (total + 63u) / 64u * 64u;
     size_t hlen = padded - 10u;

@@ -16,8 +16,14 @@
 
 static const char *g_command = NULL;
 
-void cli_set_command(const char *name) { g_command = name; }
-const char *cli_command(void) { return g_command; }
+void cli_set_command(const char *name)
+{
+    g_command = name;
+}
+const char *cli_command(void)
+{
+    return g_command;
+}
 
 int cli_fail(int code, const char *fmt, ...)
 {
@@ -45,7 +51,10 @@ const char *cli_status_text(int status)
     return tahq_strerror(status);
 }
 
-int cli_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
 
 /* "--help" and "-h", which every command takes and no table lists. */
 static const cli_option help_options[] = {
@@ -55,8 +64,8 @@ static const cli_option help_options[] = {
 
 #define CLI_MAX_TABLES 16
 
-int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
-              int max_pos, int *npos)
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos, int max_pos,
+              int *npos)
 {
     const cli_option *all[CLI_MAX_TABLES + 2] = {help_options};
     for (size_t t = 0; tables[t]; ++t) {
@@ -92,7 +101,8 @@ int cli_opt_u32_pos(const cli_option *opt, const char *val)
     uint32_t *v = opt->dst;
     if (cli_parse_u32(val, UINT32_MAX, v) != 0 || *v == 0)
         return cli_fail(EXIT_USAGE, "invalid value '%s' for %s (need an integer >= 1)", val,
-                        opt->name), -1;
+                        opt->name),
+               -1;
     return 0;
 }
 
@@ -339,10 +349,10 @@ static int read_bounded(const char *path, uint8_t **data, size_t *len, read_limi
         /* from a stream, small steps until its limit is known */
         size_t want = cap - n;
         if (streamed) {
-            size_t step = stop != SIZE_MAX       ? stop - n
-                          : n < 4                ? 4 - n
+            size_t step = stop != SIZE_MAX        ? stop - n
+                          : n < 4                 ? 4 - n
                           : n < TAHQ_HEADER_BYTES ? TAHQ_HEADER_BYTES - n
-                                                 : want;
+                                                  : want;
             if (step < want)
                 want = step;
         }
@@ -511,8 +521,7 @@ static int out_open(cli_out *o, const char *path, int text)
         /* a device or pipe (/dev/null, /dev/stdout): write to it directly */
         o->f = fopen(path, "wb");
         if (!o->f)
-            return cli_fail(EXIT_RUNTIME, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
+            return cli_fail(EXIT_RUNTIME, "%s: cannot open for writing: %s", path, strerror(errno));
         return 0;
     }
     const char *slash = strrchr(path, '/');
@@ -793,10 +802,14 @@ int cli_json_print(FILE *f, json_t *v)
 const char *cli_alloc_name(tahq_alloc a)
 {
     switch (a) {
-    case TAHQ_ALLOC_NONE: return "none";
-    case TAHQ_ALLOC_TOKEN: return "token";
-    case TAHQ_ALLOC_TILE: return "tile";
-    case TAHQ_ALLOC_GAIN: return "gain";
+    case TAHQ_ALLOC_NONE:
+        return "none";
+    case TAHQ_ALLOC_TOKEN:
+        return "token";
+    case TAHQ_ALLOC_TILE:
+        return "tile";
+    case TAHQ_ALLOC_GAIN:
+        return "gain";
     }
     return "?";
 }
@@ -804,8 +817,10 @@ const char *cli_alloc_name(tahq_alloc a)
 const char *cli_rounding_name(tahq_rounding r)
 {
     switch (r) {
-    case TAHQ_ROUND_NEAREST_EVEN: return "nearest";
-    case TAHQ_ROUND_STOCHASTIC: return "stochastic";
+    case TAHQ_ROUND_NEAREST_EVEN:
+        return "nearest";
+    case TAHQ_ROUND_STOCHASTIC:
+        return "stochastic";
     }
     return "?";
 }
@@ -813,9 +828,12 @@ const char *cli_rounding_name(tahq_rounding r)
 const char *cli_meta_name(tahq_meta m)
 {
     switch (m) {
-    case TAHQ_META_FP16: return "fp16";
-    case TAHQ_META_BF16: return "bf16";
-    case TAHQ_META_FP32: return "fp32";
+    case TAHQ_META_FP16:
+        return "fp16";
+    case TAHQ_META_BF16:
+        return "bf16";
+    case TAHQ_META_FP32:
+        return "fp32";
     }
     return "?";
 }
@@ -832,21 +850,20 @@ void cli_config_text(const tahq_config *cfg, char *buf, size_t n)
 {
     char tau[32];
     tau_text(cfg->tau, tau, sizeof tau);
-    snprintf(buf, n, "G=%u %u/%u r=%u %s tau=%s %s %s", (unsigned)cfg->tile,
-             (unsigned)cfg->hi_bits, (unsigned)cfg->lo_bits, (unsigned)cfg->hi_permille,
-             cli_alloc_name(cfg->alloc), tau, cli_rounding_name(cfg->rounding),
-             cli_meta_name(cfg->meta));
+    snprintf(buf, n, "G=%u %u/%u r=%u %s tau=%s %s %s", (unsigned)cfg->tile, (unsigned)cfg->hi_bits,
+             (unsigned)cfg->lo_bits, (unsigned)cfg->hi_permille, cli_alloc_name(cfg->alloc), tau,
+             cli_rounding_name(cfg->rounding), cli_meta_name(cfg->meta));
 }
 
 json_t *cli_jconfig(const tahq_config *cfg)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:s, s:o, s:s, s:o, s:s}", "tile",
-                     (json_int_t)cfg->tile, "hi_bits", (json_int_t)cfg->hi_bits, "lo_bits",
-                     (json_int_t)cfg->lo_bits, "hi_permille", (json_int_t)cfg->hi_permille,
-                     "alloc", cli_alloc_name(cfg->alloc), "tau",
-                     isinf(cfg->tau) ? json_string("inf") : cli_jnum((double)cfg->tau),
-                     "rounding", cli_rounding_name(cfg->rounding), "seed", cli_ju64(cfg->seed),
-                     "meta", cli_meta_name(cfg->meta));
+    return json_pack("{s:I, s:I, s:I, s:I, s:s, s:o, s:s, s:o, s:s}", "tile", (json_int_t)cfg->tile,
+                     "hi_bits", (json_int_t)cfg->hi_bits, "lo_bits", (json_int_t)cfg->lo_bits,
+                     "hi_permille", (json_int_t)cfg->hi_permille, "alloc",
+                     cli_alloc_name(cfg->alloc), "tau",
+                     isinf(cfg->tau) ? json_string("inf") : cli_jnum((double)cfg->tau), "rounding",
+                     cli_rounding_name(cfg->rounding), "seed", cli_ju64(cfg->seed), "meta",
+                     cli_meta_name(cfg->meta));
 }
 
 double cli_now(void)

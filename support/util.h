@@ -54,17 +54,33 @@ const char *cli_status_text(int status);
  * CLI_END. */
 typedef tahq_option cli_option;
 typedef tahq_option_fn cli_opt_fn;
-#define CLI_FLAG(name_, dst_) {.name = (name_), .dst = (dst_)}
-#define CLI_VALUE(name_, dst_) {.name = (name_), .arg = "VALUE", .dst = (dst_)}
-#define CLI_OPT(name_, fn_, dst_) {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_)}
+#define CLI_FLAG(name_, dst_)          \
+    {                                  \
+        .name = (name_), .dst = (dst_) \
+    }
+#define CLI_VALUE(name_, dst_)                         \
+    {                                                  \
+        .name = (name_), .arg = "VALUE", .dst = (dst_) \
+    }
+#define CLI_OPT(name_, fn_, dst_)                                    \
+    {                                                                \
+        .name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_) \
+    }
 /* May be given more than once (the handler collects the values). */
-#define CLI_OPT_REPEAT(name_, fn_, dst_)                                                          \
-    {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .repeat = 1}
+#define CLI_OPT_REPEAT(name_, fn_, dst_)                                          \
+    {                                                                             \
+        .name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .repeat = 1 \
+    }
 /* A value that may be left out ("--json" alone, last or followed by another
  * "--" option): the handler then gets "-" (standard output). */
-#define CLI_OPT_OR_STDOUT(name_, fn_, dst_)                                                       \
-    {.name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .omitted = "-"}
-#define CLI_END {.name = NULL}
+#define CLI_OPT_OR_STDOUT(name_, fn_, dst_)                                          \
+    {                                                                                \
+        .name = (name_), .arg = "VALUE", .set = (fn_), .dst = (dst_), .omitted = "-" \
+    }
+#define CLI_END      \
+    {                \
+        .name = NULL \
+    }
 #define CLI_HELP (-1)
 /* Parse argv[1..argc-1] against the tables (a NULL-terminated list): options
  * in any order, the other arguments into pos[0..max_pos-1] (*npos of them;
@@ -74,8 +90,8 @@ typedef tahq_option_fn cli_opt_fn;
  * a value that starts with "--" is written --x=--v), a value given to a
  * flag, more than max_pos arguments, or a value its handler refuses.
  * Returns 0, CLI_HELP or EXIT_USAGE. */
-int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos,
-              int max_pos, int *npos);
+int cli_parse(int argc, char **argv, const cli_option *const *tables, const char **pos, int max_pos,
+              int *npos);
 /* Handlers for the common value types (dst: uint32_t *, uint64_t *, const
  * char ** that must not be empty). cli_opt_u32_pos takes 1..UINT32_MAX. */
 int cli_opt_u32_pos(const cli_option *opt, const char *val);
@@ -130,14 +146,14 @@ typedef struct cli_out {
     char *tmp_path;
     const char *path;
     int failed;
-    int err;       /* errno of the first failure */
+    int err; /* errno of the first failure */
 } cli_out;
-int cli_out_open(cli_out *o, const char *path);                /* 0 or exit code (printed) */
+int cli_out_open(cli_out *o, const char *path); /* 0 or exit code (printed) */
 /* The same for text output (JSON, CSV): "-" is standard output even when
  * that is a terminal. */
 int cli_out_open_text(cli_out *o, const char *path);
-void cli_out_write(cli_out *o, const void *data, size_t n);    /* errors are kept for commit */
-int cli_out_commit(cli_out *o);                                /* 0 or exit code (printed) */
+void cli_out_write(cli_out *o, const void *data, size_t n); /* errors are kept for commit */
+int cli_out_commit(cli_out *o);                             /* 0 or exit code (printed) */
 void cli_out_abort(cli_out *o);
 /* Write a whole buffer atomically. */
 int cli_write_file(const char *path, const void *data, size_t n);
@@ -151,9 +167,9 @@ void cli_csv_number(FILE *f, double v);
  * with 17 significant digits. The constructors return a new reference (or
  * NULL when out of memory, which json_pack's "o" and cli_json_print report). */
 #define CLI_JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
-json_t *cli_jstr(const char *s);   /* bytes that are not UTF-8 become U+FFFD */
-json_t *cli_jnum(double v);        /* null if not finite; an integer if integral, |v| < 2^53 */
-json_t *cli_ju64(uint64_t v);      /* an integer, up to UINT64_MAX (see cli_json_text) */
+json_t *cli_jstr(const char *s); /* bytes that are not UTF-8 become U+FFFD */
+json_t *cli_jnum(double v);      /* null if not finite; an integer if integral, |v| < 2^53 */
+json_t *cli_ju64(uint64_t v);    /* an integer, up to UINT64_MAX (see cli_json_text) */
 /* Print v and a newline to f and release v: 0, or EXIT_RUNTIME (printed) if
  * v is NULL (out of memory while building it) or cannot be written. */
 int cli_json_print(FILE *f, json_t *v);

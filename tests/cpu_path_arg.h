@@ -32,8 +32,8 @@ static inline int test_path_choose(test_path *tp, const char *name, const char *
         return 2;
     }
     if (!tahq_cpu_path_set(tp->path)) {
-        printf("SKIPPED: %s: the %s path is not available on this CPU or build (best: %s)\n",
-               test, name, tahq_cpu_path_name(tahq_cpu_path_best()));
+        printf("SKIPPED: %s: the %s path is not available on this CPU or build (best: %s)\n", test,
+               name, tahq_cpu_path_name(tahq_cpu_path_best()));
         return 77;
     }
     tp->chosen = 1;

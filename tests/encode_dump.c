@@ -17,7 +17,8 @@ static FILE *out;
 static uint64_t n_bytes;
 static uint32_t crc;
 
-static void put(const void *p, size_t n) {
+static void put(const void *p, size_t n)
+{
     if (n && fwrite(p, 1, n, out) != n) {
         perror("encode_dump: write");
         exit(2);
@@ -25,7 +26,8 @@ static void put(const void *p, size_t n) {
     crc = tahq_crc32c(crc, (const uint8_t *)p, n);
     n_bytes += n;
 }
-static void put_u64(uint64_t v) {
+static void put_u64(uint64_t v)
+{
     uint8_t b[8];
     t_put_le(b, v, 8);
     put(b, 8);
@@ -38,21 +40,28 @@ static void put_u64(uint64_t v) {
 enum { B = 2, S = 16, C = 512, N = B * S * C };
 static float x[N];
 
-static void make_tensor(void) {
+static void make_tensor(void)
+{
     for (uint64_t i = 0; i < N; i++) {
         uint32_t w = tahq_random_word(0x5EED, i);
         uint64_t row = i / C, c = i % C;
         float v = (float)((int32_t)w >> 8) * 0x1p-21f;
-        if (c % 61 == 7) v = v * 64.0f;
-        if (row % S == 0 && c == 3) v = v * 1024.0f;
-        if (row % S == 5) v = 0.0f;
-        if (row % S == 9) v = (float)((int)(w >> 29) - 4);
-        if (row % S == 13) v = (float)(w >> 12) * 0x1p-149f;
+        if (c % 61 == 7)
+            v = v * 64.0f;
+        if (row % S == 0 && c == 3)
+            v = v * 1024.0f;
+        if (row % S == 5)
+            v = 0.0f;
+        if (row % S == 9)
+            v = (float)((int)(w >> 29) - 4);
+        if (row % S == 13)
+            v = (float)(w >> 12) * 0x1p-149f;
         x[i] = v;
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc != 2) {
         fprintf(stderr, "usage: encode_dump OUTPUT_FILE\n");
         return 2;
@@ -92,7 +101,8 @@ int main(int argc, char **argv) {
                             c.hi_permille = 500;
                         }
                         size_t len = 0;
-                        tahq_status st = tahq_encode(&c, &sh, x, ws, sizeof ws, msg, sizeof msg, &len);
+                        tahq_status st =
+                            tahq_encode(&c, &sh, x, ws, sizeof ws, msg, sizeof msg, &len);
                         put_u64((uint64_t)st);
                         put_u64(len);
                         put(msg, len);
@@ -108,8 +118,10 @@ int main(int argc, char **argv) {
     /* primitives */
     for (uint32_t i = 0; i < 65536; i++) {
         float v = u2f(tahq_random_word(1, i) & 0x3F7FFFFFu); /* finite, < 1 */
-        float r[7] = {tahq_log2(v > 0 ? v : 1.0f), tahq_f16_to_f32((uint16_t)i),
-                      tahq_bf16_to_f32((uint16_t)i), tahq_meta_round_down(TAHQ_META_FP16, v),
+        float r[7] = {tahq_log2(v > 0 ? v : 1.0f),
+                      tahq_f16_to_f32((uint16_t)i),
+                      tahq_bf16_to_f32((uint16_t)i),
+                      tahq_meta_round_down(TAHQ_META_FP16, v),
                       tahq_meta_round_up(TAHQ_META_BF16, v),
                       (float)tahq_f32_to_f16(u2f(tahq_random_word(2, i))),
                       (float)tahq_f32_to_bf16(u2f(tahq_random_word(3, i)))};

@@ -11,7 +11,8 @@
 #include "tutil.h"
 
 /* reference writer / reader, one bit at a time */
-static void pack_ref(uint8_t *buf, uint64_t pos, const uint8_t *codes, uint64_t n, uint32_t b) {
+static void pack_ref(uint8_t *buf, uint64_t pos, const uint8_t *codes, uint64_t n, uint32_t b)
+{
     for (uint64_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < b; j++) {
             uint64_t p = pos + i * b + j;
@@ -19,9 +20,13 @@ static void pack_ref(uint8_t *buf, uint64_t pos, const uint8_t *codes, uint64_t 
             buf[p / 8] = (uint8_t)((buf[p / 8] & ~(1u << (p % 8))) | ((unsigned)bit << (p % 8)));
         }
 }
-static uint8_t get_bit(const uint8_t *buf, uint64_t p) { return (uint8_t)((buf[p / 8] >> (p % 8)) & 1); }
+static uint8_t get_bit(const uint8_t *buf, uint64_t p)
+{
+    return (uint8_t)((buf[p / 8] >> (p % 8)) & 1);
+}
 
-int main(void) {
+int main(void)
+{
     /* ---- hand-derived examples ------------------------------------------------ */
     /* b = 3, codes 1,2,3,4,5,6,7,0 at bit 0: the stream value is
      * sum c_n << 3n = 1 + 2<<3 + 3<<6 + 4<<9 + 5<<12 + 6<<15 + 7<<18
@@ -76,8 +81,10 @@ int main(void) {
         for (uint64_t pos = 0; pos <= 131; pos++)
             for (int rep = 0; rep < 12; rep++) {
                 uint64_t n = (rep == 0) ? 0 : (rep == 1) ? 1 : trng_below(&r, NMAX + 1);
-                for (uint64_t i = 0; i < n; i++) codes[i] = (uint8_t)trng_below(&r, 1u << b);
-                for (size_t i = 0; i < BUFN; i++) pre[i] = (uint8_t)trng_next(&r);
+                for (uint64_t i = 0; i < n; i++)
+                    codes[i] = (uint8_t)trng_below(&r, 1u << b);
+                for (size_t i = 0; i < BUFN; i++)
+                    pre[i] = (uint8_t)trng_next(&r);
                 memcpy(ref, pre, BUFN);
                 memcpy(got, pre, BUFN);
                 pack_ref(ref, pos, codes, n, b);
@@ -88,17 +95,19 @@ int main(void) {
                             pos, n);
                 memset(back, 0xEE, sizeof back);
                 tahq_unpack_bits(got, pos, back, n, b);
-                CHECK_QUIET(memcmp(back, codes, n) == 0, "unpack b=%u pos=%" PRIu64 " n=%" PRIu64, b,
-                            pos, n);
+                CHECK_QUIET(memcmp(back, codes, n) == 0, "unpack b=%u pos=%" PRIu64 " n=%" PRIu64,
+                            b, pos, n);
                 int guard = 1;
-                for (size_t i = n; i < n + 16; i++) guard &= back[i] == 0xEE;
+                for (size_t i = n; i < n + 16; i++)
+                    guard &= back[i] == 0xEE;
                 CHECK_QUIET(guard, "unpack wrote past n codes (b=%u n=%" PRIu64 ")", b, n);
                 /* unpack reads exactly the field bits: from an arbitrary buffer */
                 tahq_unpack_bits(pre, pos, back, n, b);
                 int ok = 1;
                 for (uint64_t i = 0; i < n && ok; i++) {
                     uint32_t v = 0;
-                    for (uint32_t j = 0; j < b; j++) v |= (uint32_t)get_bit(pre, pos + i * b + j) << j;
+                    for (uint32_t j = 0; j < b; j++)
+                        v |= (uint32_t)get_bit(pre, pos + i * b + j) << j;
                     ok = back[i] == v;
                 }
                 CHECK_QUIET(ok, "unpack of random bytes b=%u pos=%" PRIu64, b, pos);
@@ -127,7 +136,8 @@ int main(void) {
 
     char what[200];
     snprintf(what, sizeof what,
-             "5 hand-derived layouts, %" PRIu64 " random round trips (b=1..8, offsets 0..131, guard "
+             "5 hand-derived layouts, %" PRIu64
+             " random round trips (b=1..8, offsets 0..131, guard "
              "bytes, bitwise ref), %" PRIu64 " out-of-range-code cases",
              n_cases, n_oor);
     return t_finish("test_bitpack", what);

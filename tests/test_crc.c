@@ -12,16 +12,19 @@
 #include "tutil.h"
 
 /* bit-at-a-time reference with the reflected polynomial 0x82F63B78 */
-static uint32_t crc_ref(uint32_t crc, const uint8_t *p, size_t n) {
+static uint32_t crc_ref(uint32_t crc, const uint8_t *p, size_t n)
+{
     crc = ~crc;
     for (size_t i = 0; i < n; i++) {
         crc ^= p[i];
-        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
     }
     return ~crc;
 }
 
-int main(void) {
+int main(void)
+{
     const uint8_t check[] = "123456789";
     CHECKF(tahq_crc32c(0, check, 9) == 0xE3069283u, "%08x", tahq_crc32c(0, check, 9));
     CHECK(crc_ref(0, check, 9) == 0xE3069283u);
@@ -44,9 +47,11 @@ int main(void) {
      * every split point of some of them (chaining) */
     enum { MAXN = 1 << 20 };
     uint8_t *buf = malloc(MAXN + 64);
-    if (!buf) return 2;
+    if (!buf)
+        return 2;
     trng r = {77};
-    for (size_t i = 0; i < MAXN + 64; i++) buf[i] = (uint8_t)trng_next(&r);
+    for (size_t i = 0; i < MAXN + 64; i++)
+        buf[i] = (uint8_t)trng_next(&r);
     uint64_t n_buf = 0, n_chain = 0;
     for (size_t len = 0; len <= 1100; len++)
         for (size_t al = 0; al < 16; al++) {

@@ -20,11 +20,14 @@
 #include "tutil.h"
 
 static const char *const names[TAHQ_STATUS_COUNT] = {
-    "ok",         "err_null",      "err_config",  "err_shape", "err_nonfinite",
-    "err_range",  "err_buffer",    "err_truncated", "err_magic", "err_version",
-    "err_header", "err_size",      "err_crc",     "err_payload"};
+    "ok",         "err_null",   "err_config",    "err_shape",  "err_nonfinite",
+    "err_range",  "err_buffer", "err_truncated", "err_magic",  "err_version",
+    "err_header", "err_size",   "err_crc",       "err_payload"};
 
-static const char *sname(int st) { return (st >= 0 && st < TAHQ_STATUS_COUNT) ? names[st] : "?"; }
+static const char *sname(int st)
+{
+    return (st >= 0 && st < TAHQ_STATUS_COUNT) ? names[st] : "?";
+}
 
 /* ------------------------------------------------------------------------ */
 /* Encoder helpers                                                            */
@@ -39,18 +42,23 @@ static int g_meta_overflow;
  * found up front (config, shape, buffers, input values) leave out untouched;
  * a metadata overflow zeroes the first 72 bytes. */
 static tahq_status enc(const tahq_config *cfg, const tahq_shape *sh, const float *x, long cap_in,
-                       tahq_status want, const char *what) {
+                       tahq_status want, const char *what)
+{
     size_t bound = 0, wsz = 0;
     tahq_config okc;
     tahq_shape oks = {1, 1, 256};
     tahq_config_default(&okc);
-    if (tahq_encode_bound(cfg, sh, &bound) != TAHQ_OK) tahq_encode_bound(&okc, &oks, &bound);
-    if (tahq_encode_workspace_size(cfg, sh, &wsz) != TAHQ_OK) wsz = 4096;
-    if (bound > (1u << 26)) bound = 1u << 26; /* huge shapes: never reached */
+    if (tahq_encode_bound(cfg, sh, &bound) != TAHQ_OK)
+        tahq_encode_bound(&okc, &oks, &bound);
+    if (tahq_encode_workspace_size(cfg, sh, &wsz) != TAHQ_OK)
+        wsz = 4096;
+    if (bound > (1u << 26))
+        bound = 1u << 26; /* huge shapes: never reached */
     size_t cap = cap_in < 0 ? bound : (size_t)cap_in;
     uint8_t *out = malloc(cap + 80);
     void *ws = malloc(wsz + 64);
-    if (!out || !ws) abort();
+    if (!out || !ws)
+        abort();
     memset(out, 0xAB, cap + 80);
     size_t len = 999;
     tahq_status st = tahq_encode(cfg, sh, x, ws, wsz, out, cap, &len);
@@ -60,10 +68,12 @@ static tahq_status enc(const tahq_config *cfg, const tahq_shape *sh, const float
         CHECKF(len == 0, "encode %s: error but *out_len = %zu", what, len);
         int ok = 1;
         if (g_meta_overflow && st == TAHQ_ERR_RANGE) {
-            for (size_t i = 0; i < 72 && i < cap; i++) ok &= out[i] == 0;
+            for (size_t i = 0; i < 72 && i < cap; i++)
+                ok &= out[i] == 0;
             CHECKF(ok, "encode %s: metadata overflow, first 72 bytes of out not zeroed", what);
         } else {
-            for (size_t i = 0; i < cap + 80; i++) ok &= out[i] == 0xAB;
+            for (size_t i = 0; i < cap + 80; i++)
+                ok &= out[i] == 0xAB;
             CHECKF(ok, "encode %s (%s): up-front error but out was written", what, sname(st));
         }
         n_contract += !ok;
@@ -73,12 +83,14 @@ static tahq_status enc(const tahq_config *cfg, const tahq_shape *sh, const float
     return st;
 }
 
-static void config_errors(void) {
+static void config_errors(void)
+{
     tahq_config base;
     tahq_config_default(&base);
     tahq_shape sh = {1, 4, 256};
     float x[1024];
-    for (int i = 0; i < 1024; i++) x[i] = (float)(i % 17) - 8.0f;
+    for (int i = 0; i < 1024; i++)
+        x[i] = (float)(i % 17) - 8.0f;
     CHECK(tahq_check_config(&base) == TAHQ_OK);
     enc(&base, &sh, x, -1, TAHQ_OK, "default config");
     /* valid edges */
@@ -87,12 +99,12 @@ static void config_errors(void) {
         tahq_config c;
     } ok[16];
     int nok = 0;
-#define OKC(field, val)                                                                          \
-    do {                                                                                         \
-        ok[nok].what = #field " = " #val;                                                        \
-        ok[nok].c = base;                                                                        \
-        ok[nok].c.field = val;                                                                   \
-        nok++;                                                                                   \
+#define OKC(field, val)                   \
+    do {                                  \
+        ok[nok].what = #field " = " #val; \
+        ok[nok].c = base;                 \
+        ok[nok].c.field = val;            \
+        nok++;                            \
     } while (0)
     OKC(tile, 8);
     OKC(tile, 256);
@@ -124,12 +136,12 @@ static void config_errors(void) {
         tahq_config c;
     } bad[40];
     int nb = 0;
-#define BADC(field, val)                                                                         \
-    do {                                                                                         \
-        bad[nb].what = #field " = " #val;                                                        \
-        bad[nb].c = base;                                                                        \
-        bad[nb].c.field = val;                                                                   \
-        nb++;                                                                                    \
+#define BADC(field, val)                  \
+    do {                                  \
+        bad[nb].what = #field " = " #val; \
+        bad[nb].c = base;                 \
+        bad[nb].c.field = val;            \
+        nb++;                             \
     } while (0)
     BADC(tile, 0);
     BADC(tile, 4);
@@ -178,8 +190,8 @@ static void config_errors(void) {
     bad[nb].c.hi_permille = 1001;
     nb++;
     for (int i = 0; i < nb; i++) {
-        CHECKF(tahq_check_config(&bad[i].c) == TAHQ_ERR_CONFIG, "check_config(%s) = %s", bad[i].what,
-               sname(tahq_check_config(&bad[i].c)));
+        CHECKF(tahq_check_config(&bad[i].c) == TAHQ_ERR_CONFIG, "check_config(%s) = %s",
+               bad[i].what, sname(tahq_check_config(&bad[i].c)));
         enc(&bad[i].c, &sh, x, -1, TAHQ_ERR_CONFIG, bad[i].what);
         size_t b;
         CHECKF(tahq_encode_bound(&bad[i].c, &sh, &b) == TAHQ_ERR_CONFIG, "encode_bound(%s)",
@@ -190,14 +202,16 @@ static void config_errors(void) {
     /* order: CONFIG before SHAPE before BUFFER before input values */
     tahq_shape badsh = {0, 4, 256};
     float nanx[1024];
-    for (int i = 0; i < 1024; i++) nanx[i] = NAN;
+    for (int i = 0; i < 1024; i++)
+        nanx[i] = NAN;
     enc(&bad[1].c, &badsh, nanx, 0, TAHQ_ERR_CONFIG, "bad config + bad shape + no buffer + NaN");
     enc(&base, &badsh, nanx, 0, TAHQ_ERR_SHAPE, "bad shape + no buffer + NaN");
     enc(&base, &sh, nanx, 0, TAHQ_ERR_BUFFER, "no buffer + NaN");
     enc(&base, &sh, nanx, -1, TAHQ_ERR_NONFINITE, "NaN");
 }
 
-static void null_errors(void) {
+static void null_errors(void)
+{
     tahq_config c;
     tahq_config_default(&c);
     tahq_shape sh = {1, 2, 64};
@@ -246,7 +260,8 @@ static void null_errors(void) {
     tahq_config pl;
     tahq_config_plain(&pl, 64, 4);
     CHECK(tahq_encode_workspace_size(&pl, &sh, &wsz) == TAHQ_OK);
-    if (wsz == 0) CHECK(tahq_encode(&pl, &sh, x, NULL, 0, out, bound, &len) == TAHQ_OK);
+    if (wsz == 0)
+        CHECK(tahq_encode(&pl, &sh, x, NULL, 0, out, bound, &len) == TAHQ_OK);
     /* tahq_config_plain is §7.1: alloc none, tau = +inf, hi = lo = bits */
     CHECK(pl.tile == 64 && pl.hi_bits == 4 && pl.lo_bits == 4 && pl.alloc == TAHQ_ALLOC_NONE &&
           pl.tau == INFINITY && tahq_check_config(&pl) == TAHQ_OK);
@@ -258,7 +273,8 @@ static void null_errors(void) {
     free(ws);
 }
 
-static void shape_errors(void) {
+static void shape_errors(void)
+{
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 8;
@@ -270,13 +286,13 @@ static void shape_errors(void) {
         {0, 4, 64, TAHQ_ERR_SHAPE},
         {1, 0, 64, TAHQ_ERR_SHAPE},
         {1, 4, 0, TAHQ_ERR_SHAPE},
-        {1, 4, 4, TAHQ_ERR_SHAPE},   /* C < G */
-        {1, 4, 9, TAHQ_ERR_SHAPE},   /* not a multiple */
+        {1, 4, 4, TAHQ_ERR_SHAPE}, /* C < G */
+        {1, 4, 9, TAHQ_ERR_SHAPE}, /* not a multiple */
         {1, 4, 12, TAHQ_ERR_SHAPE},
-        {1u << 16, 1u << 16, 512, TAHQ_ERR_SHAPE},      /* 2^41 elements */
-        {1u << 16, 1u << 16, 256, TAHQ_OK},             /* exactly 2^40 */
-        {1, 0xFFFFFFFFu, 256, TAHQ_OK},                 /* 2^40 - 256 */
-        {1, 0xFFFFFFFFu, 264, TAHQ_ERR_SHAPE},          /* just above 2^40 */
+        {1u << 16, 1u << 16, 512, TAHQ_ERR_SHAPE},               /* 2^41 elements */
+        {1u << 16, 1u << 16, 256, TAHQ_OK},                      /* exactly 2^40 */
+        {1, 0xFFFFFFFFu, 256, TAHQ_OK},                          /* 2^40 - 256 */
+        {1, 0xFFFFFFFFu, 264, TAHQ_ERR_SHAPE},                   /* just above 2^40 */
         {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFF8u, TAHQ_ERR_SHAPE}, /* products overflow 64 bits */
         {2, 3, 8, TAHQ_OK},
     };
@@ -295,14 +311,16 @@ static void shape_errors(void) {
     }
 }
 
-static void value_errors(void) {
+static void value_errors(void)
+{
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
     tahq_shape sh = {2, 3, 32}; /* 192 elements */
     float x[192];
     trng r = {6};
-    for (int i = 0; i < 192; i++) x[i] = (float)trng_gauss(&r);
+    for (int i = 0; i < 192; i++)
+        x[i] = (float)trng_gauss(&r);
     enc(&c, &sh, x, -1, TAHQ_OK, "finite");
     const float bads[] = {NAN, -NAN, INFINITY, -INFINITY};
     for (int b = 0; b < 4; b++)
@@ -364,8 +382,9 @@ static void value_errors(void) {
         char what[120];
         c.hi_permille = r;
         const int ranks = tahq_low_count(3, r) > 0;
-        snprintf(what, sizeof what, "fp16 overflow at lo_bits only, alloc gain, r = %u (low(3) = %u)",
-                 (unsigned)r, (unsigned)tahq_low_count(3, r));
+        snprintf(what, sizeof what,
+                 "fp16 overflow at lo_bits only, alloc gain, r = %u (low(3) = %u)", (unsigned)r,
+                 (unsigned)tahq_low_count(3, r));
         enc(&c, &sh, y, -1, ranks ? TAHQ_ERR_RANGE : TAHQ_OK, what);
     }
     c.hi_permille = 500;
@@ -381,7 +400,8 @@ static void value_errors(void) {
     enc(&c, &sh, y, -1, TAHQ_ERR_RANGE, "overflow at lo_bits and -2^64, alloc gain (input scan)");
 }
 
-static void buffer_errors(tahq_alloc alloc) {
+static void buffer_errors(tahq_alloc alloc)
+{
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
@@ -389,7 +409,8 @@ static void buffer_errors(tahq_alloc alloc) {
     tahq_shape sh = {2, 5, 48};
     float x[480];
     trng r = {7};
-    for (int i = 0; i < 480; i++) x[i] = (float)trng_gauss(&r);
+    for (int i = 0; i < 480; i++)
+        x[i] = (float)trng_gauss(&r);
     size_t bound, wsz, len;
     CHECK(tahq_encode_bound(&c, &sh, &bound) == TAHQ_OK);
     CHECK(tahq_encode_workspace_size(&c, &sh, &wsz) == TAHQ_OK);
@@ -397,7 +418,8 @@ static void buffer_errors(tahq_alloc alloc) {
     c.tau = 0.0f;
     uint8_t *out = malloc(bound + 64);
     uint64_t *ws = malloc(wsz + 64);
-    if (!out || !ws) abort();
+    if (!out || !ws)
+        abort();
     CHECK(tahq_encode(&c, &sh, x, ws, wsz, out, bound, &len) == TAHQ_OK && len == bound);
     enc(&c, &sh, x, 0, TAHQ_ERR_BUFFER, "capacity 0");
     enc(&c, &sh, x, 71, TAHQ_ERR_BUFFER, "capacity 71");
@@ -411,8 +433,10 @@ static void buffer_errors(tahq_alloc alloc) {
         /* tahq.h documents no alignment requirement for the workspace */
         uint8_t *wb = malloc(wsz + 64);
         st = tahq_encode(&c, &sh, x, wb + 1, wsz, out, bound, &len);
-        CHECKF(st == TAHQ_OK, "workspace at an odd address (size %zu): %s (tahq.h documents no "
-               "alignment requirement)", wsz, sname(st));
+        CHECKF(st == TAHQ_OK,
+               "workspace at an odd address (size %zu): %s (tahq.h documents no "
+               "alignment requirement)",
+               wsz, sname(st));
         free(wb);
     }
     free(out);
@@ -426,7 +450,8 @@ static uint64_t n_dec, n_flip, flip_hist[TAHQ_STATUS_COUNT];
 static size_t g_count; /* elements of the test message */
 
 /* Every field of two headers equal (tau by its bits); padding is not compared. */
-static int header_fields_equal(const tahq_header *a, const tahq_header *b) {
+static int header_fields_equal(const tahq_header *a, const tahq_header *b)
+{
     const tahq_config *x = &a->config, *y = &b->config;
     return a->version == b->version && x->tile == y->tile && x->hi_bits == y->hi_bits &&
            x->lo_bits == y->lo_bits && x->hi_permille == y->hi_permille && x->alloc == y->alloc &&
@@ -441,11 +466,13 @@ static int header_fields_equal(const tahq_header *a, const tahq_header *b) {
  * that nothing was written on error. Also tahq_error_bound, tahq_tile_infos
  * and, for errors before the payload step, tahq_parse_header (whose header
  * must keep the caller's contents). */
-static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *what) {
+static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *what)
+{
     float *out = malloc(g_count * sizeof(float));
     double *bnd = malloc(g_count * sizeof(double));
     tahq_tile_info info[64];
-    if (!out || !bnd) abort();
+    if (!out || !bnd)
+        abort();
     memset(out, 0x7F, g_count * sizeof(float));
     memset(bnd, 0x7F, g_count * sizeof(double));
     memset(info, 0x7F, sizeof info);
@@ -457,13 +484,15 @@ static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *wha
         CHECKF(st != TAHQ_OK, "decode %s: accepted", what);
     if (st != TAHQ_OK) {
         int untouched = 1;
-        for (size_t i = 0; i < g_count * sizeof(float); i++) untouched &= ((uint8_t *)out)[i] == 0x7F;
+        for (size_t i = 0; i < g_count * sizeof(float); i++)
+            untouched &= ((uint8_t *)out)[i] == 0x7F;
         CHECKF(untouched, "decode %s: output written on error %s", what, sname(st));
         tahq_status sb = tahq_error_bound(msg, len, bnd, g_count);
         int bu = 1;
-        for (size_t i = 0; i < g_count * sizeof(double); i++) bu &= ((uint8_t *)bnd)[i] == 0x7F;
-        CHECKF(sb == st && bu, "error_bound %s: %s vs decode %s (or bound written)", what, sname(sb),
-               sname(st));
+        for (size_t i = 0; i < g_count * sizeof(double); i++)
+            bu &= ((uint8_t *)bnd)[i] == 0x7F;
+        CHECKF(sb == st && bu, "error_bound %s: %s vs decode %s (or bound written)", what,
+               sname(sb), sname(st));
         if (g_count % 16 == 0) { /* a count mismatch is decode's alone */
             tahq_status si = tahq_tile_infos(msg, len, info, g_count / 16);
             CHECKF(si == st, "tile_infos %s: %s vs decode %s", what, sname(si), sname(st));
@@ -483,7 +512,8 @@ static tahq_status dec(const uint8_t *msg, size_t len, int want, const char *wha
     return st;
 }
 
-static void reseal(uint8_t *m, size_t len) {
+static void reseal(uint8_t *m, size_t len)
+{
     uint32_t crc = spec_crc(0, m, 68);
     crc = spec_crc(crc, m + 72, len - 72);
     t_put_le(m + 68, crc, 4);
@@ -491,9 +521,9 @@ static void reseal(uint8_t *m, size_t len) {
 
 /* The message decoder_errors alters, a working copy and its layout. */
 typedef struct test_msg {
-    uint8_t *m, *w; /* the valid message, a copy to alter (16 bytes more) */
-    size_t n;       /* its length */
-    uint64_t nf;    /* flagged tiles */
+    uint8_t *m, *w;          /* the valid message, a copy to alter (16 bytes more) */
+    size_t n;                /* its length */
+    uint64_t nf;             /* flagged tiles */
     size_t zoff, soff, poff; /* zero-points, scales, pivots */
     tahq_alloc alloc;
     int gain;
@@ -504,7 +534,8 @@ typedef struct test_msg {
  * bits (3 padding bits), flags: 10 bits (6 padding bits). The two have
  * the same layout (§8.2); the gain message carries version 3. 0, or -1
  * when it cannot be encoded. */
-static int make_test_msg(tahq_alloc alloc, test_msg *t) {
+static int make_test_msg(tahq_alloc alloc, test_msg *t)
+{
     tahq_config c;
     tahq_config_default(&c);
     c.tile = 16;
@@ -514,7 +545,8 @@ static int make_test_msg(tahq_alloc alloc, test_msg *t) {
     g_count = 160;
     float x[160];
     trng r = {99};
-    for (int i = 0; i < 160; i++) x[i] = (float)trng_gauss(&r);
+    for (int i = 0; i < 160; i++)
+        x[i] = (float)trng_gauss(&r);
     x[3] = 40.0f;   /* tile 0 flagged */
     x[70] = -25.0f; /* tile 4 flagged */
     size_t cap, wsz, n;
@@ -531,14 +563,16 @@ static int make_test_msg(tahq_alloc alloc, test_msg *t) {
             free(ws);
             return -1;
         }
-        if (t_get_le(m + 48, 8) % 2 == 1) break;
+        if (t_get_le(m + 48, 8) % 2 == 1)
+            break;
         x[tt * 16 + 5] = 30.0f;
     }
     free(ws);
     const uint64_t nf = t_get_le(m + 48, 8);
-    CHECKF(t_get_le(m + 4, 2) == (gain ? 3u : 1u) && m[11] == alloc, "test message: version %u alloc %u",
-           (unsigned)t_get_le(m + 4, 2), m[11]);
-    CHECKF(nf >= 1 && (nf * 4) % 8 != 0, "test message: want an odd number of flagged tiles (%" PRIu64 ")", nf);
+    CHECKF(t_get_le(m + 4, 2) == (gain ? 3u : 1u) && m[11] == alloc,
+           "test message: version %u alloc %u", (unsigned)t_get_le(m + 4, 2), m[11]);
+    CHECKF(nf >= 1 && (nf * 4) % 8 != 0,
+           "test message: want an odd number of flagged tiles (%" PRIu64 ")", nf);
     /* layout of the payload (§8.2) */
     const size_t map_b = 1, flag_b = 2;
     t->m = m;
@@ -554,36 +588,42 @@ static int make_test_msg(tahq_alloc alloc, test_msg *t) {
 }
 
 /* Truncation, magic and version (§8.4 step 1). */
-static void framing_errors(const test_msg *t) {
+static void framing_errors(const test_msg *t)
+{
     const uint8_t *m = t->m;
     uint8_t *w = t->w;
     const size_t n = t->n;
     /* every truncation: magic and version are fine, payload_bytes agrees, so
      * every prefix is TRUNCATED (§8.4) */
-    for (size_t L = 0; L < n; L++) dec(m, L, TAHQ_ERR_TRUNCATED, "truncated");
+    for (size_t L = 0; L < n; L++)
+        dec(m, L, TAHQ_ERR_TRUNCATED, "truncated");
     /* bad magic: TRUNCATED below 4 bytes, then MAGIC */
     memcpy(w, m, n);
     w[0] = 'X';
-    for (size_t L = 0; L <= n; L++) dec(w, L, L < 4 ? TAHQ_ERR_TRUNCATED : TAHQ_ERR_MAGIC, "bad magic");
+    for (size_t L = 0; L <= n; L++)
+        dec(w, L, L < 4 ? TAHQ_ERR_TRUNCATED : TAHQ_ERR_MAGIC, "bad magic");
     memcpy(w, m, n);
     w[3] = 'q';
     dec(w, n, TAHQ_ERR_MAGIC, "magic TAHq");
     /* version 2 / header_bytes 64: TRUNCATED below 8, then VERSION */
     memcpy(w, m, n);
     t_put_le(w + 4, 2, 2);
-    for (size_t L = 0; L <= n; L++) dec(w, L, L < 8 ? TAHQ_ERR_TRUNCATED : TAHQ_ERR_VERSION, "version 2");
+    for (size_t L = 0; L <= n; L++)
+        dec(w, L, L < 8 ? TAHQ_ERR_TRUNCATED : TAHQ_ERR_VERSION, "version 2");
     t_put_le(w + 4, 0, 2);
     dec(w, n, TAHQ_ERR_VERSION, "version 0");
     memcpy(w, m, n);
     t_put_le(w + 6, 64, 2);
-    for (size_t L = 8; L <= n; L += 9) dec(w, L, TAHQ_ERR_VERSION, "header_bytes 64");
+    for (size_t L = 8; L <= n; L += 9)
+        dec(w, L, TAHQ_ERR_VERSION, "header_bytes 64");
     t_put_le(w + 6, 73, 2);
     dec(w, n, TAHQ_ERR_VERSION, "header_bytes 73");
 }
 
 /* Header fields out of range -> HEADER (before size and CRC; checked with
  * and without a recomputed CRC, and with the full and an over-long length). */
-static void header_errors(const test_msg *t) {
+static void header_errors(const test_msg *t)
+{
     const uint8_t *m = t->m;
     uint8_t *w = t->w;
     const size_t n = t->n;
@@ -593,31 +633,52 @@ static void header_errors(const test_msg *t) {
         uint64_t val;
         const char *what;
     } hb[] = {
-        {8, 1, 2, "k = 2"},           {8, 1, 9, "k = 9"},          {8, 1, 0, "k = 0"},
-        {8, 1, 255, "k = 255"},       {9, 1, 0, "hi_bits 0"},      {9, 1, 9, "hi_bits 9"},
-        {10, 1, 0, "lo_bits 0"},      {10, 1, 5, "lo_bits > hi"},
+        {8, 1, 2, "k = 2"},
+        {8, 1, 9, "k = 9"},
+        {8, 1, 0, "k = 0"},
+        {8, 1, 255, "k = 255"},
+        {9, 1, 0, "hi_bits 0"},
+        {9, 1, 9, "hi_bits 9"},
+        {10, 1, 0, "lo_bits 0"},
+        {10, 1, 5, "lo_bits > hi"},
         /* §8.1: alloc 3 if and only if version 3 */
-        {11, 1, gain ? 1 : 3, gain ? "alloc 1 in a version 3 message" : "alloc 3 in a version 1 message"},
+        {11, 1, gain ? 1 : 3,
+         gain ? "alloc 1 in a version 3 message" : "alloc 3 in a version 1 message"},
         {11, 1, gain ? 2 : 4, gain ? "alloc 2 in a version 3 message" : "alloc 4"},
         {11, 1, gain ? 0 : 255, gain ? "alloc 0 in a version 3 message" : "alloc 255"},
         {11, 1, 4, "alloc 4"},
         {4, 2, gain ? 1 : 3, gain ? "version 1 with alloc 3" : "version 3 with alloc 1"},
-        {12, 1, 2, "rounding 2"},     {13, 1, 3, "meta 3"},        {14, 2, 1001, "permille 1001"},
-        {14, 2, 0xFFFF, "permille 65535"}, {16, 4, 0x7FC00000, "tau NaN"},
-        {16, 4, 0x7F800001, "tau sNaN"},   {16, 4, 0xBF800000, "tau -1"},
-        {16, 4, 0x80000000, "tau -0"},     {16, 4, 0xFF800000, "tau -inf"},
-        {20, 4, 0, "B 0"},            {24, 4, 0, "S 0"},           {28, 4, 0, "C 0"},
-        {28, 4, 8, "C < G"},          {28, 4, 40, "C not a multiple of G"},
-        {20, 4, 1u << 16, "B S C > 2^40 (B)"}, {24, 4, 0xFFFFFFFFu, "B S C > 2^40 (S)"},
-        {40, 8, 0, "n_low 0 (want 1)"}, {40, 8, 2, "n_low 2"}, {40, 8, UINT64_MAX, "n_low max"},
-        {48, 8, 11, "n_flagged > N"},  {48, 8, UINT64_MAX, "n_flagged max"},
-        {64, 1, 1, "reserved byte 64"}, {65, 1, 0x80, "reserved byte 65"},
-        {66, 1, 1, "reserved byte 66"}, {67, 1, 0xFF, "reserved byte 67"},
+        {12, 1, 2, "rounding 2"},
+        {13, 1, 3, "meta 3"},
+        {14, 2, 1001, "permille 1001"},
+        {14, 2, 0xFFFF, "permille 65535"},
+        {16, 4, 0x7FC00000, "tau NaN"},
+        {16, 4, 0x7F800001, "tau sNaN"},
+        {16, 4, 0xBF800000, "tau -1"},
+        {16, 4, 0x80000000, "tau -0"},
+        {16, 4, 0xFF800000, "tau -inf"},
+        {20, 4, 0, "B 0"},
+        {24, 4, 0, "S 0"},
+        {28, 4, 0, "C 0"},
+        {28, 4, 8, "C < G"},
+        {28, 4, 40, "C not a multiple of G"},
+        {20, 4, 1u << 16, "B S C > 2^40 (B)"},
+        {24, 4, 0xFFFFFFFFu, "B S C > 2^40 (S)"},
+        {40, 8, 0, "n_low 0 (want 1)"},
+        {40, 8, 2, "n_low 2"},
+        {40, 8, UINT64_MAX, "n_low max"},
+        {48, 8, 11, "n_flagged > N"},
+        {48, 8, UINT64_MAX, "n_flagged max"},
+        {64, 1, 1, "reserved byte 64"},
+        {65, 1, 0x80, "reserved byte 65"},
+        {66, 1, 1, "reserved byte 66"},
+        {67, 1, 0xFF, "reserved byte 67"},
     };
     for (size_t i = 0; i < sizeof hb / sizeof hb[0]; i++) {
         memcpy(w, m, n);
         t_put_le(w + hb[i].off, hb[i].val, hb[i].size);
-        if (hb[i].off == 20 && hb[i].val == (1u << 16)) t_put_le(w + 24, 1u << 16, 4), t_put_le(w + 28, 512, 4);
+        if (hb[i].off == 20 && hb[i].val == (1u << 16))
+            t_put_le(w + 24, 1u << 16, 4), t_put_le(w + 28, 512, 4);
         dec(w, n, TAHQ_ERR_HEADER, hb[i].what);
         reseal(w, n);
         dec(w, n, TAHQ_ERR_HEADER, hb[i].what);
@@ -628,7 +689,8 @@ static void header_errors(const test_msg *t) {
 /* Valid header fields that change the payload size -> SIZE; a valid header
  * of the same size with the CRC not updated -> CRC; every single-bit flip
  * some error. */
-static void size_crc_errors(const test_msg *t) {
+static void size_crc_errors(const test_msg *t)
+{
     const uint8_t *m = t->m;
     uint8_t *w = t->w;
     const size_t n = t->n;
@@ -670,7 +732,8 @@ static void size_crc_errors(const test_msg *t) {
 
 /* Payload corruptions (§8.4 step 5) with a recomputed CRC -> PAYLOAD
  * (without -> CRC), and a count that does not match. */
-static void payload_errors(const test_msg *t) {
+static void payload_errors(const test_msg *t)
+{
     const uint8_t *m = t->m;
     uint8_t *w = t->w;
     const size_t n = t->n, zoff = t->zoff, soff = t->soff, poff = t->poff;
@@ -703,7 +766,8 @@ static void payload_errors(const test_msg *t) {
             w[pc[i].off] ^= (uint8_t)pc[i].val;
         else
             t_put_le(w + pc[i].off, pc[i].val, pc[i].size);
-        if (memcmp(w, m, n) == 0) continue; /* bit already set: nothing to test */
+        if (memcmp(w, m, n) == 0)
+            continue; /* bit already set: nothing to test */
         dec(w, n, TAHQ_ERR_CRC, pc[i].what);
         reseal(w, n);
         dec(w, n, TAHQ_ERR_PAYLOAD, pc[i].what);
@@ -737,9 +801,11 @@ static void payload_errors(const test_msg *t) {
     dec(m, n, TAHQ_OK, "valid message again");
 }
 
-static void decoder_errors(tahq_alloc alloc) {
+static void decoder_errors(tahq_alloc alloc)
+{
     test_msg t;
-    if (make_test_msg(alloc, &t) != 0) return;
+    if (make_test_msg(alloc, &t) != 0)
+        return;
     dec(t.m, t.n, TAHQ_OK, "valid message");
     framing_errors(&t);
     header_errors(&t);
@@ -749,16 +815,19 @@ static void decoder_errors(tahq_alloc alloc) {
     free(t.w);
 }
 
-static void status_texts(void) {
+static void status_texts(void)
+{
     for (int i = 0; i < TAHQ_STATUS_COUNT; i++) {
         const char *t = tahq_strerror(i), *nm = tahq_status_name(i);
         CHECKF(t && nm, "status %d: NULL text/name", i);
-        if (!t || !nm) continue;
+        if (!t || !nm)
+            continue;
         CHECKF(strcmp(nm, names[i]) == 0, "status_name(%d) = '%s', §9 says '%s'", i, nm, names[i]);
         CHECKF(t[0] != 0, "strerror(%d) empty", i);
         for (int j = 0; j < i; j++) {
             CHECKF(strcmp(t, tahq_strerror(j)) != 0, "strerror(%d) == strerror(%d)", i, j);
-            CHECKF(strcmp(nm, tahq_status_name(j)) != 0, "status_name(%d) == status_name(%d)", i, j);
+            CHECKF(strcmp(nm, tahq_status_name(j)) != 0, "status_name(%d) == status_name(%d)", i,
+                   j);
         }
     }
     const int unknown[] = {-1, 14, 1000, -2147483647 - 1};
@@ -767,7 +836,8 @@ static void status_texts(void) {
                unknown[i]);
 }
 
-int main(void) {
+int main(void)
+{
     status_texts();
     null_errors();
     config_errors();

@@ -62,14 +62,21 @@
 
 typedef uint16_t (*conv_fn)(float);
 
-static uint16_t ref_down(float x) { return (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x); }
-static uint16_t ref_up(float x) { return (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x); }
+static uint16_t ref_down(float x)
+{
+    return (uint16_t)tahq_meta_round_down_bits(TAHQ_META_FP16, x);
+}
+static uint16_t ref_up(float x)
+{
+    return (uint16_t)tahq_meta_round_up_bits(TAHQ_META_FP16, x);
+}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define HAVE_F16C_CONTROL 1
 /* the wrong conversion of the control: truncation toward zero */
-__attribute__((target("f16c"))) static uint16_t trunc_f16c(float x) {
+__attribute__((target("f16c"))) static uint16_t trunc_f16c(float x)
+{
     return (uint16_t)_cvtss_sh(x, _MM_FROUND_TO_ZERO);
 }
 #endif
@@ -80,7 +87,8 @@ __attribute__((target("f16c"))) static uint16_t trunc_f16c(float x) {
 static uint64_t compared; /* patterns compare_range compared (NaNs left out) */
 
 static uint64_t compare_range(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last, int report,
-                              uint32_t *first_bad) {
+                              uint32_t *first_bad)
+{
     uint64_t bad = 0;
     *first_bad = 0;
     compared = 0;
@@ -103,7 +111,8 @@ static uint64_t compare_range(conv_fn fast, conv_fn ref, uint64_t first, uint64_
 }
 
 static int part_exhaustive(conv_fn fast, conv_fn ref, uint64_t first, uint64_t last,
-                           const char *name) {
+                           const char *name)
+{
     uint32_t first_bad;
     const double t0 = t_now();
     const uint64_t bad = compare_range(fast, ref, first, last, 1, &first_bad);
@@ -111,11 +120,13 @@ static int part_exhaustive(conv_fn fast, conv_fn ref, uint64_t first, uint64_t l
     t_fails += bad;
     printf("%s: %08" PRIx64 "..%08" PRIx64 ", %" PRIu64 " patterns (NaNs left out), %" PRIu64
            " mismatches, %.1f s (F16C path %s)\n",
-           name, first, last, compared, bad, t_now() - t0, tahq_fast_encode_active() ? "on" : "off");
+           name, first, last, compared, bad, t_now() - t0,
+           tahq_fast_encode_active() ? "on" : "off");
     return t_finish("test_fast_encode", name);
 }
 
-static void check_zero_scale(float lo, float hi, uint32_t bits, tahq_meta meta) {
+static void check_zero_scale(float lo, float hi, uint32_t bits, tahq_meta meta)
+{
     const uint32_t levels = (1u << bits) - 1u;
     float v[8] = {lo, hi, lo, hi, lo, hi, lo, hi};
     uint8_t codes[8];
@@ -134,7 +145,8 @@ static void check_zero_scale(float lo, float hi, uint32_t bits, tahq_meta meta) 
                     f2u(s0), sb0);
 }
 
-static int part_meta(void) {
+static int part_meta(void)
+{
     /* every binary16 pattern but the NaNs, widened */
     for (uint32_t h = 0; h < 0x10000u; h++) {
         if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu) != 0)
@@ -145,14 +157,13 @@ static int part_meta(void) {
     }
     /* ranges: edges of binary16 (subnormals, the largest finite, overflow to
      * +-inf), signed zeros, and random values of every exponent */
-    static const float edges[] = {0.0f,         -0.0f,         0x1p-24f,      -0x1p-24f,
-                                  0x1p-25f,     -0x1p-25f,     0x1.8p-25f,    -0x1.8p-25f,
-                                  0x1p-14f,     -0x1p-14f,     0x1.ff8p-15f,  -0x1.ff8p-15f,
-                                  65504.0f,     -65504.0f,     65519.0f,      -65519.0f,
-                                  65520.0f,     -65520.0f,     65536.0f,      -65536.0f,
-                                  1.0f,         -1.0f,         3.0f,          -3.0f,
-                                  0x1p-149f,    -0x1p-149f,    0x1.fffffep63f, -0x1.fffffep63f,
-                                  0x1p-30f,     1e6f,          -1e6f,         0.1f};
+    static const float edges[] = {
+        0.0f,       -0.0f,       0x1p-24f,       -0x1p-24f,       0x1p-25f,     -0x1p-25f,
+        0x1.8p-25f, -0x1.8p-25f, 0x1p-14f,       -0x1p-14f,       0x1.ff8p-15f, -0x1.ff8p-15f,
+        65504.0f,   -65504.0f,   65519.0f,       -65519.0f,       65520.0f,     -65520.0f,
+        65536.0f,   -65536.0f,   1.0f,           -1.0f,           3.0f,         -3.0f,
+        0x1p-149f,  -0x1p-149f,  0x1.fffffep63f, -0x1.fffffep63f, 0x1p-30f,     1e6f,
+        -1e6f,      0.1f};
     const uint32_t n_edges = (uint32_t)(sizeof edges / sizeof edges[0]);
     static const tahq_meta metas[3] = {TAHQ_META_FP16, TAHQ_META_BF16, TAHQ_META_FP32};
     for (uint32_t m = 0; m < 3; m++)
@@ -178,7 +189,8 @@ static int part_meta(void) {
     return t_finish("test_fast_encode", "meta");
 }
 
-static int part_log2(void) {
+static int part_log2(void)
+{
     float x[8], y[8];
     uint64_t bad = 0;
     const double t0 = t_now();
@@ -201,14 +213,16 @@ static int part_log2(void) {
 }
 
 /* SPEC §3.2: finite and |x| < 2^64 */
-static int row_ok(const float *x, uint64_t n) {
+static int row_ok(const float *x, uint64_t n)
+{
     for (uint64_t i = 0; i < n; i++)
         if ((f2u(x[i]) & 0x7FFFFFFFu) >= 0x5F800000u)
             return 0;
     return 1;
 }
 
-static int part_entropy(void) {
+static int part_entropy(void)
+{
     if (!tahq_fast_encode_active()) {
         printf("entropy: no fast path on this CPU or build; nothing to compare\n");
         t_checks++;
@@ -228,8 +242,9 @@ static int part_entropy(void) {
                     float h = -1.0f;
                     const int ok = tahq_fast_row_entropy(row, T, G, &h);
                     const float ref = tahq_entropy(row, T, G);
-                    CHECKF(ok && f2u(h) == f2u(ref), "fill %08x G %u T %u sole %u: %08x, reference %08x",
-                           f2u(fills[f]), G, T, sole, f2u(h), f2u(ref));
+                    CHECKF(ok && f2u(h) == f2u(ref),
+                           "fill %08x G %u T %u sole %u: %08x, reference %08x", f2u(fills[f]), G, T,
+                           sole, f2u(h), f2u(ref));
                 }
             }
     trng r = {0xE27809u};
@@ -241,19 +256,32 @@ static int part_entropy(void) {
         for (uint32_t i = 0; i < C; i++) {
             float v = (float)trng_gauss(&r);
             switch (kind) {
-            case 1: v = trng_below(&r, 50) == 0 ? v * 1e4f : v; break;           /* outliers */
-            case 2: v = trng_below(&r, 3) ? (trng_below(&r, 2) ? 0.0f : -0.0f) : v; break;
-            case 3: v = v * 0x1p-140f; break;                                    /* subnormals */
-            case 4: v = trng_float_exp(&r, -149, -127); break;                   /* tiny totals */
-            case 5: v = trng_float_exp(&r, 40, 63); break;                       /* near 2^64 */
-            case 6: v = i == trng_below(&r, C) ? v : 0.0f; break;                /* mostly zero */
-            default: break;
+            case 1:
+                v = trng_below(&r, 50) == 0 ? v * 1e4f : v;
+                break; /* outliers */
+            case 2:
+                v = trng_below(&r, 3) ? (trng_below(&r, 2) ? 0.0f : -0.0f) : v;
+                break;
+            case 3:
+                v = v * 0x1p-140f;
+                break; /* subnormals */
+            case 4:
+                v = trng_float_exp(&r, -149, -127);
+                break; /* tiny totals */
+            case 5:
+                v = trng_float_exp(&r, 40, 63);
+                break; /* near 2^64 */
+            case 6:
+                v = i == trng_below(&r, C) ? v : 0.0f;
+                break; /* mostly zero */
+            default:
+                break;
             }
             row[i] = v;
         }
         if (kind == 7) { /* a bad element, sometimes */
-            static const uint32_t bad_bits[5] = {0x7FC00000u, 0xFF800000u, 0x7F800000u,
-                                                 0x5F800000u, 0xDF800000u};
+            static const uint32_t bad_bits[5] = {0x7FC00000u, 0xFF800000u, 0x7F800000u, 0x5F800000u,
+                                                 0xDF800000u};
             if (trng_below(&r, 2))
                 row[trng_below(&r, C)] = u2f(bad_bits[trng_below(&r, 5)]);
         }
@@ -264,8 +292,9 @@ static int part_entropy(void) {
                     ok, want_ok);
         if (ok && want_ok) {
             const float ref = tahq_entropy(row, T, G);
-            CHECK_QUIET(f2u(h) == f2u(ref), "row %u (G %u, T %u, kind %u): entropy %08x, reference %08x",
-                        n, G, T, kind, f2u(h), f2u(ref));
+            CHECK_QUIET(f2u(h) == f2u(ref),
+                        "row %u (G %u, T %u, kind %u): entropy %08x, reference %08x", n, G, T, kind,
+                        f2u(h), f2u(ref));
         }
     }
     return t_finish("test_fast_encode", "entropy");
@@ -275,7 +304,8 @@ static int part_entropy(void) {
  * status, length and bytes (the whole bound); on TAHQ_ERR_RANGE the header
  * zeroed in both. */
 static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, const float *x,
-                           const char *what) {
+                                  const char *what)
+{
     size_t cap = 0, wsz = 0, pw = 0, len1 = 1;
     tahq_encode_bound(c, s, &cap);
     tahq_encode_workspace_size(c, s, &wsz);
@@ -292,7 +322,8 @@ static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, con
         size_t lenp = 1;
         memset(mp, 0xA5, cap);
         const tahq_status got = tahq_encode_parallel(c, s, x, pws, pw, mp, cap, &lenp, &par);
-        CHECKF(got == want, "%s, %u jobs: status %d, tahq_encode %d", what, jobs, (int)got, (int)want);
+        CHECKF(got == want, "%s, %u jobs: status %d, tahq_encode %d", what, jobs, (int)got,
+               (int)want);
         if (want == TAHQ_OK)
             CHECKF(lenp == len1 && memcmp(mp, m1, cap) == 0, "%s, %u jobs: message differs", what,
                    jobs);
@@ -306,7 +337,8 @@ static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, con
     return want;
 }
 
-static int part_encode(void) {
+static int part_encode(void)
+{
     trng r = {0xF00DCAFEu};
     static const tahq_alloc allocs[4] = {TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE, TAHQ_ALLOC_NONE,
                                          TAHQ_ALLOC_GAIN};
@@ -316,9 +348,15 @@ static int part_encode(void) {
             for (uint32_t a = 0; a < 4; a++)
                 for (uint32_t rnd = 0; rnd < 2; rnd++) {
                     const tahq_shape s = {2, 5, G * (1u + (uint32_t)trng_below(&r, 4))};
-                    tahq_config c = {G, 1u + (uint32_t)trng_below(&r, 8), 1, 600, allocs[a], 2.0f,
+                    tahq_config c = {G,
+                                     1u + (uint32_t)trng_below(&r, 8),
+                                     1,
+                                     600,
+                                     allocs[a],
+                                     2.0f,
                                      rnd ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN,
-                                     trng_next(&r), (tahq_meta)m};
+                                     trng_next(&r),
+                                     (tahq_meta)m};
                     c.lo_bits = 1u + (uint32_t)trng_below(&r, c.hi_bits);
                     if (trng_below(&r, 4) == 0)
                         c.tau = trng_below(&r, 2) ? 0.0f : INFINITY;
@@ -346,7 +384,8 @@ static int part_encode(void) {
                         for (uint32_t i = 0; i < G; i++)
                             row[i] = 3e7f * (float)i / (float)(G - 1); /* 3e7 / 255 > 65504 */
                         snprintf(what, sizeof what, "G %u fp16 overflow in the tile phase", G);
-                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_RANGE, "%s: status", what);
+                        CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_RANGE, "%s: status",
+                               what);
                         x[5u * s.channels + 3] = NAN;
                         snprintf(what, sizeof what, "G %u NaN", G);
                         CHECKF(compare_encode(&c, &s, x, what) == TAHQ_ERR_NONFINITE, "%s: status",
@@ -358,19 +397,35 @@ static int part_encode(void) {
 }
 
 /* One random row of T tiles of G values of the given kind. */
-static void gain_row(trng *r, float *x, uint32_t G, uint32_t T, uint32_t kind) {
+static void gain_row(trng *r, float *x, uint32_t G, uint32_t T, uint32_t kind)
+{
     const uint32_t C = G * T;
     for (uint32_t i = 0; i < C; i++) {
         float v = (float)trng_gauss(r);
         switch (kind) {
-        case 1: v = trng_below(r, 30) == 0 ? v * 500.0f : v; break;          /* outliers */
-        case 2: v = (float)trng_below(r, 8); break;                         /* lattice: g < 0 */
-        case 3: v = v * 0x1p-140f; break;                                   /* subnormals */
-        case 4: v = trng_below(r, 3) ? (trng_below(r, 2) ? 0.0f : -0.0f) : v; break;
-        case 5: v = 0.5f * (float)trng_below(r, 31); break;                  /* code ties */
-        case 6: v = trng_float_exp(r, 20, 62); break;                       /* large, fp16 overflow */
-        case 7: v = 700000.0f * (float)(i % G) / (float)(G - 1); break;     /* overflow at lo only */
-        default: break;
+        case 1:
+            v = trng_below(r, 30) == 0 ? v * 500.0f : v;
+            break; /* outliers */
+        case 2:
+            v = (float)trng_below(r, 8);
+            break; /* lattice: g < 0 */
+        case 3:
+            v = v * 0x1p-140f;
+            break; /* subnormals */
+        case 4:
+            v = trng_below(r, 3) ? (trng_below(r, 2) ? 0.0f : -0.0f) : v;
+            break;
+        case 5:
+            v = 0.5f * (float)trng_below(r, 31);
+            break; /* code ties */
+        case 6:
+            v = trng_float_exp(r, 20, 62);
+            break; /* large, fp16 overflow */
+        case 7:
+            v = 700000.0f * (float)(i % G) / (float)(G - 1);
+            break; /* overflow at lo only */
+        default:
+            break;
         }
         x[i] = v;
     }
@@ -384,27 +439,43 @@ static void gain_row(trng *r, float *x, uint32_t G, uint32_t T, uint32_t kind) {
         for (uint32_t i = 0; i < G; i++)
             x[t * G + i] = trng_below(r, 2) ? 0.0f : -0.0f;
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
-static void gain_config(trng *r, tahq_config *c, uint32_t G) {
-    *c = (tahq_config){G, 1u + (uint32_t)trng_below(r, 8), 1, 500, TAHQ_ALLOC_GAIN, 2.0f,
+static void gain_config(trng *r, tahq_config *c, uint32_t G)
+{
+    *c = (tahq_config){G,
+                       1u + (uint32_t)trng_below(r, 8),
+                       1,
+                       500,
+                       TAHQ_ALLOC_GAIN,
+                       2.0f,
                        trng_below(r, 2) ? TAHQ_ROUND_STOCHASTIC : TAHQ_ROUND_NEAREST_EVEN,
-                       trng_next(r), (tahq_meta)trng_below(r, 3)};
+                       trng_next(r),
+                       (tahq_meta)trng_below(r, 3)};
     c->lo_bits = 1u + (uint32_t)trng_below(r, c->hi_bits);
     switch (trng_below(r, 6)) {
-    case 0: c->tau = 0.0f; break;
-    case 1: c->tau = INFINITY; break;
-    case 2: c->tau = 1.0f; break;
-    default: break;
+    case 0:
+        c->tau = 0.0f;
+        break;
+    case 1:
+        c->tau = INFINITY;
+        break;
+    case 2:
+        c->tau = 1.0f;
+        break;
+    default:
+        break;
     }
 }
 
 /* Rows compared by key: mismatches of `fast` (a modified config, or the
  * same) against the reference; *ok_rows = rows both encoded. */
 static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, uint32_t *ok_rows,
-                          uint32_t *range_rows) {
+                          uint32_t *range_rows)
+{
     static float x[16 * 256];
     trng r = {seed};
     uint32_t mismatches = 0;
@@ -444,7 +515,8 @@ static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, ui
     return mismatches;
 }
 
-static int part_gain(void) {
+static int part_gain(void)
+{
     uint32_t ok_rows, range_rows;
     gain_keys(20000, 0x6A1Bu, 0, 1, &ok_rows, &range_rows);
     printf("gain: %u keys compared, %u rows TAHQ_ERR_RANGE\n", ok_rows, range_rows);
@@ -471,8 +543,9 @@ static int part_gain(void) {
         const uint32_t kind = (uint32_t)trng_below(&r, 6); /* no overflow kinds: see below */
         for (uint64_t row = 0; row < rows; row++)
             gain_row(&r, x + row * C, G, T, kind);
-        snprintf(what, sizeof what, "gain G %u T %u [%u, %u] kind %u %u/%u bits meta %d %s r %u tau %g",
-                 G, T, s.batch, s.seq_len, kind, c.hi_bits, c.lo_bits, (int)c.meta,
+        snprintf(what, sizeof what,
+                 "gain G %u T %u [%u, %u] kind %u %u/%u bits meta %d %s r %u tau %g", G, T, s.batch,
+                 s.seq_len, kind, c.hi_bits, c.lo_bits, (int)c.meta,
                  c.rounding == TAHQ_ROUND_STOCHASTIC ? "stochastic" : "nearest", c.hi_permille,
                  (double)c.tau);
         const tahq_status st = compare_encode(&c, &s, x, what);
@@ -487,7 +560,8 @@ static int part_gain(void) {
         }
         if (m % 3 == 0) { /* a bad element decides over any key */
             const uint32_t e = (uint32_t)trng_below(&r, 4);
-            x[trng_below(&r, rows * C)] = u2f(edge_bits[e] | (trng_below(&r, 2) ? 0x80000000u : 0u));
+            x[trng_below(&r, rows * C)] =
+                u2f(edge_bits[e] | (trng_below(&r, 2) ? 0x80000000u : 0u));
             snprintf(what, sizeof what, "gain G %u bad element %08x", G, edge_bits[e]);
             CHECKF(compare_encode(&c, &s, x, what) == edge_status[e], "%s: status", what);
         }
@@ -498,20 +572,23 @@ static int part_gain(void) {
 
 /* The key comparison of part_gain sees a wrong key: the fast key computed
  * with another seed (its stochastic codes differ) or without the gate. */
-static int part_gain_control(void) {
+static int part_gain_control(void)
+{
     uint32_t ok_rows, range_rows;
     const uint32_t same = gain_keys(4000, 0x6A1Bu, 0, 0, &ok_rows, &range_rows);
     const uint32_t seed = gain_keys(4000, 0x6A1Bu, 1, 0, &ok_rows, &range_rows);
     const uint32_t gate = gain_keys(4000, 0x6A1Bu, 2, 0, &ok_rows, &range_rows);
     printf("gain-control: mismatches of 4000 rows: %u as they are, %u with another seed, %u "
-           "without the gate\n", same, seed, gate);
+           "without the gate\n",
+           same, seed, gate);
     CHECKF(same == 0, "%u mismatches without a change", same);
     CHECKF(seed > 100, "another seed: %u mismatches", seed);
     CHECKF(gate > 100, "no gate: %u mismatches", gate);
     return t_finish("test_fast_encode", "gain-control");
 }
 
-static int part_control(void) {
+static int part_control(void)
+{
 #ifdef HAVE_F16C_CONTROL
     if (!tahq_fast_encode_active()) {
         printf("control: no F16C path on this CPU or build; nothing to control\n");
@@ -520,18 +597,18 @@ static int part_control(void) {
     uint32_t first_bad;
     /* round-down replaced by truncation: wrong exactly on the negatives that
      * are not binary16 values; the positives agree */
-    uint64_t pos = compare_range(trunc_f16c, ref_down, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
-                                 &first_bad);
+    uint64_t pos =
+        compare_range(trunc_f16c, ref_down, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0, &first_bad);
     CHECKF(pos == 0, "truncation = round-down on positives (%" PRIu64 " mismatches)", pos);
-    uint64_t neg = compare_range(trunc_f16c, ref_down, 0xBF800000u, 0xBF800000u + 0xFFFFFu, 0,
-                                 &first_bad);
+    uint64_t neg =
+        compare_range(trunc_f16c, ref_down, 0xBF800000u, 0xBF800000u + 0xFFFFFu, 0, &first_bad);
     CHECKF(neg > 0 && (first_bad & 0x80000000u) != 0,
            "the control finds truncation in place of round-down on negatives (%" PRIu64
            " mismatches, first %08x)",
            neg, first_bad);
     /* and in place of round-up on the positives */
-    uint64_t up = compare_range(trunc_f16c, ref_up, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0,
-                                &first_bad);
+    uint64_t up =
+        compare_range(trunc_f16c, ref_up, 0x3F800000u, 0x3F800000u + 0xFFFFFu, 0, &first_bad);
     CHECKF(up > 0 && (first_bad & 0x80000000u) == 0,
            "the control finds truncation in place of round-up on positives (%" PRIu64
            " mismatches, first %08x)",
@@ -547,7 +624,8 @@ static int part_control(void) {
 
 /* A token message (G = 64) encoded and decoded on path p: the reference's
  * bytes and floats, and the runs of each path's code in d. */
-static void path_round_trip(tahq_cpu_path p, unsigned long long d[TAHQ_CPU_PATH_COUNT]) {
+static void path_round_trip(tahq_cpu_path p, unsigned long long d[TAHQ_CPU_PATH_COUNT])
+{
     const tahq_shape s = {2, 6, 512};
     tahq_config c;
     tahq_config_default(&c);
@@ -573,10 +651,11 @@ static void path_round_trip(tahq_cpu_path p, unsigned long long d[TAHQ_CPU_PATH_
     tahq_parallel par;
     tahq_parallel_threads(&par, 2);
     CHECKF(tahq_encode_parallel(&c, &s, x, pws, pw, mp, cap, &lenp, &par) == TAHQ_OK &&
-              lenp == len && memcmp(mp, m, len) == 0,
-          "%s: the parallel message is the reference's", tahq_cpu_path_name(p));
-    CHECKF(tahq_decode_parallel(mp, lenp, y, n, &par) == TAHQ_OK && memcmp(y, yr, n * sizeof *y) == 0,
-          "%s: the parallel decode is the reference's", tahq_cpu_path_name(p));
+               lenp == len && memcmp(mp, m, len) == 0,
+           "%s: the parallel message is the reference's", tahq_cpu_path_name(p));
+    CHECKF(tahq_decode_parallel(mp, lenp, y, n, &par) == TAHQ_OK &&
+               memcmp(y, yr, n * sizeof *y) == 0,
+           "%s: the parallel decode is the reference's", tahq_cpu_path_name(p));
     for (int q = 0; q < TAHQ_CPU_PATH_COUNT; q++)
         d[q] = tahq_cpu_path_runs((tahq_cpu_path)q) - before[q];
     printf("path-control: on %s, runs of scalar %llu, avx2 %llu, avx512 %llu\n",
@@ -584,7 +663,8 @@ static void path_round_trip(tahq_cpu_path p, unsigned long long d[TAHQ_CPU_PATH_
     free(x), free(y), free(yr), free(m), free(mp), free(ws), free(pws);
 }
 
-static int part_path_control(void) {
+static int part_path_control(void)
+{
     const tahq_cpu_path best = tahq_cpu_path_best();
     if (best == TAHQ_CPU_SCALAR) {
         printf("SKIPPED: path-control: only the scalar path on this CPU or build\n");
@@ -596,7 +676,8 @@ static int part_path_control(void) {
         /* the chosen path's counter moves (the scalar decoder counts too), no other */
         for (int q = 0; q < TAHQ_CPU_PATH_COUNT; q++)
             CHECKF((d[q] != 0) == (q == p), "on %s: %s code ran %llu times",
-                   tahq_cpu_path_name((tahq_cpu_path)p), tahq_cpu_path_name((tahq_cpu_path)q), d[q]);
+                   tahq_cpu_path_name((tahq_cpu_path)p), tahq_cpu_path_name((tahq_cpu_path)q),
+                   d[q]);
     }
     /* control of the control: the default path is the best one */
     CHECKF(tahq_cpu_path_set(best) && tahq_cpu_path_get() == best, "best path");
@@ -605,7 +686,8 @@ static int part_path_control(void) {
     return t_finish("test_fast_encode", "path-control");
 }
 
-static int part_path_env(void) {
+static int part_path_env(void)
+{
     const char *env = getenv("TAHQ_CPU_PATH");
     tahq_cpu_path want;
     CHECKF(env && tahq_cpu_path_parse(env, &want), "TAHQ_CPU_PATH names a path");
@@ -620,7 +702,8 @@ static int part_path_env(void) {
     return t_finish("test_fast_encode", "path-env");
 }
 
-static int run_part(const char *part) {
+static int run_part(const char *part)
+{
     if (!strcmp(part, "down-lo"))
         return part_exhaustive(tahq_fast_f16_down_bits, ref_down, 0, 0x7FFFFFFFu, "down-lo");
     if (!strcmp(part, "down-hi"))
@@ -649,7 +732,8 @@ static int run_part(const char *part) {
     return 2;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const char *part = argc > 1 ? argv[1] : "meta";
     /* before any other call into the library: the first use reads TAHQ_CPU_PATH */
     if (!strcmp(part, "path-env"))
@@ -666,7 +750,8 @@ int main(int argc, char **argv) {
      * reports SKIPPED (exit 77, the tests' SKIP_RETURN_CODE), not passed. */
     if (strcmp(part, "encode") != 0 && !tahq_fast_encode_active()) {
         printf("SKIPPED: %s: the encoder's fast path is not active on this CPU, build or path "
-               "(needs AVX2, BMI2 and F16C)\n", part);
+               "(needs AVX2, BMI2 and F16C)\n",
+               part);
         return 77;
     }
     const int rc = run_part(part);

@@ -14,17 +14,20 @@
 
 /* §7.2 encode transcription */
 static tahq_status fix_spec(const float *g, uint64_t rows, uint32_t C, uint32_t b, tahq_meta meta,
-                            uint8_t *codes, float *steps) {
+                            uint8_t *codes, float *steps)
+{
     const int32_t L = (1 << (b - 1)) - 1, off = 1 << (b - 1);
     for (uint32_t c = 0; c < C; c++) {
         float m = 0.0f;
-        for (uint64_t r = 0; r < rows; r++) m = fmaxf(m, fabsf(g[r * C + c]));
+        for (uint64_t r = 0; r < rows; r++)
+            m = fmaxf(m, fabsf(g[r * C + c]));
         float h;
         if (m == 0.0f) {
             h = 0.0f;
         } else {
             h = spec_scale(meta, m, (uint32_t)L); /* the search of §5.3 step 3 */
-            if (h == INFINITY) return TAHQ_ERR_RANGE;
+            if (h == INFINITY)
+                return TAHQ_ERR_RANGE;
         }
         steps[c] = h;
     }
@@ -35,8 +38,10 @@ static tahq_status fix_spec(const float *g, uint64_t rows, uint32_t C, uint32_t 
                 float t = g[r * C + c] / steps[c];
                 double rt = nearbyint((double)t); /* RNE (default rounding mode), exact */
                 q = (int32_t)rt;
-                if (q > L) q = L;
-                if (q < -L) q = -L;
+                if (q > L)
+                    q = L;
+                if (q < -L)
+                    q = -L;
             }
             codes[r * C + c] = (uint8_t)(q + off);
         }
@@ -47,18 +52,21 @@ static uint64_t n_cases, n_elems;
 static double worst_ratio;
 
 static void fix_case(const float *g, uint64_t rows, uint32_t C, uint32_t b, tahq_meta meta,
-                     const char *what) {
+                     const char *what)
+{
     const uint64_t n = rows * C;
     uint8_t *codes = malloc(n), *cs = malloc(n), *cneg = malloc(n);
     float *steps = malloc(C * sizeof(float)), *ss = malloc(C * sizeof(float)),
           *sneg = malloc(C * sizeof(float)), *out = malloc(n * sizeof(float)),
           *gn = malloc(n * sizeof(float));
-    if (!codes || !cs || !cneg || !steps || !ss || !sneg || !out || !gn) abort();
+    if (!codes || !cs || !cneg || !steps || !ss || !sneg || !out || !gn)
+        abort();
     tahq_status st = tahq_fixpoint_encode(g, rows, C, b, meta, codes, steps);
     tahq_status want = fix_spec(g, rows, C, b, meta, cs, ss);
     n_cases++;
     CHECKF(st == want, "%s (b=%u meta=%d): status %d, §7.2 %d", what, b, meta, st, want);
-    if (st != TAHQ_OK || want != TAHQ_OK) goto done;
+    if (st != TAHQ_OK || want != TAHQ_OK)
+        goto done;
     const int32_t L = (1 << (b - 1)) - 1, off = 1 << (b - 1);
     int steps_ok = 1, codes_ok = 1, range_ok = 1, grid_ok = 1, t_ok = 1;
     for (uint32_t c = 0; c < C; c++) {
@@ -70,14 +78,16 @@ static void fix_case(const float *g, uint64_t rows, uint32_t C, uint32_t b, tahq
         codes_ok &= codes[i] == cs[i];
         range_ok &= codes[i] >= 1 && codes[i] <= 2 * off - 1;
         float h = steps[i % C];
-        if (h > 0) t_ok &= fabs((double)(g[i] / h)) <= L; /* §7.2: |fl(g/h)| <= L */
+        if (h > 0)
+            t_ok &= fabs((double)(g[i] / h)) <= L; /* §7.2: |fl(g/h)| <= L */
     }
     CHECKF(steps_ok, "%s (b=%u meta=%d): steps differ from §7.2", what, b, meta);
     CHECKF(codes_ok, "%s (b=%u meta=%d): codes differ from §7.2", what, b, meta);
     CHECKF(range_ok && grid_ok, "%s: code outside [1, 2^b-1] or step off the grid", what);
     CHECKF(t_ok, "%s (b=%u meta=%d): |fl(g/h)| > L: the clamp changes a code", what, b, meta);
     /* decode: bit-exact and within the bound */
-    if (CHECKF(tahq_fixpoint_decode(codes, steps, rows, C, b, out) == TAHQ_OK, "%s: decode", what)) {
+    if (CHECKF(tahq_fixpoint_decode(codes, steps, rows, C, b, out) == TAHQ_OK, "%s: decode",
+               what)) {
         int dec_ok = 1, bound_ok = 1;
         const double u = 0x1p-24;
         for (uint64_t i = 0; i < n; i++) {
@@ -87,17 +97,20 @@ static void fix_case(const float *g, uint64_t rows, uint32_t C, uint32_t b, tahq
             double B = ((double)h * (0.5 + 2 * (L + 1) * u) + 0x1p-149) * (1 + 0x1p-40);
             double e = fabs((double)g[i] - (double)out[i]);
             bound_ok &= e <= B;
-            if (e / B > worst_ratio) worst_ratio = e / B;
+            if (e / B > worst_ratio)
+                worst_ratio = e / B;
         }
         n_elems += n;
         CHECKF(dec_ok, "%s: decode is not fl(float(q) x h)", what);
         CHECKF(bound_ok, "%s (b=%u meta=%d): §7.2 bound violated", what, b, meta);
     }
     /* symmetry: -g gives the same steps and mirrored codes */
-    for (uint64_t i = 0; i < n; i++) gn[i] = -g[i];
+    for (uint64_t i = 0; i < n; i++)
+        gn[i] = -g[i];
     if (CHECK(tahq_fixpoint_encode(gn, rows, C, b, meta, cneg, sneg) == TAHQ_OK)) {
         int sym = memcmp(steps, sneg, C * sizeof(float)) == 0;
-        for (uint64_t i = 0; i < n; i++) sym &= (int)cneg[i] == 2 * off - (int)codes[i];
+        for (uint64_t i = 0; i < n; i++)
+            sym &= (int)cneg[i] == 2 * off - (int)codes[i];
         CHECKF(sym, "%s: encoding -g is not the mirror of encoding g", what);
     }
 done:
@@ -111,7 +124,8 @@ done:
     free(gn);
 }
 
-int main(void) {
+int main(void)
+{
     trng r = {71};
     static const uint32_t shapes[][2] = {{1, 1}, {7, 3}, {64, 64}, {300, 17}};
     for (uint32_t b = 2; b <= 8; b++)
@@ -124,12 +138,24 @@ int main(void) {
                     for (uint64_t i = 0; i < rows * C; i++) {
                         double v = trng_gauss(&r);
                         switch (kind) {
-                        case 0: g[i] = (float)(v * 1e-3); break;
-                        case 1: g[i] = (float)(v / (fabs(trng_gauss(&r)) + 0.01)); break;
-                        case 2: g[i] = (i % C == 0) ? 0.0f : (float)v; break; /* a zero channel */
-                        case 3: g[i] = trng_float_exp(&r, -149, -127); break;  /* subnormal */
-                        case 4: g[i] = (float)((int)trng_below(&r, 9) - 4) * 0.25f; break; /* ties */
-                        default: g[i] = trng_float_exp(&r, -20, 20); break;
+                        case 0:
+                            g[i] = (float)(v * 1e-3);
+                            break;
+                        case 1:
+                            g[i] = (float)(v / (fabs(trng_gauss(&r)) + 0.01));
+                            break;
+                        case 2:
+                            g[i] = (i % C == 0) ? 0.0f : (float)v;
+                            break; /* a zero channel */
+                        case 3:
+                            g[i] = trng_float_exp(&r, -149, -127);
+                            break; /* subnormal */
+                        case 4:
+                            g[i] = (float)((int)trng_below(&r, 9) - 4) * 0.25f;
+                            break; /* ties */
+                        default:
+                            g[i] = trng_float_exp(&r, -20, 20);
+                            break;
                         }
                     }
                     fix_case(g, rows, C, b, (tahq_meta)meta, "random");
@@ -137,7 +163,8 @@ int main(void) {
                 }
     /* symmetric extremes: +m and -m in one channel */
     float e2[4] = {3.0f, -3.0f, 1.5f, -0.0f};
-    for (uint32_t b = 2; b <= 8; b++) fix_case(e2, 4, 1, b, TAHQ_META_FP16, "+-m");
+    for (uint32_t b = 2; b <= 8; b++)
+        fix_case(e2, 4, 1, b, TAHQ_META_FP16, "+-m");
     /* fp32 steps of subnormal size: m = 190 2^-149, b = 8 (L = 127):
      * fl(m / L) = 2^-149 (1.496 quanta, absolute rounding of a subnormal
      * quotient); h = 2^-149 would give fl(m/h) = 190 > L, so the search
@@ -201,20 +228,25 @@ int main(void) {
         int hidx;
         float step;
         const char *what;
-    } pc[] = {{1, 0, -1, 0, "code 0"},    {5, 16, -1, 0, "code 2^b"},   {0, 255, -1, 0, "code 255"},
-              {-1, 0, 1, -1.0f, "step -1"}, {-1, 0, 2, NAN, "step NaN"}, {-1, 0, 0, INFINITY, "step inf"},
+    } pc[] = {{1, 0, -1, 0, "code 0"},           {5, 16, -1, 0, "code 2^b"},
+              {0, 255, -1, 0, "code 255"},       {-1, 0, 1, -1.0f, "step -1"},
+              {-1, 0, 2, NAN, "step NaN"},       {-1, 0, 0, INFINITY, "step inf"},
               {-1, 0, 0, -INFINITY, "step -inf"}};
     for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
         uint8_t qq[6];
         float hh[3];
         memcpy(qq, q, sizeof qq);
         memcpy(hh, h, sizeof hh);
-        if (pc[i].idx >= 0) qq[pc[i].idx] = pc[i].code;
-        if (pc[i].hidx >= 0) hh[pc[i].hidx] = pc[i].step;
-        for (int k = 0; k < 6; k++) o[k] = 1234.5f;
+        if (pc[i].idx >= 0)
+            qq[pc[i].idx] = pc[i].code;
+        if (pc[i].hidx >= 0)
+            hh[pc[i].hidx] = pc[i].step;
+        for (int k = 0; k < 6; k++)
+            o[k] = 1234.5f;
         tahq_status st = tahq_fixpoint_decode(qq, hh, 2, 3, 4, o);
         int untouched = 1;
-        for (int k = 0; k < 6; k++) untouched &= o[k] == 1234.5f;
+        for (int k = 0; k < 6; k++)
+            untouched &= o[k] == 1234.5f;
         CHECKF(st == TAHQ_ERR_PAYLOAD && untouched, "fixpoint decode %s: %d", pc[i].what, st);
     }
     CHECK(tahq_fixpoint_decode(NULL, h, 2, 3, 4, o) == TAHQ_ERR_NULL);

@@ -36,11 +36,18 @@
 /* Independent references                                                   */
 /* ------------------------------------------------------------------------ */
 
-static int f16_is_nan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
-static int bf16_is_nan(uint16_t h) { return (h & 0x7F80) == 0x7F80 && (h & 0x007F) != 0; }
+static int f16_is_nan(uint16_t h)
+{
+    return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0;
+}
+static int bf16_is_nan(uint16_t h)
+{
+    return (h & 0x7F80) == 0x7F80 && (h & 0x007F) != 0;
+}
 
 /* Exact value of a binary16 pattern, built in binary64 from its fields. */
-static double f16_value_ref(uint16_t h) {
+static double f16_value_ref(uint16_t h)
+{
     int e = (h >> 10) & 31, m = h & 1023;
     double v;
     if (e == 31)
@@ -53,28 +60,34 @@ static double f16_value_ref(uint16_t h) {
 }
 
 /* binary32 -> binary16 RNE in binary64 (see the file comment). NaN -> 0x7E00. */
-static uint16_t f16_ref(float x) {
+static uint16_t f16_ref(float x)
+{
     uint32_t w = f2u(x);
     uint16_t sign = (uint16_t)((w >> 16) & 0x8000);
-    if (isnan(x)) return 0x7E00;
+    if (isnan(x))
+        return 0x7E00;
     double a = fabs((double)x);
     /* 65520 = 65504 + half a quantum (32/2); the tie goes to the even
      * neighbour 65536, which overflows. */
-    if (a >= 65520.0) return (uint16_t)(sign | 0x7C00);
-    if (a == 0.0) return sign;
+    if (a >= 65520.0)
+        return (uint16_t)(sign | 0x7C00);
+    if (a == 0.0)
+        return sign;
     int e2;
     (void)frexp(a, &e2); /* a = f * 2^e2, 0.5 <= f < 1: binade exponent E = e2 - 1 */
     int E = e2 - 1;
-    if (E < -14) E = -14;                   /* subnormal binade shares the quantum 2^-24 */
-    double n = a / ldexp(1.0, E - 10);      /* exact */
-    double nr = (n + 0x1p52) - 0x1p52;      /* RNE to an integer, 0 <= n < 2^11 */
+    if (E < -14)
+        E = -14;                       /* subnormal binade shares the quantum 2^-24 */
+    double n = a / ldexp(1.0, E - 10); /* exact */
+    double nr = (n + 0x1p52) - 0x1p52; /* RNE to an integer, 0 <= n < 2^11 */
     /* E = -14: nr in 0..2048 is the pattern itself (0x400 = 2^-14, 0x800 = 2^-13);
      * E > -14: nr in 1024..2048 and ((E+14)<<10) + nr carries into the exponent. */
     return (uint16_t)(sign | (uint16_t)(((E + 14) << 10) + (int)nr));
 }
 
 static double bf16_q[256], bf16_invq[256];
-static void bf16_ref_init(void) {
+static void bf16_ref_init(void)
+{
     for (int f = 0; f < 256; f++) {
         int E = f ? f - 127 : -126;
         bf16_q[f] = ldexp(1.0, E - 7);
@@ -85,19 +98,24 @@ static void bf16_ref_init(void) {
  * the rebuilt binary32 has nonzero low bits (cannot happen if the reference is
  * right). */
 static int bf16_ref_selfcheck_fail;
-static uint16_t bf16_ref(float x) {
+static uint16_t bf16_ref(float x)
+{
     uint32_t w = f2u(x);
     uint16_t sign = (uint16_t)((w >> 16) & 0x8000);
-    if (isnan(x)) return 0x7FC0;
-    if (isinf(x)) return (uint16_t)(sign | 0x7F80);
+    if (isnan(x))
+        return 0x7FC0;
+    if (isinf(x))
+        return (uint16_t)(sign | 0x7F80);
     int f = (int)((w >> 23) & 0xFF);
     double a = fabs((double)x);
-    double n = a * bf16_invq[f];         /* exact, 0 <= n < 2^8 */
-    double nr = (n + 0x1p52) - 0x1p52;   /* RNE */
-    double r = nr * bf16_q[f];           /* exact */
-    if (r >= 0x1p128) return (uint16_t)(sign | 0x7F80);
-    uint32_t rw = f2u((float)r);         /* exact: r has <= 8 significant bits */
-    if (rw & 0xFFFF) bf16_ref_selfcheck_fail = 1;
+    double n = a * bf16_invq[f];       /* exact, 0 <= n < 2^8 */
+    double nr = (n + 0x1p52) - 0x1p52; /* RNE */
+    double r = nr * bf16_q[f];         /* exact */
+    if (r >= 0x1p128)
+        return (uint16_t)(sign | 0x7F80);
+    uint32_t rw = f2u((float)r); /* exact: r has <= 8 significant bits */
+    if (rw & 0xFFFF)
+        bf16_ref_selfcheck_fail = 1;
     return (uint16_t)(sign | (rw >> 16));
 }
 
@@ -105,33 +123,42 @@ static uint16_t bf16_ref(float x) {
 /* F16C                                                                      */
 /* ------------------------------------------------------------------------ */
 #if HAVE_X86
-__attribute__((target("f16c"))) static void f16c_convert4(const float *in, uint16_t *out) {
+__attribute__((target("f16c"))) static void f16c_convert4(const float *in, uint16_t *out)
+{
     __m128 v = _mm_loadu_ps(in);
     __m128i h = _mm_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
     uint64_t lo = (uint64_t)_mm_cvtsi128_si64(h);
-    for (int i = 0; i < 4; i++) out[i] = (uint16_t)(lo >> (16 * i));
+    for (int i = 0; i < 4; i++)
+        out[i] = (uint16_t)(lo >> (16 * i));
 }
 /* CPUID.1:ECX bit 29 is F16C; its instructions are VEX-encoded, so the OS
  * must also support the AVX state (covered by __builtin_cpu_supports("avx")).
  * Not __builtin_cpu_supports("f16c"): some Clang versions reject that name. */
-static int have_f16c(void) {
+static int have_f16c(void)
+{
     unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 29))) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 29)))
+        return 0;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx") ? 1 : 0;
 }
 #else
-static void f16c_convert4(const float *in, uint16_t *out) {
+static void f16c_convert4(const float *in, uint16_t *out)
+{
     (void)in;
     (void)out;
 }
-static int have_f16c(void) { return 0; }
+static int have_f16c(void)
+{
+    return 0;
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
 /* Part rt: all 65536 patterns                                               */
 /* ------------------------------------------------------------------------ */
-static void part_roundtrip(void) {
+static void part_roundtrip(void)
+{
     uint64_t nan16 = 0, nanbf = 0;
     for (uint32_t i = 0; i < 65536; i++) {
         uint16_t h = (uint16_t)i;
@@ -184,7 +211,8 @@ static void part_roundtrip(void) {
     for (int i = 0; i < 1000000; i++) {
         uint32_t w = trng_u32(&r);
         float x = u2f(w);
-        if (isnan(x)) continue;
+        if (isnan(x))
+            continue;
         CHECK_QUIET(tahq_meta_bits(TAHQ_META_FP32, x) == w, "meta_bits fp32 %08x", w);
         CHECK_QUIET(f2u(tahq_meta_value(TAHQ_META_FP32, w)) == w, "meta_value fp32 %08x", w);
     }
@@ -195,7 +223,7 @@ static void part_roundtrip(void) {
     CHECK(tahq_f32_to_f16(65520.0f) == 0x7C00);        /* tie -> even (65536) = inf */
     CHECK(tahq_f32_to_f16(-65520.0f) == 0xFC00);
     CHECK(tahq_f32_to_f16(0x1p-24f) == 0x0001);
-    CHECK(tahq_f32_to_f16(0x1p-25f) == 0x0000);        /* tie -> even 0 */
+    CHECK(tahq_f32_to_f16(0x1p-25f) == 0x0000); /* tie -> even 0 */
     CHECK(tahq_f32_to_f16(-0x1p-25f) == 0x8000);
     CHECK(tahq_f32_to_f16(0x1.000002p-25f) == 0x0001); /* just above the tie */
     CHECK(tahq_f32_to_f16(0x3p-25f) == 0x0002);        /* 1.5 quanta: tie -> even 2 */
@@ -219,13 +247,15 @@ static void part_roundtrip(void) {
 /* ------------------------------------------------------------------------ */
 /* Part f16: binary32 -> binary16 on every pattern of one half               */
 /* ------------------------------------------------------------------------ */
-static const char *part_f16(uint32_t half, int force_sample) {
+static const char *part_f16(uint32_t half, int force_sample)
+{
     uint64_t lo = (uint64_t)half << 31, hi = lo + (UINT64_C(1) << 31);
     if (have_f16c() && !force_sample) {
         float in[4];
         uint16_t hw[4];
         for (uint64_t w = lo; w < hi; w += 4) {
-            for (int i = 0; i < 4; i++) in[i] = u2f((uint32_t)(w + (uint64_t)i));
+            for (int i = 0; i < 4; i++)
+                in[i] = u2f((uint32_t)(w + (uint64_t)i));
             f16c_convert4(in, hw);
             for (int i = 0; i < 4; i++) {
                 uint16_t got = tahq_f32_to_f16(in[i]);
@@ -243,11 +273,12 @@ static const char *part_f16(uint32_t half, int force_sample) {
             uint32_t w = (uint32_t)(lo + trng_below(&r, UINT64_C(1) << 31));
             in[0] = u2f(w);
             in[1] = u2f(w ^ 1);
-            in[2] = u2f(w & ~UINT32_C(0x1FFF)) ; /* on a binary16 tie/grid point in many binades */
+            in[2] = u2f(w & ~UINT32_C(0x1FFF)); /* on a binary16 tie/grid point in many binades */
             in[3] = u2f((w & ~UINT32_C(0x1FFF)) | 0x1000);
             f16c_convert4(in, hw);
             for (int j = 0; j < 4; j++) {
-                if (isnan(in[j])) continue;
+                if (isnan(in[j]))
+                    continue;
                 CHECK_QUIET(f16_ref(in[j]) == hw[j], "ref(%08x) = %04x, F16C %04x", f2u(in[j]),
                             f16_ref(in[j]), hw[j]);
             }
@@ -268,7 +299,8 @@ static const char *part_f16(uint32_t half, int force_sample) {
         for (int d = -2; d <= 2; d++) {
             uint32_t w = (uint32_t)(b + (uint64_t)(int64_t)d);
             float x = u2f(w);
-            if (isnan(x)) continue;
+            if (isnan(x))
+                continue;
             CHECK_QUIET(tahq_f32_to_f16(x) == f16_ref(x), "f16(%08x)", w);
         }
     }
@@ -278,7 +310,8 @@ static const char *part_f16(uint32_t half, int force_sample) {
 /* ------------------------------------------------------------------------ */
 /* Part bf16: binary32 -> bfloat16 on every pattern of one half              */
 /* ------------------------------------------------------------------------ */
-static void part_bf16(uint32_t half) {
+static void part_bf16(uint32_t half)
+{
     uint64_t lo = (uint64_t)half << 31, hi = lo + (UINT64_C(1) << 31);
     bf16_ref_init();
     for (uint64_t w = lo; w < hi; w++) {
@@ -299,20 +332,24 @@ static void part_bf16(uint32_t half) {
 /* ------------------------------------------------------------------------ */
 /* next representable value of the 16-bit format above / below a finite grid
  * value given by its pattern (patterns are sign-magnitude). */
-static uint16_t next_up16(uint16_t h) {
-    if (h == 0x8000 || h == 0x0000) return 0x0001;
+static uint16_t next_up16(uint16_t h)
+{
+    if (h == 0x8000 || h == 0x0000)
+        return 0x0001;
     return (h & 0x8000) ? (uint16_t)(h - 1) : (uint16_t)(h + 1);
 }
-static uint16_t next_down16(uint16_t h) {
-    if (h == 0x8000 || h == 0x0000) return 0x8001;
+static uint16_t next_down16(uint16_t h)
+{
+    if (h == 0x8000 || h == 0x0000)
+        return 0x8001;
     return (h & 0x8000) ? (uint16_t)(h + 1) : (uint16_t)(h - 1);
 }
 
 typedef struct meta_ops {
     tahq_meta meta;
     const char *name;
-    float maxv;                         /* largest finite */
-    uint16_t maxh;                      /* its pattern */
+    float maxv;    /* largest finite */
+    uint16_t maxh; /* its pattern */
     uint16_t (*to)(float);
     float (*from)(uint16_t);
 } meta_ops;
@@ -320,12 +357,15 @@ typedef struct meta_ops {
 static uint64_t meta_points;
 
 /* on the grid: finite and converts to the format and back exactly */
-static int on_grid(const meta_ops *m, float v) {
+static int on_grid(const meta_ops *m, float v)
+{
     return isfinite(v) && f2u(m->from(m->to(v))) == f2u(v);
 }
 
-static void check_meta_point(const meta_ops *m, float x) {
-    if (!isfinite(x)) return;
+static void check_meta_point(const meta_ops *m, float x)
+{
+    if (!isfinite(x))
+        return;
     meta_points++;
     float d = tahq_meta_round_down(m->meta, x);
     float u = tahq_meta_round_up(m->meta, x);
@@ -363,12 +403,25 @@ static void check_meta_point(const meta_ops *m, float x) {
     }
 }
 
-static uint16_t bf_to(float x) { return tahq_f32_to_bf16(x); }
-static float bf_from(uint16_t h) { return tahq_bf16_to_f32(h); }
-static uint16_t h_to(float x) { return tahq_f32_to_f16(x); }
-static float h_from(uint16_t h) { return tahq_f16_to_f32(h); }
+static uint16_t bf_to(float x)
+{
+    return tahq_f32_to_bf16(x);
+}
+static float bf_from(uint16_t h)
+{
+    return tahq_bf16_to_f32(h);
+}
+static uint16_t h_to(float x)
+{
+    return tahq_f32_to_f16(x);
+}
+static float h_from(uint16_t h)
+{
+    return tahq_f16_to_f32(h);
+}
 
-static void part_meta(void) {
+static void part_meta(void)
+{
     meta_ops ops[2] = {
         {TAHQ_META_FP16, "fp16", 65504.0f, 0x7BFF, h_to, h_from},
         {TAHQ_META_BF16, "bf16", 0x1.FEp127f, 0x7F7F, bf_to, bf_from},
@@ -384,22 +437,30 @@ static void part_meta(void) {
         for (uint32_t i = 0; i < 65536; i++) {
             uint16_t h = (uint16_t)i;
             float g = m->from(h);
-            if (!isfinite(g)) continue;
+            if (!isfinite(g))
+                continue;
             uint32_t w = f2u(g);
-            for (int d = -3; d <= 3; d++) check_meta_point(m, u2f((uint32_t)((int64_t)w + d)));
+            for (int d = -3; d <= 3; d++)
+                check_meta_point(m, u2f((uint32_t)((int64_t)w + d)));
             if ((h & 0x7FFF) != m->maxh) {
-                float g2 = m->from((uint16_t)(h + 1)); /* next magnitude, same sign */
+                float g2 = m->from((uint16_t)(h + 1));               /* next magnitude, same sign */
                 float mid = (float)(((double)g + (double)g2) * 0.5); /* exact: <= 13 bits */
                 uint32_t mw = f2u(mid);
-                for (int d = -2; d <= 2; d++) check_meta_point(m, u2f((uint32_t)((int64_t)mw + d)));
+                for (int d = -2; d <= 2; d++)
+                    check_meta_point(m, u2f((uint32_t)((int64_t)mw + d)));
             }
         }
-        const float extra[] = {0.0f, -0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 0x1p-149f,
-                               -0x1p-149f, 65504.0f, -65504.0f, 65505.0f, -65505.0f, 65519.996f,
-                               65520.0f, -65520.0f, 0x1p64f, -0x1p64f, 0x1.FEp127f, -0x1.FEp127f,
-                               0x1.FF0002p127f, -0x1.FF0002p127f, 0x1p-133f, 0x1p-134f, 0x1p-24f,
-                               0x1p-25f, 3e-8f, -3e-8f};
-        for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) check_meta_point(m, extra[i]);
+        const float extra[] = {0.0f,         -0.0f,           FLT_MAX,
+                               -FLT_MAX,     FLT_MIN,         -FLT_MIN,
+                               0x1p-149f,    -0x1p-149f,      65504.0f,
+                               -65504.0f,    65505.0f,        -65505.0f,
+                               65519.996f,   65520.0f,        -65520.0f,
+                               0x1p64f,      -0x1p64f,        0x1.FEp127f,
+                               -0x1.FEp127f, 0x1.FF0002p127f, -0x1.FF0002p127f,
+                               0x1p-133f,    0x1p-134f,       0x1p-24f,
+                               0x1p-25f,     3e-8f,           -3e-8f};
+        for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+            check_meta_point(m, extra[i]);
     }
     /* hand-derived values */
     CHECK(tahq_meta_round_down(TAHQ_META_FP16, 0.1f) == 0x1.998p-4f); /* 0.0999755859375 */
@@ -421,13 +482,15 @@ static void part_meta(void) {
     for (int i = 0; i < 4000000; i++) {
         uint32_t w = trng_u32(&r);
         float x = u2f(w);
-        if (!isfinite(x)) continue;
+        if (!isfinite(x))
+            continue;
         CHECK_QUIET(f2u(tahq_meta_round_down(TAHQ_META_FP32, x)) == w, "fp32 down %08x", w);
         CHECK_QUIET(f2u(tahq_meta_round_up(TAHQ_META_FP32, x)) == w, "fp32 up %08x", w);
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const char *part = argc > 1 ? argv[1] : "all";
     int all = strcmp(part, "all") == 0;
     int force_sample = getenv("TAHQ_TEST_NO_F16C") != NULL;
@@ -438,20 +501,26 @@ int main(int argc, char **argv) {
         strcat(what, "65536 fp16+bf16 round trips, meta bits; ");
     }
     const char *how = NULL;
-    if (all || !strcmp(part, "f16-lo")) how = part_f16(0, force_sample);
-    if (all || !strcmp(part, "f16-hi")) how = part_f16(1, force_sample);
+    if (all || !strcmp(part, "f16-lo"))
+        how = part_f16(0, force_sample);
+    if (all || !strcmp(part, "f16-hi"))
+        how = part_f16(1, force_sample);
     if (how) {
         strcat(what, "f32->f16 RNE ");
         strcat(what, how);
         strcat(what, "; ");
     }
-    if (all || !strcmp(part, "bf16-lo")) part_bf16(0);
-    if (all || !strcmp(part, "bf16-hi")) part_bf16(1);
-    if (all || !strncmp(part, "bf16", 4)) strcat(what, "f32->bf16 RNE on 2^31 patterns/half vs binary64 ref; ");
+    if (all || !strcmp(part, "bf16-lo"))
+        part_bf16(0);
+    if (all || !strcmp(part, "bf16-hi"))
+        part_bf16(1);
+    if (all || !strncmp(part, "bf16", 4))
+        strcat(what, "f32->bf16 RNE on 2^31 patterns/half vs binary64 ref; ");
     if (all || !strcmp(part, "meta")) {
         part_meta();
         char buf[160];
-        snprintf(buf, sizeof buf, "meta down/up on %" PRIu64 " points (2^26 dense/meta + all boundaries); ",
+        snprintf(buf, sizeof buf,
+                 "meta down/up on %" PRIu64 " points (2^26 dense/meta + all boundaries); ",
                  meta_points);
         strcat(what, buf);
     }

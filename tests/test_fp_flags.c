@@ -27,25 +27,29 @@
 
 static volatile float va = 0x1.001p0f, vb = 0x1.001p0f, vc = -0x1.002p0f; /* 1+2^-12, -(1+2^-11) */
 
-static float mul_add_plain(float a, float b, float c) { return a * b + c; }
+static float mul_add_plain(float a, float b, float c)
+{
+    return a * b + c;
+}
 
 #if HAVE_X86
 /* compiled for a CPU with FMA: with contraction enabled GCC/Clang emit
  * vfmadd here; -ffp-contract=off must prevent it */
-__attribute__((target("fma"), noinline)) static float mul_add_fma_target(float a, float b,
-                                                                         float c) {
+__attribute__((target("fma"), noinline)) static float mul_add_fma_target(float a, float b, float c)
+{
     return a * b + c;
 }
 /* the same expression in a loop that the vectorizer may turn into SIMD FMA */
-__attribute__((target("avx2,fma"), noinline)) static void mul_add_loop(const float *a,
-                                                                       const float *b,
-                                                                       const float *c, float *r,
-                                                                       int n) {
-    for (int i = 0; i < n; i++) r[i] = a[i] * b[i] + c[i];
+__attribute__((target("avx2,fma"), noinline)) static void
+mul_add_loop(const float *a, const float *b, const float *c, float *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        r[i] = a[i] * b[i] + c[i];
 }
 #endif
 
-int main(void) {
+int main(void)
+{
     const float a = va, b = vb, c = vc;
     const float fused = fmaf(a, b, c);
     CHECKF(fused == 0x1p-24f, "fmaf reference: %a (want 0x1p-24)", (double)fused);
@@ -69,7 +73,8 @@ int main(void) {
             }
             mul_add_loop(A, B, Cc, R, 64);
             int ok = 1;
-            for (int i = 0; i < 64; i++) ok &= R[i] == 0.0f;
+            for (int i = 0; i < 64; i++)
+                ok &= R[i] == 0.0f;
             CHECKF(ok, "vectorizable a*b + c loop contracted");
         }
     }
@@ -96,7 +101,7 @@ int main(void) {
     CHECK((one + 0x1p-23f) + half_ulp == 1.0f + 0x1p-22f);
 
     char what[200];
-    snprintf(what, sizeof what,
-             "no FMA contraction (%s), FLT_EVAL_METHOD 0, subnormals kept, RNE", fma_note);
+    snprintf(what, sizeof what, "no FMA contraction (%s), FLT_EVAL_METHOD 0, subnormals kept, RNE",
+             fma_note);
     return t_finish("test_fp_flags", what);
 }

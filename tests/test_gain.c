@@ -50,12 +50,14 @@ typedef struct msg {
     int hdr_zero; /* on error: the first 72 bytes of out are 0 */
 } msg;
 
-static void msg_free(msg *m) {
+static void msg_free(msg *m)
+{
     free(m->b);
     memset(m, 0, sizeof *m);
 }
 
-static void encode(const tahq_config *c, const tahq_shape *sh, const float *x, msg *m) {
+static void encode(const tahq_config *c, const tahq_shape *sh, const float *x, msg *m)
+{
     memset(m, 0, sizeof *m);
     size_t cap = 0, wsz = 0;
     if (tahq_encode_bound(c, sh, &cap) != TAHQ_OK ||
@@ -65,20 +67,23 @@ static void encode(const tahq_config *c, const tahq_shape *sh, const float *x, m
     }
     m->b = malloc(cap + 16);
     void *ws = malloc(wsz + 8);
-    if (!m->b || !ws) abort();
+    if (!m->b || !ws)
+        abort();
     memset(m->b, 0xAB, cap + 16);
     m->len = 777;
     m->st = tahq_encode(c, sh, x, ws, wsz, m->b, cap, &m->len);
     if (m->st != TAHQ_OK) {
         int z = 1;
-        for (int i = 0; i < 72; i++) z &= m->b[i] == 0;
+        for (int i = 0; i < 72; i++)
+            z &= m->b[i] == 0;
         m->hdr_zero = z;
     }
     free(ws);
 }
 
 static void config(tahq_config *c, uint32_t G, uint32_t hi, uint32_t lo, uint32_t r, tahq_alloc a,
-                   float tau, int rnd, int meta, uint64_t seed) {
+                   float tau, int rnd, int meta, uint64_t seed)
+{
     tahq_config_default(c);
     c->tile = G;
     c->hi_bits = hi;
@@ -91,7 +96,8 @@ static void config(tahq_config *c, uint32_t G, uint32_t hi, uint32_t lo, uint32_
     c->seed = seed;
 }
 
-static uint64_t shape_n(const tahq_shape *sh) {
+static uint64_t shape_n(const tahq_shape *sh)
+{
     return (uint64_t)sh->batch * sh->seq_len * sh->channels;
 }
 
@@ -99,7 +105,8 @@ static uint64_t shape_n(const tahq_shape *sh) {
  * status of quantizing every tile at its width (the only error left once
  * the ranking has succeeded, or when no key was computed). */
 static tahq_status tile_loop_status(const tahq_config *c, const tahq_shape *sh, const float *x,
-                                    const uint8_t *map) {
+                                    const uint8_t *map)
+{
     const uint32_t G = c->tile;
     const uint64_t T = sh->channels / G, N = (uint64_t)sh->batch * sh->seq_len * T;
     float v[256], z, s;
@@ -107,25 +114,31 @@ static tahq_status tile_loop_status(const tahq_config *c, const tahq_shape *sh, 
     for (uint64_t t = 0; t < N; t++) {
         uint32_t piv;
         memcpy(v, x + t * G, G * sizeof(float));
-        if (spec_gate(v, G, c->tau, &piv)) spec_forward(v, G, piv);
+        if (spec_gate(v, G, c->tau, &piv))
+            spec_forward(v, G, piv);
         uint32_t b = map[t / T] ? c->lo_bits : c->hi_bits;
         tahq_status st = spec_quant(v, G, b, c->meta, c->rounding, c->seed, t * G, &z, &s, q);
-        if (st != TAHQ_OK) return st;
+        if (st != TAHQ_OK)
+            return st;
     }
     return TAHQ_OK;
 }
 
 /* map bit i of a message (§8.2 section 1, §8.3) */
-static int map_bit(const msg *m, uint64_t i) { return (int)spec_get_bits(m->b + 72, i, 1); }
+static int map_bit(const msg *m, uint64_t i)
+{
+    return (int)spec_get_bits(m->b + 72, i, 1);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Test tensors                                                               */
 /* ------------------------------------------------------------------------ */
 enum { K_GAUSS, K_SCALED, K_HEAVY, K_LLM, K_ADV, K_DUP, K_NEAR, K_BIG, K_HUGE, K_KINDS };
-static const char *const kind_name[K_KINDS] = {"gauss",    "scaled",    "heavy", "llm", "adversarial",
-                                               "dup-rows", "near-ties", "big",   "huge"};
+static const char *const kind_name[K_KINDS] = {
+    "gauss", "scaled", "heavy", "llm", "adversarial", "dup-rows", "near-ties", "big", "huge"};
 
-static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r) {
+static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r)
+{
     const uint64_t S = sh->seq_len, C = sh->channels, rows = (uint64_t)sh->batch * S;
     for (uint64_t row = 0; row < rows; row++) {
         /* a per-token scale, so that tokens differ in how much error they add */
@@ -135,12 +148,19 @@ static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r) {
             float *p = &x[row * C + c];
             const double g = trng_gauss(r);
             switch (kind) {
-            case K_GAUSS: *p = (float)g; break;
-            case K_SCALED: *p = (float)(g * scale); break;
-            case K_HEAVY: *p = (float)(g / (fabs(trng_gauss(r)) + 0.02)); break;
+            case K_GAUSS:
+                *p = (float)g;
+                break;
+            case K_SCALED:
+                *p = (float)(g * scale);
+                break;
+            case K_HEAVY:
+                *p = (float)(g / (fabs(trng_gauss(r)) + 0.02));
+                break;
             case K_LLM: {
                 double v = 0.3 * g * scale;
-                if (c % 97 == 13 || c == 5) v *= 30.0;
+                if (c % 97 == 13 || c == 5)
+                    v *= 30.0;
                 if ((row % S == 0 || row % 37 == 11) && (c == 3 || c == C / 2 + 1))
                     v = (trng_next(r) & 1 ? 1 : -1) * (800.0 + 1200.0 * trng_unit(r));
                 *p = (float)v;
@@ -148,14 +168,30 @@ static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r) {
             }
             case K_ADV:
                 switch (row % 8) {
-                case 0: *p = 0.0f; break;
-                case 1: *p = 0.1f; break; /* constant off the 16-bit grids */
-                case 2: *p = (c == (row * 7) % C) ? -77.0f : 0.0f; break; /* one spike */
-                case 3: *p = trng_float_exp(r, -149, -127); break;        /* subnormals */
-                case 4: *p = (float)(c & 1); break; /* two values: often a negative gain */
-                case 5: *p = (float)((int)trng_below(r, 9) - 4) * 0.5f; break;
-                case 6: *p = (c % 16 == 0) ? 2.0f : -2.0f; break; /* m1 = m2 */
-                default: *p = (float)g; break;
+                case 0:
+                    *p = 0.0f;
+                    break;
+                case 1:
+                    *p = 0.1f;
+                    break; /* constant off the 16-bit grids */
+                case 2:
+                    *p = (c == (row * 7) % C) ? -77.0f : 0.0f;
+                    break; /* one spike */
+                case 3:
+                    *p = trng_float_exp(r, -149, -127);
+                    break; /* subnormals */
+                case 4:
+                    *p = (float)(c & 1);
+                    break; /* two values: often a negative gain */
+                case 5:
+                    *p = (float)((int)trng_below(r, 9) - 4) * 0.5f;
+                    break;
+                case 6:
+                    *p = (c % 16 == 0) ? 2.0f : -2.0f;
+                    break; /* m1 = m2 */
+                default:
+                    *p = (float)g;
+                    break;
                 }
                 break;
             case K_DUP: /* each row a copy of an earlier row of its sequence, or fresh */
@@ -183,7 +219,9 @@ static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r) {
                 if (row == big_row && c < 2)
                     *p = (c == 0 ? -1.0f : 1.0f) * (float)(30000.0 + 40000.0 * trng_unit(r));
                 break;
-            default: *p = trng_float_exp(r, 40, 63); break; /* |x| < 2^64 */
+            default:
+                *p = trng_float_exp(r, 40, 63);
+                break; /* |x| < 2^64 */
             }
         }
     }
@@ -195,31 +233,35 @@ static void make_tensor(float *x, const tahq_shape *sh, int kind, trng *r) {
 static uint64_t a_cases, a_ok, a_range, a_range_rank, a_low0, a_differs_token, a_neg, a_keyties,
     a_equal_widths;
 
-static void map_case(const tahq_config *c, const tahq_shape *sh, const float *x, const char *what) {
+static void map_case(const tahq_config *c, const tahq_shape *sh, const float *x, const char *what)
+{
     const uint32_t G = c->tile;
-    const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, T = sh->channels / G, N = rows * T;
+    const uint64_t S = sh->seq_len, rows = (uint64_t)sh->batch * S, T = sh->channels / G,
+                   N = rows * T;
     char desc[256];
     snprintf(desc, sizeof desc,
-             "%s [%ux%ux%u] G=%u hi=%u lo=%u r=%u tau=%g rnd=%d meta=%d seed=%" PRIu64, what, sh->batch,
-             sh->seq_len, sh->channels, G, c->hi_bits, c->lo_bits, c->hi_permille, (double)c->tau,
-             c->rounding, c->meta, c->seed);
+             "%s [%ux%ux%u] G=%u hi=%u lo=%u r=%u tau=%g rnd=%d meta=%d seed=%" PRIu64, what,
+             sh->batch, sh->seq_len, sh->channels, G, c->hi_bits, c->lo_bits, c->hi_permille,
+             (double)c->tau, c->rounding, c->meta, c->seed);
     a_cases++;
     a_equal_widths += c->hi_bits == c->lo_bits;
     uint8_t *map = malloc(rows);
     uint32_t *keys = malloc(rows * sizeof *keys);
-    if (!map || !keys) abort();
+    if (!map || !keys)
+        abort();
     const uint64_t low = spec_low(S, c->hi_permille);
     a_low0 += low == 0;
     tahq_status want = spec_gain_map(c, sh, x, map, keys);
     const int rank_range = want != TAHQ_OK;
-    if (want == TAHQ_OK) want = tile_loop_status(c, sh, x, map);
+    if (want == TAHQ_OK)
+        want = tile_loop_status(c, sh, x, map);
     msg m;
     encode(c, sh, x, &m);
     if (!CHECKF(m.st == want, "%s: status %d, §4.3 transcription %d", desc, m.st, want) ||
         m.st != TAHQ_OK) {
         if (m.st != TAHQ_OK) {
-            CHECKF(m.len == 0 && m.hdr_zero, "%s: error %d: out_len %zu, header zeroed %d", desc, m.st,
-                   m.len, m.hdr_zero);
+            CHECKF(m.len == 0 && m.hdr_zero, "%s: error %d: out_len %zu, header zeroed %d", desc,
+                   m.st, m.len, m.hdr_zero);
             a_range += m.st == TAHQ_ERR_RANGE;
             a_range_rank += rank_range;
         }
@@ -237,22 +279,27 @@ static void map_case(const tahq_config *c, const tahq_shape *sh, const float *x,
     uint64_t differ = 0, first = 0;
     for (uint64_t i = 0; i < rows; i++)
         if (map_bit(&m, i) != map[i]) {
-            if (!differ) first = i;
+            if (!differ)
+                first = i;
             differ++;
         }
-    CHECKF(differ == 0, "%s: %" PRIu64 " map bits differ from §4.3 (first row %" PRIu64 ": %d, want %d)",
-           desc, differ, first, map_bit(&m, first), map[first]);
+    CHECKF(differ == 0,
+           "%s: %" PRIu64 " map bits differ from §4.3 (first row %" PRIu64 ": %d, want %d)", desc,
+           differ, first, map_bit(&m, first), map[first]);
     /* the widths of the tiles follow the map (§4.2: all tiles of a row) */
     tahq_tile_info *info = malloc(N * sizeof *info);
-    if (!info) abort();
+    if (!info)
+        abort();
     if (CHECKF(tahq_tile_infos(m.b, m.len, info, N) == TAHQ_OK, "%s: tile_infos", desc)) {
         int ok = 1;
-        for (uint64_t t = 0; t < N; t++) ok &= info[t].bits == (map[t / T] ? c->lo_bits : c->hi_bits);
+        for (uint64_t t = 0; t < N; t++)
+            ok &= info[t].bits == (map[t / T] ? c->lo_bits : c->hi_bits);
         CHECKF(ok, "%s: tile widths do not follow the map", desc);
     }
     free(info);
     float *dec = malloc(rows * sh->channels * sizeof(float));
-    if (!dec) abort();
+    if (!dec)
+        abort();
     CHECKF(tahq_decode(m.b, m.len, dec, rows * sh->channels) == TAHQ_OK, "%s: decode", desc);
     free(dec);
     /* statistics of what the case exercised */
@@ -260,7 +307,8 @@ static void map_case(const tahq_config *c, const tahq_shape *sh, const float *x,
         int neg = 0, ties = 0;
         for (uint64_t r = 0; r < rows; r++) {
             neg |= keys[r] < 0x80000000u;
-            if (r % S) ties |= keys[r] == keys[r - 1];
+            if (r % S)
+                ties |= keys[r] == keys[r - 1];
         }
         a_neg += neg;
         a_keyties += ties;
@@ -270,7 +318,8 @@ static void map_case(const tahq_config *c, const tahq_shape *sh, const float *x,
         encode(&ct, sh, x, &mt);
         if (mt.st == TAHQ_OK) {
             int d = 0;
-            for (uint64_t i = 0; i < rows; i++) d |= map_bit(&mt, i) != map[i];
+            for (uint64_t i = 0; i < rows; i++)
+                d |= map_bit(&mt, i) != map[i];
             a_differs_token += d;
         }
         msg_free(&mt);
@@ -281,7 +330,8 @@ done:
     free(keys);
 }
 
-static void part_map(int quick) {
+static void part_map(int quick)
+{
     trng r = {0x6A1E5EED};
     static const uint32_t hilo[][2] = {{4, 3}, {8, 1}, {1, 1}, {5, 5}, {2, 1},
                                        {8, 7}, {3, 2}, {6, 4}, {8, 8}};
@@ -292,13 +342,22 @@ static void part_map(int quick) {
     for (int i = 0; i < n; i++) {
         uint32_t G = Gs[trng_below(&r, 6)];
         const uint32_t *hl = hilo[trng_below(&r, sizeof hilo / sizeof hilo[0])];
-        uint32_t pm = trng_below(&r, 10) < 8 ? perm[trng_below(&r, 8)] : (uint32_t)trng_below(&r, 1001);
+        uint32_t pm =
+            trng_below(&r, 10) < 8 ? perm[trng_below(&r, 8)] : (uint32_t)trng_below(&r, 1001);
         float tau;
         switch (trng_below(&r, 4)) {
-        case 0: tau = 0.0f; break;
-        case 1: tau = INFINITY; break;
-        case 2: tau = 2.0f; break;
-        default: tau = (float)(0.5 + 7.5 * trng_unit(&r)); break;
+        case 0:
+            tau = 0.0f;
+            break;
+        case 1:
+            tau = INFINITY;
+            break;
+        case 2:
+            tau = 2.0f;
+            break;
+        default:
+            tau = (float)(0.5 + 7.5 * trng_unit(&r));
+            break;
         }
         tahq_config c;
         config(&c, G, hl[0], hl[1], pm, TAHQ_ALLOC_GAIN, tau, (int)trng_below(&r, 2),
@@ -307,7 +366,8 @@ static void part_map(int quick) {
         sh.batch = 1 + (uint32_t)trng_below(&r, 3);
         sh.seq_len = seqs[trng_below(&r, 8)];
         uint32_t T = Ts[trng_below(&r, 7)];
-        while ((uint64_t)sh.batch * sh.seq_len * T * G > 60000 && T > 1) T--;
+        while ((uint64_t)sh.batch * sh.seq_len * T * G > 60000 && T > 1)
+            T--;
         if (i % 50 == 7) { /* S = 1000: low(1000) at r = 999 is 1, at r = 1 it is 999 */
             sh.batch = 1;
             sh.seq_len = 1000;
@@ -317,7 +377,8 @@ static void part_map(int quick) {
         }
         sh.channels = T * G;
         float *x = malloc(shape_n(&sh) * sizeof(float));
-        if (!x) abort();
+        if (!x)
+            abort();
         int kind = (int)trng_below(&r, K_KINDS);
         make_tensor(x, &sh, kind, &r);
         map_case(&c, &sh, x, kind_name[kind]);
@@ -336,7 +397,8 @@ static void part_map(int quick) {
 /* ------------------------------------------------------------------------ */
 /* range: metadata overflow at the low width only                             */
 /* ------------------------------------------------------------------------ */
-static void part_range(void) {
+static void part_range(void)
+{
     /* G = 16, hi 2 bits (L = 3), lo 1 bit (L = 1), fp16 metadata, no gate.
      * Row 2 (of sequence 0) holds a tile with min -50000 and max 50000:
      * z = down(-50000) = -50016, w = 100016: at 1 bit s >= w / 1 is above
@@ -350,8 +412,10 @@ static void part_range(void) {
             tahq_shape sh = {B, S, 32};
             const uint64_t n = shape_n(&sh);
             float *x = malloc(n * sizeof(float));
-            if (!x) abort();
-            for (uint64_t i = 0; i < n; i++) x[i] = (float)trng_gauss(&r);
+            if (!x)
+                abort();
+            for (uint64_t i = 0; i < n; i++)
+                x[i] = (float)trng_gauss(&r);
             /* the overflowing tile: in the last sequence, row 2, tile 1 */
             const uint64_t row = (uint64_t)(B - 1) * S + 2;
             x[row * 32 + 16 + 3] = -50000.0f;
@@ -368,8 +432,8 @@ static void part_range(void) {
                     msg m;
                     encode(&c, &sh, x, &m);
                     char what[160];
-                    snprintf(what, sizeof what, "range: B=%u S=%u r=%u low(S)=%" PRIu64, B, S, perm[pi],
-                             low);
+                    snprintf(what, sizeof what, "range: B=%u S=%u r=%u low(S)=%" PRIu64, B, S,
+                             perm[pi], low);
                     if (low > 0) {
                         CHECKF(m.st == TAHQ_ERR_RANGE && m.len == 0 && m.hdr_zero,
                                "%s: status %d len %zu header zeroed %d, want ERR_RANGE", what, m.st,
@@ -403,8 +467,10 @@ static void part_range(void) {
                     tk.alloc = TAHQ_ALLOC_TOKEN;
                     msg mt;
                     encode(&tk, &sh, x, &mt);
-                    CHECKF(mt.st == TAHQ_OK || mt.st == TAHQ_ERR_RANGE, "%s: token %d", what, mt.st);
-                    if (mt.st == TAHQ_OK) CHECKF(map_bit(&mt, row) == 0, "%s: token map", what);
+                    CHECKF(mt.st == TAHQ_OK || mt.st == TAHQ_ERR_RANGE, "%s: token %d", what,
+                           mt.st);
+                    if (mt.st == TAHQ_OK)
+                        CHECKF(map_bit(&mt, row) == 0, "%s: token map", what);
                     msg_free(&mt);
                     msg_free(&m);
                     n_cases++;
@@ -438,7 +504,8 @@ static void part_range(void) {
 static const double U32 = 0x1p-24, U64 = 0x1p-53;
 
 /* binary64 squared error of a decoded tile, summed in element order */
-static double tile_err(const float *x, const float *y, uint32_t G) {
+static double tile_err(const float *x, const float *y, uint32_t G)
+{
     double s = 0.0;
     for (uint32_t i = 0; i < G; i++) {
         double d = (double)x[i] - (double)y[i];
@@ -467,7 +534,8 @@ static double tile_err(const float *x, const float *y, uint32_t G) {
  * Together |d - κ² c| <= θ2 R + κ² θ1 Q + η (2 κ √Q + η), with
  * Q <= c / (1 - θ1) and R <= (κ √Q + η)². The norms ‖x‖ and ‖v̂‖ are
  * evaluated in binary64 (relative error far below the 2^-20 margin added). */
-static double tile_tol(uint32_t G, int flagged, double c, double xnorm, double vhnorm) {
+static double tile_tol(uint32_t G, int flagged, double c, double xnorm, double vhnorm)
+{
     const int k = spec_log2u(G);
     const double kap2 = flagged && (k & 1) ? 2.0 : 1.0, kap = sqrt(kap2);
     const double th1 = 0x1p-23 + 0x1p-47 + k * 0x1p-52, th2 = 2.0 * G * 0x1p-52;
@@ -480,9 +548,11 @@ static double tile_tol(uint32_t G, int flagged, double c, double xnorm, double v
     return t * (1.0 + 0x1p-20);
 }
 
-static double norm2(const float *v, uint32_t G) {
+static double norm2(const float *v, uint32_t G)
+{
     double s = 0.0;
-    for (uint32_t i = 0; i < G; i++) s += (double)v[i] * (double)v[i];
+    for (uint32_t i = 0; i < G; i++)
+        s += (double)v[i] * (double)v[i];
     return sqrt(s);
 }
 
@@ -502,7 +572,8 @@ typedef struct opt_data {
     uint8_t *lg, *lt;
 } opt_data;
 
-static void opt_alloc(opt_data *d, const tahq_config *cg, const tahq_shape *sh) {
+static void opt_alloc(opt_data *d, const tahq_config *cg, const tahq_shape *sh)
+{
     d->G = cg->tile;
     d->S = sh->seq_len;
     d->rows = (uint64_t)sh->batch * d->S;
@@ -528,7 +599,8 @@ static void opt_alloc(opt_data *d, const tahq_config *cg, const tahq_shape *sh) 
         abort();
 }
 
-static void opt_free(opt_data *d) {
+static void opt_free(opt_data *d)
+{
     free(d->yg);
     free(d->yt);
     free(d->yu[0]);
@@ -547,7 +619,8 @@ static void opt_free(opt_data *d) {
 /* Per tile the §4.3 values (transcription) and the decoded errors; per
  * token sigma. 0, or -1 when the transcription fails on a tile. */
 static int opt_tiles(const tahq_config *cg, const tahq_shape *sh, const float *x, opt_data *d,
-                     const char *desc) {
+                     const char *desc)
+{
     const uint32_t G = d->G;
     const uint64_t rows = d->rows, T = d->T, N = d->N;
     const float *yg = d->yg, *yt = d->yt;
@@ -560,7 +633,8 @@ static int opt_tiles(const tahq_config *cg, const tahq_shape *sh, const float *x
         double e[2];
         float vh[2][256];
         tahq_status st = spec_gain_tile(cg, x + t * G, t * G, &fl, e, vh, NULL);
-        if (!CHECKF(st == TAHQ_OK, "%s: transcription of tile %" PRIu64 ": %d", desc, t, st)) return -1;
+        if (!CHECKF(st == TAHQ_OK, "%s: transcription of tile %" PRIu64 ": %d", desc, t, st))
+            return -1;
         const double kap2 = fl && (spec_log2u(G) & 1) ? 2.0 : 1.0;
         gt[t] = spec_tile_gain(cg, fl, e);
         ch[t] = kap2 * e[1];
@@ -579,8 +653,8 @@ static int opt_tiles(const tahq_config *cg, const tahq_shape *sh, const float *x
     c_tiles_equal += tiles_equal;
     CHECKF(tiles_equal, "%s: a decoded tile differs from the uniform encode of its width", desc);
     for (uint64_t r = 0; r < rows; r++)
-        CHECK_QUIET(spec_token_sigma(cg, x + r * sh->channels, (uint32_t)T, r * sh->channels, &sig[r]) ==
-                        TAHQ_OK,
+        CHECK_QUIET(spec_token_sigma(cg, x + r * sh->channels, (uint32_t)T, r * sh->channels,
+                                     &sig[r]) == TAHQ_OK,
                     "%s: sigma", desc);
     return 0;
 }
@@ -589,7 +663,8 @@ static int opt_tiles(const tahq_config *cg, const tahq_shape *sh, const float *x
  * tile errors at each tile's width, and within rounding of the all-high
  * error plus the gains of the low tokens. *Eg_out gets it. */
 static void opt_check_sum(const float *x, const opt_data *d, const char *desc, double *Eg_out,
-                          double *Et_out) {
+                          double *Et_out)
+{
     const uint32_t G = d->G;
     const uint64_t rows = d->rows, T = d->T, N = d->N;
     const float *yg = d->yg, *yt = d->yt;
@@ -620,7 +695,8 @@ static void opt_check_sum(const float *x, const opt_data *d, const char *desc, d
     for (uint64_t t = 0; t < N; t++) {
         H += ch[t];
         tolw += tolt[lg[t / T] ? 0 : 1][t];
-        if (lg[t / T]) absg += fabs(gt[t]);
+        if (lg[t / T])
+            absg += fabs(gt[t]);
     }
     for (uint64_t r = 0; r < rows; r++)
         if (lg[r]) {
@@ -631,20 +707,22 @@ static void opt_check_sum(const float *x, const opt_data *d, const char *desc, d
     const double P = H + Sg;
     const int lgT = spec_log2u(spec_pow2_ceil((uint32_t)T));
     const double tolP = (tolw + 2.0 * U64 *
-                                    ((double)(N + G) * Eg + (double)N * H + (double)(lgT + 1) * absg +
-                                     (double)nlow * abss + fabs(P))) *
+                                    ((double)(N + G) * Eg + (double)N * H +
+                                     (double)(lgT + 1) * absg + (double)nlow * abss + fabs(P))) *
                         (1.0 + 0x1p-20);
     CHECKF(fabs(Eg - P) <= tolP,
            "%s: gain error %.17g vs all-high %.17g + low gains %.17g: |diff| %.3g > tolerance %.3g",
            desc, Eg, H, Sg, fabs(Eg - P), tolP);
-    if (tolP > 0 && fabs(Eg - P) / tolP > c_worst_p) c_worst_p = fabs(Eg - P) / tolP;
+    if (tolP > 0 && fabs(Eg - P) / tolP > c_worst_p)
+        c_worst_p = fabs(Eg - P) / tolP;
     *Eg_out = Eg;
     *Et_out = Et;
 }
 
 /* Optimality against the token message at equal n_low, in decoded error
  * and in sigma. */
-static void opt_check_order(const opt_data *d, double Eg, double Et, const char *desc) {
+static void opt_check_order(const opt_data *d, double Eg, double Et, const char *desc)
+{
     const uint32_t G = d->G;
     const uint64_t rows = d->rows, T = d->T, N = d->N;
     const uint8_t *lg = d->lg, *lt = d->lt;
@@ -665,7 +743,8 @@ static void opt_check_order(const opt_data *d, double Eg, double Et, const char 
     double tolO = 0.0, sig_g = 0.0, sig_t = 0.0, slack = 0.0;
     int differ = 0;
     for (uint64_t r = 0; r < rows; r++) {
-        if (lg[r] == lt[r]) continue;
+        if (lg[r] == lt[r])
+            continue;
         differ = 1;
         double tau_s = 0.0, ag = 0.0;
         for (uint64_t t = r * T; t < (r + 1) * T; t++) {
@@ -683,11 +762,13 @@ static void opt_check_order(const opt_data *d, double Eg, double Et, const char 
     }
     c_differ += differ;
     tolO = (tolO + 2.0 * U64 * (double)(N + G) * (Eg + Et)) * (1.0 + 0x1p-20);
-    CHECKF(Eg <= Et + tolO, "%s: gain message error %.17g > token message error %.17g + tolerance %.3g",
-           desc, Eg, Et, tolO);
+    CHECKF(Eg <= Et + tolO,
+           "%s: gain message error %.17g > token message error %.17g + tolerance %.3g", desc, Eg,
+           Et, tolO);
     if (Eg > Et) {
         c_gain_above++;
-        if (tolO > 0 && (Eg - Et) / tolO > c_worst_opt) c_worst_opt = (Eg - Et) / tolO;
+        if (tolO > 0 && (Eg - Et) / tolO > c_worst_opt)
+            c_worst_opt = (Eg - Et) / tolO;
     }
     c_token_worse += Et > Eg + tolO;
     /* the same in σ alone: the symmetric difference, where the maps differ */
@@ -696,15 +777,17 @@ static void opt_check_order(const opt_data *d, double Eg, double Et, const char 
            desc, sig_g, sig_t);
 }
 
-static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const float *x, const char *what) {
+static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const float *x,
+                         const char *what)
+{
     opt_data d;
     opt_alloc(&d, cg, sh);
     const uint32_t G = d.G;
     const uint64_t rows = d.rows, n = d.n;
     char desc[256];
     snprintf(desc, sizeof desc, "optimal %s [%ux%ux%u] G=%u hi=%u lo=%u r=%u tau=%g rnd=%d meta=%d",
-             what, sh->batch, sh->seq_len, sh->channels, G, cg->hi_bits, cg->lo_bits, cg->hi_permille,
-             (double)cg->tau, cg->rounding, cg->meta);
+             what, sh->batch, sh->seq_len, sh->channels, G, cg->hi_bits, cg->lo_bits,
+             cg->hi_permille, (double)cg->tau, cg->rounding, cg->meta);
     /* four encodes: gain, token, and uniform at hi and at lo (alloc none) */
     tahq_config ct = *cg, cu[2];
     ct.alloc = TAHQ_ALLOC_TOKEN;
@@ -719,7 +802,8 @@ static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const floa
     encode(&cu[0], sh, x, &mu[0]);
     encode(&cu[1], sh, x, &mu[1]);
     double Eg = 0.0, Et = 0.0;
-    if (mu[0].st != TAHQ_OK || mu[1].st != TAHQ_OK) { /* a width overflows: not this part's subject */
+    if (mu[0].st != TAHQ_OK ||
+        mu[1].st != TAHQ_OK) { /* a width overflows: not this part's subject */
         CHECKF(mg.st == TAHQ_ERR_RANGE || mg.st == TAHQ_OK, "%s: gain status %d", desc, mg.st);
         c_skipped++;
         goto done;
@@ -737,7 +821,8 @@ static void optimal_case(const tahq_config *cg, const tahq_shape *sh, const floa
         d.lg[i] = (uint8_t)map_bit(&mg, i);
         d.lt[i] = (uint8_t)map_bit(&mt, i);
     }
-    if (opt_tiles(cg, sh, x, &d, desc) != 0) goto done;
+    if (opt_tiles(cg, sh, x, &d, desc) != 0)
+        goto done;
     opt_check_sum(x, &d, desc, &Eg, &Et);
     opt_check_order(&d, Eg, Et, desc);
 done:
@@ -748,7 +833,8 @@ done:
     opt_free(&d);
 }
 
-static void part_optimal(int quick) {
+static void part_optimal(int quick)
+{
     trng r = {0x0971A1};
     static const uint32_t hilo[][2] = {{4, 3}, {4, 2}, {8, 4}, {3, 1}, {2, 1}, {6, 5}};
     static const uint32_t perm[] = {800, 500, 250, 900};
@@ -759,28 +845,32 @@ static void part_optimal(int quick) {
         const uint32_t *hl = hilo[trng_below(&r, 6)];
         static const float taus[] = {0.0f, 2.0f, INFINITY};
         tahq_config c;
-        config(&c, G, hl[0], hl[1], perm[trng_below(&r, 4)], TAHQ_ALLOC_GAIN, taus[trng_below(&r, 3)],
-               (int)trng_below(&r, 2), (int)trng_below(&r, 3), trng_next(&r));
+        config(&c, G, hl[0], hl[1], perm[trng_below(&r, 4)], TAHQ_ALLOC_GAIN,
+               taus[trng_below(&r, 3)], (int)trng_below(&r, 2), (int)trng_below(&r, 3),
+               trng_next(&r));
         tahq_shape sh = {1 + (uint32_t)trng_below(&r, 3), 4 + (uint32_t)trng_below(&r, 29), 0};
         uint32_t T = 1 + (uint32_t)trng_below(&r, 8);
-        while ((uint64_t)sh.batch * sh.seq_len * T * G > 40000 && T > 1) T--;
+        while ((uint64_t)sh.batch * sh.seq_len * T * G > 40000 && T > 1)
+            T--;
         sh.channels = T * G;
         float *x = malloc(shape_n(&sh) * sizeof(float));
-        if (!x) abort();
+        if (!x)
+            abort();
         int kind = kinds[trng_below(&r, 6)];
         make_tensor(x, &sh, kind, &r);
         optimal_case(&c, &sh, x, kind_name[kind]);
         free(x);
     }
-    printf("optimal: %" PRIu64 " inputs (%" PRIu64 " skipped: a uniform width overflows): tiles of "
-           "the gain and token messages equal the uniform encodes' in %" PRIu64
-           "; maps differ in %" PRIu64
-           "; token message error > gain message error + tolerance in %" PRIu64
-           " (the control); gain error above token error (within tolerance) in %" PRIu64
-           ", worst excess/tolerance %.3g; |gain error - (all-high + low gains)| / tolerance at most "
-           "%.3g\n",
-           c_cases + c_skipped, c_skipped, c_tiles_equal, c_differ, c_token_worse, c_gain_above,
-           c_worst_opt, c_worst_p);
+    printf(
+        "optimal: %" PRIu64 " inputs (%" PRIu64 " skipped: a uniform width overflows): tiles of "
+        "the gain and token messages equal the uniform encodes' in %" PRIu64
+        "; maps differ in %" PRIu64
+        "; token message error > gain message error + tolerance in %" PRIu64
+        " (the control); gain error above token error (within tolerance) in %" PRIu64
+        ", worst excess/tolerance %.3g; |gain error - (all-high + low gains)| / tolerance at most "
+        "%.3g\n",
+        c_cases + c_skipped, c_skipped, c_tiles_equal, c_differ, c_token_worse, c_gain_above,
+        c_worst_opt, c_worst_p);
     CHECKF(c_token_worse > 0,
            "optimal: token allocation never decisively worse: the check has no power");
     CHECKF(c_cases >= (uint64_t)n / 2, "optimal: too many skipped inputs (%" PRIu64 ")", c_skipped);
@@ -789,7 +879,8 @@ static void part_optimal(int quick) {
 /* ------------------------------------------------------------------------ */
 /* ties                                                                       */
 /* ------------------------------------------------------------------------ */
-static void part_ties(void) {
+static void part_ties(void)
+{
     trng r = {4242};
     uint64_t n_cases = 0;
     /* identical rows in each sequence (nearest-even: the codes depend on the
@@ -802,12 +893,15 @@ static void part_ties(void) {
                : (i % 3) == 1 ? 2.0f
                               : INFINITY,
                TAHQ_ROUND_NEAREST_EVEN, i % 3, trng_next(&r));
-        tahq_shape sh = {1 + (uint32_t)(i % 3), 3 + (uint32_t)(i % 13), G * (1 + (uint32_t)(i % 4))};
+        tahq_shape sh = {1 + (uint32_t)(i % 3), 3 + (uint32_t)(i % 13),
+                         G * (1 + (uint32_t)(i % 4))};
         const uint64_t C = sh.channels, S = sh.seq_len, rows = (uint64_t)sh.batch * S;
         float *x = malloc(shape_n(&sh) * sizeof(float));
-        if (!x) abort();
+        if (!x)
+            abort();
         for (uint64_t b = 0; b < sh.batch; b++) {
-            for (uint64_t k = 0; k < C; k++) x[b * S * C + k] = (float)(trng_gauss(&r) * (1 + b));
+            for (uint64_t k = 0; k < C; k++)
+                x[b * S * C + k] = (float)(trng_gauss(&r) * (1 + b));
             for (uint64_t s = 1; s < S; s++)
                 memcpy(x + (b * S + s) * C, x + b * S * C, C * sizeof(float));
         }
@@ -815,7 +909,8 @@ static void part_ties(void) {
         encode(&c, &sh, x, &m);
         const uint64_t low = spec_low(S, c.hi_permille);
         int ok = m.st == TAHQ_OK;
-        for (uint64_t k = 0; ok && k < rows; k++) ok &= map_bit(&m, k) == ((k % S) < low);
+        for (uint64_t k = 0; ok && k < rows; k++)
+            ok &= map_bit(&m, k) == ((k % S) < low);
         CHECKF(ok,
                "ties: identical rows G=%u S=%" PRIu64 " r=%u: status %d, want the first %" PRIu64
                " rows low",
@@ -828,7 +923,8 @@ static void part_ties(void) {
             x[k] = (float)(trng_gauss(&r) * exp(3 * trng_gauss(&r)));
         encode(&c, &sh, x, &m);
         ok = m.st == TAHQ_OK;
-        for (uint64_t k = 0; ok && k < rows; k++) ok &= map_bit(&m, k) == ((k % S) < low);
+        for (uint64_t k = 0; ok && k < rows; k++)
+            ok &= map_bit(&m, k) == ((k % S) < low);
         CHECKF(ok,
                "ties: hi = lo = %u, G=%u S=%" PRIu64 " r=%u: status %d, want the first %" PRIu64
                " rows low",
@@ -837,7 +933,8 @@ static void part_ties(void) {
         uint8_t *map = malloc(rows);
         if (low > 0 && spec_gain_map(&c, &sh, x, map, keys) == TAHQ_OK) {
             int allzero = 1;
-            for (uint64_t k = 0; k < rows; k++) allzero &= keys[k] == 0x80000000u; /* key of +0 */
+            for (uint64_t k = 0; k < rows; k++)
+                allzero &= keys[k] == 0x80000000u; /* key of +0 */
             CHECKF(allzero, "ties: hi = lo: a key other than that of +0");
         }
         free(keys);
@@ -870,15 +967,17 @@ static void part_ties(void) {
             for (int row = 0; row < 5; row++)
                 spec_token_sigma(&c, x + row * 32, 2, (uint64_t)row * 32, &sg[row]);
             CHECKF(sg[1] < 0 && sg[3] < 0 && sg[1] == sg[3] && sg[2] == 0 && sg[0] > 0 && sg[4] > 0,
-                   "ties: negative-gain rows (meta %d): σ = %g %g %g %g %g", meta, sg[0], sg[1], sg[2],
-                   sg[3], sg[4]);
+                   "ties: negative-gain rows (meta %d): σ = %g %g %g %g %g", meta, sg[0], sg[1],
+                   sg[2], sg[3], sg[4]);
             msg m;
             encode(&c, &sh, x, &m);
             char got[6] = "?????";
             if (m.st == TAHQ_OK)
-                for (int row = 0; row < 5; row++) got[row] = (char)('0' + map_bit(&m, (uint64_t)row));
+                for (int row = 0; row < 5; row++)
+                    got[row] = (char)('0' + map_bit(&m, (uint64_t)row));
             CHECKF(m.st == TAHQ_OK && strcmp(got, want[k]) == 0,
-                   "ties: negative gains, r=%u meta %d: map %s, want %s", rs[k], meta, got, want[k]);
+                   "ties: negative gains, r=%u meta %d: map %s, want %s", rs[k], meta, got,
+                   want[k]);
             msg_free(&m);
             n_cases++;
         }
@@ -889,7 +988,8 @@ static void part_ties(void) {
 /* ------------------------------------------------------------------------ */
 /* header: version and alloc consistency (§8.1, §8.4 steps 1-2)               */
 /* ------------------------------------------------------------------------ */
-static void reseal(uint8_t *m, size_t len) {
+static void reseal(uint8_t *m, size_t len)
+{
     uint32_t crc = tahq_crc32c(tahq_crc32c(0, m, 68), m + 72, len - 72);
     t_put_le(m + 68, crc, 4);
 }
@@ -897,19 +997,23 @@ static void reseal(uint8_t *m, size_t len) {
 static uint64_t e_cases;
 
 /* decode, parse_header, tile_infos and error_bound of an edited copy */
-static void expect(const uint8_t *src, size_t len, uint64_t count, tahq_status want, const char *what) {
+static void expect(const uint8_t *src, size_t len, uint64_t count, tahq_status want,
+                   const char *what)
+{
     uint8_t *w = malloc(len + 1);
     float *y = malloc(count * sizeof(float));
     double *bd = malloc(count * sizeof(double));
     tahq_tile_info info[64];
-    if (!w || !y || !bd) abort();
+    if (!w || !y || !bd)
+        abort();
     memcpy(w, src, len);
     memset(y, 0x7F, count * sizeof(float));
     tahq_status st = tahq_decode(w, len, y, count);
     CHECKF(st == want, "header: %s: decode %d, want %d", what, st, want);
     if (st != TAHQ_OK) {
         int untouched = 1;
-        for (size_t i = 0; i < count * sizeof(float); i++) untouched &= ((uint8_t *)y)[i] == 0x7F;
+        for (size_t i = 0; i < count * sizeof(float); i++)
+            untouched &= ((uint8_t *)y)[i] == 0x7F;
         CHECKF(untouched, "header: %s: output written on error", what);
     }
     tahq_header h;
@@ -925,20 +1029,23 @@ static void expect(const uint8_t *src, size_t len, uint64_t count, tahq_status w
     free(bd);
 }
 
-static void part_header(void) {
+static void part_header(void)
+{
     tahq_config c;
     config(&c, 16, 4, 3, 800, TAHQ_ALLOC_GAIN, 2.0f, 0, TAHQ_META_FP16, 0);
     tahq_shape sh = {1, 5, 32};
     const uint64_t n = 160;
     float x[160], yg[160], yt[160], y[160];
     trng r = {77};
-    for (int i = 0; i < 160; i++) x[i] = (float)(trng_gauss(&r) * (1 + i / 32));
+    for (int i = 0; i < 160; i++)
+        x[i] = (float)(trng_gauss(&r) * (1 + i / 32));
     x[3] = 40.0f;
     msg g, t;
     encode(&c, &sh, x, &g);
     c.alloc = TAHQ_ALLOC_TOKEN;
     encode(&c, &sh, x, &t);
-    if (!CHECK(g.st == TAHQ_OK && t.st == TAHQ_OK)) return;
+    if (!CHECK(g.st == TAHQ_OK && t.st == TAHQ_OK))
+        return;
     CHECK(tahq_decode(g.b, g.len, yg, n) == TAHQ_OK && tahq_decode(t.b, t.len, yt, n) == TAHQ_OK);
     tahq_header h;
     CHECK(tahq_parse_header(g.b, g.len, &h) == TAHQ_OK && h.version == 3 &&
@@ -947,7 +1054,8 @@ static void part_header(void) {
     CHECK(tahq_parse_header(t.b, t.len, &h) == TAHQ_OK && h.version == 1 && t.b[11] == 1);
     const size_t L = g.len;
     uint8_t *w = malloc(L + 1);
-    if (!w) abort();
+    if (!w)
+        abort();
     /* version / alloc pairs on the gain message: only (3, 3) and (1, 1) pass
      * the header, (1, 1) as a valid token message of the same layout (§8.2:
      * the same map section); (1, 0) and (1, 2) fail on n_low (§8.1) */
@@ -981,16 +1089,19 @@ static void part_header(void) {
             memcpy(w, g.b, L);
             t_put_le(w + 4, va[i].version, 2);
             w[11] = va[i].alloc;
-            if (sealed) reseal(w, L);
+            if (sealed)
+                reseal(w, L);
             snprintf(what, sizeof what, "gain message with version %u alloc %u%s", va[i].version,
                      va[i].alloc, sealed ? " (CRC re-sealed)" : "");
             /* without a re-sealed CRC an edit that passes the header is a CRC error */
             tahq_status want = va[i].want;
             int edited = va[i].version != 3 || va[i].alloc != 3;
-            if (want == TAHQ_OK && edited && !sealed) want = TAHQ_ERR_CRC;
+            if (want == TAHQ_OK && edited && !sealed)
+                want = TAHQ_ERR_CRC;
             expect(w, L, n, want, what);
             if (va[i].want == TAHQ_ERR_VERSION)
-                for (size_t l = 8; l < 72; l += 9) expect(w, l, n, TAHQ_ERR_VERSION, what);
+                for (size_t l = 8; l < 72; l += 9)
+                    expect(w, l, n, TAHQ_ERR_VERSION, what);
         }
     }
     /* the gain message read as a token message decodes to the same values */
@@ -1022,7 +1133,8 @@ static void part_header(void) {
     expect(w, L, n, TAHQ_ERR_VERSION, "gain message with header_bytes 71");
     for (size_t l = 0; l < 8; l++)
         expect(g.b, l, n, TAHQ_ERR_TRUNCATED, "gain message cut below 8 bytes");
-    for (size_t l = 8; l < L; l += 7) expect(g.b, l, n, TAHQ_ERR_TRUNCATED, "gain message truncated");
+    for (size_t l = 8; l < L; l += 7)
+        expect(g.b, l, n, TAHQ_ERR_TRUNCATED, "gain message truncated");
     /* the map counts of §8.4 step 5 apply per sequence */
     memcpy(w, g.b, L);
     w[72] ^= 0x1F; /* 5 map bits: 1 low row becomes 4 */
@@ -1036,7 +1148,8 @@ static void part_header(void) {
     msg_free(&t);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     double t0 = t_now();
     int quick = argc > 1 && !strcmp(argv[1], "quick");
     part_header();

@@ -12,7 +12,8 @@
 static const uint32_t Gs[] = {8, 16, 32, 64, 128, 256};
 
 #define log2u spec_log2u
-static int popcount(uint32_t v) {
+static int popcount(uint32_t v)
+{
     int c = 0;
     while (v) {
         c += (int)(v & 1);
@@ -21,10 +22,12 @@ static int popcount(uint32_t v) {
     return c;
 }
 /* y = H x in binary64 (exact for the small-integer inputs used) */
-static void dense_H(const float *x, double *y, uint32_t G) {
+static void dense_H(const float *x, double *y, uint32_t G)
+{
     for (uint32_t i = 0; i < G; i++) {
         double acc = 0.0;
-        for (uint32_t j = 0; j < G; j++) acc += (popcount(i & j) & 1) ? -(double)x[j] : (double)x[j];
+        for (uint32_t j = 0; j < G; j++)
+            acc += (popcount(i & j) & 1) ? -(double)x[j] : (double)x[j];
         y[i] = acc;
     }
 }
@@ -37,7 +40,8 @@ static void dense_H(const float *x, double *y, uint32_t G) {
 static uint64_t n_exact, n_tol, n_rt, n_gate;
 static double worst_ratio;
 
-static void part_transform(void) {
+static void part_transform(void)
+{
     trng r = {8};
     float x[GMAX], y[GMAX], z[GMAX], w[GMAX];
     double yd[GMAX];
@@ -46,16 +50,20 @@ static void part_transform(void) {
         int k = log2u(G);
         /* small integers: every intermediate is an integer below 2^24 -> exact */
         for (int rep = 0; rep < 200; rep++) {
-            for (uint32_t i = 0; i < G; i++) x[i] = (float)((int)trng_below(&r, 2001) - 1000);
+            for (uint32_t i = 0; i < G; i++)
+                x[i] = (float)((int)trng_below(&r, 2001) - 1000);
             if (rep == 0)
-                for (uint32_t i = 0; i < G; i++) x[i] = (i == 0) ? 1.0f : 0.0f;
+                for (uint32_t i = 0; i < G; i++)
+                    x[i] = (i == 0) ? 1.0f : 0.0f;
             if (rep == 1)
-                for (uint32_t i = 0; i < G; i++) x[i] = (float)i;
+                for (uint32_t i = 0; i < G; i++)
+                    x[i] = (float)i;
             memcpy(y, x, sizeof x);
             tahq_fwht(y, G);
             dense_H(x, yd, G);
             int ok = 1;
-            for (uint32_t i = 0; i < G; i++) ok &= f2u(y[i]) == f2u((float)yd[i]);
+            for (uint32_t i = 0; i < G; i++)
+                ok &= f2u(y[i]) == f2u((float)yd[i]);
             CHECKF(ok, "fwht G=%u rep %d differs from dense H", G, rep);
             n_exact++;
             /* forward then inverse: exact (power-of-two scalings of integers) */
@@ -67,13 +75,14 @@ static void part_transform(void) {
                 forward_spec(w, G, pivots[p]);
                 CHECKF(memcmp(z, w, G * sizeof(float)) == 0, "forward G=%u pivot %u", G, pivots[p]);
                 tahq_hadamard_inverse(z, G, pivots[p]);
-                CHECKF(memcmp(z, x, G * sizeof(float)) == 0, "forward+inverse G=%u pivot %u not exact",
-                       G, pivots[p]);
+                CHECKF(memcmp(z, x, G * sizeof(float)) == 0,
+                       "forward+inverse G=%u pivot %u not exact", G, pivots[p]);
                 n_rt++;
             }
         }
         /* scalings: forward(e0) = 2^-ceil(k/2) everywhere, inverse(e0) = 2^-floor(k/2) */
-        for (uint32_t i = 0; i < G; i++) z[i] = w[i] = (i == 0) ? 1.0f : 0.0f;
+        for (uint32_t i = 0; i < G; i++)
+            z[i] = w[i] = (i == 0) ? 1.0f : 0.0f;
         tahq_hadamard_forward(z, G, 0);
         tahq_hadamard_inverse(w, G, 0);
         int okf = 1, oki = 1;
@@ -86,7 +95,8 @@ static void part_transform(void) {
          * inverse(y, d) = swap(inverse(y, 0), 0, d) */
         for (int rep = 0; rep < 50; rep++) {
             uint32_t d = (uint32_t)trng_below(&r, G);
-            for (uint32_t i = 0; i < G; i++) x[i] = (float)trng_gauss(&r);
+            for (uint32_t i = 0; i < G; i++)
+                x[i] = (float)trng_gauss(&r);
             memcpy(z, x, sizeof x);
             tahq_hadamard_forward(z, G, d);
             memcpy(w, x, sizeof x);
@@ -119,13 +129,15 @@ static void part_transform(void) {
             CHECKF(memcmp(y, z, G * sizeof(float)) == 0, "fwht G=%u: not the §5.2 order", G);
             dense_H(x, yd, G);
             double s = 0;
-            for (uint32_t i = 0; i < G; i++) s += fabs((double)x[i]);
+            for (uint32_t i = 0; i < G; i++)
+                s += fabs((double)x[i]);
             const double u = 0x1p-24, g = k * u / (1 - k * u);
             double tol = g * s * (1 + 1e-12);
             for (uint32_t i = 0; i < G; i++) {
                 double e = fabs((double)y[i] - yd[i]);
                 CHECK_QUIET(e <= tol, "fwht G=%u out %u: err %.3g > %.3g", G, i, e, tol);
-                if (e / tol > worst_ratio) worst_ratio = e / tol;
+                if (e / tol > worst_ratio)
+                    worst_ratio = e / tol;
             }
             n_tol++;
             uint32_t d = (uint32_t)trng_below(&r, G);
@@ -142,7 +154,8 @@ static void part_transform(void) {
 }
 
 static void gate_expect(const float *x, uint32_t G, float tau, int flag, uint32_t pivot,
-                        const char *what) {
+                        const char *what)
+{
     uint32_t p = 12345;
     int f = tahq_gate(x, G, tau, &p);
     CHECKF(f == flag && p == pivot, "%s (tau %a): flagged %d pivot %u, want %d / %u", what,
@@ -153,27 +166,32 @@ static void gate_expect(const float *x, uint32_t G, float tau, int flag, uint32_
     n_gate++;
 }
 
-static void part_gate(void) {
+static void part_gate(void)
+{
     float x[GMAX];
     const float taus[] = {0.0f, 2.0f, 1e30f, INFINITY};
     for (size_t gi = 0; gi < 6; gi++) {
         uint32_t G = Gs[gi];
         /* all zero (+0, -0, mixed): never flagged; pivot 0 */
         for (int z = 0; z < 3; z++) {
-            for (uint32_t i = 0; i < G; i++) x[i] = (z == 0 || (z == 2 && (i & 1))) ? 0.0f : -0.0f;
-            for (int t = 0; t < 4; t++) gate_expect(x, G, taus[t], 0, 0, "all-zero tile");
+            for (uint32_t i = 0; i < G; i++)
+                x[i] = (z == 0 || (z == 2 && (i & 1))) ? 0.0f : -0.0f;
+            for (int t = 0; t < 4; t++)
+                gate_expect(x, G, taus[t], 0, 0, "all-zero tile");
         }
         /* single spike (value, sign, position): flagged for every finite tau */
         const float spikes[] = {5.0f, -5.0f, 0x1p-149f, -0x1p-149f, 1e18f};
         for (int s = 0; s < 5; s++)
             for (uint32_t pos = 0; pos < G; pos += (G / 8) + 1) {
-                for (uint32_t i = 0; i < G; i++) x[i] = (i & 1) ? -0.0f : 0.0f;
+                for (uint32_t i = 0; i < G; i++)
+                    x[i] = (i & 1) ? -0.0f : 0.0f;
                 x[pos] = spikes[s];
                 for (int t = 0; t < 4; t++)
                     gate_expect(x, G, taus[t], t < 3, pos, "single spike");
             }
         /* two equal largest magnitudes 5 and -5 at 3 and G-2: m2 = m1 */
-        for (uint32_t i = 0; i < G; i++) x[i] = 0.25f * (float)(i % 7) - 0.75f;
+        for (uint32_t i = 0; i < G; i++)
+            x[i] = 0.25f * (float)(i % 7) - 0.75f;
         x[3] = 5.0f;
         x[G - 2] = -5.0f;
         gate_expect(x, G, 2.0f, 0, 3, "5 and -5, tau 2");
@@ -184,7 +202,8 @@ static void part_gate(void) {
         x[G - 2] = 5.0f;
         gate_expect(x, G, 1.0f, 1, 3, "-5 and 5, tau 1: lower index");
         /* boundary m1 = fl(tau m2) exactly: flagged; m1 one ulp below: not */
-        for (uint32_t i = 0; i < G; i++) x[i] = 0.0f;
+        for (uint32_t i = 0; i < G; i++)
+            x[i] = 0.0f;
         x[1] = 3.0f;
         x[G - 1] = 6.0f;
         gate_expect(x, G, 2.0f, 1, G - 1, "m1 = 2 m2");
@@ -220,9 +239,10 @@ static void part_gate(void) {
                 int v = (int)trng_below(&r, 9) - 4;
                 x[i] = (rep & 1) ? (float)v * 0.5f : trng_float_exp(&r, -8, 8);
             }
-            if (rep % 5 == 0) x[trng_below(&r, G)] *= 20.0f;
-            float tau = (rep % 3 == 0) ? (float)trng_below(&r, 5) * 0.5f
-                                       : (float)(trng_unit(&r) * 4.0);
+            if (rep % 5 == 0)
+                x[trng_below(&r, G)] *= 20.0f;
+            float tau =
+                (rep % 3 == 0) ? (float)trng_below(&r, 5) * 0.5f : (float)(trng_unit(&r) * 4.0);
             uint32_t ps, p = 999;
             int fs = gate_spec(x, G, tau, &ps);
             int f = tahq_gate(x, G, tau, &p);
@@ -238,7 +258,8 @@ static void part_gate(void) {
  * tiles: random magnitudes over 2^-140..2^60 with random signs (rounding in
  * every stage, subnormal sums), signed zeros. */
 static uint64_t n_scalar;
-static void part_fwht_scalar(void) {
+static void part_fwht_scalar(void)
+{
     trng r = {11};
     float x[GMAX], y[GMAX];
     for (size_t gi = 0; gi < 6; gi++) {
@@ -247,20 +268,23 @@ static void part_fwht_scalar(void) {
             for (uint32_t i = 0; i < G; i++) {
                 double m = ldexp(1.0 + trng_unit(&r), (int)trng_below(&r, 201) - 140);
                 x[i] = (float)(trng_below(&r, 2) ? -m : m);
-                if (trng_below(&r, 16) == 0) x[i] = trng_below(&r, 2) ? -0.0f : 0.0f;
+                if (trng_below(&r, 16) == 0)
+                    x[i] = trng_below(&r, 2) ? -0.0f : 0.0f;
             }
             memcpy(y, x, sizeof x);
             tahq_fwht(x, G);
             tahq_fwht_scalar(y, G);
             int ok = 1;
-            for (uint32_t i = 0; i < G; i++) ok &= f2u(x[i]) == f2u(y[i]);
+            for (uint32_t i = 0; i < G; i++)
+                ok &= f2u(x[i]) == f2u(y[i]);
             CHECKF(ok, "G=%u rep %d: tahq_fwht and tahq_fwht_scalar differ", G, rep);
             n_scalar++;
         }
     }
 }
 
-int main(void) {
+int main(void)
+{
     double t0 = t_now();
     part_transform();
     part_fwht_scalar();

@@ -25,10 +25,9 @@
 
 /* Small and medium golden messages: every gate/alloc/meta/rounding kind. */
 static const char *const k_messages[] = {
-    "edge-fp16-max-b4.bin",      "tau-0-g008.bin",        "edge-all-zero-tau0.bin",
-    "stoch-seed1-b1.bin",        "meta-bf16-tiny.bin",    "meta-fp32-offset.bin",
-    "random-000.bin",            "bits-5-2-token.bin",    "alloc-tile-r0800.bin",
-    "alloc-none-r0200.bin",      "llm-1x16x512-bf16.bin", "sweep-g256-b7.bin",
+    "edge-fp16-max-b4.bin", "tau-0-g008.bin",       "edge-all-zero-tau0.bin", "stoch-seed1-b1.bin",
+    "meta-bf16-tiny.bin",   "meta-fp32-offset.bin", "random-000.bin",         "bits-5-2-token.bin",
+    "alloc-tile-r0800.bin", "alloc-none-r0200.bin", "llm-1x16x512-bf16.bin",  "sweep-g256-b7.bin",
 };
 #define N_MESSAGES (sizeof k_messages / sizeof k_messages[0])
 
@@ -43,7 +42,8 @@ static const struct gain_msg {
     uint32_t B, S, C;
 } k_gain[] = {
     {"gain-g16-4-3-fp16", 16, 4, 3, 800, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16, 2, 10, 64},
-    {"gain-g64-8-2-bf16-stoch", 64, 8, 2, 500, 0.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_BF16, 1, 16, 256},
+    {"gain-g64-8-2-bf16-stoch", 64, 8, 2, 500, 0.0f, TAHQ_ROUND_STOCHASTIC, TAHQ_META_BF16, 1, 16,
+     256},
     {"gain-g8-3-3-fp32", 8, 3, 3, 700, INFINITY, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP32, 3, 7, 24},
     {"gain-g256-4-1-r0", 256, 4, 1, 0, 2.0f, TAHQ_ROUND_NEAREST_EVEN, TAHQ_META_FP16, 1, 3, 512},
 };
@@ -134,8 +134,8 @@ static int make_gain(size_t k, msgbuf *m)
     free(x);
     free(ws);
     tahq_header h;
-    if (st != TAHQ_OK || tahq_parse_header(buf, len, &h) != TAHQ_OK || h.version != TAHQ_GAIN_VERSION ||
-        h.config.alloc != TAHQ_ALLOC_GAIN) {
+    if (st != TAHQ_OK || tahq_parse_header(buf, len, &h) != TAHQ_OK ||
+        h.version != TAHQ_GAIN_VERSION || h.config.alloc != TAHQ_ALLOC_GAIN) {
         fprintf(stderr, "%s: encode %d, not a valid gain message\n", g->name, (int)st);
         free(buf);
         return -1;
@@ -212,8 +212,7 @@ static void part_flips(msgbuf *ms, size_t n)
         }
         free(d);
     }
-    printf("flips: %" PRIu64 " single-bit flips in %zu messages, %" PRIu64
-           " detected (%.6f%%):",
+    printf("flips: %" PRIu64 " single-bit flips in %zu messages, %" PRIu64 " detected (%.6f%%):",
            total, n, detected, 100.0 * (double)detected / (double)total);
     for (int s = 1; s < TAHQ_STATUS_COUNT; s++)
         if (by_status[s])
@@ -245,8 +244,7 @@ static void part_trunc(msgbuf *ms, size_t n)
         for (size_t extra = 1; extra <= 64; extra++) {
             tahq_status st = decode_copy(ext, m->len + extra, m);
             total++;
-            CHECK_QUIET(st == TAHQ_ERR_SIZE, "%s + %zu bytes: status %d", m->name, extra,
-                        (int)st);
+            CHECK_QUIET(st == TAHQ_ERR_SIZE, "%s + %zu bytes: status %d", m->name, extra, (int)st);
         }
         free(ext);
         /* the intact message still decodes from an exact-size copy */
@@ -345,25 +343,23 @@ static unsigned __int128 bound128(const tahq_config *c, const tahq_shape *s)
     unsigned __int128 rows = (unsigned __int128)s->batch * s->seq_len;
     unsigned __int128 T = s->channels / c->tile, N = rows * T;
     const int per_row = c->alloc == TAHQ_ALLOC_TOKEN || c->alloc == TAHQ_ALLOC_GAIN;
-    unsigned __int128 map = per_row                     ? rows
-                          : c->alloc == TAHQ_ALLOC_TILE ? N
-                                                        : 0;
-    unsigned __int128 nlow = per_row
-                                 ? (unsigned __int128)s->batch *
-                                       tahq_low_count(s->seq_len, c->hi_permille) * T
-                             : c->alloc == TAHQ_ALLOC_TILE
-                                 ? rows * tahq_low_count(s->channels / c->tile, c->hi_permille)
-                                 : 0;
+    unsigned __int128 map = per_row ? rows : c->alloc == TAHQ_ALLOC_TILE ? N : 0;
+    unsigned __int128 nlow =
+        per_row ? (unsigned __int128)s->batch * tahq_low_count(s->seq_len, c->hi_permille) * T
+        : c->alloc == TAHQ_ALLOC_TILE ? rows * tahq_low_count(s->channels / c->tile, c->hi_permille)
+                                      : 0;
     unsigned k = 0;
     while ((1u << k) < c->tile)
         k++;
     unsigned __int128 mb = tahq_meta_bytes(c->meta);
     return TAHQ_HEADER_BYTES + (map + 7) / 8 + (N + 7) / 8 + 2 * N * mb +
-           ((N - nlow) * c->tile * c->hi_bits + nlow * c->tile * c->lo_bits) / 8 +
-           (N * k + 7) / 8;
+           ((N - nlow) * c->tile * c->hi_bits + nlow * c->tile * c->lo_bits) / 8 + (N * k + 7) / 8;
 }
 
-static void put32(uint8_t *p, uint32_t v) { t_put_le(p, v, 4); }
+static void put32(uint8_t *p, uint32_t v)
+{
+    t_put_le(p, v, 4);
+}
 
 static void part_sizes(void)
 {
@@ -371,11 +367,8 @@ static void part_sizes(void)
     size_t bytes, ws;
     /* shapes with exactly 2^40 elements: accepted, bound exact */
     static const tahq_shape at_limit[] = {
-        {1u, 1u << 9, 1u << 31},
-        {1u << 8, 1u << 8, 1u << 24},
-        {1u << 20, 1u << 12, 256},
-        {1u << 31, 1u << 1, 256},
-        {1u << 31, 1u << 6, 8},
+        {1u, 1u << 9, 1u << 31},  {1u << 8, 1u << 8, 1u << 24}, {1u << 20, 1u << 12, 256},
+        {1u << 31, 1u << 1, 256}, {1u << 31, 1u << 6, 8},
     };
     for (size_t i = 0; i < sizeof at_limit / sizeof at_limit[0]; i++) {
         for (int alloc = 0; alloc <= 3; alloc++) {
@@ -389,8 +382,8 @@ static void part_sizes(void)
             CHECKF(n == TAHQ_MAX_ELEMENTS, "shape %zu has %" PRIu64 " elements", i, n);
             CHECKF(tahq_check_shape(&c, &s) == TAHQ_OK, "shape %zu", i);
             CHECKF(tahq_encode_bound(&c, &s, &bytes) == TAHQ_OK, "bound of shape %zu", i);
-            CHECKF((unsigned __int128)bytes == bound128(&c, &s),
-                   "bound of shape %zu alloc %d: %zu", i, alloc, bytes);
+            CHECKF((unsigned __int128)bytes == bound128(&c, &s), "bound of shape %zu alloc %d: %zu",
+                   i, alloc, bytes);
             CHECKF(tahq_encode_workspace_size(&c, &s, &ws) == TAHQ_OK, "workspace %zu", i);
         }
     }
@@ -399,12 +392,12 @@ static void part_sizes(void)
     static const tahq_shape beyond[] = {
         {1u, 1u << 8, (1u << 31) + 8u},
         {(1u << 20) + 1u, 1u << 12, 256},
-        {1u << 31, 1u << 31, 8},         /* 2^65: wraps to 0 in 64 bits */
-        {1u << 24, 1u << 24, 1u << 16},  /* 2^64: wraps to 0 */
-        {1u << 16, 1u << 16, 1u << 8},   /* 2^40: rows*C in 32 bits wraps to 0 */
+        {1u << 31, 1u << 31, 8},        /* 2^65: wraps to 0 in 64 bits */
+        {1u << 24, 1u << 24, 1u << 16}, /* 2^64: wraps to 0 */
+        {1u << 16, 1u << 16, 1u << 8},  /* 2^40: rows*C in 32 bits wraps to 0 */
         {UINT32_MAX, UINT32_MAX, UINT32_MAX - 7u},
         {UINT32_MAX, 1u, 1u << 31},
-        {3u, 0x55555556u, 8},            /* 3*0x55555556*8 wraps 32 bits to 16 */
+        {3u, 0x55555556u, 8}, /* 3*0x55555556*8 wraps 32 bits to 16 */
     };
     for (size_t i = 0; i < sizeof beyond / sizeof beyond[0]; i++) {
         tahq_config_default(&c);
@@ -423,8 +416,8 @@ static void part_sizes(void)
         uint8_t out[TAHQ_HEADER_BYTES];
         size_t out_len = 7;
         if (want != TAHQ_OK) {
-            CHECKF(tahq_encode(&c, &s, &x, NULL, 0, out, sizeof out, &out_len) ==
-                       TAHQ_ERR_SHAPE && out_len == 0,
+            CHECKF(tahq_encode(&c, &s, &x, NULL, 0, out, sizeof out, &out_len) == TAHQ_ERR_SHAPE &&
+                       out_len == 0,
                    "encode of beyond shape %zu", i);
         }
         /* a header claiming the shape: HEADER (never SIZE on a wrapped
@@ -454,7 +447,7 @@ static void part_sizes(void)
         }
     }
     /* tahq_low_count is exact for every 64-bit n */
-    static const uint64_t ns[] = {0, 1, 999, 1000, 1001, UINT64_C(1) << 40, UINT64_MAX - 1,
+    static const uint64_t ns[] = {0,         1, 999, 1000, 1001, UINT64_C(1) << 40, UINT64_MAX - 1,
                                   UINT64_MAX};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (uint32_t r = 0; r <= 1000; r += 37) {

@@ -47,12 +47,11 @@ static void check_each(int threads)
            not_once(l.calls, n));
     CHECKF(l.calls[n] == 0, "threads %d: index %d run", threads, n);
     if (n > 0)
-        CHECKF(pthread_equal(l.who[0], l.caller), "threads %d: index 0 not on the caller",
-               threads);
+        CHECKF(pthread_equal(l.who[0], l.caller), "threads %d: index 0 not on the caller", threads);
     /* past the most threads one run starts: on the calling thread */
     for (int t = TAHQ_JOBS_THREADS_MAX; t < n; t++)
-        CHECKF(pthread_equal(l.who[t], l.caller), "threads %d: index %d not on the caller",
-               threads, t);
+        CHECKF(pthread_equal(l.who[t], l.caller), "threads %d: index %d not on the caller", threads,
+               t);
 }
 
 /* Small teams: every index on a thread of its own (the threads are all alive
@@ -100,8 +99,7 @@ static void check_run(int threads, size_t n)
         CHECKF(l.seen[i] == i + 1, "threads %d n %zu: progress %zu at call %zu", threads, n,
                l.seen[i], i);
     if (n > 0)
-        CHECKF(l.n_reported == n, "threads %d n %zu: progress total %zu", threads, n,
-               l.n_reported);
+        CHECKF(l.n_reported == n, "threads %d n %zu: progress total %zu", threads, n, l.n_reported);
 }
 
 int main(void)

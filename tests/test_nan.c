@@ -97,7 +97,8 @@ static size_t pv1_encode(const tahq_paper_v1_config *c, const tahq_shape *s, con
         return 0;
     uint8_t *m = malloc(cap);
     void *ws = malloc(wsz);
-    if (!CHECK(m && ws) || !CHECK(tahq_paper_v1_encode(c, s, x, ws, wsz, m, cap, &len) == TAHQ_OK)) {
+    if (!CHECK(m && ws) ||
+        !CHECK(tahq_paper_v1_encode(c, s, x, ws, wsz, m, cap, &len) == TAHQ_OK)) {
         free(m);
         free(ws);
         return 0;

@@ -91,8 +91,9 @@ static tahq_options_status parse(const expect *e, parsed *p, const char **pos, i
     memset(p, 0, sizeof *p);
     const tahq_options_rules rules = {pos, 2, npos, e->strict};
     const tahq_options_status st =
-        ignore_rules ? tahq_options_parse(tables, argc, argv, 1, at)
-                     : tahq_options_parse_with(tables, argc, argv, 1, e->strict ? &rules : NULL, at);
+        ignore_rules
+            ? tahq_options_parse(tables, argc, argv, 1, at)
+            : tahq_options_parse_with(tables, argc, argv, 1, e->strict ? &rules : NULL, at);
     /* at's pointers point into buf: keep only what is checked */
     at->arg = at->val = NULL;
     return st;

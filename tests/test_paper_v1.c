@@ -68,7 +68,7 @@ static void test_hand_case(void)
     tahq_paper_v1_config cfg = {.tile = 8, .hi_bits = 2, .lo_bits = 1, .hi_permille = 500};
     tahq_shape sh = {1, 2, 8};
     CHECKF(tahq_paper_v1_entropy(x + 8, 8, 8) == 0.0f, "H(token 1) = %g",
-          (double)tahq_paper_v1_entropy(x + 8, 8, 8));
+           (double)tahq_paper_v1_entropy(x + 8, 8, 8));
     CHECKF(tahq_paper_v1_entropy(x, 8, 8) > 0.0f, "H(token 0)");
     size_t len = 0;
     uint8_t *msg = encode_alloc(&cfg, &sh, x, &len);
@@ -140,7 +140,7 @@ static void test_roundtrip(uint32_t B, uint32_t S, uint32_t C, const tahq_paper_
     uint16_t *piv = malloc(N * 2), *zs = malloc(N * 2), *ss = malloc(N * 2);
     uint64_t nf = 0;
     CHECKF(tahq_paper_v1_unpack(msg, len, cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
-          "unpack");
+           "unpack");
     size_t want_len = 0;
     tahq_paper_v1_message_size(cfg, &sh, nf, &want_len);
     CHECKF(len == want_len, "length %zu vs %zu", len, want_len);
@@ -196,9 +196,9 @@ static void test_roundtrip(uint32_t B, uint32_t S, uint32_t C, const tahq_paper_
     CHECKF(mismatches == 0, "%llu field/value mismatches", (unsigned long long)mismatches);
     double rel = se / sx;
     CHECKF(rel < 0.05, "relative MSE %g", rel);
-    printf("roundtrip [%u,%u,%u] G=%u %u/%u r=%u: %zu bytes, %llu flagged, rel MSE %.3g\n", B, S,
-           C, cfg->tile, cfg->hi_bits, cfg->lo_bits, cfg->hi_permille, len,
-           (unsigned long long)nf, rel);
+    printf("roundtrip [%u,%u,%u] G=%u %u/%u r=%u: %zu bytes, %llu flagged, rel MSE %.3g\n", B, S, C,
+           cfg->tile, cfg->hi_bits, cfg->lo_bits, cfg->hi_permille, len, (unsigned long long)nf,
+           rel);
     free(map);
     free(flags);
     free(codes);
@@ -214,7 +214,7 @@ out:
 static void test_sizes(void)
 {
     CHECKF(tahq_paper_v1_low_count(1024, 800) == 204, "n_low(1024, 0.8) = %llu",
-          (unsigned long long)tahq_paper_v1_low_count(1024, 800));
+           (unsigned long long)tahq_paper_v1_low_count(1024, 800));
     CHECKF(tahq_paper_v1_low_count(5, 800) == 0, "binary64 floor: S=5 gives 0 (integer rule: 1)");
     CHECKF(tahq_paper_v1_low_count(10, 0) == 10 && tahq_paper_v1_low_count(10, 1000) == 0, "ends");
     tahq_paper_v1_config cfg;
@@ -222,10 +222,10 @@ static void test_sizes(void)
     tahq_shape sh = {1, 1024, 1600};
     size_t fixed = 0, bound = 0;
     CHECKF(tahq_paper_v1_message_size(&cfg, &sh, 0, &fixed) == TAHQ_OK && fixed == 884128,
-          "worked size %zu", fixed);
+           "worked size %zu", fixed);
     CHECKF(tahq_paper_v1_encode_bound(&cfg, &sh, &bound) == TAHQ_OK &&
-              bound == (7073024u + 25600u * 6u) / 8u,
-          "bound %zu", bound);
+               bound == (7073024u + 25600u * 6u) / 8u,
+           "bound %zu", bound);
     tahq_paper_v1_config bad = cfg;
     bad.tile = 48;
     CHECKF(tahq_paper_v1_encode_bound(&bad, &sh, &bound) == TAHQ_ERR_CONFIG, "tile 48");
@@ -238,15 +238,16 @@ static void test_sizes(void)
     uint64_t ws[2];
     tahq_shape one = {1, 1, 64};
     CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
-              TAHQ_ERR_NONFINITE && len == 0,
-          "NaN");
+                   TAHQ_ERR_NONFINITE &&
+               len == 0,
+           "NaN");
     x[5] = 0x1p64f;
     CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, sizeof out, &len) ==
-              TAHQ_ERR_RANGE,
-          "2^64");
+               TAHQ_ERR_RANGE,
+           "2^64");
     x[5] = 1.0f;
     CHECKF(tahq_paper_v1_encode(&cfg, &one, x, ws, sizeof ws, out, 10, &len) == TAHQ_ERR_BUFFER,
-          "small output");
+           "small output");
 }
 
 /* SPEC A.2 step 6: z is the first element equal to the minimum, so a zero
@@ -267,8 +268,9 @@ static void test_zero_point_sign(void)
     uint8_t flags[2], codes[16], map[1];
     uint16_t piv[2], zs[2], ss[2];
     uint64_t nf = 0;
-    CHECKF(tahq_paper_v1_unpack(msg, len, &cfg, &sh, map, flags, piv, zs, ss, codes, &nf) == TAHQ_OK,
-          "unpack");
+    CHECKF(tahq_paper_v1_unpack(msg, len, &cfg, &sh, map, flags, piv, zs, ss, codes, &nf) ==
+               TAHQ_OK,
+           "unpack");
     CHECKF(nf == 0 && flags[0] == 0 && flags[1] == 0, "tiles flagged");
     CHECKF(zs[0] == 0x8000u, "tile 0 zero-point 0x%04x, expected 0x8000 (-0 first)", zs[0]);
     CHECKF(zs[1] == 0x0000u, "tile 1 zero-point 0x%04x, expected 0x0000 (+0 first)", zs[1]);
@@ -276,7 +278,8 @@ static void test_zero_point_sign(void)
     float y[16];
     CHECKF(tahq_paper_v1_decode(msg, len, &cfg, &sh, y, 16) == TAHQ_OK, "decode");
     for (int i = 0; i < 8; i++)
-        CHECKF(memcmp(&y[i], &y[8 + i], sizeof y[i]) == 0, "element %d decodes differently in the two tiles", i);
+        CHECKF(memcmp(&y[i], &y[8 + i], sizeof y[i]) == 0,
+               "element %d decodes differently in the two tiles", i);
     free(msg);
 }
 

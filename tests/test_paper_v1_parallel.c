@@ -104,8 +104,8 @@ static void bufs_free(bufs *b)
 }
 
 /* Buffers for cfg and shape, and data of the given kind (NULL on failure). */
-static float *case_setup(bufs *b, const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                         trng *r, int kind)
+static float *case_setup(bufs *b, const tahq_paper_v1_config *cfg, const tahq_shape *shape, trng *r,
+                         int kind)
 {
     if (!CHECK(bufs_make(b, cfg, shape)))
         return NULL;
@@ -132,8 +132,8 @@ static void compare_decode(const char *what, const tahq_paper_v1_config *cfg,
                 par.ctx = &calls;
             }
             memset(b->yfast, FILL, b->n * sizeof(float));
-            tahq_status sf = tahq_paper_v1_decode_parallel(msg, len, cfg, shape, b->yfast,
-                                                           (size_t)b->n, &par);
+            tahq_status sf =
+                tahq_paper_v1_decode_parallel(msg, len, cfg, shape, b->yfast, (size_t)b->n, &par);
             CHECKF(sf == sr, "%s: decode status %d, reference %d (jobs %u%s)", what, sf, sr,
                    job_counts[ji], custom ? " runner" : "");
             CHECKF(memcmp(b->yref, b->yfast, b->n * sizeof(float)) == 0,
@@ -201,9 +201,8 @@ static void test_random(void)
         float *x = case_setup(&b, &cfg, &shape, &r, i);
         if (!x)
             return;
-        snprintf(what, sizeof what, "random %d: G=%u %u/%u r=%u %ux%ux%u", i, cfg.tile,
-                 cfg.hi_bits, cfg.lo_bits, cfg.hi_permille, shape.batch, shape.seq_len,
-                 shape.channels);
+        snprintf(what, sizeof what, "random %d: G=%u %u/%u r=%u %ux%ux%u", i, cfg.tile, cfg.hi_bits,
+                 cfg.lo_bits, cfg.hi_permille, shape.batch, shape.seq_len, shape.channels);
         size_t len;
         CHECKF(compare_encode(what, &cfg, &shape, x, &b, &len) == TAHQ_OK, "%s: encode failed",
                what);
@@ -230,8 +229,8 @@ static void test_random(void)
 /* Every bit of a small message flipped, and every truncation. */
 static void test_every_bit(void)
 {
-    const tahq_paper_v1_config cfgs[] = {{8, 4, 3, 800}, {16, 2, 5, 500}, {8, 1, 8, 0},
-                                         {8, 3, 3, 1000}};
+    const tahq_paper_v1_config cfgs[] = {
+        {8, 4, 3, 800}, {16, 2, 5, 500}, {8, 1, 8, 0}, {8, 3, 3, 1000}};
     const tahq_shape shapes[] = {{2, 5, 16}, {1, 7, 32}, {3, 3, 8}, {1, 1, 8}};
     trng r = {0x5EED0002};
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
@@ -301,8 +300,9 @@ static void test_arguments(void)
     tahq_parallel par;
     tahq_parallel_threads(&par, 2);
     CHECK(compare_encode("arguments", &cfg, &shape, x, &b, &len) == TAHQ_OK);
-    CHECK(tahq_paper_v1_encode_parallel(NULL, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, &l2, &par) ==
-          tahq_paper_v1_encode(NULL, &shape, x, b.wsr, b.wsr_n, b.ref, b.cap, &l2));
+    CHECK(
+        tahq_paper_v1_encode_parallel(NULL, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, &l2, &par) ==
+        tahq_paper_v1_encode(NULL, &shape, x, b.wsr, b.wsr_n, b.ref, b.cap, &l2));
     CHECK(tahq_paper_v1_encode_parallel(&bad_cfg, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, &l2,
                                         &par) == TAHQ_ERR_CONFIG);
     CHECK(tahq_paper_v1_encode_parallel(&cfg, &shape, NULL, b.wsf, b.wsf_n, b.fast, b.cap, &l2,
@@ -314,7 +314,8 @@ static void test_arguments(void)
     CHECK(tahq_paper_v1_encode_parallel(&cfg, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, NULL,
                                         &par) == TAHQ_ERR_NULL);
     CHECK(tahq_paper_v1_encode_parallel(&cfg, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, &l2,
-                                        NULL) == TAHQ_OK && l2 == len);
+                                        NULL) == TAHQ_OK &&
+          l2 == len);
     tahq_parallel zero = par, many = par;
     zero.jobs = 0;
     many.jobs = TAHQ_JOBS_MAX + 1;
@@ -327,8 +328,8 @@ static void test_arguments(void)
     tahq_parallel_threads(&lots, TAHQ_JOBS_MAX);
     memset(b.fast, FILL, b.cap);
     CHECK(tahq_paper_v1_encode_parallel(&cfg, &shape, x, b.wsf, b.wsf_n, b.fast, b.cap, &l2,
-                                        &lots) == TAHQ_OK && l2 == len &&
-          memcmp(b.fast, b.ref, len) == 0);
+                                        &lots) == TAHQ_OK &&
+          l2 == len && memcmp(b.fast, b.ref, len) == 0);
     CHECK(tahq_paper_v1_decode_parallel(b.ref, len, &cfg, &shape, b.yfast, (size_t)b.n, &lots) ==
           TAHQ_OK);
     /* decode argument errors: same statuses as the reference */

@@ -54,15 +54,15 @@ static int g_fail = 0;
 static int g_checks = 0;
 static int g_quiet = 0; /* run_case prints no line (the random gain cases) */
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        g_checks++;                                                        \
-        if (!(cond)) {                                                     \
-            g_fail++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        g_checks++;                                              \
+        if (!(cond)) {                                           \
+            g_fail++;                                            \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+        }                                                        \
     } while (0)
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15u;
@@ -185,8 +185,7 @@ static void run_case(const tcase *tc)
             CHECK(same_bytes(yp, y1, n * sizeof *yp), "%s jobs %u%s: decoded values differ",
                   tc->name, jobs[ji], custom ? " (runner)" : "");
             if (custom)
-                CHECK(jobs[ji] == 1 || calls > 0, "%s: the caller's runner was not used",
-                      tc->name);
+                CHECK(jobs[ji] == 1 || calls > 0, "%s: the caller's runner was not used", tc->name);
             free(pws);
         }
     }
@@ -235,8 +234,8 @@ static void input_errors(void)
             memset(mp, 0x3C, cap);
             size_t lenp = 1;
             tahq_status got = tahq_encode_parallel(&cfg, &s, x, pws, pw, mp, cap, &lenp, &par);
-            CHECK(got == want && lenp == 0, "input error %zu jobs %u: %d, tahq_encode %d", i,
-                  jobs, got, want);
+            CHECK(got == want && lenp == 0, "input error %zu jobs %u: %d, tahq_encode %d", i, jobs,
+                  got, want);
             CHECK(same_bytes(mp, fresh, cap), "input error %zu jobs %u: out written", i, jobs);
         }
     }
@@ -250,8 +249,7 @@ static void input_errors(void)
     CHECK(tahq_encode_parallel(&cfg, &s, x, pws, pw, mp, cap, &len, &par) == TAHQ_ERR_CONFIG,
           "jobs > max accepted");
     tahq_parallel_threads(&par, 7);
-    CHECK(tahq_encode_parallel(&cfg, &s, x, pws, pw - 1, mp, cap, &len, &par) ==
-              TAHQ_ERR_BUFFER,
+    CHECK(tahq_encode_parallel(&cfg, &s, x, pws, pw - 1, mp, cap, &len, &par) == TAHQ_ERR_BUFFER,
           "short workspace accepted");
     CHECK(tahq_encode_parallel(&cfg, &s, x, pws, pw, mp, cap - 1, &len, &par) == TAHQ_ERR_BUFFER,
           "short output accepted");
@@ -286,9 +284,7 @@ static void decode_errors(const tcase *tc, uint32_t trials)
     const uint64_t tiles = n / tc->cfg.tile;
     const uint64_t rows = (uint64_t)tc->shape.batch * tc->shape.seq_len;
     const int per_row = tc->cfg.alloc == TAHQ_ALLOC_TOKEN || tc->cfg.alloc == TAHQ_ALLOC_GAIN;
-    const uint64_t map_bits = per_row                            ? rows
-                              : tc->cfg.alloc == TAHQ_ALLOC_TILE ? tiles
-                                                                 : 0;
+    const uint64_t map_bits = per_row ? rows : tc->cfg.alloc == TAHQ_ALLOC_TILE ? tiles : 0;
     const uint64_t checked = (map_bits + 7u) / 8u + (tiles + 7u) / 8u +
                              2u * tiles * (tc->cfg.meta == TAHQ_META_FP32 ? 4u : 2u);
     /* every bit of the map and flag sections, then random flips: half in
@@ -300,8 +296,7 @@ static void decode_errors(const tcase *tc, uint32_t trials)
         memcpy(bad, m, len);
         const uint64_t bit =
             TAHQ_HEADER_BYTES * 8u +
-            (i < map_flag_bits ? i
-                               : rnd() % ((i % 2u ? checked : len - TAHQ_HEADER_BYTES) * 8u));
+            (i < map_flag_bits ? i : rnd() % ((i % 2u ? checked : len - TAHQ_HEADER_BYTES) * 8u));
         bad[bit / 8u] ^= (uint8_t)(1u << (bit % 8u));
         message_reseal(bad, len);
         memset(y1, 0x77, n * sizeof *y1);
@@ -313,8 +308,8 @@ static void decode_errors(const tcase *tc, uint32_t trials)
         tahq_status got = tahq_decode_parallel(bad, len, yp, (size_t)n, &par);
         CHECK(got == want, "%s: bit %llu, jobs %u: %d, tahq_decode %d", tc->name,
               (unsigned long long)bit, jobs, got, want);
-        CHECK(same_bytes(yp, y1, n * sizeof *yp), "%s: bit %llu, jobs %u: outputs differ",
-              tc->name, (unsigned long long)bit, jobs);
+        CHECK(same_bytes(yp, y1, n * sizeof *yp), "%s: bit %llu, jobs %u: outputs differ", tc->name,
+              (unsigned long long)bit, jobs);
     }
     /* every bit of the header, with the stored CRC and with the CRC
      * recomputed (so that the field checks decide), and truncations: the
@@ -400,8 +395,8 @@ static void stochastic_counter_wrap(void)
                 float t = (v[i] - z) / s;
                 float f0 = (float)(uint32_t)t;
                 float phi = t - f0;
-                float rho = (float)(tahq_random_word(0x0123456789ABCDEFull, elem0 + i) >> 8) *
-                            0x1p-24f;
+                float rho =
+                    (float)(tahq_random_word(0x0123456789ABCDEFull, elem0 + i) >> 8) * 0x1p-24f;
                 uint32_t q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
                 want[i] = (uint8_t)(q < levels ? q : levels);
             }
@@ -525,8 +520,8 @@ static void canonical_nans(tahq_meta meta)
         tahq_parallel_threads(&par, jobs);
         memset(yp, 0, sizeof yp);
         CHECK(tahq_decode_parallel(m, len, yp, 16, &par) == TAHQ_OK, "nan case: decode");
-        CHECK(same_bytes(yp, y1, sizeof yp), "nan case (meta %d), jobs %u: bits differ",
-              (int)meta, jobs);
+        CHECK(same_bytes(yp, y1, sizeof yp), "nan case (meta %d), jobs %u: bits differ", (int)meta,
+              jobs);
     }
     printf("NaN canonicalization (meta %d): %d NaNs, same bits as tahq_decode\n", (int)meta, nans);
     free(m);
@@ -575,17 +570,16 @@ static void gain_random(uint32_t count)
                     "  (gain random %u: G=%u %u/%u r=%u tau=%g %s meta %d seed %llu "
                     "[%u, %u, %u] scale %g)\n",
                     i, t.cfg.tile, t.cfg.hi_bits, t.cfg.lo_bits, t.cfg.hi_permille,
-                    (double)t.cfg.tau, t.cfg.rounding ? "stochastic" : "nearest",
-                    (int)t.cfg.meta, (unsigned long long)t.cfg.seed, t.shape.batch,
-                    t.shape.seq_len, t.shape.channels, (double)t.gain);
+                    (double)t.cfg.tau, t.cfg.rounding ? "stochastic" : "nearest", (int)t.cfg.meta,
+                    (unsigned long long)t.cfg.seed, t.shape.batch, t.shape.seq_len,
+                    t.shape.channels, (double)t.gain);
     }
     g_quiet = 0;
     printf("gain, %u random configurations (%llu rows; fp16/bf16/fp32 meta %u/%u/%u, "
            "nearest/stochastic %u/%u, r in {0, 1000} %u, tau in {0, inf} %u): %s for 1, 2, 3, "
            "7, 16 jobs\n",
-           count, (unsigned long long)rows_total, by_meta[0], by_meta[1], by_meta[2],
-           by_round[0], by_round[1], r_edge, tau_edge,
-           g_fail == fail_before ? "same bytes" : "DIFFERENT");
+           count, (unsigned long long)rows_total, by_meta[0], by_meta[1], by_meta[2], by_round[0],
+           by_round[1], r_edge, tau_edge, g_fail == fail_before ? "same bytes" : "DIFFERENT");
 }
 
 /* A gain encode that fails: rows whose tiles overflow fp16 metadata at the
@@ -696,8 +690,8 @@ static void gain_errors(void)
                 }
             }
         }
-        printf("gain error: %-34s status %d as tahq_encode for 1, 2, 3, 7 jobs\n",
-               cases[ci].what, (int)want);
+        printf("gain error: %-34s status %d as tahq_encode for 1, 2, 3, 7 jobs\n", cases[ci].what,
+               (int)want);
     }
     free(x);
     free(m1);
@@ -751,8 +745,7 @@ static void gain_version(void)
             const tahq_status want = tahq_decode(m, len, y1, (size_t)n);
             const tahq_status got = tahq_decode_parallel(m, len, yp, (size_t)n, &par);
             CHECK(got == want && same_bytes(y1, yp, n * sizeof *yp),
-                  "version: alloc %d patch %d: %d, tahq_decode %d", (int)c.alloc, patch, got,
-                  want);
+                  "version: alloc %d patch %d: %d, tahq_decode %d", (int)c.alloc, patch, got, want);
             if (patch < 2)
                 CHECK(want == TAHQ_ERR_HEADER, "version: alloc %d patch %d accepted (%d)",
                       (int)c.alloc, patch, want);

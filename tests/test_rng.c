@@ -13,7 +13,8 @@
 #include "tutil.h"
 
 /* Straightforward transcription of SPEC §2.4 (64-bit products). */
-static void philox_ref(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+static void philox_ref(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
     uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
     uint32_t k0 = key[0], k1 = key[1];
     for (int round = 0; round < 10; round++) {
@@ -38,7 +39,8 @@ static void philox_ref(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
     out[3] = c3;
 }
 
-static uint32_t word_ref(uint64_t seed, uint64_t idx) {
+static uint32_t word_ref(uint64_t seed, uint64_t idx)
+{
     uint32_t ctr[4] = {(uint32_t)(idx >> 2), (uint32_t)(idx >> 34), 0, 0};
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t out[4];
@@ -46,7 +48,8 @@ static uint32_t word_ref(uint64_t seed, uint64_t idx) {
     return out[idx & 3];
 }
 
-int main(void) {
+int main(void)
+{
     static const struct {
         uint32_t ctr[4], key[2], out[4];
     } kat[3] = {
@@ -77,7 +80,8 @@ int main(void) {
     const int n_rand = 1000000;
     for (int i = 0; i < n_rand; i++) {
         uint32_t ctr[4], key[2], a[4], b[4];
-        for (int j = 0; j < 4; j++) ctr[j] = trng_u32(&r);
+        for (int j = 0; j < 4; j++)
+            ctr[j] = trng_u32(&r);
         key[0] = trng_u32(&r);
         key[1] = trng_u32(&r);
         if (i & 1) { /* sparse counters, as word() uses them */
@@ -86,13 +90,14 @@ int main(void) {
         tahq_philox4x32_10(ctr, key, a);
         philox_ref(ctr, key, b);
         CHECK_QUIET(a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3],
-                    "philox ctr %08x %08x %08x %08x key %08x %08x", ctr[0], ctr[1], ctr[2],
-                    ctr[3], key[0], key[1]);
+                    "philox ctr %08x %08x %08x %08x key %08x %08x", ctr[0], ctr[1], ctr[2], ctr[3],
+                    key[0], key[1]);
     }
 
     /* word(seed, i): SPEC §2.4 definition through the library's Philox */
-    static const uint64_t seeds[] = {0, 1, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000),
-                                     UINT64_C(0xDEADBEEFCAFEF00D), UINT64_MAX};
+    static const uint64_t seeds[] = {
+        0,         1, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000), UINT64_C(0xDEADBEEFCAFEF00D),
+        UINT64_MAX};
     static const uint64_t bases[] = {0,
                                      4,
                                      UINT64_C(0xFFFFFFF0),
@@ -134,7 +139,8 @@ int main(void) {
         uint32_t w = tahq_random_word(12345, i);
         top[w >> 24]++;
         low[w & 255]++;
-        for (int j = 0; j < 32; j++) ones[j] += (w >> j) & 1;
+        for (int j = 0; j < 32; j++)
+            ones[j] += (w >> j) & 1;
     }
     const double mean = N / 256.0, sd = sqrt(N * (1.0 / 256) * (255.0 / 256));
     double chi_top = 0, chi_low = 0, worst = 0;

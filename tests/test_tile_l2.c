@@ -78,8 +78,10 @@ int main(void)
     printf("real decode: max |e|/E %.4f, max ||e||_2/E %.4f\n", s.max_err_over_bound,
            s.max_l2_over_bound);
     double l2_real = s.max_l2_over_bound;
-    CHECKF(l2_real > 0.5 && l2_real <= 1.0, "max L2 ratio %g: the doubled control below needs "
-           "it above 1/2", l2_real);
+    CHECKF(l2_real > 0.5 && l2_real <= 1.0,
+           "max L2 ratio %g: the doubled control below needs "
+           "it above 1/2",
+           l2_real);
 
     for (int i = 0; i < N; ++i)
         y2[i] = x[i] + 2.0f * (y[i] - x[i]);
@@ -89,7 +91,8 @@ int main(void)
            "over)\n",
            s.max_err_over_bound, (unsigned long long)s.n_over_bound, s.max_l2_over_bound,
            (unsigned long long)s.n_tiles_over_l2);
-    CHECKF(s.n_over_bound == 0, "the per-element check sees the doubled error (%llu elements): "
+    CHECKF(s.n_over_bound == 0,
+           "the per-element check sees the doubled error (%llu elements): "
            "the control no longer shows what it is for",
            (unsigned long long)s.n_over_bound);
     CHECKF(s.n_tiles_over_l2 > 0, "the L2 check missed doubled errors");

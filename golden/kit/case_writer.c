@@ -32,7 +32,8 @@ static const char *kills_field(const golden_writer *g, char *buf, size_t n)
     int first = 1;
     while (*p && used < n) {
         size_t len = strcspn(p, ",");
-        used += (size_t)snprintf(buf + used, n - used, "%s\"%.*s\"", first ? "" : ", ", (int)len, p);
+        used +=
+            (size_t)snprintf(buf + used, n - used, "%s\"%.*s\"", first ? "" : ", ", (int)len, p);
         first = 0;
         p += len;
         if (*p == ',')
@@ -57,8 +58,8 @@ static int write_rel(golden_writer *g, const char *rel, const void *data, size_t
     return 0;
 }
 
-static int write_npy_rel(golden_writer *g, const char *rel, const tahq_shape *s, const float *x, char sha[65],
-                         size_t *bytes)
+static int write_npy_rel(golden_writer *g, const char *rel, const tahq_shape *s, const float *x,
+                         char sha[65], size_t *bytes)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", g->dir, rel);
@@ -186,8 +187,7 @@ void golden_emit_encode(golden_writer *g, const char *id, const char *flags, con
     size_t len = 0;
     int st = run_encode(cfg, s, x, &msg, &len);
     if (st != TAHQ_OK) {
-        fprintf(stderr, "tahq golden-gen: case %s: encode failed: %s\n", id,
-                tahq_status_name(st));
+        fprintf(stderr, "tahq golden-gen: case %s: encode failed: %s\n", id, tahq_status_name(st));
         g->failed = 1;
         return;
     }
@@ -226,19 +226,21 @@ void golden_emit_encode(golden_writer *g, const char *id, const char *flags, con
     snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
     snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
     snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
-    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) || write_rel(g, rel_bin, msg, len, sh_bin) ||
+    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) ||
+        write_rel(g, rel_bin, msg, len, sh_bin) ||
         write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
         g->failed = 1;
     } else if (begin_case(g, id, "encode", fl, desc) == 0) {
         write_config_shape(g, cfg, s);
-        fprintf(g->man,
-                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-                "      \"expected_status\": \"ok\",\n"
-                "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
-                "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
-                rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, h.n_low, h.n_flagged, rel_dec,
-                dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
+        fprintf(
+            g->man,
+            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+            "      \"expected_status\": \"ok\",\n"
+            "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
+            "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
+            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
+            rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, h.n_low, h.n_flagged, rel_dec, dec_bytes,
+            sh_dec, kills_field(g, kf, sizeof kf));
     }
     free(msg);
     free(y);
@@ -323,7 +325,6 @@ void golden_emit_decode_error(golden_writer *g, const char *id, const char *flag
                 rel, len, sh, tahq_status_name(expect), kills_field(g, kf, sizeof kf));
 }
 
-
 /* A crafted valid message of format 1 (kind decode) or of the paper-v1
  * profile (kind paper_v1_decode, pcfg != NULL) that no encoder writes: the
  * candidate decodes inputs/ID.bin and must give expected/ID.npy bit for bit. */
@@ -383,11 +384,12 @@ void golden_emit_decode(golden_writer *g, const char *id, const char *flags, con
     } else if (begin_case(g, id, pcfg ? GOLDEN_KIND_PAPER_V1_DECODE : "decode", fl, desc) == 0) {
         fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
                 (unsigned)s.batch, (unsigned)s.seq_len, (unsigned)s.channels);
-        fprintf(g->man,
-                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-                "      \"expected_status\": \"ok\",\n"
-                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
-                rel_in, len, sh_in, rel_dec, dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
+        fprintf(
+            g->man,
+            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+            "      \"expected_status\": \"ok\",\n"
+            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
+            rel_in, len, sh_in, rel_dec, dec_bytes, sh_dec, kills_field(g, kf, sizeof kf));
     }
     free(y);
 }
@@ -465,21 +467,23 @@ void golden_emit_paper_v1(golden_writer *g, const char *id, const char *flags, c
     snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
     snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
     snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
-    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) || write_rel(g, rel_bin, msg, len, sh_bin) ||
+    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) ||
+        write_rel(g, rel_bin, msg, len, sh_bin) ||
         write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
         g->failed = 1;
     } else if (begin_case(g, id, GOLDEN_KIND_PAPER_V1, fl, desc) == 0) {
         golden_pv1_config_json(cj, sizeof cj, cfg);
         fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
                 (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
-        fprintf(g->man,
-                "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-                "      \"expected_status\": \"ok\",\n"
-                "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
-                "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-                "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
-                rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, n_low, nf, rel_dec, dec_bytes,
-                sh_dec, kills_field(g, kf, sizeof kf));
+        fprintf(
+            g->man,
+            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+            "      \"expected_status\": \"ok\",\n"
+            "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
+            "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
+            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
+            rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, n_low, nf, rel_dec, dec_bytes, sh_dec,
+            kills_field(g, kf, sizeof kf));
     }
     free(msg);
     free(y);
@@ -524,7 +528,8 @@ int golden_writer_finish(golden_writer *g, unsigned header_version)
                     GOLDEN_SCHEMA, g->set, (unsigned)TAHQ_FORMAT_VERSION);
             if (header_version)
                 fprintf(f, "  \"header_version\": %u,\n", header_version);
-            fprintf(f, "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
+            fprintf(f,
+                    "  \"generator\": \"tahq golden-gen\",\n  \"n_cases\": %d,\n  \"cases\": [\n",
                     g->n_cases);
             fwrite(g->man_buf, 1, g->man_len, f);
             fputs("\n  ]\n}\n", f);

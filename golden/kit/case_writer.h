@@ -49,12 +49,12 @@ int golden_writer_failed(const golden_writer *g);
 void golden_emit_encode(golden_writer *g, const char *id, const char *flags, const char *desc,
                         const tahq_config *cfg, const tahq_shape *s, const float *x);
 /* An input the encoder must reject with `expect`. */
-void golden_emit_encode_error(golden_writer *g, const char *id, const char *flags,
-                              const char *desc, const tahq_config *cfg, const tahq_shape *s,
-                              const float *x, int expect);
+void golden_emit_encode_error(golden_writer *g, const char *id, const char *flags, const char *desc,
+                              const tahq_config *cfg, const tahq_shape *s, const float *x,
+                              int expect);
 /* A message the decoder must reject with `expect`. */
-void golden_emit_decode_error(golden_writer *g, const char *id, const char *flags,
-                              const char *desc, const uint8_t *msg, size_t len, int expect);
+void golden_emit_decode_error(golden_writer *g, const char *id, const char *flags, const char *desc,
+                              const uint8_t *msg, size_t len, int expect);
 /* A crafted valid message of format 1 (pcfg NULL) or of the paper-v1
  * profile that no encoder writes, decoded only. */
 void golden_emit_decode(golden_writer *g, const char *id, const char *flags, const char *desc,

@@ -38,7 +38,7 @@ typedef struct gcase {
     int has_cfg;
     file_ref input, message, decoded;
     char cfg_json[512];
-    int pv1; /* kind paper_v1 or paper_v1_decode: pcfg, not cfg */
+    int pv1;      /* kind paper_v1 or paper_v1_decode: pcfg, not cfg */
     int dec_only; /* kind decode or paper_v1_decode: a crafted valid message, decoded only */
     tahq_paper_v1_config pcfg;
     const json_t *flags; /* array of strings */
@@ -75,7 +75,10 @@ static int read_quiet(const char *path, int whose, uint64_t cap, uint8_t **data,
 
 /* What a candidate's output may hold: twice the expected size and 4 KiB
  * (larger is a wrong output anyway, and is not read). */
-static uint64_t out_cap(uint64_t expected) { return expected * 2u + 4096u; }
+static uint64_t out_cap(uint64_t expected)
+{
+    return expected * 2u + 4096u;
+}
 #define ERR_FILE_CAP 65536u
 
 /* Something (a file, a link, a FIFO ...) is at p: reading it then says
@@ -168,11 +171,11 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
         }
     size_t fi;
     const json_t *f;
-    json_array_foreach(flags, fi, f)
-        if (!json_is_string(f)) {
-            snprintf(err, n, "case %s: flags must be strings", g->id);
-            return -1;
-        }
+    json_array_foreach(flags, fi, f) if (!json_is_string(f))
+    {
+        snprintf(err, n, "case %s: flags must be strings", g->id);
+        return -1;
+    }
     g->flags = flags;
     if (!valid_status_name(g->expected_status)) {
         snprintf(err, n, "case %s: expected_status '%s' is not a tahq status name", g->id,
@@ -183,8 +186,8 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
         decerr = strcmp(g->kind, "decode_error") == 0;
     g->pv1 = strcmp(g->kind, GOLDEN_KIND_PAPER_V1) == 0 ||
              strcmp(g->kind, GOLDEN_KIND_PAPER_V1_DECODE) == 0;
-    g->dec_only = strcmp(g->kind, "decode") == 0 ||
-                  strcmp(g->kind, GOLDEN_KIND_PAPER_V1_DECODE) == 0;
+    g->dec_only =
+        strcmp(g->kind, "decode") == 0 || strcmp(g->kind, GOLDEN_KIND_PAPER_V1_DECODE) == 0;
     if (g->pv1 && !g->dec_only) /* judged like encode, with the paper-v1 config and tolerance */
         enc = 1;
     if (!enc && !encerr && !decerr && !g->dec_only) {
@@ -212,8 +215,9 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
         const int config_error_case = encerr && strcmp(g->expected_status, "err_config") == 0;
         if (g->pv1 ? tahq_paper_v1_check(&g->pcfg, &(tahq_shape){1, 1, g->pcfg.tile}) != TAHQ_OK
                    : (tahq_check_config(&g->cfg) != TAHQ_OK) != config_error_case) {
-            snprintf(err, n, config_error_case ? "case %s: expects err_config, but its config is valid"
-                                               : "case %s: config is not valid",
+            snprintf(err, n,
+                     config_error_case ? "case %s: expects err_config, but its config is valid"
+                                       : "case %s: config is not valid",
                      g->id);
             return -1;
         }
@@ -224,7 +228,8 @@ static int parse_case(const json_t *c, gcase *g, char *err, size_t n)
         uint64_t d[3];
         size_t i;
         const json_t *e;
-        json_array_foreach(sh, i, e) {
+        json_array_foreach(sh, i, e)
+        {
             /* an integral number, written as an integer or not (1, 1.0, 1e0) */
             double v = json_number_value(e);
             if (!json_is_number(e) || v < 1 || v > 4294967295.0 || v != floor(v)) {
@@ -276,8 +281,7 @@ static int verify_file(const opts *o, const gcase *g, const file_ref *f, char *e
 
 /* The exact check of a candidate message: the first differing field
  * (conform_diff.c). */
-static void cmp_message(check *k, const uint8_t *exp, size_t elen, const uint8_t *got,
-                        size_t glen)
+static void cmp_message(check *k, const uint8_t *exp, size_t elen, const uint8_t *got, size_t glen)
 {
     k->pass = conform_diff_message(exp, elen, got, glen, k->detail, sizeof k->detail, &k->field,
                                    &k->tile);
@@ -291,8 +295,8 @@ static void cmp_decoded(check *k, const gcase *g, const float *exp, const npy_te
         k->field = "shape";
         snprintf(k->detail, sizeof k->detail,
                  "shape: expected [%u, %u, %u], got %u dims with %" PRIu64 " elements",
-                 (unsigned)g->shape.batch, (unsigned)g->shape.seq_len,
-                 (unsigned)g->shape.channels, (unsigned)got->ndim, got->count);
+                 (unsigned)g->shape.batch, (unsigned)g->shape.seq_len, (unsigned)g->shape.channels,
+                 (unsigned)got->ndim, got->count);
         return;
     }
     uint64_t first = n, ndiff = 0;
@@ -318,16 +322,16 @@ static void cmp_decoded(check *k, const gcase *g, const float *exp, const npy_te
              ", c=%u] (tile %" PRId64 ", element %u): expected %.9g (0x%08x), got %.9g "
              "(0x%08x); %" PRIu64 " of %" PRIu64 " values differ",
              first, row / g->shape.seq_len, row % g->shape.seq_len, c, k->tile, c % G,
-             (double)exp[first], f2u(exp[first]), (double)got->data[first],
-             f2u(got->data[first]), ndiff, n);
+             (double)exp[first], f2u(exp[first]), (double)got->data[first], f2u(got->data[first]),
+             ndiff, n);
 }
 
 /* Tolerant check of a candidate message: config/shape header exact, the
  * message valid, every value it decodes to within the SPEC §6 bound (computed
  * from the candidate's own message) of the input; mismatch rates of the
  * other fields against the expected message. */
-static void tol_message(check *k, const gcase *g, const float *x, const uint8_t *exp,
-                        size_t elen, const uint8_t *got, size_t glen)
+static void tol_message(check *k, const gcase *g, const float *x, const uint8_t *exp, size_t elen,
+                        const uint8_t *got, size_t glen)
 {
     k->tol_done = 1;
     k->tol_pass = 0;
@@ -498,8 +502,7 @@ static int copy_in(const opts *o, const file_ref *f, const char *to, char *err, 
 /* Copy the case's inputs into tmp, remove its stale outputs from cdir and
  * build its commands. Returns the number of commands, or -1 with err. */
 static int prepare_case(const opts *o, const gcase *g, const char *tmp, const char *cdir,
-                        case_run *cr, conform_cmd *cmds, char (*args)[12000], char *err,
-                        size_t n)
+                        case_run *cr, conform_cmd *cmds, char (*args)[12000], char *err, size_t n)
 {
     char in[4096], out[4096], qi[4200], qo[4200], qc[1200];
     memset(cr, 0, sizeof *cr);
@@ -538,8 +541,8 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
         shq(qi, sizeof qi, in);
         shq(qo, sizeof qo, out);
         if (g->pv1) /* no header: the decoder needs the config and the shape */
-            snprintf(args[nc], sizeof args[nc], "decode %s %s --config %s --shape %ux%ux%u", qi,
-                     qo, qc, (unsigned)g->shape.batch, (unsigned)g->shape.seq_len,
+            snprintf(args[nc], sizeof args[nc], "decode %s %s --config %s --shape %ux%ux%u", qi, qo,
+                     qc, (unsigned)g->shape.batch, (unsigned)g->shape.seq_len,
                      (unsigned)g->shape.channels);
         else
             snprintf(args[nc], sizeof args[nc], "decode %s %s", qi, qo);
@@ -553,7 +556,10 @@ static int prepare_case(const opts *o, const gcase *g, const char *tmp, const ch
     return nc;
 }
 
-static int run_not_ok(const conform_run *r) { return !r->ran || conform_run_failed(r); }
+static int run_not_ok(const conform_run *r)
+{
+    return !r->ran || conform_run_failed(r);
+}
 
 /* After the candidate's runs of a case: the candidate directory gets what
  * --candidate mode expects (ID.err with the status name; no output of a
@@ -698,8 +704,8 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
         vpath(p, sizeof p, o, g->input.path);
         if (load_npy_quiet(p, SET_FILE, g->input.bytes, &x, e, sizeof e) == 0) {
             const char *tf;
-            k->tol_pass = conform_pv1_ties(&g->pcfg, &g->shape, x.data, got, glen,
-                                           k->tol_detail, sizeof k->tol_detail, &tf);
+            k->tol_pass = conform_pv1_ties(&g->pcfg, &g->shape, x.data, got, glen, k->tol_detail,
+                                           sizeof k->tol_detail, &tf);
             npy_free(&x);
         } else {
             snprintf(k->tol_detail, sizeof k->tol_detail, "%s", e);
@@ -727,8 +733,8 @@ static int eval_paper_v1(const opts *o, const gcase *g, const char *cdir, check 
         k->field = "values";
     } else {
         int exact = 0;
-        k->pass = golden_pv1_compare_decoded(&g->pcfg, yexp.data, ygot.data, cnt, &exact,
-                                             k->detail, sizeof k->detail);
+        k->pass = golden_pv1_compare_decoded(&g->pcfg, yexp.data, ygot.data, cnt, &exact, k->detail,
+                                             sizeof k->detail);
         name_pv1_rule(k->detail, sizeof k->detail);
         if (!k->pass)
             k->field = "values";
@@ -959,9 +965,9 @@ static void report_begin(report *R)
     if (o->json) {
         /* streamed: the head's members, then one case per line as it is
          * judged, then the summary */
-        char *head = cli_json_text(json_pack("{s:o, s:o, s:s}", "vectors",
-                                                  cli_jstr(o->vectors), "set", cli_jstr(R->set),
-                                                  "mode", o->run ? "run" : "candidate"));
+        char *head =
+            cli_json_text(json_pack("{s:o, s:o, s:s}", "vectors", cli_jstr(o->vectors), "set",
+                                    cli_jstr(R->set), "mode", o->run ? "run" : "candidate"));
         size_t hl = head ? strlen(head) : 0;
         if (hl >= 2)
             printf("%.*s, \"cases\": [", (int)(hl - 1), head); /* without its '}' */
@@ -1058,7 +1064,10 @@ static void report_case(report *R, const gcase *g, const check *ks, int nk, cons
     if (o->json) {
         json_t *jc = json_pack("{s:o, s:o, s:b, s:s}", "id", cli_jstr(g->id), "kind",
                                cli_jstr(g->kind), "pass", pass, "verdict",
-                               pass ? "pass" : timeout ? "timeout" : tol_only ? "tolerant" : "fail");
+                               pass       ? "pass"
+                               : timeout  ? "timeout"
+                               : tol_only ? "tolerant"
+                                          : "fail");
         if (jc && o->tolerance && json_object_set_new(jc, "tolerant_pass", json_boolean(tpass)))
             json_decref(jc), jc = NULL;
         json_t *jks = jc ? json_array() : NULL;
@@ -1089,7 +1098,10 @@ static void report_case(report *R, const gcase *g, const check *ks, int nk, cons
         free(line);
     } else if (o->tap) {
         printf("%s %zu - %s (%s)%s\n", ok ? "ok" : "not ok", R->n_done, g->id, g->kind,
-               pass ? "" : timeout ? ": TIMEOUT" : tol_only ? ": TOLERANT" : "");
+               pass       ? ""
+               : timeout  ? ": TIMEOUT"
+               : tol_only ? ": TOLERANT"
+                          : "");
         if (!pass) {
             const check *first = NULL;
             for (int j = 0; j < nk && !first; ++j)
@@ -1157,14 +1169,14 @@ static void report_end(report *R)
     if (R->n_timeout)
         snprintf(tmo, sizeof tmo, "; %zu timed out", R->n_timeout);
     if (o->json) {
-        json_t *sum = json_pack(
-            "{s:I, s:I, s:I, s:I, s:I, s:I, s:[I, I], s:[I, I], s:[I, I]}", "cases",
-            (json_int_t)R->n_all, "selected", (json_int_t)R->n_sel, "skipped",
-            (json_int_t)skipped, "passed", (json_int_t)R->n_pass, "failed", (json_int_t)n_fail,
-            "timed_out", (json_int_t)R->n_timeout, "encode", (json_int_t)R->by_task[0][0],
-            (json_int_t)R->by_task[0][1], "decode", (json_int_t)R->by_task[1][0],
-            (json_int_t)R->by_task[1][1], "errors", (json_int_t)R->by_task[2][0],
-            (json_int_t)R->by_task[2][1]);
+        json_t *sum =
+            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:[I, I], s:[I, I], s:[I, I]}", "cases",
+                      (json_int_t)R->n_all, "selected", (json_int_t)R->n_sel, "skipped",
+                      (json_int_t)skipped, "passed", (json_int_t)R->n_pass, "failed",
+                      (json_int_t)n_fail, "timed_out", (json_int_t)R->n_timeout, "encode",
+                      (json_int_t)R->by_task[0][0], (json_int_t)R->by_task[0][1], "decode",
+                      (json_int_t)R->by_task[1][0], (json_int_t)R->by_task[1][1], "errors",
+                      (json_int_t)R->by_task[2][0], (json_int_t)R->by_task[2][1]);
         if (sum && o->tolerance &&
             (json_object_set_new(sum, "tolerant_passed", json_integer((json_int_t)R->n_tol_pass)) ||
              json_object_set_new(sum, "tolerant_only", json_integer((json_int_t)R->n_tol_only)) ||
@@ -1205,8 +1217,9 @@ static int junit_write(report *R, cli_out *out)
     }
     size_t skipped = R->n_all - R->n_sel;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"tahq conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-               "time=\"%.3f\">\n",
+    fprintf(f,
+            "<testsuites name=\"tahq conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "time=\"%.3f\">\n",
             R->n_sel, R->j_fail, R->j_err, R->j_time);
     fprintf(f, "  <testsuite name=\"tahq conform ");
     conform_xml_str(f, R->set);
@@ -1214,13 +1227,13 @@ static int junit_write(report *R, cli_out *out)
             R->n_sel, R->j_fail, R->j_err, R->j_time);
     fprintf(f, "    <properties>\n      <property name=\"vectors\" value=\"");
     conform_xml_str(f, R->o->vectors);
-    fprintf(f, "\"/>\n      <property name=\"mode\" value=\"%s\"/>\n"
-               "      <property name=\"tolerance\" value=\"%s\"/>\n"
-               "      <property name=\"cases_in_set\" value=\"%zu\"/>\n"
-               "      <property name=\"cases_not_selected\" value=\"%zu\"/>\n"
-               "    </properties>\n",
-            R->o->run ? "run" : "candidate", R->o->tolerance ? "true" : "false", R->n_all,
-            skipped);
+    fprintf(f,
+            "\"/>\n      <property name=\"mode\" value=\"%s\"/>\n"
+            "      <property name=\"tolerance\" value=\"%s\"/>\n"
+            "      <property name=\"cases_in_set\" value=\"%zu\"/>\n"
+            "      <property name=\"cases_not_selected\" value=\"%zu\"/>\n"
+            "    </properties>\n",
+            R->o->run ? "run" : "candidate", R->o->tolerance ? "true" : "false", R->n_all, skipped);
     if (R->jbuf)
         fwrite(R->jbuf, 1, R->jlen, f);
     fprintf(f, "  </testsuite>\n</testsuites>\n");
@@ -1240,9 +1253,7 @@ static int has_flag(const gcase *g, const char *flag)
 {
     size_t i;
     const json_t *f;
-    json_array_foreach(g->flags, i, f)
-        if (strcmp(json_string_value(f), flag) == 0)
-            return 1;
+    json_array_foreach(g->flags, i, f) if (strcmp(json_string_value(f), flag) == 0) return 1;
     return 0;
 }
 
@@ -1370,7 +1381,8 @@ static void progress_line(progress *P, size_t done, size_t failed)
         P->next += P->step;
     double spent = t - P->start;
     double left = done ? spent / (double)done * (double)(P->n - done) : 0.0;
-    fprintf(stderr, "conform: %zu/%zu cases done (%.0f%%), %zu failed, %.0f s so far, about %.0f s left\n",
+    fprintf(stderr,
+            "conform: %zu/%zu cases done (%.0f%%), %zu failed, %.0f s so far, about %.0f s left\n",
             done, P->n, 100.0 * (double)done / (double)P->n, failed, spent, left);
     fflush(stderr);
 }
@@ -1389,8 +1401,8 @@ static int run_all(state *S, const opts *o, const char *cdir)
             const gcase *g = &S->cs[S->sel[next_start]];
             conform_cmd cmds[2];
             char err[800];
-            int nc = prepare_case(o, g, S->tmp, cdir, &S->cr[next_start], cmds, args, err,
-                                  sizeof err);
+            int nc =
+                prepare_case(o, g, S->tmp, cdir, &S->cr[next_start], cmds, args, err, sizeof err);
             if (nc < 0) {
                 free(done);
                 return cli_fail(EXIT_USAGE, "%s", err);
@@ -1427,8 +1439,8 @@ static int run_all(state *S, const opts *o, const char *cdir)
         done[id] = 1;
         while (next_print < n && done[next_print]) {
             judge(S, o, next_print++, cdir);
-            progress_line(&P, S->R.n_done, S->R.n_done - (o->tolerance ? S->R.n_tol_pass
-                                                                       : S->R.n_pass));
+            progress_line(&P, S->R.n_done,
+                          S->R.n_done - (o->tolerance ? S->R.n_tol_pass : S->R.n_pass));
         }
         fflush(stdout);
         if (conform_signal_pending()) { /* judging took a while: stop now */
@@ -1451,9 +1463,8 @@ static int workdir_in_set(const char *dir, const char *set)
     while (!realpath(probe, rd)) {
         char *slash = strrchr(probe, '/');
         if (!slash)
-            return realpath(".", rd) && (strcmp(rd, rs) == 0 ||
-                                          (strncmp(rd, rs, strlen(rs)) == 0 &&
-                                           rd[strlen(rs)] == '/'));
+            return realpath(".", rd) && (strcmp(rd, rs) == 0 || (strncmp(rd, rs, strlen(rs)) == 0 &&
+                                                                 rd[strlen(rs)] == '/'));
         if (slash == probe) {
             snprintf(probe, sizeof probe, "/");
         } else {
@@ -1679,8 +1690,7 @@ int conform_main(const conform_options *opts_in)
         progress P = progress_start(o.progress, n_sel);
         for (size_t i = 0; i < n_sel; ++i) {
             judge(&S, &o, i, o.candidate);
-            progress_line(&P, S.R.n_done,
-                          S.R.n_done - (o.tolerance ? S.R.n_tol_pass : S.R.n_pass));
+            progress_line(&P, S.R.n_done, S.R.n_done - (o.tolerance ? S.R.n_tol_pass : S.R.n_pass));
         }
     }
     if (sig) {

@@ -40,14 +40,14 @@ int conform_pv1_ties(const tahq_paper_v1_config *cfg, const tahq_shape *sh, cons
 
 /* What one run of the candidate did. */
 typedef struct conform_run {
-    int ran;       /* 1 once the command was started */
-    int exited;    /* 1: exit status in status; 0: killed by signal sig */
+    int ran;    /* 1 once the command was started */
+    int exited; /* 1: exit status in status; 0: killed by signal sig */
     int status, sig;
     int timed_out; /* killed by conform after --timeout */
     double seconds;
-    uint64_t stderr_bytes;     /* how much it wrote on stderr (only a bounded part is kept) */
-    char op[8];                /* "encode" or "decode" */
-    char word[64];             /* first err_* word of its stderr, or "(none)" */
+    uint64_t stderr_bytes; /* how much it wrote on stderr (only a bounded part is kept) */
+    char op[8];            /* "encode" or "decode" */
+    char word[64];         /* first err_* word of its stderr, or "(none)" */
     char tail[CONFORM_TAIL_LINES * 160 + 8]; /* its last lines of stderr (printable) */
 } conform_run;
 
@@ -115,8 +115,8 @@ int conform_case_dir(const char *tmp, char *buf, size_t n);
 /* Read a file of at most cap bytes: only a regular file (never waits on a
  * FIFO or reads a device), with nofollow not through a symbolic link.
  * 0, or -1 with the reason in err ("is not a regular file", ...). */
-int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data,
-                        size_t *len, char *err, size_t n);
+int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data, size_t *len,
+                        char *err, size_t n);
 /* Copy a set file of at most `bytes` bytes to a new file `to` (O_EXCL,
  * O_NOFOLLOW). 0 or -1. */
 int conform_copy_in(const char *from, uint64_t bytes, const char *to);

@@ -18,13 +18,16 @@ static const struct {
     unsigned off, size;
     const char *name;
 } hdr_fields[] = {
-    {0, 4, "header.magic"},        {4, 2, "header.version"},   {6, 2, "header.header_bytes"},
-    {8, 1, "header.k"},            {9, 1, "header.hi_bits"},   {10, 1, "header.lo_bits"},
-    {11, 1, "header.alloc"},       {12, 1, "header.rounding"}, {13, 1, "header.meta"},
-    {14, 2, "header.hi_permille"}, {16, 4, "header.tau"},      {20, 4, "header.B"},
-    {24, 4, "header.S"},           {28, 4, "header.C"},        {32, 8, "header.seed"},
-    {40, 8, "header.n_low"},       {48, 8, "header.n_flagged"},
-    {56, 8, "header.payload_bytes"}, {64, 4, "header.reserved"}, {68, 4, "header.crc"},
+    {0, 4, "header.magic"},        {4, 2, "header.version"},
+    {6, 2, "header.header_bytes"}, {8, 1, "header.k"},
+    {9, 1, "header.hi_bits"},      {10, 1, "header.lo_bits"},
+    {11, 1, "header.alloc"},       {12, 1, "header.rounding"},
+    {13, 1, "header.meta"},        {14, 2, "header.hi_permille"},
+    {16, 4, "header.tau"},         {20, 4, "header.B"},
+    {24, 4, "header.S"},           {28, 4, "header.C"},
+    {32, 8, "header.seed"},        {40, 8, "header.n_low"},
+    {48, 8, "header.n_flagged"},   {56, 8, "header.payload_bytes"},
+    {64, 4, "header.reserved"},    {68, 4, "header.crc"},
 };
 #define CRC_OFF 68u
 
@@ -62,8 +65,8 @@ static void meta_text(char *buf, size_t n, tahq_meta meta, const uint8_t *m, siz
         return;
     }
     uint32_t bits = (uint32_t)get_le(m + off, mb);
-    snprintf(buf, n, "%.9g (0x%0*" PRIx32 ")", (double)tahq_meta_value(meta, bits),
-             (int)(2 * mb), bits);
+    snprintf(buf, n, "%.9g (0x%0*" PRIx32 ")", (double)tahq_meta_value(meta, bits), (int)(2 * mb),
+             bits);
 }
 
 static void field_text(char *buf, size_t n, const uint8_t *m, size_t len, uint64_t off,
@@ -89,8 +92,8 @@ static int own_crc_valid(const uint8_t *got, size_t glen)
 /* The element-level description of the first differing payload byte i
  * (bit j of it is the first differing bit). */
 static void payload_element(const uint8_t *exp, size_t elen, const uint8_t *got, size_t glen,
-                            size_t i, unsigned j, const char *section, int64_t tile,
-                            char *buf, size_t n)
+                            size_t i, unsigned j, const char *section, int64_t tile, char *buf,
+                            size_t n)
 {
     tahq_header h;
     buf[0] = '\0';
@@ -113,8 +116,7 @@ static void payload_element(const uint8_t *exp, size_t elen, const uint8_t *got,
     } else if (strcmp(section, "gate_flags") == 0) {
         uint64_t q = (i - L.flags_off) * 8 + j;
         if (q >= L.N) {
-            snprintf(buf, n, "padding bit %" PRIu64 " after the flags: expected 0, got 1",
-                     q - L.N);
+            snprintf(buf, n, "padding bit %" PRIu64 " after the flags: expected 0, got 1", q - L.N);
         } else {
             int e = (exp[L.flags_off + q / 8] >> (q % 8)) & 1;
             snprintf(buf, n, "tile %" PRIu64 ": expected %s, got %s", q,
@@ -167,8 +169,10 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
             ++i;
         *field = "length";
         if (i < m)
-            snprintf(detail, n, "first difference at byte %zu: expected 0x%02x, got 0x%02x (the "
-                     "expected message is shorter than a header)", i, exp[i], got[i]);
+            snprintf(detail, n,
+                     "first difference at byte %zu: expected 0x%02x, got 0x%02x (the "
+                     "expected message is shorter than a header)",
+                     i, exp[i], got[i]);
         else
             snprintf(detail, n, "length: expected %zu bytes, got %zu", elen, glen);
         return 0;
@@ -182,8 +186,7 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
     if (glen >= TAHQ_HEADER_BYTES && elen >= TAHQ_HEADER_BYTES) {
         int own = own_crc_valid(got, glen);
         if (crc_differs)
-            snprintf(crc_note, sizeof crc_note,
-                     "; header.crc differs too (the candidate's CRC %s)",
+            snprintf(crc_note, sizeof crc_note, "; header.crc differs too (the candidate's CRC %s)",
                      own ? "is right over its own bytes" : "does not match its own bytes");
         else if (!own)
             snprintf(crc_note, sizeof crc_note,
@@ -229,8 +232,8 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
         snprintf(detail, n,
                  "first difference at byte %zu: expected 0x%02x, got 0x%02x, in %s%s%s; %zu of "
                  "%zu common payload bytes differ%s%s",
-                 i, exp[i], got[i], where, elem[0] ? ": " : "", elem, ndiff,
-                 m - TAHQ_HEADER_BYTES, elen != glen ? "; lengths differ" : "", crc_note);
+                 i, exp[i], got[i], where, elem[0] ? ": " : "", elem, ndiff, m - TAHQ_HEADER_BYTES,
+                 elen != glen ? "; lengths differ" : "", crc_note);
         return 0;
     }
     if (elen != glen) {

@@ -167,11 +167,11 @@ int conform_pv1_ties(const tahq_paper_v1_config *cfg, const tahq_shape *sh, cons
     double rate = (double)d_code / (double)cnt;
     ok = d_flag == 0 && d_piv == 0 && d_code_big == 0 && rate <= GOLDEN_PV1_CODE_RATE &&
          d_meta_big == 0;
-    *field = ok ? NULL
-             : d_flag ? "tile_flags"
-             : d_piv  ? "pivots"
+    *field = ok                                            ? NULL
+             : d_flag                                      ? "tile_flags"
+             : d_piv                                       ? "pivots"
              : (d_code_big || rate > GOLDEN_PV1_CODE_RATE) ? "codes"
-                                                            : "zero_points/scales";
+                                                           : "zero_points/scales";
     snprintf(detail, n,
              "%s: the token bitmap differs from the SPEC's selection in %" PRIu64
              " token%s, a lowest-entropy selection within the entropy tolerance (largest "
@@ -179,8 +179,8 @@ int conform_pv1_ties(const tahq_paper_v1_config *cfg, const tahq_shape *sh, cons
              ", pivots %" PRIu64 " differ; codes %" PRIu64 " of %" PRIu64 " differ (rate %.3g, "
              "%" PRIu64 " by more than 1); zero points %" PRIu64 ", scales %" PRIu64
              " differ (%" PRIu64 " by more than 1 fp16 ulp)",
-             ok ? "within tolerance" : "outside tolerance", moved, moved == 1 ? "" : "s",
-             widest, d_flag, d_piv, d_code, cnt, rate, d_code_big, d_zero, d_scale, d_meta_big);
+             ok ? "within tolerance" : "outside tolerance", moved, moved == 1 ? "" : "s", widest,
+             d_flag, d_piv, d_code, cnt, rate, d_code_big, d_zero, d_scale, d_meta_big);
 out:
     free(map);
     free(flags);

@@ -146,8 +146,8 @@ int main(int argc, char **argv)
     uint64_t nf = 0;
     for (uint64_t t = 0; t < N; t++)
         nf += flag[t];
-    uint64_t bits = B * C * (n_low * cfg.lo_bits + (S - n_low) * cfg.hi_bits) + 33 * N + B * S +
-                    nf * k;
+    uint64_t bits =
+        B * C * (n_low * cfg.lo_bits + (S - n_low) * cfg.hi_bits) + 33 * N + B * S + nf * k;
     size_t len = (size_t)((bits + 7) / 8);
     uint8_t *msg = calloc(len ? len : 1, 1);
     if (!msg) {

@@ -44,8 +44,14 @@ static sigset_t saved_mask;
 static struct sigaction saved_act[N_TERM + 1];
 static int signals_on;
 
-static void on_term(int sig) { got_signal = sig; }
-static void on_chld(int sig) { (void)sig; }
+static void on_term(int sig)
+{
+    got_signal = sig;
+}
+static void on_chld(int sig)
+{
+    (void)sig;
+}
 
 int conform_signals_begin(void)
 {
@@ -86,7 +92,10 @@ int conform_signals_end(void)
     return got_signal;
 }
 
-int conform_signal_pending(void) { return got_signal; }
+int conform_signal_pending(void)
+{
+    return got_signal;
+}
 
 void conform_die_by_signal(int sig)
 {
@@ -192,8 +201,8 @@ void conform_rmtree(const char *dir)
     rmdir(dir);
 }
 
-int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data,
-                        size_t *len, char *err, size_t n)
+int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data, size_t *len,
+                        char *err, size_t n)
 {
     *data = NULL;
     *len = 0;
@@ -397,20 +406,34 @@ int conform_kill_strays(const pid_t *keep_sessions, int nkeep)
 static const char *signal_name(int sig)
 {
     switch (sig) {
-    case SIGABRT: return "SIGABRT";
-    case SIGALRM: return "SIGALRM";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGHUP: return "SIGHUP";
-    case SIGILL: return "SIGILL";
-    case SIGINT: return "SIGINT";
-    case SIGKILL: return "SIGKILL";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGTERM: return "SIGTERM";
-    case SIGTRAP: return "SIGTRAP";
-    default: return "?";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGALRM:
+        return "SIGALRM";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGHUP:
+        return "SIGHUP";
+    case SIGILL:
+        return "SIGILL";
+    case SIGINT:
+        return "SIGINT";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGPIPE:
+        return "SIGPIPE";
+    case SIGQUIT:
+        return "SIGQUIT";
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGTRAP:
+        return "SIGTRAP";
+    default:
+        return "?";
     }
 }
 
@@ -433,8 +456,7 @@ void conform_run_text(const conform_run *r, double timeout, char *buf, size_t n)
 int conform_run_crashed(const conform_run *r)
 {
     /* killed by a signal, or a shell's 128 + N for a child it lost to one */
-    return r->ran && !r->timed_out &&
-           (!r->exited || (r->status > 128 && r->status < 128 + 65));
+    return r->ran && !r->timed_out && (!r->exited || (r->status > 128 && r->status < 128 + 65));
 }
 
 int conform_run_failed(const conform_run *r)
@@ -452,8 +474,10 @@ void conform_sanitize(char *s)
             continue;
         }
         /* a valid UTF-8 sequence (no overlongs, no surrogates) is kept */
-        int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-                                              : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        int len = c >= 0xc2 && c <= 0xdf   ? 2
+                  : c >= 0xe0 && c <= 0xef ? 3
+                  : c >= 0xf0 && c <= 0xf4 ? 4
+                                           : 0;
         int ok = len > 0;
         for (int k = 1; ok && k < len; ++k)
             ok = (p[k] & 0xc0) == 0x80;
@@ -913,8 +937,8 @@ static int is_interpreter(const char *w)
 {
     const char *b = strrchr(w, '/');
     b = b ? b + 1 : w;
-    static const char *names[] = {"sh", "bash", "dash", "ksh", "zsh", "perl", "ruby", "node",
-                                  "Rscript", "julia"};
+    static const char *names[] = {"sh",   "bash", "dash", "ksh",     "zsh",
+                                  "perl", "ruby", "node", "Rscript", "julia"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(b, names[i]) == 0)
             return 1;
@@ -985,8 +1009,8 @@ static int skip_wrapper(const char *wrapper, const char **s, char *w, size_t n)
         const char *before = *s;
         if (!next_word(s, w, n))
             return 0;
-        if (strcmp(wrapper, "env") == 0 && (is_assignment(w) || strcmp(w, "-i") == 0 ||
-                                             strcmp(w, "-") == 0))
+        if (strcmp(wrapper, "env") == 0 &&
+            (is_assignment(w) || strcmp(w, "-i") == 0 || strcmp(w, "-") == 0))
             continue;
         if (strcmp(wrapper, "env") == 0 && strcmp(w, "-u") == 0) {
             if (!next_word(s, w, n))
@@ -1018,8 +1042,7 @@ static int skip_wrapper(const char *wrapper, const char **s, char *w, size_t n)
 int conform_check_command(const char *cmd, char *err, size_t n)
 {
     /* words after which the command proper follows, with their options */
-    static const char *wrappers[] = {"exec", "command", "env", "nice", "nohup", "time",
-                                     "timeout"};
+    static const char *wrappers[] = {"exec", "command", "env", "nice", "nohup", "time", "timeout"};
     /* words after which no single command can be checked */
     static const char *opaque[] = {"eval", ".", "cd", "ulimit", "xargs", "source"};
     const char *s = cmd;
@@ -1089,15 +1112,24 @@ void conform_xml_str(FILE *f, const char *s)
 {
     for (; *s; ++s) {
         switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
         default:
             /* XML 1.0 has no other control characters */
-            fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r' ? '?' : *s,
-                  f);
+            fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r' ? '?' : *s, f);
         }
     }
 }

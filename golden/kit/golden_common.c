@@ -22,8 +22,8 @@ void golden_config_json(char *buf, size_t n, const tahq_config *cfg)
         snprintf(tau, sizeof tau, "%.9g", (double)cfg->tau);
     snprintf(buf, n,
              "{\"tile\":%u,\"hi_bits\":%u,\"lo_bits\":%u,\"hi_permille\":%u,\"alloc\":\"%s\","
-             "\"tau\":\"%s\",\"tau_bits\":\"0x%08" PRIx32 "\",\"rounding\":\"%s\",\"seed\":\"%" PRIu64
-             "\",\"meta\":\"%s\"}",
+             "\"tau\":\"%s\",\"tau_bits\":\"0x%08" PRIx32
+             "\",\"rounding\":\"%s\",\"seed\":\"%" PRIu64 "\",\"meta\":\"%s\"}",
              (unsigned)cfg->tile, (unsigned)cfg->hi_bits, (unsigned)cfg->lo_bits,
              (unsigned)cfg->hi_permille, cli_alloc_name(cfg->alloc), tau, f2u(cfg->tau),
              cli_rounding_name(cfg->rounding), cfg->seed, cli_meta_name(cfg->meta));
@@ -108,18 +108,36 @@ int golden_config_parse(const json_t *o, tahq_config *cfg, char *err, size_t err
     cfg->hi_bits = (uint32_t)hi;
     cfg->lo_bits = (uint32_t)lo;
     cfg->hi_permille = (uint32_t)r;
-    if (strcmp(alloc, "none") == 0) cfg->alloc = TAHQ_ALLOC_NONE;
-    else if (strcmp(alloc, "token") == 0) cfg->alloc = TAHQ_ALLOC_TOKEN;
-    else if (strcmp(alloc, "tile") == 0) cfg->alloc = TAHQ_ALLOC_TILE;
-    else if (strcmp(alloc, "gain") == 0) cfg->alloc = TAHQ_ALLOC_GAIN;
-    else { snprintf(err, errlen, "config: alloc '%s'", alloc); return -1; }
-    if (strcmp(rounding, "nearest") == 0) cfg->rounding = TAHQ_ROUND_NEAREST_EVEN;
-    else if (strcmp(rounding, "stochastic") == 0) cfg->rounding = TAHQ_ROUND_STOCHASTIC;
-    else { snprintf(err, errlen, "config: rounding '%s'", rounding); return -1; }
-    if (strcmp(meta, "fp16") == 0) cfg->meta = TAHQ_META_FP16;
-    else if (strcmp(meta, "bf16") == 0) cfg->meta = TAHQ_META_BF16;
-    else if (strcmp(meta, "fp32") == 0) cfg->meta = TAHQ_META_FP32;
-    else { snprintf(err, errlen, "config: meta '%s'", meta); return -1; }
+    if (strcmp(alloc, "none") == 0)
+        cfg->alloc = TAHQ_ALLOC_NONE;
+    else if (strcmp(alloc, "token") == 0)
+        cfg->alloc = TAHQ_ALLOC_TOKEN;
+    else if (strcmp(alloc, "tile") == 0)
+        cfg->alloc = TAHQ_ALLOC_TILE;
+    else if (strcmp(alloc, "gain") == 0)
+        cfg->alloc = TAHQ_ALLOC_GAIN;
+    else {
+        snprintf(err, errlen, "config: alloc '%s'", alloc);
+        return -1;
+    }
+    if (strcmp(rounding, "nearest") == 0)
+        cfg->rounding = TAHQ_ROUND_NEAREST_EVEN;
+    else if (strcmp(rounding, "stochastic") == 0)
+        cfg->rounding = TAHQ_ROUND_STOCHASTIC;
+    else {
+        snprintf(err, errlen, "config: rounding '%s'", rounding);
+        return -1;
+    }
+    if (strcmp(meta, "fp16") == 0)
+        cfg->meta = TAHQ_META_FP16;
+    else if (strcmp(meta, "bf16") == 0)
+        cfg->meta = TAHQ_META_BF16;
+    else if (strcmp(meta, "fp32") == 0)
+        cfg->meta = TAHQ_META_FP32;
+    else {
+        snprintf(err, errlen, "config: meta '%s'", meta);
+        return -1;
+    }
     char *e = NULL;
     /* exactly "0x" and 8 hex digits (strtoul alone would take a sign,
      * blanks or a second "0x") */
@@ -153,7 +171,7 @@ void golden_layout_of(const tahq_header *h, golden_layout *L)
     L->mb = tahq_meta_bytes(h->config.meta);
     L->rows = (uint64_t)h->shape.batch * h->shape.seq_len;
     L->N = L->rows * L->T;
-    L->map_bits = cli_alloc_per_row(h->config.alloc)  ? L->rows
+    L->map_bits = cli_alloc_per_row(h->config.alloc)   ? L->rows
                   : h->config.alloc == TAHQ_ALLOC_TILE ? L->N
                                                        : 0;
     L->map_off = TAHQ_HEADER_BYTES;
@@ -163,15 +181,18 @@ void golden_layout_of(const tahq_header *h, golden_layout *L)
     L->codes_off = L->sc_off + L->N * L->mb;
     uint64_t n_lo_tiles = cli_alloc_per_row(h->config.alloc) ? h->n_low * L->T : h->n_low;
     uint64_t n_hi_tiles = L->N - n_lo_tiles;
-    L->piv_off = L->codes_off + (n_hi_tiles * L->G * h->config.hi_bits +
-                                 n_lo_tiles * L->G * h->config.lo_bits) / 8;
+    L->piv_off =
+        L->codes_off +
+        (n_hi_tiles * L->G * h->config.hi_bits + n_lo_tiles * L->G * h->config.lo_bits) / 8;
     L->end = L->piv_off + (h->n_flagged * L->k + 7) / 8;
 }
 
-static int bit_at(const uint8_t *base, uint64_t p) { return (base[p / 8] >> (p % 8)) & 1; }
+static int bit_at(const uint8_t *base, uint64_t p)
+{
+    return (base[p / 8] >> (p % 8)) & 1;
+}
 
-int golden_tile_is_low(const uint8_t *msg, const tahq_header *h, const golden_layout *L,
-                       uint64_t t)
+int golden_tile_is_low(const uint8_t *msg, const tahq_header *h, const golden_layout *L, uint64_t t)
 {
     if (cli_alloc_per_row(h->config.alloc))
         return bit_at(msg + L->map_off, t / L->T);
@@ -184,11 +205,16 @@ static const struct {
     unsigned off, size;
     const char *name;
 } header_fields[] = {
-    {0, 4, "magic"},        {4, 2, "version"},      {6, 2, "header_bytes"}, {8, 1, "k"},
-    {9, 1, "hi_bits"},      {10, 1, "lo_bits"},     {11, 1, "alloc"},       {12, 1, "rounding"},
-    {13, 1, "meta"},        {14, 2, "hi_permille"}, {16, 4, "tau"},         {20, 4, "B"},
-    {24, 4, "S"},           {28, 4, "C"},           {32, 8, "seed"},        {40, 8, "n_low"},
-    {48, 8, "n_flagged"},   {56, 8, "payload_bytes"}, {64, 4, "reserved"},  {68, 4, "crc"},
+    {0, 4, "magic"},        {4, 2, "version"},
+    {6, 2, "header_bytes"}, {8, 1, "k"},
+    {9, 1, "hi_bits"},      {10, 1, "lo_bits"},
+    {11, 1, "alloc"},       {12, 1, "rounding"},
+    {13, 1, "meta"},        {14, 2, "hi_permille"},
+    {16, 4, "tau"},         {20, 4, "B"},
+    {24, 4, "S"},           {28, 4, "C"},
+    {32, 8, "seed"},        {40, 8, "n_low"},
+    {48, 8, "n_flagged"},   {56, 8, "payload_bytes"},
+    {64, 4, "reserved"},    {68, 4, "crc"},
 };
 
 void golden_locate(const uint8_t *msg, size_t len, uint64_t off, char *buf, size_t n,

@@ -107,8 +107,8 @@ static size_t n_vars(const int *v)
 
 /* 1 if every mistake of `differ` gives another map or status than the SPEC
  * (which must succeed with `expect_st`) and every one of `equal` the same. */
-static int claims_hold(const tahq_config *c, const tahq_shape *s, const float *x,
-                       int expect_st, const int *differ, const int *equal)
+static int claims_hold(const tahq_config *c, const tahq_shape *s, const float *x, int expect_st,
+                       const int *differ, const int *equal)
 {
     const uint64_t rows = rows_of(s);
     uint8_t *m0 = malloc((size_t)rows), *m1 = malloc((size_t)rows);
@@ -165,8 +165,10 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
         const int v = differ[i];
         st = gain_spec_map(c, s, x, v, m1);
         if (st == TAHQ_OK && memcmp(m0, m1, (size_t)rows) == 0) {
-            fprintf(stderr, "tahq golden-gen: case %s: %s gives the same map: the case does not "
-                            "catch it\n", id, gain_spec_mistakes[v].what);
+            fprintf(stderr,
+                    "tahq golden-gen: case %s: %s gives the same map: the case does not "
+                    "catch it\n",
+                    id, gain_spec_mistakes[v].what);
             goto out;
         }
         if (st == TAHQ_OK)
@@ -184,8 +186,8 @@ static int check_encode(const char *id, const tahq_config *c, const tahq_shape *
                     gain_spec_mistakes[v].what);
             goto out;
         }
-        append(desc, dn, "; %s%s gives the same map", i ? "" : "equivalent here: ",
-               gain_spec_mistakes[v].what);
+        append(desc, dn, "; %s%s gives the same map",
+               i ? "" : "equivalent here: ", gain_spec_mistakes[v].what);
     }
     append(desc, dn, "%s%s", ".", "");
     rc = 0;
@@ -200,8 +202,8 @@ out:
 
 /* An encode case: checked as above, then written. */
 static void gain_case(golden_writer *g, const char *id, const char *flags0, const char *desc0,
-                      const tahq_config *c, const tahq_shape *s, const float *x,
-                      const int *differ, const int *equal)
+                      const tahq_config *c, const tahq_shape *s, const float *x, const int *differ,
+                      const int *equal)
 {
     if (golden_writer_failed(g))
         return;
@@ -329,8 +331,10 @@ static void seeded_case(golden_writer *g, const char *id, const char *flags, con
     float *x = golden_alloc_x(s);
     uint64_t seed = 0;
     if (find_seed(c, s, x, kind, seed0, differ, equal, &seed)) {
-        fprintf(stderr, "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
-                        "mistakes change the map\n", id, seed0);
+        fprintf(stderr,
+                "tahq golden-gen: case %s: no seed from %" PRIu64 " on makes its "
+                "mistakes change the map\n",
+                id, seed0);
         golden_writer_fail(g);
         free(x);
         return;
@@ -360,10 +364,14 @@ typedef struct gain_seeded {
 } gain_seeded;
 
 /* alloc gain with round-half-even and seed 0, and with rounding and seed */
-#define GCFG(G, hi, lo, r, tau, m) \
-    {G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_NEAREST_EVEN, 0, TAHQ_META_##m}
-#define GCFG_R(G, hi, lo, r, tau, rd, seed, m) \
-    {G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_##rd, seed, TAHQ_META_##m}
+#define GCFG(G, hi, lo, r, tau, m)                                                    \
+    {                                                                                 \
+        G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_NEAREST_EVEN, 0, TAHQ_META_##m \
+    }
+#define GCFG_R(G, hi, lo, r, tau, rd, seed, m)                                   \
+    {                                                                            \
+        G, hi, lo, r, TAHQ_ALLOC_GAIN, tau, TAHQ_ROUND_##rd, seed, TAHQ_META_##m \
+    }
 #define MISTAKES(...) ((const int[]){__VA_ARGS__, GV_END})
 
 static void seeded_cases(golden_writer *g, const gain_seeded *t, size_t n)
@@ -376,32 +384,51 @@ static void seeded_cases(golden_writer *g, const gain_seeded *t, size_t n)
 /* Every G: with log2 G odd (8, 32, 128) the gain of a flagged tile is
  * doubled, and leaving the x2 out changes the map; with log2 G even (16,
  * 64, 256) it is not, and a x2 there changes the map. */
-#define TILE_ODD(id, G, k, seed0)                                                                  \
-    {id, "sweep",                                                                                  \
-     "G=" #G " (log2 G = " #k ", odd): tokens with different shares of flagged tiles; the gain "   \
-     "of a flagged tile is doubled (SPEC 4.3 step 2)",                                             \
-     GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0,                               \
-     MISTAKES(GV_NO_X2, GV_X2_UNFLAGGED), NULL}
+#define TILE_ODD(id, G, k, seed0)                                              \
+    {                                                                          \
+        id, "sweep",                                                           \
+            "G=" #G " (log2 G = " #k                                           \
+            ", odd): tokens with different shares of flagged tiles; the gain " \
+            "of a flagged tile is doubled (SPEC 4.3 step 2)",                  \
+            GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0,    \
+            MISTAKES(GV_NO_X2, GV_X2_UNFLAGGED), NULL                          \
+    }
 #define TILE_EVEN(id, G, k, seed0)                                                                 \
-    {id, "sweep",                                                                                  \
-     "G=" #G " (log2 G = " #k ", even): tokens with different shares of flagged tiles; no tile "   \
-     "gain is doubled",                                                                            \
-     GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0, MISTAKES(GV_X2_ANY_K), NULL}
+    {                                                                                              \
+        id, "sweep",                                                                               \
+            "G=" #G " (log2 G = " #k                                                               \
+            ", even): tokens with different shares of flagged tiles; no tile "                     \
+            "gain is doubled",                                                                     \
+            GCFG(G, 4, 3, 500, 2.0f, FP16), {1, 8, 512}, FILL_MIXED, seed0, MISTAKES(GV_X2_ANY_K), \
+            NULL                                                                                   \
+    }
 
 /* The paper's operating point (G = 64, 4/3 bits, r = 800, tau = 2, fp16):
  * gain and entropy choose different tokens. T is not a power of two, so
  * the tile gains are summed with padding (§2.5). Then every G, and the
  * transformed tile's error. */
 static const gain_seeded seeded_paper_tiles[] = {
-    {"gain-paper-iid-2x20x320", "paper_point",
+    {"gain-paper-iid-2x20x320",
+     "paper_point",
      "Paper operating point (G=64, 4/3 bits, r=800): the tokens whose low width adds "
      "the least squared error are not those of lowest entropy; T = 5 tiles a token "
      "(the tile gains summed with +0 padding)",
-     GCFG(64, 4, 3, 800, 2.0f, FP16), {2, 20, 320}, FILL_GAUSS, 5, MISTAKES(GV_ENTROPY), NULL},
-    {"gain-paper-llm-2x64x1600", "paper_point,llm_like,massive_activation",
+     GCFG(64, 4, 3, 800, 2.0f, FP16),
+     {2, 20, 320},
+     FILL_GAUSS,
+     5,
+     MISTAKES(GV_ENTROPY),
+     NULL},
+    {"gain-paper-llm-2x64x1600",
+     "paper_point,llm_like,massive_activation",
      "Paper operating point (G=64, 4/3 bits, r=800) on the GPT2-XL hidden size "
      "C = 1600 (T = 25): gain and entropy choose different tokens",
-     GCFG(64, 4, 3, 800, 2.0f, FP16), {2, 64, 1600}, FILL_LLM, 3, MISTAKES(GV_ENTROPY), NULL},
+     GCFG(64, 4, 3, 800, 2.0f, FP16),
+     {2, 64, 1600},
+     FILL_LLM,
+     3,
+     MISTAKES(GV_ENTROPY),
+     NULL},
     TILE_ODD("gain-g008", 8, 3, 100),
     TILE_EVEN("gain-g016", 16, 4, 110),
     TILE_ODD("gain-g032", 32, 5, 120),
@@ -409,10 +436,16 @@ static const gain_seeded seeded_paper_tiles[] = {
     TILE_ODD("gain-g128", 128, 7, 140),
     TILE_EVEN("gain-g256", 256, 8, 150),
     /* flagged tiles: the error is that of the transformed tile */
-    {"gain-transform-raw-tile", "",
+    {"gain-transform-raw-tile",
+     "",
      "Flagged tiles are quantized transformed (SPEC 5.2) in the ranking too: "
      "measuring the error of the raw tile changes the map",
-     GCFG(32, 4, 3, 500, 2.0f, FP16), {1, 8, 256}, FILL_MIXED, 200, MISTAKES(GV_RAW_TILE), NULL},
+     GCFG(32, 4, 3, 500, 2.0f, FP16),
+     {1, 8, 256},
+     FILL_MIXED,
+     200,
+     MISTAKES(GV_RAW_TILE),
+     NULL},
 };
 #undef TILE_ODD
 #undef TILE_EVEN
@@ -423,56 +456,123 @@ static const gain_seeded seeded_paper_tiles[] = {
  * one low token). */
 static const gain_seeded seeded_tau_to_share[] = {
     /* tau = 0: every non-zero tile flagged, so the x2 scales every key alike */
-    {"gain-tau0", "",
+    {"gain-tau0",
+     "",
      "tau = 0: every tile is flagged and transformed; the x2 of SPEC 4.3 step 2 "
      "then doubles every key alike and cannot change the map",
-     GCFG(32, 4, 3, 500, 0.0f, FP16), {1, 8, 256}, FILL_GAUSS, 220, MISTAKES(GV_RAW_TILE),
+     GCFG(32, 4, 3, 500, 0.0f, FP16),
+     {1, 8, 256},
+     FILL_GAUSS,
+     220,
+     MISTAKES(GV_RAW_TILE),
      MISTAKES(GV_NO_X2)},
-    {"gain-tau-inf", "", "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
-     GCFG(64, 4, 3, 500, INFINITY, FP16), {1, 8, 256}, FILL_MIXED, 230, MISTAKES(GV_ENTROPY),
+    {"gain-tau-inf",
+     "",
+     "tau = inf: no tile is flagged; gain ranks the raw tiles' errors",
+     GCFG(64, 4, 3, 500, INFINITY, FP16),
+     {1, 8, 256},
+     FILL_MIXED,
+     230,
+     MISTAKES(GV_ENTROPY),
      MISTAKES(GV_RAW_TILE, GV_NO_X2, GV_DECODED)},
-    {"gain-stochastic", "",
+    {"gain-stochastic",
+     "",
      "Stochastic rounding (seed 0x9E3779B97F4A7C15): the errors of the ranking are "
      "those of the message's stochastic codes, keyed by the global element index",
-     GCFG_R(64, 4, 3, 500, 2.0f, STOCHASTIC, 0x9E3779B97F4A7C15ull, FP16), {2, 8, 256},
-     FILL_GAUSS, 300, MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO), NULL},
-    {"gain-stochastic-seed-max", "",
+     GCFG_R(64, 4, 3, 500, 2.0f, STOCHASTIC, 0x9E3779B97F4A7C15ull, FP16),
+     {2, 8, 256},
+     FILL_GAUSS,
+     300,
+     MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO),
+     NULL},
+    {"gain-stochastic-seed-max",
+     "",
      "Stochastic rounding with seed 2^64-1, G=8, bf16: the message's codes in the "
      "ranking",
-     GCFG_R(8, 3, 2, 500, 2.0f, STOCHASTIC, UINT64_MAX, BF16), {2, 8, 64}, FILL_MIXED, 310,
-     MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO), NULL},
-    {"gain-meta-fp16", "",
+     GCFG_R(8, 3, 2, 500, 2.0f, STOCHASTIC, UINT64_MAX, BF16),
+     {2, 8, 64},
+     FILL_MIXED,
+     310,
+     MISTAKES(GV_NEAREST, GV_ROW_INDEX, GV_SEED_ZERO),
+     NULL},
+    {"gain-meta-fp16",
+     "",
      "fp16 metadata: the ranking quantizes with the message's zero-points and scales",
-     GCFG(16, 4, 2, 500, 2.0f, FP16), {1, 16, 128}, FILL_GAUSS, 400,
-     MISTAKES(GV_META_BF16, GV_META_FP32), NULL},
-    {"gain-meta-bf16", "",
+     GCFG(16, 4, 2, 500, 2.0f, FP16),
+     {1, 16, 128},
+     FILL_GAUSS,
+     400,
+     MISTAKES(GV_META_BF16, GV_META_FP32),
+     NULL},
+    {"gain-meta-bf16",
+     "",
      "bf16 metadata: the ranking quantizes with the message's zero-points and scales",
-     GCFG(16, 4, 2, 500, 2.0f, BF16), {1, 16, 128}, FILL_GAUSS, 410,
-     MISTAKES(GV_META_FP16, GV_META_FP32), NULL},
-    {"gain-meta-fp32", "",
+     GCFG(16, 4, 2, 500, 2.0f, BF16),
+     {1, 16, 128},
+     FILL_GAUSS,
+     410,
+     MISTAKES(GV_META_FP16, GV_META_FP32),
+     NULL},
+    {"gain-meta-fp32",
+     "",
      "fp32 metadata: the ranking quantizes with the message's zero-points and scales",
-     GCFG(16, 4, 2, 500, 2.0f, FP32), {1, 16, 128}, FILL_GAUSS, 420,
-     MISTAKES(GV_META_FP16, GV_META_BF16), NULL},
-    {"gain-r0000", "",
+     GCFG(16, 4, 2, 500, 2.0f, FP32),
+     {1, 16, 128},
+     FILL_GAUSS,
+     420,
+     MISTAKES(GV_META_FP16, GV_META_BF16),
+     NULL},
+    {"gain-r0000",
+     "",
      "r = 0: low(16) = 16, every token low (keys computed, the order irrelevant)",
-     GCFG(32, 4, 3, 0, 2.0f, FP16), {1, 16, 128}, FILL_MIXED, 500, NULL, NULL},
-    {"gain-r0001", "", "r = 1: low(16) = 15, the one token with the largest key stays high",
-     GCFG(32, 4, 3, 1, 2.0f, FP16), {1, 16, 128}, FILL_MIXED, 510, MISTAKES(GV_ENTROPY), NULL},
-    {"gain-r0500", "", "r = 500: low(16) = 8", GCFG(32, 4, 3, 500, 2.0f, FP16), {1, 16, 128},
-     FILL_MIXED, 520, MISTAKES(GV_ENTROPY), NULL},
-    {"gain-r0999-s1000", "",
+     GCFG(32, 4, 3, 0, 2.0f, FP16),
+     {1, 16, 128},
+     FILL_MIXED,
+     500,
+     NULL,
+     NULL},
+    {"gain-r0001",
+     "",
+     "r = 1: low(16) = 15, the one token with the largest key stays high",
+     GCFG(32, 4, 3, 1, 2.0f, FP16),
+     {1, 16, 128},
+     FILL_MIXED,
+     510,
+     MISTAKES(GV_ENTROPY),
+     NULL},
+    {"gain-r0500",
+     "",
+     "r = 500: low(16) = 8",
+     GCFG(32, 4, 3, 500, 2.0f, FP16),
+     {1, 16, 128},
+     FILL_MIXED,
+     520,
+     MISTAKES(GV_ENTROPY),
+     NULL},
+    {"gain-r0999-s1000",
+     "",
      "r = 999 with S = 1000: low(1000) = 1, the one token with the smallest key",
-     GCFG(8, 4, 3, 999, 2.0f, FP16), {1, 1000, 8}, FILL_MIXED, 530, MISTAKES(GV_ENTROPY), NULL},
+     GCFG(8, 4, 3, 999, 2.0f, FP16),
+     {1, 1000, 8},
+     FILL_MIXED,
+     530,
+     MISTAKES(GV_ENTROPY),
+     NULL},
 };
 
 /* hi_bits = lo_bits: every gain is +0, every key 0x80000000, the ties go by
  * row: the first low(S) rows are low. */
 static const gain_seeded seeded_equal_bits[] = {
-    {"gain-equal-bits", "tie_gain",
+    {"gain-equal-bits",
+     "tie_gain",
      "hi_bits = lo_bits = 3: every gain is +0, so every key is 0x80000000 and the "
      "first low(S) rows are low (ties by lower row)",
-     GCFG(16, 3, 3, 500, 2.0f, FP16), {1, 8, 64}, FILL_MIXED, 700,
-     MISTAKES(GV_ENTROPY, GV_TIE_HIGH), NULL},
+     GCFG(16, 3, 3, 500, 2.0f, FP16),
+     {1, 8, 64},
+     FILL_MIXED,
+     700,
+     MISTAKES(GV_ENTROPY, GV_TIE_HIGH),
+     NULL},
 };
 
 /* Near-tied token pairs: row A and A with one element moved by m ulps. Rows
@@ -544,8 +644,7 @@ static void fam_decoded_domain(golden_writer *g)
                  ", and the same token with one value moved by a few ulps) whose order the "
                  "decoded-domain error reverses.",
                  seed);
-        gain_case(g, "gain-transform-decoded-domain", "near_tie", desc, &c, &s, x, differ,
-                  NULL);
+        gain_case(g, "gain-transform-decoded-domain", "near_tie", desc, &c, &s, x, differ, NULL);
     }
     free(x);
 }
@@ -678,55 +777,80 @@ static const float lat_tsum[8] = {6, 0x1p-27f, 0x1p-27f, 0x1p-27f, 7, 21, 0, 0};
  * orders between and within tiles. */
 static const gain_lattice lattice_cases[] = {
     /* negative gains: +1, -1, -2; the smallest, -2 (row 2), goes low */
-    {"gain-negative", "negative_gain",
+    {"gain-negative",
+     "negative_gain",
      "Negative gains: 3/2 bits on tiles of the integer lattice with max 21 (2-bit "
      "scale 7, 3-bit scale 3). Row 0 (6,0,0,0,0,21,0,0): 6 is exact at 3 bits and "
      "1 off at 2 bits, gain +1; row 1 (7,0,0,0,0,21,0,0): exact at 2 bits, 1 off "
      "at 3 bits, gain -1; row 2 (7,14,0,0,0,21,0,0): gain -2. The key orders them "
      "as numbers (SPEC 4.3 step 4): row 2 is low.",
-     8, 3, 8, TAHQ_META_FP16,
+     8,
+     3,
+     8,
+     TAHQ_META_FP16,
      {{0, 0, lat_x, 1.0f}, {1, 0, lat_y, 1.0f}, {2, 0, lat_y2, 1.0f}, {0, 0, NULL, 0}},
-     MISTAKES(GV_KEY_PLAIN, GV_KEY_SIGNFLIP), NULL},
+     MISTAKES(GV_KEY_PLAIN, GV_KEY_SIGNFLIP),
+     NULL},
     /* binary32 accumulation: (1 + 2^-30) - 1 is 2^-30 in binary64, 0 in binary32 */
-    {"gain-sum-binary64-cancel", "lattice",
+    {"gain-sum-binary64-cancel",
+     "lattice",
      "Sums in binary64: row 0 has tiles of gain +1, 2^-30, -1 and 0 (the lattice "
      "tiles of gain-negative, the second scaled by 2^-15), sigma = (1 + 2^-30) + "
      "(-1 + 0) = 2^-30 in binary64 and 0 in binary32; row 1 is zero (sigma = 0). "
      "Row 1 is low; with binary32 sums the keys tie and row 0 would be.",
-     8, 2, 32, TAHQ_META_FP16,
+     8,
+     2,
+     32,
+     TAHQ_META_FP16,
      {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-15f}, {0, 16, lat_y, 1.0f}, {0, 0, NULL, 0}},
-     MISTAKES(GV_F32), MISTAKES(GV_SEQ_PSUM)},
+     MISTAKES(GV_F32),
+     MISTAKES(GV_SEQ_PSUM)},
     /* binary32 squares underflow: d = 2^-83, d^2 = 2^-166 */
-    {"gain-sum-binary64-underflow", "lattice,tiny_range",
+    {"gain-sum-binary64-underflow",
+     "lattice,tiny_range",
      "Squares in binary64: row 0 is the lattice tile of gain-negative times 2^-83 "
      "(fp32 metadata), its one error 2^-83 squares to 2^-166, which binary32 "
      "flushes to 0; row 1 is zero. Row 1 is low; with binary32 squares the keys "
      "tie and row 0 would be.",
-     8, 2, 8, TAHQ_META_FP32,
+     8,
+     2,
+     8,
+     TAHQ_META_FP32,
      {{0, 0, lat_x, 0x1p-83f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
-     MISTAKES(GV_F32), NULL},
+     MISTAKES(GV_F32),
+     NULL},
     /* the order of the tile gains: (1 + t) + (-1 + t) = 0, left to right t */
-    {"gain-sum-order-tiles", "lattice,sum_order",
+    {"gain-sum-order-tiles",
+     "lattice,sum_order",
      "The pairwise order of the tile gains (SPEC 2.5 psum): row 0 has gains 1, "
      "2^-60, -1, 2^-60 (bf16 metadata), psum = (1 + 2^-60) + (-1 + 2^-60) = 0, a "
      "left-to-right sum 2^-60; row 1 is zero. Keys tie, row 0 is low; summed left "
      "to right, row 1 would be.",
-     8, 2, 32, TAHQ_META_BF16,
+     8,
+     2,
+     32,
+     TAHQ_META_BF16,
      {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-30f}, {0, 16, lat_y, 1.0f}, {0, 24, lat_x, 0x1p-30f}},
-     MISTAKES(GV_SEQ_PSUM), MISTAKES(GV_F32)},
+     MISTAKES(GV_SEQ_PSUM),
+     MISTAKES(GV_F32)},
     /* the order within a tile: the squares of (6, e, e, e, 7, 21, 0, 0),
      * e = 2^-27, are (1, 2^-54 x3, 0, ...) at 2 bits and (0, 2^-54 x3, 1,
      * 0, ...) at 3 bits: the tree gives 1 for both, a left-to-right sum 1
      * and 1 + 2^-52 */
-    {"gain-sum-order-tile", "lattice,sum_order",
+    {"gain-sum-order-tile",
+     "lattice,sum_order",
      "The halving tree over a tile's squared errors (SPEC 2.5 tsum): row 1 is "
      "(6, e, e, e, 7, 21, 0, 0), e = 2^-27; its squares are (1, 2^-54 x3, 0, 0, 0, "
      "0) at 2 bits and (0, 2^-54 x3, 1, 0, 0, 0) at 3 bits, which the tree sums "
      "both to 1 (gain 0) and a left-to-right sum to 1 and 1 + 2^-52 (gain "
      "-2^-52). Row 0 is zero: keys tie, row 0 is low.",
-     8, 2, 8, TAHQ_META_FP16,
+     8,
+     2,
+     8,
+     TAHQ_META_FP16,
      {{1, 0, lat_tsum, 1.0f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
-     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE), NULL},
+     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE),
+     NULL},
 };
 
 /* Two tokens whose sigma share the high 32 bits (tie by row) and two whose
@@ -753,8 +877,8 @@ static int cmp_cand(const void *a, const void *b)
 static void hexfloat(double d, char *buf, size_t n)
 {
     const uint64_t w = d2u(d);
-    snprintf(buf, n, "%s0x1.%013" PRIx64 "p%d", (w >> 63) ? "-" : "", (uint64_t)(w & 0xFFFFFFFFFFFFFu),
-             (int)((w >> 52) & 0x7FFu) - 1023);
+    snprintf(buf, n, "%s0x1.%013" PRIx64 "p%d", (w >> 63) ? "-" : "",
+             (uint64_t)(w & 0xFFFFFFFFFFFFFu), (int)((w >> 52) & 0x7FFu) - 1023);
 }
 
 static void fam_keys(golden_writer *g)
@@ -881,8 +1005,8 @@ static void fam_negative_search(golden_writer *g)
         hexfloat(sig[2], h2, sizeof h2);
         snprintf(desc, sizeof desc,
                  "Negative gains on ordinary values: tiles k of 8 i.i.d. uniform values (seed "
-                 "1100, elements 8k..8k+7) at the paper's 4/3 bits; tiles %" PRIu64 " and %"
-                 PRIu64 " are the first two of the %" PRIu64 " searched whose 4-bit error exceeds "
+                 "1100, elements 8k..8k+7) at the paper's 4/3 bits; tiles %" PRIu64 " and %" PRIu64
+                 " are the first two of the %" PRIu64 " searched whose 4-bit error exceeds "
                  "their 3-bit error. Rows: tile %" PRIu64 " (gain %s), tile %" PRIu64
                  " (gain %s), tile %" PRIu64 " (gain %s); the smallest key is the most negative "
                  "gain.",
@@ -923,8 +1047,7 @@ typedef struct edit {
 /* A decode_error case: `base` with the edits applied, the CRC recomputed
  * if `crc`. */
 static void dec_case(golden_writer *g, const char *id, const char *flags, const char *desc,
-                     const uint8_t *base, size_t len, const edit *ed, int n_ed, int crc,
-                     int expect)
+                     const uint8_t *base, size_t len, const edit *ed, int n_ed, int crc, int expect)
 {
     uint8_t *m = malloc(len + 1);
     if (!m) {
@@ -1045,23 +1168,34 @@ static void fam_messages(golden_writer *g)
  * column, pattern, power-of-two scale) in a zero tensor; the gain oracle
  * checks that each mistake of `differ` changes the map. */
 static const gain_lattice v4_lattice[] = {
-    {"bnd-gain-sum-order-tile-g016", "lattice,sum_order,boundary",
+    {"bnd-gain-sum-order-tile-g016",
+     "lattice,sum_order,boundary",
      "The halving tree over a tile's squared errors (SPEC 2.5 tsum), G = 16, fp32 metadata: "
      "row 1 is (6, e, e, e, 7, 21, 0, ..., 0) x 2^-10, e = 2^-27, whose squares at 2 and 3 "
      "bits the tree sums both to 2^-20 (gain 0) and a left-to-right sum or an adjacent-pair "
-     "tree to 2^-20 and 2^-20 + 2^-72 (gain -2^-72, a key below that of row 0). Row 0 is zero: keys "
+     "tree to 2^-20 and 2^-20 + 2^-72 (gain -2^-72, a key below that of row 0). Row 0 is zero: "
+     "keys "
      "tie, row 0 is low.",
-     16, 2, 16, TAHQ_META_FP32,
+     16,
+     2,
+     16,
+     TAHQ_META_FP32,
      {{1, 0, lat_tsum, 0x1p-10f}, {0, 0, NULL, 0}, {0, 0, NULL, 0}, {0, 0, NULL, 0}},
-     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE), NULL},
-    {"bnd-gain-sum-order-tiles-fp32", "lattice,sum_order,boundary",
+     MISTAKES(GV_SEQ_TILE, GV_ADJ_TILE),
+     NULL},
+    {"bnd-gain-sum-order-tiles-fp32",
+     "lattice,sum_order,boundary",
      "The pairwise order of the tile gains (SPEC 2.5 psum), fp32 metadata: row 0 has gains 1, "
      "2^-56, -1, 2^-56 (the lattice tiles of gain-negative, the second and fourth times "
      "2^-28), psum = (1 + 2^-56) + (-1 + 2^-56) = 0, a left-to-right sum 2^-56; row 1 is "
      "zero. Keys tie, row 0 is low; summed left to right, row 1 would be.",
-     8, 2, 32, TAHQ_META_FP32,
+     8,
+     2,
+     32,
+     TAHQ_META_FP32,
      {{0, 0, lat_x, 1.0f}, {0, 8, lat_x, 0x1p-28f}, {0, 16, lat_y, 1.0f}, {0, 24, lat_x, 0x1p-28f}},
-     MISTAKES(GV_SEQ_PSUM), NULL},
+     MISTAKES(GV_SEQ_PSUM),
+     NULL},
 };
 
 void golden_gain_v4_cases(golden_writer *g)

@@ -581,9 +581,9 @@ static void fam_nan_messages(golden_writer *g)
         snprintf(id, sizeof id, "dec-v2-nan-flagged-%s", cli_meta_name(metas[k]));
         g->kills = msg_kills(id);
         golden_emit_decode(g, id, "nan_canonical,mutation",
-                    "scale 2^127 in a flagged tile: q*s overflows and the inverse transform "
-                    "meets inf - inf; every NaN decodes as 0x7FC00000 (SPEC 1 rule 6)",
-                    m, len, NULL, NULL);
+                           "scale 2^127 in a flagged tile: q*s overflows and the inverse transform "
+                           "meets inf - inf; every NaN decodes as 0x7FC00000 (SPEC 1 rule 6)",
+                           m, len, NULL, NULL);
         g->kills = NULL;
         free(m);
     }
@@ -620,9 +620,9 @@ static void fam_nan_messages(golden_writer *g)
     m[15] = 0xFE;
     g->kills = msg_kills("dec-v2-pv1-nan-meta");
     golden_emit_decode(g, "dec-v2-pv1-nan-meta", "nan_canonical,mutation",
-                "paper-v1: fp16 NaN zero point and scale with payloads; every value decodes "
-                "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
-                m, len, &pc, &ps);
+                       "paper-v1: fp16 NaN zero point and scale with payloads; every value decodes "
+                       "as 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                       m, len, &pc, &ps);
     g->kills = NULL;
     if (strcmp(g->set, "v4") == 0) {
         /* golden/v4: a second message for the rule, the metadata otherwise
@@ -632,9 +632,9 @@ static void fam_nan_messages(golden_writer *g)
         m[12] = 0x01;
         m[13] = 0x7C;
         golden_emit_decode(g, "bnd-pv1-nan-signaling-scale", "nan_canonical,mutation,boundary",
-                    "paper-v1: tile 0's fp16 scale a signaling NaN with a payload (0x7C01); "
-                    "tile 0 decodes to NaN, every one 0x7FC00000 (SPEC A.4, 1 rule 6)",
-                    m, len, &pc, &ps);
+                           "paper-v1: tile 0's fp16 scale a signaling NaN with a payload (0x7C01); "
+                           "tile 0 decodes to NaN, every one 0x7FC00000 (SPEC A.4, 1 rule 6)",
+                           m, len, &pc, &ps);
     }
     free(m);
 }
@@ -766,7 +766,7 @@ static void fam_boundary(golden_writer *g)
             continue;
         }
         golden_emit_decode_error(g, bnd_msgs[i].id, "mutation,boundary", bnd_msgs[i].desc,
-                          bnd_msgs[i].bytes, bnd_msgs[i].len, st);
+                                 bnd_msgs[i].bytes, bnd_msgs[i].len, st);
     }
 }
 

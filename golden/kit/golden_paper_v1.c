@@ -11,14 +11,14 @@
 
 void golden_pv1_config_json(char *buf, size_t n, const tahq_paper_v1_config *cfg)
 {
-    snprintf(buf, n, "{\"profile\":\"paper-v1\",\"tile\":%u,\"hi_bits\":%u,\"lo_bits\":%u,"
-                     "\"hi_permille\":%u}",
+    snprintf(buf, n,
+             "{\"profile\":\"paper-v1\",\"tile\":%u,\"hi_bits\":%u,\"lo_bits\":%u,"
+             "\"hi_permille\":%u}",
              (unsigned)cfg->tile, (unsigned)cfg->hi_bits, (unsigned)cfg->lo_bits,
              (unsigned)cfg->hi_permille);
 }
 
-int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err,
-                            size_t errlen)
+int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err, size_t errlen)
 {
     uint64_t tile, hi, lo, r;
     const char *profile;
@@ -55,8 +55,8 @@ static void fields_free(pv1_fields *f)
     free(f->scale);
 }
 
-static tahq_status unpack(const tahq_paper_v1_config *cfg, const tahq_shape *s,
-                          const uint8_t *m, size_t len, pv1_fields *f)
+static tahq_status unpack(const tahq_paper_v1_config *cfg, const tahq_shape *s, const uint8_t *m,
+                          size_t len, pv1_fields *f)
 {
     uint64_t rows = (uint64_t)s->batch * s->seq_len, n = rows * s->channels;
     uint64_t N = n / cfg->tile;
@@ -103,8 +103,8 @@ int golden_pv1_compare_message(const tahq_paper_v1_config *cfg, const tahq_shape
     }
     uint64_t rows = (uint64_t)shape->batch * shape->seq_len, cnt = rows * shape->channels;
     uint64_t N = cnt / cfg->tile;
-    uint64_t d_map = 0, d_flag = 0, d_piv = 0, d_code = 0, d_code_big = 0, d_zero = 0,
-             d_scale = 0, d_meta_big = 0;
+    uint64_t d_map = 0, d_flag = 0, d_piv = 0, d_code = 0, d_code_big = 0, d_zero = 0, d_scale = 0,
+             d_meta_big = 0;
     for (uint64_t r = 0; r < rows; r++)
         d_map += e.map[r] != g.map[r];
     for (uint64_t t = 0; t < N; t++) {
@@ -148,9 +148,8 @@ int golden_pv1_compare_message(const tahq_paper_v1_config *cfg, const tahq_shape
     return ok;
 }
 
-int golden_pv1_compare_decoded(const tahq_paper_v1_config *cfg, const float *exp,
-                               const float *got, uint64_t count, int *exact, char *detail,
-                               size_t n)
+int golden_pv1_compare_decoded(const tahq_paper_v1_config *cfg, const float *exp, const float *got,
+                               uint64_t count, int *exact, char *detail, size_t n)
 {
     uint64_t G = cfg->tile, diff = 0, bad = 0, first_bad = 0;
     double worst = 0.0;
@@ -183,14 +182,13 @@ int golden_pv1_compare_decoded(const tahq_paper_v1_config *cfg, const float *exp
         snprintf(detail, n,
                  "within tolerance: %llu of %llu values differ (rate %.3g), largest "
                  "|difference| / tile max %.3g <= 2^-14",
-                 (unsigned long long)diff, (unsigned long long)count,
-                 (double)diff / (double)count, worst);
+                 (unsigned long long)diff, (unsigned long long)count, (double)diff / (double)count,
+                 worst);
     else
         snprintf(detail, n,
                  "outside tolerance: %llu of %llu values beyond 2^-14 of their tile's max "
                  "(first at element %llu: expected %.9g, got %.9g); %llu differ in all",
-                 (unsigned long long)bad, (unsigned long long)count,
-                 (unsigned long long)first_bad, (double)exp[first_bad], (double)got[first_bad],
-                 (unsigned long long)diff);
+                 (unsigned long long)bad, (unsigned long long)count, (unsigned long long)first_bad,
+                 (double)exp[first_bad], (double)got[first_bad], (unsigned long long)diff);
     return bad == 0;
 }

@@ -23,8 +23,7 @@
 
 /* {"profile":"paper-v1","tile":64,"hi_bits":4,"lo_bits":3,"hi_permille":800} */
 void golden_pv1_config_json(char *buf, size_t n, const tahq_paper_v1_config *cfg);
-int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err,
-                            size_t errlen);
+int golden_pv1_config_parse(const json_t *o, tahq_paper_v1_config *cfg, char *err, size_t errlen);
 
 /* Compare a candidate's message with the expected one. Returns 1 if within
  * the tolerance; *exact = 1 if byte-identical; detail gets a summary with
@@ -33,8 +32,7 @@ int golden_pv1_compare_message(const tahq_paper_v1_config *cfg, const tahq_shape
                                const uint8_t *exp, size_t elen, const uint8_t *got, size_t glen,
                                int *exact, char *detail, size_t n, const char **field);
 /* Compare decoded tensors (count values). Same conventions. */
-int golden_pv1_compare_decoded(const tahq_paper_v1_config *cfg, const float *exp,
-                               const float *got, uint64_t count, int *exact, char *detail,
-                               size_t n);
+int golden_pv1_compare_decoded(const tahq_paper_v1_config *cfg, const float *exp, const float *got,
+                               uint64_t count, int *exact, char *detail, size_t n);
 
 #endif

@@ -17,7 +17,10 @@ static const uint32_t K[64] = {
     0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u,
     0xc67178f2u};
 
-static uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32u - n)); }
+static uint32_t rotr(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << (32u - n));
+}
 
 static void block(uint32_t h[8], const uint8_t p[64])
 {

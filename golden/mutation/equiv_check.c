@@ -184,7 +184,7 @@ static int check_scale_down(const uint32_t *levels, int nl)
 }
 
 static const float log2_c[9] = {
-    0x1.715476p+0f, -0x1.71547p-1f, 0x1.ec73d4p-2f, -0x1.715c9cp-2f, 0x1.26d41p-2f,
+    0x1.715476p+0f,  -0x1.71547p-1f, 0x1.ec73d4p-2f,  -0x1.715c9cp-2f, 0x1.26d41p-2f,
     -0x1.e94f12p-3f, 0x1.b9b11ep-3f, -0x1.a8cc5cp-3f, 0x1.025a2p-3f,
 };
 
@@ -292,7 +292,7 @@ static int check_scale_steps(void)
         for (uint32_t b = 1; b <= 8; b++) {
             const uint32_t levels = (1u << b) - 1u;
             const float L = (float)levels;
-            const uint32_t inf_bits = metas[mi] == TAHQ_META_FP32 ? 0x7F800000u
+            const uint32_t inf_bits = metas[mi] == TAHQ_META_FP32   ? 0x7F800000u
                                       : metas[mi] == TAHQ_META_BF16 ? 0x7F80u
                                                                     : 0x7C00u;
             uint32_t g_first = 1, g_end = inf_bits;
@@ -362,7 +362,9 @@ static int check_scale_steps(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: equiv_check clamp|bf16-trunc|scale-minus-one|log2-sqrt2|scale-steps|scale-down [all|L...]\n");
+        fprintf(stderr,
+                "usage: equiv_check "
+                "clamp|bf16-trunc|scale-minus-one|log2-sqrt2|scale-steps|scale-down [all|L...]\n");
         return 2;
     }
     if (!strcmp(argv[1], "clamp"))

@@ -36,7 +36,8 @@ const gain_spec_mistake gain_spec_mistakes[GV_N] = {
     [GV_META_BF16] = {"bf16 metadata in the ranking", "meta_in_ranking"},
     [GV_META_FP32] = {"fp32 metadata in the ranking", "meta_in_ranking"},
     [GV_RANGE_IGNORED] = {"a token whose tile overflows the metadata ranked last instead of "
-                          "ERR_RANGE", "range_in_ranking"},
+                          "ERR_RANGE",
+                          "range_in_ranking"},
     [GV_ALWAYS_RANK] = {"keys computed although low(S) = 0", "low_zero_no_keys"},
 };
 
@@ -110,8 +111,8 @@ static uint32_t pow2_at_least(uint32_t T)
 
 /* sigma of one token: row[T*G], its first element's global index elem0.
  * TAHQ_OK, or the status of a tile that cannot be quantized. */
-int gain_spec_token_sigma(const tahq_config *c, const float *row, uint32_t T, uint64_t elem0,
-                          int v, double *sigma)
+int gain_spec_token_sigma(const tahq_config *c, const float *row, uint32_t T, uint64_t elem0, int v,
+                          double *sigma)
 {
     const uint32_t G = c->tile;
     uint32_t k = 0;
@@ -215,17 +216,24 @@ uint64_t gain_spec_key(double sigma, int v)
 {
     const uint64_t w = d2u(sigma), o = gain_spec_order_word(sigma);
     switch (v) {
-    case GV_KEY_PLAIN: return w >> 32;
-    case GV_KEY_SIGNFLIP: return (w ^ 0x8000000000000000ull) >> 32;
+    case GV_KEY_PLAIN:
+        return w >> 32;
+    case GV_KEY_SIGNFLIP:
+        return (w ^ 0x8000000000000000ull) >> 32;
     case GV_KEY_F32: {
         const uint32_t b = f2u((float)sigma);
         return (b >> 31) ? (uint32_t)~b : b ^ 0x80000000u;
     }
-    case GV_KEY_FULL64: return o;
-    case GV_KEY_SHIFT31: return o >> 31;
-    case GV_KEY_SHIFT33: return o >> 33;
-    case GV_KEY_LOWWORD: return o & 0xFFFFFFFFu;
-    default: return o >> 32;
+    case GV_KEY_FULL64:
+        return o;
+    case GV_KEY_SHIFT31:
+        return o >> 31;
+    case GV_KEY_SHIFT33:
+        return o >> 33;
+    case GV_KEY_LOWWORD:
+        return o & 0xFFFFFFFFu;
+    default:
+        return o >> 32;
     }
 }
 
@@ -247,8 +255,7 @@ static int cmp_ranked(const void *a, const void *b)
 
 /* The precision map (low[r] = 1: row r gets lo_bits) of alloc gain under
  * mistake v (GV_SPEC: the SPEC). TAHQ_OK or the status of the ranking. */
-int gain_spec_map(const tahq_config *c, const tahq_shape *s, const float *x, int v,
-                  uint8_t *low)
+int gain_spec_map(const tahq_config *c, const tahq_shape *s, const float *x, int v, uint8_t *low)
 {
     const uint32_t G = c->tile;
     const uint64_t C = s->channels, S = s->seq_len, rows = (uint64_t)s->batch * S;
@@ -290,4 +297,3 @@ int gain_spec_map(const tahq_config *c, const tahq_shape *s, const float *x, int
     free(rk);
     return TAHQ_OK;
 }
-

@@ -111,7 +111,7 @@ static void run_check(const char *name, loss_fn f, grad_fn g, void *ctx, var *va
     }
     for (int k = 0; k < nfaults; k++) {
         tt_fault = faults[k];
-        g(ctx); /* wrong backward */
+        g(ctx);       /* wrong backward */
         tt_fault = 0; /* the loss itself is always right */
         snprintf(what, sizeof what, "%s, control fault %d", name, faults[k]);
         double rc = fd_check(what, f, ctx, vars, nvars, 1);

@@ -37,8 +37,9 @@
 /* The column of the options' help texts. */
 enum { OPTION_COLUMN = 20 };
 
-static const char *const schedules[] = {"linear", "cosine", "const", NULL}; /* tt_schedule's order */
-static const char *const tied_exchanges[] = {"fp32", "none", NULL};         /* untied_head 0, 1 */
+static const char *const schedules[] = {"linear", "cosine", "const",
+                                        NULL};                      /* tt_schedule's order */
+static const char *const tied_exchanges[] = {"fp32", "none", NULL}; /* untied_head 0, 1 */
 static const char *const mpi_waits[] = {"poll", "sleep", NULL};
 static const char *const models[] = {"bytes", "minilm", NULL};
 static const char *const inits[] = {"pretrained", "random", NULL};
@@ -61,42 +62,104 @@ typedef struct option_tables {
 static void run_options(train_cli *a, tahq_option *t)
 {
     const tahq_option table[] = {
-        {.name = "--method", .alias = "--methods", .arg = "LIST", .dst = &a->methods,
-         .help = "comma list of methods (tah): fp32 fp16 tah tah-tile tah-gain tah-sr tahH/L plainB\n"
-                 "aqsgd (tah variants also -tauX: the gate threshold, inf = no gate),\n"
-                 "each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
-                 "methods default to +bwd-fix6, fp32 to +bwd-none"},
-        {.name = "--seed", .alias = "--seeds", .arg = "LIST", .dst = &a->seeds,
+        {.name = "--method",
+         .alias = "--methods",
+         .arg = "LIST",
+         .dst = &a->methods,
+         .help =
+             "comma list of methods (tah): fp32 fp16 tah tah-tile tah-gain tah-sr tahH/L plainB\n"
+             "aqsgd (tah variants also -tauX: the gate threshold, inf = no gate),\n"
+             "each with optional +bwd-none, +bwd-fixB, +bwd-tah; compressed\n"
+             "methods default to +bwd-fix6, fp32 to +bwd-none"},
+        {.name = "--seed",
+         .alias = "--seeds",
+         .arg = "LIST",
+         .dst = &a->seeds,
          .help = "comma list of seeds (1); each (method, seed) is one run"},
-        {.name = "--steps", .arg = "N", .set = tahq_option_int, .dst = &a->o.steps, .lo = 1, .hi = 100000000,
+        {.name = "--steps",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->o.steps,
+         .lo = 1,
+         .hi = 100000000,
          .help = "training steps (200)"},
-        {.name = "--stages", .arg = "K", .set = tahq_option_int, .dst = &a->o.K, .lo = 1, .hi = 256,
+        {.name = "--stages",
+         .arg = "K",
+         .set = tahq_option_int,
+         .dst = &a->o.K,
+         .lo = 1,
+         .hi = 256,
          .help = "pipeline stages, 1..blocks (4)"},
-        {.name = "--micro", .arg = "M", .set = tahq_option_int, .dst = &a->o.micro, .lo = 1, .hi = 4096,
+        {.name = "--micro",
+         .arg = "M",
+         .set = tahq_option_int,
+         .dst = &a->o.micro,
+         .lo = 1,
+         .hi = 4096,
          .help = "micro-batches per step (4)"},
-        {.name = "--batch", .arg = "B", .set = tahq_option_int, .dst = &a->o.batch, .lo = 1, .hi = 4096,
+        {.name = "--batch",
+         .arg = "B",
+         .set = tahq_option_int,
+         .dst = &a->o.batch,
+         .lo = 1,
+         .hi = 4096,
          .help = "sequences per micro-batch (2)"},
-        {.name = "--lr", .arg = "X", .set = tahq_option_double, .dst = &a->o.lr, .lo = 0, .hi = 10,
+        {.name = "--lr",
+         .arg = "X",
+         .set = tahq_option_double,
+         .dst = &a->o.lr,
+         .lo = 0,
+         .hi = 10,
          .help = "peak AdamW step size (1e-3)"},
-        {.name = "--warmup", .arg = "N", .set = tahq_option_int, .dst = &a->o.warmup, .lo = 0, .hi = 100000000,
+        {.name = "--warmup",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->o.warmup,
+         .lo = 0,
+         .hi = 100000000,
          .help = "warm-up steps (steps/10)"},
-        {.name = "--schedule", .arg = "S", .set = tahq_option_choice, .dst = &a->schedule, .choices = schedules,
+        {.name = "--schedule",
+         .arg = "S",
+         .set = tahq_option_choice,
+         .dst = &a->schedule,
+         .choices = schedules,
          .help = "linear (default), cosine or const: decay to lr/10 after the warm-up"},
-        {.name = "--weight-decay", .arg = "X", .set = tahq_option_double, .dst = &a->o.weight_decay, .lo = 0,
-         .hi = 10, .help = "decoupled weight decay on matrices and embeddings (0.01)"},
-        {.name = "--clip", .arg = "X", .set = tahq_option_double, .dst = &a->o.clip, .lo = 0, .hi = 1e30,
+        {.name = "--weight-decay",
+         .arg = "X",
+         .set = tahq_option_double,
+         .dst = &a->o.weight_decay,
+         .lo = 0,
+         .hi = 10,
+         .help = "decoupled weight decay on matrices and embeddings (0.01)"},
+        {.name = "--clip",
+         .arg = "X",
+         .set = tahq_option_double,
+         .dst = &a->o.clip,
+         .lo = 0,
+         .hi = 1e30,
          .help = "gradient-norm clip per stage and for the tied embedding (1.0; 0 = none)"},
-        {.name = "--tied-exchange", .arg = "X", .set = tahq_option_choice, .dst = &a->o.untied_head,
+        {.name = "--tied-exchange",
+         .arg = "X",
+         .set = tahq_option_choice,
+         .dst = &a->o.untied_head,
          .choices = tied_exchanges,
          .help = "fp32 (default): the output head is tied to the input embedding and the\n"
                  "first and last stage exchange their binary32 gradients of it every step\n"
                  "(V x C x 4 bytes each way); none: the head is untied (it starts as a copy\n"
                  "of the embedding and learns from its own gradient): no exchange"},
-        {.name = "--mpi-wait", .arg = "W", .set = tahq_option_choice, .dst = &a->mpi_wait, .choices = mpi_waits,
+        {.name = "--mpi-wait",
+         .arg = "W",
+         .set = tahq_option_choice,
+         .dst = &a->mpi_wait,
+         .choices = mpi_waits,
          .help = "tahq-train-mpi: poll (default: MPI's blocking calls, which poll the\n"
                  "transport and keep the core busy while a rank waits) or sleep (test the\n"
                  "request every 50 us and sleep in between: a waiting rank frees its core)"},
-        {.name = "--codec-threads", .arg = "N", .set = tahq_option_int, .dst = &a->o.codec_threads, .lo = 1,
+        {.name = "--codec-threads",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->o.codec_threads,
+         .lo = 1,
          .hi = TAHQ_JOBS_MAX,
          .help = "encode and decode each tahq message on N threads (1; the parallel\n"
                  "codec of tahq_parallel.h writes the same bytes for every N); pays\n"
@@ -105,7 +168,8 @@ static void run_options(train_cli *a, tahq_option *t)
                  "are slower"},
         {.name = NULL},
     };
-    _Static_assert(sizeof table <= sizeof((option_tables *)0)->run, "option_tables.run is too small");
+    _Static_assert(sizeof table <= sizeof((option_tables *)0)->run,
+                   "option_tables.run is too small");
     memcpy(t, table, sizeof table);
 }
 
@@ -113,12 +177,34 @@ static void model_options(train_cli *a, tahq_option *t)
 {
     const tahq_option table[] = {
         /* the shape's four options share one help line */
-        {.name = "--channels", .arg = "C", .set = tahq_option_int, .dst = &a->o.cfg.C, .lo = 1, .hi = 8192,
+        {.name = "--channels",
+         .arg = "C",
+         .set = tahq_option_int,
+         .dst = &a->o.cfg.C,
+         .lo = 1,
+         .hi = 8192,
          .help = "(320)   --layers L (4)   --heads H (5)   --context T (128)"},
-        {.name = "--layers", .arg = "L", .set = tahq_option_int, .dst = &a->o.cfg.L, .lo = 1, .hi = 256},
-        {.name = "--heads", .arg = "H", .set = tahq_option_int, .dst = &a->o.cfg.NH, .lo = 1, .hi = 8192},
-        {.name = "--context", .arg = "T", .set = tahq_option_int, .dst = &a->o.cfg.T, .lo = 1, .hi = 8192},
-        {.name = "--model", .arg = "M", .dst = &a->model,
+        {.name = "--layers",
+         .arg = "L",
+         .set = tahq_option_int,
+         .dst = &a->o.cfg.L,
+         .lo = 1,
+         .hi = 256},
+        {.name = "--heads",
+         .arg = "H",
+         .set = tahq_option_int,
+         .dst = &a->o.cfg.NH,
+         .lo = 1,
+         .hi = 8192},
+        {.name = "--context",
+         .arg = "T",
+         .set = tahq_option_int,
+         .dst = &a->o.cfg.T,
+         .lo = 1,
+         .hi = 8192},
+        {.name = "--model",
+         .arg = "M",
+         .dst = &a->model,
          .help = "bytes (the byte-level decoder above, default) or minilm: the\n"
                  "pretrained BERT encoder of scripts/fetch_model.sh (6 blocks, C 384,\n"
                  "12 heads; --channels/--layers/--heads ignored) fine-tuned as a masked\n"
@@ -126,73 +212,125 @@ static void model_options(train_cli *a, tahq_option *t)
                  "tokens ([CLS] T-2 ids [SEP]), 15% of the T-2 masked (80/10/10); the\n"
                  "loss and val_loss are masked-token cross-entropies, val_acc (in the\n"
                  "CSV's fifth column) the masked-token accuracy"},
-        {.name = "--model-dir", .arg = "DIR", .dst = &a->model_dir,
+        {.name = "--model-dir",
+         .arg = "DIR",
+         .dst = &a->model_dir,
          .help = "the minilm folder (" TAHQ_TRAIN_MODEL ")"},
-        {.name = "--init", .arg = "I", .dst = &a->init, .help = "minilm: pretrained (default) or random (the control)"},
+        {.name = "--init",
+         .arg = "I",
+         .dst = &a->init,
+         .help = "minilm: pretrained (default) or random (the control)"},
         {.name = NULL},
     };
-    _Static_assert(sizeof table <= sizeof((option_tables *)0)->model, "option_tables.model is too small");
+    _Static_assert(sizeof table <= sizeof((option_tables *)0)->model,
+                   "option_tables.model is too small");
     memcpy(t, table, sizeof table);
 }
 
 static void data_options(train_cli *a, tahq_option *t)
 {
     const tahq_option table[] = {
-        {.name = "--data", .arg = "DIR", .dst = &a->data,
+        {.name = "--data",
+         .arg = "DIR",
+         .dst = &a->data,
          .help = "folder with train.bin and val.bin ($TAHQ_TRAIN_DATA, else\n"
                  "./" TAHQ_TRAIN_DATA "; fetch_corpus.sh DIR builds them: scripts/ of the\n"
                  "sources, share/tahq/ of an install)"},
         /* the two files share one help line, its text three spaces on */
-        {.name = "--train-file", .arg = "F", .dst = &a->train_file, .usage = "--train-file F, --val-file F",
+        {.name = "--train-file",
+         .arg = "F",
+         .dst = &a->train_file,
+         .usage = "--train-file F, --val-file F",
          .help = " other byte files instead"},
         {.name = "--val-file", .arg = "F", .dst = &a->val_file},
-        {.name = "--train-windows", .arg = "N", .set = tahq_option_int, .dst = &a->train_windows, .lo = 1,
+        {.name = "--train-windows",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->train_windows,
+         .lo = 1,
          .hi = 100000000,
          .help = "a fixed set of N training windows (from the seed), visited in epochs\n"
                  "(a new order each epoch), for every method; default: a fresh random\n"
                  "window per sample, except aqsgd (its per-sample cache needs a set): 256"},
-        {.name = "--eval-every", .arg = "N", .set = tahq_option_int, .dst = &a->eval_every, .lo = 0,
-         .hi = 100000000, .help = "validation every N steps and at the last (steps/10)"},
-        {.name = "--eval-windows", .arg = "N", .set = tahq_option_int, .dst = &a->eval_windows, .lo = 1,
-         .hi = 1000000, .help = "validation windows of T bytes (64)"},
+        {.name = "--eval-every",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->eval_every,
+         .lo = 0,
+         .hi = 100000000,
+         .help = "validation every N steps and at the last (steps/10)"},
+        {.name = "--eval-windows",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->eval_windows,
+         .lo = 1,
+         .hi = 1000000,
+         .help = "validation windows of T bytes (64)"},
         {.name = NULL},
     };
-    _Static_assert(sizeof table <= sizeof((option_tables *)0)->data, "option_tables.data is too small");
+    _Static_assert(sizeof table <= sizeof((option_tables *)0)->data,
+                   "option_tables.data is too small");
     memcpy(t, table, sizeof table);
 }
 
 static void output_options(train_cli *a, tahq_option *t)
 {
     const tahq_option table[] = {
-        {.name = "--out", .arg = "DIR", .dst = &a->out,
+        {.name = "--out",
+         .arg = "DIR",
+         .dst = &a->out,
          .help = "write DIR/METHOD_kK_sSEED.csv per run as it finishes; runs whose file\n"
                  "exists are skipped (resume); without --out nothing is written"},
-        {.name = "--print-every", .arg = "N", .set = tahq_option_int, .dst = &a->print_every, .lo = 0,
+        {.name = "--print-every",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->print_every,
+         .lo = 0,
          .hi = 100000000,
          .help = "print every N-th step's loss (1; 0 = only the summary); on a\n"
                  "terminal each printed step shows the elapsed time and the ETA"},
-        {.name = "--progress", .arg = "S", .set = option_progress, .dst = &a->progress_s, .lo = 0, .hi = 1e9,
+        {.name = "--progress",
+         .arg = "S",
+         .set = option_progress,
+         .dst = &a->progress_s,
+         .lo = 0,
+         .hi = 1e9,
          .help = "when standard output is not a terminal (a log file, a pipe): a\n"
                  "line with the step, elapsed time and ETA on standard error every S\n"
                  "seconds (10; 0 = every step; off = never)"},
-        {.name = "--timing", .arg = "FILE", .dst = &a->timing,
+        {.name = "--timing",
+         .arg = "FILE",
+         .dst = &a->timing,
          .help = "append one row per step and stage to the CSV FILE (header when new):\n"
                  "the step's wall time, message bytes, and where each stage's time went\n"
                  "(compute, encode, decode, send, receive, tied-embedding exchange, update,\n"
                  "loss broadcast) and, with MPI, the payload bytes its rank has sent so far;\n"
                  "the loss CSV (--out) stays free of times"},
-        {.name = "--dump-activations", .arg = "DIR", .dst = &a->dump_dir,
+        {.name = "--dump-activations",
+         .arg = "DIR",
+         .dst = &a->dump_dir,
          .help = "at steps 1, the last and every --dump-every N: each boundary's\n"
                  "forward activation of micro-batch 0 as DIR/RUN/act_bK_stepS.npy (float32\n"
                  "[B, T, C]) and a row of DIR/RUN/act_stats.csv (channel RMS, kurtosis,\n"
                  "outlier channels, the outlier gate's flagged tiles, low-precision tiles)"},
-        {.name = "--dump-every", .arg = "N", .set = tahq_option_int, .dst = &a->dump_every, .lo = 0,
-         .hi = 100000000, .help = "also dump every N-th step (0: only the first and the last)"},
-        {.name = "--help", .alias = "-h", .dst = &a->help, .stops = 1, .usage = "--help, --version", .help = ""},
+        {.name = "--dump-every",
+         .arg = "N",
+         .set = tahq_option_int,
+         .dst = &a->dump_every,
+         .lo = 0,
+         .hi = 100000000,
+         .help = "also dump every N-th step (0: only the first and the last)"},
+        {.name = "--help",
+         .alias = "-h",
+         .dst = &a->help,
+         .stops = 1,
+         .usage = "--help, --version",
+         .help = ""},
         {.name = "--version", .dst = &a->version, .stops = 1},
         {.name = NULL},
     };
-    _Static_assert(sizeof table <= sizeof((option_tables *)0)->output, "option_tables.output is too small");
+    _Static_assert(sizeof table <= sizeof((option_tables *)0)->output,
+                   "option_tables.output is too small");
     memcpy(t, table, sizeof table);
 }
 
@@ -209,11 +347,13 @@ static void print_help(FILE *f)
     train_cli a;
     option_tables t;
     option_tables_of(&a, &t);
-    fprintf(f, "usage: tahq-train [options]\n"
-               "Train a byte-level decoder-only transformer through a K-stage pipeline (one process, GPipe);\n"
-               "every stage boundary encodes the forward activation and the backward gradient into a\n"
-               "message with the method's codecs and the next stage computes with the decoded tensor.\n"
-               "\n");
+    fprintf(
+        f, "usage: tahq-train [options]\n"
+           "Train a byte-level decoder-only transformer through a K-stage pipeline (one process, "
+           "GPipe);\n"
+           "every stage boundary encodes the forward activation and the backward gradient into a\n"
+           "message with the method's codecs and the next stage computes with the decoded tensor.\n"
+           "\n");
     const struct {
         const char *title;
         const tahq_option *table;
@@ -222,9 +362,12 @@ static void print_help(FILE *f)
         fprintf(f, "%s:\n", sections[i].title);
         tahq_options_help(f, sections[i].table, OPTION_COLUMN);
     }
-    fprintf(f, "Several processes: mpirun -np K tahq-train-mpi [options] runs stage k on rank k (K = the\n"
-               "number of ranks) and sends the same messages with MPI; rank 0 prints and writes the results.\n"
-               "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+    fprintf(
+        f,
+        "Several processes: mpirun -np K tahq-train-mpi [options] runs stage k on rank k (K = the\n"
+        "number of ranks) and sends the same messages with MPI; rank 0 prints and writes the "
+        "results.\n"
+        "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -292,7 +435,8 @@ static void cli_defaults(train_cli *a)
     a->o.weight_decay = 0.01, a->o.clip = 1.0, a->o.codec_threads = 1;
     const char *data_env = getenv("TAHQ_TRAIN_DATA");
     a->progress_s = 10;
-    a->methods = "tah", a->seeds = "1", a->data = data_env && *data_env ? data_env : TAHQ_TRAIN_DATA;
+    a->methods = "tah", a->seeds = "1",
+    a->data = data_env && *data_env ? data_env : TAHQ_TRAIN_DATA;
     a->eval_every = -1, a->eval_windows = 64, a->print_every = 1;
     a->train_windows = -1;
     a->dump_every = 0;
@@ -330,7 +474,8 @@ static int cli_parse(train_cli *a, int argc, char **argv)
         if (at.opt->choices)
             return choice_error(at.arg, at.opt->choices, at.val);
         if (train_rank == 0)
-            fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", at.val, at.arg);
+            fprintf(stderr, "tahq-train: bad value '%s' for %s (tahq-train --help)\n", at.val,
+                    at.arg);
         return 2;
     }
     a->o.schedule = (tt_schedule)a->schedule;
@@ -348,11 +493,12 @@ static int load_minilm(train_cli *a, tb_pretrained *bert, wp_tokenizer *wtk)
 {
     char berr[1200], tkp[4200];
     snprintf(tkp, sizeof tkp, "%s/tokenizer.json", a->model_dir);
-    if (tb_pretrained_open(bert, a->model_dir, berr, sizeof berr) || wp_load(wtk, tkp, berr, sizeof berr)) {
+    if (tb_pretrained_open(bert, a->model_dir, berr, sizeof berr) ||
+        wp_load(wtk, tkp, berr, sizeof berr)) {
         tb_pretrained_close(bert);
         if (train_rank == 0)
-            fprintf(stderr, "tahq-train: %s (fetch the model with: scripts/fetch_model.sh %s)\n", berr,
-                    a->model_dir);
+            fprintf(stderr, "tahq-train: %s (fetch the model with: scripts/fetch_model.sh %s)\n",
+                    berr, a->model_dir);
         return 1;
     }
     a->o.bert = 1;
@@ -385,8 +531,8 @@ static int check_shape(train_cli *a)
         a->o.K = train_size;
     if (a->o.K != train_size) {
         if (train_rank == 0)
-            fprintf(stderr, "tahq-train: --stages %d needs mpirun -np %d (this job has %d ranks)\n", a->o.K,
-                    a->o.K, train_size);
+            fprintf(stderr, "tahq-train: --stages %d needs mpirun -np %d (this job has %d ranks)\n",
+                    a->o.K, a->o.K, train_size);
         return 2;
     }
 #else
@@ -395,8 +541,8 @@ static int check_shape(train_cli *a)
 #endif
     if (a->o.K > a->o.cfg.L) {
         if (train_rank == 0)
-            fprintf(stderr, "tahq-train: %d stages exceed --layers %d (each stage needs a block)\n", a->o.K,
-                    a->o.cfg.L);
+            fprintf(stderr, "tahq-train: %d stages exceed --layers %d (each stage needs a block)\n",
+                    a->o.K, a->o.cfg.L);
         return 2;
     }
     if (a->o.warmup < 0)
@@ -518,15 +664,17 @@ static int encode_corpus(const train_cli *a, const wp_tokenizer *wtk, corpus *c)
     tt_data *d = &c->d;
     c->train_ids = wp_encode_text(wtk, (const char *)c->train, d->n_train, &d->n_train_ids);
     c->val_ids = wp_encode_text(wtk, (const char *)c->val, d->n_val, &d->n_val_ids);
-    if (!c->train_ids || !c->val_ids || d->n_train_ids < (size_t)a->o.cfg.T || d->n_val_ids < (size_t)a->o.cfg.T) {
+    if (!c->train_ids || !c->val_ids || d->n_train_ids < (size_t)a->o.cfg.T ||
+        d->n_val_ids < (size_t)a->o.cfg.T) {
         fprintf(stderr, "tahq-train: the corpus has too few WordPiece ids (or out of memory)\n");
         return 1;
     }
     d->train_ids = c->train_ids, d->val_ids = c->val_ids;
     train_say("minilm (%s): %s, %zu parameters; corpus: %zu training and %zu validation WordPiece "
               "ids; %d of each sample's %d tokens masked\n",
-              a->o.bert_init ? "pretrained" : "random initialisation", a->model_dir, tb_model_params(&a->o.bert_cfg),
-              d->n_train_ids, d->n_val_ids, a->o.mask_per_seq, a->o.cfg.T);
+              a->o.bert_init ? "pretrained" : "random initialisation", a->model_dir,
+              tb_model_params(&a->o.bert_cfg), d->n_train_ids, d->n_val_ids, a->o.mask_per_seq,
+              a->o.cfg.T);
     return 0;
 }
 

@@ -11,9 +11,9 @@
 static const struct {
     const char *name;
     int size;
-} st_dtypes[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4},
-                 {"I16", 2}, {"I8", 1},  {"U8", 1},  {"BOOL", 1}, {"U16", 2}, {"U32", 4},
-                 {"U64", 8}};
+} st_dtypes[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},
+                 {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U8", 1},   {"BOOL", 1},
+                 {"U16", 2}, {"U32", 4}, {"U64", 8}};
 
 void st_close(st_file *f)
 {
@@ -42,7 +42,9 @@ static int st_fail(st_file *f, json_t *root, char *err, size_t errlen, const cha
 static int cmp_begin(const void *a, const void *b)
 {
     const st_tensor *x = *(const st_tensor *const *)a, *y = *(const st_tensor *const *)b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1 : (x->end > y->end) - (x->end < y->end);
+    return x->begin < y->begin   ? -1
+           : x->begin > y->begin ? 1
+                                 : (x->end > y->end) - (x->end < y->end);
 }
 
 int st_open(st_file *f, const char *path, char *err, size_t errlen)
@@ -51,7 +53,8 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return st_fail(f, NULL, err, errlen, path, "cannot open");
-    if (fseek(fp, 0, SEEK_END) || (long)(f->size = (size_t)ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
+    if (fseek(fp, 0, SEEK_END) || (long)(f->size = (size_t)ftell(fp)) < 0 ||
+        fseek(fp, 0, SEEK_SET)) {
         fclose(fp);
         return st_fail(f, NULL, err, errlen, path, "cannot determine the size");
     }
@@ -155,7 +158,8 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen)
     json_decref(root);
     root = NULL;
     /* the tensors, in data order, must tile the data section exactly */
-    const st_tensor **order = malloc(sizeof(st_tensor *) * (f->n_tensors ? (size_t)f->n_tensors : 1));
+    const st_tensor **order =
+        malloc(sizeof(st_tensor *) * (f->n_tensors ? (size_t)f->n_tensors : 1));
     if (!order)
         return st_fail(f, NULL, err, errlen, path, "out of memory");
     for (int i = 0; i < f->n_tensors; i++)

@@ -21,8 +21,8 @@ enum { ST_MAX_DIMS = 8 };
 
 typedef struct st_tensor {
     char *name;
-    char dtype[8];      /* "F32", "F16", "I64", ... */
-    int elem_size;      /* bytes */
+    char dtype[8]; /* "F32", "F16", "I64", ... */
+    int elem_size; /* bytes */
     int ndim;
     int64_t shape[ST_MAX_DIMS];
     uint64_t begin, end; /* byte offsets within the data section */
@@ -31,7 +31,7 @@ typedef struct st_tensor {
 typedef struct st_file {
     unsigned char *buf; /* the whole file */
     size_t size;
-    size_t data_start;  /* 8 + header length */
+    size_t data_start; /* 8 + header length */
     st_tensor *tensors;
     int n_tensors;
 } st_file;

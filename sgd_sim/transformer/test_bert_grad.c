@@ -78,8 +78,8 @@ static void at_grad(void *p)
 {
     at_ctx *c = p;
     at_loss(c);
-    tt_attention_masked_backward_d(c->dqkv, c->tt, c->R, c->qkv, c->att, c->klen, AT_B, AT_T,
-                                   AT_C, AT_NH);
+    tt_attention_masked_backward_d(c->dqkv, c->tt, c->R, c->qkv, c->att, c->klen, AT_B, AT_T, AT_C,
+                                   AT_NH);
 }
 
 /* ---------------- whole model ------------------------------------------- */
@@ -162,13 +162,13 @@ static int md_vars(md_ctx *c, var *vars)
     tb_stage_d *a = &c->st[0], *z = &c->st[c->nst - 1];
     int n = 0;
     vars[n++] = (var){"wte (tied)", a->wte, a->gwte, nwte, z->wte_head, z->gwte_head};
-    vars[n++] = (var){"stage0 rest", a->params + nwte, a->grads + nwte, a->n_params - nwte, NULL,
-                      NULL};
+    vars[n++] =
+        (var){"stage0 rest", a->params + nwte, a->grads + nwte, a->n_params - nwte, NULL, NULL};
     for (int k = 1; k < c->nst; k++) {
         static const char *names[] = {"", "stage1 rest", "stage2 rest"};
         tb_stage_d *s = &c->st[k];
-        vars[n++] = (var){names[k], s->params, s->grads, s->n_params - (s->last ? nwte : 0), NULL,
-                          NULL};
+        vars[n++] =
+            (var){names[k], s->params, s->grads, s->n_params - (s->last ? nwte : 0), NULL, NULL};
     }
     return n;
 }
@@ -245,9 +245,9 @@ int main(void)
         }
     }
 
-    static const int all_faults[] = {TT_FAULT_LN,          TT_FAULT_SOFTMAX,  TB_FAULT_GELU_ERF,
-                                     TT_FAULT_BIAS,        TT_FAULT_CE,       TB_FAULT_POSTLN_SKIP,
-                                     TB_FAULT_TYPE_EMB,    TT_FAULT_ATTN_V,   TB_FAULT_HEAD_GATHER};
+    static const int all_faults[] = {TT_FAULT_LN,       TT_FAULT_SOFTMAX, TB_FAULT_GELU_ERF,
+                                     TT_FAULT_BIAS,     TT_FAULT_CE,      TB_FAULT_POSTLN_SKIP,
+                                     TB_FAULT_TYPE_EMB, TT_FAULT_ATTN_V,  TB_FAULT_HEAD_GATHER};
     static md_ctx md1, md2, md3;
     md1.nst = 1;
     if (tb_stage_init_d(&md1.st[0], &tiny, MT, 0, tiny.L, 1, 1, MB, MM, 1)) {
@@ -296,8 +296,8 @@ int main(void)
         nmv = md_vars(c, mv);
         char name[64];
         snprintf(name, sizeof name, "whole model (%d stages, tied wte)", c->nst);
-        run_check(name, md_loss, md_grad, c, mv, nmv,
-                  (int[]){TB_FAULT_POSTLN_SKIP, TT_FAULT_CE}, 2);
+        run_check(name, md_loss, md_grad, c, mv, nmv, (int[]){TB_FAULT_POSTLN_SKIP, TT_FAULT_CE},
+                  2);
     }
 
     /* float vs double, as in test_grad.c: tolerance 1e-3 in the 2-norm */

@@ -165,11 +165,11 @@ static void check_small_files(const char *W)
     expect_st(W, "span", h, 24, "data_offsets span 24 bytes, dtype F16 and its shape need 12");
     snprintf(h, sizeof h, "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[24,0]}}");
     expect_st(W, "offsets", h, 24, "data_offsets is not [begin, end]");
-    snprintf(h, sizeof h,
-             "{%s,\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[28,44]}}", a);
+    snprintf(h, sizeof h, "{%s,\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[28,44]}}",
+             a);
     expect_st(W, "gap", h, 44, "tensor b begins at byte 28 of the data section, leaving a gap");
-    snprintf(h, sizeof h,
-             "{%s,\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[20,36]}}", a);
+    snprintf(h, sizeof h, "{%s,\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[20,36]}}",
+             a);
     expect_st(W, "overlap", h, 36, "overlapping the previous tensor");
     {
         /* header length field past the end of the file */
@@ -220,7 +220,8 @@ static int check_other_stage(const tb_pretrained *m)
 
 /* Copies of the checkpoint (st, cfg: its two files) in W/model_copy, one
  * fault each, and the repaired copy as the control. */
-static void check_faulty_copies(const char *W, unsigned char *st, size_t nst, const unsigned char *cfg, size_t ncfg)
+static void check_faulty_copies(const char *W, unsigned char *st, size_t nst,
+                                const unsigned char *cfg, size_t ncfg)
 {
     char err[1024];
     tb_pretrained m;
@@ -249,7 +250,8 @@ static void check_faulty_copies(const char *W, unsigned char *st, size_t nst, co
         failures++;
     } else {
         write_file(sp, st, nst, NULL, 0);
-        expect_model(dir, "FFN weight transposed", "is F32 [384, 1536], config.json needs F32 [1536, 384]");
+        expect_model(dir, "FFN weight transposed",
+                     "is F32 [384, 1536], config.json needs F32 [1536, 384]");
         patch(st, (size_t)(hdr_end - st), "\"shape\":[384,1536]", "\"shape\":[1536,384]");
     }
     write_file(sp, st, nst, NULL, 0);

@@ -160,8 +160,8 @@ static void hd_grad(void *p)
     hd_ctx *c = p;
     hd_loss(c);
     memset(c->dwte, 0, sizeof c->dwte);
-    tt_head_backward_d(c->dx, c->dwte, c->dl, c->probs, c->x, c->wte, c->tgt, 1.0 / HD_N, HD_N, HD_V,
-                    HD_C);
+    tt_head_backward_d(c->dx, c->dwte, c->dl, c->probs, c->x, c->wte, c->tgt, 1.0 / HD_N, HD_N,
+                       HD_V, HD_C);
 }
 
 /* ---------------- whole model ------------------------------------------- */
@@ -169,7 +169,7 @@ enum { MB = 2 };
 static const tt_config tiny = {256, 16, 2, 8, 2};
 
 typedef struct {
-    int nst;           /* 1: one stage; 2: blocks split 1 + 1, tied head across stages */
+    int nst; /* 1: one stage; 2: blocks split 1 + 1, tied head across stages */
     tt_stage_d st[2];
     int tok[MB * 8], tgt[MB * 8];
     double dbuf[MB * 8 * 16];
@@ -227,8 +227,8 @@ static int md_vars(md_ctx *c, var *vars)
     tt_stage_d *a = &c->st[0], *b = &c->st[1];
     size_t nwte = (size_t)tiny.V * tiny.C;
     vars[0] = (var){"wte (tied)", a->wte, a->gwte, nwte, b->wte_head, b->gwte_head};
-    vars[1] = (var){"stage0 rest", a->params + nwte, a->grads + nwte, a->n_params - nwte, NULL,
-                    NULL};
+    vars[1] =
+        (var){"stage0 rest", a->params + nwte, a->grads + nwte, a->n_params - nwte, NULL, NULL};
     vars[2] = (var){"stage1 rest", b->params, b->grads, b->n_params - nwte, NULL, NULL};
     return 3;
 }

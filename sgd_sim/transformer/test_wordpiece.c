@@ -109,8 +109,9 @@ int main(int argc, char **argv)
     refused(tmp, "wp_notjson", "{\"model\": ", "not readable JSON");
     refused(tmp, "wp_bpe", "{" NORM "\"model\":{\"type\":\"BPE\",\"vocab\":{" VOCAB5 "}}}",
             "model.type is not \"WordPiece\"");
-    refused(tmp, "wp_cased", "{\"normalizer\":{\"type\":\"BertNormalizer\",\"lowercase\":false},"
-                             "\"model\":{\"type\":\"WordPiece\",\"vocab\":{" VOCAB5 "}}}",
+    refused(tmp, "wp_cased",
+            "{\"normalizer\":{\"type\":\"BertNormalizer\",\"lowercase\":false},"
+            "\"model\":{\"type\":\"WordPiece\",\"vocab\":{" VOCAB5 "}}}",
             "only uncased BERT");
     refused(tmp, "wp_novocab", "{" NORM "\"model\":{\"type\":\"WordPiece\"}}",
             "model.vocab is not a non-empty object");
@@ -196,8 +197,9 @@ int main(int argc, char **argv)
             alike = next[k] == got[k];
         controls_ok += !alike;
     }
-    printf("%d sentences, %d tokens (%d [UNK]): %s; controls (next line's ids) differing: %d of %d\n",
-           ns, tokens, unk, failures ? "MISMATCH" : "all ids equal", controls_ok, ns);
+    printf(
+        "%d sentences, %d tokens (%d [UNK]): %s; controls (next line's ids) differing: %d of %d\n",
+        ns, tokens, unk, failures ? "MISMATCH" : "all ids equal", controls_ok, ns);
     if (controls_ok != ns) {
         printf("FAIL a control matched: the comparison cannot tell sentences apart\n");
         failures++;

@@ -19,12 +19,12 @@ typedef struct train_cli {
     const char *dump_dir;
     int dump_every;
     const char *timing;
-    FILE *timing_f; /* rank 0 */
+    FILE *timing_f;        /* rank 0 */
     int mpi_wait;          /* --mpi-wait: 0 poll, 1 sleep */
     int mpi_wait_sleep_us; /* --mpi-wait sleep: 50; poll: 0 */
     int schedule;          /* --schedule: a tt_schedule */
     const char *model, *model_dir, *init;
-    int help, version;     /* --help, --version given */
+    int help, version; /* --help, --version given */
 } train_cli;
 
 /* MPI rank and size (0 and 1 without MPI). */
@@ -50,7 +50,7 @@ int train_timing_open(train_cli *a);
 
 /* One run of method and seed on the data d (run idx of total, for the ETA;
  * tty: standard output is a terminal). 0, or 1 on a runtime error. */
-int train_one_run(const train_cli *a, const char *method, uint64_t seed, const tt_data *d, int tty, int idx,
-                  int total);
+int train_one_run(const train_cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
+                  int idx, int total);
 
 #endif

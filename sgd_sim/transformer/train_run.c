@@ -61,11 +61,11 @@ static void run_name(char *out, size_t n, const char *method, int K, uint64_t se
 
 /* activation dumps of one run (tt_probe_fn's context) */
 typedef struct dumper {
-    char dir[4096];          /* DIR/RUN */
-    tahq_config gate;        /* the configuration whose outlier gate is reported */
+    char dir[4096];   /* DIR/RUN */
+    tahq_config gate; /* the configuration whose outlier gate is reported */
     const tahq_config *gate_p;
-    tt_act_stats *st;        /* [K] statistics of boundary k in the step probed */
-    int *have;               /* [K] boundary k probed by this process */
+    tt_act_stats *st; /* [K] statistics of boundary k in the step probed */
+    int *have;        /* [K] boundary k probed by this process */
     char errbuf[4500];
 } dumper;
 
@@ -83,7 +83,8 @@ static int probe(void *ctx, int k, int step, const float *y, int B, int T, int C
     const char *se = NULL;
     /* a failed gate (e.g. a non-finite value) leaves its columns empty */
     if (tt_act_stats_compute(y, B, T, C, dp->gate_p, &dp->st[k], &se) && dp->st[k].tiles == 0 && se)
-        fprintf(stderr, "tahq-train: step %d, boundary %d: outlier gate not run: %s\n", step, k, se);
+        fprintf(stderr, "tahq-train: step %d, boundary %d: outlier gate not run: %s\n", step, k,
+                se);
     dp->have[k] = 1;
     return 0;
 }
@@ -110,7 +111,8 @@ static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate
     /* rank k probed boundary k (k < K-1) */
     const int nv = TT_STATS_NVAL;
     double *all = train_rank == 0 ? malloc(sizeof(double) * (size_t)nv * (size_t)K) : NULL;
-    if ((train_rank == 0 && !all) || tt_mpi_gather_f64((const double *)&dp->st[train_rank], nv, all)) {
+    if ((train_rank == 0 && !all) ||
+        tt_mpi_gather_f64((const double *)&dp->st[train_rank], nv, all)) {
         free(all);
         return 1;
     }
@@ -130,24 +132,26 @@ static int dump_stats(dumper *dp, FILE *stats, int K, int step, const char *gate
         char row[1024];
         tt_act_stats_row(row, sizeof row, step, k, gate_name, s);
         fprintf(stats, "%s\n", row);
-        train_say("activations step %d boundary %d: channel RMS min %.3g median %.3g max %.3g, |x| max "
+        train_say(
+            "activations step %d boundary %d: channel RMS min %.3g median %.3g max %.3g, |x| max "
             "%.3g, excess kurtosis %.3g, top channels",
             step, k, s->rms_min, s->rms_median, s->rms_max, s->absmax, s->kurtosis);
         for (int j = 0; j < TT_STATS_TOP; j++)
             train_say(" %d (%.2fx)", (int)s->top_ch[j], s->top_ratio[j]);
         if (s->tiles > 0)
-            train_say("; %s gate: %.2f%% of tiles flagged, %.2f%% low", gate_name, 100 * s->flagged_share,
-                100 * s->low_share);
+            train_say("; %s gate: %.2f%% of tiles flagged, %.2f%% low", gate_name,
+                      100 * s->flagged_share, 100 * s->low_share);
         train_say("\n");
     }
     fflush(stats);
     return 0;
 }
 
-static const char *const timing_header =
-    "run,method,K,micro,batch,T,C,train_windows,aq_cache_bytes,step,step_s,tokens,fwd_bytes,bwd_bytes,"
-    "aq_new_samples,stage,compute_fwd_s,compute_bwd_s,encode_s,decode_s,send_s,recv_s,swap_s,update_s,"
-    "sync_s,sent_bytes_cum,sent_next_cum,sent_prev_cum";
+static const char *const timing_header = "run,method,K,micro,batch,T,C,train_windows,aq_cache_"
+                                         "bytes,step,step_s,tokens,fwd_bytes,bwd_bytes,"
+                                         "aq_new_samples,stage,compute_fwd_s,compute_bwd_s,encode_"
+                                         "s,decode_s,send_s,recv_s,swap_s,update_s,"
+                                         "sync_s,sent_bytes_cum,sent_next_cum,sent_prev_cum";
 #define TIMING_NV (TT_TIMES_N + 3)
 
 int train_timing_open(train_cli *a)
@@ -184,9 +188,9 @@ static int timing_rows(const train_cli *a, const char *name, const char *method,
 #endif
         tt_times t;
         tt_run_times(r, k, &t);
-        const double tv[TIMING_NV] = {t.compute_fwd, t.compute_bwd, t.encode, t.decode, t.send,
-                                      t.recv, t.swap, t.update, t.sync, sent[0], sent[1],
-                                      sent[2]};
+        const double tv[TIMING_NV] = {t.compute_fwd, t.compute_bwd, t.encode, t.decode,
+                                      t.send,        t.recv,        t.swap,   t.update,
+                                      t.sync,        sent[0],       sent[1],  sent[2]};
         memcpy(w, tv, sizeof tv);
     }
 #ifdef TT_MPI
@@ -207,13 +211,14 @@ static int timing_rows(const train_cli *a, const char *name, const char *method,
         for (int k = 0; k < K; k++) {
             const double *w = v + (size_t)k * TIMING_NV;
             fprintf(a->timing_f, "%s,%s,%d,%d,%d,%d,%d,%d,%.0f,%d,%.6f,%d,%llu,%llu,%llu,%d", name,
-                    method, K, o->micro, o->batch, o->cfg.T, o->cfg.C, o->train_windows, cache, step,
-                    step_s, o->micro * o->batch * o->cfg.T, (unsigned long long)fb,
+                    method, K, o->micro, o->batch, o->cfg.T, o->cfg.C, o->train_windows, cache,
+                    step, step_s, o->micro * o->batch * o->cfg.T, (unsigned long long)fb,
                     (unsigned long long)bb, (unsigned long long)nn, k);
             for (int j = 0; j < TT_TIMES_N; j++)
                 fprintf(a->timing_f, ",%.6f", w[j]);
 #ifdef TT_MPI
-            fprintf(a->timing_f, ",%.0f,%.0f,%.0f\n", w[TT_TIMES_N], w[TT_TIMES_N + 1], w[TT_TIMES_N + 2]);
+            fprintf(a->timing_f, ",%.0f,%.0f,%.0f\n", w[TT_TIMES_N], w[TT_TIMES_N + 1],
+                    w[TT_TIMES_N + 2]);
 #else
             fprintf(a->timing_f, ",,,\n");
 #endif
@@ -244,13 +249,13 @@ typedef struct run_state {
     tt_opts o;
     const tt_data *d;
     char name[128], path[4096], tmp[4200];
-    FILE *csv;   /* rank 0 with --out: the run's CSV, written to tmp and renamed at the end */
+    FILE *csv; /* rank 0 with --out: the run's CSV, written to tmp and renamed at the end */
     tt_run *r;
 #ifdef TT_MPI
     tt_transport tr;
 #endif
     dumper dp;
-    FILE *stats; /* rank 0 with --dump-activations: act_stats.csv */
+    FILE *stats;           /* rank 0 with --dump-activations: act_stats.csv */
     const char *gate_name; /* whose outlier gate the dumps report */
     int tty, idx, total;
     double t0, last_progress;
@@ -303,7 +308,8 @@ static int run_open_csv(run_state *s)
             fprintf(stderr, "tahq-train: cannot write %s: %s\n", s->tmp, strerror(errno));
             return RUN_FAIL;
         }
-        fprintf(s->csv, "step,lr,loss,val_loss,%s,fwd_bytes,bwd_bytes\n", s->o.bert ? "val_acc" : "val_bpb");
+        fprintf(s->csv, "step,lr,loss,val_loss,%s,fwd_bytes,bwd_bytes\n",
+                s->o.bert ? "val_acc" : "val_bpb");
     }
     return RUN_GO;
 }
@@ -340,9 +346,11 @@ static void run_describe(const run_state *s, uint64_t seed)
 {
     const tt_opts *o = &s->o;
     const sim_method *m = &s->m;
-    train_say("run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
-              s->name, s->method, o->K, o->cfg.C, o->cfg.L, o->cfg.NH, o->cfg.T, o->micro, o->batch, o->steps,
-              (unsigned long long)seed, o->bert ? tb_model_params(&o->bert_cfg) : tt_model_params(&o->cfg));
+    train_say(
+        "run %s: %s, K=%d, C=%d L=%d H=%d T=%d, M=%d x B=%d, %d steps, seed %llu, %zu parameters\n",
+        s->name, s->method, o->K, o->cfg.C, o->cfg.L, o->cfg.NH, o->cfg.T, o->micro, o->batch,
+        o->steps, (unsigned long long)seed,
+        o->bert ? tb_model_params(&o->bert_cfg) : tt_model_params(&o->cfg));
     uint64_t group, low = tt_low_units(m, (uint32_t)o->cfg.T, (uint32_t)o->cfg.C, &group);
     if (group && low == 0)
         train_say("note: %s allocates per %s: floor(%llu x (1 - r)) = 0 low-precision units, so "
@@ -351,14 +359,15 @@ static void run_describe(const run_state *s, uint64_t seed)
                   (unsigned long long)group);
     if (o->train_windows > 0) {
         const int mb = o->micro * o->batch;
-        train_say("window set: %d windows of %d bytes, %d per step: an epoch is %.4g steps\n", o->train_windows,
-                  o->cfg.T + 1, mb, (double)o->train_windows / mb);
+        train_say("window set: %d windows of %d bytes, %d per step: an epoch is %.4g steps\n",
+                  o->train_windows, o->cfg.T + 1, mb, (double)o->train_windows / mb);
     }
     if (m->fwd == SIM_FWD_AQSGD)
-        train_say("aqsgd cache: %.2f MiB per boundary (%d windows x %d x %d binary16 values), held by "
-                  "the sender and by the receiver\n",
-                  (double)o->train_windows * o->cfg.T * o->cfg.C * 2 / 1048576.0, o->train_windows, o->cfg.T,
-                  o->cfg.C);
+        train_say(
+            "aqsgd cache: %.2f MiB per boundary (%d windows x %d x %d binary16 values), held by "
+            "the sender and by the receiver\n",
+            (double)o->train_windows * o->cfg.T * o->cfg.C * 2 / 1048576.0, o->train_windows,
+            o->cfg.T, o->cfg.C);
 }
 
 /* With --dump-activations: the run's folder, the statistics and their
@@ -405,7 +414,8 @@ static void run_step_lines(run_state *s, int t, double lr, int ev, double v5)
     if (a->print_every > 0 && ((t + 1) % a->print_every == 0 || t + 1 == steps || ev)) {
         train_say("step %d/%d loss %.4f lr %.3e", t + 1, steps, s->loss, lr);
         if (ev)
-            train_say(s->o.bert ? " val %.4f (accuracy %.4f)" : " val %.4f (%.3f bits/byte)", s->vloss, v5);
+            train_say(s->o.bert ? " val %.4f (accuracy %.4f)" : " val %.4f (%.3f bits/byte)",
+                      s->vloss, v5);
         if (s->tty) {
             char eta[160];
             eta_text(eta, sizeof eta, train_now() - s->t0, t + 1, steps, s->idx, s->total);
@@ -422,7 +432,8 @@ static void run_step_lines(run_state *s, int t, double lr, int ev, double v5)
         if (now - s->last_progress >= a->progress_s || t + 1 == steps) {
             char eta[160];
             eta_text(eta, sizeof eta, now - s->t0, t + 1, steps, s->idx, s->total);
-            fprintf(stderr, "tahq-train: %s step %d/%d loss %.4f [%s]\n", s->name, t + 1, steps, s->loss, eta);
+            fprintf(stderr, "tahq-train: %s step %d/%d loss %.4f [%s]\n", s->name, t + 1, steps,
+                    s->loss, eta);
             s->last_progress = now;
         }
     }
@@ -491,8 +502,8 @@ static int run_step(run_state *s, int t)
             fprintf(s->csv, "%d,%.6e,%.6f,%.6f,%.6f,%llu,%llu\n", t + 1, lr, s->loss, s->vloss, v5,
                     (unsigned long long)s->fb, (unsigned long long)s->bb);
         else
-            fprintf(s->csv, "%d,%.6e,%.6f,,,%llu,%llu\n", t + 1, lr, s->loss, (unsigned long long)s->fb,
-                    (unsigned long long)s->bb);
+            fprintf(s->csv, "%d,%.6e,%.6f,,,%llu,%llu\n", t + 1, lr, s->loss,
+                    (unsigned long long)s->fb, (unsigned long long)s->bb);
     }
     run_step_lines(s, t, lr, ev, v5);
     return 0;
@@ -522,30 +533,32 @@ static int run_finish(run_state *s)
             return train_failed();
         }
     }
-    train_say(o->bert ? "run %s: loss %.4f -> %.4f, val %.4f (accuracy %.4f), wire bytes per step fwd "
-                        "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n"
-                      : "run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd "
-                        "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
+    train_say(o->bert
+                  ? "run %s: loss %.4f -> %.4f, val %.4f (accuracy %.4f), wire bytes per step fwd "
+                    "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n"
+                  : "run %s: loss %.4f -> %.4f, val %.4f (%.3f bits/byte), wire bytes per step fwd "
+                    "%llu bwd %llu, %.1f s, %.0f tokens/s%s%s\n",
               s->name, s->first, s->loss, s->vloss, o->bert ? r_acc : s->vloss / log(2.0),
-              (unsigned long long)s->fb, (unsigned long long)s->bb, el, tokens_per_step * o->steps / el,
-              s->csv ? ", wrote " : "", s->csv ? s->path : "");
+              (unsigned long long)s->fb, (unsigned long long)s->bb, el,
+              tokens_per_step * o->steps / el, s->csv ? ", wrote " : "", s->csv ? s->path : "");
     if (s->m.fwd == SIM_FWD_AQSGD) {
-        train_say("run %s: aqsgd wire: %llu first visits sent in binary32 (%llu bytes), %llu bytes of "
-                  "delta messages; forward bytes per step: %.0f over the %llu steps with first visits "
-                  "(the last: step %d), %.0f over the %llu steps without\n",
-                  s->name, (unsigned long long)s->aq_new_total, (unsigned long long)s->aq_new_bytes,
-                  (unsigned long long)(s->aq_fwd[0] + s->aq_fwd[1] - s->aq_new_bytes),
-                  s->aq_steps[0] ? (double)s->aq_fwd[0] / (double)s->aq_steps[0] : 0.0,
-                  (unsigned long long)s->aq_steps[0], s->aq_last_new,
-                  s->aq_steps[1] ? (double)s->aq_fwd[1] / (double)s->aq_steps[1] : 0.0,
-                  (unsigned long long)s->aq_steps[1]);
+        train_say(
+            "run %s: aqsgd wire: %llu first visits sent in binary32 (%llu bytes), %llu bytes of "
+            "delta messages; forward bytes per step: %.0f over the %llu steps with first visits "
+            "(the last: step %d), %.0f over the %llu steps without\n",
+            s->name, (unsigned long long)s->aq_new_total, (unsigned long long)s->aq_new_bytes,
+            (unsigned long long)(s->aq_fwd[0] + s->aq_fwd[1] - s->aq_new_bytes),
+            s->aq_steps[0] ? (double)s->aq_fwd[0] / (double)s->aq_steps[0] : 0.0,
+            (unsigned long long)s->aq_steps[0], s->aq_last_new,
+            s->aq_steps[1] ? (double)s->aq_fwd[1] / (double)s->aq_steps[1] : 0.0,
+            (unsigned long long)s->aq_steps[1]);
     }
     fflush(stdout);
     return 0;
 }
 
-int train_one_run(const train_cli *a, const char *method, uint64_t seed, const tt_data *d, int tty, int idx,
-                  int total)
+int train_one_run(const train_cli *a, const char *method, uint64_t seed, const tt_data *d, int tty,
+                  int idx, int total)
 {
     run_state *s = calloc(1, sizeof *s);
     if (!s) {
@@ -567,7 +580,7 @@ int train_one_run(const train_cli *a, const char *method, uint64_t seed, const t
     s->loss = s->vloss = s->first = NAN;
     s->o = a->o;
     s->o.seed = seed;
-    s->o.train_windows = a->train_windows >= 0 ? a->train_windows
+    s->o.train_windows = a->train_windows >= 0       ? a->train_windows
                          : s->m.fwd == SIM_FWD_AQSGD ? TT_AQSGD_WINDOWS
                                                      : 0;
     run_name(s->name, sizeof s->name, method, s->o.K, seed);

@@ -79,8 +79,7 @@ int tb_config_read(tb_config *cfg, const char *path, char *err, size_t errlen)
         why = "position_embedding_type is not \"absolute\"";
     else if (cfg_int(root, "vocab_size", &c.V) || cfg_int(root, "hidden_size", &c.C) ||
              cfg_int(root, "num_attention_heads", &c.NH) ||
-             cfg_int(root, "intermediate_size", &c.F) ||
-             cfg_int(root, "num_hidden_layers", &c.L) ||
+             cfg_int(root, "intermediate_size", &c.F) || cfg_int(root, "num_hidden_layers", &c.L) ||
              cfg_int(root, "max_position_embeddings", &c.P) ||
              cfg_int(root, "type_vocab_size", &c.TV) || !json_is_number(eps))
         why = "an architecture field (vocab_size, hidden_size, num_attention_heads, "
@@ -136,15 +135,22 @@ static const char *const tb_emb_names[TB_N_EMB] = {
     "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
     "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight",
     "embeddings.LayerNorm.bias"};
-static const char *const tb_layer_names[TB_N_LAYER] = {
-    "attention.self.query.weight",       "attention.self.query.bias",
-    "attention.self.key.weight",         "attention.self.key.bias",
-    "attention.self.value.weight",       "attention.self.value.bias",
-    "attention.output.dense.weight",     "attention.output.dense.bias",
-    "attention.output.LayerNorm.weight", "attention.output.LayerNorm.bias",
-    "intermediate.dense.weight",         "intermediate.dense.bias",
-    "output.dense.weight",               "output.dense.bias",
-    "output.LayerNorm.weight",           "output.LayerNorm.bias"};
+static const char *const tb_layer_names[TB_N_LAYER] = {"attention.self.query.weight",
+                                                       "attention.self.query.bias",
+                                                       "attention.self.key.weight",
+                                                       "attention.self.key.bias",
+                                                       "attention.self.value.weight",
+                                                       "attention.self.value.bias",
+                                                       "attention.output.dense.weight",
+                                                       "attention.output.dense.bias",
+                                                       "attention.output.LayerNorm.weight",
+                                                       "attention.output.LayerNorm.bias",
+                                                       "intermediate.dense.weight",
+                                                       "intermediate.dense.bias",
+                                                       "output.dense.weight",
+                                                       "output.dense.bias",
+                                                       "output.LayerNorm.weight",
+                                                       "output.LayerNorm.bias"};
 /* tolerated, not used: the pooler and the position-id buffer */
 static const char *const tb_extra_names[TB_N_EXTRA] = {"pooler.dense.weight", "pooler.dense.bias",
                                                        "embeddings.position_ids"};
@@ -183,7 +189,8 @@ static int tb_check_tensor(const tb_pretrained *m, const char *name, const char 
         char want[64], got[64];
         int n = snprintf(want, sizeof want, "%s [", dtype);
         for (int d = 0; d < nd; d++)
-            n += snprintf(want + n, sizeof want - (size_t)n, d ? ", %lld" : "%lld", (long long)sh[d]);
+            n += snprintf(want + n, sizeof want - (size_t)n, d ? ", %lld" : "%lld",
+                          (long long)sh[d]);
         snprintf(want + n, sizeof want - (size_t)n, "]");
         n = snprintf(got, sizeof got, "%s [", t->dtype);
         for (int d = 0; d < t->ndim && n < 50; d++)

@@ -51,8 +51,8 @@ typedef struct tb_config {
 
 /* Controls of the gradient checks (tt_fault bits above tt.h's). */
 enum {
-    TB_FAULT_GELU_ERF = 1 << 10,  /* GELU: drop the x phi(x) term */
-    TB_FAULT_TYPE_EMB = 1 << 11,  /* embeddings: no token-type gradient */
+    TB_FAULT_GELU_ERF = 1 << 10,    /* GELU: drop the x phi(x) term */
+    TB_FAULT_TYPE_EMB = 1 << 11,    /* embeddings: no token-type gradient */
     TB_FAULT_POSTLN_SKIP = 1 << 12, /* block: drop the skip paths of the gradient */
     TB_FAULT_HEAD_GATHER = 1 << 13  /* MLM head: gradient scattered to row 0 */
 };

@@ -11,7 +11,8 @@
 const char *tt_method_parse(const char *name, sim_method *m)
 {
     if (sim_method_parse(name, m))
-        return "unknown method (fp32, fp16, tah, tah-tile, tah-gain, tah-sr, tahH/L, plainB, aqsgd, with optional "
+        return "unknown method (fp32, fp16, tah, tah-tile, tah-gain, tah-sr, tahH/L, plainB, "
+               "aqsgd, with optional "
                "+bwd-none, +bwd-fixB, +bwd-tah)";
     if (m->fwd != SIM_FWD_NONE && m->fwd != SIM_FWD_FP16 && m->fwd != SIM_FWD_TAH &&
         m->fwd != SIM_FWD_PLAIN && m->fwd != SIM_FWD_AQSGD)
@@ -77,8 +78,7 @@ int tt_codec_init(tt_codec *c, const sim_method *m, uint32_t B, uint32_t T, uint
     c->steps = malloc(sizeof(float) * C);
     if (m->fwd == SIM_FWD_AQSGD)
         c->tmp = malloc(sizeof(float) * n);
-    return c->msg && (!ws || c->ws) && c->codes && c->steps &&
-                   (m->fwd != SIM_FWD_AQSGD || c->tmp)
+    return c->msg && (!ws || c->ws) && c->codes && c->steps && (m->fwd != SIM_FWD_AQSGD || c->tmp)
                ? 0
                : 1;
 }
@@ -151,14 +151,16 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
         return (size_t)n * 2;
     case K_FIX: {
         const uint32_t bits = c->m.bwd_bits;
-        tahq_status st = tahq_fixpoint_encode(x, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
+        tahq_status st =
+            tahq_fixpoint_encode(x, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
         if (st != TAHQ_OK) {
             *err = tahq_strerror(st);
             return 0;
         }
         size_t head = (size_t)c->C * 2, body = (size_t)((n * bits + 7) / 8);
         for (uint32_t j = 0; j < c->C; j++)
-            put16(c->msg + 2 * j, tahq_f32_to_f16(c->steps[j])); /* exact: steps are binary16 values */
+            put16(c->msg + 2 * j,
+                  tahq_f32_to_f16(c->steps[j])); /* exact: steps are binary16 values */
         memset(c->msg + head, 0, body);
         tahq_pack_bits(c->msg + head, 0, c->codes, n, bits);
         return head + body;
@@ -170,9 +172,9 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
         tahq_shape sh = {b, c->T, c->C};
         size_t len = 0;
         tahq_status st =
-            c->par.jobs > 1
-                ? tahq_encode_parallel(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len, &c->par)
-                : tahq_encode(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len);
+            c->par.jobs > 1 ? tahq_encode_parallel(&cfg, &sh, x, c->ws, c->ws_cap, c->msg,
+                                                   c->msg_cap, &len, &c->par)
+                            : tahq_encode(&cfg, &sh, x, c->ws, c->ws_cap, c->msg, c->msg_cap, &len);
         if (st != TAHQ_OK) {
             *err = tahq_strerror(st);
             return 0;
@@ -313,8 +315,10 @@ size_t tt_aq_encode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b
     size_t len = aq_delta_len(c, n_seen);
     if (n_seen) {
         const uint64_t rows = (uint64_t)n_seen * c->T, n = rows * c->C;
-        tahq_status st = tahq_fixpoint_encode(c->tmp, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
-        if (st == TAHQ_OK) /* the sender decodes its own message: its cache follows the receiver's */
+        tahq_status st =
+            tahq_fixpoint_encode(c->tmp, rows, c->C, bits, TAHQ_META_FP16, c->codes, c->steps);
+        if (st ==
+            TAHQ_OK) /* the sender decodes its own message: its cache follows the receiver's */
             st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, c->tmp);
         if (st != TAHQ_OK) {
             *err = tahq_strerror(st);

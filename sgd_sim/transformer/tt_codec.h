@@ -34,26 +34,26 @@
 
 typedef struct tt_codec {
     sim_method m;
-    uint32_t rows, C;     /* tensor shape: rows = B*T tokens (B sequences of T) */
+    uint32_t rows, C; /* tensor shape: rows = B*T tokens (B sequences of T) */
     uint32_t B, T;
-    uint8_t *msg;         /* message buffer, msg_cap bytes */
+    uint8_t *msg; /* message buffer, msg_cap bytes */
     size_t msg_cap;
-    void *ws;             /* tahq_encode (threads > 1: tahq_encode_parallel) workspace */
+    void *ws; /* tahq_encode (threads > 1: tahq_encode_parallel) workspace */
     size_t ws_cap;
-    tahq_parallel par;    /* threads > 1: tahq_encode_parallel / tahq_decode_parallel,
+    tahq_parallel par; /* threads > 1: tahq_encode_parallel / tahq_decode_parallel,
                              the same bytes as the one-thread reference codec */
-    uint8_t *codes;       /* fixpoint codes [rows*C] */
-    float *steps;         /* fixpoint steps [C] */
-    float *tmp;           /* AQ-SGD deltas [rows*C] */
+    uint8_t *codes;    /* fixpoint codes [rows*C] */
+    float *steps;      /* fixpoint steps [C] */
+    float *tmp;        /* AQ-SGD deltas [rows*C] */
 } tt_codec;
 
 /* One side's AQ-SGD cache of one boundary: n samples of T*C binary16 values
  * and a seen flag each. The sender's and the receiver's stay equal. */
 typedef struct tt_aq_cache {
     uint32_t n;
-    size_t per;           /* T*C */
-    uint16_t *val;        /* [n*per] */
-    uint8_t *seen;        /* [n] */
+    size_t per;    /* T*C */
+    uint16_t *val; /* [n*per] */
+    uint8_t *seen; /* [n] */
 } tt_aq_cache;
 
 /* Parse a method name and check it is supported; NULL or a one-line reason. */

@@ -13,7 +13,7 @@
 typedef struct mpi_ctx {
     uint8_t *buf; /* the last received message */
     size_t cap;
-    uint64_t sent; /* payload bytes this rank sent point-to-point (send and swap) */
+    uint64_t sent;     /* payload bytes this rank sent point-to-point (send and swap) */
     uint64_t *sent_to; /* the same per destination rank */
     int size;
 } mpi_ctx;
@@ -99,7 +99,8 @@ static int m_recv(void *ctx, int from, int tag, const uint8_t **msg, size_t *len
         if (MPI_Irecv(c->buf, n, MPI_BYTE, from, tag, MPI_COMM_WORLD, &rq) != MPI_SUCCESS ||
             wait_req(&rq, MPI_STATUS_IGNORE))
             return 1;
-    } else if (MPI_Recv(c->buf, n, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    } else if (MPI_Recv(c->buf, n, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+               MPI_SUCCESS)
         return 1;
     *msg = c->buf, *len = (size_t)n;
     return 0;
@@ -164,9 +165,11 @@ void tt_mpi_transport_free(tt_transport *tr)
 int tt_mpi_sum_u64(uint64_t *v, int n)
 {
     if (!g_sleep_us)
-        return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS;
+        return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) !=
+               MPI_SUCCESS;
     MPI_Request rq;
-    if (MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+    if (MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &rq) !=
+        MPI_SUCCESS)
         return 1;
     return wait_req(&rq, MPI_STATUS_IGNORE);
 }
@@ -179,7 +182,8 @@ int tt_mpi_bcast_int(int *v)
 int tt_mpi_gather_f64(const double *mine, int n, double *all)
 {
     if (!g_sleep_us)
-        return MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+        return MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD) !=
+               MPI_SUCCESS;
     MPI_Request rq;
     if (MPI_Igather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
         return 1;

@@ -128,8 +128,8 @@ const char *tt_act_stats_header(void)
 void tt_act_stats_row(char *out, size_t n, int step, int boundary, const char *gate_name,
                       const tt_act_stats *s)
 {
-    size_t l = (size_t)snprintf(out, n, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g", step, boundary, s->rms_min,
-                                s->rms_median, s->rms_max, s->absmax, s->kurtosis);
+    size_t l = (size_t)snprintf(out, n, "%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g", step, boundary,
+                                s->rms_min, s->rms_median, s->rms_max, s->absmax, s->kurtosis);
     for (int k = 0; k < TT_STATS_TOP && l < n; k++)
         l += (size_t)snprintf(out + l, n - l, ",%d,%.4f", (int)s->top_ch[k], s->top_ratio[k]);
     if (l >= n)
@@ -146,8 +146,8 @@ int tt_npy_write(const char *path, int B, int T, int C, const float *y)
     /* magic, version 1.0, header length (little-endian uint16), then the
      * header dict padded with spaces and a newline to a multiple of 64 */
     char dict[128];
-    int dl = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d), }",
-                      B, T, C);
+    int dl = snprintf(dict, sizeof dict,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d), }", B, T, C);
     size_t total = (10u + (size_t)dl + 1u + 63u) / 64u * 64u, hlen = total - 10u;
     unsigned char head[192];
     memcpy(head, "\x93NUMPY\x01\x00", 8);

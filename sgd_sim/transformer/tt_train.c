@@ -21,31 +21,31 @@ struct tt_run {
     sim_method m;
     tt_data d;
     int K, k_lo, k_hi; /* this process holds stages k_lo..k_hi */
-    tt_stage_f *st;   /* [K], only k_lo..k_hi initialised (byte decoder) */
-    tb_stage_f *bst;  /* [K] the same for the BERT encoder (o.bert) */
-    stage_view *sv;   /* [K] */
-    int *typ, *klen;  /* bert: [M*B*T] token types (0), [M*B] sequence lengths (T) */
+    tt_stage_f *st;    /* [K], only k_lo..k_hi initialised (byte decoder) */
+    tb_stage_f *bst;   /* [K] the same for the BERT encoder (o.bert) */
+    stage_view *sv;    /* [K] */
+    int *typ, *klen;   /* bert: [M*B*T] token types (0), [M*B] sequence lengths (T) */
     int *mrows, *mtgt; /* bert: [M * B*mask_per_seq] masked rows of each micro-batch, their ids */
     double eval_acc;
-    float **am, **av; /* AdamW moments per stage */
-    uint8_t **decay;  /* per parameter: weight decay applies */
-    tt_codec codec;   /* one set of buffers: boundaries are handled one at a time */
+    float **am, **av;   /* AdamW moments per stage */
+    uint8_t **decay;    /* per parameter: weight decay applies */
+    tt_codec codec;     /* one set of buffers: boundaries are handled one at a time */
     float *xbuf, *gbuf; /* [B*T, C] decoded tensors */
-    float *tied;      /* [V*C] the other copy's gradient of the tied embedding */
-    int *tok, *tgt;   /* [M*B*T] */
-    int t;            /* steps done */
+    float *tied;        /* [V*C] the other copy's gradient of the tied embedding */
+    int *tok, *tgt;     /* [M*B*T] */
+    int t;              /* steps done */
     uint64_t fwd_bytes, bwd_bytes;
     /* window set (o.train_windows > 0) */
-    size_t *wpos;     /* [N] start of window i */
-    uint32_t *perm;   /* [N] the order of epoch perm_epoch */
+    size_t *wpos;   /* [N] start of window i */
+    uint32_t *perm; /* [N] the order of epoch perm_epoch */
     int64_t perm_epoch;
-    uint32_t *wid;    /* [M*B] the step's window ids */
+    uint32_t *wid; /* [M*B] the step's window ids */
     /* AQ-SGD: per boundary k, the sender's (stage k) and the receiver's (stage k+1) cache */
     tt_aq_cache *aq_tx, *aq_rx;
     uint64_t aq_new, aq_new_bytes;
     tt_probe_fn probe;
     void *probe_ctx;
-    tt_times *tm;     /* [K] the last step's times per stage */
+    tt_times *tm; /* [K] the last step's times per stage */
     tt_transport tr;
     /* single-process transport: the one message in flight */
     const uint8_t *box;
@@ -111,8 +111,8 @@ static int bert_stage_new(tt_run *r, int k, int b0, int nb, const char **err)
         *err = why;
         return 1;
     }
-    r->sv[k] = (stage_view){s->params, s->grads, s->gwte, s->gwte_head, s->n_params, s->first,
-                            s->last};
+    r->sv[k] =
+        (stage_view){s->params, s->grads, s->gwte, s->gwte_head, s->n_params, s->first, s->last};
     r->am[k] = calloc(s->n_params, sizeof(float));
     r->av[k] = calloc(s->n_params, sizeof(float));
     r->decay[k] = calloc(s->n_params, 1);
@@ -182,7 +182,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
         for (int i = 0; i < M * B; i++)
             r->klen[i] = c->T; /* windows of the corpus: no padding */
     }
-    if (!r->bst || !r->sv || !r->tm || !r->st || !r->am || !r->av || !r->decay || !r->xbuf || !r->gbuf || !r->tied || !r->tok || !r->tgt) {
+    if (!r->bst || !r->sv || !r->tm || !r->st || !r->am || !r->av || !r->decay || !r->xbuf ||
+        !r->gbuf || !r->tied || !r->tok || !r->tgt) {
         tt_run_free(r);
         return NULL;
     }
@@ -202,8 +203,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
             return NULL;
         }
         tt_stage_init_params_f(s, o->seed);
-        r->sv[k] = (stage_view){s->params, s->grads, s->gwte, s->gwte_head, s->n_params, s->first,
-                                s->last};
+        r->sv[k] = (stage_view){s->params,   s->grads, s->gwte, s->gwte_head,
+                                s->n_params, s->first, s->last};
         r->am[k] = calloc(s->n_params, sizeof(float));
         r->av[k] = calloc(s->n_params, sizeof(float));
         r->decay[k] = calloc(s->n_params, 1);
@@ -253,7 +254,8 @@ tt_run *tt_run_new(const tt_opts *o, const sim_method *m, const tt_data *d, int 
                                       : (uint64_t)(d->n_train - (size_t)c->T - 1);
         for (int i = 0; i < N; i++)
             r->wpos[i] = (size_t)(sim_mix64(sim_mix64(o->seed ^ UINT64_C(0x77696E646F7773)) +
-                                            sim_mix64((uint64_t)i)) % span);
+                                            sim_mix64((uint64_t)i)) %
+                                  span);
         r->perm_epoch = -1;
     }
     if (m->fwd == SIM_FWD_AQSGD) {
@@ -437,13 +439,15 @@ static int fwd_work(tt_run *r, int k, int m, double *loss, const char **err)
         *loss += l;
         return 0;
     }
-    if (r->probe && m == 0 && r->probe(r->probe_ctx, k, r->t + 1, y, B, r->o.cfg.T, r->o.cfg.C, err))
+    if (r->probe && m == 0 &&
+        r->probe(r->probe_ctx, k, r->t + 1, y, B, r->o.cfg.T, r->o.cfg.C, err))
         return 1;
     size_t len;
     c0 = clk();
     if (r->aq_tx) {
         uint32_t n_new = 0;
-        len = tt_aq_encode(&r->codec, &r->aq_tx[k], r->wid + (size_t)m * B, (uint32_t)B, y, &n_new, err);
+        len = tt_aq_encode(&r->codec, &r->aq_tx[k], r->wid + (size_t)m * B, (uint32_t)B, y, &n_new,
+                           err);
         r->aq_new += n_new;
         r->aq_new_bytes += (uint64_t)n_new * r->aq_tx[k].per * 4;
     } else {
@@ -490,7 +494,8 @@ static int bwd_work(tt_run *r, int k, int m, float scale, const char **err)
     c1 = clk(), tm->compute_bwd += c1 - c0, c0 = c1;
     if (k == 0)
         return 0;
-    size_t len = tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf, msg_key(r->o.seed, r->t, k - 1, m, 1), err);
+    size_t len =
+        tt_encode(&r->codec, 1, (uint32_t)B, r->gbuf, msg_key(r->o.seed, r->t, k - 1, m, 1), err);
     if (!len)
         return 1;
     c1 = clk(), tm->encode += c1 - c0, c0 = c1;
@@ -522,8 +527,8 @@ static void epoch_order(tt_run *r, int64_t e)
 /* bert: sample i of a batch of B as [CLS] ids[p .. p+T-3] [SEP] at tok,
  * with mask_per_seq of its inner positions masked (80/10/10), drawn from
  * key; the masked rows (b*T + position) and their ids go to rows / tgt */
-static void bert_sample(const tt_opts *o, const int *ids, size_t p, uint64_t key, int b,
-                        int *tok, int *rows, int *tgt)
+static void bert_sample(const tt_opts *o, const int *ids, size_t p, uint64_t key, int b, int *tok,
+                        int *rows, int *tgt)
 {
     const int T = o->cfg.T, inner = T - 2, nm = o->mask_per_seq;
     tok[0] = o->tok_cls;
@@ -697,9 +702,9 @@ static double bert_eval(tt_run *r, int n_windows)
         int b = n_windows - done < B ? n_windows - done : B;
         for (int i = 0; i < b; i++) {
             size_t p = (size_t)((double)span * (done + i) / (double)n_windows);
-            bert_sample(&r->o, r->d.val_ids, p, sim_mix64(UINT64_C(0x6576616C) + (uint64_t)(done + i)),
-                        i, r->tok + (size_t)i * T, r->mrows + (size_t)i * nm,
-                        r->mtgt + (size_t)i * nm);
+            bert_sample(
+                &r->o, r->d.val_ids, p, sim_mix64(UINT64_C(0x6576616C) + (uint64_t)(done + i)), i,
+                r->tok + (size_t)i * T, r->mrows + (size_t)i * nm, r->mtgt + (size_t)i * nm);
         }
         const size_t nbytes = sizeof(float) * (size_t)b * T * c->C;
         for (int k = r->k_lo; k <= r->k_hi; k++) {

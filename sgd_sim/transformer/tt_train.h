@@ -32,8 +32,8 @@ typedef enum { TT_SCHED_LINEAR = 0, TT_SCHED_COSINE = 1, TT_SCHED_CONST = 2 } tt
 
 typedef struct tt_opts {
     tt_config cfg;
-    int K;               /* stages, 1..L */
-    int micro, batch;    /* M micro-batches of B sequences */
+    int K;            /* stages, 1..L */
+    int micro, batch; /* M micro-batches of B sequences */
     int steps, warmup;
     tt_schedule schedule;
     double lr, beta1, beta2, eps, weight_decay, clip;
@@ -44,7 +44,7 @@ typedef struct tt_opts {
      * the next ones in that order. 0: every sample a fresh random window.
      * AQ-SGD needs a set (its cache is per sample). */
     int train_windows;
-    int codec_threads;   /* threads per tahq encode / decode (>= 1; same bytes for every value) */
+    int codec_threads; /* threads per tahq encode / decode (>= 1; same bytes for every value) */
     /* 1: the output head is untied from the input embedding: it starts as
      * the same matrix but each copy learns from its own gradient, so the
      * first and last stage exchange nothing after the backward (a pipeline

@@ -77,8 +77,8 @@ static int is_cjk(uint32_t cp)
 
 static uint32_t unaccent(uint32_t cp)
 {
-    long i = cp <= 0xFFFF ? pair_find(wp_unaccent, sizeof wp_unaccent / sizeof wp_unaccent[0], cp)
-                          : -1;
+    long i =
+        cp <= 0xFFFF ? pair_find(wp_unaccent, sizeof wp_unaccent / sizeof wp_unaccent[0], cp) : -1;
     return i < 0 ? cp : wp_unaccent[i][1];
 }
 
@@ -218,8 +218,7 @@ int wp_load(wp_tokenizer *tk, const char *path, char *err, size_t errlen)
     json_t *mx = json_object_get(model, "max_input_chars_per_word");
     tk->max_word_chars = json_is_integer(mx) ? (int)json_integer_value(mx) : 100;
     json_t *vocab = json_object_get(model, "vocab");
-    if (!json_is_object(vocab) || json_object_size(vocab) == 0 ||
-        json_object_size(vocab) > 1000000)
+    if (!json_is_object(vocab) || json_object_size(vocab) == 0 || json_object_size(vocab) > 1000000)
         return fail(tk, root, err, errlen, path, "model.vocab is not a non-empty object");
     tk->n_vocab = (int)json_object_size(vocab);
     tk->tokens = calloc((size_t)tk->n_vocab, sizeof(char *));
@@ -260,8 +259,8 @@ int wp_load(wp_tokenizer *tk, const char *path, char *err, size_t errlen)
 /* ---- encoding ------------------------------------------------------------ */
 
 /* WordPiece of one word (w, n bytes, nchars code points): appends ids */
-static void encode_word(const wp_tokenizer *tk, const char *w, size_t n, size_t nchars,
-                        char *piece, int *ids, int max_ids, int *count)
+static void encode_word(const wp_tokenizer *tk, const char *w, size_t n, size_t nchars, char *piece,
+                        int *ids, int max_ids, int *count)
 {
     int first = *count;
     if (nchars > (size_t)tk->max_word_chars)
@@ -346,7 +345,8 @@ int *wp_encode_text(const wp_tokenizer *tk, const char *text, size_t len, size_t
         size_t b = nl ? (size_t)(nl - text) + 1 : len;
         for (;;) {
             size_t room = cap - used;
-            int got = wp_encode(tk, text + a, b - a, ids + used, room > INT32_MAX ? INT32_MAX : (int)room);
+            int got = wp_encode(tk, text + a, b - a, ids + used,
+                                room > INT32_MAX ? INT32_MAX : (int)room);
             if (got < 0) {
                 free(ids);
                 return NULL;

@@ -40,7 +40,8 @@ int main(void)
     }
     int bad = 0;
     for (int i = 0; i < N; ++i)
-        bad += !((double)y[i] - (double)x[i] <= bound[i] && (double)x[i] - (double)y[i] <= bound[i]);
+        bad +=
+            !((double)y[i] - (double)x[i] <= bound[i] && (double)x[i] - (double)y[i] <= bound[i]);
     free(msg);
     free(ws);
     if (bad) {

@@ -182,7 +182,7 @@ def cmake_list(text, pattern):
 
 # The folders of the tahq program's sources (source_lists), in the order
 # their headers are searched.
-PROGRAM_DIRS = ("cli", "golden/kit", "support")
+PROGRAM_DIRS = ("cli", "golden/kit", "golden/oracles", "support")
 
 
 def obj_name(src):
@@ -201,10 +201,12 @@ def source_lists(root):
     cpu = [os.path.basename(s) for s in
            cmake_list(rtxt, r"set\(TAHQ_CPU_SOURCES(.*?)CACHE") if s.endswith(".c")]
     # the tahq program: the tools' library (support/), the conformance kit
-    # (golden/kit/) and the program's own files (cli/), as folder/file.c
+    # (golden/kit/), the gain oracle it links (golden/oracles/) and the
+    # program's own files (cli/), as folder/file.c
     cli = []
     for folder, pattern in (("support", r"add_library\(tahq_support STATIC([^)]*)\)"),
                             ("golden/kit", r"add_library\(tahq_golden STATIC([^)]*)\)"),
+                            ("golden/oracles", r"add_library\(tahq_oracle_gain STATIC([^)]*)\)"),
                             ("cli", r"add_executable\(tahq_cli([^)]*)\)")):
         with open(os.path.join(root, folder, "CMakeLists.txt")) as f:
             ctxt = f.read()
@@ -311,7 +313,7 @@ class Builder:
         # common/: tahq_datadir.h, where the program finds its plot scripts
         for s in self.cli_src:
             jobs.append((self.cc, os.path.join(self.root, s), os.path.join(d, "cli", obj_name(s)),
-                         self._incs(ref_dir) + prog_dirs + [common_dir],
+                         self._incs(ref_dir) + prog_dirs + [common_dir, cpu_dir],
                          ["-D_POSIX_C_SOURCE=200809L"]))
         for s in self.ref_src:
             jobs.append((self.cc, os.path.join(ref_dir, s), os.path.join(d, "ref", s[:-2] + ".o"),

@@ -242,6 +242,63 @@ static TAHQ_AVX512_TARGET tahq_status encode_run_avx512(const tahq_config *c, co
     }
 }
 
+/* encode_known_regs on 16 lanes: the transform of a flagged tile
+ * (forward16_regs, its range unused) and the codes of run16. */
+TAHQ_AVX512_INLINE void known16(const tahq_config *c, const float *xt, const uint32_t n,
+                                const uint32_t bits, uint64_t elem0, const tahq_tile_meta *kn,
+                                uint8_t *dst, enc_tile *out)
+{
+    float z, s;
+    known_fields(c, bits, kn, out, &z, &s);
+    if (s == 0.0f) {
+        memset(dst, 0, 2u * n * bits);
+        return;
+    }
+    __m512 u[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm512_loadu_ps(xt + 16 * i);
+    if (out->flagged) {
+        float lo, hi;
+        forward16_regs(u, n, xt, out->pivot, &lo, &hi);
+    }
+    if (c->rounding != TAHQ_ROUND_STOCHASTIC) {
+        codes16_nearest_regs(u, n, z, s, bits, dst);
+        return;
+    }
+    float v[TAHQ_TILE_MAX];
+    const float *src = xt;
+    if (out->flagged) {
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++)
+            _mm512_storeu_ps(v + 16 * i, u[i]);
+        src = v;
+    }
+    if (n >= 4)
+        codes16_stochastic_regs(src, n, z, s, bits, c->seed, elem0, dst);
+    else
+        codes_stochastic(src, 16u * n, z, s, bits, c->seed, elem0, dst);
+}
+
+static TAHQ_AVX512_TARGET tahq_status encode_run_known_avx512(const tahq_config *c,
+                                                              const float *x, uint64_t t0,
+                                                              uint64_t count, uint32_t bits,
+                                                              const tahq_tile_meta *known,
+                                                              tahq_fast_run *run)
+{
+#define ENC16K(n)                                                                          \
+    RUN_TILES(c, t0, count, bits, run,                                                     \
+              (known16(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), TAHQ_OK))
+    switch (c->tile) {
+    case 16: ENC16K(1);
+    case 32: ENC16K(2);
+    case 64: ENC16K(4);
+    case 128: ENC16K(8);
+    default: ENC16K(16);
+    }
+#undef ENC16K
+}
+
 /* tahq_fast_zero_scale by batch16_meta's forms (fp16: the 16-lane search,
  * here on one range), so that the tests reach them. */
 static TAHQ_AVX512_TARGET tahq_status zero_scale_avx512(tahq_meta meta, float lo, float hi,

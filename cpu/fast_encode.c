@@ -103,12 +103,31 @@ codes_nearest_regs(const __m256 *u, const uint32_t n, float z, float s, uint32_t
     copy_codes(dst, buf, n * bits);
 }
 
+/* The codes of the tile x (u: its values in registers, transformed if
+ * flagged; v: room for them) at z, s, packed into dst. */
+static inline __attribute__((always_inline)) ENC_TARGET void
+tile_codes_regs(const tahq_config *c, const float *x, const __m256 *u, const uint32_t n,
+                uint32_t bits, uint64_t elem0, int flagged, float z, float s, float *v,
+                uint8_t *dst)
+{
+    if (s == 0.0f) {
+        memset(dst, 0, n * bits);
+    } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
+        if (flagged)
+#pragma GCC unroll 32
+            for (uint32_t i = 0; i < n; i++)
+                _mm256_storeu_ps(v + 8 * i, u[i]);
+        codes_stochastic(flagged ? v : x, 8u * n, z, s, bits, c->seed, elem0, dst);
+    } else {
+        codes_nearest_regs(u, n, z, s, bits, dst);
+    }
+}
+
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bits, uint64_t elem0,
             uint8_t *dst, enc_tile *out)
 {
     __m256 u[TAHQ_TILE_MAX / 8];
-    const uint32_t G = 8u * n;
 #pragma GCC unroll 32
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(x + 8 * i);
@@ -125,18 +144,45 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
         zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &out->zero_bits, &out->scale_bits);
     if (st != TAHQ_OK)
         return st;
-    if (s == 0.0f) {
-        memset(dst, 0, G / 8u * bits);
-    } else if (c->rounding == TAHQ_ROUND_STOCHASTIC) {
-        if (out->flagged)
-#pragma GCC unroll 32
-            for (uint32_t i = 0; i < n; i++)
-                _mm256_storeu_ps(v + 8 * i, u[i]);
-        codes_stochastic(out->flagged ? v : x, G, z, s, bits, c->seed, elem0, dst);
-    } else {
-        codes_nearest_regs(u, n, z, s, bits, dst);
-    }
+    tile_codes_regs(c, x, u, n, bits, elem0, out->flagged, z, s, v, dst);
     return TAHQ_OK;
+}
+
+/* The zero point or scale of metadata bits b (tile_zero_scale's VALUE). */
+static inline __attribute__((always_inline)) ENC_TARGET float meta_value_avx(tahq_meta meta,
+                                                                             uint32_t b)
+{
+    return meta == TAHQ_META_FP16 ? f16_value(b) : tahq_meta_value(meta, b);
+}
+
+/* A tile's fields at width `bits` from what the gain key's pass knows of
+ * it (kn), its zero point and scale in *z, *s. */
+static inline __attribute__((always_inline)) ENC_TARGET void
+known_fields(const tahq_config *c, uint32_t bits, const tahq_tile_meta *kn, enc_tile *out, float *z,
+             float *s)
+{
+    const uint32_t w = bits == c->lo_bits ? 0u : 1u;
+    *out = (enc_tile){kn->zero_bits[w], kn->scale_bits[w], kn->pivot, kn->flagged};
+    *z = meta_value_avx(c->meta, out->zero_bits);
+    *s = meta_value_avx(c->meta, out->scale_bits);
+}
+
+/* encode_regs for a tile whose gate, pivot and metadata are known (kn):
+ * only the transform of a flagged tile and the codes are computed. */
+static inline __attribute__((always_inline)) ENC_TARGET void
+encode_known_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bits,
+                  uint64_t elem0, const tahq_tile_meta *kn, uint8_t *dst, enc_tile *out)
+{
+    float z, s;
+    known_fields(c, bits, kn, out, &z, &s);
+    __m256 u[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++)
+        u[i] = _mm256_loadu_ps(x + 8 * i);
+    float v[TAHQ_TILE_MAX];
+    if (out->flagged)
+        forward_regs(u, n, out->pivot, v);
+    tile_codes_regs(c, x, u, n, bits, elem0, out->flagged, z, s, v, dst);
 }
 
 /* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
@@ -352,6 +398,31 @@ static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *
 #undef ENC8
 }
 
+static ENC_TARGET tahq_status encode_run_known_avx(const tahq_config *c, const float *x,
+                                                   uint64_t t0, uint64_t count, uint32_t bits,
+                                                   const tahq_tile_meta *known, tahq_fast_run *run)
+{
+#define ENC8K(n)                                                                                \
+    RUN_TILES(c, t0, count, bits, run,                                                          \
+              (encode_known_regs(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), \
+               TAHQ_OK))
+    switch (c->tile) {
+    case 8:
+        ENC8K(1);
+    case 16:
+        ENC8K(2);
+    case 32:
+        ENC8K(4);
+    case 64:
+        ENC8K(8);
+    case 128:
+        ENC8K(16);
+    default:
+        ENC8K(32);
+    }
+#undef ENC8K
+}
+
 #include "encode_avx512.h"
 
 static ENC_TARGET uint16_t down_avx(float x)
@@ -426,6 +497,18 @@ tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_
     return encode_run_avx(cfg, x, t0, count, bits, run);
 }
 
+tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, uint64_t t0,
+                                       uint64_t count, uint32_t bits, const tahq_tile_meta *known,
+                                       tahq_fast_run *run)
+{
+    if (use_avx512(cfg->tile)) {
+        tahq_cpu_path_count(TAHQ_CPU_AVX512);
+        return encode_run_known_avx512(cfg, x, t0, count, bits, known, run);
+    }
+    tahq_cpu_path_count(TAHQ_CPU_AVX2);
+    return encode_run_known_avx(cfg, x, t0, count, bits, known, run);
+}
+
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
 {
     if (use_avx512(tile)) {
@@ -484,6 +567,14 @@ tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_
                                  uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
     (void)cfg, (void)x, (void)t0, (void)count, (void)bits, (void)run;
+    return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
+}
+
+tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, uint64_t t0,
+                                       uint64_t count, uint32_t bits, const tahq_tile_meta *known,
+                                       tahq_fast_run *run)
+{
+    (void)cfg, (void)x, (void)t0, (void)count, (void)bits, (void)known, (void)run;
     return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
 }
 

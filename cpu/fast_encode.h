@@ -53,6 +53,27 @@ typedef struct tahq_fast_run {
 tahq_status tahq_fast_encode_run(const tahq_config *cfg, const float *x, uint64_t t0,
                                  uint64_t count, uint32_t bits, tahq_fast_run *run);
 
+/* What the gain key's pass (cpu/fast_gain.c) learns of a tile and the
+ * message's tile phase would compute again: the metadata bits at lo_bits
+ * (index 0) and hi_bits (index 1), the gate flag and the pivot. The zero
+ * point and scale are the values of those bits (tile_zero_scale sets
+ * z = value(zero_bits), s = value(scale_bits), +0 for the bits 0). */
+typedef struct tahq_tile_meta {
+    uint32_t zero_bits[2], scale_bits[2];
+    uint16_t pivot, flagged;
+} tahq_tile_meta;
+/* include/tahq_parallel.h states the workspace in these bytes per tile */
+_Static_assert(sizeof(tahq_tile_meta) == 20, "tahq_tile_meta: 20 bytes");
+
+/* tahq_fast_encode_run with the range, gate and metadata of each tile taken
+ * from known[0 .. count) (tile t0 + i in known[i], as the gain key's pass
+ * left them for this configuration and input) instead of computed again:
+ * the same bytes, since they are the values computed by the same operations.
+ * Tiles whose metadata overflowed never reach it (the gain key failed). */
+tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, uint64_t t0,
+                                       uint64_t count, uint32_t bits,
+                                       const tahq_tile_meta *known, tahq_fast_run *run);
+
 /* The input check (SPEC §3.2) and the entropy (§4.1, tahq_entropy) of a row
  * of `tiles` tiles of `tile` values: 0 if an element is not finite or has
  * |x| >= 2^64 (then the caller finds it with tahq_cpu_first_bad), else 1

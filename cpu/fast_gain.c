@@ -80,9 +80,11 @@ width_error_regs(const __m256 *u, const __m256 *q, const uint32_t n, float z, fl
 }
 
 /* The gain g of SPEC §4.3 steps 1-2 of the tile at x (8n values; its first
- * element has index elem0), or the metadata overflow of either width. */
+ * element has index elem0), or the metadata overflow of either width; the
+ * tile's gate, pivot and metadata at both widths in *kn (the message's). */
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
-tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0, double *gain)
+tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0, double *gain,
+               tahq_tile_meta *kn)
 {
     const uint32_t G = 8u * n;
     __m256 u[TAHQ_TILE_MAX / 8];
@@ -92,6 +94,8 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
     float lo, hi;
     uint32_t pivot;
     const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot);
+    kn->pivot = (uint16_t)pivot;
+    kn->flagged = (uint16_t)flagged;
     if (flagged) {
         float v[TAHQ_TILE_MAX];
         forward_regs(u, n, pivot, v);
@@ -113,6 +117,8 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
             zero_scale_avx(c->meta, lo, hi, levels, &z, &s, &zero_bits, &scale_bits);
         if (st != TAHQ_OK)
             return st;
+        kn->zero_bits[w] = zero_bits;
+        kn->scale_bits[w] = scale_bits;
         __m256 q[TAHQ_TILE_MAX / 8];
         const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
         const __m256i lv = _mm256_set1_epi32((int)levels);
@@ -165,13 +171,13 @@ static inline double gain_finish(const gain_acc *acc)
 
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t n, uint64_t elem0,
-              double *sigma)
+              double *sigma, tahq_tile_meta *known)
 {
     gain_acc acc = {.count = 0, .depth = 0};
     for (uint32_t t = 0; t < T; t++) {
         double g;
-        const tahq_status st =
-            tile_gain_regs(c, row + (uint64_t)t * 8u * n, n, elem0 + (uint64_t)t * 8u * n, &g);
+        const tahq_status st = tile_gain_regs(c, row + (uint64_t)t * 8u * n, n,
+                                              elem0 + (uint64_t)t * 8u * n, &g, &known[t]);
         if (st != TAHQ_OK)
             return st;
         gain_push(&acc, g);
@@ -181,28 +187,28 @@ row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t
 }
 
 static ENC_TARGET tahq_status row_gain_avx(const tahq_config *c, const float *row, uint32_t T,
-                                           uint64_t elem0, double *sigma)
+                                           uint64_t elem0, double *sigma, tahq_tile_meta *known)
 {
     switch (c->tile) {
     case 8:
-        return row_gain_regs(c, row, T, 1, elem0, sigma);
+        return row_gain_regs(c, row, T, 1, elem0, sigma, known);
     case 16:
-        return row_gain_regs(c, row, T, 2, elem0, sigma);
+        return row_gain_regs(c, row, T, 2, elem0, sigma, known);
     case 32:
-        return row_gain_regs(c, row, T, 4, elem0, sigma);
+        return row_gain_regs(c, row, T, 4, elem0, sigma, known);
     case 64:
-        return row_gain_regs(c, row, T, 8, elem0, sigma);
+        return row_gain_regs(c, row, T, 8, elem0, sigma, known);
     case 128:
-        return row_gain_regs(c, row, T, 16, elem0, sigma);
+        return row_gain_regs(c, row, T, 16, elem0, sigma, known);
     default:
-        return row_gain_regs(c, row, T, 32, elem0, sigma);
+        return row_gain_regs(c, row, T, 32, elem0, sigma, known);
     }
 }
 
 #include "gain_avx512.h"
 
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key)
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known)
 {
     if (!tahq_fast_encode_active())
         return TAHQ_ERR_CONFIG;
@@ -210,10 +216,10 @@ tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_
     tahq_status st;
     if (cfg->tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512) {
         tahq_cpu_path_count(TAHQ_CPU_AVX512);
-        st = row_gain_avx512(cfg, row, tiles, elem0, &sigma);
+        st = row_gain_avx512(cfg, row, tiles, elem0, &sigma, known);
     } else {
         tahq_cpu_path_count(TAHQ_CPU_AVX2);
-        st = row_gain_avx(cfg, row, tiles, elem0, &sigma);
+        st = row_gain_avx(cfg, row, tiles, elem0, &sigma, known);
     }
     if (st != TAHQ_OK)
         return st;
@@ -228,9 +234,9 @@ tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_
 #else /* no fast path: the caller keeps tahq_token_gain_key */
 
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key)
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known)
 {
-    (void)cfg, (void)row, (void)tiles, (void)elem0, (void)key;
+    (void)cfg, (void)row, (void)tiles, (void)elem0, (void)key, (void)known;
     return TAHQ_ERR_CONFIG;
 }
 

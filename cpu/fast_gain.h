@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tahq.h"
+#include "fast_encode.h"
 
 /* tahq_token_gain_key(cfg, row, tiles, elem0, key): the same status and, on
  * TAHQ_OK, the same key bits, for every finite row (the caller has checked
@@ -15,9 +16,11 @@
  * tile is loaded into AVX2 registers once; its range, gate and transform are
  * those of tahq_fast_encode_run; both widths are quantized from the
  * registers (stochastic codes with the tile phase's rounding) and their
- * errors summed in binary64 in the SPEC's trees. Only when
- * tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
+ * errors summed in binary64 in the SPEC's trees. On TAHQ_OK, known[t]
+ * holds tile t's gate, pivot and metadata at both widths, for
+ * tahq_fast_encode_run_known (the message then computes them once). Only
+ * when tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key);
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known);
 
 #endif

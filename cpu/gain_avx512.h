@@ -104,7 +104,8 @@ TAHQ_AVX512_INLINE double tile_gain16(const tahq_config *c, const batch16 b[2], 
 
 /* row_gain_regs for tiles of 16n values, in batches of 16 tiles. */
 TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row, uint32_t T,
-                                          const uint32_t n, uint64_t elem0, double *sigma)
+                                          const uint32_t n, uint64_t elem0, double *sigma,
+                                          tahq_tile_meta *known)
 {
     const uint32_t G = 16u * n;
     gain_acc acc = {.count = 0, .depth = 0};
@@ -122,6 +123,11 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
             if (b[0].bad[j] || b[1].bad[j])
                 return TAHQ_ERR_RANGE;
         for (uint32_t j = 0; j < m; j++)
+            known[t0 + j] = (tahq_tile_meta){{b[0].zb[j], b[1].zb[j]},
+                                             {b[0].sb[j], b[1].sb[j]},
+                                             (uint16_t)b[0].pivot[j],
+                                             (uint16_t)b[0].flagged[j]};
+        for (uint32_t j = 0; j < m; j++)
             gain_push(&acc,
                       tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved), n,
                                   elem0 + (uint64_t)(t0 + j) * G));
@@ -131,19 +137,20 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
 }
 
 static TAHQ_AVX512_TARGET tahq_status row_gain_avx512(const tahq_config *c, const float *row,
-                                                      uint32_t T, uint64_t elem0, double *sigma)
+                                                      uint32_t T, uint64_t elem0, double *sigma,
+                                                      tahq_tile_meta *known)
 {
     switch (c->tile) {
     case 16:
-        return row_gain16(c, row, T, 1, elem0, sigma);
+        return row_gain16(c, row, T, 1, elem0, sigma, known);
     case 32:
-        return row_gain16(c, row, T, 2, elem0, sigma);
+        return row_gain16(c, row, T, 2, elem0, sigma, known);
     case 64:
-        return row_gain16(c, row, T, 4, elem0, sigma);
+        return row_gain16(c, row, T, 4, elem0, sigma, known);
     case 128:
-        return row_gain16(c, row, T, 8, elem0, sigma);
+        return row_gain16(c, row, T, 8, elem0, sigma, known);
     default:
-        return row_gain16(c, row, T, 16, elem0, sigma);
+        return row_gain16(c, row, T, 16, elem0, sigma, known);
     }
 }
 

@@ -306,9 +306,15 @@ tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const ta
         jobs = 1;
     const uint64_t group = group_size(cfg, shape);
     const uint64_t units = rank_units(cfg, shape);
-    /* keys (8-aligned inside the slack), then the ranks */
+    /* keys (8-aligned inside the slack), then the ranks; in gain allocation
+     * then each tile's gate and metadata from the gain key's pass
+     * (tahq_tile_meta), which the message reuses */
+    const uint64_t known = cfg->alloc == TAHQ_ALLOC_GAIN
+                               ? (uint64_t)shape->batch * shape->seq_len *
+                                     (shape->channels / cfg->tile) * sizeof(tahq_tile_meta)
+                               : 0;
     uint64_t total =
-        group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(uint32_t) + 7u;
+        group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(uint32_t) + known + 7u;
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
     *bytes = (size_t)total;
@@ -322,9 +328,11 @@ typedef struct enc_ctx {
     tahq_layout lay;
     uint32_t jobs;
     uint64_t group;
-    int ranked;     /* group > 0 and low(group) > 0: phases A (ranks) and B run */
-    uint64_t *keys; /* group keys per job */
-    uint32_t *rank; /* per unit: the bits of its entropy (>= +0), or its gain key */
+    int ranked;            /* group > 0 and low(group) > 0: phases A (ranks) and B run */
+    uint64_t *keys;        /* group keys per job */
+    uint32_t *rank;        /* per unit: the bits of its entropy (>= +0), or its gain key */
+    tahq_tile_meta *known; /* gain allocation: per tile, from the gain key's pass */
+    int reuse;             /* phase C takes the tiles' gate and metadata from `known` */
     uint8_t *payload;
     /* phase A */
     uint64_t bad_index[TAHQ_JOBS_MAX];
@@ -410,8 +418,9 @@ static void enc_rows_job(void *arg, uint32_t j)
         case TAHQ_ALLOC_GAIN:
             if (e->gain_status[j] == TAHQ_OK) {
                 uint32_t key = 0;
-                st = e->fast_encode ? tahq_fast_gain_key(&e->c, row, T, r * C, &key)
-                                    : tahq_token_gain_key(&e->c, row, T, r * C, &key);
+                st = e->fast_encode
+                         ? tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T)
+                         : tahq_token_gain_key(&e->c, row, T, r * C, &key);
                 if (st != TAHQ_OK)
                     e->gain_status[j] = st;
                 else
@@ -522,8 +531,10 @@ static void enc_tiles_job(void *arg, uint32_t j)
                 count = 1;
             else if (tahq_per_row(c->alloc) && T - t % T < count)
                 count = T - t % T;
+            const uint32_t bits = tile_bits(c, lay, map, t);
             tahq_status st =
-                tahq_fast_encode_run(c, e->x, t, count, tile_bits(c, lay, map, t), &run);
+                e->reuse ? tahq_fast_encode_run_known(c, e->x, t, count, bits, e->known + t, &run)
+                         : tahq_fast_encode_run(c, e->x, t, count, bits, &run);
             if (st != TAHQ_OK) {
                 e->tile_status[j] = st;
                 break;
@@ -598,12 +609,16 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         uint8_t *ws = workspace;
         e->keys = (uint64_t *)(ws + (8u - (uintptr_t)ws % 8u) % 8u);
         e->rank = (uint32_t *)(e->keys + (uint64_t)jobs * e->group);
+        e->known = (tahq_tile_meta *)(void *)(e->rank + rank_units(cfg, shape));
     }
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;
 
     e->fast_stochastic = tahq_fast_tile_active();
     e->fast_encode = tahq_fast_encode_active();
+    /* every row's gain key ran on the fast path before phase C (a failing
+     * one ends the encode first) */
+    e->reuse = e->fast_encode && e->ranked && cfg->alloc == TAHQ_ALLOC_GAIN;
 
     /* A: input check and ranks (nothing of out written yet) */
     tahq_cpu_run_jobs(par, enc_rows_job, e, jobs);

@@ -56,8 +56,10 @@ void tahq_parallel_threads(tahq_parallel *par, uint32_t jobs);
 /* Workspace tahq_encode_parallel needs for this many jobs (jobs = 0 counts
  * as 1): the rank of every unit (4 bytes per token in token and gain mode:
  * its entropy or gain key; per tile in tile mode; nothing for alloc none)
- * and one group's sort keys per job. TAHQ_ERR_CONFIG for jobs >
- * TAHQ_JOBS_MAX. */
+ * and one group's sort keys per job; in gain mode also 20 bytes per tile
+ * (5 / tile of the input's bytes: each tile's gate and metadata at both
+ * widths, computed once for the gain key and the message). TAHQ_ERR_CONFIG
+ * for jobs > TAHQ_JOBS_MAX. */
 tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
                                                 uint32_t jobs, size_t *bytes);
 

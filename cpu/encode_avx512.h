@@ -280,21 +280,26 @@ TAHQ_AVX512_INLINE void known16(const tahq_config *c, const float *xt, const uin
         codes_stochastic(src, 16u * n, z, s, bits, c->seed, elem0, dst);
 }
 
-static TAHQ_AVX512_TARGET tahq_status encode_run_known_avx512(const tahq_config *c,
-                                                              const float *x, uint64_t t0,
-                                                              uint64_t count, uint32_t bits,
+static TAHQ_AVX512_TARGET tahq_status encode_run_known_avx512(const tahq_config *c, const float *x,
+                                                              uint64_t t0, uint64_t count,
+                                                              uint32_t bits,
                                                               const tahq_tile_meta *known,
                                                               tahq_fast_run *run)
 {
-#define ENC16K(n)                                                                          \
-    RUN_TILES(c, t0, count, bits, run,                                                     \
+#define ENC16K(n)                      \
+    RUN_TILES(c, t0, count, bits, run, \
               (known16(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), TAHQ_OK))
     switch (c->tile) {
-    case 16: ENC16K(1);
-    case 32: ENC16K(2);
-    case 64: ENC16K(4);
-    case 128: ENC16K(8);
-    default: ENC16K(16);
+    case 16:
+        ENC16K(1);
+    case 32:
+        ENC16K(2);
+    case 64:
+        ENC16K(4);
+    case 128:
+        ENC16K(8);
+    default:
+        ENC16K(16);
     }
 #undef ENC16K
 }

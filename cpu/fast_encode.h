@@ -71,8 +71,8 @@ _Static_assert(sizeof(tahq_tile_meta) == 20, "tahq_tile_meta: 20 bytes");
  * the same bytes, since they are the values computed by the same operations.
  * Tiles whose metadata overflowed never reach it (the gain key failed). */
 tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, uint64_t t0,
-                                       uint64_t count, uint32_t bits,
-                                       const tahq_tile_meta *known, tahq_fast_run *run);
+                                       uint64_t count, uint32_t bits, const tahq_tile_meta *known,
+                                       tahq_fast_run *run);
 
 /* The input check (SPEC §3.2) and the entropy (§4.1, tahq_entropy) of a row
  * of `tiles` tiles of `tile` values: 0 if an element is not finite or has

@@ -24,20 +24,9 @@
 #include "message_reseal.h"
 #include "tahq_golden.h"
 #include "tahq_paper_v1.h"
+#include "tahq_core.h"
 #include "tahq_spec.h"
 #include "util.h"
-
-static void put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* ---------------------------------------------------------------- tensors */
 
@@ -573,9 +562,9 @@ static void fam_nan_messages(golden_writer *g)
         }
         /* payload (alloc none): flags (1 byte), 2 zero points, 2 scales, codes, pivots */
         if (metas[k] == TAHQ_META_FP32)
-            put_u32(m + 72 + 1 + 8, 0x7F000000u);
+            tahq_put_u32(m + 72 + 1 + 8, 0x7F000000u);
         else
-            put_u16(m + 72 + 1 + 4, 0x7F00u);
+            tahq_put_u16(m + 72 + 1 + 4, 0x7F00u);
         message_reseal_stated(m, len);
         char id[64];
         snprintf(id, sizeof id, "dec-v2-nan-flagged-%s", cli_meta_name(metas[k]));

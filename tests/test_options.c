@@ -83,7 +83,10 @@ static tahq_options_status parse(const expect *e, parsed *p, const char **pos, i
         {.name = NULL},
     };
     const tahq_option *const tables[] = {table, NULL};
-    char buf[256], *argv[16];
+    /* static: the parsed values point into it, and main reads them after
+     * parse returns (until the next call) */
+    static char buf[256];
+    char *argv[16];
     int argc = 0;
     snprintf(buf, sizeof buf, "prog %s", e->args);
     for (char *t = strtok(buf, " "); t && argc < 16; t = strtok(NULL, " "))

@@ -168,6 +168,51 @@ static void shape_flags(char *fl, size_t n, const tahq_config *c, const tahq_sha
         add_flag(fl, n, "single_tile");
 }
 
+/* The comma-separated flags a case family gives, after the derived ones. */
+static void add_manual_flags(char *fl, size_t n, const char *flags)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", flags);
+    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
+        add_flag(fl, n, p);
+}
+
+/* The three files of a valid case (input, expected message, decoded tensor):
+ * their paths, sizes and SHA-256 digests for the manifest. */
+typedef struct case_files {
+    char rel_in[300], rel_bin[300], rel_dec[300], sh_in[65], sh_bin[65], sh_dec[65];
+    size_t in_bytes, bin_bytes, dec_bytes;
+} case_files;
+
+/* Writes the three files of case `id`; nonzero on failure. */
+static int write_case_files(golden_writer *g, const char *id, const tahq_shape *s, const float *x,
+                            const uint8_t *msg, size_t len, const float *y, case_files *c)
+{
+    snprintf(c->rel_in, sizeof c->rel_in, "inputs/%s.npy", id);
+    snprintf(c->rel_bin, sizeof c->rel_bin, "expected/%s.bin", id);
+    snprintf(c->rel_dec, sizeof c->rel_dec, "expected/%s.npy", id);
+    c->in_bytes = c->dec_bytes = 0;
+    c->bin_bytes = len;
+    return write_npy_rel(g, c->rel_in, s, x, c->sh_in, &c->in_bytes) ||
+           write_rel(g, c->rel_bin, msg, len, c->sh_bin) ||
+           write_npy_rel(g, c->rel_dec, s, y, c->sh_dec, &c->dec_bytes);
+}
+
+/* The manifest entries of those files, closing the case. */
+static void manifest_case_files(golden_writer *g, const case_files *c, uint64_t n_low,
+                                uint64_t n_flagged)
+{
+    char kf[4096];
+    fprintf(g->man,
+            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
+            "      \"expected_status\": \"ok\",\n"
+            "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
+            "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
+            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
+            c->rel_in, c->in_bytes, c->sh_in, c->rel_bin, c->bin_bytes, c->sh_bin, n_low, n_flagged,
+            c->rel_dec, c->dec_bytes, c->sh_dec, kills_field(g, kf, sizeof kf));
+}
+
 static void write_config_shape(golden_writer *g, const tahq_config *cfg, const tahq_shape *s)
 {
     char cj[512];
@@ -182,7 +227,6 @@ void golden_emit_encode(golden_writer *g, const char *id, const char *flags, con
 {
     if (g->failed)
         return;
-    char kf[4096];
     uint8_t *msg = NULL;
     size_t len = 0;
     int st = run_encode(cfg, s, x, &msg, &len);
@@ -215,32 +259,14 @@ void golden_emit_encode(golden_writer *g, const char *id, const char *flags, con
     }
     if (h.n_flagged > 0)
         add_flag(fl, sizeof fl, "gate_flagged");
-    /* manual flags */
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", flags);
-    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
-        add_flag(fl, sizeof fl, p);
+    add_manual_flags(fl, sizeof fl, flags);
 
-    char rel_in[300], rel_bin[300], rel_dec[300], sh_in[65], sh_bin[65], sh_dec[65];
-    size_t in_bytes = 0, dec_bytes = 0;
-    snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
-    snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
-    snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
-    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) ||
-        write_rel(g, rel_bin, msg, len, sh_bin) ||
-        write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
+    case_files c;
+    if (write_case_files(g, id, s, x, msg, len, y, &c)) {
         g->failed = 1;
     } else if (begin_case(g, id, "encode", fl, desc) == 0) {
         write_config_shape(g, cfg, s);
-        fprintf(
-            g->man,
-            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-            "      \"expected_status\": \"ok\",\n"
-            "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
-            "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
-            rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, h.n_low, h.n_flagged, rel_dec, dec_bytes,
-            sh_dec, kills_field(g, kf, sizeof kf));
+        manifest_case_files(g, &c, h.n_low, h.n_flagged);
     }
     free(msg);
     free(y);
@@ -268,10 +294,7 @@ void golden_emit_encode_error(golden_writer *g, const char *id, const char *flag
     config_flags(fl, sizeof fl, cfg);
     add_flag(fl, sizeof fl, "invalid_input");
     add_flag(fl, sizeof fl, tahq_status_name(expect));
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", flags);
-    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
-        add_flag(fl, sizeof fl, p);
+    add_manual_flags(fl, sizeof fl, flags);
     char rel_in[300], sh_in[65];
     size_t in_bytes = 0;
     snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
@@ -308,10 +331,7 @@ void golden_emit_decode_error(golden_writer *g, const char *id, const char *flag
     char fl[1024] = ",";
     add_flag(fl, sizeof fl, "invalid_message");
     add_flag(fl, sizeof fl, tahq_status_name(expect));
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", flags);
-    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
-        add_flag(fl, sizeof fl, p);
+    add_manual_flags(fl, sizeof fl, flags);
     char rel[300], sh[65];
     snprintf(rel, sizeof rel, "inputs/%s.bin", id);
     if (write_rel(g, rel, msg, len, sh)) {
@@ -370,10 +390,7 @@ void golden_emit_decode(golden_writer *g, const char *id, const char *flags, con
         g->failed = 1;
         return;
     }
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", flags);
-    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
-        add_flag(fl, sizeof fl, p);
+    add_manual_flags(fl, sizeof fl, flags);
     char rel_in[300], rel_dec[300], sh_in[65], sh_dec[65];
     size_t dec_bytes = 0;
     snprintf(rel_in, sizeof rel_in, "inputs/%s.bin", id);
@@ -404,7 +421,6 @@ void golden_emit_paper_v1(golden_writer *g, const char *id, const char *flags, c
 {
     if (g->failed)
         return;
-    char kf[4096];
     size_t cap = 0, wsz = 0, len = 0;
     uint64_t cnt = golden_count_of(s), nf = 0;
     if (tahq_paper_v1_encode_bound(cfg, s, &cap) != TAHQ_OK ||
@@ -457,33 +473,17 @@ void golden_emit_paper_v1(golden_writer *g, const char *id, const char *flags, c
     }
     if (nf > 0)
         add_flag(fl, sizeof fl, "gate_flagged");
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", flags);
-    for (char *p = strtok(tmp, ","); p; p = strtok(NULL, ","))
-        add_flag(fl, sizeof fl, p);
+    add_manual_flags(fl, sizeof fl, flags);
 
-    char rel_in[300], rel_bin[300], rel_dec[300], sh_in[65], sh_bin[65], sh_dec[65], cj[256];
-    size_t in_bytes = 0, dec_bytes = 0;
-    snprintf(rel_in, sizeof rel_in, "inputs/%s.npy", id);
-    snprintf(rel_bin, sizeof rel_bin, "expected/%s.bin", id);
-    snprintf(rel_dec, sizeof rel_dec, "expected/%s.npy", id);
-    if (write_npy_rel(g, rel_in, s, x, sh_in, &in_bytes) ||
-        write_rel(g, rel_bin, msg, len, sh_bin) ||
-        write_npy_rel(g, rel_dec, s, y, sh_dec, &dec_bytes)) {
+    case_files c;
+    char cj[256];
+    if (write_case_files(g, id, s, x, msg, len, y, &c)) {
         g->failed = 1;
     } else if (begin_case(g, id, GOLDEN_KIND_PAPER_V1, fl, desc) == 0) {
         golden_pv1_config_json(cj, sizeof cj, cfg);
         fprintf(g->man, "      \"config\": %s,\n      \"shape\": [%u, %u, %u],\n", cj,
                 (unsigned)s->batch, (unsigned)s->seq_len, (unsigned)s->channels);
-        fprintf(
-            g->man,
-            "      \"input\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"},\n"
-            "      \"expected_status\": \"ok\",\n"
-            "      \"message\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\", "
-            "\"n_low\": %" PRIu64 ", \"n_flagged\": %" PRIu64 "},\n"
-            "      \"decoded\": {\"path\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}%s\n    }",
-            rel_in, in_bytes, sh_in, rel_bin, len, sh_bin, n_low, nf, rel_dec, dec_bytes, sh_dec,
-            kills_field(g, kf, sizeof kf));
+        manifest_case_files(g, &c, n_low, nf);
     }
     free(msg);
     free(y);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Check (or, with --fix, apply) the tree's C, C++ and CUDA formatting
 # (.clang-format) over the folders listed below. CTest `format_check`.
-# usage: scripts/check_format.sh [--fix] [--list]
+# usage: scripts/check_format.sh [--fix] [--list] [--self-test]
 # Exit 0 formatted, 1 files differ, 2 usage, 77 no usable clang-format.
 #
 # clang-format's output changes between major versions, so the check runs
@@ -16,10 +16,12 @@ FOLDERS=(cli common cpu fuzz golden include kernels proofs ref sgd_sim support t
 
 fix=0
 list=0
+self_test=0
 for a in "$@"; do
   case "$a" in
   --fix) fix=1 ;;
   --list) list=1 ;;
+  --self-test) self_test=1 ;;
   -h | --help)
     sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
@@ -48,6 +50,23 @@ if [ "$major" != "$FORMAT_MAJOR" ]; then
   exit 77
 fi
 
+# unformatted FILE: clang-format with the tree's style would change FILE
+unformatted() { ! "$cf" --style=file:.clang-format --dry-run --Werror "$1" >/dev/null 2>&1; }
+
+if [ "$self_test" = 1 ]; then
+  # control: the check tells a formatted file from one that is not
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  printf 'int f(int x)\n{\n    return x + 1;\n}\n' >"$tmp/good.c"
+  printf 'int f( int x ){return x+1;}\n' >"$tmp/bad.c"
+  if unformatted "$tmp/good.c" || ! unformatted "$tmp/bad.c"; then
+    echo "check_format: self-test FAILED: the check does not tell good.c from bad.c" >&2
+    exit 1
+  fi
+  echo "check_format: self-test: a formatted file passes, an unformatted one is reported"
+  exit 0
+fi
+
 mapfile -t files < <(git ls-files -- "${FOLDERS[@]}" | grep -E '\.(c|h|cpp|hpp|cu|cuh)$' || true)
 if [ "${#files[@]}" -eq 0 ]; then
   echo "check_format: no source files found (not a git checkout?)" >&2
@@ -64,7 +83,7 @@ if [ "$fix" = 1 ]; then
 fi
 bad=()
 for f in "${files[@]}"; do
-  if ! "$cf" --dry-run --Werror "$f" >/dev/null 2>&1; then
+  if unformatted "$f"; then
     bad+=("$f")
   fi
 done

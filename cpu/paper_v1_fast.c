@@ -28,6 +28,7 @@
 #include "log2_coeff.h"
 #include "pairwise.h"
 #include "tahq_parallel.h"
+#include "vec8.h"
 
 #define PV1F_EPS 1e-30f
 #define PV1F_LN2 0x1.62e43p-1f
@@ -192,27 +193,11 @@ static inline float log2_normal(float y)
 }
 
 /* SPEC §2.5 halving tree over w[0 .. n), n a power of two >= 8; w is
- * overwritten. Levels h >= 8 add whole vectors; the last three add a lane
- * permutation and lane 0 holds w[0] + w[h] at each (as ref/entropy.c). */
+ * overwritten (the 8-lane form of cpu/vec8.h, as ref/entropy.c's). */
 static inline float halving_tree(float *w, uint32_t n)
 {
 #ifdef TAHQ_HAVE_V8
-    for (uint32_t h = n / 2; h >= 8; h /= 2)
-        for (uint32_t j = 0; j < h; j += 8) {
-            tahq_v8f a, b;
-            memcpy(&a, w + j, sizeof a);
-            memcpy(&b, w + j + h, sizeof b);
-            a = a + b;
-            memcpy(w + j, &a, sizeof a);
-        }
-    const tahq_v8i up4 = {4, 5, 6, 7, 0, 1, 2, 3}, up2 = {2, 3, 0, 1, 6, 7, 4, 5},
-                   up1 = {1, 0, 3, 2, 5, 4, 7, 6};
-    tahq_v8f v;
-    memcpy(&v, w, sizeof v);
-    v = v + __builtin_shuffle(v, up4);
-    v = v + __builtin_shuffle(v, up2);
-    v = v + __builtin_shuffle(v, up1);
-    return v[0];
+    return tahq_v8_halving_tree(w, n);
 #else
     for (uint32_t h = n / 2; h >= 1; h /= 2)
         for (uint32_t j = 0; j < h; j++)

@@ -69,7 +69,8 @@ fi
 
 ref_src=("$root"/ref/status.c "$root"/ref/fp16.c "$root"/ref/rng.c "$root"/ref/entropy.c "$root"/ref/gain.c
          "$root"/ref/hadamard.c "$root"/ref/quant.c "$root"/ref/bitpack.c "$root"/ref/format.c
-         "$root"/ref/codec.c "$root"/ref/fixpoint.c)
+         "$root"/ref/codec.c "$root"/ref/fixpoint.c
+         "$root"/cpu/ref_accel.c) # the fast forms ref/ calls (ref/internal.h)
 # the parallel codec the CLI runs (cpu/, with its x86 fast paths), for the
 # differential harnesses
 cpu_src="$root/ref/paper_v1.c $root/cpu/parallel.c $root/cpu/fast_tile.c $root/cpu/paper_v1_fast.c $root/cpu/fast_encode.c $root/cpu/fast_gain.c"

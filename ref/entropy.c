@@ -57,41 +57,18 @@ static inline float halving_tree_scalar(float *w, uint32_t n)
     return w[0];
 }
 
-#ifdef TAHQ_HAVE_V8
-
-/* The same tree with 8-lane vectors: levels h >= 8 add whole vectors; the
- * last three levels (h = 4, 2, 1) add a lane permutation, and only lane 0
- * (which holds w[0] + w[h] at every level) is used at the end. Every value
- * that reaches lane 0 is the SPEC's. */
-static inline float halving_tree(float *w, uint32_t n)
-{
-    if (n < 8)
-        return halving_tree_scalar(w, n);
-    for (uint32_t h = n / 2; h >= 8; h /= 2)
-        for (uint32_t j = 0; j < h; j += 8) {
-            tahq_v8f a, b;
-            memcpy(&a, w + j, sizeof a);
-            memcpy(&b, w + j + h, sizeof b);
-            a = a + b;
-            memcpy(w + j, &a, sizeof a);
-        }
-    const tahq_v8i up4 = {4, 5, 6, 7, 0, 1, 2, 3}, up2 = {2, 3, 0, 1, 6, 7, 4, 5},
-                   up1 = {1, 0, 3, 2, 5, 4, 7, 6};
-    tahq_v8f v;
-    memcpy(&v, w, sizeof v);
-    v = v + __builtin_shuffle(v, up4);
-    v = v + __builtin_shuffle(v, up2);
-    v = v + __builtin_shuffle(v, up1);
-    return v[0];
-}
-#else
+/* The tree of the per-tile sums; outside the proofs' build the 8-lane
+ * form of cpu/ref_accel.c (the same additions) from 8 values up. */
 /*@ requires 1 <= n && \valid(w + (0 .. n - 1));
   @ assigns w[0 .. n - 1]; */
 static inline float halving_tree(float *w, uint32_t n)
 {
+#ifdef TAHQ_HAVE_V8
+    if (n >= 8)
+        return tahq_cpu_halving_tree8(w, n);
+#endif
     return halving_tree_scalar(w, n);
 }
-#endif
 
 /* The halving tree without scratch memory: the value that ends in w[r] at
  * the level where the stride is m aggregates the indices r mod m... so the

@@ -196,33 +196,14 @@ static uint32_t crc32c_bytes(uint32_t c, const uint8_t *data, size_t n)
     return c;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
-/* SSE4.2 has a CRC-32C instruction (same polynomial, same reflection). */
-__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t c, const uint8_t *data,
-                                                               size_t n)
-{
-    uint64_t c64 = c;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t word;
-        memcpy(&word, data + i, 8);
-        c64 = __builtin_ia32_crc32di(c64, word);
-    }
-    uint32_t c32 = (uint32_t)c64;
-    for (; i < n; i++)
-        c32 = __builtin_ia32_crc32qi(c32, data[i]);
-    return c32;
-}
-#endif
-
 /*@ requires \valid_read(data + (0 .. n - 1));
   @ assigns \nothing; */
 uint32_t tahq_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
     uint32_t c = ~crc;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
-    if (__builtin_cpu_supports("sse4.2"))
-        return ~crc32c_sse42(c, data, n);
+#ifdef TAHQ_HAVE_CRC32C_SSE42
+    if (tahq_cpu_crc32c(&c, data, n)) /* the SSE4.2 instruction, cpu/ref_accel.c */
+        return ~c;
 #endif
     return ~crc32c_bytes(c, data, n);
 }

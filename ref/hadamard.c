@@ -119,68 +119,18 @@ static inline void fwht_stages(float *x, uint32_t tile, uint32_t first_h)
             }
 }
 
-#ifdef TAHQ_HAVE_V8
-/* Stages h = 1, 2, 4 act inside each group of 8 consecutive values. With
- * 8-lane vectors the partner of every lane is a fixed permutation p of the
- * lanes: lanes with i & h == 0 take v + v[p] (= a + b), the others
- * v[p] - v (= a - b, the same single operation on the same operands). So
- * each value is computed exactly as in fwht_stages. */
-
-/* One in-vector stage: v <- (v + v[p]) where upper == 0, (v[p] - v) where upper == -1. */
-#define TAHQ_STAGE_IN_VECTOR(v, partner, upper)          \
-    do {                                                 \
-        tahq_v8f p_ = __builtin_shuffle((v), (partner)); \
-        tahq_v8i sum_, diff_;                            \
-        tahq_v8f s_ = (v) + p_, d_ = p_ - (v);           \
-        memcpy(&sum_, &s_, sizeof sum_);                 \
-        memcpy(&diff_, &d_, sizeof diff_);               \
-        sum_ = (sum_ & ~(upper)) | (diff_ & (upper));    \
-        memcpy(&(v), &sum_, sizeof sum_);                \
-    } while (0)
-
-TAHQ_HOT static void fwht_low_stages(float *x, uint32_t tile)
-{
-    const tahq_v8i p1 = {1, 0, 3, 2, 5, 4, 7, 6}, u1 = {0, -1, 0, -1, 0, -1, 0, -1};
-    const tahq_v8i p2 = {2, 3, 0, 1, 6, 7, 4, 5}, u2 = {0, 0, -1, -1, 0, 0, -1, -1};
-    const tahq_v8i p4 = {4, 5, 6, 7, 0, 1, 2, 3}, u4 = {0, 0, 0, 0, -1, -1, -1, -1};
-    for (uint32_t g = 0; g < tile; g += 8) {
-        tahq_v8f v;
-        memcpy(&v, x + g, sizeof v);
-        TAHQ_STAGE_IN_VECTOR(v, p1, u1);
-        TAHQ_STAGE_IN_VECTOR(v, p2, u2);
-        TAHQ_STAGE_IN_VECTOR(v, p4, u4);
-        memcpy(x + g, &v, sizeof v);
-    }
-}
-
-/* Stages h >= 8: the pairs (j, j+h) form runs of whole 8-lane vectors. */
-TAHQ_HOT static void fwht_high_stages(float *x, uint32_t tile)
-{
-    for (uint32_t h = 8; h < tile; h *= 2)
-        for (uint32_t i = 0; i < tile; i += 2 * h)
-            for (uint32_t j = i; j < i + h; j += 8) {
-                tahq_v8f a, b;
-                memcpy(&a, x + j, sizeof a);
-                memcpy(&b, x + j + h, sizeof b);
-                tahq_v8f sum = a + b, diff = a - b;
-                memcpy(x + j, &sum, sizeof sum);
-                memcpy(x + j + h, &diff, sizeof diff);
-            }
-}
-
-void tahq_fwht(float *x, uint32_t tile)
-{
-    fwht_low_stages(x, tile);
-    fwht_high_stages(x, tile);
-}
-#else
+/* The forward and inverse transforms' stages; outside the proofs'
+ * build the 8-lane form of cpu/ref_accel.c (the same operations). */
 /*@ requires tahq_valid_tile(tile) && \valid(x + (0 .. tile - 1));
   @ assigns x[0 .. tile - 1]; */
 void tahq_fwht(float *x, uint32_t tile)
 {
+#ifdef TAHQ_HAVE_V8
+    tahq_cpu_fwht8(x, tile);
+#else
     fwht_stages(x, tile, 1);
-}
 #endif
+}
 
 /*@ requires tahq_valid_tile(tile) && \valid(x + (0 .. tile - 1));
   @ assigns x[0 .. tile - 1]; */

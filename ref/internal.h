@@ -40,13 +40,24 @@
 #define TAHQ_HOT
 #endif
 
+/* The fast forms that ref/ calls live outside the proof boundary, in
+ * cpu/ref_accel.c (library tahq_cpu); ref/ keeps the scalar forms the proofs
+ * read and, outside TAHQ_SCALAR_ONLY, one call into cpu/ where a fast form
+ * exists. 8-lane vectors (GCC vector extensions, cpu/vec8.h): each computes
+ * the same operations as its scalar form; other compilers take the scalar
+ * forms. tahq_cpu_fwht8 needs tahq_valid_tile(tile), tahq_cpu_halving_tree8
+ * a power of two n >= 8. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(TAHQ_SCALAR_ONLY)
-/* 8-lane vectors (GCC vector extensions, __builtin_shuffle) for the fast
- * paths; each computes the same operations as its scalar form. Other
- * compilers take the scalar forms. */
 #define TAHQ_HAVE_V8 1
-typedef float tahq_v8f __attribute__((vector_size(32)));
-typedef int32_t tahq_v8i __attribute__((vector_size(32)));
+void tahq_cpu_fwht8(float *x, uint32_t tile);
+float tahq_cpu_halving_tree8(float *w, uint32_t n);
+#endif
+/* The SSE4.2 CRC-32C instruction: tahq_cpu_crc32c advances *c over
+ * data[0 .. n) and returns 1, or returns 0 (*c unchanged) on a CPU without
+ * SSE4.2. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TAHQ_SCALAR_ONLY)
+#define TAHQ_HAVE_CRC32C_SSE42 1
+int tahq_cpu_crc32c(uint32_t *c, const uint8_t *data, size_t n);
 #endif
 
 /* Allocation modes with one precision-map bit per row, ranked per sequence

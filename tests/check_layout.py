@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""check_layout.py - the include rules of ARCHITECTURE.md and the rule that
+"""check_layout.py - the include rules of ARCHITECTURE.md, the rule that
 no source file declares a tahq_* prototype by hand (each comes from a
-header).
+header), and the proof boundary: ref/ holds the scalar code the proofs read,
+so no intrinsics, vector extensions or CPU dispatch (those live in cpu/).
 
 Usage: check_layout.py ROOT          check the tree at ROOT (exit 0 or 1)
        check_layout.py --self-test   build small trees that break each rule
@@ -64,6 +65,21 @@ SEARCH_ORDER = ["include", "ref", "cpu", "common", "support", "golden/kit", "gol
                 "kernels", "sgd_sim", "sgd_sim/transformer", "fuzz", "tests", "golden", "proofs"]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+# What ref/ may not contain (outside comments): Frama-C reads ref/, and code
+# it cannot read belongs in cpu/ (cpu/ref_accel.c, declared to ref/ in
+# ref/internal.h). The load-time clones of TAHQ_HOT (target_clones) compile
+# the same scalar text twice and are allowed.
+REF_FORBIDDEN = [
+    ("a GCC/Clang vector extension", re.compile(r"vector_size|ext_vector_type|__builtin_shuffle"
+                                                r"|__builtin_shufflevector|__builtin_convertvector")),
+    ("an x86 builtin", re.compile(r"\b__builtin_ia32_\w+")),
+    ("an intrinsic", re.compile(r"\b_mm(?:256|512)?_\w+\s*\(|\b__m(?:64|128|256|512)[dhi]?\b"
+                                r"|\bv(?:ld|st)\d\w*_[fsu]\d+\s*\(")),
+    ("an intrinsics header", re.compile(r"^\s*#\s*include\s*<\w*(?:intrin|neon|sve)\w*\.h>", re.M)),
+    ("run-time CPU dispatch", re.compile(r"\b__builtin_cpu_(?:supports|is|init)\b")),
+    ("a target attribute or pragma", re.compile(r"\btarget\s*\(\s*\"|#\s*pragma\s+(?:GCC|clang)\s+target\b")),
+]
 
 
 def source_files(root):
@@ -175,6 +191,15 @@ def check(root):
                 problems.append("%s includes %s: of golden/ only %s/ is a library"
                                 % (path, target, GOLDEN_LIBRARY))
 
+        if top == "ref":
+            code = strip_comments(text)
+            for what, pattern in REF_FORBIDDEN:
+                m = pattern.search(code)
+                if m:
+                    line = code.count("\n", 0, m.start()) + 1
+                    problems.append("%s:%d uses %s (%s): ref/ holds the scalar code the proofs read; "
+                                    "fast forms go to cpu/" % (path, line, what, m.group(0).strip()))
+
         if not path.endswith((".h", ".cuh", ".inc")):
             for fn in hand_prototypes(text):
                 if path in PROTOTYPE_EXCEPTIONS:
@@ -203,6 +228,19 @@ def self_test():
         ("golden/oracles/a.c", '#include "../kit/k.h"\n', "golden/kit/k.h", "golden/oracles/ may include only include/"),
         ("golden/oracles/a.py", "import numpy\nimport tahq\n", None, "imports the tahq package"),
         ("tests/a.c", '#include "../golden/kit/k.h"\n', "golden/kit/k.h", "tests/ may include only golden/oracles/"),
+        ("ref/a.h", "typedef float v8 __attribute__((vector_size(32)));\n", None, "uses a GCC/Clang vector extension"),
+        ("ref/a.c", "int f(int *v) { return __builtin_shuffle(v[0], v[1]); }\n", None,
+         "uses a GCC/Clang vector extension"),
+        ("ref/a.c", "unsigned f(unsigned c, unsigned char b) { return __builtin_ia32_crc32qi(c, b); }\n", None,
+         "uses an x86 builtin"),
+        ("ref/a.c", "#include <immintrin.h>\n", None, "uses an intrinsics header"),
+        ("ref/a.c", "int f(const float *p) { return _mm256_movemask_ps(_mm256_loadu_ps(p)); }\n", None,
+         "uses an intrinsic"),
+        ("ref/a.c", "int f(void) { return __builtin_cpu_supports(\"sse4.2\"); }\n", None,
+         "uses run-time CPU dispatch"),
+        ("ref/a.c", '__attribute__((target("sse4.2"))) static int f(void) { return 0; }\n', None,
+         "uses a target attribute or pragma"),
+        ("ref/a.c", "#pragma GCC target(\"avx2\")\n", None, "uses a target attribute or pragma"),
     ]
     failures = 0
     for src, body, other, expect in cases:
@@ -234,6 +272,16 @@ def self_test():
             f.write("/* x */\n")
         with open(os.path.join(root, "tests", "t.c"), "w", encoding="utf-8") as f:
             f.write('#include "../golden/oracles/o.h"\n')
+        # ref/: the load-time clones of the scalar text, intrinsics named in
+        # comments; cpu/: vector extensions and intrinsics
+        os.makedirs(os.path.join(root, "ref"))
+        with open(os.path.join(root, "ref", "r.c"), "w", encoding="utf-8") as f:
+            f.write('/* the 8-lane form (__builtin_shuffle, vector_size) is in cpu/ */\n'
+                    '__attribute__((target_clones("avx2", "default"))) int r(int x) { return x; }\n'
+                    "// _mm256_add_ps(a, b), __builtin_cpu_supports(\"sse4.2\")\n")
+        with open(os.path.join(root, "cpu", "v.c"), "w", encoding="utf-8") as f:
+            f.write("#include <immintrin.h>\ntypedef float v8 __attribute__((vector_size(32)));\n"
+                    '__attribute__((target("sse4.2"))) static int f(void) { return __builtin_cpu_supports("avx2"); }\n')
         problems, _ = check(root)
         print("self-test clean tree: %s" % ("no report" if not problems else "REPORTED %r" % problems))
         failures += bool(problems)

@@ -198,8 +198,10 @@ def source_lists(root):
            cmake_list(rtxt, r"set\(TAHQ_REF_SOURCES(.*?)CACHE") if s.endswith(".c")]
     # libtahq's sources outside ref/ (cpu/: the parallel codec), built on
     # ref/internal.h: never mutated, recompiled against a mutated header
+    with open(os.path.join(root, "cpu", "CMakeLists.txt")) as f:
+        ctxt = f.read()
     cpu = [os.path.basename(s) for s in
-           cmake_list(rtxt, r"set\(TAHQ_CPU_SOURCES(.*?)CACHE") if s.endswith(".c")]
+           cmake_list(ctxt, r"set\(TAHQ_CPU_SOURCES(.*?)CACHE") if s.endswith(".c")]
     # the tahq program: the tools' library (support/), the conformance kit
     # (golden/kit/), the gain oracle it links (golden/oracles/) and the
     # program's own files (cli/), as folder/file.c

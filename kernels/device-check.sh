@@ -20,6 +20,9 @@
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# fail, fresh_dir (tests/lib.sh): "FAIL (device-check): ...", exit 1
+. tests/lib.sh
+t_tag device-check
 OUTDIR="${OUT:-$(mktemp -d /tmp/tahq-device-check.XXXXXX)}"
 mkdir -p "$OUTDIR"
 BUILD="${TAHQ_DEVICE_BUILD:-build-device-check}"
@@ -29,6 +32,11 @@ START=$SECONDS
 SUMMARY="$OUTDIR/summary.txt"
 : > "$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
+# a failure before the tests: recorded in summary.txt, then fail
+stop() {
+  echo "FAIL: $*" >>"$SUMMARY"
+  fail "$*"
+}
 stamp() { echo "[$((SECONDS - START)) s] $*"; }
 
 {
@@ -44,15 +52,14 @@ stamp() { echo "[$((SECONDS - START)) s] $*"; }
 
 rc=0
 stamp "configure ($BUILD)"
-rm -rf "$BUILD"
+BUILD_ABS=$(fresh_dir "$BUILD") || stop "cannot make the build directory $BUILD"
+BUILD=$BUILD_ABS
 if ! cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > "$OUTDIR/configure.txt" 2>&1; then
   tail -30 "$OUTDIR/configure.txt"
-  say "FAIL: configure (see configure.txt)"
-  exit 1
+  stop "configure (see configure.txt)"
 fi
 if ! grep -q "kernels" "$BUILD/CTestTestfile.cmake" 2>/dev/null; then
-  say "FAIL: kernels/ not configured (no CUDA compiler found?)"
-  exit 1
+  stop "kernels/ not configured (no CUDA compiler found?)"
 fi
 
 stamp "build (-j$JOBS)"
@@ -60,8 +67,7 @@ BT0=$SECONDS
 if ! cmake --build "$BUILD" -j"$JOBS" --target tahq test_device_math test_cuda_codec tahq_cuda_bench \
      > "$OUTDIR/build.txt" 2>&1; then
   grep -E -i "error|warning" "$OUTDIR/build.txt" | head -30
-  say "FAIL: build (see build.txt)"
-  exit 1
+  stop "build (see build.txt)"
 fi
 BUILD_S=$((SECONDS - BT0))
 WARN=$(grep -c -i "warning" "$OUTDIR/build.txt" || true)

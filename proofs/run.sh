@@ -28,6 +28,9 @@ set -o pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+# fail, skip, usage, need_cmd: messages "FAIL (proofs): ...", exit 1, 77, 2
+. "$ROOT/tests/lib.sh"
+t_tag proofs
 
 BUILD=""
 CACHE_MODE=update
@@ -45,14 +48,9 @@ while [ $# -gt 0 ]; do
     --jobs) JOBS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
-    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) usage "proofs/run.sh [--build-dir DIR] [--replay] [--no-eva] [--no-write] [--jobs N] [--timeout S] (unknown option $1)" ;;
     esac
 done
-
-skip() {
-    echo "proofs: SKIPPED: $*"
-    exit 77
-}
 
 # Background jobs, two at a time (one per core), for the WP replay and Eva:
 # in_background NAME CMD... runs CMD with its output in $BUILD/NAME.out and
@@ -73,10 +71,10 @@ background_status() {
 }
 
 for tool in frama-c why3 python3; do
-    command -v "$tool" >/dev/null 2>&1 || skip "$tool not found on PATH"
+    need_cmd "$tool" "$tool not found on PATH"
 done
 for prover in cvc5 z3; do
-    command -v "$prover" >/dev/null 2>&1 || skip "prover $prover not found on PATH"
+    need_cmd "$prover" "prover $prover not found on PATH"
 done
 FRAMAC_VERSION=$(frama-c -version 2>/dev/null | head -1)
 case "$FRAMAC_VERSION" in
@@ -195,8 +193,7 @@ wp_run() { # NAME PROVERS SELECTION...
     local rc=$?
     if [ $rc -ne 0 ] || [ ! -s "$BUILD/wp-$name.json" ]; then
         tail -40 "$BUILD/wp-$name.log"
-        echo "proofs: FAILED: frama-c -wp ($name) exited with status $rc"
-        exit 1
+        fail "frama-c -wp ($name) exited with status $rc"
     fi
     echo "proofs:   $name: $(grep -E '^\[wp\] Proved goals' "$BUILD/wp-$name.log" | sed 's/^\[wp\] //')"
 }

@@ -54,7 +54,7 @@
 # timing/ and logs/: each run's --timing CSV and mpirun log.
 set -euo pipefail
 
-usage() {
+print_help() {
   cat <<'USAGE'
 usage: scripts/slow_links.sh [--quick] [--out DIR] [--build DIR] [--data DIR]
                              [--links LIST] [--methods LIST] [--repeats N] [--steps N]
@@ -99,6 +99,9 @@ USAGE
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$(pwd)
+# fail, skip, usage, need_cmd: "FAIL (slow_links): ...", exit 1, 77, 2
+. "$REPO/tests/lib.sh"
+t_tag slow_links
 quick=0
 out=""
 build=build
@@ -115,18 +118,18 @@ wait_mode=sleep
 tied=fp32
 while [ "$#" -gt 0 ]; do
   case "$1" in
-  -h | --help) usage; exit 0 ;;
+  -h | --help) print_help; exit 0 ;;
   --quick) quick=1; shift ;;
   --analyse) analyse_only=1; shift ;;
   --out | --build | --data | --links | --methods | --repeats | --steps | --stages | --wait | --tied | --mtu)
-    [ "$#" -ge 2 ] || { echo "slow_links: $1 needs a value" >&2; exit 2; }
+    [ "$#" -ge 2 ] || usage "slow_links: $1 needs a value"
     case "$1" in
     --out) out=$2 ;; --build) build=$2 ;; --data) data=$2 ;; --links) links=$2 ;;
     --methods) methods=$2 ;; --repeats) repeats=$2 ;; --steps) steps=$2 ;;
     --stages) stages=$2 ;; --wait) wait_mode=$2 ;; --tied) tied=$2 ;; --mtu) mtu=$2 ;;
     esac
     shift 2 ;;
-  *) echo "slow_links: unknown argument '$1' (slow_links.sh --help)" >&2; exit 2 ;;
+  *) usage "slow_links: unknown argument '$1' (slow_links.sh --help)" ;;
   esac
 done
 if [ "$quick" = 1 ]; then
@@ -140,36 +143,34 @@ else
   model=(--channels 320 --heads 5 --context 128 --layers 2 --micro 4 --batch 2)
 fi
 windows=32 # 8 samples per step: an epoch is 4 steps
-case "$stages" in 2 | 4) ;; *) echo "slow_links: --stages must be 2 or 4" >&2; exit 2 ;; esac
-case "$wait_mode" in sleep | yield | poll) ;; *) echo "slow_links: --wait must be sleep, yield or poll" >&2; exit 2 ;; esac
-case "$tied" in fp32 | none) ;; *) echo "slow_links: --tied must be fp32 or none" >&2; exit 2 ;; esac
+case "$stages" in 2 | 4) ;; *) usage "slow_links: --stages must be 2 or 4" ;; esac
+case "$wait_mode" in sleep | yield | poll) ;; *) usage "slow_links: --wait must be sleep, yield or poll" ;; esac
+case "$tied" in fp32 | none) ;; *) usage "slow_links: --tied must be fp32 or none" ;; esac
 if [ -z "$mtu" ]; then
   mtu=9000 burst_floor=65536 nogso=0
 else
-  case "$mtu" in '' | *[!0-9]*) echo "slow_links: --mtu must be an integer 1280..9000" >&2; exit 2 ;; esac
-  { [ "$mtu" -ge 1280 ] && [ "$mtu" -le 9000 ]; } || { echo "slow_links: --mtu must be 1280..9000" >&2; exit 2; }
+  case "$mtu" in '' | *[!0-9]*) usage "slow_links: --mtu must be an integer 1280..9000" ;; esac
+  { [ "$mtu" -ge 1280 ] && [ "$mtu" -le 9000 ]; } || usage "slow_links: --mtu must be 1280..9000"
   burst_floor=$((mtu + 14)) nogso=1
 fi
 if [ "$stages" = 4 ]; then
   # one block per stage, as with K = 2 (--layers 2)
   for i in "${!model[@]}"; do [ "${model[$i]}" = "--layers" ] && model[i + 1]=4; done
 fi
-case "$repeats" in '' | *[!0-9]* | 0) echo "slow_links: --repeats must be a positive integer" >&2; exit 2 ;; esac
-case "$steps" in '' | *[!0-9]* | 0 | 1 | 2 | 3 | 4 | 5) echo "slow_links: --steps must be an integer >= 6" >&2; exit 2 ;; esac
+case "$repeats" in '' | *[!0-9]* | 0) usage "slow_links: --repeats must be a positive integer" ;; esac
+case "$steps" in '' | *[!0-9]* | 0 | 1 | 2 | 3 | 4 | 5) usage "slow_links: --steps must be an integer >= 6" ;; esac
 for l in ${links//,/ }; do
-  case "$l" in '' | *[!0-9]* | 0) echo "slow_links: bad link rate '$l' (Mbit/s, integer)" >&2; exit 2 ;; esac
+  case "$l" in '' | *[!0-9]* | 0) usage "slow_links: bad link rate '$l' (Mbit/s, integer)" ;; esac
 done
 : "${data:=$build/shakespeare}"
 BIN=$build/sgd_sim/transformer/tahq-train-mpi
 
-skip() { echo "slow_links: SKIPPED: $*"; exit 77; }
-
 analyse() {
   local sim=$build/sgd_sim/tahq-sim
-  [ -s "$out/runs.csv" ] || { echo "slow_links: $out/runs.csv missing" >&2; exit 1; }
+  [ -s "$out/runs.csv" ] || fail "$out/runs.csv missing"
   python3 plots/links.py summary "$out/runs.csv" --out "$out"
   python3 plots/links.py calib "$out/runs.csv" "$out/calib_input.csv"
-  [ -x "$sim" ] || { echo "slow_links: $sim not built (cmake --build $build --target tahq_sim_cli)" >&2; exit 1; }
+  [ -x "$sim" ] || fail "$sim not built (cmake --build $build --target tahq_sim_cli)"
   "$sim" throughput --calibrate "$out/calib_input.csv" --out "$out" >"$out/calibration.txt"
   sed -n '/^calibration:/,$p' "$out/calibration.txt"
   sh plots/links.sh "$out"
@@ -182,10 +183,10 @@ fi
 if [ -z "${TAHQ_SLOW_LINKS_NS:-}" ]; then
   # outside: check what is needed, then run this script again in a new namespace
   for t in unshare tc ip mpirun python3; do
-    command -v "$t" >/dev/null 2>&1 || skip "$t not found (Debian: util-linux, iproute2, openmpi-bin, python3)"
+    need_cmd "$t" "$t not found (Debian: util-linux, iproute2, openmpi-bin, python3)"
   done
-  [ -x "$BIN" ] || { echo "slow_links: $BIN not built (cmake --build $build --target tahq_train_mpi)" >&2; exit 1; }
-  [ -s "$data/train.bin" ] || { echo "slow_links: corpus not found in $data (scripts/fetch_corpus.sh $data)" >&2; exit 1; }
+  [ -x "$BIN" ] || fail "$BIN not built (cmake --build $build --target tahq_train_mpi)"
+  [ -s "$data/train.bin" ] || fail "corpus not found in $data (scripts/fetch_corpus.sh $data)"
   unshare --net true 2>/dev/null || skip "cannot create a network namespace here (unshare --net needs root or CAP_SYS_ADMIN)"
   export TAHQ_SLOW_LINKS_NS=1
   set +e
@@ -424,8 +425,7 @@ for r in $(seq 1 "$repeats"); do
       set -e
       t1=$(date +%s.%N)
       if [ "$rc" -ne 0 ]; then
-        echo "slow_links: run $name failed (exit $rc): $(tail -n 5 "$out/logs/$name.log")" >&2
-        exit 1
+        fail "run $name failed (exit $rc): $(tail -n 5 "$out/logs/$name.log")"
       fi
       tc_dump "$out/logs/$name.tc.txt"
       load_end=$(cut -d' ' -f1 /proc/loadavg)

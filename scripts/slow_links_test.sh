@@ -13,10 +13,12 @@
 # namespace or shape lo.
 #   slow_links_test.sh BUILD_DIR WORKDIR
 set -u
+. "$(dirname "$0")/../tests/lib.sh"
+t_tag links_quick
+[ "$#" -eq 2 ] || usage "slow_links_test.sh BUILD_DIR WORKDIR"
 build=$1
-w=$2
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$w"
+w=$(fresh_dir "$2") || fail "cannot make $2"
 mkdir -p "$w/corpus"
 i=0
 while [ $i -lt 200 ]; do
@@ -27,13 +29,10 @@ head -c 4000 "$w/corpus/train.bin" >"$w/corpus/val.bin"
 bash "$here/slow_links.sh" --quick --build "$build" --data "$w/corpus" --out "$w/out" >"$w/run.log" 2>&1
 rc=$?
 cat "$w/run.log"
-if [ $rc -eq 77 ]; then
-  echo "links_quick: SKIPPED (see above)"
-  exit 77
-fi
-[ $rc -eq 0 ] || { echo "FAIL: slow_links.sh --quick exited $rc"; exit 1; }
+[ $rc -ne 77 ] || skip "slow_links.sh --quick cannot run here (see above)"
+[ $rc -eq 0 ] || fail "slow_links.sh --quick exited $rc"
 n=$(($(wc -l <"$w/out/runs.csv") - 1))
-[ "$n" -eq 2 ] || { echo "FAIL: expected 2 rows in runs.csv, got $n"; exit 1; }
+[ "$n" -eq 2 ] || fail "expected 2 rows in runs.csv, got $n"
 python3 "$here/../plots/links.py" check --control "$w/out/runs.csv" ||
-  { echo "FAIL: the control (a count without the tied-embedding exchange) passed the byte check"; exit 1; }
-echo "links_quick: all passed"
+  fail "the control (a count without the tied-embedding exchange) passed the byte check"
+finish links_quick

@@ -294,7 +294,7 @@ TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint6
     for (uint64_t b0 = t0, e = t0 + count; b0 < e; b0 += 16) {
         const uint32_t m = e - b0 < 16 ? (uint32_t)(e - b0) : 16u;
         batch16 b;
-        batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved);
+        batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved, NULL);
         batch16_meta(&b, m, c->meta, levels);
         for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
             if (b.bad[j]) {

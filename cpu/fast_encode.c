@@ -132,7 +132,7 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
-    out->flagged = gate_regs(u, n, c->tau, &lo, &hi, &out->pivot);
+    out->flagged = gate_regs(u, n, c->tau, &lo, &hi, &out->pivot, NULL);
     float v[TAHQ_TILE_MAX];
     if (out->flagged) {
         forward_regs(u, n, out->pivot, v);

@@ -79,12 +79,22 @@ width_error_regs(const __m256 *u, const __m256 *q, const uint32_t n, float z, fl
     return tree64_regs(lo, hi, n);
 }
 
+/* Whether the lane-wise largest magnitude bits `worst` fail the input check
+ * of SPEC §3.2 (an element non-finite or of magnitude 2^64 or more). */
+static inline __attribute__((always_inline)) ENC_TARGET int worst_fails(__m256i worst)
+{
+    const __m256i fail = _mm256_cmpgt_epi32(worst, _mm256_set1_epi32(0x5F800000 - 1));
+    return !_mm256_testz_si256(fail, fail);
+}
+
 /* The gain g of SPEC §4.3 steps 1-2 of the tile at x (8n values; its first
  * element has index elem0), or the metadata overflow of either width; the
- * tile's gate, pivot and metadata at both widths in *kn (the message's). */
+ * tile's gate, pivot and metadata at both widths in *kn (the message's).
+ * The tile's magnitudes go into *worst; TAHQ_ERR_NONFINITE, before any
+ * metadata, once *worst fails the input check. */
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0, double *gain,
-               tahq_tile_meta *kn)
+               tahq_tile_meta *kn, __m256i *worst)
 {
     const uint32_t G = 8u * n;
     __m256 u[TAHQ_TILE_MAX / 8];
@@ -93,7 +103,9 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
     uint32_t pivot;
-    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot);
+    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot, worst);
+    if (worst_fails(*worst))
+        return TAHQ_ERR_NONFINITE;
     kn->pivot = (uint16_t)pivot;
     kn->flagged = (uint16_t)flagged;
     if (flagged) {
@@ -174,10 +186,11 @@ row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t
               double *sigma, tahq_tile_meta *known)
 {
     gain_acc acc = {.count = 0, .depth = 0};
+    __m256i worst = _mm256_setzero_si256();
     for (uint32_t t = 0; t < T; t++) {
         double g;
         const tahq_status st = tile_gain_regs(c, row + (uint64_t)t * 8u * n, n,
-                                              elem0 + (uint64_t)t * 8u * n, &g, &known[t]);
+                                              elem0 + (uint64_t)t * 8u * n, &g, &known[t], &worst);
         if (st != TAHQ_OK)
             return st;
         gain_push(&acc, g);

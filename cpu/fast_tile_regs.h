@@ -213,9 +213,14 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_lanes(__m256 mn
     return m1 >= tau * m2;
 }
 
-/* The range and tahq_gate_from_range of the n vectors of u. */
+/* The range and tahq_gate_from_range of the n vectors of u; with worst
+ * (a constant NULL or not), the lane-wise largest magnitude bits of the
+ * values are merged into *worst (the input check of SPEC §3.2: every
+ * magnitude, NaN and infinity included, is below 2^31 as bits, so the
+ * signed maximum orders them). */
 static inline __attribute__((always_inline)) ENC_TARGET int
-gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, uint32_t *pivot)
+gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, uint32_t *pivot,
+          __m256i *worst)
 {
     const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
     __m256 mn = u[0], mx = u[0];
@@ -229,6 +234,8 @@ gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, ui
         a2 = _mm256_max_epi32(a2, _mm256_min_epi32(a1, a));
         a1 = _mm256_max_epi32(a1, a);
     }
+    if (worst)
+        *worst = _mm256_max_epi32(*worst, a1);
     uint32_t m1_bits;
     const int flagged = gate_lanes(mn, mx, a1, a2, tau, lo, hi, &m1_bits);
     *pivot = 0;

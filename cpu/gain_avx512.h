@@ -14,7 +14,9 @@
  * summed in the halving tree of §2.5 (levels h >= 16 whole vectors, h = 8
  * the two 8-double halves of a tile's 16 lanes, h = 4 their 256-bit
  * halves, then tree64_tail). A tile that overflows at either width makes
- * the row's status TAHQ_ERR_RANGE, as in the 8-lane form. */
+ * the row's status TAHQ_ERR_RANGE, as in the 8-lane form; a batch with an
+ * element that fails the input check, TAHQ_ERR_NONFINITE (checked from
+ * the gate's magnitudes before the batch's metadata). */
 #ifndef TAHQ_CPU_GAIN_AVX512_H
 #define TAHQ_CPU_GAIN_AVX512_H
 
@@ -110,12 +112,16 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
     const uint32_t G = 16u * n;
     gain_acc acc = {.count = 0, .depth = 0};
     float moved[16][TAHQ_TILE_MAX];
+    __m512i worst = _mm512_setzero_si512();
     for (uint32_t t0 = 0; t0 < T; t0 += 16) {
         const uint32_t m = T - t0 < 16u ? T - t0 : 16u;
         const float *x = row + (uint64_t)t0 * G;
         batch16 b[2];
         memset(b, 0, sizeof b); /* the slots past m: read by masked loads only */
-        batch16_ranges(&b[0], x, m, n, c->tau, moved);
+        batch16_ranges(&b[0], x, m, n, c->tau, moved, &worst);
+        /* the input check of the batch's values, before their metadata */
+        if (_mm512_reduce_max_epi32(worst) >= 0x5F800000)
+            return TAHQ_ERR_NONFINITE;
         b[1] = b[0];
         batch16_meta(&b[0], m, c->meta, (1u << c->lo_bits) - 1u);
         batch16_meta(&b[1], m, c->meta, (1u << c->hi_bits) - 1u);

@@ -391,12 +391,25 @@ static void enc_rows_job(void *arg, uint32_t j)
      * in one function (cpu/fast_encode.c); a row that fails the check goes
      * through tahq_cpu_first_bad below for its index and status */
     const int fast_token = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_TOKEN;
+    /* gain allocation on the fast path: the key's pass checks the input
+     * too (cpu/fast_gain.h); a row whose key is not TAHQ_OK goes through
+     * tahq_cpu_first_bad below, then keeps the key's status */
+    const int fast_gain = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_GAIN;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
         float entropy;
         if (fast_token && tahq_fast_row_entropy(row, T, G, &entropy)) {
             e->rank[r] = tahq_bits_of(entropy);
             continue;
+        }
+        tahq_status key_st = TAHQ_OK;
+        if (fast_gain && e->gain_status[j] == TAHQ_OK) {
+            uint32_t key = 0;
+            key_st = tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T);
+            if (key_st == TAHQ_OK) {
+                e->rank[r] = key;
+                continue;
+            }
         }
         tahq_status st;
         uint64_t i = tahq_cpu_first_bad(row, C, &st);
@@ -416,11 +429,14 @@ static void enc_rows_job(void *arg, uint32_t j)
                 e->rank[r * T + t] = tahq_bits_of(tahq_entropy(row + (uint64_t)t * G, 1, G));
             break;
         case TAHQ_ALLOC_GAIN:
-            if (e->gain_status[j] == TAHQ_OK) {
+            if (fast_gain) {
+                /* the row is finite, so the fast key's status is the
+                 * reference's (TAHQ_OK rows took the `continue` above) */
+                if (e->gain_status[j] == TAHQ_OK)
+                    e->gain_status[j] = key_st;
+            } else if (e->gain_status[j] == TAHQ_OK) {
                 uint32_t key = 0;
-                st = e->fast_encode
-                         ? tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T)
-                         : tahq_token_gain_key(&e->c, row, T, r * C, &key);
+                st = tahq_token_gain_key(&e->c, row, T, r * C, &key);
                 if (st != TAHQ_OK)
                     e->gain_status[j] = st;
                 else

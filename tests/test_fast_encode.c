@@ -516,6 +516,42 @@ static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, ui
     return mismatches;
 }
 
+/* The fast key's own input check: rows that would encode, with one element
+ * made non-finite or too large (SPEC §3.2) at a random place, must give
+ * TAHQ_ERR_NONFINITE (the caller then finds the element); the same rows
+ * before the change give the reference's key (gain_keys), so the check
+ * cannot pass by failing every row. */
+static void gain_bad_rows(uint32_t rows, uint64_t seed)
+{
+    static float x[16 * 256];
+    static const uint32_t bad_bits[5] = {0x7FC00000u, 0x7F800000u, 0x5F800000u, 0x71800000u,
+                                         0x7F800001u};
+    trng r = {seed};
+    uint32_t checked = 0;
+    for (uint32_t n = 0; n < rows; n++) {
+        const uint32_t G = 8u << trng_below(&r, 6);
+        const uint32_t T = 1u + (uint32_t)trng_below(&r, G >= 128 ? 4 : 16);
+        tahq_config c;
+        gain_config(&r, &c, G);
+        gain_row(&r, x, G, T, (uint32_t)trng_below(&r, 6)); /* no overflow kinds */
+        uint32_t key = 0;
+        tahq_tile_meta known[16];
+        if (tahq_token_gain_key(&c, x, T, 0, &key) != TAHQ_OK)
+            continue;
+        const uint64_t at = trng_below(&r, (uint64_t)G * T);
+        const uint32_t bits = bad_bits[trng_below(&r, 5)] | (trng_below(&r, 2) ? 0x80000000u : 0u);
+        x[at] = u2f(bits);
+        const tahq_status got = tahq_fast_gain_key(&c, x, T, 0, &key, known);
+        CHECK_QUIET(got == TAHQ_ERR_NONFINITE,
+                    "row %u (G %u T %u): element %" PRIu64 " = %08x gives status %d", n, G, T, at,
+                    bits, (int)got);
+        checked++;
+    }
+    printf("gain: %u rows with a bad element, each TAHQ_ERR_NONFINITE from the fast key\n",
+           checked);
+    CHECKF(checked > rows / 2, "coverage: %u rows with a bad element", checked);
+}
+
 static int part_gain(void)
 {
     uint32_t ok_rows, range_rows;
@@ -523,6 +559,7 @@ static int part_gain(void)
     printf("gain: %u keys compared, %u rows TAHQ_ERR_RANGE\n", ok_rows, range_rows);
     CHECKF(ok_rows > 10000 && range_rows > 100, "coverage: %u keys, %u overflows", ok_rows,
            range_rows);
+    gain_bad_rows(3000, 0x6A1B0BADu);
     /* whole gain messages: several sequences, ranked per sequence */
     trng r = {0x6A1C0DEu};
     char what[200];

@@ -221,29 +221,18 @@ static TAHQ_AVX512_TARGET void log2_8_avx512(const float *x, float *y)
     _mm256_storeu_ps(y, tahq_lo8_ps(l));
 }
 
-/* codes_nearest_regs on 16 lanes: code8's operations, the 16 codes to bytes
- * by VPMOVDB (each < 256), two PEXT per 16 codes, the groups' bits gathered
- * in a 64-bit word that is stored whenever full (tahq_bitwriter): whole
- * 8-byte stores that no later load has to merge. */
+/* codes_nearest_regs on 16 lanes: code16's operations, packed by
+ * pack16_regs. */
 TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
                                              const uint32_t bits, uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
-    const uint64_t mask = TAHQ_BYTE_MASK(bits);
-    tahq_bitwriter w = {dst, 0, 0};
+    __m512i q[TAHQ_TILE_MAX / 16];
 #pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++) {
-        const __m128i b = _mm512_cvtepi32_epi8(code16(u[i], zv, sv, lv));
-        if (bits == 8) {
-            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
-            continue;
-        }
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
-    }
-    if (bits != 8)
-        tahq_bitwriter_flush(&w);
+    for (uint32_t i = 0; i < n; i++)
+        q[i] = code16(u[i], zv, sv, lv);
+    pack16_regs(q, n, bits, dst);
 }
 
 /* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of

@@ -24,9 +24,13 @@
  * registers (stochastic codes with the tile phase's rounding) and their
  * errors summed in binary64 in the SPEC's trees. On TAHQ_OK, known[t]
  * holds tile t's gate, pivot and metadata at both widths, for
- * tahq_fast_encode_run_known (the message then computes them once). Only
- * when tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
+ * tahq_fast_encode_run_known (the message then computes them once), and,
+ * with hi_codes (else NULL), the tiles' packed codes at hi_bits one after
+ * the other (tile / 8 * hi_bits bytes each; the bytes of the message's
+ * codes section, SPEC §8.3), for tahq_fast_encode_run_coded. Only when
+ * tahq_fast_encode_active() (else TAHQ_ERR_CONFIG, key unwritten). */
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known);
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known,
+                               uint8_t *hi_codes);
 
 #endif

@@ -290,6 +290,29 @@ static inline __attribute__((always_inline)) ENC_TARGET __m256i code8(__m256 x, 
     return _mm256_min_epi32(_mm256_cvtps_epi32(t), lv);
 }
 
+/* The packed codes (SPEC §8.3) of n vectors of 8 codes (int32 lanes, each
+ * below 2^bits) into dst: each vector's codes to bytes (two saturating
+ * packs, exact), PEXT of their b low bits, whole 64-bit stores through
+ * tahq_bitwriter; the bytes of tahq_pack_tile. */
+static inline __attribute__((always_inline)) ENC_TARGET void
+pack8_regs(const __m256i *q, const uint32_t n, uint32_t bits, uint8_t *dst)
+{
+    const uint64_t mask = UINT64_C(0x0101010101010101) * ((1u << bits) - 1u);
+    tahq_bitwriter w = {dst, 0, 0};
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++) {
+        const __m128i q16 =
+            _mm_packus_epi32(_mm256_castsi256_si128(q[i]), _mm256_extracti128_si256(q[i], 1));
+        const uint64_t g = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16));
+        if (bits == 8)
+            memcpy(dst + 8 * i, &g, 8);
+        else
+            tahq_bitwriter_put(&w, _pext_u64(g, mask), 8u * bits);
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
 #endif /* TAHQ_FAST_ENC_X86 */
 
 #endif /* TAHQ_FAST_TILE_REGS_H */

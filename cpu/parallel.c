@@ -308,10 +308,12 @@ tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const ta
     const uint64_t units = rank_units(cfg, shape);
     /* keys (8-aligned inside the slack), then the ranks; in gain allocation
      * then each tile's gate and metadata from the gain key's pass
-     * (tahq_tile_meta), which the message reuses */
+     * (tahq_tile_meta) and its packed codes at hi_bits, which the message
+     * reuses */
+    const uint64_t n_tiles =
+        (uint64_t)shape->batch * shape->seq_len * (shape->channels / cfg->tile);
     const uint64_t known = cfg->alloc == TAHQ_ALLOC_GAIN
-                               ? (uint64_t)shape->batch * shape->seq_len *
-                                     (shape->channels / cfg->tile) * sizeof(tahq_tile_meta)
+                               ? n_tiles * (sizeof(tahq_tile_meta) + cfg->tile / 8u * cfg->hi_bits)
                                : 0;
     uint64_t total =
         group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(uint32_t) + known + 7u;
@@ -332,6 +334,7 @@ typedef struct enc_ctx {
     uint64_t *keys;        /* group keys per job */
     uint32_t *rank;        /* per unit: the bits of its entropy (>= +0), or its gain key */
     tahq_tile_meta *known; /* gain allocation: per tile, from the gain key's pass */
+    uint8_t *hi_codes;     /* and each tile's packed codes at hi_bits */
     int reuse;             /* phase C takes the tiles' gate and metadata from `known` */
     uint8_t *payload;
     /* phase A */
@@ -405,7 +408,8 @@ static void enc_rows_job(void *arg, uint32_t j)
         tahq_status key_st = TAHQ_OK;
         if (fast_gain && e->gain_status[j] == TAHQ_OK) {
             uint32_t key = 0;
-            key_st = tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T);
+            key_st = tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T,
+                                        e->hi_codes + r * T * (G / 8u * e->c.hi_bits));
             if (key_st == TAHQ_OK) {
                 e->rank[r] = key;
                 continue;
@@ -548,9 +552,14 @@ static void enc_tiles_job(void *arg, uint32_t j)
             else if (tahq_per_row(c->alloc) && T - t % T < count)
                 count = T - t % T;
             const uint32_t bits = tile_bits(c, lay, map, t);
-            tahq_status st =
-                e->reuse ? tahq_fast_encode_run_known(c, e->x, t, count, bits, e->known + t, &run)
-                         : tahq_fast_encode_run(c, e->x, t, count, bits, &run);
+            tahq_status st = TAHQ_OK;
+            if (e->reuse && bits == c->hi_bits) /* the key's pass packed these codes */
+                tahq_fast_encode_run_coded(c, t, count, bits, e->known + t,
+                                           e->hi_codes + t * (G / 8u * bits), &run);
+            else if (e->reuse)
+                st = tahq_fast_encode_run_known(c, e->x, t, count, bits, e->known + t, &run);
+            else
+                st = tahq_fast_encode_run(c, e->x, t, count, bits, &run);
             if (st != TAHQ_OK) {
                 e->tile_status[j] = st;
                 break;
@@ -626,6 +635,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         e->keys = (uint64_t *)(ws + (8u - (uintptr_t)ws % 8u) % 8u);
         e->rank = (uint32_t *)(e->keys + (uint64_t)jobs * e->group);
         e->known = (tahq_tile_meta *)(void *)(e->rank + rank_units(cfg, shape));
+        e->hi_codes = (uint8_t *)(e->known + e->lay.n_tiles);
     }
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;

@@ -18,6 +18,29 @@ TAHQ_AVX512_INLINE __m512i code16(__m512 x, __m512 zv, __m512 sv, __m512i lv)
     return _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_div_ps(_mm512_sub_ps(x, zv), sv)), lv);
 }
 
+/* pack8_regs on 16 lanes: each vector's 16 codes to bytes by VPMOVDB (each
+ * < 256), two PEXT per 16 codes, the groups' bits gathered in a 64-bit
+ * word that is stored whenever full (tahq_bitwriter): whole 8-byte stores
+ * that no later load has to merge. */
+TAHQ_AVX512_INLINE void pack16_regs(const __m512i *q, const uint32_t n, const uint32_t bits,
+                                    uint8_t *dst)
+{
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++) {
+        const __m128i b = _mm512_cvtepi32_epi8(q[i]);
+        if (bits == 8) {
+            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
+            continue;
+        }
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
+        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
 /* The range and gate of a tile in n 16-lane vectors: the lane-wise min, max
  * and two largest magnitudes, merged to 8 lanes for gate_lanes; the pivot
  * by a compare mask and a bit scan. With worst (a constant NULL or not),

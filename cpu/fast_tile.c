@@ -24,6 +24,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include "crc32c_clmul512.h"
 #include "fwht_avx2.h"
 #include "regs_avx512.h"
 #include "stochastic_avx2.h"
@@ -743,8 +744,30 @@ static FAST_TARGET uint32_t crc3_avx(uint32_t crc, const uint8_t *p, size_t n)
     return tahq_gf2_crc32c_combine(ab, crc_c, n - 2u * L);
 }
 
+/* VPCLMULQDQ (CPUID leaf 7, ECX bit 10), which the avx512 path does not
+ * imply: -1 until the first call. */
+static int clmul512_state = -1;
+
+static int has_clmul512(void)
+{
+    int v = __atomic_load_n(&clmul512_state, __ATOMIC_RELAXED);
+    if (v < 0) {
+        unsigned eax, ebx, ecx = 0, edx;
+        v = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 10)) != 0;
+        __atomic_store_n(&clmul512_state, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+/* Buffers of at least this many bytes take the carry-less folds (their
+ * fixed work, the last folds and the block's crc32, is about 40
+ * instructions). */
+#define CRC_CLMUL_MIN 1024u
+
 uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
+    if (n >= CRC_CLMUL_MIN && tahq_cpu_path_get() == TAHQ_CPU_AVX512 && has_clmul512())
+        return crc32c_clmul512(crc, data, n);
     if (n / 3u >= CRC3_MIN_STREAM && fast_check())
         return crc3_avx(crc, data, n);
     return tahq_crc32c(crc, data, n);

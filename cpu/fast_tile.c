@@ -35,9 +35,23 @@
 
 static tahq_cpu_path detect_best(void);
 
-/* -1 until the first call; atomic, since the parallel codec's threads ask */
-static int path_best = -1, path_now = -1;
-static unsigned long long path_runs[TAHQ_CPU_PATH_COUNT];
+/* -1 until the first call; atomic, since the parallel codec's threads ask
+ * (every fast entry reads path_now: a line of their own, written only when
+ * the path changes) */
+static int path_best __attribute__((aligned(64))) = -1;
+static int path_now = -1;
+
+/* The run counters, a cache line per slot: each thread counts in its own
+ * slot (taken in turn at its first count), so the codec's threads, which
+ * count a run per row, write no line that another thread writes or that
+ * every entry reads. */
+#define PATH_SLOTS 16
+typedef struct path_slot {
+    unsigned long long runs[TAHQ_CPU_PATH_COUNT];
+} __attribute__((aligned(64))) path_slot;
+static path_slot path_slots[PATH_SLOTS];
+static unsigned path_slot_next __attribute__((aligned(64)));
+static _Thread_local int path_slot_mine = -1;
 
 static const char *const path_names[TAHQ_CPU_PATH_COUNT] = {"scalar", "avx2", "avx512"};
 
@@ -93,12 +107,20 @@ int tahq_cpu_path_parse(const char *s, tahq_cpu_path *p)
 
 void tahq_cpu_path_count(tahq_cpu_path p)
 {
-    __atomic_fetch_add(&path_runs[p], 1u, __ATOMIC_RELAXED);
+    int slot = path_slot_mine;
+    if (slot < 0) {
+        slot = (int)(__atomic_fetch_add(&path_slot_next, 1u, __ATOMIC_RELAXED) % PATH_SLOTS);
+        path_slot_mine = slot;
+    }
+    __atomic_fetch_add(&path_slots[slot].runs[p], 1u, __ATOMIC_RELAXED);
 }
 
 unsigned long long tahq_cpu_path_runs(tahq_cpu_path p)
 {
-    return __atomic_load_n(&path_runs[p], __ATOMIC_RELAXED);
+    unsigned long long total = 0;
+    for (int slot = 0; slot < PATH_SLOTS; slot++)
+        total += __atomic_load_n(&path_slots[slot].runs[p], __ATOMIC_RELAXED);
+    return total;
 }
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */

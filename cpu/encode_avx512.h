@@ -30,16 +30,30 @@
 TAHQ_AVX512_INLINE void log2_16n(const __m512 *x, __m512 *y, const uint32_t m)
 {
     __m512 f[4], ef[4];
+    __m512i w[4];
+    __mmask16 sub[4], any = 0;
 #pragma GCC unroll 4
     for (uint32_t v = 0; v < m; v++) {
-        const __m512i w0 = _mm512_castps_si512(x[v]);
+        w[v] = _mm512_castps_si512(x[v]);
         /* x >= +0: the bits are a non-negative int32, so a signed compare */
-        const __mmask16 sub = _mm512_cmplt_epi32_mask(w0, _mm512_set1_epi32(0x00800000));
-        const __m512i w =
-            _mm512_castps_si512(_mm512_mask_mul_ps(x[v], sub, x[v], _mm512_set1_ps(0x1p23f)));
-        __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w, 23), _mm512_set1_epi32(127));
-        e = _mm512_mask_sub_epi32(e, sub, e, _mm512_set1_epi32(23));
-        const __m512i frac = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFF));
+        sub[v] = _mm512_cmplt_epi32_mask(w[v], _mm512_set1_epi32(0x00800000));
+        any = _kor_mask16(any, sub[v]);
+    }
+    /* the subnormal select: a masked multiply and subtract, which change
+     * no lane where the mask is empty, so they run only when some lane of
+     * the group is below 2^-126 (or zero) */
+    const int subnormal = !_kortestz_mask16_u8(any, any);
+    if (subnormal)
+#pragma GCC unroll 4
+        for (uint32_t v = 0; v < m; v++)
+            w[v] = _mm512_castps_si512(
+                _mm512_mask_mul_ps(x[v], sub[v], x[v], _mm512_set1_ps(0x1p23f)));
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < m; v++) {
+        __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w[v], 23), _mm512_set1_epi32(127));
+        if (subnormal)
+            e = _mm512_mask_sub_epi32(e, sub[v], e, _mm512_set1_epi32(23));
+        const __m512i frac = _mm512_and_si512(w[v], _mm512_set1_epi32(0x7FFFFF));
         const __mmask16 above = _mm512_cmpgt_epi32_mask(frac, _mm512_set1_epi32(0x3504F3));
         __m512i mb = _mm512_or_si512(frac, _mm512_set1_epi32(0x3F800000));
         mb = _mm512_mask_sub_epi32(mb, above, mb, _mm512_set1_epi32(0x00800000)); /* m / 2 */
@@ -221,48 +235,40 @@ static TAHQ_AVX512_TARGET void log2_8_avx512(const float *x, float *y)
     _mm256_storeu_ps(y, tahq_lo8_ps(l));
 }
 
-/* codes_nearest_regs on 16 lanes: code16's operations, packed by
- * pack16_regs. */
+/* codes_nearest_regs on 16 lanes: code16's operations, each vector's codes
+ * packed as soon as they are known (pack16_put). */
 TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
                                              const uint32_t bits, uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
-    __m512i q[TAHQ_TILE_MAX / 16];
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
 #pragma GCC unroll 16
     for (uint32_t i = 0; i < n; i++)
-        q[i] = code16(u[i], zv, sv, lv);
-    pack16_regs(q, n, bits, dst);
+        pack16_put(&w, code16(u[i], zv, sv, lv), bits, mask, dst, i);
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
 }
 
 /* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of
  * its first element), packed: 16 Philox blocks per 64 values
- * (stochastic_avx512.h), two PEXT per 16 codes into tahq_bitwriter. */
+ * (stochastic_avx512.h), each 64 codes by pack16_regs (they fill 8 * bits
+ * whole bytes). */
 TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z, float s,
                                                 const uint32_t bits, uint64_t seed, uint64_t elem0,
                                                 uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
-    const uint64_t mask = TAHQ_BYTE_MASK(bits);
-    tahq_bitwriter w = {dst, 0, 0};
     for (uint32_t i = 0; i < n; i += 4) {
-        __m512i words[4];
+        __m512i words[4], q[4];
         tahq_words64(elem0 + 16u * i, (uint32_t)seed, (uint32_t)(seed >> 32), words);
 #pragma GCC unroll 4
-        for (uint32_t m = 0; m < 4; m++) {
-            const __m128i b =
-                tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv, words[m]);
-            if (bits == 8) {
-                _mm_storeu_si128((__m128i *)(void *)(dst + 16 * (i + m)), b);
-                continue;
-            }
-            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
-            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
-        }
+        for (uint32_t m = 0; m < 4; m++)
+            q[m] = tahq_stochastic_q16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv, words[m]);
+        pack16_regs(q, 4, bits, dst + 2u * bits * i);
     }
-    if (bits != 8)
-        tahq_bitwriter_flush(&w);
 }
 
 /* tahq_fast_encode_run for tiles of 16n values, in batches of 16 tiles:

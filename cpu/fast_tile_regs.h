@@ -60,8 +60,8 @@ static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uin
     TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
 }
 
-/* Packed codes written as whole 64-bit words: groups of `nbits` < 64 bits
- * (8 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
+/* Packed codes written as whole 64-bit words: groups of `nbits` <= 64 bits
+ * (8 or 16 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
  * which is stored (little-endian) when full; flush stores the last partial
  * word's whole bytes (the codes of a tile fill whole bytes). */
 typedef struct tahq_bitwriter {

@@ -18,25 +18,38 @@ TAHQ_AVX512_INLINE __m512i code16(__m512 x, __m512 zv, __m512 sv, __m512i lv)
     return _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_div_ps(_mm512_sub_ps(x, zv), sv)), lv);
 }
 
-/* pack8_regs on 16 lanes: each vector's 16 codes to bytes by VPMOVDB (each
- * < 256), two PEXT per 16 codes, the groups' bits gathered in a 64-bit
- * word that is stored whenever full (tahq_bitwriter): whole 8-byte stores
- * that no later load has to merge. */
+/* One vector of 16 codes (int32 lanes, each < 2^bits), the i-th of its
+ * tile, into the tile's packed codes at dst through w: the codes to bytes
+ * by VPMOVDB (each < 256), two PEXT, the groups' bits gathered in a 64-bit
+ * word that is stored whenever full (tahq_bitwriter: whole 8-byte stores
+ * that no later load has to merge); 8-bit codes stored as they are. */
+TAHQ_AVX512_INLINE void pack16_put(tahq_bitwriter *w, __m512i q, const uint32_t bits, uint64_t mask,
+                                   uint8_t *dst, uint32_t i)
+{
+    const __m128i b = _mm512_cvtepi32_epi8(q);
+    if (bits == 8) {
+        _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
+        return;
+    }
+    const uint64_t g0 = _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask),
+                   g1 = _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask);
+    if (bits <= 4) { /* the 16 codes fill at most 64 bits: one word */
+        tahq_bitwriter_put(w, g0 | g1 << (8u * bits), 16u * bits);
+    } else {
+        tahq_bitwriter_put(w, g0, 8u * bits);
+        tahq_bitwriter_put(w, g1, 8u * bits);
+    }
+}
+
+/* pack8_regs on 16 lanes: n vectors of codes by pack16_put. */
 TAHQ_AVX512_INLINE void pack16_regs(const __m512i *q, const uint32_t n, const uint32_t bits,
                                     uint8_t *dst)
 {
     const uint64_t mask = TAHQ_BYTE_MASK(bits);
     tahq_bitwriter w = {dst, 0, 0};
 #pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++) {
-        const __m128i b = _mm512_cvtepi32_epi8(q[i]);
-        if (bits == 8) {
-            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
-            continue;
-        }
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        pack16_put(&w, q[i], bits, mask, dst, i);
     if (bits != 8)
         tahq_bitwriter_flush(&w);
 }

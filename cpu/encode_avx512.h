@@ -9,9 +9,10 @@
  * 8-lane form (what each step computes: fast_encode.c's head comment).
  * Sums keep the SPEC's order: a halving tree's levels h >= 16 add whole
  * vectors, level 8 adds the upper half of the vector to its lower half,
- * then the 8-lane steps; no sum is reassociated. The tile phase runs in
- * batches of 16 tiles (run16), whose fp16 metadata searches share one
- * register. Tiles of 8 values take the 8-lane forms. */
+ * then the 8-lane steps (the entropy does levels 8 .. 1 of two tiles in
+ * one register, the same pairs of lanes); no sum is reassociated. The tile
+ * phase runs in batches of 16 tiles (run16), whose fp16 metadata searches
+ * share one register. Tiles of 8 values take the 8-lane forms. */
 #ifndef TAHQ_CPU_ENCODE_AVX512_H
 #define TAHQ_CPU_ENCODE_AVX512_H
 
@@ -20,77 +21,190 @@
 #include "tile_avx512.h"
 
 /* log2_8 on 16 lanes, the select and the halving by masks: the same
- * operations per lane. */
-TAHQ_AVX512_INLINE __m512 log2_16(__m512 x)
+ * operations per lane, for m <= 4 vectors x[0 .. m) at once into y. The
+ * steps are written step by step across the m vectors (each Horner step of
+ * every vector, then the next): the 9 dependent steps of one vector are a
+ * chain of about 60 cycles, and emitted one vector after the other the
+ * chains do not fit the scheduler together; interleaved, m = 4 chains keep
+ * the multiplier busy. */
+TAHQ_AVX512_INLINE void log2_16n(const __m512 *x, __m512 *y, const uint32_t m)
 {
-    const __m512i w0 = _mm512_castps_si512(x);
-    /* x >= +0: the bits are a non-negative int32, so a signed compare */
-    const __mmask16 sub = _mm512_cmplt_epi32_mask(w0, _mm512_set1_epi32(0x00800000));
-    const __m512i w = _mm512_castps_si512(_mm512_mask_mul_ps(x, sub, x, _mm512_set1_ps(0x1p23f)));
-    __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w, 23), _mm512_set1_epi32(127));
-    e = _mm512_mask_sub_epi32(e, sub, e, _mm512_set1_epi32(23));
-    const __m512i frac = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFF));
-    const __mmask16 above = _mm512_cmpgt_epi32_mask(frac, _mm512_set1_epi32(0x3504F3));
-    __m512i mb = _mm512_or_si512(frac, _mm512_set1_epi32(0x3F800000));
-    mb = _mm512_mask_sub_epi32(mb, above, mb, _mm512_set1_epi32(0x00800000)); /* m / 2 */
-    e = _mm512_mask_add_epi32(e, above, e, _mm512_set1_epi32(1));
-    const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(mb), _mm512_set1_ps(1.0f));
-    __m512 y = _mm512_set1_ps(tahq_log2_coeff[8]);
+    __m512 f[4], ef[4];
+    __m512i w[4];
+    __mmask16 sub[4], any = 0;
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < m; v++) {
+        w[v] = _mm512_castps_si512(x[v]);
+        /* x >= +0: the bits are a non-negative int32, so a signed compare */
+        sub[v] = _mm512_cmplt_epi32_mask(w[v], _mm512_set1_epi32(0x00800000));
+        any = _kor_mask16(any, sub[v]);
+    }
+    /* the subnormal select: a masked multiply and subtract, which change
+     * no lane where the mask is empty, so they run only when some lane of
+     * the group is below 2^-126 (or zero) */
+    const int subnormal = !_kortestz_mask16_u8(any, any);
+    if (subnormal)
+#pragma GCC unroll 4
+        for (uint32_t v = 0; v < m; v++)
+            w[v] = _mm512_castps_si512(
+                _mm512_mask_mul_ps(x[v], sub[v], x[v], _mm512_set1_ps(0x1p23f)));
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < m; v++) {
+        __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(w[v], 23), _mm512_set1_epi32(127));
+        if (subnormal)
+            e = _mm512_mask_sub_epi32(e, sub[v], e, _mm512_set1_epi32(23));
+        const __m512i frac = _mm512_and_si512(w[v], _mm512_set1_epi32(0x7FFFFF));
+        const __mmask16 above = _mm512_cmpgt_epi32_mask(frac, _mm512_set1_epi32(0x3504F3));
+        __m512i mb = _mm512_or_si512(frac, _mm512_set1_epi32(0x3F800000));
+        mb = _mm512_mask_sub_epi32(mb, above, mb, _mm512_set1_epi32(0x00800000)); /* m / 2 */
+        e = _mm512_mask_add_epi32(e, above, e, _mm512_set1_epi32(1));
+        f[v] = _mm512_sub_ps(_mm512_castsi512_ps(mb), _mm512_set1_ps(1.0f));
+        ef[v] = _mm512_cvtepi32_ps(e); /* exact: |e| < 2^8 */
+        y[v] = _mm512_set1_ps(tahq_log2_coeff[8]);
+    }
+#pragma GCC unroll 8
     for (int i = 7; i >= 0; i--)
-        y = _mm512_add_ps(_mm512_mul_ps(y, f), _mm512_set1_ps(tahq_log2_coeff[i]));
-    return _mm512_add_ps(_mm512_cvtepi32_ps(e), _mm512_mul_ps(f, y));
+#pragma GCC unroll 4
+        for (uint32_t v = 0; v < m; v++)
+            y[v] = _mm512_add_ps(_mm512_mul_ps(y[v], f[v]), _mm512_set1_ps(tahq_log2_coeff[i]));
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < m; v++)
+        y[v] = _mm512_add_ps(ef[v], _mm512_mul_ps(f[v], y[v]));
 }
 
-/* SPEC §2.5 halving tree of one tile held in n 16-lane vectors (w is
- * overwritten): levels h >= 16 add whole vectors, level 8 the halves of
- * w[0], then tree_regs's three in-vector levels. */
-TAHQ_AVX512_INLINE float tree16_regs(__m512 *w, const uint32_t n)
+/* Levels h = 8, 4, 2, 1 of SPEC §2.5's halving tree for two tiles at once:
+ * a and b hold the 16 sums of tiles A and B after their levels h >= 16.
+ * Each add pairs the lanes i and i + h of both tiles (h = 8: the 128-bit
+ * blocks 0, 1 with 2, 3 of each tile, gathered into one register; h = 4:
+ * block 0 with 1, 2 with 3; then h = 2, 1 inside each block): the sums of
+ * the 8-lane tree_regs after a level h = 8 of the halves, two tiles per
+ * operation, which also halves the chain of dependent adds per tile. A's
+ * sum ends in lane 0, B's in lane 8. */
+TAHQ_AVX512_INLINE void tree16_tail2(__m512 a, __m512 b, float *sum_a, float *sum_b)
+{
+    __m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+    v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1)); /* h = 4 */
+    v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4E));       /* h = 2 */
+    v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xB1));       /* h = 1 */
+    *sum_a = _mm512_cvtss_f32(v);
+    *sum_b = _mm_cvtss_f32(_mm512_extractf32x4_ps(v, 2));
+}
+
+/* Levels h >= 16 of the halving tree of a tile in n vectors (w overwritten):
+ * whole vectors (w[j] + w[j+h]); the result's 16 lanes go to tree16_tail2,
+ * or for a lone tile to level 8 (its halves) and tree_regs. */
+TAHQ_AVX512_INLINE __m512 tree16_across(__m512 *w, const uint32_t n)
 {
 #pragma GCC unroll 8
     for (uint32_t h = n / 2; h >= 1; h /= 2)
 #pragma GCC unroll 8
         for (uint32_t j = 0; j < h; j++)
             w[j] = _mm512_add_ps(w[j], w[j + h]);
-    __m256 v = _mm256_add_ps(tahq_lo8_ps(w[0]), tahq_hi8_ps(w[0]));
-    return tree_regs(&v, 1);
+    return w[0];
 }
 
-/* entropy_regs for tiles of 16n values. */
+/* Pass 1 of the entropy for one tile of 16n values at x: the magnitudes
+ * (their maximum into *worst, the input check) and the tile's levels
+ * h >= 16. */
+TAHQ_AVX512_INLINE __m512 abs16_tile(const float *x, const uint32_t n, __m512i *worst)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512 w[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++) {
+        __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag);
+        *worst = _mm512_max_epi32(*worst, a); /* magnitude bits < 2^31: signed order */
+        w[i] = _mm512_castsi512_ps(a);
+    }
+    return tree16_across(w, n);
+}
+
+/* Pass 2 for the values of one tile, or of two tiles of 16 or 32 values
+ * (x holds n vectors): p * log2(p) per value, p = min(|x| * inv, 1), in
+ * groups of at most 4 vectors (log2_16n), then the levels h >= 16 of each
+ * tile of g vectors. */
+TAHQ_AVX512_INLINE void plogp16_vectors(const float *x, const uint32_t n, __m512 inv, __m512 *w)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    const __m512 one = _mm512_set1_ps(1.0f);
+#pragma GCC unroll 4
+    for (uint32_t i0 = 0; i0 < n; i0 += 4) {
+        const uint32_t m = n - i0 < 4u ? n - i0 : 4u;
+        __m512 p[4], l[4];
+#pragma GCC unroll 4
+        for (uint32_t v = 0; v < m; v++) {
+            const __m512 a =
+                _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + 16 * (i0 + v)), mag));
+            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
+            p[v] = _mm512_min_ps(_mm512_mul_ps(a, inv), one);
+        }
+        log2_16n(p, l, m);
+#pragma GCC unroll 4
+        for (uint32_t v = 0; v < m; v++)
+            w[i0 + v] = _mm512_mul_ps(p[v], l[v]); /* -0 for p = +0, as the reference */
+    }
+}
+
+TAHQ_AVX512_INLINE __m512 plogp16_tile(const float *x, const uint32_t n, __m512 inv)
+{
+    __m512 w[TAHQ_TILE_MAX / 16];
+    plogp16_vectors(x, n, inv, w);
+    return tree16_across(w, n);
+}
+
+/* entropy_regs for tiles of 16n values. Tiles of at most 64 values go two
+ * at a time (their trees' last levels share registers, and the two tiles'
+ * independent chains fill the pipeline: one tile's dependent log2 steps
+ * and tree levels are too short a window to do so); the sums are pushed in
+ * tile order, so every sum is the reference's. */
 TAHQ_AVX512_INLINE int entropy16_regs(const float *row, uint32_t T, const uint32_t n,
                                       float *entropy)
 {
-    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
+    const uint32_t G = 16u * n;
+    const uint32_t pairs = n <= 4 ? T / 2u : 0u;
     __m512i worst = _mm512_setzero_si512();
     tahq_pairwise_acc acc = {.count = 0, .depth = 0};
-    const float *x = row;
-    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
-        __m512 w[TAHQ_TILE_MAX / 16];
-#pragma GCC unroll 16
-        for (uint32_t i = 0; i < n; i++) {
-            __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag);
-            worst = _mm512_max_epi32(worst, a); /* magnitude bits < 2^31: signed order */
-            w[i] = _mm512_castsi512_ps(a);
-        }
-        pair_push(&acc, tree16_regs(w, n));
+    for (uint32_t t = 0; t < 2u * pairs; t += 2) {
+        const float *x = row + (uint64_t)t * G;
+        const __m512 a = abs16_tile(x, n, &worst), b = abs16_tile(x + G, n, &worst);
+        float sa, sb;
+        tree16_tail2(a, b, &sa, &sb);
+        pair_push(&acc, sa);
+        pair_push(&acc, sb);
+    }
+    for (uint32_t t = 2u * pairs; t < T; t++) {
+        __m512 w = abs16_tile(row + (uint64_t)t * G, n, &worst);
+        __m256 v = _mm256_add_ps(tahq_lo8_ps(w), tahq_hi8_ps(w));
+        pair_push(&acc, tree_regs(&v, 1));
     }
     if (_mm512_reduce_max_epi32(worst) >= 0x5F800000) /* a value >= 2^64, infinite or NaN */
         return 0;
     float inverse;
-    if (entropy_total(&acc, row, T, 16u * n, entropy, &inverse))
+    if (entropy_total(&acc, row, T, G, entropy, &inverse))
         return 1;
-    const __m512 inv = _mm512_set1_ps(inverse), one = _mm512_set1_ps(1.0f);
+    const __m512 inv = _mm512_set1_ps(inverse);
     tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
-    x = row;
-    for (uint32_t t = 0; t < T; t++, x += 16 * n) {
-        __m512 w[TAHQ_TILE_MAX / 16];
-#pragma GCC unroll 16
-        for (uint32_t i = 0; i < n; i++) {
-            __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + 16 * i), mag));
-            /* p = min(|x| * (1 / total), 1): MINPS gives p < 1 ? p : 1 */
-            __m512 p = _mm512_min_ps(_mm512_mul_ps(a, inv), one);
-            w[i] = _mm512_mul_ps(p, log2_16(p)); /* -0 for p = +0, as the reference */
+    for (uint32_t t = 0; t < 2u * pairs; t += 2) {
+        const float *x = row + (uint64_t)t * G;
+        __m512 a, b;
+        if (n <= 2) { /* both tiles' vectors in one group of log2_16n */
+            __m512 w[4];
+            plogp16_vectors(x, 2u * n, inv, w);
+            a = tree16_across(w, n);
+            b = tree16_across(w + n, n);
+        } else {
+            a = plogp16_tile(x, n, inv);
+            b = plogp16_tile(x + G, n, inv);
         }
-        pair_push(&hacc, tree16_regs(w, n));
+        float sa, sb;
+        tree16_tail2(a, b, &sa, &sb);
+        pair_push(&hacc, sa);
+        pair_push(&hacc, sb);
+    }
+    for (uint32_t t = 2u * pairs; t < T; t++) {
+        __m512 w = plogp16_tile(row + (uint64_t)t * G, n, inv);
+        __m256 v = _mm256_add_ps(tahq_lo8_ps(w), tahq_hi8_ps(w));
+        pair_push(&hacc, tree_regs(&v, 1));
     }
     *entropy = 0.0f - tahq_pairwise_finish(&hacc);
     return 1;
@@ -115,13 +229,14 @@ static TAHQ_AVX512_TARGET int row_entropy_avx512(const float *row, uint32_t T, u
 
 static TAHQ_AVX512_TARGET void log2_8_avx512(const float *x, float *y)
 {
-    _mm256_storeu_ps(y, tahq_lo8_ps(log2_16(_mm512_zextps256_ps512(_mm256_loadu_ps(x)))));
+    const __m512 v = _mm512_zextps256_ps512(_mm256_loadu_ps(x));
+    __m512 l;
+    log2_16n(&v, &l, 1);
+    _mm256_storeu_ps(y, tahq_lo8_ps(l));
 }
 
-/* codes_nearest_regs on 16 lanes: code8's operations, the 16 codes to bytes
- * by VPMOVDB (each < 256), two PEXT per 16 codes, the groups' bits gathered
- * in a 64-bit word that is stored whenever full (tahq_bitwriter): whole
- * 8-byte stores that no later load has to merge. */
+/* codes_nearest_regs on 16 lanes: code16's operations, each vector's codes
+ * packed as soon as they are known (pack16_put). */
 TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, float z, float s,
                                              const uint32_t bits, uint8_t *dst)
 {
@@ -130,47 +245,30 @@ TAHQ_AVX512_INLINE void codes16_nearest_regs(const __m512 *u, const uint32_t n, 
     const uint64_t mask = TAHQ_BYTE_MASK(bits);
     tahq_bitwriter w = {dst, 0, 0};
 #pragma GCC unroll 16
-    for (uint32_t i = 0; i < n; i++) {
-        const __m128i b = _mm512_cvtepi32_epi8(code16(u[i], zv, sv, lv));
-        if (bits == 8) {
-            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
-            continue;
-        }
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
-        tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        pack16_put(&w, code16(u[i], zv, sv, lv), bits, mask, dst, i);
     if (bits != 8)
         tahq_bitwriter_flush(&w);
 }
 
 /* The stochastic codes of a tile of 16n >= 64 values (elem0: the index of
  * its first element), packed: 16 Philox blocks per 64 values
- * (stochastic_avx512.h), two PEXT per 16 codes into tahq_bitwriter. */
+ * (stochastic_avx512.h), each 64 codes by pack16_regs (they fill 8 * bits
+ * whole bytes). */
 TAHQ_AVX512_INLINE void codes16_stochastic_regs(const float *v, const uint32_t n, float z, float s,
                                                 const uint32_t bits, uint64_t seed, uint64_t elem0,
                                                 uint8_t *dst)
 {
     const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
     const __m512i lv = _mm512_set1_epi32((int)((1u << bits) - 1u));
-    const uint64_t mask = TAHQ_BYTE_MASK(bits);
-    tahq_bitwriter w = {dst, 0, 0};
     for (uint32_t i = 0; i < n; i += 4) {
-        __m512i words[4];
+        __m512i words[4], q[4];
         tahq_words64(elem0 + 16u * i, (uint32_t)seed, (uint32_t)(seed >> 32), words);
 #pragma GCC unroll 4
-        for (uint32_t m = 0; m < 4; m++) {
-            const __m128i b =
-                tahq_stochastic_codes16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv, words[m]);
-            if (bits == 8) {
-                _mm_storeu_si128((__m128i *)(void *)(dst + 16 * (i + m)), b);
-                continue;
-            }
-            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask), 8u * bits);
-            tahq_bitwriter_put(&w, _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask), 8u * bits);
-        }
+        for (uint32_t m = 0; m < 4; m++)
+            q[m] = tahq_stochastic_q16(_mm512_loadu_ps(v + 16 * (i + m)), zv, sv, lv, words[m]);
+        pack16_regs(q, 4, bits, dst + 2u * bits * i);
     }
-    if (bits != 8)
-        tahq_bitwriter_flush(&w);
 }
 
 /* tahq_fast_encode_run for tiles of 16n values, in batches of 16 tiles:
@@ -191,7 +289,7 @@ TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint6
     for (uint64_t b0 = t0, e = t0 + count; b0 < e; b0 += 16) {
         const uint32_t m = e - b0 < 16 ? (uint32_t)(e - b0) : 16u;
         batch16 b;
-        batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved);
+        batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved, NULL);
         batch16_meta(&b, m, c->meta, levels);
         for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
             if (b.bad[j]) {

@@ -132,7 +132,7 @@ encode_regs(const tahq_config *c, const float *x, const uint32_t n, uint32_t bit
     for (uint32_t i = 0; i < n; i++)
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
-    out->flagged = gate_regs(u, n, c->tau, &lo, &hi, &out->pivot);
+    out->flagged = gate_regs(u, n, c->tau, &lo, &hi, &out->pivot, NULL);
     float v[TAHQ_TILE_MAX];
     if (out->flagged) {
         forward_regs(u, n, out->pivot, v);
@@ -423,6 +423,26 @@ static ENC_TARGET tahq_status encode_run_known_avx(const tahq_config *c, const f
 #undef ENC8K
 }
 
+/* A run of tiles whose codes at `bits` (hi_bits) the gain key's pass
+ * packed (tahq_fast_gain_key): the codes copied, the fields from known. */
+static void encode_run_coded(const tahq_config *c, uint64_t t0, uint64_t count, uint32_t bits,
+                             const tahq_tile_meta *known, const uint8_t *codes, tahq_fast_run *run)
+{
+    const uint32_t k = tahq_tile_log2(c->tile);
+    const uint64_t code_bytes = (uint64_t)c->tile / 8u * bits;
+    const uint64_t meta_bytes = tahq_meta_bytes(c->meta);
+    const uint32_t w = bits == c->lo_bits ? 0u : 1u; /* as known_fields */
+    memcpy(run->codes, codes, (size_t)(count * code_bytes));
+    run->codes += count * code_bytes;
+    uint64_t pivot_bit = run->pivot_bit;
+    for (uint64_t i = 0; i < count; i++) {
+        const tahq_tile_meta *kn = &known[i];
+        const enc_tile tile = {kn->zero_bits[w], kn->scale_bits[w], kn->pivot, kn->flagged};
+        pivot_bit = store_tile(run, t0 + i, &tile, meta_bytes, k, pivot_bit);
+    }
+    run->pivot_bit = pivot_bit;
+}
+
 #include "encode_avx512.h"
 
 static ENC_TARGET uint16_t down_avx(float x)
@@ -509,6 +529,14 @@ tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, u
     return encode_run_known_avx(cfg, x, t0, count, bits, known, run);
 }
 
+void tahq_fast_encode_run_coded(const tahq_config *cfg, uint64_t t0, uint64_t count, uint32_t bits,
+                                const tahq_tile_meta *known, const uint8_t *codes,
+                                tahq_fast_run *run)
+{
+    tahq_cpu_path_count(use_avx512(cfg->tile) ? TAHQ_CPU_AVX512 : TAHQ_CPU_AVX2);
+    encode_run_coded(cfg, t0, count, bits, known, codes, run);
+}
+
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)
 {
     if (use_avx512(tile)) {
@@ -576,6 +604,14 @@ tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, u
 {
     (void)cfg, (void)x, (void)t0, (void)count, (void)bits, (void)known, (void)run;
     return TAHQ_ERR_CONFIG; /* never called: tahq_fast_encode_active() is 0 */
+}
+
+void tahq_fast_encode_run_coded(const tahq_config *cfg, uint64_t t0, uint64_t count, uint32_t bits,
+                                const tahq_tile_meta *known, const uint8_t *codes,
+                                tahq_fast_run *run)
+{
+    (void)cfg, (void)t0, (void)count, (void)bits, (void)known, (void)codes, (void)run;
+    /* never called: tahq_fast_encode_active() is 0 */
 }
 
 int tahq_fast_row_entropy(const float *row, uint32_t tiles, uint32_t tile, float *entropy)

@@ -74,6 +74,13 @@ tahq_status tahq_fast_encode_run_known(const tahq_config *cfg, const float *x, u
                                        uint64_t count, uint32_t bits, const tahq_tile_meta *known,
                                        tahq_fast_run *run);
 
+/* tahq_fast_encode_run_known for a run at hi_bits whose packed codes the
+ * gain key's pass wrote (tahq_fast_gain_key's hi_codes, from tile t0's):
+ * the codes copied, the fields from known; the input is not read. */
+void tahq_fast_encode_run_coded(const tahq_config *cfg, uint64_t t0, uint64_t count, uint32_t bits,
+                                const tahq_tile_meta *known, const uint8_t *codes,
+                                tahq_fast_run *run);
+
 /* The input check (SPEC §3.2) and the entropy (§4.1, tahq_entropy) of a row
  * of `tiles` tiles of `tile` values: 0 if an element is not finite or has
  * |x| >= 2^64 (then the caller finds it with tahq_cpu_first_bad), else 1

@@ -79,12 +79,23 @@ width_error_regs(const __m256 *u, const __m256 *q, const uint32_t n, float z, fl
     return tree64_regs(lo, hi, n);
 }
 
+/* Whether the lane-wise largest magnitude bits `worst` fail the input check
+ * of SPEC §3.2 (an element non-finite or of magnitude 2^64 or more). */
+static inline __attribute__((always_inline)) ENC_TARGET int worst_fails(__m256i worst)
+{
+    const __m256i fail = _mm256_cmpgt_epi32(worst, _mm256_set1_epi32(0x5F800000 - 1));
+    return !_mm256_testz_si256(fail, fail);
+}
+
 /* The gain g of SPEC §4.3 steps 1-2 of the tile at x (8n values; its first
  * element has index elem0), or the metadata overflow of either width; the
- * tile's gate, pivot and metadata at both widths in *kn (the message's). */
+ * tile's gate, pivot and metadata at both widths in *kn (the message's).
+ * The tile's magnitudes go into *worst; TAHQ_ERR_NONFINITE, before any
+ * metadata, once *worst fails the input check. With hi_dst, the tile's
+ * packed codes at hi_bits (the message's) go there. */
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t elem0, double *gain,
-               tahq_tile_meta *kn)
+               tahq_tile_meta *kn, __m256i *worst, uint8_t *hi_dst)
 {
     const uint32_t G = 8u * n;
     __m256 u[TAHQ_TILE_MAX / 8];
@@ -93,7 +104,9 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
         u[i] = _mm256_loadu_ps(x + 8 * i);
     float lo, hi;
     uint32_t pivot;
-    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot);
+    const int flagged = gate_regs(u, n, c->tau, &lo, &hi, &pivot, worst);
+    if (worst_fails(*worst))
+        return TAHQ_ERR_NONFINITE;
     kn->pivot = (uint16_t)pivot;
     kn->flagged = (uint16_t)flagged;
     if (flagged) {
@@ -119,24 +132,30 @@ tile_gain_regs(const tahq_config *c, const float *x, const uint32_t n, uint64_t 
             return st;
         kn->zero_bits[w] = zero_bits;
         kn->scale_bits[w] = scale_bits;
-        __m256 q[TAHQ_TILE_MAX / 8];
+        __m256i qi[TAHQ_TILE_MAX / 8];
         const __m256 zv = _mm256_set1_ps(z), sv = _mm256_set1_ps(s);
         const __m256i lv = _mm256_set1_epi32((int)levels);
         if (s == 0.0f) {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm256_setzero_ps();
+                qi[i] = _mm256_setzero_si256();
         } else if (stochastic) {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm256_cvtepi32_ps(tahq_stochastic_codes8(
+                qi[i] = tahq_stochastic_codes8(
                     u[i], zv, sv, lv,
-                    _mm256_loadu_si256((const __m256i *)(const void *)(words + 8 * i))));
+                    _mm256_loadu_si256((const __m256i *)(const void *)(words + 8 * i)));
         } else {
 #pragma GCC unroll 32
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm256_cvtepi32_ps(code8(u[i], zv, sv, lv));
+                qi[i] = code8(u[i], zv, sv, lv);
         }
+        if (w == 1 && hi_dst)
+            pack8_regs(qi, n, widths[1], hi_dst);
+        __m256 q[TAHQ_TILE_MAX / 8];
+#pragma GCC unroll 32
+        for (uint32_t i = 0; i < n; i++)
+            q[i] = _mm256_cvtepi32_ps(qi[i]);
         err[w] = width_error_regs(u, q, n, z, s);
     }
     double g = err[0] - err[1];
@@ -171,13 +190,16 @@ static inline double gain_finish(const gain_acc *acc)
 
 static inline __attribute__((always_inline)) ENC_TARGET tahq_status
 row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t n, uint64_t elem0,
-              double *sigma, tahq_tile_meta *known)
+              double *sigma, tahq_tile_meta *known, uint8_t *hi_codes)
 {
     gain_acc acc = {.count = 0, .depth = 0};
+    __m256i worst = _mm256_setzero_si256();
+    const uint32_t hi_bytes = n * c->hi_bits; /* a tile's codes at hi_bits */
     for (uint32_t t = 0; t < T; t++) {
         double g;
-        const tahq_status st = tile_gain_regs(c, row + (uint64_t)t * 8u * n, n,
-                                              elem0 + (uint64_t)t * 8u * n, &g, &known[t]);
+        const tahq_status st =
+            tile_gain_regs(c, row + (uint64_t)t * 8u * n, n, elem0 + (uint64_t)t * 8u * n, &g,
+                           &known[t], &worst, hi_codes ? hi_codes + (uint64_t)t * hi_bytes : NULL);
         if (st != TAHQ_OK)
             return st;
         gain_push(&acc, g);
@@ -187,28 +209,30 @@ row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t
 }
 
 static ENC_TARGET tahq_status row_gain_avx(const tahq_config *c, const float *row, uint32_t T,
-                                           uint64_t elem0, double *sigma, tahq_tile_meta *known)
+                                           uint64_t elem0, double *sigma, tahq_tile_meta *known,
+                                           uint8_t *hi_codes)
 {
     switch (c->tile) {
     case 8:
-        return row_gain_regs(c, row, T, 1, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 1, elem0, sigma, known, hi_codes);
     case 16:
-        return row_gain_regs(c, row, T, 2, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 2, elem0, sigma, known, hi_codes);
     case 32:
-        return row_gain_regs(c, row, T, 4, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 4, elem0, sigma, known, hi_codes);
     case 64:
-        return row_gain_regs(c, row, T, 8, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 8, elem0, sigma, known, hi_codes);
     case 128:
-        return row_gain_regs(c, row, T, 16, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 16, elem0, sigma, known, hi_codes);
     default:
-        return row_gain_regs(c, row, T, 32, elem0, sigma, known);
+        return row_gain_regs(c, row, T, 32, elem0, sigma, known, hi_codes);
     }
 }
 
 #include "gain_avx512.h"
 
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known)
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known,
+                               uint8_t *hi_codes)
 {
     if (!tahq_fast_encode_active())
         return TAHQ_ERR_CONFIG;
@@ -216,10 +240,10 @@ tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_
     tahq_status st;
     if (cfg->tile >= 16u && tahq_cpu_path_get() == TAHQ_CPU_AVX512) {
         tahq_cpu_path_count(TAHQ_CPU_AVX512);
-        st = row_gain_avx512(cfg, row, tiles, elem0, &sigma, known);
+        st = row_gain_avx512(cfg, row, tiles, elem0, &sigma, known, hi_codes);
     } else {
         tahq_cpu_path_count(TAHQ_CPU_AVX2);
-        st = row_gain_avx(cfg, row, tiles, elem0, &sigma, known);
+        st = row_gain_avx(cfg, row, tiles, elem0, &sigma, known, hi_codes);
     }
     if (st != TAHQ_OK)
         return st;
@@ -234,9 +258,10 @@ tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_
 #else /* no fast path: the caller keeps tahq_token_gain_key */
 
 tahq_status tahq_fast_gain_key(const tahq_config *cfg, const float *row, uint32_t tiles,
-                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known)
+                               uint64_t elem0, uint32_t *key, tahq_tile_meta *known,
+                               uint8_t *hi_codes)
 {
-    (void)cfg, (void)row, (void)tiles, (void)elem0, (void)key, (void)known;
+    (void)cfg, (void)row, (void)tiles, (void)elem0, (void)key, (void)known, (void)hi_codes;
     return TAHQ_ERR_CONFIG;
 }
 

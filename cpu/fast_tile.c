@@ -24,6 +24,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include "crc32c_clmul512.h"
 #include "fwht_avx2.h"
 #include "regs_avx512.h"
 #include "stochastic_avx2.h"
@@ -34,9 +35,23 @@
 
 static tahq_cpu_path detect_best(void);
 
-/* -1 until the first call; atomic, since the parallel codec's threads ask */
-static int path_best = -1, path_now = -1;
-static unsigned long long path_runs[TAHQ_CPU_PATH_COUNT];
+/* -1 until the first call; atomic, since the parallel codec's threads ask
+ * (every fast entry reads path_now: a line of their own, written only when
+ * the path changes) */
+static int path_best __attribute__((aligned(64))) = -1;
+static int path_now = -1;
+
+/* The run counters, a cache line per slot: each thread counts in its own
+ * slot (taken in turn at its first count), so the codec's threads, which
+ * count a run per row, write no line that another thread writes or that
+ * every entry reads. */
+#define PATH_SLOTS 16
+typedef struct path_slot {
+    unsigned long long runs[TAHQ_CPU_PATH_COUNT];
+} __attribute__((aligned(64))) path_slot;
+static path_slot path_slots[PATH_SLOTS];
+static unsigned path_slot_next __attribute__((aligned(64)));
+static _Thread_local int path_slot_mine = -1;
 
 static const char *const path_names[TAHQ_CPU_PATH_COUNT] = {"scalar", "avx2", "avx512"};
 
@@ -92,12 +107,20 @@ int tahq_cpu_path_parse(const char *s, tahq_cpu_path *p)
 
 void tahq_cpu_path_count(tahq_cpu_path p)
 {
-    __atomic_fetch_add(&path_runs[p], 1u, __ATOMIC_RELAXED);
+    int slot = path_slot_mine;
+    if (slot < 0) {
+        slot = (int)(__atomic_fetch_add(&path_slot_next, 1u, __ATOMIC_RELAXED) % PATH_SLOTS);
+        path_slot_mine = slot;
+    }
+    __atomic_fetch_add(&path_slots[slot].runs[p], 1u, __ATOMIC_RELAXED);
 }
 
 unsigned long long tahq_cpu_path_runs(tahq_cpu_path p)
 {
-    return __atomic_load_n(&path_runs[p], __ATOMIC_RELAXED);
+    unsigned long long total = 0;
+    for (int slot = 0; slot < PATH_SLOTS; slot++)
+        total += __atomic_load_n(&path_slots[slot].runs[p], __ATOMIC_RELAXED);
+    return total;
 }
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */
@@ -743,8 +766,30 @@ static FAST_TARGET uint32_t crc3_avx(uint32_t crc, const uint8_t *p, size_t n)
     return tahq_gf2_crc32c_combine(ab, crc_c, n - 2u * L);
 }
 
+/* VPCLMULQDQ (CPUID leaf 7, ECX bit 10), which the avx512 path does not
+ * imply: -1 until the first call. */
+static int clmul512_state = -1;
+
+static int has_clmul512(void)
+{
+    int v = __atomic_load_n(&clmul512_state, __ATOMIC_RELAXED);
+    if (v < 0) {
+        unsigned eax, ebx, ecx = 0, edx;
+        v = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 10)) != 0;
+        __atomic_store_n(&clmul512_state, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+/* Buffers of at least this many bytes take the carry-less folds (their
+ * fixed work, the last folds and the block's crc32, is about 40
+ * instructions). */
+#define CRC_CLMUL_MIN 1024u
+
 uint32_t tahq_fast_crc32c(uint32_t crc, const uint8_t *data, size_t n)
 {
+    if (n >= CRC_CLMUL_MIN && tahq_cpu_path_get() == TAHQ_CPU_AVX512 && has_clmul512())
+        return crc32c_clmul512(crc, data, n);
     if (n / 3u >= CRC3_MIN_STREAM && fast_check())
         return crc3_avx(crc, data, n);
     return tahq_crc32c(crc, data, n);

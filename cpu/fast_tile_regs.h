@@ -60,8 +60,8 @@ static inline tahq_status zero_scale_ref(tahq_meta meta, float lo, float hi, uin
     TAHQ_ZERO_SCALE_BODY(tahq_meta_round_down_bits(meta, lo), REF_VALUE, REF_SCALE_BITS);
 }
 
-/* Packed codes written as whole 64-bit words: groups of `nbits` < 64 bits
- * (8 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
+/* Packed codes written as whole 64-bit words: groups of `nbits` <= 64 bits
+ * (8 or 16 codes of b bits, SPEC §8.3's order) appended at bit `have` of `acc`,
  * which is stored (little-endian) when full; flush stores the last partial
  * word's whole bytes (the codes of a tile fill whole bytes). */
 typedef struct tahq_bitwriter {
@@ -213,9 +213,14 @@ static inline __attribute__((always_inline)) ENC_TARGET int gate_lanes(__m256 mn
     return m1 >= tau * m2;
 }
 
-/* The range and tahq_gate_from_range of the n vectors of u. */
+/* The range and tahq_gate_from_range of the n vectors of u; with worst
+ * (a constant NULL or not), the lane-wise largest magnitude bits of the
+ * values are merged into *worst (the input check of SPEC §3.2: every
+ * magnitude, NaN and infinity included, is below 2^31 as bits, so the
+ * signed maximum orders them). */
 static inline __attribute__((always_inline)) ENC_TARGET int
-gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, uint32_t *pivot)
+gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, uint32_t *pivot,
+          __m256i *worst)
 {
     const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
     __m256 mn = u[0], mx = u[0];
@@ -229,6 +234,8 @@ gate_regs(const __m256 *u, const uint32_t n, float tau, float *lo, float *hi, ui
         a2 = _mm256_max_epi32(a2, _mm256_min_epi32(a1, a));
         a1 = _mm256_max_epi32(a1, a);
     }
+    if (worst)
+        *worst = _mm256_max_epi32(*worst, a1);
     uint32_t m1_bits;
     const int flagged = gate_lanes(mn, mx, a1, a2, tau, lo, hi, &m1_bits);
     *pivot = 0;
@@ -281,6 +288,29 @@ static inline __attribute__((always_inline)) ENC_TARGET __m256i code8(__m256 x, 
 {
     __m256 t = _mm256_div_ps(_mm256_sub_ps(x, zv), sv);
     return _mm256_min_epi32(_mm256_cvtps_epi32(t), lv);
+}
+
+/* The packed codes (SPEC §8.3) of n vectors of 8 codes (int32 lanes, each
+ * below 2^bits) into dst: each vector's codes to bytes (two saturating
+ * packs, exact), PEXT of their b low bits, whole 64-bit stores through
+ * tahq_bitwriter; the bytes of tahq_pack_tile. */
+static inline __attribute__((always_inline)) ENC_TARGET void
+pack8_regs(const __m256i *q, const uint32_t n, uint32_t bits, uint8_t *dst)
+{
+    const uint64_t mask = UINT64_C(0x0101010101010101) * ((1u << bits) - 1u);
+    tahq_bitwriter w = {dst, 0, 0};
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < n; i++) {
+        const __m128i q16 =
+            _mm_packus_epi32(_mm256_castsi256_si128(q[i]), _mm256_extracti128_si256(q[i], 1));
+        const uint64_t g = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(q16, q16));
+        if (bits == 8)
+            memcpy(dst + 8 * i, &g, 8);
+        else
+            tahq_bitwriter_put(&w, _pext_u64(g, mask), 8u * bits);
+    }
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
 }
 
 #endif /* TAHQ_FAST_ENC_X86 */

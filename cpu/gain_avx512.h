@@ -14,7 +14,9 @@
  * summed in the halving tree of §2.5 (levels h >= 16 whole vectors, h = 8
  * the two 8-double halves of a tile's 16 lanes, h = 4 their 256-bit
  * halves, then tree64_tail). A tile that overflows at either width makes
- * the row's status TAHQ_ERR_RANGE, as in the 8-lane form. */
+ * the row's status TAHQ_ERR_RANGE, as in the 8-lane form; a batch with an
+ * element that fails the input check, TAHQ_ERR_NONFINITE (checked from
+ * the gate's magnitudes before the batch's metadata). */
 #ifndef TAHQ_CPU_GAIN_AVX512_H
 #define TAHQ_CPU_GAIN_AVX512_H
 
@@ -53,9 +55,11 @@ TAHQ_AVX512_INLINE double width_error16(const __m512 *u, const __m512 *q, const 
 /* The gain g of SPEC §4.3 steps 1-2 of a tile whose range, gate and
  * metadata at both widths are in b[0] (lo_bits) and b[1] (hi_bits), slot
  * j; v: the values it quantizes (batch16_values); elem0: the index of its
- * first element. */
+ * first element. With hi_dst, the tile's packed codes at hi_bits (the
+ * message's, SPEC §8.3) go there. */
 TAHQ_AVX512_INLINE double tile_gain16(const tahq_config *c, const batch16 b[2], uint32_t j,
-                                      const float *v, const uint32_t n, uint64_t elem0)
+                                      const float *v, const uint32_t n, uint64_t elem0,
+                                      uint8_t *hi_dst)
 {
     const uint32_t G = 16u * n;
     __m512 u[TAHQ_TILE_MAX / 16];
@@ -80,20 +84,26 @@ TAHQ_AVX512_INLINE double tile_gain16(const tahq_config *c, const batch16 b[2], 
         const float z = b[w].z[j], s = b[w].s[j];
         const __m512 zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(s);
         const __m512i lv = _mm512_set1_epi32((int)((1u << widths[w]) - 1u));
-        __m512 q[TAHQ_TILE_MAX / 16];
+        __m512i qi[TAHQ_TILE_MAX / 16];
         if (s == 0.0f) {
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm512_setzero_ps();
+                qi[i] = _mm512_setzero_si512();
         } else if (stochastic) {
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm512_cvtepi32_ps(tahq_stochastic_q16(u[i], zv, sv, lv, words[i]));
+                qi[i] = tahq_stochastic_q16(u[i], zv, sv, lv, words[i]);
         } else {
 #pragma GCC unroll 16
             for (uint32_t i = 0; i < n; i++)
-                q[i] = _mm512_cvtepi32_ps(code16(u[i], zv, sv, lv));
+                qi[i] = code16(u[i], zv, sv, lv);
         }
+        if (w == 1 && hi_dst)
+            pack16_regs(qi, n, widths[1], hi_dst);
+        __m512 q[TAHQ_TILE_MAX / 16];
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < n; i++)
+            q[i] = _mm512_cvtepi32_ps(qi[i]);
         err[w] = width_error16(u, q, n, z, s);
     }
     double g = err[0] - err[1];
@@ -105,17 +115,22 @@ TAHQ_AVX512_INLINE double tile_gain16(const tahq_config *c, const batch16 b[2], 
 /* row_gain_regs for tiles of 16n values, in batches of 16 tiles. */
 TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row, uint32_t T,
                                           const uint32_t n, uint64_t elem0, double *sigma,
-                                          tahq_tile_meta *known)
+                                          tahq_tile_meta *known, uint8_t *hi_codes)
 {
+    const uint32_t hi_bytes = 2u * n * c->hi_bits; /* a tile's codes at hi_bits */
     const uint32_t G = 16u * n;
     gain_acc acc = {.count = 0, .depth = 0};
     float moved[16][TAHQ_TILE_MAX];
+    __m512i worst = _mm512_setzero_si512();
     for (uint32_t t0 = 0; t0 < T; t0 += 16) {
         const uint32_t m = T - t0 < 16u ? T - t0 : 16u;
         const float *x = row + (uint64_t)t0 * G;
         batch16 b[2];
         memset(b, 0, sizeof b); /* the slots past m: read by masked loads only */
-        batch16_ranges(&b[0], x, m, n, c->tau, moved);
+        batch16_ranges(&b[0], x, m, n, c->tau, moved, &worst);
+        /* the input check of the batch's values, before their metadata */
+        if (_mm512_reduce_max_epi32(worst) >= 0x5F800000)
+            return TAHQ_ERR_NONFINITE;
         b[1] = b[0];
         batch16_meta(&b[0], m, c->meta, (1u << c->lo_bits) - 1u);
         batch16_meta(&b[1], m, c->meta, (1u << c->hi_bits) - 1u);
@@ -130,7 +145,8 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
         for (uint32_t j = 0; j < m; j++)
             gain_push(&acc,
                       tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved), n,
-                                  elem0 + (uint64_t)(t0 + j) * G));
+                                  elem0 + (uint64_t)(t0 + j) * G,
+                                  hi_codes ? hi_codes + (uint64_t)(t0 + j) * hi_bytes : NULL));
     }
     *sigma = gain_finish(&acc);
     return TAHQ_OK;
@@ -138,19 +154,19 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
 
 static TAHQ_AVX512_TARGET tahq_status row_gain_avx512(const tahq_config *c, const float *row,
                                                       uint32_t T, uint64_t elem0, double *sigma,
-                                                      tahq_tile_meta *known)
+                                                      tahq_tile_meta *known, uint8_t *hi_codes)
 {
     switch (c->tile) {
     case 16:
-        return row_gain16(c, row, T, 1, elem0, sigma, known);
+        return row_gain16(c, row, T, 1, elem0, sigma, known, hi_codes);
     case 32:
-        return row_gain16(c, row, T, 2, elem0, sigma, known);
+        return row_gain16(c, row, T, 2, elem0, sigma, known, hi_codes);
     case 64:
-        return row_gain16(c, row, T, 4, elem0, sigma, known);
+        return row_gain16(c, row, T, 4, elem0, sigma, known, hi_codes);
     case 128:
-        return row_gain16(c, row, T, 8, elem0, sigma, known);
+        return row_gain16(c, row, T, 8, elem0, sigma, known, hi_codes);
     default:
-        return row_gain16(c, row, T, 16, elem0, sigma, known);
+        return row_gain16(c, row, T, 16, elem0, sigma, known, hi_codes);
     }
 }
 

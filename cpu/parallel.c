@@ -308,10 +308,12 @@ tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const ta
     const uint64_t units = rank_units(cfg, shape);
     /* keys (8-aligned inside the slack), then the ranks; in gain allocation
      * then each tile's gate and metadata from the gain key's pass
-     * (tahq_tile_meta), which the message reuses */
+     * (tahq_tile_meta) and its packed codes at hi_bits, which the message
+     * reuses */
+    const uint64_t n_tiles =
+        (uint64_t)shape->batch * shape->seq_len * (shape->channels / cfg->tile);
     const uint64_t known = cfg->alloc == TAHQ_ALLOC_GAIN
-                               ? (uint64_t)shape->batch * shape->seq_len *
-                                     (shape->channels / cfg->tile) * sizeof(tahq_tile_meta)
+                               ? n_tiles * (sizeof(tahq_tile_meta) + cfg->tile / 8u * cfg->hi_bits)
                                : 0;
     uint64_t total =
         group == 0 ? 0 : jobs * group * sizeof(uint64_t) + units * sizeof(uint32_t) + known + 7u;
@@ -332,6 +334,7 @@ typedef struct enc_ctx {
     uint64_t *keys;        /* group keys per job */
     uint32_t *rank;        /* per unit: the bits of its entropy (>= +0), or its gain key */
     tahq_tile_meta *known; /* gain allocation: per tile, from the gain key's pass */
+    uint8_t *hi_codes;     /* and each tile's packed codes at hi_bits */
     int reuse;             /* phase C takes the tiles' gate and metadata from `known` */
     uint8_t *payload;
     /* phase A */
@@ -391,12 +394,26 @@ static void enc_rows_job(void *arg, uint32_t j)
      * in one function (cpu/fast_encode.c); a row that fails the check goes
      * through tahq_cpu_first_bad below for its index and status */
     const int fast_token = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_TOKEN;
+    /* gain allocation on the fast path: the key's pass checks the input
+     * too (cpu/fast_gain.h); a row whose key is not TAHQ_OK goes through
+     * tahq_cpu_first_bad below, then keeps the key's status */
+    const int fast_gain = e->fast_encode && e->ranked && e->c.alloc == TAHQ_ALLOC_GAIN;
     for (uint64_t r = r0; r < r1; r++) {
         const float *row = e->x + r * C;
         float entropy;
         if (fast_token && tahq_fast_row_entropy(row, T, G, &entropy)) {
             e->rank[r] = tahq_bits_of(entropy);
             continue;
+        }
+        tahq_status key_st = TAHQ_OK;
+        if (fast_gain && e->gain_status[j] == TAHQ_OK) {
+            uint32_t key = 0;
+            key_st = tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T,
+                                        e->hi_codes + r * T * (G / 8u * e->c.hi_bits));
+            if (key_st == TAHQ_OK) {
+                e->rank[r] = key;
+                continue;
+            }
         }
         tahq_status st;
         uint64_t i = tahq_cpu_first_bad(row, C, &st);
@@ -416,11 +433,14 @@ static void enc_rows_job(void *arg, uint32_t j)
                 e->rank[r * T + t] = tahq_bits_of(tahq_entropy(row + (uint64_t)t * G, 1, G));
             break;
         case TAHQ_ALLOC_GAIN:
-            if (e->gain_status[j] == TAHQ_OK) {
+            if (fast_gain) {
+                /* the row is finite, so the fast key's status is the
+                 * reference's (TAHQ_OK rows took the `continue` above) */
+                if (e->gain_status[j] == TAHQ_OK)
+                    e->gain_status[j] = key_st;
+            } else if (e->gain_status[j] == TAHQ_OK) {
                 uint32_t key = 0;
-                st = e->fast_encode
-                         ? tahq_fast_gain_key(&e->c, row, T, r * C, &key, e->known + r * T)
-                         : tahq_token_gain_key(&e->c, row, T, r * C, &key);
+                st = tahq_token_gain_key(&e->c, row, T, r * C, &key);
                 if (st != TAHQ_OK)
                     e->gain_status[j] = st;
                 else
@@ -433,9 +453,48 @@ static void enc_rows_job(void *arg, uint32_t j)
     }
 }
 
+/* Moves the `low` smallest of the distinct keys[0 .. n) to keys[0 .. low),
+ * in any order (the map needs the set, SPEC §4.2: the low(n) smallest
+ * (rank, index) pairs): quickselect with the median of three, partitions
+ * of fewer than 32 keys (and, as a bound on the work, those left after 2
+ * log2(n) + 2 rounds) sorted by tahq_sort_keys. Fewer operations than
+ * sorting all n keys, and the same keys end in keys[0 .. low). */
+static void select_lowest(uint64_t *keys, uint64_t n, uint64_t low)
+{
+    uint64_t lo = 0, hi = n;
+    uint32_t rounds = 2u * (uint32_t)(64 - __builtin_clzll(n | 1u)) + 2u;
+    while (low > lo && low < hi && hi - lo >= 32 && rounds-- > 0) {
+        /* the median of the first, middle and last key as the pivot, moved
+         * to the end; Lomuto partition (the keys are distinct) */
+        const uint64_t mid = lo + (hi - lo) / 2;
+        uint64_t a = keys[lo], b = keys[mid], c = keys[hi - 1];
+        const uint64_t at = (a < b) == (b < c) ? mid : (b < a) == (a < c) ? lo : hi - 1;
+        uint64_t t = keys[at];
+        keys[at] = keys[hi - 1];
+        keys[hi - 1] = t;
+        const uint64_t pivot = t;
+        uint64_t store = lo;
+        for (uint64_t i = lo; i < hi - 1; i++)
+            if (keys[i] < pivot) {
+                t = keys[i];
+                keys[i] = keys[store];
+                keys[store++] = t;
+            }
+        keys[hi - 1] = keys[store];
+        keys[store] = pivot;
+        /* keys[lo .. store) < pivot = keys[store] < keys[store+1 .. hi) */
+        if (low <= store)
+            hi = store;
+        else
+            lo = store + 1;
+    }
+    if (low > lo && low < hi)
+        tahq_sort_keys(keys + lo, hi - lo);
+}
+
 /* Phase B: the groups of part j (a multiple of 8 groups from the start, so
  * its map bits start on a byte): the low(n) smallest (rank, index) pairs of
- * each group get map bit 1 (SPEC §4.2, §4.3; the keys order as the pairs:
+ * each group (select_lowest) get map bit 1 (SPEC §4.2, §4.3; the keys order as the pairs:
  * for entropies >= +0 the bits order as the values, and the gain key is
  * order-preserving by construction). */
 static void enc_rank_job(void *arg, uint32_t j)
@@ -451,7 +510,7 @@ static void enc_rank_job(void *arg, uint32_t j)
         const uint32_t *h = e->rank + g * n;
         for (uint64_t i = 0; i < n; i++)
             keys[i] = ((uint64_t)h[i] << 32) + i;
-        tahq_sort_keys(keys, n);
+        select_lowest(keys, n, low);
         for (uint64_t i = 0; i < low; i++)
             tahq_set_bit(e->payload, g * n + (keys[i] & 0xFFFFFFFFu));
     }
@@ -532,9 +591,14 @@ static void enc_tiles_job(void *arg, uint32_t j)
             else if (tahq_per_row(c->alloc) && T - t % T < count)
                 count = T - t % T;
             const uint32_t bits = tile_bits(c, lay, map, t);
-            tahq_status st =
-                e->reuse ? tahq_fast_encode_run_known(c, e->x, t, count, bits, e->known + t, &run)
-                         : tahq_fast_encode_run(c, e->x, t, count, bits, &run);
+            tahq_status st = TAHQ_OK;
+            if (e->reuse && bits == c->hi_bits) /* the key's pass packed these codes */
+                tahq_fast_encode_run_coded(c, t, count, bits, e->known + t,
+                                           e->hi_codes + t * (G / 8u * bits), &run);
+            else if (e->reuse)
+                st = tahq_fast_encode_run_known(c, e->x, t, count, bits, e->known + t, &run);
+            else
+                st = tahq_fast_encode_run(c, e->x, t, count, bits, &run);
             if (st != TAHQ_OK) {
                 e->tile_status[j] = st;
                 break;
@@ -610,6 +674,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
         e->keys = (uint64_t *)(ws + (8u - (uintptr_t)ws % 8u) % 8u);
         e->rank = (uint32_t *)(e->keys + (uint64_t)jobs * e->group);
         e->known = (tahq_tile_meta *)(void *)(e->rank + rank_units(cfg, shape));
+        e->hi_codes = (uint8_t *)(e->known + e->lay.n_tiles);
     }
     const tahq_layout *lay = &e->lay;
     const uint32_t k = lay->tile_log2;

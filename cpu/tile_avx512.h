@@ -18,11 +18,49 @@ TAHQ_AVX512_INLINE __m512i code16(__m512 x, __m512 zv, __m512 sv, __m512i lv)
     return _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_div_ps(_mm512_sub_ps(x, zv), sv)), lv);
 }
 
+/* One vector of 16 codes (int32 lanes, each < 2^bits), the i-th of its
+ * tile, into the tile's packed codes at dst through w: the codes to bytes
+ * by VPMOVDB (each < 256), two PEXT, the groups' bits gathered in a 64-bit
+ * word that is stored whenever full (tahq_bitwriter: whole 8-byte stores
+ * that no later load has to merge); 8-bit codes stored as they are. */
+TAHQ_AVX512_INLINE void pack16_put(tahq_bitwriter *w, __m512i q, const uint32_t bits, uint64_t mask,
+                                   uint8_t *dst, uint32_t i)
+{
+    const __m128i b = _mm512_cvtepi32_epi8(q);
+    if (bits == 8) {
+        _mm_storeu_si128((__m128i *)(void *)(dst + 16 * i), b);
+        return;
+    }
+    const uint64_t g0 = _pext_u64((uint64_t)_mm_cvtsi128_si64(b), mask),
+                   g1 = _pext_u64((uint64_t)_mm_extract_epi64(b, 1), mask);
+    if (bits <= 4) { /* the 16 codes fill at most 64 bits: one word */
+        tahq_bitwriter_put(w, g0 | g1 << (8u * bits), 16u * bits);
+    } else {
+        tahq_bitwriter_put(w, g0, 8u * bits);
+        tahq_bitwriter_put(w, g1, 8u * bits);
+    }
+}
+
+/* pack8_regs on 16 lanes: n vectors of codes by pack16_put. */
+TAHQ_AVX512_INLINE void pack16_regs(const __m512i *q, const uint32_t n, const uint32_t bits,
+                                    uint8_t *dst)
+{
+    const uint64_t mask = TAHQ_BYTE_MASK(bits);
+    tahq_bitwriter w = {dst, 0, 0};
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < n; i++)
+        pack16_put(&w, q[i], bits, mask, dst, i);
+    if (bits != 8)
+        tahq_bitwriter_flush(&w);
+}
+
 /* The range and gate of a tile in n 16-lane vectors: the lane-wise min, max
  * and two largest magnitudes, merged to 8 lanes for gate_lanes; the pivot
- * by a compare mask and a bit scan. */
+ * by a compare mask and a bit scan. With worst (a constant NULL or not),
+ * the lane-wise largest magnitude bits are merged into *worst, as in
+ * gate_regs. */
 TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau, float *lo,
-                                   float *hi, uint32_t *pivot)
+                                   float *hi, uint32_t *pivot, __m512i *worst)
 {
     const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF);
     __m512 mn = u[0], mx = u[0];
@@ -35,6 +73,8 @@ TAHQ_AVX512_INLINE int gate16_regs(const __m512 *u, const uint32_t n, float tau,
         a2 = _mm512_max_epi32(a2, _mm512_min_epi32(a1, a));
         a1 = _mm512_max_epi32(a1, a);
     }
+    if (worst)
+        *worst = _mm512_max_epi32(*worst, a1);
     __m256i b1 = tahq_lo8_epi32(a1), b2 = tahq_lo8_epi32(a2);
     top2_merge(&b1, &b2, tahq_hi8_epi32(a1), tahq_hi8_epi32(a2));
     uint32_t m1_bits;
@@ -143,9 +183,10 @@ typedef struct batch16 {
 } batch16;
 
 /* The first pass over tiles 0 .. m-1 of 16n values at x: range, gate and,
- * for a flagged tile, the transform (kept in moved[j]) and its range. */
+ * for a flagged tile, the transform (kept in moved[j]) and its range; with
+ * worst, the magnitudes' lane-wise maximum as in gate16_regs. */
 TAHQ_AVX512_INLINE void batch16_ranges(batch16 *b, const float *x, uint32_t m, const uint32_t n,
-                                       float tau, float moved[16][TAHQ_TILE_MAX])
+                                       float tau, float moved[16][TAHQ_TILE_MAX], __m512i *worst)
 {
     for (uint32_t j = 0; j < m; j++) {
         const float *xt = x + (uint64_t)j * 16u * n;
@@ -153,7 +194,7 @@ TAHQ_AVX512_INLINE void batch16_ranges(batch16 *b, const float *x, uint32_t m, c
 #pragma GCC unroll 16
         for (uint32_t i = 0; i < n; i++)
             u[i] = _mm512_loadu_ps(xt + 16 * i);
-        b->flagged[j] = (uint32_t)gate16_regs(u, n, tau, &b->lo[j], &b->hi[j], &b->pivot[j]);
+        b->flagged[j] = (uint32_t)gate16_regs(u, n, tau, &b->lo[j], &b->hi[j], &b->pivot[j], worst);
         if (b->flagged[j]) {
             forward16_regs(u, n, xt, b->pivot[j], &b->lo[j], &b->hi[j]);
 #pragma GCC unroll 16

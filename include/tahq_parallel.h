@@ -58,8 +58,9 @@ void tahq_parallel_threads(tahq_parallel *par, uint32_t jobs);
  * its entropy or gain key; per tile in tile mode; nothing for alloc none)
  * and one group's sort keys per job; in gain mode also 20 bytes per tile
  * (5 / tile of the input's bytes: each tile's gate and metadata at both
- * widths, computed once for the gain key and the message). TAHQ_ERR_CONFIG
- * for jobs > TAHQ_JOBS_MAX. */
+ * widths) and tile / 8 * hi_bits bytes per tile (hi_bits / 32 of the
+ * input's bytes: its codes at hi_bits), computed once for the gain key and
+ * the message. TAHQ_ERR_CONFIG for jobs > TAHQ_JOBS_MAX. */
 tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const tahq_shape *shape,
                                                 uint32_t jobs, size_t *bytes);
 

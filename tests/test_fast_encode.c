@@ -19,7 +19,9 @@
  *       on random rows (every tile size, 1-40 tiles; outliers, zeros, signed
  *       zeros, subnormals, totals below 2^-128, values near 2^64, NaN and
  *       infinities);
- *   encode: whole messages of tahq_encode_parallel (1, 2, 3 jobs) against
+ *   encode: tahq_fast_crc32c against tahq_crc32c (every length to 2,100
+ *       bytes, three alignments; 1 MiB buffers); whole messages of
+ *       tahq_encode_parallel (1, 2, 3 jobs) against
  *       tahq_encode for every tile size, metadata type, rounding and
  *       allocation, data with outliers, constant and all-zero tiles; a tile
  *       whose fp16 scale overflows at both widths (TAHQ_ERR_RANGE in the
@@ -58,6 +60,7 @@
 #include "cpu_path_arg.h"
 #include "fast_encode.h"
 #include "fast_gain.h"
+#include "fast_tile.h"
 #include "tahq_ref_api.h" /* library-internal: the reference's metadata rounding and tile quantizer */
 
 typedef uint16_t (*conv_fn)(float);
@@ -337,9 +340,53 @@ static tahq_status compare_encode(const tahq_config *c, const tahq_shape *s, con
     return want;
 }
 
+/* tahq_fast_crc32c (the parallel codec's CRC parts: on avx512 the
+ * carry-less folds where the CPU has VPCLMULQDQ, on avx2 three crc32
+ * streams, else the reference) against tahq_crc32c: every length up to
+ * 2,100 bytes at three alignments, random starting registers, and longer
+ * buffers; control: one flipped bit in the fast call's copy of the data
+ * is seen at every length tried. */
+static void compare_crc(trng *r)
+{
+    const size_t big = (size_t)1 << 20;
+    uint8_t *buf = malloc(big + 64), *copy = malloc(big + 64);
+    if (!buf || !copy)
+        abort();
+    for (size_t i = 0; i < big + 64; i++)
+        buf[i] = (uint8_t)trng_next(r);
+    uint32_t compared = 0, seen = 0;
+    for (size_t n = 0; n <= 2100; n++)
+        for (size_t off = 0; off < 3; off++) {
+            const uint32_t c0 = (uint32_t)trng_next(r);
+            const uint32_t want = tahq_crc32c(c0, buf + off, n),
+                           got = tahq_fast_crc32c(c0, buf + off, n);
+            CHECK_QUIET(got == want, "crc of %zu bytes at offset %zu: %08x, reference %08x", n, off,
+                        got, want);
+            compared++;
+            if (n > 0 && off == 0) { /* control */
+                memcpy(copy, buf, n);
+                copy[trng_below(r, n)] ^= (uint8_t)(1u << trng_below(r, 8));
+                seen += tahq_fast_crc32c(c0, copy, n) != want;
+            }
+        }
+    for (uint32_t k = 0; k < 12; k++) {
+        const size_t n = big - (size_t)trng_below(r, 5000), off = (size_t)trng_below(r, 64);
+        const uint32_t c0 = (uint32_t)trng_next(r);
+        CHECKF(tahq_fast_crc32c(c0, buf + off, n) == tahq_crc32c(c0, buf + off, n),
+               "crc of %zu bytes at offset %zu", n, off);
+        compared++;
+    }
+    printf("encode: %u CRC-32C compared with tahq_crc32c; control: %u of 2100 flipped bits seen\n",
+           compared, seen);
+    CHECKF(seen == 2100, "control: %u of 2100 flipped bits seen", seen);
+    free(buf);
+    free(copy);
+}
+
 static int part_encode(void)
 {
     trng r = {0xF00DCAFEu};
+    compare_crc(&r);
     static const tahq_alloc allocs[4] = {TAHQ_ALLOC_TOKEN, TAHQ_ALLOC_TILE, TAHQ_ALLOC_NONE,
                                          TAHQ_ALLOC_GAIN};
     char what[160];
@@ -500,7 +547,9 @@ static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, ui
         uint32_t key_ref = 0xDEADBEEFu, key_fast = 0xDEADBEEFu;
         const tahq_status want = tahq_token_gain_key(&c, x, T, elem0, &key_ref);
         tahq_tile_meta known[16];
-        const tahq_status got = tahq_fast_gain_key(&f, x, T, elem0, &key_fast, known);
+        static uint8_t hi_codes[16 * 256]; /* the message compares them (part encode, below) */
+        const tahq_status got =
+            tahq_fast_gain_key(&f, x, T, elem0, &key_fast, known, n % 2 ? hi_codes : NULL);
         const int same = got == want && key_fast == key_ref;
         mismatches += !same;
         *ok_rows += want == TAHQ_OK;
@@ -516,6 +565,42 @@ static uint32_t gain_keys(uint32_t rows, uint64_t seed, int mode, int report, ui
     return mismatches;
 }
 
+/* The fast key's own input check: rows that would encode, with one element
+ * made non-finite or too large (SPEC §3.2) at a random place, must give
+ * TAHQ_ERR_NONFINITE (the caller then finds the element); the same rows
+ * before the change give the reference's key (gain_keys), so the check
+ * cannot pass by failing every row. */
+static void gain_bad_rows(uint32_t rows, uint64_t seed)
+{
+    static float x[16 * 256];
+    static const uint32_t bad_bits[5] = {0x7FC00000u, 0x7F800000u, 0x5F800000u, 0x71800000u,
+                                         0x7F800001u};
+    trng r = {seed};
+    uint32_t checked = 0;
+    for (uint32_t n = 0; n < rows; n++) {
+        const uint32_t G = 8u << trng_below(&r, 6);
+        const uint32_t T = 1u + (uint32_t)trng_below(&r, G >= 128 ? 4 : 16);
+        tahq_config c;
+        gain_config(&r, &c, G);
+        gain_row(&r, x, G, T, (uint32_t)trng_below(&r, 6)); /* no overflow kinds */
+        uint32_t key = 0;
+        tahq_tile_meta known[16];
+        if (tahq_token_gain_key(&c, x, T, 0, &key) != TAHQ_OK)
+            continue;
+        const uint64_t at = trng_below(&r, (uint64_t)G * T);
+        const uint32_t bits = bad_bits[trng_below(&r, 5)] | (trng_below(&r, 2) ? 0x80000000u : 0u);
+        x[at] = u2f(bits);
+        const tahq_status got = tahq_fast_gain_key(&c, x, T, 0, &key, known, NULL);
+        CHECK_QUIET(got == TAHQ_ERR_NONFINITE,
+                    "row %u (G %u T %u): element %" PRIu64 " = %08x gives status %d", n, G, T, at,
+                    bits, (int)got);
+        checked++;
+    }
+    printf("gain: %u rows with a bad element, each TAHQ_ERR_NONFINITE from the fast key\n",
+           checked);
+    CHECKF(checked > rows / 2, "coverage: %u rows with a bad element", checked);
+}
+
 static int part_gain(void)
 {
     uint32_t ok_rows, range_rows;
@@ -523,6 +608,7 @@ static int part_gain(void)
     printf("gain: %u keys compared, %u rows TAHQ_ERR_RANGE\n", ok_rows, range_rows);
     CHECKF(ok_rows > 10000 && range_rows > 100, "coverage: %u keys, %u overflows", ok_rows,
            range_rows);
+    gain_bad_rows(3000, 0x6A1B0BADu);
     /* whole gain messages: several sequences, ranked per sequence */
     trng r = {0x6A1C0DEu};
     char what[200];

@@ -787,6 +787,140 @@ static void print_text(const char *date, const char *cpu, const tahq_shape *shap
         (double)mem->rss_start / 1048576.0);
 }
 
+/* The tensor of `mib` MiB: [mib/8, 1024, 2048] when 128 * mib rows fill whole
+ * sequences of 1024, else [1, 128 * mib, 2048]. */
+static void bench_shape(uint32_t mib, tahq_shape *shape)
+{
+    uint64_t rows = (uint64_t)mib * 128u; /* 128 rows of 2048 float32 = 1 MiB */
+    shape->channels = BENCH_CHANNELS;
+    if (rows % BENCH_SEQ == 0) {
+        shape->batch = (uint32_t)(rows / BENCH_SEQ);
+        shape->seq_len = BENCH_SEQ;
+    } else {
+        shape->batch = 1;
+        shape->seq_len = (uint32_t)rows;
+    }
+}
+
+/* Keeps in *paths the listed paths this CPU has, reports each listed one it
+ * lacks, and selects the best of the rest, in *best. 0, or the exit status
+ * after a message when none is left. */
+static int select_paths(unsigned *paths, tahq_cpu_path *best)
+{
+    const unsigned listed = *paths;
+    *paths &= (2u << tahq_cpu_path_best()) - 1u;
+    if (*paths == 0)
+        return cli_fail(EXIT_USAGE, "none of the --paths is available on this CPU (best: %s)",
+                        tahq_cpu_path_name(tahq_cpu_path_best()));
+    *best = TAHQ_CPU_SCALAR;
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        if ((*paths >> p) & 1u)
+            *best = (tahq_cpu_path)p;
+    tahq_cpu_path_set(*best);
+    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+        if (((listed & ~*paths) >> p) & 1u)
+            fprintf(stderr,
+                    "tahq bench: the %s path is not available on this CPU or build; left out\n",
+                    tahq_cpu_path_name((tahq_cpu_path)p));
+    return 0;
+}
+
+/* The buffers of k (k->cap and k->wsz already set) and the input, *x (also
+ * k->x), filled; every page of the outputs touched once before timing. 0,
+ * or the exit status after a message; the caller frees what was allocated. */
+static int alloc_buffers(bench_ctx *k, float **x, uint32_t mib)
+{
+    *x = malloc(k->in_bytes);
+    k->y = malloc(k->in_bytes);
+    k->cp = malloc(k->in_bytes);
+    k->msg = malloc(k->cap);
+    k->ws = k->wsz ? malloc(k->wsz) : NULL;
+    k->ref_msg = malloc(k->cap);
+    k->ref_y = malloc(k->in_bytes);
+    k->x = *x;
+    if (!*x || !k->y || !k->cp || !k->msg || (k->wsz && !k->ws) || !k->ref_msg || !k->ref_y)
+        return cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+    const tahq_shape *shape = k->shape;
+    if (llm_tensor_fill(*x, shape->batch, shape->seq_len, shape->channels, LLM_DEFAULT_SEED) != 0)
+        return cli_fail(EXIT_RUNTIME, "out of memory");
+    memset(k->y, 0, k->in_bytes);
+    memset(k->cp, 0, k->in_bytes);
+    memset(k->msg, 0, k->cap);
+    if (k->ws)
+        memset(k->ws, 0, k->wsz);
+    return 0;
+}
+
+/* With T > 1, the controls at the length of the 1-thread parallel encode and
+ * decode of canonical nearest on the best path, and a long one; else they
+ * stay at speedup 1. */
+static void run_controls(uint32_t threads, const bench_row *all, int n_rows, tahq_cpu_path best,
+                         control_result *ctl_enc, control_result *ctl_dec, control_result *ctl_long)
+{
+    const control_result none = {0, 0, 0, 1};
+    *ctl_enc = *ctl_dec = *ctl_long = none;
+    const int cr = control_row(all, n_rows, best);
+    if (threads > 1 && cr >= 0) {
+        const double lengths[3] = {all[cr].enc_s, all[cr].dec_s, 0.5};
+        control_result *res[3] = {ctl_enc, ctl_dec, ctl_long};
+        for (int c = 0; c < 3; c++) {
+            *res[c] = control_scaling(threads, control_iterations(lengths[c]));
+            res[c]->target_s = lengths[c];
+        }
+    }
+}
+
+/* The JSON report on stdout; takes load_before, jrows and jscaling. Returns
+ * cli_json_print's status. */
+static int print_json(const char *date, const bench_ctx *k, const bench_case *cases,
+                      const bench_row *all, uint32_t threads, unsigned paths, const rt_memory *mem,
+                      const control_result *ctl_enc, const control_result *ctl_dec,
+                      const control_result *ctl_long, json_t *load_before, json_t *jrows,
+                      json_t *jscaling)
+{
+    const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
+    double cpy = gbps(k->in_bytes, d->cpy_s), enc = gbps(k->in_bytes, d->enc_s),
+           dec = gbps(k->in_bytes, d->dec_s);
+    json_t *o = json_pack(
+        "{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "command", "bench", "shape", cli_jshape(k->shape), "input_bytes", (json_int_t)k->in_bytes,
+        "message_bytes", (json_int_t)d->len, "bits_per_element",
+        cli_jnum((double)d->len * 8.0 / (double)k->n), "config", cli_jconfig(&cases[0].cfg), "reps",
+        (json_int_t)k->reps, "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy), "encode_gbps",
+        cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy", cli_jnum(enc / cpy),
+        "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s", cli_jnum(d->cpy_s), "encode_s",
+        cli_jnum(d->enc_s), "decode_s", cli_jnum(d->dec_s));
+    if (o) {
+        json_object_set_new(o, "date", json_string(date));
+        json_object_set_new(o, "machine", jmachine());
+        json_object_set_new(o, "load_before", load_before);
+        load_before = NULL;
+        json_object_set_new(o, "load_after", jloadavg());
+        json_object_set_new(o, "max_threads", json_integer((json_int_t)threads));
+        json_t *jp = json_array();
+        for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
+            if ((paths >> p) & 1u)
+                json_array_append_new(jp, json_string(tahq_cpu_path_name((tahq_cpu_path)p)));
+        json_object_set_new(o, "cpu_paths", jp);
+        json_object_set_new(o, "cpu_path_best",
+                            json_string(tahq_cpu_path_name(tahq_cpu_path_best())));
+        json_object_set_new(o, "results", jrows);
+        json_object_set_new(o, "scaling", jscaling);
+        json_object_set_new(o, "roundtrip_memory", jmemory(mem, &cases[0]));
+        if (threads > 1)
+            json_object_set_new(
+                o, "thread_scaling_control",
+                json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads, "speedup",
+                          cli_jnum(ctl_long->speedup), "long", jcontrol(ctl_long), "encode_length",
+                          jcontrol(ctl_enc), "decode_length", jcontrol(ctl_dec)));
+        jrows = jscaling = NULL;
+    }
+    json_decref(load_before);
+    json_decref(jrows);
+    json_decref(jscaling);
+    return cli_json_print(stdout, o);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     uint32_t mib = 64, reps = 5, threads = 1;
@@ -812,35 +946,16 @@ int cmd_bench(int argc, char **argv)
     json_t *load_before = jloadavg();
 
     tahq_shape shape;
-    uint64_t rows = (uint64_t)mib * 128u; /* 128 rows of 2048 float32 = 1 MiB */
-    shape.channels = BENCH_CHANNELS;
-    if (rows % BENCH_SEQ == 0) {
-        shape.batch = (uint32_t)(rows / BENCH_SEQ);
-        shape.seq_len = BENCH_SEQ;
-    } else {
-        shape.batch = 1;
-        shape.seq_len = (uint32_t)rows;
-    }
+    bench_shape(mib, &shape);
     bench_case cases[BENCH_CASES_MAX];
     int n_cases = make_cases(cases, gain);
     /* the listed paths this CPU has; the best of them for the rest */
-    const unsigned listed = paths;
-    paths &= (2u << tahq_cpu_path_best()) - 1u;
-    if (paths == 0) {
-        json_decref(load_before);
-        return cli_fail(EXIT_USAGE, "none of the --paths is available on this CPU (best: %s)",
-                        tahq_cpu_path_name(tahq_cpu_path_best()));
-    }
     tahq_cpu_path best = TAHQ_CPU_SCALAR;
-    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
-        if ((paths >> p) & 1u)
-            best = (tahq_cpu_path)p;
-    tahq_cpu_path_set(best);
-    for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
-        if (((listed & ~paths) >> p) & 1u)
-            fprintf(stderr,
-                    "tahq bench: the %s path is not available on this CPU or build; left out\n",
-                    tahq_cpu_path_name((tahq_cpu_path)p));
+    int rc = select_paths(&paths, &best);
+    if (rc != 0) {
+        json_decref(load_before);
+        return rc;
+    }
 
     /* before any large allocation: see child_roundtrip */
     rt_memory mem;
@@ -860,93 +975,26 @@ int cmd_bench(int argc, char **argv)
         json_decref(load_before);
         return EXIT_RUNTIME;
     }
-    float *x = malloc(k.in_bytes);
-    k.y = malloc(k.in_bytes);
-    k.cp = malloc(k.in_bytes);
-    k.msg = malloc(k.cap);
-    k.ws = k.wsz ? malloc(k.wsz) : NULL;
-    k.ref_msg = malloc(k.cap);
-    k.ref_y = malloc(k.in_bytes);
-    k.x = x;
-    int rc = 0;
+    float *x = NULL;
     json_t *jrows = json_array(), *jscaling = json_array();
     /* reference, then parallel on 1 and on T threads for each path */
     bench_row all[(1 + 2 * TAHQ_CPU_PATH_COUNT) * BENCH_CASES_MAX];
     int n_rows = 0;
-    if (!x || !k.y || !k.cp || !k.msg || (k.wsz && !k.ws) || !k.ref_msg || !k.ref_y) {
-        rc = cli_fail(EXIT_RUNTIME, "out of memory (%u MiB tensor)", (unsigned)mib);
+    if ((rc = alloc_buffers(&k, &x, mib)) != 0)
         goto out;
-    }
-    if (llm_tensor_fill(x, shape.batch, shape.seq_len, shape.channels, LLM_DEFAULT_SEED) != 0) {
-        rc = cli_fail(EXIT_RUNTIME, "out of memory");
-        goto out;
-    }
-    /* touch every page of the outputs once before timing */
-    memset(k.y, 0, k.in_bytes);
-    memset(k.cp, 0, k.in_bytes);
-    memset(k.msg, 0, k.cap);
-    if (k.ws)
-        memset(k.ws, 0, k.wsz);
-
     if ((rc = run_rows(&k, cases, n_cases, threads, paths, best, all, &n_rows)) != 0)
         goto out;
 
-    /* controls at the length of the 1-thread parallel encode and decode of
-     * canonical nearest on the best path, and a long one */
-    control_result ctl_enc = {0, 0, 0, 1}, ctl_dec = ctl_enc, ctl_long = ctl_enc;
-    const int cr = control_row(all, n_rows, best);
-    if (threads > 1 && cr >= 0) {
-        const double lengths[3] = {all[cr].enc_s, all[cr].dec_s, 0.5};
-        control_result *res[3] = {&ctl_enc, &ctl_dec, &ctl_long};
-        for (int c = 0; c < 3; c++) {
-            *res[c] = control_scaling(threads, control_iterations(lengths[c]));
-            res[c]->target_s = lengths[c];
-        }
-    }
+    control_result ctl_enc, ctl_dec, ctl_long;
+    run_controls(threads, all, n_rows, best, &ctl_enc, &ctl_dec, &ctl_long);
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
     append_scaling(jscaling, all, n_rows);
 
-    const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
-    double cpy = gbps(k.in_bytes, d->cpy_s), enc = gbps(k.in_bytes, d->enc_s),
-           dec = gbps(k.in_bytes, d->dec_s);
     if (json) {
-        json_t *o = json_pack(
-            "{s:s, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-            "command", "bench", "shape", cli_jshape(&shape), "input_bytes", (json_int_t)k.in_bytes,
-            "message_bytes", (json_int_t)d->len, "bits_per_element",
-            cli_jnum((double)d->len * 8.0 / (double)k.n), "config", cli_jconfig(&cases[0].cfg),
-            "reps", (json_int_t)reps, "threads", (json_int_t)1, "memcpy_gbps", cli_jnum(cpy),
-            "encode_gbps", cli_jnum(enc), "decode_gbps", cli_jnum(dec), "encode_over_memcpy",
-            cli_jnum(enc / cpy), "decode_over_memcpy", cli_jnum(dec / cpy), "memcpy_s",
-            cli_jnum(d->cpy_s), "encode_s", cli_jnum(d->enc_s), "decode_s", cli_jnum(d->dec_s));
-        if (o) {
-            json_object_set_new(o, "date", json_string(date));
-            json_object_set_new(o, "machine", jmachine());
-            json_object_set_new(o, "load_before", load_before);
-            load_before = NULL;
-            json_object_set_new(o, "load_after", jloadavg());
-            json_object_set_new(o, "max_threads", json_integer((json_int_t)threads));
-            json_t *jp = json_array();
-            for (int p = 0; p < TAHQ_CPU_PATH_COUNT; p++)
-                if ((paths >> p) & 1u)
-                    json_array_append_new(jp, json_string(tahq_cpu_path_name((tahq_cpu_path)p)));
-            json_object_set_new(o, "cpu_paths", jp);
-            json_object_set_new(o, "cpu_path_best",
-                                json_string(tahq_cpu_path_name(tahq_cpu_path_best())));
-            json_object_set_new(o, "results", jrows);
-            json_object_set_new(o, "scaling", jscaling);
-            json_object_set_new(o, "roundtrip_memory", jmemory(&mem, &cases[0]));
-            if (threads > 1)
-                json_object_set_new(
-                    o, "thread_scaling_control",
-                    json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads,
-                              "speedup", cli_jnum(ctl_long.speedup), "long", jcontrol(&ctl_long),
-                              "encode_length", jcontrol(&ctl_enc), "decode_length",
-                              jcontrol(&ctl_dec)));
-            jrows = jscaling = NULL;
-        }
-        rc = cli_json_print(stdout, o);
+        rc = print_json(date, &k, cases, all, threads, paths, &mem, &ctl_enc, &ctl_dec, &ctl_long,
+                        load_before, jrows, jscaling);
+        load_before = jrows = jscaling = NULL;
     } else {
         print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl_enc, &ctl_dec, &ctl_long,
                    &mem);

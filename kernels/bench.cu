@@ -132,26 +132,119 @@ static double run_decode(void *p)
     return 0;
 }
 
+/* --mib N --reps R --channels C --seq S into the variables; 0, or 2 after the
+ * usage line. */
+static int parse_args(int argc, char **argv, uint64_t *mib, int *reps, uint32_t *C, uint32_t *S)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--mib") && i + 1 < argc)
+            *mib = strtoull(argv[++i], nullptr, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            *reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--channels") && i + 1 < argc)
+            *C = (uint32_t)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seq") && i + 1 < argc)
+            *S = (uint32_t)atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--mib N] [--reps R] [--channels C] [--seq S]\n", argv[0]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+struct Cfg {
+    const char *name;
+    uint32_t G;
+    tahq_alloc alloc;
+};
+
+/* The tensor and the copy it is compared with, the same for every
+ * configuration. */
+struct Tensor {
+    uint32_t B, S, C;
+    size_t count;
+    double F; /* float32 bytes */
+    int reps;
+    float t_copy;
+    double copy_bw;
+};
+
+/* Encode and decode of the tensor in ctx with configuration k, timed, and
+ * its table row; 0, or 1 after a line saying what failed. */
+static int bench_config(Ctx *ctx, const Cfg &k, const Tensor &t)
+{
+    int rc = 0;
+    const size_t count = t.count;
+    const double F = t.F;
+    tahq_config cfg;
+    tahq_config_default(&cfg);
+    cfg.tile = k.G;
+    cfg.alloc = k.alloc;
+    ctx->cfg = &cfg;
+    ctx->shape.batch = t.B;
+    ctx->shape.seq_len = t.S;
+    ctx->shape.channels = t.C;
+    if (tahq_cuda_encode_bound(&cfg, &ctx->shape, &ctx->bound) != TAHQ_OK ||
+        tahq_cuda_encode_workspace_size(&cfg, &ctx->shape, &ctx->wsb) != TAHQ_OK) {
+        printf("%-30s invalid shape\n", k.name);
+        return 1;
+    }
+    CU(cudaMalloc(&ctx->msg, ctx->bound));
+    CU(cudaMalloc(&ctx->ws, ctx->wsb));
+    run_encode(ctx); /* warm-up (module load, first touch) */
+    if (ctx->st != TAHQ_OK) {
+        printf("%-30s encode failed: %d (%s)\n", k.name, (int)ctx->st,
+               cudaGetErrorString(tahq_cuda_last_error()));
+        CU(cudaFree(ctx->msg));
+        CU(cudaFree(ctx->ws));
+        return 1;
+    }
+    uint8_t hdr0[72], hdr1[72];
+    CU(cudaMemcpy(hdr0, ctx->msg, 72, cudaMemcpyDeviceToHost));
+    float t_enc;
+    best_of(t.reps, ctx->s, &t_enc, run_encode, ctx);
+    CU(cudaMemcpy(hdr1, ctx->msg, 72, cudaMemcpyDeviceToHost));
+    if (ctx->st != TAHQ_OK || memcmp(hdr0, hdr1, 72) != 0) {
+        printf("%-30s encode not repeatable (status %d)\n", k.name, (int)ctx->st);
+        rc = 1;
+    }
+    const double M = (double)ctx->len;
+    CU(tahq_cuda_decode_workspace_size(ctx->len, count, &ctx->dwsb) == TAHQ_OK ? cudaSuccess
+                                                                               : cudaErrorUnknown);
+    CU(cudaMalloc(&ctx->dws, ctx->dwsb));
+    run_decode(ctx);
+    float t_dec;
+    best_of(t.reps, ctx->s, &t_dec, run_decode, ctx);
+    if (ctx->st != TAHQ_OK) {
+        printf("%-30s decode failed: %d\n", k.name, (int)ctx->st);
+        rc = 1;
+    }
+    /* token and gain read the input in a ranking pass and in the tile pass */
+    const double passes = k.alloc == TAHQ_ALLOC_TOKEN || k.alloc == TAHQ_ALLOC_GAIN ? 2.0 : 1.0;
+    const double enc_moved = passes * F + 2.0 * M;
+    const double dec_moved = 2.0 * M + F;
+    const double te = t_enc * 1e-3, td = t_dec * 1e-3;
+    const float t_copy = t.t_copy;
+    const double copy_bw = t.copy_bw;
+    printf("%-30s %8.3f %8.3f %8.0f %8.0f %8.2f %8.2f | %8.3f %8.0f %8.0f %8.2f %8.2f\n", k.name,
+           M * 8.0 / (double)count, t_enc, F / te / 1e9, enc_moved / te / 1e9, t_copy / t_enc,
+           enc_moved / te / 1e9 / copy_bw, t_dec, F / td / 1e9, dec_moved / td / 1e9,
+           t_copy / t_dec, dec_moved / td / 1e9 / copy_bw);
+    CU(cudaFree(ctx->msg));
+    CU(cudaFree(ctx->ws));
+    CU(cudaFree(ctx->dws));
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     uint64_t mib = 1024;
     int reps = 5;
     uint32_t C = 4096, S = 1024;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--mib") && i + 1 < argc)
-            mib = strtoull(argv[++i], nullptr, 10);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--channels") && i + 1 < argc)
-            C = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seq") && i + 1 < argc)
-            S = (uint32_t)atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--mib N] [--reps R] [--channels C] [--seq S]\n", argv[0]);
-            return 2;
-        }
-    }
+    if (parse_args(argc, argv, &mib, &reps, &C, &S) != 0)
+        return 2;
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
@@ -204,80 +297,20 @@ int main(int argc, char **argv)
     const double copy_bw = 2.0 * F / (t_copy * 1e-3) / 1e9;
     printf("device-to-device copy: %.3f ms, %.0f GB/s (read + write)\n", t_copy, copy_bw);
 
-    struct Cfg {
-        const char *name;
-        uint32_t G;
-        tahq_alloc alloc;
-    } cfgs[] = {{"G=64 4/3 r=800 token (paper)", 64, TAHQ_ALLOC_TOKEN},
-                {"G=32 4/3 r=800 token", 32, TAHQ_ALLOC_TOKEN},
-                {"G=128 4/3 r=800 token", 128, TAHQ_ALLOC_TOKEN},
-                {"G=64 4/3 r=800 gain", 64, TAHQ_ALLOC_GAIN},
-                {"G=64 4/3 r=800 tile", 64, TAHQ_ALLOC_TILE},
-                {"G=64 4-bit no allocation", 64, TAHQ_ALLOC_NONE}};
+    const Cfg cfgs[] = {{"G=64 4/3 r=800 token (paper)", 64, TAHQ_ALLOC_TOKEN},
+                        {"G=32 4/3 r=800 token", 32, TAHQ_ALLOC_TOKEN},
+                        {"G=128 4/3 r=800 token", 128, TAHQ_ALLOC_TOKEN},
+                        {"G=64 4/3 r=800 gain", 64, TAHQ_ALLOC_GAIN},
+                        {"G=64 4/3 r=800 tile", 64, TAHQ_ALLOC_TILE},
+                        {"G=64 4-bit no allocation", 64, TAHQ_ALLOC_NONE}};
     printf("\n%-30s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s\n", "configuration", "bits/el",
            "enc ms", "in GB/s", "moved", "t_cp/t", "mv/copy", "dec ms", "outGB/s", "moved",
            "t_cp/t", "mv/copy");
+    const Tensor t = {B, S, C, count, F, reps, t_copy, copy_bw};
     int rc = 0;
-    for (const Cfg &k : cfgs) {
-        tahq_config cfg;
-        tahq_config_default(&cfg);
-        cfg.tile = k.G;
-        cfg.alloc = k.alloc;
-        ctx.cfg = &cfg;
-        ctx.shape.batch = B;
-        ctx.shape.seq_len = S;
-        ctx.shape.channels = C;
-        if (tahq_cuda_encode_bound(&cfg, &ctx.shape, &ctx.bound) != TAHQ_OK ||
-            tahq_cuda_encode_workspace_size(&cfg, &ctx.shape, &ctx.wsb) != TAHQ_OK) {
-            printf("%-30s invalid shape\n", k.name);
+    for (const Cfg &k : cfgs)
+        if (bench_config(&ctx, k, t) != 0)
             rc = 1;
-            continue;
-        }
-        CU(cudaMalloc(&ctx.msg, ctx.bound));
-        CU(cudaMalloc(&ctx.ws, ctx.wsb));
-        run_encode(&ctx); /* warm-up (module load, first touch) */
-        if (ctx.st != TAHQ_OK) {
-            printf("%-30s encode failed: %d (%s)\n", k.name, (int)ctx.st,
-                   cudaGetErrorString(tahq_cuda_last_error()));
-            rc = 1;
-            CU(cudaFree(ctx.msg));
-            CU(cudaFree(ctx.ws));
-            continue;
-        }
-        uint8_t hdr0[72], hdr1[72];
-        CU(cudaMemcpy(hdr0, ctx.msg, 72, cudaMemcpyDeviceToHost));
-        float t_enc;
-        best_of(reps, s, &t_enc, run_encode, &ctx);
-        CU(cudaMemcpy(hdr1, ctx.msg, 72, cudaMemcpyDeviceToHost));
-        if (ctx.st != TAHQ_OK || memcmp(hdr0, hdr1, 72) != 0) {
-            printf("%-30s encode not repeatable (status %d)\n", k.name, (int)ctx.st);
-            rc = 1;
-        }
-        const double M = (double)ctx.len;
-        CU(tahq_cuda_decode_workspace_size(ctx.len, count, &ctx.dwsb) == TAHQ_OK
-               ? cudaSuccess
-               : cudaErrorUnknown);
-        CU(cudaMalloc(&ctx.dws, ctx.dwsb));
-        run_decode(&ctx);
-        float t_dec;
-        best_of(reps, s, &t_dec, run_decode, &ctx);
-        if (ctx.st != TAHQ_OK) {
-            printf("%-30s decode failed: %d\n", k.name, (int)ctx.st);
-            rc = 1;
-        }
-        /* token and gain read the input in a ranking pass and in the tile pass */
-        const double passes = k.alloc == TAHQ_ALLOC_TOKEN || k.alloc == TAHQ_ALLOC_GAIN ? 2.0 : 1.0;
-        const double enc_moved = passes * F + 2.0 * M;
-        const double dec_moved = 2.0 * M + F;
-        const double te = t_enc * 1e-3, td = t_dec * 1e-3;
-        printf("%-30s %8.3f %8.3f %8.0f %8.0f %8.2f %8.2f | %8.3f %8.0f %8.0f %8.2f %8.2f\n",
-               k.name, M * 8.0 / (double)count, t_enc, F / te / 1e9, enc_moved / te / 1e9,
-               t_copy / t_enc, enc_moved / te / 1e9 / copy_bw, t_dec, F / td / 1e9,
-               dec_moved / td / 1e9, t_copy / t_dec, dec_moved / td / 1e9 / copy_bw);
-        CU(cudaFree(ctx.msg));
-        CU(cudaFree(ctx.ws));
-        CU(cudaFree(ctx.dws));
-    }
     CU(cudaFree(x));
     CU(cudaFree(y));
     CU(cudaFree(cp));

@@ -350,6 +350,171 @@ static Case make_case(const tahq_config &cfg, uint32_t B, uint32_t S, uint32_t C
     return c;
 }
 
+/* Shapes at the edges: one tile, S not a multiple of 8, S = 1, many short
+ * rows, rows too long for the cache and the longest cached row, and data
+ * of each hard kind. */
+static void add_shape_cases(std::vector<Case> &cs, const tahq_config &cfg, TqRng &r)
+{
+    const uint32_t G = cfg.tile;
+    cs.push_back(make_case(cfg, 1, 1, G, TQ_DATA_GAUSS, r.next(), "single tile"));
+    cs.push_back(make_case(cfg, 3, 13, G * 3, TQ_DATA_LLM, r.next(), "S=13, T=3"));
+    cs.push_back(make_case(cfg, 2, 1, G * 5, TQ_DATA_SPARSE, r.next(), "S=1"));
+    cs.push_back(make_case(cfg, 1, 20000, G, TQ_DATA_TIES, r.next(), "20000 one-tile rows"));
+    cs.push_back(make_case(cfg, 1, 3, 65536, TQ_DATA_LLM, r.next(), "C=65536 (rows not cached)"));
+    cs.push_back(
+        make_case(cfg, 1, 5, 12288, TQ_DATA_GAUSS, r.next(), "C=12288 (largest cached row)"));
+    cs.push_back(make_case(cfg, 1, 2, 16384 + G, TQ_DATA_WIDE, r.next(), "C=16384+G"));
+    cs.push_back(make_case(cfg, 2, 33, G * 7, TQ_DATA_DENORM, r.next(), "denormals"));
+    cs.push_back(make_case(cfg, 2, 17, G * 9, TQ_DATA_CONST, r.next(), "constant tiles"));
+    cs.push_back(make_case(cfg, 2, 17, G * 9, TQ_DATA_HALFWAY, r.next(), "rounding ties"));
+}
+
+/* Values at the edges: zeros, a constant off the fp16 grid, metadata
+ * overflow, invalid inputs, extreme tau, stochastic rounding at extreme
+ * ratios and widths. */
+static void add_value_cases(std::vector<Case> &cs, const tahq_config &cfg, TqRng &r)
+{
+    const uint32_t G = cfg.tile;
+    {
+        Case z = make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(), "all zero");
+        for (size_t i = 0; i < z.x.size(); i++)
+            z.x[i] = (i & 1) ? -0.0f : 0.0f;
+        cs.push_back(z);
+    }
+    {
+        Case k =
+            make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(), "all 0.1 (off the fp16 grid)");
+        for (auto &v : k.x)
+            v = 0.1f;
+        cs.push_back(k);
+    }
+    {
+        tahq_config c2 = cfg;
+        c2.meta = TAHQ_META_FP16;
+        Case o = make_case(c2, 1, 4, G * 4, TQ_DATA_GAUSS, r.next(), "fp16 overflow (RANGE)");
+        o.x[o.x.size() / 2] = 1.0e5f;
+        cs.push_back(o);
+        c2.meta = TAHQ_META_FP32;
+        Case o2 = make_case(c2, 1, 4, G * 4, TQ_DATA_WIDE, r.next(), "near 2^64, fp32");
+        o2.x[1] = 18446742974197923840.0f; /* largest float below 2^64 */
+        o2.x[2] = -18446742974197923840.0f;
+        cs.push_back(o2);
+    }
+    {
+        static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u,
+                                        0xDF800000u};
+        for (int b = 0; b < 5; b++) {
+            Case e = make_case(cfg, 2, 6, G * 3, TQ_DATA_GAUSS, r.next(), "invalid input");
+            e.x[r.below((uint32_t)e.x.size())] = tq_f_of(badv[b]);
+            e.x[r.below((uint32_t)e.x.size())] = tq_f_of(badv[(b + 3) % 5]);
+            cs.push_back(e);
+        }
+    }
+    {
+        static const uint32_t taus[] = {0x00000000u, 0x00000001u, 0x7F7FFFFFu, 0x7F800000u,
+                                        0x3F800000u};
+        for (uint32_t t : taus) {
+            tahq_config c3 = cfg;
+            c3.tau = tq_f_of(t);
+            cs.push_back(make_case(c3, 2, 5, G * 6, TQ_DATA_LLM, r.next(), "tau edge"));
+        }
+    }
+    {
+        tahq_config c4 = cfg;
+        c4.rounding = TAHQ_ROUND_STOCHASTIC;
+        c4.seed = 0xFFFFFFFFFFFFFFFFull;
+        c4.hi_bits = 8;
+        c4.lo_bits = 1;
+        c4.hi_permille = 0;
+        cs.push_back(
+            make_case(c4, 3, 7, G * 5, TQ_DATA_HALFWAY, r.next(), "stochastic, r=0, 8/1 bits"));
+        c4.hi_permille = 1000;
+        c4.meta = TAHQ_META_BF16;
+        cs.push_back(
+            make_case(c4, 3, 7, G * 5, TQ_DATA_DENORM, r.next(), "stochastic, r=1000, bf16"));
+    }
+}
+
+/* Gain allocation only (SPEC 4.3). */
+static void add_gain_cases(std::vector<Case> &cs, const tahq_config &cfg, TqRng &r)
+{
+    const uint32_t G = cfg.tile;
+    /* SPEC 4.3: a tile whose scale overflows fp16 at lo_bits only
+     * (range 1e5: 1e5 at 1 bit, 33334 at 2 bits) fails the encode
+     * when its sequence has low tokens (the keys are computed),
+     * not when low(S) = 0 */
+    tahq_config c5 = cfg;
+    c5.meta = TAHQ_META_FP16;
+    c5.tau = tq_f_of(0x7F800000u);
+    c5.lo_bits = 1;
+    c5.hi_bits = 3;
+    const uint32_t seqs[] = {8, 4, 1000};
+    for (uint32_t S : seqs) {
+        Case o =
+            make_case(c5, 2, S, G * 3, TQ_DATA_GAUSS, r.next(), "fp16 overflow at lo_bits only");
+        const size_t t = (size_t)S * 3 + (size_t)r.below(S * 3); /* a tile of sequence 1 */
+        for (uint32_t j = 0; j < G; j++)
+            o.x[t * G + j] = (float)r.below(100000u);
+        o.x[t * G] = 100000.0f;
+        o.x[t * G + G - 1] = 0.0f;
+        cs.push_back(o);
+    }
+    tahq_config c6 = cfg;
+    c6.lo_bits = c6.hi_bits; /* equal widths: every gain +0, ties by row */
+    cs.push_back(make_case(c6, 2, 50, G * 6, TQ_DATA_LLM, r.next(), "gain, equal widths"));
+}
+
+/* No allocation only. */
+static void add_plain_cases(std::vector<Case> &cs, uint32_t G, TqRng &r)
+{
+    for (uint32_t b = 1; b <= 8; b++) { /* SPEC 7.1: the plain per-tile quantizer */
+        tahq_config cp;
+        tahq_config_plain(&cp, G, b);
+        cs.push_back(
+            make_case(cp, 4, 100, G * 8, (int)(b % TQ_DATA_KINDS), r.next(), "plain profile"));
+    }
+}
+
+/* Argument errors of tahq_cuda_encode / tahq_cuda_decode (nothing is
+ * touched). */
+static void check_argument_errors(void)
+{
+    tahq_config cfg;
+    tahq_config_default(&cfg);
+    tahq_shape shape = {1, 4, 256};
+    size_t bound = 0, wsb = 0, len = 5;
+    tahq_cuda_encode_bound(&cfg, &shape, &bound);
+    tahq_cuda_encode_workspace_size(&cfg, &shape, &wsb);
+    float *dx = (float *)d_x.get(1024 * 4);
+    uint8_t *dout = (uint8_t *)d_out.get(bound);
+    void *dws = d_ws.get(wsb);
+    CHECK(tahq_cuda_encode(nullptr, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
+              TAHQ_ERR_NULL,
+          "null cfg");
+    CHECK(tahq_cuda_encode(&cfg, &shape, nullptr, dws, wsb, dout, bound, &len, g_stream) ==
+              TAHQ_ERR_NULL,
+          "null x");
+    CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb, dout, bound - 1, &len, g_stream) ==
+              TAHQ_ERR_BUFFER,
+          "small out");
+    CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb - 1, dout, bound, &len, g_stream) ==
+              TAHQ_ERR_BUFFER,
+          "small ws");
+    CHECK(tahq_cuda_encode(&cfg, &shape, dx, nullptr, wsb, dout, bound, &len, g_stream) ==
+              TAHQ_ERR_NULL,
+          "null ws");
+    tahq_config bad = cfg;
+    bad.lo_bits = 5;
+    CHECK(tahq_cuda_encode(&bad, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
+              TAHQ_ERR_CONFIG,
+          "config");
+    tahq_shape bs = {0, 4, 256};
+    CHECK(tahq_cuda_encode(&cfg, &bs, dx, dws, wsb, dout, bound, &len, g_stream) == TAHQ_ERR_SHAPE,
+          "shape");
+    CHECK(tahq_cuda_decode(nullptr, 100, (float *)dx, 1024, dws, wsb, g_stream) == TAHQ_ERR_NULL,
+          "decode null");
+}
+
 static void suite_edges(void)
 {
     TqRng r(77);
@@ -362,112 +527,12 @@ static void suite_edges(void)
             cfg.tile = G;
             cfg.alloc = (tahq_alloc)alloc;
             std::vector<Case> cs;
-            cs.push_back(make_case(cfg, 1, 1, G, TQ_DATA_GAUSS, r.next(), "single tile"));
-            cs.push_back(make_case(cfg, 3, 13, G * 3, TQ_DATA_LLM, r.next(), "S=13, T=3"));
-            cs.push_back(make_case(cfg, 2, 1, G * 5, TQ_DATA_SPARSE, r.next(), "S=1"));
-            cs.push_back(
-                make_case(cfg, 1, 20000, G, TQ_DATA_TIES, r.next(), "20000 one-tile rows"));
-            cs.push_back(
-                make_case(cfg, 1, 3, 65536, TQ_DATA_LLM, r.next(), "C=65536 (rows not cached)"));
-            cs.push_back(make_case(cfg, 1, 5, 12288, TQ_DATA_GAUSS, r.next(),
-                                   "C=12288 (largest cached row)"));
-            cs.push_back(make_case(cfg, 1, 2, 16384 + G, TQ_DATA_WIDE, r.next(), "C=16384+G"));
-            cs.push_back(make_case(cfg, 2, 33, G * 7, TQ_DATA_DENORM, r.next(), "denormals"));
-            cs.push_back(make_case(cfg, 2, 17, G * 9, TQ_DATA_CONST, r.next(), "constant tiles"));
-            cs.push_back(make_case(cfg, 2, 17, G * 9, TQ_DATA_HALFWAY, r.next(), "rounding ties"));
-            {
-                Case z = make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(), "all zero");
-                for (size_t i = 0; i < z.x.size(); i++)
-                    z.x[i] = (i & 1) ? -0.0f : 0.0f;
-                cs.push_back(z);
-            }
-            {
-                Case k = make_case(cfg, 2, 9, G * 4, TQ_DATA_GAUSS, r.next(),
-                                   "all 0.1 (off the fp16 grid)");
-                for (auto &v : k.x)
-                    v = 0.1f;
-                cs.push_back(k);
-            }
-            {
-                tahq_config c2 = cfg;
-                c2.meta = TAHQ_META_FP16;
-                Case o =
-                    make_case(c2, 1, 4, G * 4, TQ_DATA_GAUSS, r.next(), "fp16 overflow (RANGE)");
-                o.x[o.x.size() / 2] = 1.0e5f;
-                cs.push_back(o);
-                c2.meta = TAHQ_META_FP32;
-                Case o2 = make_case(c2, 1, 4, G * 4, TQ_DATA_WIDE, r.next(), "near 2^64, fp32");
-                o2.x[1] = 18446742974197923840.0f; /* largest float below 2^64 */
-                o2.x[2] = -18446742974197923840.0f;
-                cs.push_back(o2);
-            }
-            {
-                static const uint32_t badv[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x5F800000u,
-                                                0xDF800000u};
-                for (int b = 0; b < 5; b++) {
-                    Case e = make_case(cfg, 2, 6, G * 3, TQ_DATA_GAUSS, r.next(), "invalid input");
-                    e.x[r.below((uint32_t)e.x.size())] = tq_f_of(badv[b]);
-                    e.x[r.below((uint32_t)e.x.size())] = tq_f_of(badv[(b + 3) % 5]);
-                    cs.push_back(e);
-                }
-            }
-            {
-                static const uint32_t taus[] = {0x00000000u, 0x00000001u, 0x7F7FFFFFu, 0x7F800000u,
-                                                0x3F800000u};
-                for (uint32_t t : taus) {
-                    tahq_config c3 = cfg;
-                    c3.tau = tq_f_of(t);
-                    cs.push_back(make_case(c3, 2, 5, G * 6, TQ_DATA_LLM, r.next(), "tau edge"));
-                }
-            }
-            {
-                tahq_config c4 = cfg;
-                c4.rounding = TAHQ_ROUND_STOCHASTIC;
-                c4.seed = 0xFFFFFFFFFFFFFFFFull;
-                c4.hi_bits = 8;
-                c4.lo_bits = 1;
-                c4.hi_permille = 0;
-                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_HALFWAY, r.next(),
-                                       "stochastic, r=0, 8/1 bits"));
-                c4.hi_permille = 1000;
-                c4.meta = TAHQ_META_BF16;
-                cs.push_back(make_case(c4, 3, 7, G * 5, TQ_DATA_DENORM, r.next(),
-                                       "stochastic, r=1000, bf16"));
-            }
-            if (alloc == TAHQ_ALLOC_GAIN) {
-                /* SPEC 4.3: a tile whose scale overflows fp16 at lo_bits only
-                 * (range 1e5: 1e5 at 1 bit, 33334 at 2 bits) fails the encode
-                 * when its sequence has low tokens (the keys are computed),
-                 * not when low(S) = 0 */
-                tahq_config c5 = cfg;
-                c5.meta = TAHQ_META_FP16;
-                c5.tau = tq_f_of(0x7F800000u);
-                c5.lo_bits = 1;
-                c5.hi_bits = 3;
-                const uint32_t seqs[] = {8, 4, 1000};
-                for (uint32_t S : seqs) {
-                    Case o = make_case(c5, 2, S, G * 3, TQ_DATA_GAUSS, r.next(),
-                                       "fp16 overflow at lo_bits only");
-                    const size_t t =
-                        (size_t)S * 3 + (size_t)r.below(S * 3); /* a tile of sequence 1 */
-                    for (uint32_t j = 0; j < G; j++)
-                        o.x[t * G + j] = (float)r.below(100000u);
-                    o.x[t * G] = 100000.0f;
-                    o.x[t * G + G - 1] = 0.0f;
-                    cs.push_back(o);
-                }
-                tahq_config c6 = cfg;
-                c6.lo_bits = c6.hi_bits; /* equal widths: every gain +0, ties by row */
-                cs.push_back(
-                    make_case(c6, 2, 50, G * 6, TQ_DATA_LLM, r.next(), "gain, equal widths"));
-            }
+            add_shape_cases(cs, cfg, r);
+            add_value_cases(cs, cfg, r);
+            if (alloc == TAHQ_ALLOC_GAIN)
+                add_gain_cases(cs, cfg, r);
             if (alloc == 0)
-                for (uint32_t b = 1; b <= 8; b++) { /* SPEC 7.1: the plain per-tile quantizer */
-                    tahq_config cp;
-                    tahq_config_plain(&cp, G, b);
-                    cs.push_back(make_case(cp, 4, 100, G * 8, (int)(b % TQ_DATA_KINDS), r.next(),
-                                           "plain profile"));
-                }
+                add_plain_cases(cs, G, r);
             for (auto &c : cs) {
                 cpu_reference(c);
                 int k = n++;
@@ -476,45 +541,7 @@ static void suite_edges(void)
                           (size_t)(k % 5 == 2));
             }
         }
-    /* argument errors (nothing is touched) */
-    {
-        tahq_config cfg;
-        tahq_config_default(&cfg);
-        tahq_shape shape = {1, 4, 256};
-        size_t bound = 0, wsb = 0, len = 5;
-        tahq_cuda_encode_bound(&cfg, &shape, &bound);
-        tahq_cuda_encode_workspace_size(&cfg, &shape, &wsb);
-        float *dx = (float *)d_x.get(1024 * 4);
-        uint8_t *dout = (uint8_t *)d_out.get(bound);
-        void *dws = d_ws.get(wsb);
-        CHECK(tahq_cuda_encode(nullptr, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_NULL,
-              "null cfg");
-        CHECK(tahq_cuda_encode(&cfg, &shape, nullptr, dws, wsb, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_NULL,
-              "null x");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb, dout, bound - 1, &len, g_stream) ==
-                  TAHQ_ERR_BUFFER,
-              "small out");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, dws, wsb - 1, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_BUFFER,
-              "small ws");
-        CHECK(tahq_cuda_encode(&cfg, &shape, dx, nullptr, wsb, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_NULL,
-              "null ws");
-        tahq_config bad = cfg;
-        bad.lo_bits = 5;
-        CHECK(tahq_cuda_encode(&bad, &shape, dx, dws, wsb, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_CONFIG,
-              "config");
-        tahq_shape bs = {0, 4, 256};
-        CHECK(tahq_cuda_encode(&cfg, &bs, dx, dws, wsb, dout, bound, &len, g_stream) ==
-                  TAHQ_ERR_SHAPE,
-              "shape");
-        CHECK(tahq_cuda_decode(nullptr, 100, (float *)dx, 1024, dws, wsb, g_stream) ==
-                  TAHQ_ERR_NULL,
-              "decode null");
-    }
+    check_argument_errors();
 }
 
 static void decode_status(const std::vector<uint8_t> &m, size_t len, size_t count, const char *what,

@@ -114,7 +114,8 @@ int conform_case_dir(const char *tmp, char *buf, size_t n);
 
 /* Read a file of at most cap bytes: only a regular file (never waits on a
  * FIFO or reads a device), with nofollow not through a symbolic link.
- * 0, or -1 with the reason in err ("is not a regular file", ...). */
+ * 0, or -1 with the reason in err ("is not a regular file", ...) and
+ * errno ENOENT exactly when nothing is at path (never a stale errno). */
 int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data, size_t *len,
                         char *err, size_t n);
 /* Copy a set file of at most `bytes` bytes to a new file `to` (O_EXCL,

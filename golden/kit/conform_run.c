@@ -201,6 +201,18 @@ void conform_rmtree(const char *dir)
     rmdir(dir);
 }
 
+/* Every failure leaves errno set by the failing step itself: callers
+ * read ENOENT as "missing", and an errno left over from an earlier call
+ * (a FIFO opens without touching errno) must not read as that. */
+static int read_failed(int fd, uint8_t *b, int e)
+{
+    free(b);
+    if (fd >= 0)
+        close(fd);
+    errno = e;
+    return -1;
+}
+
 int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **data, size_t *len,
                         char *err, size_t n)
 {
@@ -217,21 +229,18 @@ int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, n, "is not a regular file");
-        close(fd);
-        return -1;
+        return read_failed(fd, NULL, EINVAL);
     }
     if ((uint64_t)st.st_size > cap) {
         snprintf(err, n, "has %llu bytes, more than the %llu this case allows",
                  (unsigned long long)st.st_size, (unsigned long long)cap);
-        close(fd);
-        return -1;
+        return read_failed(fd, NULL, EFBIG);
     }
     size_t want = (size_t)st.st_size;
     uint8_t *b = malloc(want + 1);
     if (!b) {
         snprintf(err, n, "out of memory");
-        close(fd);
-        return -1;
+        return read_failed(fd, NULL, ENOMEM);
     }
     size_t got = 0;
     /* one byte more than its size: a file that grows is not read on */
@@ -240,21 +249,19 @@ int conform_read_capped(const char *path, int nofollow, uint64_t cap, uint8_t **
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            snprintf(err, n, "read error: %s", strerror(errno));
-            free(b);
-            close(fd);
-            return -1;
+            int e = errno;
+            snprintf(err, n, "read error: %s", strerror(e));
+            return read_failed(fd, b, e == ENOENT ? EIO : e);
         }
         if (r == 0)
             break;
         got += (size_t)r;
     }
-    close(fd);
     if (got > want) {
         snprintf(err, n, "changed while it was read");
-        free(b);
-        return -1;
+        return read_failed(fd, b, EAGAIN);
     }
+    close(fd);
     *data = b;
     *len = got;
     return 0;

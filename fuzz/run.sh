@@ -56,7 +56,7 @@ if [ ! -f "$gen_include/tahq_version.h" ]; then
   echo "fuzz: $gen_include/tahq_version.h not found: configure with CMake first, or set TAHQ_GENERATED_INCLUDE" >&2
   exit 2
 fi
-flags=(-std=c11 -g -O2 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,undefined,float-cast-overflow
+flags=(-std=c11 -g -O1 -I"$root/ref" -I"$root/cpu" -fsanitize=fuzzer,address,undefined,float-cast-overflow
        -fno-sanitize-recover=all -fno-omit-frame-pointer
        -ffp-contract=off -fno-fast-math -Wall -Wextra -Werror -Wvla
        -D_POSIX_C_SOURCE=200809L -I"$root/include" -I"$gen_include" -I"$root/support"
@@ -92,33 +92,74 @@ max_len_of() {
   esac
 }
 
-# the tools' sources (util.c, golden_common.c) read and write JSON with jansson
+# the tools' sources (util.c, golden_common.c) read and write JSON with
+# jansson; its flags are part of every object's flags, so that the shared
+# objects stay valid whichever harnesses a run names
 jansson_cflags=()
 jansson_libs=()
-uses_cli=0
-for n in "${names[@]}"; do
-  case "$n" in npy|json) uses_cli=1 ;; esac
-done
-if [ "$uses_cli" -eq 1 ]; then
-  if ! pkg-config --exists jansson 2>/dev/null; then
-    fail "jansson not found (pkg-config jansson): install libjansson-dev"
-  fi
+if pkg-config --exists jansson 2>/dev/null; then
   read -r -a jansson_cflags <<<"$(pkg-config --cflags jansson)"
   read -r -a jansson_libs <<<"$(pkg-config --libs jansson)"
+else
+  for n in "${names[@]}"; do
+    case "$n" in npy|json) fail "jansson not found (pkg-config jansson): install libjansson-dev" ;; esac
+  done
 fi
 
-# ----- build (the library once per harness: the sources are few and small) -----
+# ----- build -----
+# Every source is compiled once into objects shared by the harnesses
+# ($out/obj, -fsanitize=fuzzer-no-link), in parallel, and rebuilt only when
+# it, a header or the flags changed; each harness then links its own file
+# with what it needs. -O1, as OSS-Fuzz builds: under ASan the x86 register
+# paths of cpu/ take minutes per file at -O2 and the harnesses spend their
+# time in the codec either way.
+objdir="$out/obj"
+mkdir -p "$objdir"
+cflags=("${flags[@]/#-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" ${jansson_cflags[@]+"${jansson_cflags[@]}"})
+flag_text="$cc ${cflags[*]}"
+if [ "$(cat "$objdir/flags" 2>/dev/null)" != "$flag_text" ]; then
+  rm -f "$objdir"/*.o
+  printf '%s\n' "$flag_text" >"$objdir/flags"
+fi
+obj_of() { local r="${1#"$root"/}"; echo "$objdir/${r//\//_}.o"; }
+headers=("$root"/include/*.h "$root"/ref/*.h "$root"/support/*.h "$root"/golden/kit/*.h "$root"/cpu/*.h
+         "$root"/fuzz/*.h "$gen_include/tahq_version.h")
+newest_header="$(ls -t "${headers[@]}" | head -n1)"
+# the sources every named harness needs, each once
+declare -A wanted=()
 for n in "${names[@]}"; do
-  extra="$(sources_of "$n")"
+  # shellcheck disable=SC2046
+  for f in "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $(sources_of "$n"); do wanted["$f"]=1; done
+done
+stale=()
+for f in "${!wanted[@]}"; do
+  o="$(obj_of "$f")"
+  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then stale+=("$f"); fi
+done
+if [ "${#stale[@]}" -gt 0 ]; then
+  echo "fuzz: compiling ${#stale[@]} sources into $objdir" >&2
+  export -f obj_of
+  export root objdir
+  # xargs appends the source after the compiler and its flags
+  printf '%s\0' "${stale[@]}" |
+    xargs -0 -n1 -P "$(nproc 2>/dev/null || echo 2)" bash -c \
+      'src="${*: -1}"; o="$(obj_of "$src")"; "${@:1:$#-1}" -c "$src" -o "$o.tmp" && mv "$o.tmp" "$o"' \
+      _ "$cc" "${cflags[@]}" ||
+    { echo "fuzz: compiling failed (see the compiler's messages above)" >&2; exit 1; }
+fi
+for n in "${names[@]}"; do
   exe="$out/fuzz_$n"
-  # shellcheck disable=SC2086
-  if [ ! -x "$exe" ] || [ -n "$(find "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $extra "$root/include" \
-        "$root/ref/internal.h" "$root"/support/*.h "$root"/golden/kit/*.h "$root"/cpu/*.h "$root"/fuzz/*.h -newer "$exe" -name '*.[ch]' 2>/dev/null |
-        head -n1)" ]; then
-    echo "fuzz: building $exe" >&2
-    # shellcheck disable=SC2086
-    "$cc" "${flags[@]}" ${jansson_cflags[@]+"${jansson_cflags[@]}"} "$root/fuzz/fuzz_$n.c" \
-      "${ref_src[@]}" $extra ${jansson_libs[@]+"${jansson_libs[@]}"} -lm -lpthread -o "$exe"
+  objs=()
+  # shellcheck disable=SC2046
+  for f in "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $(sources_of "$n"); do objs+=("$(obj_of "$f")"); done
+  fresh=1
+  [ -x "$exe" ] || fresh=0
+  for o in "${objs[@]}"; do [ "$o" -nt "$exe" ] && fresh=0; done
+  if [ "$fresh" -eq 0 ]; then
+    echo "fuzz: linking $exe" >&2
+    lib=()
+    case "$n" in npy|json) lib=(${jansson_libs[@]+"${jansson_libs[@]}"}) ;; esac
+    "$cc" "${flags[@]}" "${objs[@]}" ${lib[@]+"${lib[@]}"} -lm -lpthread -o "$exe"
   fi
 done
 

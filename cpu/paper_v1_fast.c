@@ -25,7 +25,6 @@
  * of the map and its flag rank by counting bits. */
 #include "internal.h"
 #include "jobs.h"
-#include "log2_coeff.h"
 #include "pairwise.h"
 #include "tahq_parallel.h"
 #include "vec8.h"
@@ -167,31 +166,6 @@ static uint64_t pos_after(const uint8_t *buf, uint64_t map0, uint64_t S, uint64_
 
 /* ---- numerics (Appendix A.1, A.2): the reference's operations ------------ */
 
-/* SPEC §2.3 log2 (ref/entropy.c log2_core) for a normal positive y: the
- * subnormal branch of the reference selects nothing there. The argument
- * here is p + 1e-30 >= 1e-30, always normal. */
-static inline float log2_normal(float y)
-{
-    const float *const c = tahq_log2_coeff;
-    const uint32_t w = tahq_bits_of(y);
-    int32_t e = (int32_t)(w >> 23) - 127;
-    const uint32_t frac = w & 0x7FFFFFu;
-    const uint32_t above_sqrt2 = (uint32_t)(frac > 0x3504F3u);
-    const float m = tahq_float_of((frac | 0x3F800000u) - (above_sqrt2 << 23));
-    e += (int32_t)above_sqrt2;
-    const float f = m - 1.0f;
-    float p = c[8];
-    p = p * f + c[7];
-    p = p * f + c[6];
-    p = p * f + c[5];
-    p = p * f + c[4];
-    p = p * f + c[3];
-    p = p * f + c[2];
-    p = p * f + c[1];
-    p = p * f + c[0];
-    return (float)e + f * p;
-}
-
 /* SPEC §2.5 halving tree over w[0 .. n), n a power of two >= 8; w is
  * overwritten (the 8-lane form of cpu/vec8.h, as ref/entropy.c's). */
 static inline float halving_tree(float *w, uint32_t n)
@@ -223,7 +197,8 @@ TAHQ_HOT static float pv1f_entropy(const float *x, uint64_t T, uint32_t G)
         const float *xt = x + t * G;
         for (uint32_t i = 0; i < G; i++) {
             const float p = tahq_absf(xt[i]) / den;
-            w[i] = p * (log2_normal(p + PV1F_EPS) * PV1F_LN2);
+            /* p + 1e-30 is normal: the core's subnormal select picks nothing */
+            w[i] = p * (tahq_core_log2(p + PV1F_EPS) * PV1F_LN2);
         }
         tahq_pairwise_push(&hacc, halving_tree(w, G));
     }

@@ -299,6 +299,11 @@ Allocated:
         const uint32_t bits = tile_bits(c, lay, map, t);
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==>
           @   0 <= tahq_unit(c, lay.tiles_per_row, t) >> 3 < lay.map_bytes; */
+        /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> \let u = tahq_unit(c, lay.tiles_per_row, t) >> 3;
+          @   map[u] == \at(map[u], Allocated); */
+        /*@ assert \let i = tahq_unit(c, lay.tiles_per_row, t);
+          @   tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1) &&
+          @   tahq_bit{Allocated}(map, i) == ((\at(map[i >> 3], Allocated) >> (i & 7)) & 1); */
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> tahq_bit(map, tahq_unit(c, lay.tiles_per_row, t)) ==
           @   tahq_bit{Allocated}(map, tahq_unit(c, lay.tiles_per_row, t)); */
         /*@ assert bits == tahq_tile_bits{Allocated}(map, c, lay.tiles_per_row, t); */
@@ -838,11 +843,12 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
     tile_cursor cur = {0, 0, 0};
     tile_data d;
     /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
-      @ loop invariant \forall integer j; 0 <= j < t ==> info[j].pivot < h.config.tile;
+      @ loop invariant \forall integer j; 0 <= j < t ==> info[j].pivot < TAHQ_TILE_MAX;
       @ loop assigns t, cur, d, info[0 .. n_tiles - 1];
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cur = cursor_next(cur, &h, lay, payload, &d);
+        /*@ assert d.pivot < TAHQ_TILE_MAX; */
         info[t].bits = d.bits;
         info[t].flagged = d.flagged;
         info[t].pivot = d.pivot;

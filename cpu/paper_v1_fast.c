@@ -233,21 +233,6 @@ TAHQ_HOT static uint32_t pv1f_gate(const float *x, uint32_t G)
     return 1u << 8 | d;
 }
 
-/* A key that orders like the value of a non-NaN float (-0 below +0). */
-static inline int32_t order_key(float v)
-{
-    const uint32_t u = tahq_bits_of(v);
-    const uint32_t neg = 0u - (u >> 31);
-    return (int32_t)(u ^ (neg >> 1));
-}
-
-static inline float from_order_key(int32_t k)
-{
-    const uint32_t u = (uint32_t)k;
-    const uint32_t neg = 0u - (u >> 31);
-    return tahq_float_of(u ^ (neg >> 1));
-}
-
 /* tahq_paper_v1_quantize_tile. The reference's lo is the first element of
  * least value: the same value as the minimum, and of the same sign when it
  * is a zero (then searched for: the only case where equal values differ). */
@@ -256,13 +241,13 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
 {
     int32_t kmin = INT32_MAX, kmax = INT32_MIN;
     for (uint32_t i = 0; i < G; i++) {
-        const int32_t k = order_key(v[i]);
+        const int32_t k = tahq_order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
     }
-    float lo = from_order_key(kmin);
-    const float hi = from_order_key(kmax); /* its zero sign does not matter: hi - lo */
-    if (kmin == -1)                        /* a -0 is least: the first zero decides */
+    float lo = tahq_from_order_key(kmin);
+    const float hi = tahq_from_order_key(kmax); /* its zero sign does not matter: hi - lo */
+    if (kmin == -1)                             /* a -0 is least: the first zero decides */
         for (uint32_t i = 0; i < G; i++)
             if (v[i] == 0.0f) {
                 lo = v[i];

@@ -153,7 +153,8 @@ struct FnFixStep { /* SPEC 7.2 step h from the channel max m */
 
 /* ---- small generic pieces -------------------------------------------------------- */
 
-template <class W> TQ_PROG typename W::I okey(typename W::F x) /* ref/quant.c order_key */
+template <class W>
+TQ_PROG typename W::I okey(typename W::F x) /* tahq_order_key (ref/tahq_core.h) in lanes */
 {
     typedef typename W::I I;
     typedef typename W::U U;

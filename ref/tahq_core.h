@@ -92,6 +92,26 @@ TAHQ_CORE_FN float tahq_canonical_nan(float x)
     return x != x ? tahq_float_of(TAHQ_CANONICAL_NAN_BITS) : x;
 }
 
+/* A signed integer key that orders non-NaN floats like their values (with
+ * -0 < +0): negative floats get their magnitude bits flipped. Integer
+ * minimum and maximum of keys vectorize where float ones would not. */
+/*@ assigns \nothing;
+  @ ensures \result == tahq_okey(tahq_f32_bits(x)); */
+TAHQ_CORE_FN int32_t tahq_order_key(float x)
+{
+    uint32_t u = tahq_bits_of(x);
+    int32_t m = (int32_t)(u & 0x7FFFFFFFu);
+    return u >= 0x80000000u ? ~m : m; /* negative: bits 0..30 flipped, = -1 - m */
+}
+
+/* The float of an order key (tahq_order_key's inverse). */
+/*@ assigns \nothing;
+  @ ensures tahq_not_nan_bits(tahq_okey_inv(k)) ==> tahq_f32_bits(\result) == tahq_okey_inv(k); */
+TAHQ_CORE_FN float tahq_from_order_key(int32_t k)
+{
+    return tahq_float_of(k < 0 ? 0x80000000u + (uint32_t)(-(k + 1)) : (uint32_t)k);
+}
+
 /* ---- little-endian fields and header offsets (SPEC 8.1) --------------------- */
 
 /* Little-endian field access. */
@@ -367,7 +387,7 @@ TAHQ_CORE_FN float tahq_core_meta_round_up(tahq_meta meta, float x)
 TAHQ_CORE_FN uint32_t tahq_core_meta_scale_bits(tahq_meta meta, float w, uint32_t levels)
 {
     const float L = (float)levels;
-    const uint32_t inf_bits = meta == TAHQ_META_FP32 ? 0x7F800000u
+    const uint32_t inf_bits = meta == TAHQ_META_FP32   ? 0x7F800000u
                               : meta == TAHQ_META_BF16 ? 0x7F80u
                                                        : 0x7C00u;
     uint32_t sb = tahq_core_meta_round_up_bits(meta, w / L);

@@ -341,6 +341,11 @@ Allocated:
             return st;
         }
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
+        /*@ ghost tahq_mul_mono(0, t, lay.meta_bytes); */
+        /*@ assert meta_room: lay.map_bytes <= lay.zero_off + t * lay.meta_bytes &&
+          @   lay.zero_off + t * lay.meta_bytes + lay.meta_bytes <= lay.scale_off &&
+          @   lay.scale_off + t * lay.meta_bytes + lay.meta_bytes <= lay.code_off &&
+          @   lay.code_off <= lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
         put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
         put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
         /*@ assert lay.map_bytes <= lay.code_off && lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
@@ -354,7 +359,10 @@ Allocated:
             uint8_t p = (uint8_t)pivot;
             tahq_set_bit(flags, t);
             /*@ ghost tahq_mul_mono(n_flagged + 1, lay.n_tiles, k); */
-            tahq_pack_bits(pivots, n_flagged * k, &p, 1, k);
+            const uint64_t pivot_bit = n_flagged * k;
+            /*@ assert pivot_bit == n_flagged * k && (pivot_bit + k + 7) / 8 <= (lay.n_tiles * k + 7) / 8; */
+            /*@ assert lay.pivot_off + (pivot_bit + k + 7) / 8 <= out_capacity - TAHQ_HEADER_BYTES; */
+            tahq_pack_bits(pivots, pivot_bit, &p, 1, k);
             n_flagged++;
         }
     }

@@ -619,6 +619,7 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
     c.t++;
     /* The stores to *d and p leave the payload alone, so the walk's sums over
      * it are unchanged: WP needs this by induction, which a ghost loop gives. */
+    /*@ assert frame: \forall integer i; 0 <= i < lay.payload_bytes ==> payload[i] == \at(payload[i], Pre); */
     /*@ ghost
       @ /@ loop invariant 0 <= j <= t + 1;
       @  @ loop invariant tahq_bits_sum{Pre}(payload, cfg, lay.tiles_per_row, j) ==

@@ -36,7 +36,7 @@ tahq_status tahq_encode_bound(const tahq_config *cfg, const tahq_shape *shape, s
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ assigns \nothing;
   @ ensures \result == tahq_group(cfg, shape) && \result <= 0xFFFFFFFF; */
-static uint64_t alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
+uint64_t tahq_alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
@@ -66,7 +66,7 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
         st = tahq_check_shape(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    uint64_t n = alloc_group_size(cfg, shape);
+    uint64_t n = tahq_alloc_group_size(cfg, shape);
     /* keys and entropies, plus slack to align the keys to 8 bytes */
     uint64_t total = n == 0 ? 0 : n * (sizeof(uint64_t) + sizeof(float)) + sizeof(uint64_t) - 1;
     if (total > (uint64_t)SIZE_MAX)
@@ -110,30 +110,11 @@ TAHQ_HOT static tahq_status check_input(const float *x, uint64_t n)
     return TAHQ_OK;
 }
 
-/*@ requires \valid(dst + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
-  @ requires meta != TAHQ_META_FP32 ==> bits <= 0xFFFF;
-  @ assigns dst[0 .. (meta == TAHQ_META_FP32 ? 3 : 1)]; */
-static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
-{
-    if (meta == TAHQ_META_FP32)
-        tahq_put_u32(dst, bits);
-    else
-        tahq_put_u16(dst, (uint16_t)bits);
-}
-
 /*@ requires \valid_read(src + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
   @ assigns \nothing; */
 static float get_meta(const uint8_t *src, tahq_meta meta)
 {
-    uint32_t bits = meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
-    return tahq_meta_value(meta, bits);
-}
-
-/*@ requires \valid_read(src + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
-  @ assigns \nothing; */
-static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
-{
-    return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
+    return tahq_meta_value(meta, tahq_get_meta_bits(src, meta));
 }
 
 /*@ ghost
@@ -346,8 +327,8 @@ Allocated:
           @   lay.zero_off + t * lay.meta_bytes + lay.meta_bytes <= lay.scale_off &&
           @   lay.scale_off + t * lay.meta_bytes + lay.meta_bytes <= lay.code_off &&
           @   lay.code_off <= lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
-        put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
-        put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
+        tahq_put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
+        tahq_put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
         /*@ assert lay.map_bytes <= lay.code_off && lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
         /*@ assert codes_start: lay.map_bytes <= lay.code_off +
           @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t); */
@@ -408,7 +389,7 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     if (workspace_bytes < ws_need)
         return TAHQ_ERR_BUFFER;
 
-    uint64_t group = alloc_group_size(cfg, shape);
+    uint64_t group = tahq_alloc_group_size(cfg, shape);
     uint8_t *ws = (uint8_t *)workspace; /* any alignment: round up inside the slack */
     uint64_t *keys = ws ? (uint64_t *)(ws + (sizeof(uint64_t) - (uintptr_t)ws % sizeof(uint64_t)) %
                                                 sizeof(uint64_t))
@@ -433,16 +414,6 @@ static uint64_t popcount_bits(const uint8_t *buf, uint64_t first, uint64_t n)
     for (uint64_t i = 0; i < n; i++)
         c += tahq_get_bit(buf, first + i);
     return c;
-}
-
-/* Bits from nbits up to the end of the last byte must be zero. */
-/*@ requires \valid_read(buf + (0 .. (nbits + 7) / 8 - 1));
-  @ assigns \nothing; */
-static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
-{
-    if ((nbits & 7u) == 0)
-        return 1;
-    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
 /*@ // The tile size of a configuration value: the walk's predicates take the
@@ -484,7 +455,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
 {
     const tahq_config *cfg = &h->config;
     const uint8_t *map = payload;
-    uint64_t group = alloc_group_size(cfg, &h->shape);
+    uint64_t group = tahq_alloc_group_size(cfg, &h->shape);
     if (group > 0) {
         uint64_t want = tahq_low_count(group, cfg->hi_permille);
         /* token mode: B groups of S rows; tile mode: B*S groups of C/G tiles */
@@ -511,7 +482,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
             if (popcount_bits(map, u * group, group) != want)
                 return TAHQ_ERR_PAYLOAD;
         }
-        if (!padding_is_zero(map, lay.map_bits))
+        if (!tahq_padding_is_zero(map, lay.map_bits))
             return TAHQ_ERR_PAYLOAD;
     }
     /* implied by the counts above (SPEC §8.2); it is what bounds the walk */
@@ -519,17 +490,17 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
         return TAHQ_ERR_PAYLOAD;
     const uint8_t *flags = payload + lay.map_bytes;
     if (popcount_bits(flags, 0, lay.n_tiles) != h->n_flagged ||
-        !padding_is_zero(flags, lay.n_tiles))
+        !tahq_padding_is_zero(flags, lay.n_tiles))
         return TAHQ_ERR_PAYLOAD;
-    if (!padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
+    if (!tahq_padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
         return TAHQ_ERR_PAYLOAD;
     /*@ loop invariant 0 <= t <= lay.n_tiles;
       @ loop assigns t;
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
-        uint32_t zb = meta_get_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
-        uint32_t sb = meta_get_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
+        uint32_t zb = tahq_get_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
+        uint32_t sb = tahq_get_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
         float z = tahq_meta_value(cfg->meta, zb);
         float s = tahq_meta_value(cfg->meta, sb);
         uint32_t sign = cfg->meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;

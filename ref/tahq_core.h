@@ -7,6 +7,7 @@
  *   bit views of binary32/binary64, absolute value,
  *   canonical NaN                                         SPEC 1, 2.1
  *   little-endian fields and the header offsets           SPEC 8.1
+ *   metadata fields, zero padding of bit sections         SPEC 8.2, 8.4
  *   log2 of a tile size                                   SPEC 3.3
  *   binary16, bfloat16, the metadata grid, scale search   SPEC 2.2, 5.3
  *   log2 and its coefficients                             SPEC 2.3
@@ -161,6 +162,35 @@ TAHQ_CORE_FN uint64_t tahq_get_u64(const uint8_t *p)
     return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) |
            ((uint64_t)p[3] << 24) | ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) |
            ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
+}
+
+/* One metadata value's wire bits: 4 bytes for fp32 metadata, 2 otherwise. */
+/*@ requires \valid(dst + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
+  @ requires meta != TAHQ_META_FP32 ==> bits <= 0xFFFF;
+  @ assigns dst[0 .. (meta == TAHQ_META_FP32 ? 3 : 1)]; */
+TAHQ_CORE_FN void tahq_put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
+{
+    if (meta == TAHQ_META_FP32)
+        tahq_put_u32(dst, bits);
+    else
+        tahq_put_u16(dst, (uint16_t)bits);
+}
+/*@ requires \valid_read(src + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
+  @ assigns \nothing; */
+TAHQ_CORE_FN uint32_t tahq_get_meta_bits(const uint8_t *src, tahq_meta meta)
+{
+    return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
+}
+
+/* A bit section of nbits bits ends in a whole byte: the bits from nbits up
+ * to the end of its last byte must be zero (SPEC 8.4). */
+/*@ requires \valid_read(buf + (0 .. (nbits + 7) / 8 - 1));
+  @ assigns \nothing; */
+TAHQ_CORE_FN int tahq_padding_is_zero(const uint8_t *buf, uint64_t nbits)
+{
+    if ((nbits & 7u) == 0)
+        return 1;
+    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
 /* Byte offsets of the fields of the 72-byte header (SPEC 8.1); the bytes

@@ -253,7 +253,7 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
                 lo = v[i];
                 break;
             }
-    const int32_t levels = (int32_t)((1u << bits) - 1u);
+    const uint32_t levels = (1u << bits) - 1u;
     const float L = (float)levels;
     float s = (hi - lo) / L;
     if (!(s >= PV1F_EPS))
@@ -261,9 +261,7 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
     for (uint32_t i = 0; i < G; i++) {
         float t = (v[i] - lo) / s;
         t = t > L ? L : t;
-        const float r = (t + 0x1p23f) - 0x1p23f;
-        const int32_t q = (int32_t)r; /* 0 <= r <= L */
-        codes[i] = (uint8_t)(q < levels ? q : levels);
+        codes[i] = tahq_nearest_code(t, levels);
     }
     *zero = lo;
     *scale = s;

@@ -63,8 +63,8 @@ static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_met
     return TAHQ_OK;
 }
 
-/* Nearest-even codes: 0 <= t <= L by the choice of s (SPEC §5.3), so the
- * min() never changes a code; it only guards the byte conversion. */
+/* Nearest-even codes (tahq_nearest_code): 0 <= t <= L by the choice of s
+ * (SPEC §5.3). */
 /*@ requires tile <= 256 && 1 <= levels <= 255;
   @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
   @ assigns codes[0 .. tile - 1];
@@ -78,10 +78,7 @@ TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float
       @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float t = (v[i] - z) / s;
-        float r = (t + 0x1p23f) - 0x1p23f;              /* one rounding, ties to even */
-        /*@ admit float_to_int: -1 < r < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
-        uint32_t q = (uint32_t)r;
-        codes[i] = (uint8_t)(q < levels ? q : levels);
+        codes[i] = tahq_nearest_code(t, levels); /* one rounding, ties to even */
     }
 }
 

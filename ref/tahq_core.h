@@ -10,6 +10,7 @@
  *   metadata fields, zero padding of bit sections         SPEC 8.2, 8.4
  *   log2 of a tile size                                   SPEC 3.3
  *   binary16, bfloat16, the metadata grid, scale search   SPEC 2.2, 5.3
+ *   the nearest code of one element                       SPEC 5.3, A.1
  *   log2 and its coefficients                             SPEC 2.3
  *   the Philox4x32-10 block and its constants             SPEC 2.4
  *   the gain key                                          SPEC 4.3
@@ -427,6 +428,22 @@ TAHQ_CORE_FN uint32_t tahq_core_meta_scale_bits(tahq_meta meta, float w, uint32_
     while (sb < inf_bits && !(w / tahq_core_meta_value(meta, sb) <= L))
         sb++;
     return sb;
+}
+
+/* The nearest code of t = (v - z) / s, ties to even, at most levels (SPEC
+ * 5.3 step 4; the paper profile's A.1 after its clamp): adding and removing
+ * 2^23 rounds exactly once for 0 <= t < 2^22. The callers' t lies in
+ * [0, levels] (SPEC 5.3, by the choice of z and s), so the min() never
+ * changes a code; it only guards the byte conversion. */
+/*@ requires 1 <= levels <= 255;
+  @ assigns \nothing;
+  @ ensures \result <= levels; */
+TAHQ_CORE_FN uint8_t tahq_nearest_code(float t, uint32_t levels)
+{
+    float r = (t + 0x1p23f) - 0x1p23f;
+    /*@ admit float_to_int: -1 < r < 4294967296; */ /* 0 <= t <= L (tested) */
+    uint32_t q = (uint32_t)r;
+    return (uint8_t)(q < levels ? q : levels);
 }
 
 /* ---- log2 (SPEC 2.3) ----------------------------------------------------- */

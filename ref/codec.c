@@ -132,7 +132,9 @@ static float get_meta(const uint8_t *src, tahq_meta meta)
   @ assigns \nothing;
   @ ensures \result == tahq_tile_bits(map, cfg, lay.tiles_per_row, t);
   @ ensures cfg.alloc != TAHQ_ALLOC_NONE ==> 0 <= tahq_unit(cfg, lay.tiles_per_row, t) < lay.map_bits;
-  @ ensures 1 <= \result <= 8; */
+  @ ensures 1 <= \result <= 8;
+  @ ensures bit_def: \let i = tahq_unit(cfg, lay.tiles_per_row, t);
+  @   tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
 static uint32_t tile_bits(tahq_config cfg, tahq_layout lay, const uint8_t *map, uint64_t t)
 {
     switch (cfg.alloc) {
@@ -261,6 +263,9 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
     }
 Allocated:
     __attribute__((unused)); /* (the map as tahq_allocate left it) */
+    /* tahq_bit's definition in the map as allocated, stated where the
+     * context is small: inside the tile loop the provers time out on it */
+    /*@ assert bit_allocated: \forall integer i; tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
     uint8_t *pivots = payload + lay.pivot_off;
@@ -282,12 +287,6 @@ Allocated:
           @   0 <= tahq_unit(c, lay.tiles_per_row, t) >> 3 < lay.map_bytes; */
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> \let u = tahq_unit(c, lay.tiles_per_row, t) >> 3;
           @   map[u] == \at(map[u], Allocated); */
-        /* tahq_bit's definition at each label, one goal each (together the
-         * provers time out) */
-        /*@ assert \let i = tahq_unit(c, lay.tiles_per_row, t);
-          @   tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
-        /*@ assert bit_allocated: \let i = tahq_unit(c, lay.tiles_per_row, t);
-          @   tahq_bit{Allocated}(map, i) == ((\at(map[i >> 3], Allocated) >> (i & 7)) & 1); */
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> tahq_bit(map, tahq_unit(c, lay.tiles_per_row, t)) ==
           @   tahq_bit{Allocated}(map, tahq_unit(c, lay.tiles_per_row, t)); */
         /*@ assert bits == tahq_tile_bits{Allocated}(map, c, lay.tiles_per_row, t); */

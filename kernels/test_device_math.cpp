@@ -69,13 +69,6 @@ static bool g_quick = false;
 /* A scalar model of one tile built on the scalar core's metadata grid
  * (SPEC 2.2, 5.3) as C++ compiles it: the values test_scalar compares with
  * libtahq. */
-/* order key of a non-NaN float (-0 below +0), as ref/quant.c order_key */
-static int32_t tq_order_key(float x)
-{
-    int32_t w = (int32_t)tq_bits(x);
-    return w ^ (int32_t)((uint32_t)(w >> 31) >> 1);
-}
-
 /* ---- SPEC 5.3 zero-point and scale of one tile ------------------------------- *
  * From the tile's min lo and max hi: z = down(lo) (+0 if zero), s = +0 if
  * w = fl(hi - z) = 0, else the search above. *range is set on overflow. */
@@ -105,9 +98,7 @@ static void tq_zero_scale(uint32_t meta, float lo, float hi, uint32_t levels, fl
 /* nearest-even code of v against (z, s), s > 0 (ref/quant.c codes_nearest) */
 static uint32_t tq_code_nearest(float v, float z, float s, uint32_t levels)
 {
-    float t = (v - z) / s;
-    uint32_t q = (uint32_t)((t + 0x1p23f) - 0x1p23f);
-    return q < levels ? q : levels;
+    return tahq_nearest_code((v - z) / s, levels);
 }
 
 /* stochastic code with the random word of the element (ref/quant.c) */
@@ -244,8 +235,8 @@ static void test_scalar(void)
                                                 (tahq_rounding)rounding, seed, elem0, &zr, &sr, cr);
             float lo = v[0], hi = v[0];
             for (uint32_t i = 1; i < G; i++) {
-                lo = tq_order_key(v[i]) < tq_order_key(lo) ? v[i] : lo;
-                hi = tq_order_key(v[i]) > tq_order_key(hi) ? v[i] : hi;
+                lo = tahq_order_key(v[i]) < tahq_order_key(lo) ? v[i] : lo;
+                hi = tahq_order_key(v[i]) > tahq_order_key(hi) ? v[i] : hi;
             }
             float z, s;
             uint32_t range;

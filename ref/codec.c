@@ -579,6 +579,9 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
         tahq_unpack_bits(payload + lay.pivot_off, c.n_flagged * lay.tile_log2, &p, 1,
                          lay.tile_log2);
         pivot = p;
+        /* the bound on the local: at the return, through the walk's frame,
+         * the provers time out on d->pivot < G */
+        /*@ assert pivot_lt: pivot < G; */
         c.n_flagged++;
     }
     d->bits = bits;

@@ -60,13 +60,13 @@ TAHQ_AVX512_INLINE void log2_16n(const __m512 *x, __m512 *y, const uint32_t m)
         e = _mm512_mask_add_epi32(e, above, e, _mm512_set1_epi32(1));
         f[v] = _mm512_sub_ps(_mm512_castsi512_ps(mb), _mm512_set1_ps(1.0f));
         ef[v] = _mm512_cvtepi32_ps(e); /* exact: |e| < 2^8 */
-        y[v] = _mm512_set1_ps(tahq_log2_coeff[8]);
+        y[v] = _mm512_set1_ps(log2_coeff[8]);
     }
 #pragma GCC unroll 8
     for (int i = 7; i >= 0; i--)
 #pragma GCC unroll 4
         for (uint32_t v = 0; v < m; v++)
-            y[v] = _mm512_add_ps(_mm512_mul_ps(y[v], f[v]), _mm512_set1_ps(tahq_log2_coeff[i]));
+            y[v] = _mm512_add_ps(_mm512_mul_ps(y[v], f[v]), _mm512_set1_ps(log2_coeff[i]));
 #pragma GCC unroll 4
     for (uint32_t v = 0; v < m; v++)
         y[v] = _mm512_add_ps(ef[v], _mm512_mul_ps(f[v], y[v]));

@@ -30,7 +30,6 @@
 #include "cpu_path.h"
 #include "fast_encode.h"
 #include "fast_tile.h"
-#include "log2_coeff.h"
 #include "internal.h"
 #include "pairwise.h"
 
@@ -187,7 +186,11 @@ encode_known_regs(const tahq_config *c, const float *x, const uint32_t n, uint32
 
 /* ---- entropy of a token (SPEC §4.1, §2.3, §2.5) ---------------------------- */
 
-/* ref/entropy.c log2_core on 8 lanes of x >= +0 (finite): the subnormal
+/* SPEC §2.3's Horner coefficients c0 .. c8 (the scalar core's) as an array,
+ * for the lane loop of log2_8. */
+static const float log2_coeff[9] = {TAHQ_LOG2_COEFFS};
+
+/* tahq_core_log2 (ref/tahq_core.h) on 8 lanes of x >= +0 (finite): the subnormal
  * select, the exponent and the fraction halved above sqrt(2), f = m - 1,
  * the 9 Horner steps y = y * f + c (two roundings each, no FMA), then
  * (float)e + f * y; each lane's operations are the scalar ones. */
@@ -207,9 +210,9 @@ static inline ENC_TARGET __m256 log2_8(__m256 x)
                          _mm256_and_si256(above, _mm256_set1_epi32(0x00800000))));
     e = _mm256_sub_epi32(e, above);
     const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
-    __m256 y = _mm256_set1_ps(tahq_log2_coeff[8]);
+    __m256 y = _mm256_set1_ps(log2_coeff[8]);
     for (int i = 7; i >= 0; i--)
-        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(tahq_log2_coeff[i]));
+        y = _mm256_add_ps(_mm256_mul_ps(y, f), _mm256_set1_ps(log2_coeff[i]));
     return _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_mul_ps(f, y));
 }
 

@@ -125,11 +125,6 @@ unsigned long long tahq_cpu_path_runs(tahq_cpu_path p)
 
 /* ---- decode: the reference's steps, where no fast path runs ---------------- */
 
-static inline uint32_t meta_bits_at(tahq_meta meta, const uint8_t *p)
-{
-    return meta == TAHQ_META_FP32 ? tahq_get_u32(p) : tahq_get_u16(p);
-}
-
 /* tahq_fast_decode_tiles with the reference's functions, tile by tile. */
 static void decode_tiles_ref(const tahq_fast_dec *d, uint64_t t, uint64_t n, uint32_t b,
                              const uint8_t **codes, uint64_t *pivot)
@@ -141,8 +136,10 @@ static void decode_tiles_ref(const tahq_fast_dec *d, uint64_t t, uint64_t n, uin
         uint8_t q[TAHQ_TILE_MAX];
         tahq_unpack_tile(src, q, G, b);
         tahq_dequantize_tile(
-            q, G, tahq_meta_value(d->meta, meta_bits_at(d->meta, d->zero + t * d->meta_bytes)),
-            tahq_meta_value(d->meta, meta_bits_at(d->meta, d->scale + t * d->meta_bytes)), dst);
+            q, G,
+            tahq_meta_value(d->meta, tahq_get_meta_bits(d->zero + t * d->meta_bytes, d->meta)),
+            tahq_meta_value(d->meta, tahq_get_meta_bits(d->scale + t * d->meta_bytes, d->meta)),
+            dst);
         if (tahq_get_bit(d->flags, t)) {
             uint8_t p;
             tahq_unpack_bits(d->pivots, *pivot * k, &p, 1, k);
@@ -164,7 +161,7 @@ static int meta_bad_ref(const uint8_t *zp, const uint8_t *sp, uint64_t n, tahq_m
                           : meta == TAHQ_META_BF16 ? 0x7F80u
                                                    : 0x7C00u;
     for (uint64_t t = 0; t < n; t++, zp += mb, sp += mb) {
-        const uint32_t zb = meta_bits_at(meta, zp), sb = meta_bits_at(meta, sp);
+        const uint32_t zb = tahq_get_meta_bits(zp, meta), sb = tahq_get_meta_bits(sp, meta);
         if ((zb & expo) == expo || zb == sign) /* non-finite, or -0 */
             return 1;
         if ((sb & expo) == expo || (sb & sign))
@@ -542,7 +539,7 @@ static inline __attribute__((always_inline)) FAST_TARGET float meta_load(tahq_me
         memcpy(&h, p, 2); /* little-endian */
         return _cvtsh_ss(h);
     }
-    return meta_avx(meta, meta_bits_at(meta, p));
+    return meta_avx(meta, tahq_get_meta_bits(p, meta));
 }
 
 /* How many of the n tiles from src (step code bytes each) can take 8-byte

@@ -25,7 +25,6 @@
  * of the map and its flag rank by counting bits. */
 #include "internal.h"
 #include "jobs.h"
-#include "log2_coeff.h"
 #include "pairwise.h"
 #include "tahq_parallel.h"
 #include "vec8.h"
@@ -167,31 +166,6 @@ static uint64_t pos_after(const uint8_t *buf, uint64_t map0, uint64_t S, uint64_
 
 /* ---- numerics (Appendix A.1, A.2): the reference's operations ------------ */
 
-/* SPEC §2.3 log2 (ref/entropy.c log2_core) for a normal positive y: the
- * subnormal branch of the reference selects nothing there. The argument
- * here is p + 1e-30 >= 1e-30, always normal. */
-static inline float log2_normal(float y)
-{
-    const float *const c = tahq_log2_coeff;
-    const uint32_t w = tahq_bits_of(y);
-    int32_t e = (int32_t)(w >> 23) - 127;
-    const uint32_t frac = w & 0x7FFFFFu;
-    const uint32_t above_sqrt2 = (uint32_t)(frac > 0x3504F3u);
-    const float m = tahq_float_of((frac | 0x3F800000u) - (above_sqrt2 << 23));
-    e += (int32_t)above_sqrt2;
-    const float f = m - 1.0f;
-    float p = c[8];
-    p = p * f + c[7];
-    p = p * f + c[6];
-    p = p * f + c[5];
-    p = p * f + c[4];
-    p = p * f + c[3];
-    p = p * f + c[2];
-    p = p * f + c[1];
-    p = p * f + c[0];
-    return (float)e + f * p;
-}
-
 /* SPEC §2.5 halving tree over w[0 .. n), n a power of two >= 8; w is
  * overwritten (the 8-lane form of cpu/vec8.h, as ref/entropy.c's). */
 static inline float halving_tree(float *w, uint32_t n)
@@ -223,7 +197,8 @@ TAHQ_HOT static float pv1f_entropy(const float *x, uint64_t T, uint32_t G)
         const float *xt = x + t * G;
         for (uint32_t i = 0; i < G; i++) {
             const float p = tahq_absf(xt[i]) / den;
-            w[i] = p * (log2_normal(p + PV1F_EPS) * PV1F_LN2);
+            /* p + 1e-30 is normal: the core's subnormal select picks nothing */
+            w[i] = p * (tahq_core_log2(p + PV1F_EPS) * PV1F_LN2);
         }
         tahq_pairwise_push(&hacc, halving_tree(w, G));
     }
@@ -258,21 +233,6 @@ TAHQ_HOT static uint32_t pv1f_gate(const float *x, uint32_t G)
     return 1u << 8 | d;
 }
 
-/* A key that orders like the value of a non-NaN float (-0 below +0). */
-static inline int32_t order_key(float v)
-{
-    const uint32_t u = tahq_bits_of(v);
-    const uint32_t neg = 0u - (u >> 31);
-    return (int32_t)(u ^ (neg >> 1));
-}
-
-static inline float from_order_key(int32_t k)
-{
-    const uint32_t u = (uint32_t)k;
-    const uint32_t neg = 0u - (u >> 31);
-    return tahq_float_of(u ^ (neg >> 1));
-}
-
 /* tahq_paper_v1_quantize_tile. The reference's lo is the first element of
  * least value: the same value as the minimum, and of the same sign when it
  * is a zero (then searched for: the only case where equal values differ). */
@@ -281,19 +241,19 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
 {
     int32_t kmin = INT32_MAX, kmax = INT32_MIN;
     for (uint32_t i = 0; i < G; i++) {
-        const int32_t k = order_key(v[i]);
+        const int32_t k = tahq_order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
     }
-    float lo = from_order_key(kmin);
-    const float hi = from_order_key(kmax); /* its zero sign does not matter: hi - lo */
-    if (kmin == -1)                        /* a -0 is least: the first zero decides */
+    float lo = tahq_from_order_key(kmin);
+    const float hi = tahq_from_order_key(kmax); /* its zero sign does not matter: hi - lo */
+    if (kmin == -1)                             /* a -0 is least: the first zero decides */
         for (uint32_t i = 0; i < G; i++)
             if (v[i] == 0.0f) {
                 lo = v[i];
                 break;
             }
-    const int32_t levels = (int32_t)((1u << bits) - 1u);
+    const uint32_t levels = (1u << bits) - 1u;
     const float L = (float)levels;
     float s = (hi - lo) / L;
     if (!(s >= PV1F_EPS))
@@ -301,9 +261,7 @@ TAHQ_HOT static void pv1f_quantize(const float *v, uint32_t G, uint32_t bits, fl
     for (uint32_t i = 0; i < G; i++) {
         float t = (v[i] - lo) / s;
         t = t > L ? L : t;
-        const float r = (t + 0x1p23f) - 0x1p23f;
-        const int32_t q = (int32_t)r; /* 0 <= r <= L */
-        codes[i] = (uint8_t)(q < levels ? q : levels);
+        codes[i] = tahq_nearest_code(t, levels);
     }
     *zero = lo;
     *scale = s;

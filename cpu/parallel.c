@@ -204,21 +204,6 @@ static uint64_t code_offset(const tahq_config *cfg, const tahq_layout *lay, cons
     return cfg->tile / 8u * (t0 * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits));
 }
 
-/* Units ranked together: S tokens (token and gain modes) or T tiles (tile
- * mode). */
-static uint64_t group_size(const tahq_config *cfg, const tahq_shape *shape)
-{
-    switch (cfg->alloc) {
-    case TAHQ_ALLOC_TOKEN:
-    case TAHQ_ALLOC_GAIN:
-        return shape->seq_len;
-    case TAHQ_ALLOC_TILE:
-        return shape->channels / cfg->tile;
-    default:
-        return 0;
-    }
-}
-
 /* Units whose rank is stored: rows (token and gain modes) or tiles (tile
  * mode). */
 static uint64_t rank_units(const tahq_config *cfg, const tahq_shape *shape)
@@ -304,7 +289,7 @@ tahq_status tahq_encode_parallel_workspace_size(const tahq_config *cfg, const ta
         return TAHQ_ERR_CONFIG;
     if (jobs == 0)
         jobs = 1;
-    const uint64_t group = group_size(cfg, shape);
+    const uint64_t group = tahq_alloc_group_size(cfg, shape);
     const uint64_t units = rank_units(cfg, shape);
     /* keys (8-aligned inside the slack), then the ranks; in gain allocation
      * then each tile's gate and metadata from the gain key's pass
@@ -516,14 +501,6 @@ static void enc_rank_job(void *arg, uint32_t j)
     }
 }
 
-static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
-{
-    if (meta == TAHQ_META_FP32)
-        tahq_put_u32(dst, bits);
-    else
-        tahq_put_u16(dst, (uint16_t)bits);
-}
-
 /* One tile with the reference's functions, as ref/codec.c's encode_tiles:
  * gate, transform, metadata, codes packed into dst. With a fast stochastic path: the reference's
  * metadata (and nearest codes, cheap), then the stochastic codes for the
@@ -620,8 +597,8 @@ static void enc_tiles_job(void *arg, uint32_t j)
             e->tile_status[j] = st;
             break;
         }
-        put_meta_bits(payload + lay->zero_off + t * lay->meta_bytes, c->meta, zero_bits);
-        put_meta_bits(payload + lay->scale_off + t * lay->meta_bytes, c->meta, scale_bits);
+        tahq_put_meta_bits(payload + lay->zero_off + t * lay->meta_bytes, c->meta, zero_bits);
+        tahq_put_meta_bits(payload + lay->scale_off + t * lay->meta_bytes, c->meta, scale_bits);
         codes_out += G / 8u * bits;
         if (flagged) {
             uint8_t p = (uint8_t)pivot;
@@ -665,7 +642,7 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
     e->jobs = jobs;
     const uint64_t required = tahq_required_low_units(cfg, shape);
     e->lay = tahq_layout_compute(cfg, shape, required, 0);
-    e->group = group_size(cfg, shape);
+    e->group = tahq_alloc_group_size(cfg, shape);
     /* low(n) = 0 marks nothing: no entropy or gain key is computed (the
      * reference computes no gain key then either) */
     e->ranked = e->group > 0 && tahq_low_count(e->group, cfg->hi_permille) > 0;
@@ -787,7 +764,7 @@ static void dec_check_job(void *arg, uint32_t j)
     const tahq_layout *lay = &d->lay;
     const uint8_t *payload = d->payload, *map = payload;
     int bad = 0;
-    const uint64_t group = group_size(cfg, &d->h.shape);
+    const uint64_t group = tahq_alloc_group_size(cfg, &d->h.shape);
     if (group > 0) {
         const uint64_t want = tahq_low_count(group, cfg->hi_permille);
         const uint64_t n_groups = tahq_per_row(cfg->alloc) ? d->h.shape.batch : lay->rows;
@@ -857,14 +834,6 @@ static void dec_tiles_job(void *arg, uint32_t j)
     }
 }
 
-/* Bits from nbits up to the end of the last byte must be zero. */
-static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
-{
-    if ((nbits & 7u) == 0)
-        return 1;
-    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
-}
-
 tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, size_t count,
                                  const tahq_parallel *par)
 {
@@ -898,16 +867,16 @@ tahq_status tahq_decode_parallel(const uint8_t *msg, size_t len, float *out, siz
         flagged += d->flagged[j];
     }
     const uint8_t *payload = d->payload;
-    if (cfg->alloc != TAHQ_ALLOC_NONE && !padding_is_zero(payload, lay->map_bits))
+    if (cfg->alloc != TAHQ_ALLOC_NONE && !tahq_padding_is_zero(payload, lay->map_bits))
         bad = 1;
     /* the codes section holds exactly the codes the map implies */
     if (cfg->tile / 8u *
             (lay->n_tiles * cfg->hi_bits - lows * (uint64_t)(cfg->hi_bits - cfg->lo_bits)) !=
         lay->code_bytes)
         bad = 1;
-    if (flagged != d->h.n_flagged || !padding_is_zero(payload + lay->map_bytes, lay->n_tiles))
+    if (flagged != d->h.n_flagged || !tahq_padding_is_zero(payload + lay->map_bytes, lay->n_tiles))
         bad = 1;
-    if (!padding_is_zero(payload + lay->pivot_off, d->h.n_flagged * lay->tile_log2))
+    if (!tahq_padding_is_zero(payload + lay->pivot_off, d->h.n_flagged * lay->tile_log2))
         bad = 1;
     if (bad)
         return TAHQ_ERR_PAYLOAD;

@@ -2,10 +2,11 @@
 /*
  * test_device_math - CPU-side checks of the CUDA codec's code, no GPU needed.
  *
- *  1. The scalar __host__ __device__ primitives of tahq_device_math.cuh
- *     (binary16/bfloat16, metadata rounding, log2, Philox, CRC-32C and its
- *     GF(2) combine algebra, zero-point/scale/codes) against libtahq, bit
- *     for bit, on dense samples and edge values.
+ *  1. The scalar __host__ __device__ primitives as C++ compiles them (the
+ *     scalar core ref/tahq_core.h: binary16/bfloat16, metadata rounding,
+ *     log2; Philox, CRC-32C and its GF(2) combine algebra,
+ *     zero-point/scale/codes) against libtahq, compiled as C, bit for bit,
+ *     on dense samples and edge values.
  *  2. The warp-level tile operations of tq_programs.cuh (the lane-layout
  *     tree sum, tile entropy, gate, pivot swap + FWHT both ways, quantizer)
  *     run on the emulated warp HostW, against libtahq, for every tile size.
@@ -65,43 +66,25 @@ static bool g_quick = false;
 
 /* ======================================================================== 1 */
 
-/* A scalar model of one tile built on the device copies of the metadata
- * grid (SPEC 2.2, 5.3): the values test_scalar compares with libtahq. */
-/* order key of a non-NaN float (-0 below +0), as ref/quant.c order_key */
-static int32_t tq_order_key(float x)
-{
-    int32_t w = (int32_t)tq_bits(x);
-    return w ^ (int32_t)((uint32_t)(w >> 31) >> 1);
-}
-
-static float tq_meta_round_down(uint32_t meta, float x)
-{
-    if (x != x)
-        return x;
-    return tq_meta_value(meta, tq_meta_round_down_bits(meta, x));
-}
-
-static float tq_meta_round_up(uint32_t meta, float x)
-{
-    if (x != x)
-        return x;
-    return tq_meta_value(meta, tq_meta_round_up_bits(meta, x));
-}
-
+/* A scalar model of one tile built on the scalar core's metadata grid
+ * (SPEC 2.2, 5.3) as C++ compiles it: the values test_scalar compares with
+ * libtahq. */
 /* ---- SPEC 5.3 zero-point and scale of one tile ------------------------------- *
  * From the tile's min lo and max hi: z = down(lo) (+0 if zero), s = +0 if
  * w = fl(hi - z) = 0, else the search above. *range is set on overflow. */
 static void tq_zero_scale(uint32_t meta, float lo, float hi, uint32_t levels, float *zero,
                           float *scale, uint32_t *range)
 {
-    float z = tq_meta_value(meta, tq_meta_round_down_bits(meta, lo));
+    float z =
+        tahq_core_meta_value((tahq_meta)meta, tahq_core_meta_round_down_bits((tahq_meta)meta, lo));
     uint32_t bad = tq_bits(z) == 0xFF800000u ? 1u : 0u;
     if (z == 0.0f)
         z = 0.0f; /* canonical +0 */
     float w = hi - z;
     float s = 0.0f;
     if (w != 0.0f) {
-        s = tq_meta_value(meta, tq_meta_scale_bits(meta, w, levels));
+        s = tahq_core_meta_value((tahq_meta)meta,
+                                 tahq_core_meta_scale_bits((tahq_meta)meta, w, levels));
         if (tq_bits(s) == 0x7F800000u)
             bad = 1u;
     }
@@ -115,9 +98,7 @@ static void tq_zero_scale(uint32_t meta, float lo, float hi, uint32_t levels, fl
 /* nearest-even code of v against (z, s), s > 0 (ref/quant.c codes_nearest) */
 static uint32_t tq_code_nearest(float v, float z, float s, uint32_t levels)
 {
-    float t = (v - z) / s;
-    uint32_t q = (uint32_t)((t + 0x1p23f) - 0x1p23f);
-    return q < levels ? q : levels;
+    return tahq_nearest_code((v - z) / s, levels);
 }
 
 /* stochastic code with the random word of the element (ref/quant.c) */
@@ -135,9 +116,9 @@ static void test_scalar(void)
 {
     /* binary16 / bfloat16, every 16-bit pattern back to float */
     for (uint32_t h = 0; h < 65536u; h++) {
-        CHECK(bits_of(tq_f16_to_f32((uint16_t)h)) == bits_of(tahq_f16_to_f32((uint16_t)h)),
+        CHECK(bits_of(tahq_core_f16_to_f32((uint16_t)h)) == bits_of(tahq_f16_to_f32((uint16_t)h)),
               "f16 %04x", h);
-        CHECK(bits_of(tq_bf16_to_f32((uint16_t)h)) == bits_of(tahq_bf16_to_f32((uint16_t)h)),
+        CHECK(bits_of(tahq_core_bf16_to_f32((uint16_t)h)) == bits_of(tahq_bf16_to_f32((uint16_t)h)),
               "bf16 %04x", h);
     }
     /* float -> 16 bits and metadata rounding on a dense sample of patterns */
@@ -145,13 +126,14 @@ static void test_scalar(void)
     uint64_t n = 0;
     for (uint64_t w = 0; w < 0x100000000ull; w += stride) {
         float x = float_of((uint32_t)w);
-        CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "f32->f16 %08x", (uint32_t)w);
-        CHECK(tq_f32_to_bf16(x) == tahq_f32_to_bf16(x), "f32->bf16 %08x", (uint32_t)w);
+        CHECK(tahq_core_f32_to_f16(x) == tahq_f32_to_f16(x), "f32->f16 %08x", (uint32_t)w);
+        CHECK(tahq_core_f32_to_bf16(x) == tahq_f32_to_bf16(x), "f32->bf16 %08x", (uint32_t)w);
         for (uint32_t m = 0; m < 3u; m++) {
-            CHECK(bits_of(tq_meta_round_down(m, x)) ==
+            CHECK(bits_of(tahq_core_meta_round_down((tahq_meta)m, x)) ==
                       bits_of(tahq_meta_round_down((tahq_meta)m, x)),
                   "down %u %08x", m, (uint32_t)w);
-            CHECK(bits_of(tq_meta_round_up(m, x)) == bits_of(tahq_meta_round_up((tahq_meta)m, x)),
+            CHECK(bits_of(tahq_core_meta_round_up((tahq_meta)m, x)) ==
+                      bits_of(tahq_meta_round_up((tahq_meta)m, x)),
                   "up %u %08x", m, (uint32_t)w);
         }
         n++;
@@ -164,12 +146,12 @@ static void test_scalar(void)
             for (uint32_t sgn = 0; sgn < 2u; sgn++) {
                 uint32_t w = ((e + d - 2048u) & 0x7FFFFFFFu) | (sgn << 31);
                 float x = float_of(w);
-                CHECK(tq_f32_to_f16(x) == tahq_f32_to_f16(x), "edge f16 %08x", w);
+                CHECK(tahq_core_f32_to_f16(x) == tahq_f32_to_f16(x), "edge f16 %08x", w);
                 for (uint32_t m = 0; m < 3u; m++) {
-                    CHECK(bits_of(tq_meta_round_down(m, x)) ==
+                    CHECK(bits_of(tahq_core_meta_round_down((tahq_meta)m, x)) ==
                               bits_of(tahq_meta_round_down((tahq_meta)m, x)),
                           "edge down %u %08x", m, w);
-                    CHECK(bits_of(tq_meta_round_up(m, x)) ==
+                    CHECK(bits_of(tahq_core_meta_round_up((tahq_meta)m, x)) ==
                               bits_of(tahq_meta_round_up((tahq_meta)m, x)),
                           "edge up %u %08x", m, w);
                 }
@@ -178,10 +160,12 @@ static void test_scalar(void)
      * in the quick mode's stride */
     const uint32_t lstride = g_quick ? 997u : 31u;
     for (uint32_t w = 1; w <= 0x3F800000u; w += lstride)
-        CHECK(bits_of(tq_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x", w);
+        CHECK(bits_of(tahq_core_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x",
+              w);
     for (uint32_t w = 0x3F800000u; w < 0x7F800000u; w += 104729u)
-        CHECK(bits_of(tq_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x", w);
-    CHECK(bits_of(tq_log2(1.0f)) == 0u, "log2(1) = +0");
+        CHECK(bits_of(tahq_core_log2(float_of(w))) == bits_of(tahq_log2(float_of(w))), "log2 %08x",
+              w);
+    CHECK(bits_of(tahq_core_log2(1.0f)) == 0u, "log2(1) = +0");
     /* SPEC 4.1 step 4 as FnEntropyP computes it: h = p log2 p is -0 for
      * p = 0 (log2(+0) is -150), as ref/entropy.c computes it; the entropy
      * programs below check that H is the reference's all the same. */
@@ -251,8 +235,8 @@ static void test_scalar(void)
                                                 (tahq_rounding)rounding, seed, elem0, &zr, &sr, cr);
             float lo = v[0], hi = v[0];
             for (uint32_t i = 1; i < G; i++) {
-                lo = tq_order_key(v[i]) < tq_order_key(lo) ? v[i] : lo;
-                hi = tq_order_key(v[i]) > tq_order_key(hi) ? v[i] : hi;
+                lo = tahq_order_key(v[i]) < tahq_order_key(lo) ? v[i] : lo;
+                hi = tahq_order_key(v[i]) > tahq_order_key(hi) ? v[i] : hi;
             }
             float z, s;
             uint32_t range;
@@ -921,9 +905,9 @@ template <int K> static void test_gain_keys(void)
             tahq_status s2 = spec_gain_sigma(cfg, xp + row * C, T, row * C, &sref[row]);
             CHECK(s2 == st, "gain: SPEC text status %d vs ref %d", s2, st);
             if (st == TAHQ_OK && s2 == TAHQ_OK)
-                CHECK(tq_gain_key(sref[row]) == kref[row],
-                      "gain: key of the SPEC-text sum %08x vs ref %08x", tq_gain_key(sref[row]),
-                      kref[row]);
+                CHECK(tahq_gain_key_of(sref[row]) == kref[row],
+                      "gain: key of the SPEC-text sum %08x vs ref %08x",
+                      tahq_gain_key_of(sref[row]), kref[row]);
         }
         tq_status_block sb = tq_status_init();
         typename PGainToken<K>::Args a;

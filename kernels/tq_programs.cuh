@@ -84,7 +84,8 @@ struct TqEncCfg {
 struct FnZero {
     TQ_HD float operator()(uint32_t meta, float lo) const
     {
-        float z = tq_meta_value(meta, tq_meta_round_down_bits(meta, lo));
+        float z = tahq_core_meta_value((tahq_meta)meta,
+                                       tahq_core_meta_round_down_bits((tahq_meta)meta, lo));
         return z == 0.0f ? 0.0f : z; /* canonical +0 (SPEC 5.3 step 2) */
     }
 };
@@ -92,7 +93,10 @@ struct FnScale { /* SPEC 5.3 step 3 */
     TQ_HD float operator()(uint32_t meta, float hi, float z, uint32_t levels) const
     {
         float w = hi - z;
-        return w != 0.0f ? tq_meta_value(meta, tq_meta_scale_bits(meta, w, levels)) : 0.0f;
+        return w != 0.0f
+                   ? tahq_core_meta_value((tahq_meta)meta,
+                                          tahq_core_meta_scale_bits((tahq_meta)meta, w, levels))
+                   : 0.0f;
     }
 };
 /* SPEC 4.1 step 4: p = min(fl(a * inv), 1) with inv = fl(1 / sum); when inv
@@ -110,19 +114,19 @@ struct FnEntropyP {
             p = a * inv;
             p = p < 1.0f ? p : 1.0f;
         }
-        return p * tq_log2(p);
+        return p * tahq_core_log2(p);
     }
 };
 struct FnMetaBits {
     TQ_HD uint32_t operator()(uint32_t meta, float v) const
     {
-        return tq_meta_bits(meta, v);
+        return tahq_core_meta_bits((tahq_meta)meta, v);
     }
 };
 struct FnMetaValue {
     TQ_HD float operator()(uint32_t meta, uint32_t b) const
     {
-        return tq_meta_value(meta, b);
+        return tahq_core_meta_value((tahq_meta)meta, b);
     }
 };
 struct FnMulmod {
@@ -140,13 +144,17 @@ struct FnMulhi {
 struct FnFixStep { /* SPEC 7.2 step h from the channel max m */
     TQ_HD float operator()(uint32_t meta, float m, uint32_t levels) const
     {
-        return m > 0.0f ? tq_meta_value(meta, tq_meta_scale_bits(meta, m, levels)) : 0.0f;
+        return m > 0.0f
+                   ? tahq_core_meta_value((tahq_meta)meta,
+                                          tahq_core_meta_scale_bits((tahq_meta)meta, m, levels))
+                   : 0.0f;
     }
 };
 
 /* ---- small generic pieces -------------------------------------------------------- */
 
-template <class W> TQ_PROG typename W::I okey(typename W::F x) /* ref/quant.c order_key */
+template <class W>
+TQ_PROG typename W::I okey(typename W::F x) /* tahq_order_key (ref/tahq_core.h) in lanes */
 {
     typedef typename W::I I;
     typedef typename W::U U;
@@ -1285,7 +1293,7 @@ template <int K> struct PGainToken {
             acc.push(W::bcast(g, 0u));
         }
         const double sigma = acc.finish();
-        W::st(a.key, U64(r), U(tq_gain_key(sigma)), lane == U(0u));
+        W::st(a.key, U64(r), U(tahq_gain_key_of(sigma)), lane == U(0u));
         if (a.sigma)
             W::st(a.sigma, U64(r), D(sigma), lane == U(0u));
         uint64_t wb = W::bcast(warp_min_u64<W>(bad), 0u);

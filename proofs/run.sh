@@ -146,7 +146,7 @@ HELPERS=$(grep -ohE '(static inline|TAHQ_CORE_FN) [a-z0-9_]+ \**(tahq_[a-z0-9_]+
 # tahq_encode (the public wrapper) carves typed views out of the caller's
 # byte workspace, which WP's typed memory model cannot relate; WP proves
 # everything after that cast (encode_tiles), Eva checks the wrapper.
-SKIP="tahq_bits_of,tahq_float_of,bits_of64,tahq_encode"
+SKIP="tahq_bits_of,tahq_float_of,tahq_bits_of64,tahq_encode"
 # Functions whose WP proof is not complete: they are not given to WP (so CI
 # can insist that every goal it does generate is proved), and are listed in
 # stats.json and proofs/README.md ("Not proved by WP") with the reason. They
@@ -169,9 +169,13 @@ done
 # each attempt, so a replay must use the same order (it does: it is fixed
 # here).
 FLOAT_FILES="ref/fp16.c ref/quant.c ref/hadamard.c ref/entropy.c ref/gain.c ref/fixpoint.c ref/codec.c"
-FLOAT_FUNCS=$(for f in $FLOAT_FILES; do
+FLOAT_FUNCS=$( (for f in $FLOAT_FILES; do
     grep -oE '^[A-Za-z_][A-Za-z0-9_ ]*[ *]([a-z_][a-z0-9_]*)\(' "$f" | grep -oE '[a-z_][a-z0-9_]*\($' | tr -d '('
-done | grep -vxE 'if|for|while|switch|return' | sort -u |
+done
+# The scalar core's functions of binary32/binary64 values (binary16, the
+# metadata grid, log2, the gain key) are float code too.
+grep -E '^TAHQ_CORE_FN .*\b(float|double)\b' ref/tahq_core.h | grep -oE '\btahq_[a-z0-9_]+\(' | tr -d '(') |
+    grep -vxE 'if|for|while|switch|return' | sort -u |
     while read -r fn; do # only what Frama-C sees (not the vector paths)
         grep -qE "\b${fn}\(" "$BUILD/merged.c" && echo "$fn"
     done | paste -sd, -)

@@ -272,7 +272,7 @@ def main():
         "run": {"cache": a.cache_mode, "wp_wall_s": a.wp_seconds, "eva_wall_s": a.eva_seconds},
         "files": {k: {**v, "time_ms": round(v["time_ms"])} for k, v in sorted(per_file.items())},
         "functions": {k: {**v, "time_ms": round(v["time_ms"])} for k, v in sorted(per_fn.items())},
-        "not_given_to_wp": [p for p in a.skipped.split(",") if p] + ["tahq_bits_of", "tahq_float_of", "bits_of64"],
+        "not_given_to_wp": [p for p in a.skipped.split(",") if p] + ["tahq_bits_of", "tahq_float_of", "tahq_bits_of64"],
         "admitted": admits,
         "axioms": axioms,
         "eva": {"run": bool(a.run_eva), "alarms": alarms} if a.run_eva else {"run": False},

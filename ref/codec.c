@@ -36,7 +36,7 @@ tahq_status tahq_encode_bound(const tahq_config *cfg, const tahq_shape *shape, s
 /*@ requires \valid_read(cfg) && \valid_read(shape) && tahq_config_ok(cfg) && tahq_shape_ok(cfg, shape);
   @ assigns \nothing;
   @ ensures \result == tahq_group(cfg, shape) && \result <= 0xFFFFFFFF; */
-static uint64_t alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
+uint64_t tahq_alloc_group_size(const tahq_config *cfg, const tahq_shape *shape)
 {
     switch (cfg->alloc) {
     case TAHQ_ALLOC_TOKEN:
@@ -66,7 +66,7 @@ tahq_status tahq_encode_workspace_size(const tahq_config *cfg, const tahq_shape 
         st = tahq_check_shape(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    uint64_t n = alloc_group_size(cfg, shape);
+    uint64_t n = tahq_alloc_group_size(cfg, shape);
     /* keys and entropies, plus slack to align the keys to 8 bytes */
     uint64_t total = n == 0 ? 0 : n * (sizeof(uint64_t) + sizeof(float)) + sizeof(uint64_t) - 1;
     if (total > (uint64_t)SIZE_MAX)
@@ -110,30 +110,11 @@ TAHQ_HOT static tahq_status check_input(const float *x, uint64_t n)
     return TAHQ_OK;
 }
 
-/*@ requires \valid(dst + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
-  @ requires meta != TAHQ_META_FP32 ==> bits <= 0xFFFF;
-  @ assigns dst[0 .. (meta == TAHQ_META_FP32 ? 3 : 1)]; */
-static void put_meta_bits(uint8_t *dst, tahq_meta meta, uint32_t bits)
-{
-    if (meta == TAHQ_META_FP32)
-        tahq_put_u32(dst, bits);
-    else
-        tahq_put_u16(dst, (uint16_t)bits);
-}
-
 /*@ requires \valid_read(src + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
   @ assigns \nothing; */
 static float get_meta(const uint8_t *src, tahq_meta meta)
 {
-    uint32_t bits = meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
-    return tahq_meta_value(meta, bits);
-}
-
-/*@ requires \valid_read(src + (0 .. (meta == TAHQ_META_FP32 ? 3 : 1)));
-  @ assigns \nothing; */
-static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
-{
-    return meta == TAHQ_META_FP32 ? tahq_get_u32(src) : tahq_get_u16(src);
+    return tahq_meta_value(meta, tahq_get_meta_bits(src, meta));
 }
 
 /*@ ghost
@@ -151,7 +132,9 @@ static uint32_t meta_get_bits(const uint8_t *src, tahq_meta meta)
   @ assigns \nothing;
   @ ensures \result == tahq_tile_bits(map, cfg, lay.tiles_per_row, t);
   @ ensures cfg.alloc != TAHQ_ALLOC_NONE ==> 0 <= tahq_unit(cfg, lay.tiles_per_row, t) < lay.map_bits;
-  @ ensures 1 <= \result <= 8; */
+  @ ensures 1 <= \result <= 8;
+  @ ensures bit_def: \let i = tahq_unit(cfg, lay.tiles_per_row, t);
+  @   tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
 static uint32_t tile_bits(tahq_config cfg, tahq_layout lay, const uint8_t *map, uint64_t t)
 {
     switch (cfg.alloc) {
@@ -280,6 +263,9 @@ static tahq_status encode_tiles(const tahq_config *cfg, const tahq_shape *shape,
     }
 Allocated:
     __attribute__((unused)); /* (the map as tahq_allocate left it) */
+    /* tahq_bit's definition in the map as allocated, stated where the
+     * context is small: inside the tile loop the provers time out on it */
+    /*@ assert bit_allocated: \forall integer i; tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
     uint8_t *pivots = payload + lay.pivot_off;
@@ -299,6 +285,8 @@ Allocated:
         const uint32_t bits = tile_bits(c, lay, map, t);
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==>
           @   0 <= tahq_unit(c, lay.tiles_per_row, t) >> 3 < lay.map_bytes; */
+        /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> \let u = tahq_unit(c, lay.tiles_per_row, t) >> 3;
+          @   map[u] == \at(map[u], Allocated); */
         /*@ assert c.alloc != TAHQ_ALLOC_NONE ==> tahq_bit(map, tahq_unit(c, lay.tiles_per_row, t)) ==
           @   tahq_bit{Allocated}(map, tahq_unit(c, lay.tiles_per_row, t)); */
         /*@ assert bits == tahq_tile_bits{Allocated}(map, c, lay.tiles_per_row, t); */
@@ -336,8 +324,13 @@ Allocated:
             return st;
         }
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
-        put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
-        put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
+        /*@ ghost tahq_mul_mono(0, t, lay.meta_bytes); */
+        /*@ assert meta_room: lay.map_bytes <= lay.zero_off + t * lay.meta_bytes &&
+          @   lay.zero_off + t * lay.meta_bytes + lay.meta_bytes <= lay.scale_off &&
+          @   lay.scale_off + t * lay.meta_bytes + lay.meta_bytes <= lay.code_off &&
+          @   lay.code_off <= lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
+        tahq_put_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, c.meta, zero_bits);
+        tahq_put_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, c.meta, scale_bits);
         /*@ assert lay.map_bytes <= lay.code_off && lay.pivot_off <= out_capacity - TAHQ_HEADER_BYTES; */
         /*@ assert codes_start: lay.map_bytes <= lay.code_off +
           @   c.tile / 8 * tahq_bits_sum{Allocated}(map, c, lay.tiles_per_row, t); */
@@ -349,7 +342,10 @@ Allocated:
             uint8_t p = (uint8_t)pivot;
             tahq_set_bit(flags, t);
             /*@ ghost tahq_mul_mono(n_flagged + 1, lay.n_tiles, k); */
-            tahq_pack_bits(pivots, n_flagged * k, &p, 1, k);
+            const uint64_t pivot_bit = n_flagged * k;
+            /*@ assert pivot_bit == n_flagged * k && (pivot_bit + k + 7) / 8 <= (lay.n_tiles * k + 7) / 8; */
+            /*@ assert lay.pivot_off + (pivot_bit + k + 7) / 8 <= out_capacity - TAHQ_HEADER_BYTES; */
+            tahq_pack_bits(pivots, pivot_bit, &p, 1, k);
             n_flagged++;
         }
     }
@@ -395,7 +391,7 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
     if (workspace_bytes < ws_need)
         return TAHQ_ERR_BUFFER;
 
-    uint64_t group = alloc_group_size(cfg, shape);
+    uint64_t group = tahq_alloc_group_size(cfg, shape);
     uint8_t *ws = (uint8_t *)workspace; /* any alignment: round up inside the slack */
     uint64_t *keys = ws ? (uint64_t *)(ws + (sizeof(uint64_t) - (uintptr_t)ws % sizeof(uint64_t)) %
                                                 sizeof(uint64_t))
@@ -420,16 +416,6 @@ static uint64_t popcount_bits(const uint8_t *buf, uint64_t first, uint64_t n)
     for (uint64_t i = 0; i < n; i++)
         c += tahq_get_bit(buf, first + i);
     return c;
-}
-
-/* Bits from nbits up to the end of the last byte must be zero. */
-/*@ requires \valid_read(buf + (0 .. (nbits + 7) / 8 - 1));
-  @ assigns \nothing; */
-static int padding_is_zero(const uint8_t *buf, uint64_t nbits)
-{
-    if ((nbits & 7u) == 0)
-        return 1;
-    return (buf[nbits >> 3] >> (nbits & 7u)) == 0;
 }
 
 /*@ // The tile size of a configuration value: the walk's predicates take the
@@ -471,7 +457,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
 {
     const tahq_config *cfg = &h->config;
     const uint8_t *map = payload;
-    uint64_t group = alloc_group_size(cfg, &h->shape);
+    uint64_t group = tahq_alloc_group_size(cfg, &h->shape);
     if (group > 0) {
         uint64_t want = tahq_low_count(group, cfg->hi_permille);
         /* token mode: B groups of S rows; tile mode: B*S groups of C/G tiles */
@@ -498,7 +484,7 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
             if (popcount_bits(map, u * group, group) != want)
                 return TAHQ_ERR_PAYLOAD;
         }
-        if (!padding_is_zero(map, lay.map_bits))
+        if (!tahq_padding_is_zero(map, lay.map_bits))
             return TAHQ_ERR_PAYLOAD;
     }
     /* implied by the counts above (SPEC §8.2); it is what bounds the walk */
@@ -506,17 +492,17 @@ static tahq_status validate_payload(const tahq_header *h, tahq_layout lay, const
         return TAHQ_ERR_PAYLOAD;
     const uint8_t *flags = payload + lay.map_bytes;
     if (popcount_bits(flags, 0, lay.n_tiles) != h->n_flagged ||
-        !padding_is_zero(flags, lay.n_tiles))
+        !tahq_padding_is_zero(flags, lay.n_tiles))
         return TAHQ_ERR_PAYLOAD;
-    if (!padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
+    if (!tahq_padding_is_zero(payload + lay.pivot_off, h->n_flagged * lay.tile_log2))
         return TAHQ_ERR_PAYLOAD;
     /*@ loop invariant 0 <= t <= lay.n_tiles;
       @ loop assigns t;
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         /*@ ghost tahq_mul_mono(t + 1, lay.n_tiles, lay.meta_bytes); */
-        uint32_t zb = meta_get_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
-        uint32_t sb = meta_get_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
+        uint32_t zb = tahq_get_meta_bits(payload + lay.zero_off + t * lay.meta_bytes, cfg->meta);
+        uint32_t sb = tahq_get_meta_bits(payload + lay.scale_off + t * lay.meta_bytes, cfg->meta);
         float z = tahq_meta_value(cfg->meta, zb);
         float s = tahq_meta_value(cfg->meta, sb);
         uint32_t sign = cfg->meta == TAHQ_META_FP32 ? 0x80000000u : 0x8000u;
@@ -593,6 +579,9 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
         tahq_unpack_bits(payload + lay.pivot_off, c.n_flagged * lay.tile_log2, &p, 1,
                          lay.tile_log2);
         pivot = p;
+        /* the bound on the local: at the return, through the walk's frame,
+         * the provers time out on d->pivot < G */
+        /*@ assert pivot_lt: pivot < G; */
         c.n_flagged++;
     }
     d->bits = bits;
@@ -606,6 +595,7 @@ static tile_cursor cursor_next(tile_cursor c, const tahq_header *h, tahq_layout 
     c.t++;
     /* The stores to *d and p leave the payload alone, so the walk's sums over
      * it are unchanged: WP needs this by induction, which a ghost loop gives. */
+    /*@ assert frame: \forall integer i; 0 <= i < lay.payload_bytes ==> payload[i] == \at(payload[i], Pre); */
     /*@ ghost
       @ /@ loop invariant 0 <= j <= t + 1;
       @  @ loop invariant tahq_bits_sum{Pre}(payload, cfg, lay.tiles_per_row, j) ==
@@ -838,11 +828,12 @@ tahq_status tahq_tile_infos(const uint8_t *msg, size_t len, tahq_tile_info *info
     tile_cursor cur = {0, 0, 0};
     tile_data d;
     /*@ loop invariant 0 <= t <= lay.n_tiles && cur.t == t && tahq_cursor_ok(cur, &h, lay, payload);
-      @ loop invariant \forall integer j; 0 <= j < t ==> info[j].pivot < h.config.tile;
+      @ loop invariant \forall integer j; 0 <= j < t ==> info[j].pivot < TAHQ_TILE_MAX;
       @ loop assigns t, cur, d, info[0 .. n_tiles - 1];
       @ loop variant lay.n_tiles - t; */
     for (uint64_t t = 0; t < lay.n_tiles; t++) {
         cur = cursor_next(cur, &h, lay, payload, &d);
+        /*@ assert d.pivot < TAHQ_TILE_MAX; */
         info[t].bits = d.bits;
         info[t].flagged = d.flagged;
         info[t].pivot = d.pivot;

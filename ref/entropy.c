@@ -3,41 +3,10 @@
 #include "internal.h"
 #include "pairwise.h"
 
-/* Horner coefficients c0..c8 of log2(1+f)/f on [sqrt(1/2)-1, sqrt(2)-1]
- * (the scalar core's, tahq_core.h). */
-static const float log2_coeff[9] = {TAHQ_LOG2_COEFFS};
-
-/* SPEC §2.3 written without branches (selects only) so that the per-tile
- * loops below vectorize; the value is the same as the step-by-step text. */
-/*@ assigns \nothing; */
-static inline float log2_core(float x)
-{
-    uint32_t w0 = tahq_bits_of(x);
-    uint32_t subnormal = w0 < 0x00800000u ? 0xFFFFFFFFu : 0u; /* all ones if subnormal */
-    uint32_t w = (tahq_bits_of(x * 0x1p23f) & subnormal) | (w0 & ~subnormal); /* exact */
-    int32_t e = (int32_t)(w >> 23) - 127 - (int32_t)(subnormal & 23u);
-    uint32_t frac = w & 0x7FFFFFu;
-    uint32_t above_sqrt2 = (uint32_t)(frac > 0x3504F3u);
-    /* m in [1,2), halved (exponent field 127 -> 126, exact) above sqrt(2) */
-    float m = tahq_float_of((frac | 0x3F800000u) - (above_sqrt2 << 23));
-    e += (int32_t)above_sqrt2;
-    float f = m - 1.0f; /* exact (Sterbenz) */
-    float y = log2_coeff[8];
-    y = y * f + log2_coeff[7];
-    y = y * f + log2_coeff[6];
-    y = y * f + log2_coeff[5];
-    y = y * f + log2_coeff[4];
-    y = y * f + log2_coeff[3];
-    y = y * f + log2_coeff[2];
-    y = y * f + log2_coeff[1];
-    y = y * f + log2_coeff[0];
-    return (float)e + f * y;
-}
-
 /*@ assigns \nothing; */
 float tahq_log2(float x)
 {
-    return log2_core(x);
+    return tahq_core_log2(x); /* the scalar core's, which cpu/ and kernels/ call too */
 }
 
 /* SPEC §2.5 halving tree over w[0..n), n a power of two; w is overwritten. */
@@ -186,7 +155,7 @@ static float unit_plogp_sum_divide(const float *x, uint32_t tiles, uint32_t tile
           @ loop variant tile - i; */
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) / total;
-            w[i] = p * log2_core(p); /* -0 for p = 0: see unit_plogp_sum */
+            w[i] = p * tahq_core_log2(p); /* -0 for p = 0: see unit_plogp_sum */
         }
         tahq_pairwise_push(&acc, halving_tree(w, tile));
     }
@@ -216,11 +185,11 @@ TAHQ_HOT static float unit_plogp_sum(const float *x, uint32_t tiles, uint32_t ti
         for (uint32_t i = 0; i < tile; i++) {
             float p = tahq_absf(x[i]) * inverse;
             p = p < 1.0f ? p : 1.0f; /* the rounded reciprocal can push a sole value to 1+ulp */
-            /* For p = +0, log2_core gives -150 and the product is -0 instead
+            /* For p = +0, tahq_core_log2 gives -150 and the product is -0 instead
              * of the SPEC's +0: adding -0 leaves every non-zero partial sum
              * unchanged and H = 0 - sum maps both zeros to +0, so H is the
              * same bit pattern. */
-            w[i] = p * log2_core(p);
+            w[i] = p * tahq_core_log2(p);
         }
         tahq_pairwise_push(&acc, halving_tree(w, tile));
     }

@@ -8,16 +8,6 @@
  * The ranking itself (sort, tie rule, map) is entropy.c's. */
 #include "internal.h"
 
-/* Bit view of a binary64 value (SPEC §2.1); memcpy is the defined way in C.
- * Trusted like tahq_bits_of (proofs/README.md). */
-/*@ assigns \nothing; */
-static inline uint64_t bits_of64(double x)
-{
-    uint64_t w;
-    memcpy(&w, &x, sizeof w);
-    return w;
-}
-
 /* SPEC §2.5 halving tree over w[0..n) in binary64; w is overwritten. */
 /*@ requires 1 <= n <= 256 && \valid(w + (0 .. n - 1));
   @ assigns w[0 .. n - 1]; */
@@ -102,16 +92,6 @@ static double gain_pairwise_finish(const gain_pairwise *acc)
     return v;
 }
 
-/* SPEC §4.3 step 4: the high 32 bits of the order-preserving map of the
- * binary64 bits (sign 0: flip the sign bit; sign 1: flip every bit). */
-/*@ assigns \nothing; */
-static uint32_t gain_key_of(double sigma)
-{
-    const uint64_t w = bits_of64(sigma);
-    const uint64_t ordered = (w >> 63) != 0 ? ~w : (w ^ 0x8000000000000000u);
-    return (uint32_t)((ordered >> 32) & 0xFFFFFFFFu);
-}
-
 /*@ ghost
   /@ requires t < tiles && tiles * tile <= 0x10000000000;
    @ assigns \nothing;
@@ -188,6 +168,6 @@ tahq_status tahq_token_gain_key(const tahq_config *cfg, const float *row, uint32
             gain = 2.0 * gain;
         gain_pairwise_push(&acc, gain);
     }
-    *key = gain_key_of(gain_pairwise_finish(&acc));
+    *key = tahq_gain_key_of(gain_pairwise_finish(&acc)); /* SPEC §4.3 step 4 */
     return TAHQ_OK;
 }

@@ -451,10 +451,8 @@ void tahq_paper_v1_quantize_tile(const float *v, uint32_t tile, uint32_t bits, f
         float t = (v[i] - lo) / s;
         if (t > L)
             t = L;
-        float r = (t + 0x1p23f) - 0x1p23f;              /* ties to even */
-        /*@ admit float_to_int: -1 < r < 4294967296; */ /* 0 <= t <= L: v >= lo, s > 0 (tested) */
-        uint32_t q = (uint32_t)r;
-        codes[i] = (uint8_t)(q < levels ? q : levels); /* (q <= L already; stated for the cast) */
+        /* 0 <= t <= L: v >= lo, s > 0 (tested) */
+        codes[i] = tahq_nearest_code(t, levels);
     }
     *zero = lo;
     *scale = s;

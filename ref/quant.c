@@ -1,24 +1,6 @@
 /* SPDX-License-Identifier: MIT */ /* quant.c - per-tile asymmetric min/max quantization (SPEC §5.3, §6.1). */
 #include "internal.h"
 
-/* A signed integer key that orders finite floats like their values (with
- * -0 < +0): negative floats get their magnitude bits flipped. */
-/*@ assigns \nothing;
-  @ ensures \result == tahq_okey(tahq_f32_bits(x)); */
-static inline int32_t order_key(float x)
-{
-    uint32_t u = tahq_bits_of(x);
-    int32_t m = (int32_t)(u & 0x7FFFFFFFu);
-    return u >= 0x80000000u ? ~m : m; /* negative: bits 0..30 flipped, = -1 - m */
-}
-
-/*@ assigns \nothing;
-  @ ensures tahq_not_nan_bits(tahq_okey_inv(k)) ==> tahq_f32_bits(\result) == tahq_okey_inv(k); */
-static inline float from_order_key(int32_t k)
-{
-    return tahq_float_of(k < 0 ? 0x80000000u + (uint32_t)(-(k + 1)) : (uint32_t)k);
-}
-
 /* min and max of the tile. Integer reductions vectorize; the result can
  * differ from a float scan only in the sign of a zero, which §5.3's
  * canonical +0 zero-point makes irrelevant. */
@@ -31,19 +13,19 @@ static inline float from_order_key(int32_t k)
   @   \exists integer j; 0 <= j < tile && tahq_f32_bits(*hi) == tahq_f32_bits(v[j]); */
 TAHQ_HOT void tahq_tile_range(const float *v, uint32_t tile, float *lo, float *hi)
 {
-    int32_t kmin = order_key(v[0]), kmax = kmin;
+    int32_t kmin = tahq_order_key(v[0]), kmax = kmin;
     /*@ loop invariant 0 <= i <= tile;
       @ loop invariant \exists integer j; 0 <= j < tile && kmin == tahq_okey(tahq_f32_bits(v[j]));
       @ loop invariant \exists integer j; 0 <= j < tile && kmax == tahq_okey(tahq_f32_bits(v[j]));
       @ loop assigns i, kmin, kmax;
       @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) { /* from 0: a whole number of vectors */
-        int32_t k = order_key(v[i]);
+        int32_t k = tahq_order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
     }
-    *lo = from_order_key(kmin);
-    *hi = from_order_key(kmax);
+    *lo = tahq_from_order_key(kmin);
+    *hi = tahq_from_order_key(kmax);
 }
 
 /* Zero-point and scale of a tile from its range (SPEC §5.3 steps 2-3), as
@@ -81,8 +63,8 @@ static tahq_status tile_zero_scale(float lo, float hi, uint32_t levels, tahq_met
     return TAHQ_OK;
 }
 
-/* Nearest-even codes: 0 <= t <= L by the choice of s (SPEC §5.3), so the
- * min() never changes a code; it only guards the byte conversion. */
+/* Nearest-even codes (tahq_nearest_code): 0 <= t <= L by the choice of s
+ * (SPEC §5.3). */
 /*@ requires tile <= 256 && 1 <= levels <= 255;
   @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
   @ assigns codes[0 .. tile - 1];
@@ -96,10 +78,7 @@ TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float
       @ loop variant tile - i; */
     for (uint32_t i = 0; i < tile; i++) {
         float t = (v[i] - z) / s;
-        float r = (t + 0x1p23f) - 0x1p23f;              /* one rounding, ties to even */
-        /*@ admit float_to_int: -1 < r < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
-        uint32_t q = (uint32_t)r;
-        codes[i] = (uint8_t)(q < levels ? q : levels);
+        codes[i] = tahq_nearest_code(t, levels); /* one rounding, ties to even */
     }
 }
 

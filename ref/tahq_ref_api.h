@@ -36,6 +36,9 @@ typedef struct tahq_layout {
     uint32_t tile_log2;
 } tahq_layout;
 
+/* Units ranked together (codec.c): S tokens in token and gain modes, C/T
+ * tiles in tile mode, 0 without allocation; cfg and shape valid. */
+uint64_t tahq_alloc_group_size(const tahq_config *cfg, const tahq_shape *shape);
 /* Number of low-precision units the SPEC requires for cfg and shape (§4.2). */
 uint64_t tahq_required_low_units(const tahq_config *cfg, const tahq_shape *shape);
 /* The layout for n_low units and n_flagged tiles; cfg and shape valid. Returned

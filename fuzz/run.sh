@@ -125,11 +125,12 @@ obj_of() { local r="${1#"$root"/}"; echo "$objdir/${r//\//_}.o"; }
 headers=("$root"/include/*.h "$root"/ref/*.h "$root"/support/*.h "$root"/golden/kit/*.h "$root"/cpu/*.h
          "$root"/fuzz/*.h "$gen_include/tahq_version.h")
 newest_header="$(ls -t "${headers[@]}" | head -n1)"
+# everything harness NAME links: its own file, ref/, and its extra sources
+harness_sources() { echo "$root/fuzz/fuzz_$1.c ${ref_src[*]} $(sources_of "$1")"; }
 # the sources every named harness needs, each once
 declare -A wanted=()
 for n in "${names[@]}"; do
-  # shellcheck disable=SC2046
-  for f in "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $(sources_of "$n"); do wanted["$f"]=1; done
+  for f in $(harness_sources "$n"); do wanted["$f"]=1; done
 done
 stale=()
 for f in "${!wanted[@]}"; do
@@ -150,8 +151,7 @@ fi
 for n in "${names[@]}"; do
   exe="$out/fuzz_$n"
   objs=()
-  # shellcheck disable=SC2046
-  for f in "$root/fuzz/fuzz_$n.c" "${ref_src[@]}" $(sources_of "$n"); do objs+=("$(obj_of "$f")"); done
+  for f in $(harness_sources "$n"); do objs+=("$(obj_of "$f")"); done
   fresh=1
   [ -x "$exe" ] || fresh=0
   for o in "${objs[@]}"; do [ "$o" -nt "$exe" ] && fresh=0; done

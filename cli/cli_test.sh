@@ -336,7 +336,21 @@ check_json out.txt "d['cpu_paths'] == ['scalar', 'avx2', 'avx512'][:['scalar', '
   "all(r['message_identical_to_reference'] and r['output_identical_to_reference'] for r in d['results'] if r['codec'] == 'parallel')" \
   "all(all((n > 0) == (q == r['cpu_path']) for q, n in r['cpu_path_runs'].items()) for r in d['results'] if r['cpu_path'])" \
   "[(s['cpu_path'], s['threads']) for s in d['scaling']] == 2 * [(p, t) for p in d['cpu_paths'] for t in (1, 2)] + [(None, 1), (None, 2)]" \
-  "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0"
+  "d['thread_scaling_control']['threads'] == 2 and d['thread_scaling_control']['speedup'] > 0" \
+  "(d['thread_scaling_control']['vector']['skipped'] is None) == (d['thread_scaling_control']['vector']['speedup'] is not None)" \
+  "d['thread_scaling_control']['vector']['skipped'] in (None, 'no AVX2')" \
+  "d['thread_scaling_control']['stream']['passes'] >= 1 and d['thread_scaling_control']['stream']['one_thread_gbps'] > 0 and d['thread_scaling_control']['stream']['all_threads_gbps'] > 0" \
+  "d['thread_scaling_control']['stream']['bytes_read_per_element'] == 4 and d['thread_scaling_control']['stream']['bytes_written_per_element'] == 0.5" \
+  "abs(d['thread_scaling_control']['stream']['speedup'] * d['thread_scaling_control']['stream']['all_threads_s'] - d['thread_scaling_control']['stream']['one_thread_s']) < 1e-9" \
+  "[(e['profile'], e['rounding'], e['cpu_path']) for e in [d['thread_scaling_control']['encode']]] == [('canonical', 'nearest', d['cpu_path_best'])]"
+# the text report: the three controls and the encode's scaling beside them
+expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --paths scalar
+for l in 'control: the same integer work' 'vector control: ' 'stream control: ' \
+  'encode scaling '; do
+  [ "$(grep -c "^$l" out.txt)" -eq 1 ] || fail "bench --threads 2 lacks one line '$l': $(cat out.txt)"
+done
+grep -q '^encode scaling [0-9.]*x (canonical nearest, parallel codec, scalar path: .*); controls: integer [0-9.]*x, vector \([0-9.]*x\|skipped\), stream [0-9.]*x$' out.txt ||
+  fail "bench: the encode scaling line: $(grep '^encode scaling' out.txt)"
 expect_rc 2 "$T" bench --paths avx3
 expect_rc 0 "$T" bench --mib 1 --reps 1 --threads 2 --gain --paths scalar --json
 check_json out.txt "[(r['profile'], r['rounding'], r['codec'], r['threads']) for r in d['results'] if r['profile'] == 'gain'] == [('gain', 'nearest', 'reference', 1), ('gain', 'nearest', 'parallel', 1), ('gain', 'nearest', 'parallel', 2), ('gain', 'stochastic', 'reference', 1), ('gain', 'stochastic', 'parallel', 1), ('gain', 'stochastic', 'parallel', 2)]" \

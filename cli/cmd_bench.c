@@ -21,12 +21,18 @@
 #include "tahq_paper_v1.h"
 #include "util.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define BENCH_X86 1
+#endif
+
 #define BENCH_CHANNELS 2048u /* 8 KiB of float32 per token */
 #define BENCH_SEQ 1024u
 
 /* Called through a volatile pointer so that the copy cannot be removed. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
 static volatile uint32_t g_sink;
+static volatile float g_fsink;
 
 static void bench_help(void)
 {
@@ -52,18 +58,33 @@ static void bench_help(void)
         "path the CPU lacks is reported and left out. Each such row names its path\n"
         "and the runs of each path's code it counted (JSON \"cpu_path\",\n"
         "\"cpu_path_runs\"); the reference and paper-v1 rows have \"cpu_path\": null\n"
-        "(they do not use the selector). With T > 1 a\n"
-        "control times the same integer work on 1 and on T threads at once, lasting as\n"
-        "long as the 1-thread encode, as the decode, and 0.5 s: the speedup the machine\n"
-        "allows work of that length at that moment (T on idle cores).\n"
+        "(they do not use the selector).\n"
+        "With T > 1, three controls each run on 1 and on T threads at once (best of 3):\n"
+        "  integer  the same integer work (an xorshift chain) on each thread, lasting as\n"
+        "           long as the 1-thread encode, as the decode, and 0.5 s: the speedup\n"
+        "           the machine allows work of that length at that moment (T on idle\n"
+        "           cores)\n"
+        "  vector   12 independent chains of AVX2 multiplies and adds on registers, no\n"
+        "           memory, the same on each thread, as long as the encode: near T when\n"
+        "           the threads have vector units of their own, near 1 when they share\n"
+        "           one core's; 'skipped: no AVX2' where the CPU lacks AVX2\n"
+        "  stream   the input read (4 bytes per element) and 0.5 bytes per element\n"
+        "           written, with next to no arithmetic, the tensor split among the\n"
+        "           threads as the parallel encoder splits it, in passes as long as the\n"
+        "           encode: GB/s of input on 1 and on T threads (each also against the\n"
+        "           memcpy of the encode's row) and T's over 1's: the memory bandwidth\n"
+        "           encode's traffic can have\n"
+        "The encode they are timed against is canonical nearest's, parallel codec, on\n"
+        "1 and T threads; its speedup is printed beside the three (JSON\n"
+        "\"thread_scaling_control\": \"vector\", \"stream\", \"encode\").\n"
         "Each repetition times memcpy of the same bytes, then encode, then decode;\n"
         "GB/s = 10^9 bytes of float32 per second, best of R repetitions (default 5),\n"
         "and each ratio is against the memcpy of the same row.\n"
         "Also reported: the peak resident memory (getrusage ru_maxrss) of one round\n"
         "trip of the tensor (canonical nearest, parallel codec on T threads: encode,\n"
         "then decode) in a child process, next to input + message + output bytes;\n"
-        "the date, uname, CPU model and load average. The control and the round trip\n"
-        "run on the best listed path.\n"
+        "the date, uname, CPU model and load average. The encode the controls are\n"
+        "timed against and the round trip run on the best listed path.\n"
         "--json prints one JSON object instead of the table (top-level GB/s fields:\n"
         "canonical nearest, reference codec).\n");
 }
@@ -423,15 +444,34 @@ static int measure_roundtrip_memory(const bench_case *c, const tahq_shape *shape
  * machine whose other cores run other work, a thread that wakes up may wait
  * milliseconds for a core, so the control is timed at the length of the
  * codec's own one-thread encode and decode (and at about 0.5 s): the codec's
- * speedup is read against the control of its own length. Best of 3. */
+ * speedup is read against the control of its own length. Best of 3.
+ *
+ * Two more controls, at the encode's length, tell which roof the encoder's
+ * own scaling meets. The vector control runs independent AVX2 multiply and
+ * add chains on registers only: near T when the T threads have vector units
+ * of their own, near 1 when they share one core's (SMT siblings, which a
+ * hypervisor may present as separate cores). The stream control moves the
+ * encoder's bytes with next to no arithmetic: it reads the input tensor
+ * (4 bytes per element) and writes 0.5 bytes per element, split among the
+ * threads as the parallel encoder splits it, so its T-thread rate is the
+ * memory bandwidth that encode's traffic can have. */
+typedef enum { CTL_INTEGER, CTL_VECTOR, CTL_STREAM } control_kind;
+
 typedef struct control_arg {
-    uint64_t iterations;
+    control_kind kind;
+    uint64_t iterations; /* xorshift steps, vector steps or passes over the share */
     uint64_t seed;
+    const unsigned char *src; /* stream: this thread's share of the input */
+    unsigned char *dst;       /* and of the output, 8 bytes per block */
+    uint64_t blocks;          /* stream: 64-byte blocks (16 float32) in the share */
 } control_arg;
 
-static void *control_work(void *p)
+/* 64 bytes read (16 float32) and 8 written per block of the stream control */
+#define STREAM_BLOCK 64u
+#define STREAM_OUT 8u
+
+static void integer_work(const control_arg *a)
 {
-    const control_arg *a = p;
     uint64_t x = 0x9E3779B97F4A7C15u + a->seed;
     for (uint64_t i = 0; i < a->iterations; i++) {
         x ^= x << 13;
@@ -439,7 +479,108 @@ static void *control_work(void *p)
         x ^= x << 17;
     }
     g_sink += (uint32_t)x;
-    return NULL;
+}
+
+/* independent accumulator chains of the vector control */
+#define VECTOR_CHAINS 12
+
+#ifdef BENCH_X86
+#define VSTEP(v) v = _mm256_add_ps(_mm256_mul_ps(v, half), c)
+
+/* Twelve chains of a multiply then an add, written out so that each stays in
+ * a register at -O2: 24 operations in flight per step, more than two vector
+ * ports can start within one chain's latency (a multiply and an add, about 8
+ * cycles on common cores), so the loop runs at the units' throughput, not
+ * the chains' latency. x -> x / 2 + c stays near 2 c: no overflow, no
+ * subnormals. The sum goes to a volatile so the loop cannot be removed. */
+__attribute__((target("avx2"))) static void vector_work(const control_arg *a)
+{
+    const __m256 half = _mm256_set1_ps(0.5f), c = _mm256_set1_ps(1.0f);
+    const float s = (float)(a->seed % 64u);
+    __m256 v0 = _mm256_set1_ps(s), v1 = _mm256_set1_ps(s + 1), v2 = _mm256_set1_ps(s + 2),
+           v3 = _mm256_set1_ps(s + 3), v4 = _mm256_set1_ps(s + 4), v5 = _mm256_set1_ps(s + 5),
+           v6 = _mm256_set1_ps(s + 6), v7 = _mm256_set1_ps(s + 7), v8 = _mm256_set1_ps(s + 8),
+           v9 = _mm256_set1_ps(s + 9), v10 = _mm256_set1_ps(s + 10), v11 = _mm256_set1_ps(s + 11);
+    for (uint64_t i = 0; i < a->iterations; i++) {
+        VSTEP(v0);
+        VSTEP(v1);
+        VSTEP(v2);
+        VSTEP(v3);
+        VSTEP(v4);
+        VSTEP(v5);
+        VSTEP(v6);
+        VSTEP(v7);
+        VSTEP(v8);
+        VSTEP(v9);
+        VSTEP(v10);
+        VSTEP(v11);
+    }
+    __m256 sum = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v0, v1), _mm256_add_ps(v2, v3)),
+                               _mm256_add_ps(_mm256_add_ps(v4, v5), _mm256_add_ps(v6, v7)));
+    sum = _mm256_add_ps(sum, _mm256_add_ps(_mm256_add_ps(v8, v9), _mm256_add_ps(v10, v11)));
+    float lanes[8];
+    _mm256_storeu_ps(lanes, sum);
+    g_fsink = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+#undef VSTEP
+#endif
+
+/* Whether the vector control can run here: an x86 build on a CPU (and OS)
+ * with AVX2; otherwise it is reported as skipped, never replaced. */
+static int vector_available(void)
+{
+#ifdef BENCH_X86
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static uint64_t load_u64(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Each block's 8 words folded into the one word written for it: a few
+ * integer operations per 16 elements, far below what a core can do, so the
+ * time is the memory traffic. The share is read into locals first: the
+ * stores could alias *a and would make the loop reload it. */
+static void stream_work(const control_arg *a)
+{
+    const unsigned char *const src = a->src;
+    unsigned char *const dst = a->dst;
+    const uint64_t blocks = a->blocks, passes = a->iterations;
+    uint64_t acc = a->seed;
+    for (uint64_t pass = 0; pass < passes; pass++) {
+        for (uint64_t b = 0; b < blocks; b++) {
+            const unsigned char *s = src + b * STREAM_BLOCK;
+            const uint64_t f =
+                ((load_u64(s) ^ load_u64(s + 8)) + (load_u64(s + 16) ^ load_u64(s + 24))) ^
+                ((load_u64(s + 32) ^ load_u64(s + 40)) + (load_u64(s + 48) ^ load_u64(s + 56)));
+            memcpy(dst + b * STREAM_OUT, &f, STREAM_OUT);
+            acc += f;
+        }
+    }
+    g_sink += (uint32_t)acc;
+}
+
+static void control_work(const control_arg *a)
+{
+    switch (a->kind) {
+    case CTL_VECTOR:
+#ifdef BENCH_X86
+        vector_work(a);
+#endif
+        break;
+    case CTL_STREAM:
+        stream_work(a);
+        break;
+    default:
+        integer_work(a);
+        break;
+    }
 }
 
 /* Thread t of the team runs the work of args[t]. */
@@ -450,33 +591,47 @@ static void control_thread(void *args, int t)
 
 typedef struct control_result {
     double target_s, one_s, all_s, speedup;
+    uint64_t iterations;
 } control_result;
 
-static control_result control_scaling(uint32_t threads, uint64_t iterations)
+/* `one` on the calling thread, then args[0 .. threads - 1] at once, best of 3
+ * each. `work` is the T-thread run's work over the 1-thread run's: T when
+ * every thread repeats the same work, 1 when the threads split it. */
+static control_result control_times(uint32_t threads, const control_arg *one, control_arg *args,
+                                    double work)
 {
-    control_result r = {0, 1e300, 1e300, 1};
-    control_arg args[TAHQ_JOBS_MAX];
-    for (uint32_t j = 0; j < threads; j++) {
-        args[j].iterations = iterations;
-        args[j].seed = j;
-    }
+    control_result r = {0, 1e300, 1e300, 1, one->iterations};
     for (int rep = 0; rep < 3; rep++) {
         double t0 = cli_now();
-        control_work(&args[0]);
+        control_work(one);
         double t1 = cli_now();
         tahq_jobs_each((int)threads, control_thread, args);
         double t2 = cli_now();
         r.one_s = t1 - t0 < r.one_s ? t1 - t0 : r.one_s;
         r.all_s = t2 - t1 < r.all_s ? t2 - t1 : r.all_s;
     }
-    r.speedup = (double)threads * r.one_s / r.all_s;
+    r.speedup = work * r.one_s / r.all_s;
     return r;
 }
 
-/* Iterations of control_work that take about `seconds` on one thread. */
-static uint64_t control_iterations(double seconds)
+/* The same `iterations` of integer or vector work on each thread. */
+static control_result control_scaling(uint32_t threads, control_kind kind, uint64_t iterations)
 {
-    control_arg a = {10000000u, 0};
+    control_arg args[TAHQ_JOBS_MAX];
+    memset(args, 0, sizeof args);
+    for (uint32_t j = 0; j < threads; j++) {
+        args[j].kind = kind;
+        args[j].iterations = iterations;
+        args[j].seed = j;
+    }
+    return control_times(threads, &args[0], args, (double)threads);
+}
+
+/* Iterations of `a` that take about `seconds` on one thread (from `probe` of
+ * them, best of 3), at least `least`. */
+static uint64_t control_iterations(control_arg a, uint64_t probe, double seconds, uint64_t least)
+{
+    a.iterations = probe;
     double best = 1e300;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = cli_now();
@@ -484,8 +639,45 @@ static uint64_t control_iterations(double seconds)
         double t = cli_now() - t0;
         best = t < best ? t : best;
     }
-    double n = seconds / best * 1e7;
-    return n < 1e5 ? 100000u : (uint64_t)n;
+    double n = seconds / best * (double)probe;
+    return n < (double)least ? least : (uint64_t)n;
+}
+
+/* The stream control over the n float32 at src (n a multiple of 16),
+ * writing n / 2 bytes at dst, in passes that take about `seconds` on one
+ * thread: on one thread the whole, on T threads a share of whole blocks
+ * each. */
+static control_result stream_scaling(uint32_t threads, const float *src, uint64_t n, void *dst,
+                                     double seconds)
+{
+    control_arg one = {
+        CTL_STREAM, 1, 0, (const unsigned char *)src, dst, n * sizeof(float) / STREAM_BLOCK};
+    one.iterations = control_iterations(one, 1, seconds, 1);
+    control_arg args[TAHQ_JOBS_MAX];
+    for (uint32_t t = 0; t < threads; t++) {
+        const uint64_t b0 = one.blocks * t / threads, b1 = one.blocks * (t + 1u) / threads;
+        args[t] = one;
+        args[t].seed = t;
+        args[t].src = one.src + b0 * STREAM_BLOCK;
+        args[t].dst = one.dst + b0 * STREAM_OUT;
+        args[t].blocks = b1 - b0;
+    }
+    control_result r = control_times(threads, &one, args, 1.0);
+    r.target_s = seconds;
+    return r;
+}
+
+/* Integer or vector work of about `seconds` on one thread, the same on each
+ * of T threads. */
+static control_result control_at(uint32_t threads, control_kind kind, double seconds)
+{
+    const control_arg probe = {kind, 0, 0, NULL, NULL, 0};
+    const uint64_t iterations = kind == CTL_VECTOR
+                                    ? control_iterations(probe, 1000000u, seconds, 10000u)
+                                    : control_iterations(probe, 10000000u, seconds, 100000u);
+    control_result r = control_scaling(threads, kind, iterations);
+    r.target_s = seconds;
+    return r;
 }
 
 static json_t *jcontrol(const control_result *c)
@@ -737,12 +929,81 @@ static int control_row(const bench_row *all, int n_rows, tahq_cpu_path best)
     return -1;
 }
 
+/* The controls of a run with T > 1 and the encode they are read against
+ * (canonical nearest's parallel codec on the best path, on 1 and T threads). */
+typedef struct bench_controls {
+    int ran;                       /* 0: T = 1, nothing below measured */
+    control_result enc, dec, lng;  /* integer: the encode's, decode's, 0.5 s length */
+    control_result vec;            /* vector, the encode's length (if vec_ok) */
+    control_result stream;         /* stream, the encode's length */
+    int vec_ok;                    /* 0: no AVX2, vec not measured */
+    const bench_row *enc1, *enc_t; /* the encode rows on 1 and on T threads */
+} bench_controls;
+
+/* The row of the same case and path as `one` on `threads` threads, or NULL. */
+static const bench_row *threads_row(const bench_row *all, int n_rows, const bench_row *one,
+                                    uint32_t threads)
+{
+    for (int i = 0; i < n_rows; i++)
+        if (all[i].c == one->c && all[i].par && all[i].path == one->path &&
+            all[i].threads == threads)
+            return &all[i];
+    return NULL;
+}
+
+/* Input bytes per second of `passes` passes over `bytes` in `s` seconds. */
+static double stream_gbps(size_t bytes, uint64_t passes, double s)
+{
+    return (double)bytes * (double)passes / 1e9 / s;
+}
+
+/* The controls' lines of the text report, the encode's scaling last. */
+static void print_controls(const bench_ctx *k, uint32_t threads, const bench_controls *ctl)
+{
+    printf("control: the same integer work on each of %u threads at once does %.3fx the "
+           "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
+           "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
+           "length can gain now\n",
+           (unsigned)threads, ctl->enc.speedup, ctl->enc.target_s * 1e3, ctl->dec.speedup,
+           ctl->dec.target_s * 1e3, ctl->lng.speedup, ctl->lng.target_s * 1e3);
+    if (ctl->vec_ok)
+        printf("vector control: %d independent chains of AVX2 multiply and add on registers "
+               "on each of %u threads at once do %.3fx the work of one thread when they last "
+               "as long as the 1-thread encode (%.1f ms)\n",
+               VECTOR_CHAINS, (unsigned)threads, ctl->vec.speedup, ctl->vec.target_s * 1e3);
+    else
+        printf("vector control: skipped: no AVX2\n");
+    const control_result *st = &ctl->stream;
+    const double cpy = gbps(k->in_bytes, ctl->enc1->cpy_s),
+                 s1 = stream_gbps(k->in_bytes, st->iterations, st->one_s),
+                 st_t = stream_gbps(k->in_bytes, st->iterations, st->all_s);
+    printf("stream control: the %.1f MiB input read (4 bytes per element) and %.1f bytes per "
+           "element written, split among the threads, %llu pass%s (%.1f ms on 1 thread): "
+           "1 thread %.3f GB/s (%.3fx memcpy), %u threads %.3f GB/s (%.3fx memcpy), %.3fx\n",
+           (double)k->in_bytes / 1048576.0, (double)STREAM_OUT * 4.0 / STREAM_BLOCK,
+           (unsigned long long)st->iterations, st->iterations == 1 ? "" : "es", st->one_s * 1e3, s1,
+           s1 / cpy, (unsigned)threads, st_t, st_t / cpy, st->speedup);
+    if (!ctl->enc_t)
+        return;
+    const double e1 = gbps(k->in_bytes, ctl->enc1->enc_s),
+                 et = gbps(k->in_bytes, ctl->enc_t->enc_s);
+    char vec[32];
+    if (ctl->vec_ok)
+        snprintf(vec, sizeof vec, "%.3fx", ctl->vec.speedup);
+    else
+        snprintf(vec, sizeof vec, "skipped");
+    printf("encode scaling %.3fx (%s %s, parallel codec, %s path: %.3f GB/s on 1 thread, "
+           "%.3f GB/s on %u threads, %.3fx the stream control's %u-thread GB/s); controls: "
+           "integer %.3fx, vector %s, stream %.3fx\n",
+           ctl->enc1->enc_s / ctl->enc_t->enc_s, ctl->enc1->c->profile, ctl->enc1->c->rounding,
+           tahq_cpu_path_name((tahq_cpu_path)ctl->enc1->path), e1, et, (unsigned)threads, et / st_t,
+           (unsigned)threads, ctl->enc.speedup, vec, st->speedup);
+}
+
 /* The text report on stdout. */
 static void print_text(const char *date, const char *cpu, const tahq_shape *shape,
                        const bench_ctx *k, uint32_t reps, const bench_row *all, int n_rows,
-                       uint32_t threads, const control_result *ctl_enc,
-                       const control_result *ctl_dec, const control_result *ctl_long,
-                       const rt_memory *mem)
+                       uint32_t threads, const bench_controls *ctl, const rt_memory *mem)
 {
     double l[3];
     load_average(l);
@@ -771,13 +1032,8 @@ static void print_text(const char *date, const char *cpu, const tahq_shape *shap
                    all[i].path < 0 ? "own" : tahq_cpu_path_name((tahq_cpu_path)all[i].path),
                    (unsigned)all[i].threads, all[i].threads == 1 ? "" : "s",
                    all[all[i].ref].enc_s / all[i].enc_s, all[all[i].ref].dec_s / all[i].dec_s);
-    if (threads > 1)
-        printf("control: the same integer work on each of %u threads at once does %.3fx the "
-               "work of one thread when it lasts as long as the 1-thread encode (%.1f ms), "
-               "%.3fx as the decode (%.1f ms), %.3fx over %.0f ms: the most any code of that "
-               "length can gain now\n",
-               (unsigned)threads, ctl_enc->speedup, ctl_enc->target_s * 1e3, ctl_dec->speedup,
-               ctl_dec->target_s * 1e3, ctl_long->speedup, ctl_long->target_s * 1e3);
+    if (ctl->ran)
+        print_controls(k, threads, ctl);
     uint64_t sum = mem->input_bytes + mem->message_bytes + mem->output_bytes;
     printf(
         "round trip (canonical nearest, parallel codec, %u thread%s): peak RSS %.1f MiB; input + "
@@ -851,31 +1107,101 @@ static int alloc_buffers(bench_ctx *k, float **x, uint32_t mib)
     return 0;
 }
 
-/* With T > 1, the controls at the length of the 1-thread parallel encode and
- * decode of canonical nearest on the best path, and a long one; else they
- * stay at speedup 1. */
-static void run_controls(uint32_t threads, const bench_row *all, int n_rows, tahq_cpu_path best,
-                         control_result *ctl_enc, control_result *ctl_dec, control_result *ctl_long)
+/* With T > 1, the integer control at the length of the 1-thread parallel
+ * encode and decode of canonical nearest on the best path and a long one,
+ * and the vector and stream controls at the encode's length (the stream
+ * through k's input, writing into k->cp); else ctl->ran stays 0. */
+static void run_controls(const bench_ctx *k, uint32_t threads, const bench_row *all, int n_rows,
+                         tahq_cpu_path best, bench_controls *ctl)
 {
-    const control_result none = {0, 0, 0, 1};
-    *ctl_enc = *ctl_dec = *ctl_long = none;
+    const control_result none = {0, 0, 0, 1, 0};
+    memset(ctl, 0, sizeof *ctl);
+    ctl->enc = ctl->dec = ctl->lng = ctl->vec = ctl->stream = none;
     const int cr = control_row(all, n_rows, best);
-    if (threads > 1 && cr >= 0) {
-        const double lengths[3] = {all[cr].enc_s, all[cr].dec_s, 0.5};
-        control_result *res[3] = {ctl_enc, ctl_dec, ctl_long};
-        for (int c = 0; c < 3; c++) {
-            *res[c] = control_scaling(threads, control_iterations(lengths[c]));
-            res[c]->target_s = lengths[c];
-        }
+    if (threads <= 1 || cr < 0)
+        return;
+    ctl->ran = 1;
+    ctl->enc1 = &all[cr];
+    ctl->enc_t = threads_row(all, n_rows, &all[cr], threads);
+    const double enc_s = all[cr].enc_s;
+    /* the three at the encode's length back to back, so that they meet the
+     * same load from other work on the machine */
+    ctl->enc = control_at(threads, CTL_INTEGER, enc_s);
+    ctl->vec_ok = vector_available();
+    if (ctl->vec_ok)
+        ctl->vec = control_at(threads, CTL_VECTOR, enc_s);
+    ctl->stream = stream_scaling(threads, k->x, k->n, k->cp, enc_s);
+    ctl->dec = control_at(threads, CTL_INTEGER, all[cr].dec_s);
+    ctl->lng = control_at(threads, CTL_INTEGER, 0.5);
+}
+
+/* The stream control's object: its times, passes, traffic, GB/s of input on
+ * 1 and T threads and their ratios to the memcpy of the encode's row. */
+static json_t *jstream(const bench_ctx *k, const bench_controls *ctl)
+{
+    const control_result *st = &ctl->stream;
+    const double cpy = gbps(k->in_bytes, ctl->enc1->cpy_s),
+                 s1 = stream_gbps(k->in_bytes, st->iterations, st->one_s),
+                 st_t = stream_gbps(k->in_bytes, st->iterations, st->all_s);
+    json_t *o = jcontrol(st);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "passes", cli_ju64(st->iterations));
+    json_object_set_new(o, "bytes_read_per_element", cli_jnum(4.0));
+    json_object_set_new(o, "bytes_written_per_element",
+                        cli_jnum((double)STREAM_OUT * 4.0 / STREAM_BLOCK));
+    json_object_set_new(o, "one_thread_gbps", cli_jnum(s1));
+    json_object_set_new(o, "all_threads_gbps", cli_jnum(st_t));
+    json_object_set_new(o, "memcpy_gbps", cli_jnum(cpy));
+    json_object_set_new(o, "one_thread_over_memcpy", cli_jnum(s1 / cpy));
+    json_object_set_new(o, "all_threads_over_memcpy", cli_jnum(st_t / cpy));
+    return o;
+}
+
+/* The encode the controls are read against, or null without its T row. */
+static json_t *jencode_scaling(const bench_ctx *k, const bench_controls *ctl)
+{
+    const bench_row *a = ctl->enc1, *b = ctl->enc_t;
+    if (!b)
+        return json_null();
+    const double e1 = gbps(k->in_bytes, a->enc_s), et = gbps(k->in_bytes, b->enc_s),
+                 st_t = stream_gbps(k->in_bytes, ctl->stream.iterations, ctl->stream.all_s);
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
+                     "rounding", a->c->rounding, "cpu_path",
+                     tahq_cpu_path_name((tahq_cpu_path)a->path), "one_thread_s", cli_jnum(a->enc_s),
+                     "all_threads_s", cli_jnum(b->enc_s), "one_thread_gbps", cli_jnum(e1),
+                     "all_threads_gbps", cli_jnum(et), "speedup", cli_jnum(a->enc_s / b->enc_s),
+                     "all_threads_over_stream", cli_jnum(et / st_t));
+}
+
+/* "thread_scaling_control": the integer control (its "speedup" the long
+ * one's), "vector" ("skipped" says why when it did not run), "stream", and
+ * the "encode" they are read against. */
+static json_t *jcontrols(const bench_ctx *k, uint32_t threads, const bench_controls *ctl)
+{
+    json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads, "speedup",
+                          cli_jnum(ctl->lng.speedup), "long", jcontrol(&ctl->lng), "encode_length",
+                          jcontrol(&ctl->enc), "decode_length", jcontrol(&ctl->dec));
+    if (!o)
+        return NULL;
+    json_t *v = ctl->vec_ok ? jcontrol(&ctl->vec) : json_pack("{s:n}", "speedup");
+    if (v) {
+        json_object_set_new(v, "skipped", ctl->vec_ok ? json_null() : json_string("no AVX2"));
+        json_object_set_new(v, "instructions", json_string("avx2 mul + add, registers only"));
+        json_object_set_new(v, "chains", json_integer(VECTOR_CHAINS));
+        json_object_set_new(v, "steps", cli_ju64(ctl->vec.iterations));
     }
+    json_object_set_new(o, "vector", v);
+    json_object_set_new(o, "stream", jstream(k, ctl));
+    json_object_set_new(o, "encode", jencode_scaling(k, ctl));
+    return o;
 }
 
 /* The JSON report on stdout; takes load_before, jrows and jscaling. Returns
  * cli_json_print's status. */
 static int print_json(const char *date, const bench_ctx *k, const bench_case *cases,
                       const bench_row *all, uint32_t threads, unsigned paths, const rt_memory *mem,
-                      const control_result *ctl_enc, const control_result *ctl_dec,
-                      const control_result *ctl_long, json_t *load_before, json_t *jrows,
+                      const bench_controls *ctl, json_t *load_before, json_t *jrows,
                       json_t *jscaling)
 {
     const bench_row *d = &all[0]; /* canonical nearest, 1 thread: the top-level fields */
@@ -907,12 +1233,8 @@ static int print_json(const char *date, const bench_ctx *k, const bench_case *ca
         json_object_set_new(o, "results", jrows);
         json_object_set_new(o, "scaling", jscaling);
         json_object_set_new(o, "roundtrip_memory", jmemory(mem, &cases[0]));
-        if (threads > 1)
-            json_object_set_new(
-                o, "thread_scaling_control",
-                json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads, "speedup",
-                          cli_jnum(ctl_long->speedup), "long", jcontrol(ctl_long), "encode_length",
-                          jcontrol(ctl_enc), "decode_length", jcontrol(ctl_dec)));
+        if (ctl->ran)
+            json_object_set_new(o, "thread_scaling_control", jcontrols(k, threads, ctl));
         jrows = jscaling = NULL;
     }
     json_decref(load_before);
@@ -985,19 +1307,18 @@ int cmd_bench(int argc, char **argv)
     if ((rc = run_rows(&k, cases, n_cases, threads, paths, best, all, &n_rows)) != 0)
         goto out;
 
-    control_result ctl_enc, ctl_dec, ctl_long;
-    run_controls(threads, all, n_rows, best, &ctl_enc, &ctl_dec, &ctl_long);
+    bench_controls ctl;
+    run_controls(&k, threads, all, n_rows, best, &ctl);
     for (int i = 0; i < n_rows; i++)
         json_array_append_new(jrows, jrow(&k, &all[i]));
     append_scaling(jscaling, all, n_rows);
 
     if (json) {
-        rc = print_json(date, &k, cases, all, threads, paths, &mem, &ctl_enc, &ctl_dec, &ctl_long,
-                        load_before, jrows, jscaling);
+        rc = print_json(date, &k, cases, all, threads, paths, &mem, &ctl, load_before, jrows,
+                        jscaling);
         load_before = jrows = jscaling = NULL;
     } else {
-        print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl_enc, &ctl_dec, &ctl_long,
-                   &mem);
+        print_text(date, cpu, &shape, &k, reps, all, n_rows, threads, &ctl, &mem);
     }
 out:
     json_decref(load_before);

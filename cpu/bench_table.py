@@ -10,7 +10,8 @@ cpu/measure.sh). For every row (profile, rounding, codec, CPU path, threads;
 the path "-" where the row has none) the table
 gives min / median / max over the runs of encode and decode GB/s and of their
 ratio to the memcpy timed in the same run and row, and for the parallel
-codec the speedup of T threads over 1 thread (the bench's "scaling" entries).
+codec the speedup of T threads over 1 thread (the bench's "scaling" entries),
+beside the bench's controls (integer, vector, stream) where the runs have them.
 Prints Markdown on stdout.
 """
 import json
@@ -97,6 +98,10 @@ def print_table(title, runs):
                 parts = ["%s" % spread([c["speedup"] for c in ctls])]
             print("Control (the same integer work on 1 and on %d threads at once, in the same "
                   "runs), speedup: %s." % (ctls[-1]["threads"], "; ".join(parts)))
+            roofs = roof_lines(ctls)
+            if roofs:
+                print()
+                print(" ".join(roofs))
             print()
         print("| profile | rounding | path | threads | encode speedup over 1 thread "
               "| decode speedup over 1 thread |")
@@ -114,6 +119,40 @@ def print_table(title, runs):
                   m["input_message_output_bytes"] / 2**20,
                   spread([x["peak_over_input_message_output"] for x in mem])))
     print()
+
+
+def roof_lines(ctls):
+    """The vector and stream controls and the encode they are read against, where the runs
+    have them."""
+    out = []
+    vec = [c["vector"] for c in ctls if "vector" in c]
+    ran = [v["speedup"] for v in vec if not v.get("skipped")]
+    if ran:
+        out.append("Vector control (AVX2 multiply and add chains on registers, as long as the "
+                   "encode), speedup: %s." % spread(ran))
+    if len(ran) < len(vec):
+        out.append("Vector control skipped in %d run(s): %s." % (
+            len(vec) - len(ran), sorted({v["skipped"] for v in vec if v.get("skipped")})[0]))
+    st = [c["stream"] for c in ctls if "stream" in c]
+    if st:
+        out.append("Stream control (the input read, %g bytes per element written, split among the "
+                   "threads), GB/s on 1 thread %s, on %d threads %s, speedup %s; over memcpy on 1 "
+                   "thread %s, on %d threads %s." % (
+                       st[-1]["bytes_written_per_element"],
+                       spread([s["one_thread_gbps"] for s in st]), ctls[-1]["threads"],
+                       spread([s["all_threads_gbps"] for s in st]),
+                       spread([s["speedup"] for s in st]),
+                       spread([s["one_thread_over_memcpy"] for s in st]), ctls[-1]["threads"],
+                       spread([s["all_threads_over_memcpy"] for s in st])))
+    enc = [c["encode"] for c in ctls if c.get("encode")]
+    if enc:
+        e = enc[-1]
+        out.append("Encode read against them (%s %s, parallel codec, %s path), speedup %s; its "
+                   "%d-thread GB/s over the stream control's %s." % (
+                       e["profile"], e["rounding"], e["cpu_path"],
+                       spread([x["speedup"] for x in enc]), ctls[-1]["threads"],
+                       spread([x["all_threads_over_stream"] for x in enc])))
+    return out
 
 
 def main(argv):

@@ -938,6 +938,10 @@ typedef struct bench_controls {
     control_result stream;         /* stream, the encode's length */
     int vec_ok;                    /* 0: no AVX2, vec not measured */
     const bench_row *enc1, *enc_t; /* the encode rows on 1 and on T threads */
+    /* GB/s of input, computed once for the text and the JSON: the memcpy
+     * of enc1's row, the stream control on 1 and T threads, the encode on
+     * 1 and T threads (enc_all 0 without enc_t) */
+    double cpy_gbps, stream_one, stream_all, enc_one, enc_all;
 } bench_controls;
 
 /* The row of the same case and path as `one` on `threads` threads, or NULL. */
@@ -949,12 +953,6 @@ static const bench_row *threads_row(const bench_row *all, int n_rows, const benc
             all[i].threads == threads)
             return &all[i];
     return NULL;
-}
-
-/* Input bytes per second of `passes` passes over `bytes` in `s` seconds. */
-static double stream_gbps(size_t bytes, uint64_t passes, double s)
-{
-    return (double)bytes * (double)passes / 1e9 / s;
 }
 
 /* The controls' lines of the text report, the encode's scaling last. */
@@ -974,9 +972,7 @@ static void print_controls(const bench_ctx *k, uint32_t threads, const bench_con
     else
         printf("vector control: skipped: no AVX2\n");
     const control_result *st = &ctl->stream;
-    const double cpy = gbps(k->in_bytes, ctl->enc1->cpy_s),
-                 s1 = stream_gbps(k->in_bytes, st->iterations, st->one_s),
-                 st_t = stream_gbps(k->in_bytes, st->iterations, st->all_s);
+    const double cpy = ctl->cpy_gbps, s1 = ctl->stream_one, st_t = ctl->stream_all;
     printf("stream control: the %.1f MiB input read (4 bytes per element) and %.1f bytes per "
            "element written, split among the threads, %llu pass%s (%.1f ms on 1 thread): "
            "1 thread %.3f GB/s (%.3fx memcpy), %u threads %.3f GB/s (%.3fx memcpy), %.3fx\n",
@@ -985,8 +981,7 @@ static void print_controls(const bench_ctx *k, uint32_t threads, const bench_con
            s1 / cpy, (unsigned)threads, st_t, st_t / cpy, st->speedup);
     if (!ctl->enc_t)
         return;
-    const double e1 = gbps(k->in_bytes, ctl->enc1->enc_s),
-                 et = gbps(k->in_bytes, ctl->enc_t->enc_s);
+    const double e1 = ctl->enc_one, et = ctl->enc_all;
     char vec[32];
     if (ctl->vec_ok)
         snprintf(vec, sizeof vec, "%.3fx", ctl->vec.speedup);
@@ -1133,16 +1128,20 @@ static void run_controls(const bench_ctx *k, uint32_t threads, const bench_row *
     ctl->stream = stream_scaling(threads, k->x, k->n, k->cp, enc_s);
     ctl->dec = control_at(threads, CTL_INTEGER, all[cr].dec_s);
     ctl->lng = control_at(threads, CTL_INTEGER, 0.5);
+    const double passes = (double)ctl->stream.iterations;
+    ctl->cpy_gbps = gbps(k->in_bytes, all[cr].cpy_s);
+    ctl->stream_one = passes * gbps(k->in_bytes, ctl->stream.one_s);
+    ctl->stream_all = passes * gbps(k->in_bytes, ctl->stream.all_s);
+    ctl->enc_one = gbps(k->in_bytes, all[cr].enc_s);
+    ctl->enc_all = ctl->enc_t ? gbps(k->in_bytes, ctl->enc_t->enc_s) : 0.0;
 }
 
 /* The stream control's object: its times, passes, traffic, GB/s of input on
  * 1 and T threads and their ratios to the memcpy of the encode's row. */
-static json_t *jstream(const bench_ctx *k, const bench_controls *ctl)
+static json_t *jstream(const bench_controls *ctl)
 {
     const control_result *st = &ctl->stream;
-    const double cpy = gbps(k->in_bytes, ctl->enc1->cpy_s),
-                 s1 = stream_gbps(k->in_bytes, st->iterations, st->one_s),
-                 st_t = stream_gbps(k->in_bytes, st->iterations, st->all_s);
+    const double cpy = ctl->cpy_gbps, s1 = ctl->stream_one, st_t = ctl->stream_all;
     json_t *o = jcontrol(st);
     if (!o)
         return NULL;
@@ -1159,13 +1158,12 @@ static json_t *jstream(const bench_ctx *k, const bench_controls *ctl)
 }
 
 /* The encode the controls are read against, or null without its T row. */
-static json_t *jencode_scaling(const bench_ctx *k, const bench_controls *ctl)
+static json_t *jencode_scaling(const bench_controls *ctl)
 {
     const bench_row *a = ctl->enc1, *b = ctl->enc_t;
     if (!b)
         return json_null();
-    const double e1 = gbps(k->in_bytes, a->enc_s), et = gbps(k->in_bytes, b->enc_s),
-                 st_t = stream_gbps(k->in_bytes, ctl->stream.iterations, ctl->stream.all_s);
+    const double e1 = ctl->enc_one, et = ctl->enc_all, st_t = ctl->stream_all;
     return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "profile", a->c->profile,
                      "rounding", a->c->rounding, "cpu_path",
                      tahq_cpu_path_name((tahq_cpu_path)a->path), "one_thread_s", cli_jnum(a->enc_s),
@@ -1177,7 +1175,7 @@ static json_t *jencode_scaling(const bench_ctx *k, const bench_controls *ctl)
 /* "thread_scaling_control": the integer control (its "speedup" the long
  * one's), "vector" ("skipped" says why when it did not run), "stream", and
  * the "encode" they are read against. */
-static json_t *jcontrols(const bench_ctx *k, uint32_t threads, const bench_controls *ctl)
+static json_t *jcontrols(uint32_t threads, const bench_controls *ctl)
 {
     json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o}", "threads", (json_int_t)threads, "speedup",
                           cli_jnum(ctl->lng.speedup), "long", jcontrol(&ctl->lng), "encode_length",
@@ -1192,8 +1190,8 @@ static json_t *jcontrols(const bench_ctx *k, uint32_t threads, const bench_contr
         json_object_set_new(v, "steps", cli_ju64(ctl->vec.iterations));
     }
     json_object_set_new(o, "vector", v);
-    json_object_set_new(o, "stream", jstream(k, ctl));
-    json_object_set_new(o, "encode", jencode_scaling(k, ctl));
+    json_object_set_new(o, "stream", jstream(ctl));
+    json_object_set_new(o, "encode", jencode_scaling(ctl));
     return o;
 }
 
@@ -1234,7 +1232,7 @@ static int print_json(const char *date, const bench_ctx *k, const bench_case *ca
         json_object_set_new(o, "scaling", jscaling);
         json_object_set_new(o, "roundtrip_memory", jmemory(mem, &cases[0]));
         if (ctl->ran)
-            json_object_set_new(o, "thread_scaling_control", jcontrols(k, threads, ctl));
+            json_object_set_new(o, "thread_scaling_control", jcontrols(threads, ctl));
         jrows = jscaling = NULL;
     }
     json_decref(load_before);

@@ -33,37 +33,7 @@
 #define PV1F_LN2 0x1.62e43p-1f
 #define PV1F_SQRT2 0x1.6a09e6p+0f
 
-/* ---- layout (Appendix A.3, as ref/paper_v1.c pv1_layout_compute) -------- */
-
-typedef struct pv1f_layout {
-    uint64_t B, S, C, T, N, n_low, n_high, n_elems, rows;
-    uint32_t G, k, lo_bits, hi_bits;
-    uint64_t off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
-} pv1f_layout;
-
-static void pv1f_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                                pv1f_layout *l)
-{
-    l->B = shape->batch;
-    l->S = shape->seq_len;
-    l->C = shape->channels;
-    l->G = cfg->tile;
-    l->T = l->C / cfg->tile;
-    l->rows = l->B * l->S;
-    l->N = l->rows * l->T;
-    l->n_elems = l->rows * l->C;
-    l->n_low = tahq_paper_v1_low_count(shape->seq_len, cfg->hi_permille);
-    l->n_high = l->S - l->n_low;
-    l->k = tahq_tile_log2(cfg->tile);
-    l->lo_bits = cfg->lo_bits;
-    l->hi_bits = cfg->hi_bits;
-    l->off_hi = l->B * l->n_low * l->C * cfg->lo_bits;
-    l->off_zero = l->off_hi + l->B * l->n_high * l->C * cfg->hi_bits;
-    l->off_scale = l->off_zero + 16u * l->N;
-    l->off_map = l->off_scale + 16u * l->N;
-    l->off_flags = l->off_map + l->rows;
-    l->off_piv = l->off_flags + l->N;
-}
+/* ---- layout: the reference's (tahq_pv1_layout_compute, Appendix A.3) ------ */
 
 static uint64_t bytes_of_bits(uint64_t bits)
 {
@@ -73,7 +43,7 @@ static uint64_t bytes_of_bits(uint64_t bits)
 /* Width and first code bit of the token at rank `rank` of sequence b
  * (ref/paper_v1.c pv1_code_base): low tokens' codes first, then the high
  * ones', each in reordered order. A multiple of 8 (C is). */
-static uint64_t pv1f_code_base(const pv1f_layout *l, uint64_t b, uint64_t rank, uint32_t *bits)
+static uint64_t pv1f_code_base(const tahq_pv1_layout *l, uint64_t b, uint64_t rank, uint32_t *bits)
 {
     const int low = rank < l->n_low;
     *bits = low ? l->lo_bits : l->hi_bits;
@@ -396,7 +366,7 @@ TAHQ_HOT static void store_canonical(float *dst, const float *v, uint32_t G)
 /* ---- encode ----------------------------------------------------------------- */
 
 typedef struct pv1f_enc {
-    pv1f_layout l;
+    tahq_pv1_layout l;
     uint32_t jobs;
     const float *x;
     uint8_t *out;
@@ -410,7 +380,7 @@ typedef struct pv1f_enc {
 static void enc_rows_job(void *arg, uint32_t j)
 {
     pv1f_enc *e = arg;
-    const pv1f_layout *l = &e->l;
+    const tahq_pv1_layout *l = &e->l;
     const uint64_t r0 = tahq_cpu_part_start(l->rows, e->jobs, j, 1);
     const uint64_t r1 = tahq_cpu_part_start(l->rows, e->jobs, j + 1, 1);
     e->st[j] = TAHQ_OK;
@@ -438,7 +408,7 @@ static void enc_rows_job(void *arg, uint32_t j)
 static void enc_sort_job(void *arg, uint32_t j)
 {
     pv1f_enc *e = arg;
-    const pv1f_layout *l = &e->l;
+    const tahq_pv1_layout *l = &e->l;
     const uint64_t b0 = tahq_cpu_part_start(l->B, e->jobs, j, 1);
     const uint64_t b1 = tahq_cpu_part_start(l->B, e->jobs, j + 1, 1);
     for (uint64_t b = b0; b < b1; b++)
@@ -448,7 +418,7 @@ static void enc_sort_job(void *arg, uint32_t j)
 static void enc_tiles_job(void *arg, uint32_t j)
 {
     pv1f_enc *e = arg;
-    const pv1f_layout *l = &e->l;
+    const tahq_pv1_layout *l = &e->l;
     const uint32_t G = l->G;
     const float r = pv1f_sqrt_tile(G);
     const uint64_t R0 = tahq_cpu_part_start(l->rows, e->jobs, j, 1);
@@ -489,8 +459,8 @@ tahq_status tahq_paper_v1_encode_parallel_workspace_size(const tahq_paper_v1_con
     tahq_status st = tahq_paper_v1_check(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    pv1f_layout l;
-    pv1f_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     const uint64_t total = 24u * l.rows + 2u * l.N + 7u;
     if (total > (uint64_t)SIZE_MAX)
         return TAHQ_ERR_SHAPE;
@@ -523,8 +493,8 @@ tahq_status tahq_paper_v1_encode_parallel(const tahq_paper_v1_config *cfg, const
         return TAHQ_ERR_BUFFER;
 
     pv1f_enc *e = &(pv1f_enc){0};
-    pv1f_layout_compute(cfg, shape, &e->l);
-    const pv1f_layout *l = &e->l;
+    tahq_pv1_layout_compute(cfg, shape, &e->l);
+    const tahq_pv1_layout *l = &e->l;
     if ((uint64_t)jobs > l->rows)
         jobs = (uint32_t)l->rows;
     e->jobs = jobs;
@@ -584,7 +554,7 @@ tahq_status tahq_paper_v1_encode_parallel(const tahq_paper_v1_config *cfg, const
 /* ---- decode ----------------------------------------------------------------- */
 
 /* ref/paper_v1.c pv1_open: length, flag count, padding, map counts. */
-static tahq_status pv1f_open(const uint8_t *msg, size_t len, const pv1f_layout *l, uint64_t *nf)
+static tahq_status pv1f_open(const uint8_t *msg, size_t len, const tahq_pv1_layout *l, uint64_t *nf)
 {
     if (!msg)
         return TAHQ_ERR_NULL;
@@ -607,7 +577,7 @@ static tahq_status pv1f_open(const uint8_t *msg, size_t len, const pv1f_layout *
 }
 
 typedef struct pv1f_dec {
-    pv1f_layout l;
+    tahq_pv1_layout l;
     uint32_t jobs;
     uint64_t nf;
     const uint8_t *msg;
@@ -617,7 +587,7 @@ typedef struct pv1f_dec {
 static void dec_tiles_job(void *arg, uint32_t j)
 {
     const pv1f_dec *d = arg;
-    const pv1f_layout *l = &d->l;
+    const tahq_pv1_layout *l = &d->l;
     const uint8_t *msg = d->msg;
     const uint32_t G = l->G;
     const float r = pv1f_sqrt_tile(G);
@@ -669,7 +639,7 @@ tahq_status tahq_paper_v1_decode_parallel(const uint8_t *msg, size_t len,
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     pv1f_dec *d = &(pv1f_dec){0};
-    pv1f_layout_compute(cfg, shape, &d->l);
+    tahq_pv1_layout_compute(cfg, shape, &d->l);
     st = pv1f_open(msg, len, &d->l, &d->nf);
     if (st != TAHQ_OK)
         return st;

@@ -615,25 +615,22 @@ tahq_status tahq_encode_parallel(const tahq_config *cfg, const tahq_shape *shape
                                  void *workspace, size_t workspace_bytes, uint8_t *out,
                                  size_t out_capacity, size_t *out_len, const tahq_parallel *par)
 {
-    if (!cfg || !shape || !x || !out || !out_len)
-        return TAHQ_ERR_NULL;
-    *out_len = 0;
+    /* the checks of tahq_encode, in its order, with the job count after its
+     * pointers' and this encoder's workspace */
+    tahq_status st = tahq_encode_check_pointers(cfg, shape, x, out, out_len);
+    if (st != TAHQ_OK)
+        return st;
     const uint32_t jobs = par ? par->jobs : 1u;
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
     size_t bound, ws_need;
-    /* the checks of tahq_encode, in its order */
-    tahq_status st = tahq_encode_bound(cfg, shape, &bound);
+    st = tahq_encode_bound(cfg, shape, &bound);
     if (st == TAHQ_OK)
         st = tahq_encode_parallel_workspace_size(cfg, shape, jobs, &ws_need);
+    if (st == TAHQ_OK)
+        st = tahq_encode_check_room(bound, out_capacity, ws_need, workspace, workspace_bytes);
     if (st != TAHQ_OK)
         return st;
-    if (out_capacity < bound)
-        return TAHQ_ERR_BUFFER;
-    if (ws_need > 0 && !workspace)
-        return TAHQ_ERR_NULL;
-    if (workspace_bytes < ws_need)
-        return TAHQ_ERR_BUFFER;
 
     enc_ctx *e = &(enc_ctx){0};
     e->c = *cfg;

@@ -19,6 +19,7 @@
 
 #include "tahq.h"
 #include "tahq_parallel.h"
+#include "tahq_core.h"
 
 /* order of the in-thread runner */
 typedef struct diff_order {
@@ -61,11 +62,6 @@ static void diff_parallel(tahq_parallel *par, diff_order *order, uint8_t b0, uin
     par->ctx = order;
 }
 
-static uint32_t diff_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* floats from the little-endian bits of data[0 .. size) (missing ones 0) */
 static float *diff_floats(const uint8_t *data, size_t size, size_t count)
 {
@@ -73,7 +69,7 @@ static float *diff_floats(const uint8_t *data, size_t size, size_t count)
     if (!x)
         abort();
     for (size_t i = 0; i < count && 4 * i + 4 <= size; i++) {
-        uint32_t w = diff_get32(data + 4 * i);
+        uint32_t w = tahq_get_u32(data + 4 * i);
         memcpy(&x[i], &w, 4);
     }
     return x;

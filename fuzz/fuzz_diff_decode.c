@@ -81,14 +81,14 @@ static void encoded_message(const uint8_t *d, size_t size, const tahq_parallel *
     cfg.alloc = (tahq_alloc)(d[3] % 4u);
     cfg.rounding = (tahq_rounding)(d[4] % 2u);
     cfg.meta = (tahq_meta)(d[5] % 2u);
-    cfg.hi_permille = ((uint32_t)d[6] | (uint32_t)d[7] << 8) % 1001u;
-    uint32_t tau_bits = diff_get32(d + 8);
+    cfg.hi_permille = tahq_get_u16(d + 6) % 1001u;
+    uint32_t tau_bits = tahq_get_u32(d + 8);
     if (d[23] & 1u) {
         static const uint32_t common[4] = {0x00000000u, 0x40000000u, 0x7F800000u, 0x3F800000u};
         tau_bits = common[tau_bits & 3u];
     }
     memcpy(&cfg.tau, &tau_bits, 4);
-    cfg.seed = (uint64_t)diff_get32(d + 12) | (uint64_t)diff_get32(d + 16) << 32;
+    cfg.seed = (uint64_t)tahq_get_u32(d + 12) | (uint64_t)tahq_get_u32(d + 16) << 32;
     tahq_shape shape = {d[20] % 2u + 1u, d[21] % 8u + 1u, (d[22] % 4u + 1u) * cfg.tile};
     const size_t count = (size_t)shape.batch * shape.seq_len * shape.channels;
     size_t cap = 0, ws_ref = 0, ws_par = 0;
@@ -109,7 +109,7 @@ static void encoded_message(const uint8_t *d, size_t size, const tahq_parallel *
     if (sr == TAHQ_OK) {
         if (memcmp(mr, mp, lr) != 0)
             abort();
-        uint32_t pos = ((uint32_t)d[24] | (uint32_t)d[25] << 8) % (uint32_t)lr;
+        uint32_t pos = tahq_get_u16(d + 24) % (uint32_t)lr;
         mr[pos] ^= d[26];
         if (d[26] && (d[23] & 2u)) {
             uint8_t *m = copy_with_valid_crc(mr, lr);

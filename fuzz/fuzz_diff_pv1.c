@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.tile = 1u << (d[0] % 6u + 3u);
     cfg.hi_bits = 1u + d[1] % 8u;
     cfg.lo_bits = 1u + d[2] % 8u;
-    cfg.hi_permille = (uint32_t)d[3] | (uint32_t)d[4] << 8;
+    cfg.hi_permille = tahq_get_u16(d + 3);
     if (!(mode & 2u))
         cfg.hi_permille %= 1001u;
     tahq_shape shape = {d[5] % 2u + 1u, d[6] % 8u + 1u, (d[7] % 4u + 1u) * cfg.tile};
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sr != sp || lr != lp || (sr == TAHQ_OK && memcmp(mr, mp, lr) != 0))
         abort();
     if (sr == TAHQ_OK) {
-        uint32_t pos = ((uint32_t)rest[0] | (uint32_t)rest[1] << 8) % (uint32_t)lr;
+        uint32_t pos = tahq_get_u16(rest) % (uint32_t)lr;
         mr[pos] ^= rest[2];
         decode_both(mr, lr, &cfg, &shape, &par);
     }

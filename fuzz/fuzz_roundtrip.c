@@ -19,11 +19,7 @@
 #include <string.h>
 
 #include "tahq.h"
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#include "tahq_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,14 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.alloc = (tahq_alloc)data[3];
     cfg.rounding = (tahq_rounding)data[4];
     cfg.meta = (tahq_meta)data[5];
-    cfg.hi_permille = (uint32_t)data[6] | (uint32_t)data[7] << 8;
-    uint32_t tau_bits = get32(data + 8);
+    cfg.hi_permille = tahq_get_u16(data + 6);
+    uint32_t tau_bits = tahq_get_u32(data + 8);
     if (data[23] & 1u) {
         static const uint32_t common[4] = {0x00000000u, 0x40000000u, 0x7F800000u, 0x3F800000u};
         tau_bits = common[tau_bits & 3u];
     }
     memcpy(&cfg.tau, &tau_bits, 4);
-    cfg.seed = (uint64_t)get32(data + 12) | (uint64_t)get32(data + 16) << 32;
+    cfg.seed = (uint64_t)tahq_get_u32(data + 12) | (uint64_t)tahq_get_u32(data + 16) << 32;
     tahq_shape shape;
     shape.batch = data[20] % 2u + 1u;
     shape.seq_len = data[21] % 8u + 1u;
@@ -55,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     size_t avail = (size - 24u) / 4u;
     for (size_t i = 0; i < count && i < avail; i++) {
-        uint32_t w = get32(data + 24 + 4 * i);
+        uint32_t w = tahq_get_u32(data + 24 + 4 * i);
         memcpy(&x[i], &w, 4);
     }
 

@@ -101,15 +101,10 @@ static uint32_t tq_code_nearest(float v, float z, float s, uint32_t levels)
     return tahq_nearest_code((v - z) / s, levels);
 }
 
-/* stochastic code with the random word of the element (ref/quant.c) */
+/* stochastic code with the random word of the element (ref/quant.c codes_stochastic) */
 static uint32_t tq_code_stochastic(float v, float z, float s, uint32_t levels, uint32_t word)
 {
-    float t = (v - z) / s;
-    float f0 = (float)(uint32_t)t;
-    float phi = t - f0;
-    float rho = (float)(word >> 8) * 0x1p-24f;
-    uint32_t q = (uint32_t)f0 + (rho < phi ? 1u : 0u);
-    return q < levels ? q : levels;
+    return tahq_stochastic_code((v - z) / s, word, levels);
 }
 
 static void test_scalar(void)

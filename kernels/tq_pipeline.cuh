@@ -750,12 +750,9 @@ tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t ch
                                uint32_t bits, tahq_meta meta, uint8_t *codes, float *steps,
                                void *workspace, size_t workspace_bytes)
 {
-    if (!g || !codes || !steps)
-        return TAHQ_ERR_NULL;
-    if (bits < 2 || bits > 8 || (unsigned)meta > TAHQ_META_FP32)
-        return TAHQ_ERR_CONFIG;
-    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
-        return TAHQ_ERR_SHAPE;
+    tahq_status r = tahq_fixpoint_encode_check(g, rows, channels, bits, meta, codes, steps);
+    if (r != TAHQ_OK)
+        return r;
     if (!workspace)
         return TAHQ_ERR_NULL;
     if (workspace_bytes < tq_fix_ws_bytes(channels))
@@ -764,7 +761,6 @@ tahq_status tq_fix_encode_impl(X &ex, const float *g, uint64_t rows, uint32_t ch
     tq_status_block *st = reinterpret_cast<tq_status_block *>(ws);
     unsigned int *colmax = reinterpret_cast<unsigned int *>(ws + 256);
     float *steps_ws = reinterpret_cast<float *>(ws + 256 + tq_align256((size_t)channels * 4u));
-    tahq_status r;
 #define TQ_TRY(e)         \
     do {                  \
         r = (e);          \
@@ -798,18 +794,14 @@ tahq_status tq_fix_decode_impl(X &ex, const uint8_t *codes, const float *steps, 
                                uint32_t channels, uint32_t bits, float *out, void *workspace,
                                size_t workspace_bytes)
 {
-    if (!codes || !steps || !out)
-        return TAHQ_ERR_NULL;
-    if (bits < 2 || bits > 8)
-        return TAHQ_ERR_CONFIG;
-    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
-        return TAHQ_ERR_SHAPE;
+    tahq_status r = tahq_fixpoint_decode_check(codes, steps, rows, channels, bits, out);
+    if (r != TAHQ_OK)
+        return r;
     if (!workspace)
         return TAHQ_ERR_NULL;
     if (workspace_bytes < tq_fix_ws_bytes(channels))
         return TAHQ_ERR_BUFFER;
     tq_status_block *st = reinterpret_cast<tq_status_block *>(tq_ws_align(workspace));
-    tahq_status r;
 #define TQ_TRY(e)         \
     do {                  \
         r = (e);          \

@@ -358,6 +358,42 @@ Allocated:
     return TAHQ_OK;
 }
 
+/* The first of tahq_encode's argument checks: every pointer it needs
+ * (TAHQ_ERR_NULL), then the message length is 0 until a message is written. */
+/*@ requires out_len == \null || \valid(out_len);
+  @ assigns *out_len;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL;
+  @ ensures \result == TAHQ_OK <==> cfg != \null && shape != \null && x != \null && out != \null &&
+  @   out_len != \null;
+  @ ensures \result == TAHQ_OK ==> *out_len == 0; */
+tahq_status tahq_encode_check_pointers(const tahq_config *cfg, const tahq_shape *shape,
+                                       const float *x, const uint8_t *out, size_t *out_len)
+{
+    if (!cfg || !shape || !x || !out || !out_len)
+        return TAHQ_ERR_NULL;
+    *out_len = 0;
+    return TAHQ_OK;
+}
+
+/* The last of tahq_encode's argument checks, once the configuration and the
+ * shape passed: room for the message bound in out, then a workspace of
+ * ws_need bytes. */
+/*@ assigns \nothing;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_BUFFER || \result == TAHQ_ERR_NULL;
+  @ ensures \result == TAHQ_OK <==> out_capacity >= bound && (ws_need == 0 || workspace != \null) &&
+  @   workspace_bytes >= ws_need; */
+tahq_status tahq_encode_check_room(size_t bound, size_t out_capacity, size_t ws_need,
+                                   const void *workspace, size_t workspace_bytes)
+{
+    if (out_capacity < bound)
+        return TAHQ_ERR_BUFFER;
+    if (ws_need > 0 && !workspace)
+        return TAHQ_ERR_NULL;
+    if (workspace_bytes < ws_need)
+        return TAHQ_ERR_BUFFER;
+    return TAHQ_OK;
+}
+
 /*@ requires cfg == \null || \valid_read(cfg);
   @ requires shape == \null || \valid_read(shape);
   @ requires out_len == \null || \valid(out_len);
@@ -374,22 +410,18 @@ tahq_status tahq_encode(const tahq_config *cfg, const tahq_shape *shape, const f
                         void *workspace, size_t workspace_bytes, uint8_t *out, size_t out_capacity,
                         size_t *out_len)
 {
-    if (!cfg || !shape || !x || !out || !out_len)
-        return TAHQ_ERR_NULL;
-    *out_len = 0;
-    size_t bound, ws_need;
-    /* tahq_encode_bound checks the configuration, then the shape */
-    tahq_status st = tahq_encode_bound(cfg, shape, &bound);
-    if (st == TAHQ_OK)
-        st = tahq_encode_workspace_size(cfg, shape, &ws_need);
+    tahq_status st = tahq_encode_check_pointers(cfg, shape, x, out, out_len);
     if (st != TAHQ_OK)
         return st;
-    if (out_capacity < bound)
-        return TAHQ_ERR_BUFFER;
-    if (ws_need > 0 && !workspace)
-        return TAHQ_ERR_NULL;
-    if (workspace_bytes < ws_need)
-        return TAHQ_ERR_BUFFER;
+    size_t bound, ws_need;
+    /* tahq_encode_bound checks the configuration, then the shape */
+    st = tahq_encode_bound(cfg, shape, &bound);
+    if (st == TAHQ_OK)
+        st = tahq_encode_workspace_size(cfg, shape, &ws_need);
+    if (st == TAHQ_OK)
+        st = tahq_encode_check_room(bound, out_capacity, ws_need, workspace, workspace_bytes);
+    if (st != TAHQ_OK)
+        return st;
 
     uint64_t group = tahq_alloc_group_size(cfg, shape);
     uint8_t *ws = (uint8_t *)workspace; /* any alignment: round up inside the slack */

@@ -15,6 +15,28 @@ static int32_t round_half_even_signed(float t)
     return (tahq_bits_of(t) & 0x80000000u) ? -m : m;
 }
 
+/* tahq_fixpoint_encode's argument checks, in its order; the CUDA encoder
+ * makes the same ones before its workspace's. */
+/*@ assigns \nothing;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL || \result == TAHQ_ERR_CONFIG ||
+  @   \result == TAHQ_ERR_SHAPE;
+  @ ensures \result == TAHQ_OK ==> g != \null && codes != \null && steps != \null &&
+  @   2 <= bits <= 8 && 0 <= meta <= TAHQ_META_FP32 &&
+  @   0 < rows && 0 < channels && rows * channels <= 0x10000000000; */
+tahq_status tahq_fixpoint_encode_check(const float *g, uint64_t rows, uint32_t channels,
+                                       uint32_t bits, tahq_meta meta, const uint8_t *codes,
+                                       const float *steps)
+{
+    if (!g || !codes || !steps)
+        return TAHQ_ERR_NULL;
+    if (bits < 2 || bits > 8 || (unsigned)meta > TAHQ_META_FP32)
+        return TAHQ_ERR_CONFIG;
+    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
+        return TAHQ_ERR_SHAPE;
+    /*@ assert rows * channels <= 0x10000000000; */
+    return TAHQ_OK;
+}
+
 /*@ requires buffers: 0 < rows && 0 < channels && rows * channels <= 0x10000000000 ==>
   @   (g == \null || \valid_read(g + (0 .. rows * channels - 1))) &&
   @   (codes == \null || \valid(codes + (0 .. rows * channels - 1))) &&
@@ -26,13 +48,9 @@ static int32_t round_half_even_signed(float t)
 tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channels, uint32_t bits,
                                  tahq_meta meta, uint8_t *codes, float *steps)
 {
-    if (!g || !codes || !steps)
-        return TAHQ_ERR_NULL;
-    if (bits < 2 || bits > 8 || (unsigned)meta > TAHQ_META_FP32)
-        return TAHQ_ERR_CONFIG;
-    if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
-        return TAHQ_ERR_SHAPE;
-    /*@ assert rows * channels <= 0x10000000000; */
+    tahq_status st = tahq_fixpoint_encode_check(g, rows, channels, bits, meta, codes, steps);
+    if (st != TAHQ_OK)
+        return st;
     const uint64_t n = rows * channels;
     /*@ loop invariant 0 <= i <= n;
       @ loop assigns i;
@@ -95,13 +113,15 @@ tahq_status tahq_fixpoint_encode(const float *g, uint64_t rows, uint32_t channel
     return TAHQ_OK;
 }
 
-/*@ requires buffers: 0 < rows && 0 < channels && rows * channels <= 0x10000000000 ==>
-  @   (codes == \null || \valid_read(codes + (0 .. rows * channels - 1))) &&
-  @   (steps == \null || \valid_read(steps + (0 .. channels - 1))) &&
-  @   (out == \null || \valid(out + (0 .. rows * channels - 1)));
-  @ assigns out[0 .. rows * channels - 1]; */
-tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint64_t rows,
-                                 uint32_t channels, uint32_t bits, float *out)
+/* tahq_fixpoint_decode's argument checks, in its order; the CUDA decoder
+ * makes the same ones before its workspace's. */
+/*@ assigns \nothing;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL || \result == TAHQ_ERR_CONFIG ||
+  @   \result == TAHQ_ERR_SHAPE;
+  @ ensures \result == TAHQ_OK ==> codes != \null && steps != \null && out != \null &&
+  @   2 <= bits <= 8 && 0 < rows && 0 < channels && rows * channels <= 0x10000000000; */
+tahq_status tahq_fixpoint_decode_check(const uint8_t *codes, const float *steps, uint64_t rows,
+                                       uint32_t channels, uint32_t bits, const float *out)
 {
     if (!codes || !steps || !out)
         return TAHQ_ERR_NULL;
@@ -110,6 +130,20 @@ tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint6
     if (rows == 0 || channels == 0 || rows > TAHQ_MAX_ELEMENTS / channels)
         return TAHQ_ERR_SHAPE;
     /*@ assert rows * channels <= 0x10000000000; */
+    return TAHQ_OK;
+}
+
+/*@ requires buffers: 0 < rows && 0 < channels && rows * channels <= 0x10000000000 ==>
+  @   (codes == \null || \valid_read(codes + (0 .. rows * channels - 1))) &&
+  @   (steps == \null || \valid_read(steps + (0 .. channels - 1))) &&
+  @   (out == \null || \valid(out + (0 .. rows * channels - 1)));
+  @ assigns out[0 .. rows * channels - 1]; */
+tahq_status tahq_fixpoint_decode(const uint8_t *codes, const float *steps, uint64_t rows,
+                                 uint32_t channels, uint32_t bits, float *out)
+{
+    tahq_status st = tahq_fixpoint_decode_check(codes, steps, rows, channels, bits, out);
+    if (st != TAHQ_OK)
+        return st;
     const int32_t offset = 1 << (bits - 1);
     /*@ loop invariant 0 <= i <= rows * channels;
       @ loop assigns i;

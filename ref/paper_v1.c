@@ -93,13 +93,6 @@ uint64_t tahq_paper_v1_low_count(uint32_t seq_len, uint32_t hi_permille)
 
 /* ---- layout (bit offsets, Appendix A.3) ----------------------------------- */
 
-typedef struct pv1_layout {
-    uint64_t B, S, C, T, N, n_low, n_high;
-    uint64_t n_elems; /* B*S*C */
-    uint32_t k;
-    uint64_t off_lo, off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
-} pv1_layout;
-
 /*@ requires tahq_pv1_config_ok(cfg) && tahq_pv1_shape_ok(cfg, shape);
   @ requires \valid(l) && \separated(l, cfg) && \separated(l, shape);
   @ assigns *l;
@@ -114,8 +107,8 @@ typedef struct pv1_layout {
   @ ensures l->off_hi == l->B * l->n_low * l->C * \old(cfg->lo_bits);
   @ ensures l->off_zero == l->off_hi + l->B * l->n_high * l->C * \old(cfg->hi_bits);
   @ ensures l->off_scale == l->off_zero + 16 * l->N && l->off_map == l->off_scale + 16 * l->N; */
-static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
-                               pv1_layout *l)
+void tahq_pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                             tahq_pv1_layout *l)
 {
     const uint64_t B = shape->batch, S = shape->seq_len, C = shape->channels;
     const uint64_t T = C / cfg->tile;
@@ -141,9 +134,13 @@ static void pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape
     l->T = T;
     l->N = N;
     l->n_elems = B * S * C;
+    l->rows = B * S;
     l->n_low = n_low;
     l->n_high = n_high;
     l->k = tahq_tile_log2(cfg->tile);
+    l->G = cfg->tile;
+    l->lo_bits = cfg->lo_bits;
+    l->hi_bits = cfg->hi_bits;
     l->off_lo = 0;
     const uint64_t off_zero = low_code_bits + high_code_bits; /* low codes, then high codes */
     const uint64_t off_scale = off_zero + 16u * N;
@@ -177,8 +174,8 @@ tahq_status tahq_paper_v1_encode_bound(const tahq_paper_v1_config *cfg, const ta
     tahq_status st = pv1_check(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     /*@ ghost tahq_mul_mono(l.k, 8, l.N); */
     uint64_t total = bytes_of_bits(l.off_piv + l.N * l.k);
     if (total > (uint64_t)SIZE_MAX)
@@ -199,8 +196,8 @@ tahq_status tahq_paper_v1_message_size(const tahq_paper_v1_config *cfg, const ta
     tahq_status st = pv1_check(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     if (n_flagged > l.N)
         return TAHQ_ERR_CONFIG;
     /*@ ghost tahq_mul_mono(n_flagged, l.N, l.k); */
@@ -619,7 +616,7 @@ static pv1_walk pv1_walk_start(uint64_t map_off, uint64_t S, uint64_t n_low)
   @ assigns \nothing;
   @ ensures \result + l->C * bits <= (low != 0 ? l->off_hi : l->off_zero);
   @ ensures \result + l->C * bits <= l->off_zero; */
-static uint64_t pv1_code_base(const pv1_layout *l, uint64_t b, int low, uint64_t pass_rank,
+static uint64_t pv1_code_base(const tahq_pv1_layout *l, uint64_t b, int low, uint64_t pass_rank,
                               uint32_t bits)
 {
     /*@ ghost const uint64_t B = l->B, S = l->S; */
@@ -671,8 +668,8 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
     tahq_paper_v1_workspace_size(cfg, shape, &ws_need);
     if (out_capacity < bound || workspace_bytes < ws_need)
         return TAHQ_ERR_BUFFER;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     for (uint64_t i = 0; i < l.n_elems; i++) {
         float a = tahq_absf(x[i]);
         if (!(a <= 3.4028235e38f))
@@ -782,7 +779,7 @@ static int pv1_map_counts_ok(const uint8_t *msg, uint64_t off, uint64_t B, uint6
   @ ensures flags: \result == TAHQ_OK ==> *n_flagged == pv1_ones(msg, l->off_flags, l->N);
   @ ensures map: \result == TAHQ_OK ==> \forall integer b; 0 <= b < l->B ==>
   @   pv1_seq_ones(msg, l->off_map, l->S, b) == l->n_low; */
-static tahq_status pv1_open(const uint8_t *msg, size_t len, const pv1_layout *l,
+static tahq_status pv1_open(const uint8_t *msg, size_t len, const tahq_pv1_layout *l,
                             uint64_t *n_flagged)
 {
     if (!msg)
@@ -870,9 +867,9 @@ typedef struct pv1_sink {
   @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result <= 1 && pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + \result;
   @ ensures flag_rank + \result <= nf; */
-static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
-                               uint64_t tr, uint64_t flag_rank, uint64_t code_pos, uint32_t bits,
-                               uint32_t G, pv1_sink s, uint64_t to, uint64_t elem)
+static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const tahq_pv1_layout *l,
+                               uint64_t nf, uint64_t tr, uint64_t flag_rank, uint64_t code_pos,
+                               uint32_t bits, uint32_t G, pv1_sink s, uint64_t to, uint64_t elem)
 {
     const uint16_t zero = get_f16(msg, l->off_zero + 16u * tr);
     const uint16_t scale = get_f16(msg, l->off_scale + 16u * tr);
@@ -951,9 +948,9 @@ static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const pv1_layout 
   @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1];
   @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result == pv1_ones(msg, l->off_flags, rrow * l->T + l->T) && \result <= nf; */
-static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout *l, uint64_t nf,
-                                uint64_t orow, uint64_t rrow, uint64_t code_base, uint32_t bits,
-                                uint32_t G, uint64_t flag_rank, pv1_sink s)
+static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const tahq_pv1_layout *l,
+                                uint64_t nf, uint64_t orow, uint64_t rrow, uint64_t code_base,
+                                uint32_t bits, uint32_t G, uint64_t flag_rank, pv1_sink s)
 {
     /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->C); */
     /*@ ghost tahq_mul_mono(orow + 1, l->B * l->S, l->T); */
@@ -1009,7 +1006,7 @@ static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const pv1_layout
   @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result == pv1_ones(msg, l->off_flags, b * l->S * l->T + l->S * l->T); */
 static uint64_t pv1_visit_sequence(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                                   const pv1_layout *l, uint64_t nf, uint64_t b, uint32_t G,
+                                   const tahq_pv1_layout *l, uint64_t nf, uint64_t b, uint32_t G,
                                    uint64_t flag_rank, pv1_sink s)
 {
     /*@ ghost tahq_mul_mono(b + 1, l->B, l->S); */
@@ -1079,7 +1076,7 @@ static uint64_t pv1_visit_sequence(const uint8_t *msg, size_t len, const tahq_pa
   @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1],
   @   s.low_map[0 .. l->B * l->S - 1]; */
 static void pv1_visit(const uint8_t *msg, size_t len, const tahq_paper_v1_config *cfg,
-                      const pv1_layout *l, uint64_t nf, pv1_sink s)
+                      const tahq_pv1_layout *l, uint64_t nf, pv1_sink s)
 {
     const uint32_t G = cfg->tile;
     uint64_t flag_rank = 0; /* flagged tiles before this sequence, in reordered order */
@@ -1131,8 +1128,8 @@ tahq_status tahq_paper_v1_unpack(const uint8_t *msg, size_t len, const tahq_pape
     tahq_status st = pv1_check(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     const pv1_sink s = {.out = NULL,
                         .low_map = low_map,
                         .flags = flags,
@@ -1168,8 +1165,8 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
     tahq_status st = pv1_check(cfg, shape);
     if (st != TAHQ_OK)
         return st;
-    pv1_layout l;
-    pv1_layout_compute(cfg, shape, &l);
+    tahq_pv1_layout l;
+    tahq_pv1_layout_compute(cfg, shape, &l);
     uint64_t nf = 0;
     st = pv1_open(msg, len, &l, &nf);
     if (st != TAHQ_OK)

@@ -82,9 +82,9 @@ TAHQ_HOT static void codes_nearest(const float *v, uint32_t tile, float z, float
     }
 }
 
-/* Stochastic codes. One Philox call yields the words of four consecutive
- * element indices (SPEC §2.4: counter = index / 4, word = index mod 4), so a
- * new block is generated only when index / 4 changes. */
+/* Stochastic codes (tahq_stochastic_code). One Philox call yields the words
+ * of four consecutive element indices (SPEC §2.4: counter = index / 4, word =
+ * index mod 4), so a new block is generated only when index / 4 changes. */
 /*@ requires tile <= 256 && 1 <= levels <= 255 && elem0 + tile <= UINT64_MAX;
   @ requires \valid_read(v + (0 .. tile - 1)) && \valid(codes + (0 .. tile - 1));
   @ assigns codes[0 .. tile - 1];
@@ -107,15 +107,7 @@ static void codes_stochastic(const float *v, uint32_t tile, float z, float s, ui
             tahq_philox4x32_10(counter, key, word);
         }
         float t = (v[i] - z) / s;
-        /*@ admit float_to_int: -1 < t < 4294967296; */ /* SPEC §5.3: 0 <= t <= L (tested) */
-        float f0 = (float)(uint32_t)t;                  /* floor, t >= 0 */
-        float phi = t - f0;                             /* exact */
-        float rho = (float)(word[idx & 3u] >> 8) * 0x1p-24f;
-        /*@ admit float_to_int: -1 < f0 < 4294967296; */ /* f0 = floor(t) <= L (tested) */
-        uint32_t q0 = (uint32_t)f0;
-        /*@ admit floor_le_L: q0 <= levels; */ /* SPEC §5.3: t <= L (tested) */
-        uint32_t q = q0 + (rho < phi ? 1u : 0u);
-        codes[i] = (uint8_t)(q < levels ? q : levels);
+        codes[i] = tahq_stochastic_code(t, word[idx & 3u], levels);
     }
 }
 

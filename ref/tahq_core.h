@@ -11,6 +11,7 @@
  *   log2 of a tile size                                   SPEC 3.3
  *   binary16, bfloat16, the metadata grid, scale search   SPEC 2.2, 5.3
  *   the nearest code of one element                       SPEC 5.3, A.1
+ *   the stochastic code of one element                    SPEC 5.3
  *   log2 and its coefficients                             SPEC 2.3
  *   the Philox4x32-10 block and its constants             SPEC 2.4
  *   the gain key                                          SPEC 4.3
@@ -443,6 +444,27 @@ TAHQ_CORE_FN uint8_t tahq_nearest_code(float t, uint32_t levels)
     float r = (t + 0x1p23f) - 0x1p23f;
     /*@ admit float_to_int: -1 < r < 4294967296; */ /* 0 <= t <= L (tested) */
     uint32_t q = (uint32_t)r;
+    return (uint8_t)(q < levels ? q : levels);
+}
+
+/* The stochastic code of t = (v - z) / s with the element's random word
+ * (SPEC 5.3 step 4): q = f0 + (rho < phi), where f0 = floor(t), phi = t - f0
+ * (exact) and rho = (word >> 8) * 2^-24, at most levels. The callers' t lies
+ * in [0, levels], so truncation is the floor and the min() changes a code
+ * only at t = levels with rho < phi = 0, which cannot happen. */
+/*@ requires 1 <= levels <= 255;
+  @ assigns \nothing;
+  @ ensures \result <= levels; */
+TAHQ_CORE_FN uint8_t tahq_stochastic_code(float t, uint32_t word, uint32_t levels)
+{
+    /*@ admit float_to_int: -1 < t < 4294967296; */ /* SPEC 5.3: 0 <= t <= L (tested) */
+    float f0 = (float)(uint32_t)t;                  /* floor, t >= 0 */
+    float phi = t - f0;                             /* exact */
+    float rho = (float)(word >> 8) * 0x1p-24f;
+    /*@ admit float_to_int: -1 < f0 < 4294967296; */ /* f0 = floor(t) <= L (tested) */
+    uint32_t q0 = (uint32_t)f0;
+    /*@ admit floor_le_L: q0 <= levels; */ /* SPEC 5.3: t <= L (tested) */
+    uint32_t q = q0 + (rho < phi ? 1u : 0u);
     return (uint8_t)(q < levels ? q : levels);
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tahq.h"
+#include "tahq_paper_v1.h"
 #include "tahq_spec.h"
 
 #ifdef __cplusplus
@@ -36,6 +37,14 @@ typedef struct tahq_layout {
     uint32_t tile_log2;
 } tahq_layout;
 
+/* tahq_encode's argument checks (codec.c), for the encoders that make the
+ * same checks in the same order: first the pointers (TAHQ_ERR_NULL; then
+ * *out_len = 0), last, once the configuration and shape passed, room for
+ * the message bound in out and a workspace of ws_need bytes. */
+tahq_status tahq_encode_check_pointers(const tahq_config *cfg, const tahq_shape *shape,
+                                       const float *x, const uint8_t *out, size_t *out_len);
+tahq_status tahq_encode_check_room(size_t bound, size_t out_capacity, size_t ws_need,
+                                   const void *workspace, size_t workspace_bytes);
 /* Units ranked together (codec.c): S tokens in token and gain modes, C/T
  * tiles in tile mode, 0 without allocation; cfg and shape valid. */
 uint64_t tahq_alloc_group_size(const tahq_config *cfg, const tahq_shape *shape);
@@ -55,6 +64,27 @@ void tahq_header_seal(uint8_t *msg, uint64_t payload_bytes);
  * whole message's length), so a caller may pass just the header bytes. For
  * the codecs that compute the CRC in parts (cpu/parallel.c, kernels/). */
 tahq_status tahq_parse_header_nocrc(const uint8_t *msg, size_t len, tahq_header *hdr);
+
+/* The paper profile's layout (SPEC Appendix A.3; paper_v1.c): its counts
+ * and the bit offset of each section, for a configuration and shape that
+ * tahq_paper_v1_check accepts. */
+typedef struct tahq_pv1_layout {
+    uint64_t B, S, C, T, N, n_low, n_high;
+    uint64_t n_elems; /* B*S*C */
+    uint64_t rows;    /* B*S */
+    uint32_t k, G, lo_bits, hi_bits;
+    uint64_t off_lo, off_hi, off_zero, off_scale, off_map, off_flags, off_piv;
+} tahq_pv1_layout;
+void tahq_pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
+                             tahq_pv1_layout *l);
+
+/* The argument checks of tahq_fixpoint_encode and tahq_fixpoint_decode
+ * (fixpoint.c), in their order, for the CUDA fixpoint codec. */
+tahq_status tahq_fixpoint_encode_check(const float *g, uint64_t rows, uint32_t channels,
+                                       uint32_t bits, tahq_meta meta, const uint8_t *codes,
+                                       const float *steps);
+tahq_status tahq_fixpoint_decode_check(const uint8_t *codes, const float *steps, uint64_t rows,
+                                       uint32_t channels, uint32_t bits, const float *out);
 
 /* Ascending heapsort of n 64-bit keys whose low 32 bits are distinct
  * (entropy.c): the order is total, so any correct sort gives the same array. */

@@ -33,8 +33,8 @@ ALLOWED = {
     "kernels": {"include", "ref", "common"},
     "support": {"include", "common"},
     "cli": {"include", "common", "support", "golden", "cpu"},
-    "sgd_sim": {"include", "common"},
-    "fuzz": {"include", "common", "support", "golden"},
+    "sgd_sim": {"include", "ref", "common"},
+    "fuzz": {"include", "ref", "common", "support", "golden"},
     "tests": {"include", "ref", "cpu", "support", "common", "golden"},
     "golden": {"include", "ref", "support"},
     "python": {"include"},
@@ -44,6 +44,10 @@ KERNELS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
 # equivalence checks) may include: the internal API and the core, not
 # internal.h with its ACSL and build switches.
 TESTS_FROM_REF = {"tahq_core.h", "tahq_logic.h", "tahq_ref_api.h"}
+# Of ref/, the research programs (sgd_sim/) and the fuzzers may include only
+# the scalar core, for the little-endian fields and bit views of their own
+# wires and inputs.
+CORE_FROM_REF = {"tahq_core.h"}
 # Of cpu/, cli/ may include only the path selector: `tahq bench` runs each
 # CPU path side by side (the static libtahq has its functions).
 CLI_FROM_CPU = {"cpu_path.h"}
@@ -184,6 +188,9 @@ def check(root):
             elif ttop == "ref" and top in ("tests", "golden") and os.path.basename(target) not in TESTS_FROM_REF:
                 problems.append("%s includes %s: %s/ may include only %s of ref/"
                                 % (path, target, top, ", ".join(sorted(TESTS_FROM_REF))))
+            elif ttop == "ref" and top in ("sgd_sim", "fuzz") and os.path.basename(target) not in CORE_FROM_REF:
+                problems.append("%s includes %s: %s/ may include only %s of ref/"
+                                % (path, target, top, ", ".join(sorted(CORE_FROM_REF))))
             elif ttop == "cpu" and top == "cli" and os.path.basename(target) not in CLI_FROM_CPU:
                 problems.append("%s includes %s: cli/ may include only %s of cpu/"
                                 % (path, target, ", ".join(sorted(CLI_FROM_CPU))))
@@ -222,6 +229,8 @@ def self_test():
         ("golden/mutation/a.c", '#include "../../ref/internal.h"\n', "ref/internal.h", "golden/ may include only"),
         ("cli/a.c", '#include "../golden/mutation/m.h"\n', "golden/mutation/m.h", "only golden/kit/ is a library"),
         ("cli/a.c", '#include "../cpu/fast_encode.h"\n', "cpu/fast_encode.h", "cli/ may include only cpu_path.h"),
+        ("sgd_sim/a.c", '#include "../ref/internal.h"\n', "ref/internal.h", "sgd_sim/ may include only tahq_core.h"),
+        ("fuzz/a.c", '#include "../ref/tahq_ref_api.h"\n', "ref/tahq_ref_api.h", "fuzz/ may include only tahq_core.h"),
         ("cpu/a.c", "int tahq_thing(int x);\nint main(void) { return 0; }\n", None, "declares tahq_thing by hand"),
         ("tests/a.c", 'extern "C" int tahq_other(void);\n', None, "declares tahq_other by hand"),
         ("golden/oracles/a.h", '#include "../../ref/tahq_core.h"\n', "ref/tahq_core.h", "golden/oracles/ may include only include/"),

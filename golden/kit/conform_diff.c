@@ -11,32 +11,51 @@
 #include <string.h>
 
 #include "conform.h"
+#include "tahq_core.h"
 #include "golden_common.h"
 #include "util.h"
 
+/* The header's fields at the scalar core's offsets (SPEC §8.1), widths in
+ * bytes. */
 static const struct {
     unsigned off, size;
     const char *name;
 } hdr_fields[] = {
-    {0, 4, "header.magic"},        {4, 2, "header.version"},
-    {6, 2, "header.header_bytes"}, {8, 1, "header.k"},
-    {9, 1, "header.hi_bits"},      {10, 1, "header.lo_bits"},
-    {11, 1, "header.alloc"},       {12, 1, "header.rounding"},
-    {13, 1, "header.meta"},        {14, 2, "header.hi_permille"},
-    {16, 4, "header.tau"},         {20, 4, "header.B"},
-    {24, 4, "header.S"},           {28, 4, "header.C"},
-    {32, 8, "header.seed"},        {40, 8, "header.n_low"},
-    {48, 8, "header.n_flagged"},   {56, 8, "header.payload_bytes"},
-    {64, 4, "header.reserved"},    {68, 4, "header.crc"},
+    {TAHQ_HDR_MAGIC, 4, "header.magic"},
+    {TAHQ_HDR_VERSION, 2, "header.version"},
+    {TAHQ_HDR_HEADER_BYTES, 2, "header.header_bytes"},
+    {TAHQ_HDR_TILE_LOG2, 1, "header.k"},
+    {TAHQ_HDR_HI_BITS, 1, "header.hi_bits"},
+    {TAHQ_HDR_LO_BITS, 1, "header.lo_bits"},
+    {TAHQ_HDR_ALLOC, 1, "header.alloc"},
+    {TAHQ_HDR_ROUNDING, 1, "header.rounding"},
+    {TAHQ_HDR_META, 1, "header.meta"},
+    {TAHQ_HDR_HI_PERMILLE, 2, "header.hi_permille"},
+    {TAHQ_HDR_TAU, 4, "header.tau"},
+    {TAHQ_HDR_BATCH, 4, "header.B"},
+    {TAHQ_HDR_SEQ_LEN, 4, "header.S"},
+    {TAHQ_HDR_CHANNELS, 4, "header.C"},
+    {TAHQ_HDR_SEED, 8, "header.seed"},
+    {TAHQ_HDR_N_LOW, 8, "header.n_low"},
+    {TAHQ_HDR_N_FLAGGED, 8, "header.n_flagged"},
+    {TAHQ_HDR_PAYLOAD_BYTES, 8, "header.payload_bytes"},
+    {TAHQ_HDR_RESERVED, 4, "header.reserved"},
+    {TAHQ_HDR_CRC, 4, "header.crc"},
 };
-#define CRC_OFF 68u
 
+/* A little-endian header field of 1, 2, 4 or 8 bytes. */
 static uint64_t get_le(const uint8_t *p, unsigned n)
 {
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
+    switch (n) {
+    case 1:
+        return p[0];
+    case 2:
+        return tahq_get_u16(p);
+    case 4:
+        return tahq_get_u32(p);
+    default:
+        return tahq_get_u64(p);
+    }
 }
 
 /* The b-bit field (b <= 32) starting at stream bit `bit` of the section at
@@ -64,7 +83,7 @@ static void meta_text(char *buf, size_t n, tahq_meta meta, const uint8_t *m, siz
         snprintf(buf, n, "(past the end of the message)");
         return;
     }
-    uint32_t bits = (uint32_t)get_le(m + off, mb);
+    uint32_t bits = tahq_get_meta_bits(m + off, meta);
     snprintf(buf, n, "%.9g (0x%0*" PRIx32 ")", (double)tahq_meta_value(meta, bits), (int)(2 * mb),
              bits);
 }
@@ -84,9 +103,9 @@ static int own_crc_valid(const uint8_t *got, size_t glen)
 {
     if (glen < TAHQ_HEADER_BYTES)
         return 0;
-    uint32_t c = tahq_crc32c(0, got, CRC_OFF);
+    uint32_t c = tahq_crc32c(0, got, TAHQ_HDR_CRC);
     c = tahq_crc32c(c, got + TAHQ_HEADER_BYTES, glen - TAHQ_HEADER_BYTES);
-    return c == (uint32_t)get_le(got + CRC_OFF, 4);
+    return c == tahq_get_u32(got + TAHQ_HDR_CRC);
 }
 
 /* The element-level description of the first differing payload byte i
@@ -177,11 +196,12 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
             snprintf(detail, n, "length: expected %zu bytes, got %zu", elen, glen);
         return 0;
     }
-    size_t hend = m < CRC_OFF ? m : CRC_OFF;
+    size_t hend = m < TAHQ_HDR_CRC ? m : TAHQ_HDR_CRC;
     size_t i = 0;
     while (i < hend && exp[i] == got[i])
         ++i;
-    int crc_differs = m < TAHQ_HEADER_BYTES || memcmp(exp + CRC_OFF, got + CRC_OFF, 4) != 0;
+    int crc_differs =
+        m < TAHQ_HEADER_BYTES || memcmp(exp + TAHQ_HDR_CRC, got + TAHQ_HDR_CRC, 4) != 0;
     char crc_note[160] = "";
     if (glen >= TAHQ_HEADER_BYTES && elen >= TAHQ_HEADER_BYTES) {
         int own = own_crc_valid(got, glen);
@@ -239,19 +259,19 @@ int conform_diff_message(const uint8_t *exp, size_t elen, const uint8_t *got, si
     if (elen != glen) {
         *field = "length";
         snprintf(detail, n, "length: expected %zu bytes, got %zu (the first %zu bytes agree%s)%s",
-                 elen, glen, m, m > CRC_OFF ? ", the CRC aside" : "", crc_note);
+                 elen, glen, m, m > TAHQ_HDR_CRC ? ", the CRC aside" : "", crc_note);
         return 0;
     }
     /* everything but the CRC is identical */
     *field = "header.crc";
-    size_t c = CRC_OFF;
-    while (c < CRC_OFF + 3 && exp[c] == got[c])
+    size_t c = TAHQ_HDR_CRC;
+    while (c < TAHQ_HDR_CRC + 3 && exp[c] == got[c])
         ++c;
     snprintf(detail, n,
              "first difference at byte %zu: expected 0x%02x, got 0x%02x, in header.crc: "
              "expected 0x%08" PRIx64 ", got 0x%08" PRIx64 "; every other byte is identical "
              "(the candidate's CRC %s)",
-             c, exp[c], got[c], get_le(exp + CRC_OFF, 4), get_le(got + CRC_OFF, 4),
+             c, exp[c], got[c], get_le(exp + TAHQ_HDR_CRC, 4), get_le(got + TAHQ_HDR_CRC, 4),
              own_crc_valid(got, glen) ? "is right over its own bytes"
                                       : "does not match its own bytes");
     return 0;

@@ -7,6 +7,7 @@
 
 #include "tahq.h"
 #include "tahq_spec.h"
+#include "../../ref/tahq_core.h"
 
 const char *tt_method_parse(const char *name, sim_method *m)
 {
@@ -93,28 +94,15 @@ void tt_codec_free(tt_codec *c)
     memset(c, 0, sizeof *c);
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v & 0xFF);
-    p[1] = (uint8_t)(v >> 8);
-}
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+/* This wire's fields are little-endian, as the SPEC's: the scalar core's
+ * field access, a float as its bits. */
 static void put32(uint8_t *p, float f)
 {
-    uint32_t v;
-    memcpy(&v, &f, 4);
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    tahq_put_u32(p, tahq_bits_of(f));
 }
 static float get32(const uint8_t *p)
 {
-    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &v, 4);
-    return f;
+    return tahq_float_of(tahq_get_u32(p));
 }
 
 /* kinds of message */
@@ -147,7 +135,7 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
         return (size_t)n * 4;
     case K_F16:
         for (uint64_t i = 0; i < n; i++)
-            put16(c->msg + 2 * i, tahq_f32_to_f16(x[i]));
+            tahq_put_u16(c->msg + 2 * i, tahq_f32_to_f16(x[i]));
         return (size_t)n * 2;
     case K_FIX: {
         const uint32_t bits = c->m.bwd_bits;
@@ -159,8 +147,8 @@ size_t tt_encode(tt_codec *c, int dir, uint32_t b, const float *x, uint64_t key,
         }
         size_t head = (size_t)c->C * 2, body = (size_t)((n * bits + 7) / 8);
         for (uint32_t j = 0; j < c->C; j++)
-            put16(c->msg + 2 * j,
-                  tahq_f32_to_f16(c->steps[j])); /* exact: steps are binary16 values */
+            tahq_put_u16(c->msg + 2 * j,
+                         tahq_f32_to_f16(c->steps[j])); /* exact: steps are binary16 values */
         memset(c->msg + head, 0, body);
         tahq_pack_bits(c->msg + head, 0, c->codes, n, bits);
         return head + body;
@@ -205,7 +193,7 @@ int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, 
         if (len != n * 2)
             return 1;
         for (uint64_t i = 0; i < n; i++)
-            y[i] = tahq_f16_to_f32(get16(msg + 2 * i));
+            y[i] = tahq_f16_to_f32(tahq_get_u16(msg + 2 * i));
         break;
     case K_FIX: {
         const uint32_t bits = c->m.bwd_bits;
@@ -213,7 +201,7 @@ int tt_decode(tt_codec *c, int dir, uint32_t b, const uint8_t *msg, size_t len, 
         if (len != head + (size_t)((n * bits + 7) / 8))
             return 1;
         for (uint32_t j = 0; j < c->C; j++)
-            c->steps[j] = tahq_f16_to_f32(get16(msg + 2 * j));
+            c->steps[j] = tahq_f16_to_f32(tahq_get_u16(msg + 2 * j));
         tahq_unpack_bits(msg + head, 0, c->codes, n, bits);
         tahq_status st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, y);
         if (st != TAHQ_OK) {
@@ -326,7 +314,7 @@ size_t tt_aq_encode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b
         }
         size_t head = (size_t)c->C * 2;
         for (uint32_t j = 0; j < c->C; j++)
-            put16(c->msg + 2 * j, tahq_f32_to_f16(c->steps[j])); /* exact: binary16 steps */
+            tahq_put_u16(c->msg + 2 * j, tahq_f32_to_f16(c->steps[j])); /* exact: binary16 steps */
         memset(c->msg + head, 0, len - head);
         tahq_pack_bits(c->msg + head, 0, c->codes, n, bits);
         aq_apply(c, a, ids, b, NULL);
@@ -368,7 +356,7 @@ int tt_aq_decode(tt_codec *c, tt_aq_cache *a, const uint32_t *ids, uint32_t b, c
     if (n_seen) {
         const uint64_t rows = (uint64_t)n_seen * c->T, n = rows * c->C;
         for (uint32_t j = 0; j < c->C; j++)
-            c->steps[j] = tahq_f16_to_f32(get16(msg + 2 * j));
+            c->steps[j] = tahq_f16_to_f32(tahq_get_u16(msg + 2 * j));
         tahq_unpack_bits(msg + (size_t)c->C * 2, 0, c->codes, n, bits);
         tahq_status st = tahq_fixpoint_decode(c->codes, c->steps, rows, c->C, bits, c->tmp);
         if (st != TAHQ_OK) {

@@ -266,6 +266,9 @@ Allocated:
     /* tahq_bit's definition in the map as allocated, stated where the
      * context is small: inside the tile loop the provers time out on it */
     /*@ assert bit_allocated: \forall integer i; tahq_bit(map, i) == ((map[i >> 3] >> (i & 7)) & 1); */
+    /* the input check's bound, restated after the allocation (which writes
+     * only the workspace and the map): the tile loop carries it from here */
+    /*@ assert x_checked: \forall integer i; 0 <= i < lay.n_tiles * G ==> tahq_mag(x[i]) < 0x5F800000; */
     uint8_t *flags = payload + lay.map_bytes;
     uint8_t *codes_out = payload + lay.code_off;
     uint8_t *pivots = payload + lay.pivot_off;

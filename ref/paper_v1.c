@@ -862,8 +862,11 @@ typedef struct pv1_sink {
   @ requires nf == pv1_ones(msg, l->off_flags, l->N) && l->off_piv + nf * l->k <= 8 * len;
   @ requires flag_rank == pv1_ones(msg, l->off_flags, tr);
   @ requires code_pos + G * bits <= l->off_zero;
-  @ assigns s.out[elem .. elem + G - 1], s.codes[elem .. elem + G - 1],
-  @   s.flags[to], s.pivots[to], s.zeros[to], s.scales[to];
+  @ // (the whole outputs, as the token's loop assigns them: it writes only
+  @ // the tile's elements and entry `to`, but the provers match the loop's
+  @ // assigns against a call's far more easily when they are the same)
+  @ assigns s.out[0 .. l->n_elems - 1], s.codes[0 .. l->n_elems - 1], s.flags[0 .. l->N - 1],
+  @   s.pivots[0 .. l->N - 1], s.zeros[0 .. l->N - 1], s.scales[0 .. l->N - 1];
   @ ensures pv1_counts_kept{Pre, Post}(msg, len) && nf == pv1_ones(msg, l->off_flags, l->N);
   @ ensures \result <= 1 && pv1_ones(msg, l->off_flags, tr + 1) == flag_rank + \result;
   @ ensures flag_rank + \result <= nf; */
@@ -912,6 +915,8 @@ static uint32_t pv1_visit_tile(const uint8_t *msg, size_t len, const tahq_pv1_la
         s.scales[to] = scale;
     /*@ assert pv1_counts_kept{Pre, Here}(msg, len); */
     if (s.codes) {
+        /*@ assert codes_room: \valid(s.codes + (elem .. elem + G - 1)) &&
+          @   \separated(s.codes + (elem .. elem + G - 1), msg + (0 .. len - 1)); */
         /*@ loop invariant 0 <= i <= G && pv1_counts_kept{Pre, Here}(msg, len);
           @ loop assigns i, s.codes[elem .. elem + G - 1];
           @ loop variant G - i; */
@@ -972,6 +977,7 @@ static uint64_t pv1_visit_token(const uint8_t *msg, size_t len, const tahq_pv1_l
         const uint64_t first = t * G; /* the tile's first element in the row */
         /*@ assert first + G <= l->C; */
         /*@ ghost tahq_mul_mono(first + G, l->C, bits); */
+        /*@ assert row + first + G <= l->n_elems; */
         flag_rank += pv1_visit_tile(msg, len, l, nf, tr, flag_rank, code_base + first * bits, bits,
                                     G, s, to, row + first);
     }

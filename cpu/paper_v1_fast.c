@@ -473,24 +473,21 @@ tahq_status tahq_paper_v1_encode_parallel(const tahq_paper_v1_config *cfg, const
                                           uint8_t *out, size_t out_capacity, size_t *out_len,
                                           const tahq_parallel *par)
 {
-    /* tahq_paper_v1_encode's checks, in its order */
-    if (out_len)
-        *out_len = 0;
-    if (!cfg || !shape || !out_len)
-        return TAHQ_ERR_NULL;
+    /* tahq_paper_v1_encode's checks, in its order, the job count between them */
+    tahq_status st = tahq_paper_v1_encode_check_pointers(cfg, shape, out_len);
+    if (st != TAHQ_OK)
+        return st;
     uint32_t jobs = par ? par->jobs : 1u;
     if (jobs == 0 || jobs > TAHQ_JOBS_MAX)
         return TAHQ_ERR_CONFIG;
-    tahq_status st = tahq_paper_v1_check(cfg, shape);
+    size_t ws_need = 0;
+    tahq_paper_v1_encode_parallel_workspace_size(cfg, shape, &ws_need);
+    st = tahq_paper_v1_encode_check_room(cfg, shape, x, out, out_capacity, workspace,
+                                         workspace_bytes, ws_need);
     if (st != TAHQ_OK)
         return st;
-    if (!x || !out || !workspace)
-        return TAHQ_ERR_NULL;
-    size_t bound = 0, ws_need = 0;
+    size_t bound = 0;
     tahq_paper_v1_encode_bound(cfg, shape, &bound);
-    tahq_paper_v1_encode_parallel_workspace_size(cfg, shape, &ws_need);
-    if (out_capacity < bound || workspace_bytes < ws_need)
-        return TAHQ_ERR_BUFFER;
 
     pv1f_enc *e = &(pv1f_enc){0};
     tahq_pv1_layout_compute(cfg, shape, &e->l);

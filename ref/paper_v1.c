@@ -654,20 +654,16 @@ tahq_status tahq_paper_v1_encode(const tahq_paper_v1_config *cfg, const tahq_sha
                                  const float *x, void *workspace, size_t workspace_bytes,
                                  uint8_t *out, size_t out_capacity, size_t *out_len)
 {
-    if (out_len)
-        *out_len = 0;
-    if (!cfg || !shape || !out_len)
-        return TAHQ_ERR_NULL;
-    tahq_status st = pv1_check(cfg, shape);
+    tahq_status st = tahq_paper_v1_encode_check_pointers(cfg, shape, out_len);
     if (st != TAHQ_OK)
         return st;
-    if (!x || !out || !workspace)
-        return TAHQ_ERR_NULL;
     size_t bound = 0, ws_need = 0;
-    tahq_paper_v1_encode_bound(cfg, shape, &bound);
     tahq_paper_v1_workspace_size(cfg, shape, &ws_need);
-    if (out_capacity < bound || workspace_bytes < ws_need)
-        return TAHQ_ERR_BUFFER;
+    st = tahq_paper_v1_encode_check_room(cfg, shape, x, out, out_capacity, workspace,
+                                         workspace_bytes, ws_need);
+    if (st != TAHQ_OK)
+        return st;
+    tahq_paper_v1_encode_bound(cfg, shape, &bound);
     tahq_pv1_layout l;
     tahq_pv1_layout_compute(cfg, shape, &l);
     for (uint64_t i = 0; i < l.n_elems; i++) {
@@ -1190,5 +1186,54 @@ tahq_status tahq_paper_v1_decode(const uint8_t *msg, size_t len, const tahq_pape
                         .scales = NULL};
     /*@ assert l.T * cfg->tile == l.C && l.off_hi <= l.off_zero; */
     pv1_visit(msg, len, cfg, &l, nf, s);
+    return TAHQ_OK;
+}
+
+/* ---- the encoders' argument checks ----------------------------------------- */
+
+/* The first of tahq_paper_v1_encode's argument checks, exported for the
+ * encoders that make the same checks in the same order (cpu/paper_v1_fast.c
+ * checks its job count between the two): the message length is 0 until a
+ * message is written, then the pointers the configuration check needs. */
+/*@ requires out_len == \null || \valid(out_len);
+  @ assigns *out_len;
+  @ ensures out_len != \null ==> *out_len == 0;
+  @ ensures \result == TAHQ_OK || \result == TAHQ_ERR_NULL;
+  @ ensures \result == TAHQ_OK <==> cfg != \null && shape != \null && out_len != \null; */
+tahq_status tahq_paper_v1_encode_check_pointers(const tahq_paper_v1_config *cfg,
+                                                const tahq_shape *shape, size_t *out_len)
+{
+    if (out_len)
+        *out_len = 0;
+    if (!cfg || !shape || !out_len)
+        return TAHQ_ERR_NULL;
+    return TAHQ_OK;
+}
+
+/* The last: the configuration and shape, the data pointers, then room for
+ * the message bound in out and for a workspace of ws_need bytes (the size the
+ * caller's encoder asks for; it matters only once the configuration passed). */
+/*@ requires cfg == \null || \valid_read(cfg);
+  @ requires shape == \null || \valid_read(shape);
+  @ requires cfg == \null || shape == \null || \separated(cfg, shape);
+  @ assigns \nothing;
+  @ ensures \result == TAHQ_OK ==> cfg != \null && shape != \null && tahq_pv1_config_ok(cfg) &&
+  @   tahq_pv1_shape_ok(cfg, shape) && x != \null && out != \null && workspace != \null &&
+  @   workspace_bytes >= ws_need; */
+tahq_status tahq_paper_v1_encode_check_room(const tahq_paper_v1_config *cfg,
+                                            const tahq_shape *shape, const float *x,
+                                            const uint8_t *out, size_t out_capacity,
+                                            const void *workspace, size_t workspace_bytes,
+                                            size_t ws_need)
+{
+    tahq_status st = pv1_check(cfg, shape);
+    if (st != TAHQ_OK)
+        return st;
+    if (!x || !out || !workspace)
+        return TAHQ_ERR_NULL;
+    size_t bound = 0;
+    tahq_paper_v1_encode_bound(cfg, shape, &bound);
+    if (out_capacity < bound || workspace_bytes < ws_need)
+        return TAHQ_ERR_BUFFER;
     return TAHQ_OK;
 }

@@ -77,6 +77,18 @@ typedef struct tahq_pv1_layout {
 } tahq_pv1_layout;
 void tahq_pv1_layout_compute(const tahq_paper_v1_config *cfg, const tahq_shape *shape,
                              tahq_pv1_layout *l);
+/* tahq_paper_v1_encode's argument checks (paper_v1.c), for the encoders
+ * that make the same checks in the same order: first *out_len = 0 and the
+ * pointers the configuration check needs (TAHQ_ERR_NULL); last the
+ * configuration and shape, the data pointers, and room for the message bound
+ * in out and a workspace of ws_need bytes. */
+tahq_status tahq_paper_v1_encode_check_pointers(const tahq_paper_v1_config *cfg,
+                                                const tahq_shape *shape, size_t *out_len);
+tahq_status tahq_paper_v1_encode_check_room(const tahq_paper_v1_config *cfg,
+                                            const tahq_shape *shape, const float *x,
+                                            const uint8_t *out, size_t out_capacity,
+                                            const void *workspace, size_t workspace_bytes,
+                                            size_t ws_need);
 
 /* The argument checks of tahq_fixpoint_encode and tahq_fixpoint_decode
  * (fixpoint.c), in their order, for the CUDA fixpoint codec. */

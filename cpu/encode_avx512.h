@@ -184,8 +184,12 @@ TAHQ_AVX512_INLINE int entropy16_regs(const float *row, uint32_t T, const uint32
         return 1;
     const __m512 inv = _mm512_set1_ps(inverse);
     tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
+    /* pass 1 of the next row reads from memory: ask for it while pass 2
+     * works on this row's values from the cache */
+    const uint64_t next = (uint64_t)T * G;
     for (uint32_t t = 0; t < 2u * pairs; t += 2) {
         const float *x = row + (uint64_t)t * G;
+        tahq_prefetch_floats(row, next + (uint64_t)t * G, 2u * G);
         __m512 a, b;
         if (n <= 2) { /* both tiles' vectors in one group of log2_16n */
             __m512 w[4];
@@ -202,6 +206,7 @@ TAHQ_AVX512_INLINE int entropy16_regs(const float *row, uint32_t T, const uint32
         pair_push(&hacc, sb);
     }
     for (uint32_t t = 2u * pairs; t < T; t++) {
+        tahq_prefetch_floats(row, next + (uint64_t)t * G, G);
         __m512 w = plogp16_tile(row + (uint64_t)t * G, n, inv);
         __m256 v = _mm256_add_ps(tahq_lo8_ps(w), tahq_hi8_ps(w));
         pair_push(&hacc, tree_regs(&v, 1));
@@ -292,6 +297,7 @@ TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint6
         batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved, NULL);
         batch16_meta(&b, m, c->meta, levels);
         for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
+            tahq_prefetch_floats(x, (b0 + 16u + j) * G, G); /* the next batch's tile j */
             if (b.bad[j]) {
                 run->codes = codes;
                 run->pivot_bit = pivot_bit;

@@ -293,7 +293,10 @@ entropy_regs(const float *row, uint32_t T, const uint32_t n, float *entropy)
     const __m256 inv = _mm256_set1_ps(inverse), one = _mm256_set1_ps(1.0f);
     tahq_pairwise_acc hacc = {.count = 0, .depth = 0};
     x = row;
+    /* the next row's first pass reads from memory: ask for it meanwhile */
+    const uint64_t next = (uint64_t)T * 8u * n;
     for (uint32_t t = 0; t < T; t++, x += 8 * n) {
+        tahq_prefetch_floats(row, next + (uint64_t)t * 8u * n, 8u * n);
         __m256 w[TAHQ_TILE_MAX / 8];
 #pragma GCC unroll 32
         for (uint32_t i = 0; i < n; i++) {
@@ -330,6 +333,10 @@ static ENC_TARGET void log2_8_avx(const float *x, float *y)
 {
     _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
 }
+
+/* How far ahead of the tile it encodes a run asks for the input (16 tiles:
+ * the avx512 path's batch). */
+#define PREFETCH_TILES 16u
 
 /* The loop of tahq_fast_encode_run around ENCODE_ONE, an expression that
  * encodes tile t (at x + t * G) into `codes` and fills `tile` (enc_tile),
@@ -382,8 +389,10 @@ static inline __attribute__((always_inline)) uint64_t store_tile(tahq_fast_run *
 static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
                                              uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
-#define ENC8(n) \
-    RUN_TILES(c, t0, count, bits, run, encode_regs(c, x + t * G, n, bits, t * G, codes, &tile))
+#define ENC8(n)                                                      \
+    RUN_TILES(c, t0, count, bits, run,                               \
+              (tahq_prefetch_floats(x, (t + PREFETCH_TILES) * G, G), \
+               encode_regs(c, x + t * G, n, bits, t * G, codes, &tile)))
     switch (c->tile) {
     case 8:
         ENC8(1);
@@ -407,7 +416,8 @@ static ENC_TARGET tahq_status encode_run_known_avx(const tahq_config *c, const f
 {
 #define ENC8K(n)                                                                                \
     RUN_TILES(c, t0, count, bits, run,                                                          \
-              (encode_known_regs(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), \
+              (tahq_prefetch_floats(x, (t + PREFETCH_TILES) * G, G),                            \
+               encode_known_regs(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), \
                TAHQ_OK))
     switch (c->tile) {
     case 8:

@@ -18,6 +18,7 @@
 #include <immintrin.h>
 
 #include "fwht_avx2.h"
+#include "prefetch.h"
 #endif
 
 /* Steps 2-3 of SPEC §5.3 exactly as ref/quant.c tile_zero_scale writes them,

@@ -142,11 +142,13 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
                                              {b[0].sb[j], b[1].sb[j]},
                                              (uint16_t)b[0].pivot[j],
                                              (uint16_t)b[0].flagged[j]};
-        for (uint32_t j = 0; j < m; j++)
+        for (uint32_t j = 0; j < m; j++) {
+            tahq_prefetch_floats(x, (uint64_t)(16u + j) * G, G); /* the next batch's tile j */
             gain_push(&acc,
                       tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved), n,
                                   elem0 + (uint64_t)(t0 + j) * G,
                                   hi_codes ? hi_codes + (uint64_t)(t0 + j) * hi_bytes : NULL));
+        }
     }
     *sigma = gain_finish(&acc);
     return TAHQ_OK;

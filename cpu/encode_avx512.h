@@ -16,6 +16,7 @@
 #ifndef TAHQ_CPU_ENCODE_AVX512_H
 #define TAHQ_CPU_ENCODE_AVX512_H
 
+#include "prefetch.h"
 #include "regs_avx512.h"
 #include "stochastic_avx512.h"
 #include "tile_avx512.h"
@@ -297,7 +298,7 @@ TAHQ_AVX512_INLINE tahq_status run16(const tahq_config *c, const float *x, uint6
         batch16_ranges(&b, x + b0 * G, m, n, c->tau, moved, NULL);
         batch16_meta(&b, m, c->meta, levels);
         for (uint32_t j = 0; j < m; j++, codes += code_bytes) {
-            tahq_prefetch_floats(x, (b0 + 16u + j) * G, G); /* the next batch's tile j */
+            tahq_prefetch_tile_ahead(x, b0 + j, G); /* the next batch's tile j */
             if (b.bad[j]) {
                 run->codes = codes;
                 run->pivot_bit = pivot_bit;

@@ -334,10 +334,6 @@ static ENC_TARGET void log2_8_avx(const float *x, float *y)
     _mm256_storeu_ps(y, log2_8(_mm256_loadu_ps(x)));
 }
 
-/* How far ahead of the tile it encodes a run asks for the input (16 tiles:
- * the avx512 path's batch). */
-#define PREFETCH_TILES 16u
-
 /* The loop of tahq_fast_encode_run around ENCODE_ONE, an expression that
  * encodes tile t (at x + t * G) into `codes` and fills `tile` (enc_tile),
  * then its fields: one copy per tile size and lane width. Returns. */
@@ -389,9 +385,9 @@ static inline __attribute__((always_inline)) uint64_t store_tile(tahq_fast_run *
 static ENC_TARGET tahq_status encode_run_avx(const tahq_config *c, const float *x, uint64_t t0,
                                              uint64_t count, uint32_t bits, tahq_fast_run *run)
 {
-#define ENC8(n)                                                      \
-    RUN_TILES(c, t0, count, bits, run,                               \
-              (tahq_prefetch_floats(x, (t + PREFETCH_TILES) * G, G), \
+#define ENC8(n)                                   \
+    RUN_TILES(c, t0, count, bits, run,            \
+              (tahq_prefetch_tile_ahead(x, t, G), \
                encode_regs(c, x + t * G, n, bits, t * G, codes, &tile)))
     switch (c->tile) {
     case 8:
@@ -416,7 +412,7 @@ static ENC_TARGET tahq_status encode_run_known_avx(const tahq_config *c, const f
 {
 #define ENC8K(n)                                                                                \
     RUN_TILES(c, t0, count, bits, run,                                                          \
-              (tahq_prefetch_floats(x, (t + PREFETCH_TILES) * G, G),                            \
+              (tahq_prefetch_tile_ahead(x, t, G),                                               \
                encode_known_regs(c, x + t * G, n, bits, t * G, &known[t - (t0)], codes, &tile), \
                TAHQ_OK))
     switch (c->tile) {

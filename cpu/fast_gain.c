@@ -196,7 +196,7 @@ row_gain_regs(const tahq_config *c, const float *row, uint32_t T, const uint32_t
     __m256i worst = _mm256_setzero_si256();
     const uint32_t hi_bytes = n * c->hi_bits; /* a tile's codes at hi_bits */
     for (uint32_t t = 0; t < T; t++) {
-        tahq_prefetch_floats(row, (uint64_t)(t + 16u) * 8u * n, 8u * n); /* 16 tiles ahead */
+        tahq_prefetch_tile_ahead(row, t, 8u * n);
         double g;
         const tahq_status st =
             tile_gain_regs(c, row + (uint64_t)t * 8u * n, n, elem0 + (uint64_t)t * 8u * n, &g,

@@ -20,6 +20,7 @@
 #ifndef TAHQ_CPU_GAIN_AVX512_H
 #define TAHQ_CPU_GAIN_AVX512_H
 
+#include "prefetch.h"
 #include "regs_avx512.h"
 #include "stochastic_avx512.h"
 #include "tile_avx512.h"
@@ -143,7 +144,7 @@ TAHQ_AVX512_INLINE tahq_status row_gain16(const tahq_config *c, const float *row
                                              (uint16_t)b[0].pivot[j],
                                              (uint16_t)b[0].flagged[j]};
         for (uint32_t j = 0; j < m; j++) {
-            tahq_prefetch_floats(x, (uint64_t)(16u + j) * G, G); /* the next batch's tile j */
+            tahq_prefetch_tile_ahead(x, j, G); /* the next batch's tile j */
             gain_push(&acc,
                       tile_gain16(c, b, j, batch16_values(&b[0], j, x + (uint64_t)j * G, moved), n,
                                   elem0 + (uint64_t)(t0 + j) * G,

@@ -11,6 +11,10 @@
 
 #include <immintrin.h>
 
+/* How far ahead of the tile it works on a pass asks for the input: 16
+ * tiles, the avx512 path's batch. */
+#define TAHQ_PREFETCH_TILES 16u
+
 /* The n floats from base[first] on, one request per 64-byte line. They may
  * lie past the tensor (the next row or batch of the last one): the address
  * is computed as an integer, never as a pointer. */
@@ -21,6 +25,13 @@ tahq_prefetch_floats(const float *base, uint64_t first, const uint32_t n)
 #pragma GCC unroll 16
     for (uint32_t i = 0; i < n; i += 16)
         _mm_prefetch((const char *)(a + 4u * i), _MM_HINT_T0);
+}
+
+/* The tile TAHQ_PREFETCH_TILES after tile t of G values from base on. */
+static inline __attribute__((always_inline)) void
+tahq_prefetch_tile_ahead(const float *base, uint64_t t, const uint32_t G)
+{
+    tahq_prefetch_floats(base, (t + TAHQ_PREFETCH_TILES) * G, G);
 }
 
 #endif

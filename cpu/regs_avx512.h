@@ -15,8 +15,6 @@
 
 #include <immintrin.h>
 
-#include "prefetch.h"
-
 #define TAHQ_AVX512_TARGET \
     __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi2,f16c")))
 #define TAHQ_AVX512_INLINE static inline __attribute__((always_inline)) TAHQ_AVX512_TARGET
